@@ -1,0 +1,345 @@
+/*
+ * gpudiag.h — public API of libgpudiag.
+ *
+ * libgpudiag reads what people who train neural networks on GPUs already have
+ * (PyTorch profiler / Kineto traces today; monitoring logs and live NVML later),
+ * builds a compact timeline model, computes the field's standard numbers
+ * (step breakdown, GPU utilization, SM efficiency, achieved occupancy, idle
+ * time, Tensor Core share) and turns them into ranked findings with concrete
+ * fixes.  The command-line tool `gpudiag` is one client of this library.
+ *
+ * Conventions (read once, they hold for every function below):
+ *
+ *  - Units are in the names: `_us` microseconds, `_ns` nanoseconds, `_bytes`
+ *    bytes.  A `share`, `utilization`, `efficiency` or `occupancy` is a
+ *    fraction 0..1 unless the name says `_pct`.
+ *  - Unknown numbers are NaN in the structs below and `null` in JSON; they are
+ *    never 0.  Test with isnan().
+ *  - Ownership: every object returned through an out-pointer (`**out`) belongs
+ *    to the caller and is freed with the matching `_free` function, which takes
+ *    the address of the caller's pointer and sets it to NULL.  Strings inside a
+ *    report live exactly as long as the report.  Nothing is shared between
+ *    objects: a report does not refer to the trace it came from, so the trace
+ *    may be freed first.
+ *  - Errors are data: functions return a gpudiag_status and, when `err` is not
+ *    NULL, fill it with the code, a message, and the input path and byte offset
+ *    where the problem was found.  The library never prints, never exits and
+ *    never aborts on bad input.
+ *  - Thread safety: distinct objects may be used from distinct threads; one
+ *    object must not be used from two threads at once.
+ */
+#ifndef GPUDIAG_GPUDIAG_H
+#define GPUDIAG_GPUDIAG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPUDIAG_VERSION "0.1.0"
+#define GPUDIAG_REPORT_SCHEMA "gpudiag.report/1"
+
+/* ---------------------------------------------------------------------- */
+/* Status and errors                                                       */
+/* ---------------------------------------------------------------------- */
+
+/** Status codes returned by every library call. */
+typedef enum gpudiag_status {
+    GPUDIAG_OK = 0,          /**< success (possibly with warnings in the report) */
+    GPUDIAG_ERR_IO = 1,      /**< the input could not be opened or read */
+    GPUDIAG_ERR_FORMAT = 2,  /**< the input is not a trace we can read at all */
+    GPUDIAG_ERR_NOMEM = 3,   /**< an allocation failed */
+    GPUDIAG_ERR_ARG = 4,     /**< a caller passed an invalid argument */
+    GPUDIAG_ERR_INTERNAL = 5 /**< a bug in gpudiag; please report it */
+} gpudiag_status;
+
+/** Where and why a call failed.  `offset` is a byte offset into the
+ *  (decompressed) input, or -1 when it does not apply. */
+typedef struct gpudiag_error {
+    gpudiag_status code;
+    int64_t offset;
+    char path[512];
+    char message[512];
+} gpudiag_error;
+
+/** Static, human-readable text for a status code; never NULL. */
+const char *gpudiag_strerror(gpudiag_status code);
+
+/** Static identifier for a status code ("ok", "io", "format", ...); never NULL. */
+const char *gpudiag_errname(gpudiag_status code);
+
+/* ---------------------------------------------------------------------- */
+/* Traces                                                                  */
+/* ---------------------------------------------------------------------- */
+
+/** A parsed trace: the compact timeline model (opaque). */
+typedef struct gpudiag_trace gpudiag_trace;
+
+/**
+ * Read a PyTorch profiler (Kineto) trace, `.json` or `.json.gz` (gzip is
+ * detected from the content, not the name), as one streaming pass: the
+ * decompressed text is never held in memory as a whole.
+ *
+ * path: file name; "-" reads standard input.
+ * out:  receives the trace on success (and on partial success, see below);
+ *       free with gpudiag_trace_free().  Set to NULL on failure.
+ * err:  optional; filled on failure with the path and byte offset.
+ *
+ * Dirty input (a file cut off mid-array, events with `dur` -1 or missing,
+ * GPU events with `ts` 0, malformed events that can be skipped) is read as far
+ * as it is valid; what was skipped is recorded in the trace and reported as an
+ * `input_*` finding by gpudiag_analyze().
+ *
+ * Returns GPUDIAG_OK; GPUDIAG_ERR_IO when the file cannot be read;
+ * GPUDIAG_ERR_FORMAT when nothing usable was found (not JSON, not a trace,
+ * a trace cut before its first event); GPUDIAG_ERR_NOMEM.
+ */
+gpudiag_status gpudiag_trace_read(const char *path, gpudiag_trace **out, gpudiag_error *err);
+
+/** Free a trace and set *trace to NULL.  NULL and *trace == NULL are no-ops. */
+void gpudiag_trace_free(gpudiag_trace **trace);
+
+/* ---------------------------------------------------------------------- */
+/* Reports                                                                 */
+/* ---------------------------------------------------------------------- */
+
+/** Step-time breakdown categories, in the priority order of the PyTorch
+ *  TensorBoard profiler plugin (each instant of a step goes to the first
+ *  category active at that instant). */
+typedef enum gpudiag_role {
+    GPUDIAG_ROLE_KERNEL = 0,
+    GPUDIAG_ROLE_MEMCPY,
+    GPUDIAG_ROLE_MEMSET,
+    GPUDIAG_ROLE_COMMUNICATION,
+    GPUDIAG_ROLE_RUNTIME,
+    GPUDIAG_ROLE_DATALOADER,
+    GPUDIAG_ROLE_CPU_EXEC,
+    GPUDIAG_ROLE_OTHER,
+    GPUDIAG_ROLE_COUNT
+} gpudiag_role;
+
+/** Snake-case name of a role ("kernel", "memcpy", ..., "cpu_exec", "other"). */
+const char *gpudiag_role_name(gpudiag_role role);
+
+/** Kernel classes (by kernel name; see docs/DEFINITIONS.md). */
+typedef enum gpudiag_kernel_class {
+    GPUDIAG_KCLASS_GEMM = 0,
+    GPUDIAG_KCLASS_CONV,
+    GPUDIAG_KCLASS_ATTENTION,
+    GPUDIAG_KCLASS_NORM,
+    GPUDIAG_KCLASS_REDUCTION,
+    GPUDIAG_KCLASS_ELEMENTWISE,
+    GPUDIAG_KCLASS_COMMUNICATION,
+    GPUDIAG_KCLASS_MEMORY,
+    GPUDIAG_KCLASS_OTHER,
+    GPUDIAG_KCLASS_COUNT
+} gpudiag_kernel_class;
+
+/** Snake-case name of a kernel class ("gemm", "conv", ...). */
+const char *gpudiag_kernel_class_name(gpudiag_kernel_class cls);
+
+/** The bottleneck named by the verdict (DESIGN.md). */
+typedef enum gpudiag_bottleneck {
+    GPUDIAG_BN_UNKNOWN = 0,
+    GPUDIAG_BN_DATA_PIPELINE,
+    GPUDIAG_BN_HOST_LAUNCH,
+    GPUDIAG_BN_SYNCHRONIZATION,
+    GPUDIAG_BN_COMMUNICATION,
+    GPUDIAG_BN_MEMORY_TRANSFER,
+    GPUDIAG_BN_MEMORY_BANDWIDTH,
+    GPUDIAG_BN_COMPUTE,
+    GPUDIAG_BN_THROTTLING
+} gpudiag_bottleneck;
+
+/** Snake-case name of a bottleneck ("data_pipeline", ...). */
+const char *gpudiag_bottleneck_name(gpudiag_bottleneck bn);
+
+typedef enum gpudiag_severity {
+    GPUDIAG_SEV_INFO = 0,
+    GPUDIAG_SEV_LOW,
+    GPUDIAG_SEV_MEDIUM,
+    GPUDIAG_SEV_HIGH
+} gpudiag_severity;
+
+/** "info", "low", "medium", "high". */
+const char *gpudiag_severity_name(gpudiag_severity sev);
+
+/** mean / median / p90 / min / max / stddev of a set of durations in µs.
+ *  p90 is linearly interpolated between closest ranks; stddev is the
+ *  population standard deviation.  All NaN when the set is empty. */
+typedef struct gpudiag_stats_us {
+    double mean, median, p90, min, max, stddev;
+} gpudiag_stats_us;
+
+/** One training step (ProfilerStep#N), after the device-side adjustment. */
+typedef struct gpudiag_step {
+    int64_t number;          /**< N of ProfilerStep#N; -1 for the synthetic whole-trace step */
+    double start_us;         /**< trace clock (the trace's own `ts` units) */
+    double end_us;
+    double duration_us;
+    uint32_t device_ops;     /**< kernels/memcpys/memsets launched from inside the host step */
+    double role_us[GPUDIAG_ROLE_COUNT]; /**< exact partition of duration_us */
+} gpudiag_step;
+
+/** Per-GPU numbers. */
+typedef struct gpudiag_device {
+    int id;                       /**< device index as in the trace */
+    char name[96];                /**< from deviceProperties; "" if unknown */
+    int num_sms;                  /**< 0 if unknown */
+    int compute_major, compute_minor; /**< -1 if unknown */
+    int warp_size;                /**< 0 if unknown (64 on AMD) */
+    double total_memory_bytes;    /**< NaN if unknown */
+    uint64_t kernel_count;
+    double kernel_time_us;        /**< sum of kernel durations (not a union) */
+    double gpu_utilization;       /**< kernel-busy union / steps span (TBP) */
+    double sm_efficiency;         /**< Est. SM Efficiency (TBP) */
+    double achieved_occupancy;    /**< Est. Achieved Occupancy, 0..1 (TBP) */
+    double tensor_core_share;     /**< Tensor Core kernel time / kernel time */
+    /* HTA temporal breakdown over [first GPU event, last GPU event] */
+    double span_us, idle_us, compute_us, non_compute_us;
+    /* HTA communication/computation overlap; NaN without comm kernels */
+    double comm_time_us, comm_overlap;
+} gpudiag_device;
+
+/** Aggregate of one kernel name. */
+typedef struct gpudiag_kernel_stat {
+    const char *name;             /**< owned by the report */
+    gpudiag_kernel_class cls;
+    int tensor_core;              /**< 1 if the name marks a Tensor Core kernel */
+    uint64_t calls;
+    double total_us, mean_us, min_us, max_us;
+    double share;                 /**< total_us / all kernel time */
+} gpudiag_kernel_stat;
+
+/** One number behind a finding. */
+typedef struct gpudiag_evidence {
+    const char *key;              /**< snake_case with unit suffix, static */
+    double value;
+} gpudiag_evidence;
+
+#define GPUDIAG_MAX_EVIDENCE 8
+
+/** A diagnosis: stable id, severity, numbers, fix, expected gain. */
+typedef struct gpudiag_finding {
+    const char *id;               /**< stable snake_case id (docs/FINDINGS.md) */
+    gpudiag_severity severity;
+    const char *title;            /**< owned by the report */
+    const char *recommendation;   /**< owned by the report */
+    double est_gain;              /**< fraction of step time the fix could save; NaN = not estimated */
+    int is_cause;                 /**< 1 for a cause, 0 for a symptom or input note */
+    gpudiag_bottleneck bottleneck;/**< the bottleneck this finding points to */
+    size_t evidence_count;
+    gpudiag_evidence evidence[GPUDIAG_MAX_EVIDENCE];
+} gpudiag_finding;
+
+/** What was read and what had to be skipped. */
+typedef struct gpudiag_input_info {
+    const char *path;             /**< owned by the report */
+    const char *format;           /**< "kineto" */
+    uint64_t bytes;               /**< decompressed bytes parsed */
+    uint64_t events;              /**< trace events seen */
+    int truncated;                /**< 1 if the file ended before the JSON closed */
+    int64_t truncated_at;         /**< byte offset of the cut, -1 if not truncated */
+    uint64_t skipped_malformed;   /**< events skipped because the JSON was broken */
+    uint64_t skipped_no_dur;      /**< "X" events with no or negative `dur` */
+    uint64_t skipped_zero_ts;     /**< GPU events with ts 0 (no CUPTI timestamp) */
+    int rank;                     /**< distributedInfo.rank, -1 if absent */
+    int world_size;               /**< distributedInfo.world_size, -1 if absent */
+} gpudiag_input_info;
+
+/** The whole diagnosis.  Every pointer is owned by the report. */
+typedef struct gpudiag_report {
+    gpudiag_input_info input;
+    int has_gpu;                  /**< 0 for a CPU-only trace */
+    int is_amd;                   /**< ROCm trace (hip* runtime) */
+    int steps_from_profiler;      /**< 1 if steps came from ProfilerStep#N */
+    int steps_trimmed;            /**< tail steps dropped (TBP rule) */
+
+    size_t step_count;
+    gpudiag_step *steps;
+    gpudiag_stats_us step_time;
+    double avg_role_us[GPUDIAG_ROLE_COUNT]; /**< sum over steps / steps */
+    double avg_step_us;
+
+    size_t device_count;
+    gpudiag_device *devices;
+
+    /* headline numbers (summary.* in JSON); NaN when not computable */
+    double gpu_utilization;       /**< mean over devices with kernels */
+    double sm_efficiency;
+    double achieved_occupancy;
+    double tensor_core_share;
+    double idle_share, compute_share, non_compute_share;
+    double comm_share;            /**< Communication role / step time */
+    double comm_overlap;
+    double mfu, hfu;              /**< need model size: NaN from a trace alone */
+    uint64_t kernel_count;
+    double kernel_time_us;
+    double short_kernel_share;    /**< HTA: launches whose GPU time < CPU launch time */
+    double median_kernel_us;
+    double launch_delay_median_us;/**< HTA launch delay, median over launches */
+
+    size_t kernel_stat_count;     /**< all kernel names, sorted by total_us desc */
+    gpudiag_kernel_stat *kernel_stats;
+    double class_time_us[GPUDIAG_KCLASS_COUNT];
+
+    size_t finding_count;         /**< ranked: causes by est_gain, then the rest */
+    gpudiag_finding *findings;
+
+    gpudiag_bottleneck bottleneck;
+    const char *verdict;          /**< one actionable line, owned by the report */
+} gpudiag_report;
+
+/** Options for gpudiag_analyze(); zero-initialise, then set what you need. */
+typedef struct gpudiag_analyze_opts {
+    int reserved;                 /**< must be 0 */
+} gpudiag_analyze_opts;
+
+/**
+ * Run every analysis and rule over a trace.
+ *
+ * trace: read with gpudiag_trace_read(); not modified.
+ * opts:  may be NULL for defaults.
+ * out:   receives the report; free with gpudiag_report_free().
+ * err:   optional.
+ *
+ * Definitions follow the PyTorch TensorBoard profiler plugin (steps,
+ * breakdown, GPU utilization, SM efficiency, occupancy) and Holistic Trace
+ * Analysis (temporal breakdown, overlap, launch statistics); see
+ * docs/DEFINITIONS.md for each number.
+ *
+ * Returns GPUDIAG_OK, GPUDIAG_ERR_ARG (NULL trace/out) or GPUDIAG_ERR_NOMEM.
+ */
+gpudiag_status gpudiag_analyze(const gpudiag_trace *trace, const gpudiag_analyze_opts *opts,
+                               gpudiag_report **out, gpudiag_error *err);
+
+/** Free a report and set *report to NULL.  NULL-safe. */
+void gpudiag_report_free(gpudiag_report **report);
+
+/**
+ * Write the report as JSON (schema gpudiag.report/1, docs/REPORT.md) through
+ * a JSON generator.  pretty: 1 for indented output.  Returns GPUDIAG_OK or
+ * GPUDIAG_ERR_IO when the stream reports a write error.
+ */
+gpudiag_status gpudiag_report_write_json(const gpudiag_report *report, FILE *fp, int pretty,
+                                         gpudiag_error *err);
+
+/** Options for the terminal report. */
+typedef struct gpudiag_text_opts {
+    int color;    /**< 1: ANSI colours (the CLI sets this only on a tty without NO_COLOR) */
+    int verbose;  /**< 1: every step, finding detail and 30 kernels instead of 10 */
+    int width;    /**< terminal columns; 0 means 100 */
+} gpudiag_text_opts;
+
+/** Write the human report: verdict, breakdown, ranked findings, details.
+ *  Returns GPUDIAG_OK or GPUDIAG_ERR_IO on a write error. */
+gpudiag_status gpudiag_report_write_text(const gpudiag_report *report, FILE *fp,
+                                         const gpudiag_text_opts *opts, gpudiag_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GPUDIAG_GPUDIAG_H */

@@ -1,0 +1,939 @@
+/*
+ * analyze.c — from the timeline model to the numbers of the report.
+ *
+ * Every number here follows a peer's definition (docs/DEFINITIONS.md):
+ *  - steps, step breakdown, GPU utilization, Est. SM efficiency, Est. achieved
+ *    occupancy, Tensor Core share: the PyTorch TensorBoard profiler plugin
+ *    (TBP; event_parser.py, overall_parser.py, gpu_metrics_parser.py);
+ *  - temporal breakdown (idle / compute / non-compute), communication overlap,
+ *    kernel launch statistics: Holistic Trace Analysis (HTA).
+ * Each pass is linear after one sort; nothing is quadratic in the events.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analyze.h"
+#include "analyze/intervals.h"
+#include "analyze/kclass.h"
+#include "diagnose/rules.h"
+#include "model/trace.h"
+#include "util/util.h"
+
+#define NS_PER_US 1000.0
+
+static double ns_to_us(int64_t ns) { return (double)ns / NS_PER_US; }
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Linear interpolation between closest ranks (numpy's default). q in 0..1. */
+static double quantile_sorted(const double *v, size_t n, double q)
+{
+    if (n == 0)
+        return NAN;
+    double pos = q * (double)(n - 1);
+    size_t lo = (size_t)floor(pos);
+    size_t hi = lo + 1 < n ? lo + 1 : lo;
+    double frac = pos - (double)lo;
+    return v[lo] + (v[hi] - v[lo]) * frac;
+}
+
+void gd_stats_compute(const double *values, size_t n, gpudiag_stats_us *out)
+{
+    out->mean = out->median = out->p90 = out->min = out->max = out->stddev = NAN;
+    if (n == 0)
+        return;
+    double *v = malloc(n * sizeof *v);
+    if (!v)
+        return;
+    memcpy(v, values, n * sizeof *v);
+    qsort(v, n, sizeof *v, cmp_double);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += v[i];
+    double mean = sum / (double)n;
+    double ss = 0;
+    for (size_t i = 0; i < n; i++)
+        ss += (v[i] - mean) * (v[i] - mean);
+    out->mean = mean;
+    out->median = quantile_sorted(v, n, 0.5);
+    out->p90 = quantile_sorted(v, n, 0.9);
+    out->min = v[0];
+    out->max = v[n - 1];
+    out->stddev = sqrt(ss / (double)n);
+    free(v);
+}
+
+/* ---- correlation index: runtime call -> device ops ---------------------- */
+
+typedef struct corr_entry {
+    int64_t correlation;
+    uint32_t op;       /* index into gpu_ops */
+} corr_entry;
+
+static int cmp_corr(const void *a, const void *b)
+{
+    const corr_entry *x = a, *y = b;
+    if (x->correlation != y->correlation)
+        return x->correlation < y->correlation ? -1 : 1;
+    return x->op < y->op ? -1 : x->op > y->op;
+}
+
+/* First entry with this correlation, or n. */
+static size_t corr_find(const corr_entry *c, size_t n, int64_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c[mid].correlation < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && c[lo].correlation == key ? lo : n;
+}
+
+typedef struct rt_ref {
+    int64_t ts, end;
+    uint32_t idx;
+} rt_ref;
+
+static int cmp_rt_ref(const void *a, const void *b)
+{
+    const rt_ref *x = a, *y = b;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+typedef struct host_step_ref {
+    int64_t s, e, number;
+} host_step_ref;
+
+static int cmp_host_step(const void *a, const void *b)
+{
+    const host_step_ref *x = a, *y = b;
+    if (x->s != y->s)
+        return x->s < y->s ? -1 : 1;
+    return x->number < y->number ? -1 : x->number > y->number;
+}
+
+/* ---- analysis context --------------------------------------------------- */
+
+typedef struct actx {
+    const gpudiag_trace *t;
+    gpudiag_report *r;
+    corr_entry *corr;         /* gpu ops with a correlation, sorted */
+    size_t ncorr;
+    uint8_t *op_is_comm;      /* per gpu op: communication kernel (TBP ∪ HTA rule) */
+    gd_iv *steps;             /* final steps as intervals */
+    size_t nsteps;
+    int64_t span_s, span_e;   /* first step start .. last step end */
+} actx;
+
+/* ---- steps (TBP StepParser) ---------------------------------------------- */
+
+static int build_steps(actx *a)
+{
+    const gpudiag_trace *t = a->t;
+    gpudiag_report *r = a->r;
+    size_t nh = t->host_steps.len;
+    host_step_ref *hs = NULL;
+    size_t n = nh ? nh : 1;
+    hs = calloc(n, sizeof *hs);
+    uint32_t *matched = calloc(n, sizeof *matched);
+    int64_t *dev_min = malloc(n * sizeof *dev_min);
+    int64_t *dev_max = malloc(n * sizeof *dev_max);
+    if (!hs || !matched || !dev_min || !dev_max)
+        goto oom;
+    if (nh) {
+        for (size_t i = 0; i < nh; i++) {
+            const gd_host_step *h = gd_vec_at(&t->host_steps, i);
+            hs[i].s = h->ts_ns;
+            hs[i].e = h->ts_ns + h->dur_ns;
+            hs[i].number = h->number;
+        }
+        qsort(hs, nh, sizeof *hs, cmp_host_step);
+        r->steps_from_profiler = 1;
+    } else {
+        /* TBP: one step "0" spanning the host side (Operator/Python events). */
+        int64_t mn = INT64_MAX, mx = INT64_MIN;
+        for (size_t i = 0; i < t->cpu_ops.len; i++) {
+            const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
+            if (c->cat != GD_CPU_OPERATOR && c->cat != GD_CPU_PYTHON)
+                continue;
+            if (c->ts_ns < mn)
+                mn = c->ts_ns;
+            if (c->ts_ns + c->dur_ns > mx)
+                mx = c->ts_ns + c->dur_ns;
+        }
+        if (mn > mx) {
+            /* no host ops at all: the whole span of device work and calls */
+            for (size_t i = 0; i < t->gpu_ops.len; i++) {
+                const gd_gpu_op *o = gd_vec_at(&t->gpu_ops, i);
+                if (o->ts_ns < mn)
+                    mn = o->ts_ns;
+                if (o->ts_ns + o->dur_ns > mx)
+                    mx = o->ts_ns + o->dur_ns;
+            }
+            for (size_t i = 0; i < t->runtimes.len; i++) {
+                const gd_runtime *o = gd_vec_at(&t->runtimes, i);
+                if (o->ts_ns < mn)
+                    mn = o->ts_ns;
+                if (o->ts_ns + o->dur_ns > mx)
+                    mx = o->ts_ns + o->dur_ns;
+            }
+            for (size_t i = 0; i < t->cpu_ops.len; i++) {
+                const gd_cpu_op *o = gd_vec_at(&t->cpu_ops, i);
+                if (o->ts_ns < mn)
+                    mn = o->ts_ns;
+                if (o->ts_ns + o->dur_ns > mx)
+                    mx = o->ts_ns + o->dur_ns;
+            }
+        }
+        if (mn > mx) {
+            free(hs);
+            free(matched);
+            free(dev_min);
+            free(dev_max);
+            a->nsteps = 0;
+            return 0;
+        }
+        hs[0].s = mn;
+        hs[0].e = mx;
+        hs[0].number = -1;
+    }
+
+    /* Runtime calls sorted by start, each with its device ops. */
+    size_t nrt = t->runtimes.len;
+    rt_ref *rts = malloc((nrt ? nrt : 1) * sizeof *rts);
+    if (!rts)
+        goto oom;
+    for (size_t i = 0; i < nrt; i++) {
+        const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
+        rts[i].ts = rt->ts_ns;
+        rts[i].end = rt->ts_ns + rt->dur_ns;
+        rts[i].idx = (uint32_t)i;
+    }
+    qsort(rts, nrt, sizeof *rts, cmp_rt_ref);
+    uint8_t *op_matched = calloc(t->gpu_ops.len ? t->gpu_ops.len : 1, 1);
+    if (!op_matched) {
+        free(rts);
+        goto oom;
+    }
+    for (size_t i = 0; i < n; i++) {
+        dev_min[i] = INT64_MAX;
+        dev_max[i] = INT64_MIN;
+    }
+    /* Two-way merge of runtimes into host steps (TBP _find_device_steps): a
+     * runtime counts for a step only if it lies entirely inside it. */
+    size_t is = 0, ir = 0;
+    size_t any_matched = 0;
+    while (is < n && ir < nrt) {
+        if (rts[ir].ts < hs[is].s) {
+            ir++;
+        } else if (rts[ir].end <= hs[is].e) {
+            const gd_runtime *rt = gd_vec_at(&t->runtimes, rts[ir].idx);
+            if (rt->correlation >= 0) {
+                for (size_t k = corr_find(a->corr, a->ncorr, rt->correlation);
+                     k < a->ncorr && a->corr[k].correlation == rt->correlation; k++) {
+                    const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, a->corr[k].op);
+                    if (op->ts_ns < dev_min[is])
+                        dev_min[is] = op->ts_ns;
+                    if (op->ts_ns + op->dur_ns > dev_max[is])
+                        dev_max[is] = op->ts_ns + op->dur_ns;
+                    op_matched[a->corr[k].op] = 1;
+                    matched[is]++;
+                    any_matched++;
+                }
+            }
+            ir++;
+        } else if (rts[ir].ts < hs[is].e) {
+            ir++;
+        } else {
+            is++;
+        }
+    }
+    free(rts);
+
+    a->steps = malloc(n * sizeof *a->steps);
+    r->steps = calloc(n, sizeof *r->steps);
+    if (!a->steps || !r->steps) {
+        free(op_matched);
+        goto oom;
+    }
+    for (size_t i = 0; i < n; i++) {
+        a->steps[i].s = hs[i].s;
+        a->steps[i].e = hs[i].e;
+    }
+    size_t keep = n;
+    if (any_matched) {
+        /* TBP _update_steps_duration: move steps to the device side. */
+        int64_t prev_end = hs[0].s;
+        if (dev_min[0] != INT64_MAX) {
+            for (size_t i = 0; i < t->gpu_ops.len; i++) {
+                if (op_matched[i])
+                    continue;
+                const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+                int64_t end = op->ts_ns + op->dur_ns;
+                if (end < dev_min[0] && end > prev_end)
+                    prev_end = end;
+            }
+        }
+        for (size_t i = 0; i < n; i++) {
+            int64_t s = prev_end > hs[i].s ? prev_end : hs[i].s;
+            int64_t e = hs[i].e;
+            if (dev_min[i] == INT64_MAX) {
+                if (s > e)
+                    e = s;
+            } else {
+                if (dev_max[i] > e)
+                    e = dev_max[i];
+                if (e < s)
+                    e = s;
+            }
+            a->steps[i].s = s;
+            a->steps[i].e = e;
+            prev_end = e;
+        }
+        /* Tail trimming: drop trailing steps without device ops, and the last
+         * one if it launched < 80% of the previous step's device ops. */
+        if (n > 1) {
+            size_t last = n;
+            while (last > 0 && matched[last - 1] == 0)
+                last--;
+            if (last > 0) {
+                keep = last;
+                if (last >= 2 && (double)matched[last - 2] * 0.8 > (double)matched[last - 1])
+                    keep = last - 1;
+            }
+        }
+    }
+    free(op_matched);
+    r->steps_trimmed = (int)(n - keep);
+    a->nsteps = keep;
+    r->step_count = keep;
+    for (size_t i = 0; i < keep; i++) {
+        gpudiag_step *st = &r->steps[i];
+        st->number = hs[i].number;
+        st->start_us = ns_to_us(a->steps[i].s);
+        st->end_us = ns_to_us(a->steps[i].e);
+        st->duration_us = ns_to_us(a->steps[i].e - a->steps[i].s);
+        st->device_ops = matched[i];
+    }
+    if (keep) {
+        a->span_s = a->steps[0].s;
+        a->span_e = a->steps[keep - 1].e;
+    }
+    free(hs);
+    free(matched);
+    free(dev_min);
+    free(dev_max);
+    return 0;
+oom:
+    free(hs);
+    free(matched);
+    free(dev_min);
+    free(dev_max);
+    return -1;
+}
+
+/* ---- breakdown (TBP OverallParser) --------------------------------------- */
+
+static int push_iv(gd_vec *v, int64_t s, int64_t d)
+{
+    gd_iv iv = {s, s + d};
+    return gd_vec_push(v, &iv) ? 0 : -1;
+}
+
+static int build_breakdown(actx *a)
+{
+    const gpudiag_trace *t = a->t;
+    gpudiag_report *r = a->r;
+    if (a->nsteps == 0)
+        return 0;
+    gd_vec role[GPUDIAG_ROLE_COUNT];
+    for (int i = 0; i < GPUDIAG_ROLE_COUNT; i++)
+        gd_vec_init(&role[i], sizeof(gd_iv));
+    int rc = -1;
+    for (size_t i = 0; i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        int rl = op->kind == GD_GPU_MEMCPY ? GPUDIAG_ROLE_MEMCPY
+                 : op->kind == GD_GPU_MEMSET ? GPUDIAG_ROLE_MEMSET
+                 : a->op_is_comm[i] ? GPUDIAG_ROLE_COMMUNICATION : GPUDIAG_ROLE_KERNEL;
+        if (push_iv(&role[rl], op->ts_ns, op->dur_ns))
+            goto out;
+    }
+    for (size_t i = 0; i < t->runtimes.len; i++) {
+        const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
+        if (push_iv(&role[GPUDIAG_ROLE_RUNTIME], rt->ts_ns, rt->dur_ns))
+            goto out;
+    }
+    for (size_t i = 0; i < t->cpu_ops.len; i++) {
+        const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
+        int rl = c->role == GD_CR_DATALOADER ? GPUDIAG_ROLE_DATALOADER
+                 : c->role == GD_CR_COMM ? GPUDIAG_ROLE_COMMUNICATION
+                 : c->role == GD_CR_CPU_EXEC ? GPUDIAG_ROLE_CPU_EXEC : -1;
+        if (rl >= 0 && push_iv(&role[rl], c->ts_ns, c->dur_ns))
+            goto out;
+    }
+    {
+        size_t nsl = a->nsteps;
+        size_t cap = nsl;
+        for (int i = 0; i < GPUDIAG_ROLE_OTHER; i++) {
+            role[i].len = gd_iv_merge(role[i].data, role[i].len);
+            cap += role[i].len;
+        }
+        gd_iv *slots = malloc((cap + 1) * sizeof *slots);
+        gd_iv *cost = malloc((cap + 1) * sizeof *cost);
+        gd_iv *tmp = malloc((cap + 1) * sizeof *tmp);
+        int64_t *sums = calloc(a->nsteps, sizeof *sums);
+        if (!slots || !cost || !tmp || !sums) {
+            free(slots);
+            free(cost);
+            free(tmp);
+            free(sums);
+            goto out;
+        }
+        memcpy(slots, a->steps, nsl * sizeof *slots);
+        nsl = gd_iv_merge(slots, nsl);
+        for (int rl = 0; rl <= GPUDIAG_ROLE_OTHER; rl++) {
+            size_t nc;
+            if (rl == GPUDIAG_ROLE_OTHER) {
+                memcpy(cost, slots, nsl * sizeof *cost);
+                nc = nsl;
+            } else {
+                nc = gd_iv_intersect(slots, nsl, role[rl].data, role[rl].len, cost);
+                size_t nt = gd_iv_subtract(slots, nsl, cost, nc, tmp);
+                memcpy(slots, tmp, nt * sizeof *slots);
+                nsl = nt;
+            }
+            memset(sums, 0, a->nsteps * sizeof *sums);
+            gd_iv_sum_per_window(cost, nc, a->steps, a->nsteps, sums);
+            double total = 0;
+            for (size_t s = 0; s < a->nsteps; s++) {
+                r->steps[s].role_us[rl] = ns_to_us(sums[s]);
+                total += (double)sums[s];
+            }
+            r->avg_role_us[rl] = total / NS_PER_US / (double)a->nsteps;
+        }
+        double tot = 0;
+        for (size_t s = 0; s < a->nsteps; s++)
+            tot += (double)(a->steps[s].e - a->steps[s].s);
+        r->avg_step_us = tot / NS_PER_US / (double)a->nsteps;
+        free(slots);
+        free(cost);
+        free(tmp);
+        free(sums);
+    }
+    rc = 0;
+out:
+    for (int i = 0; i < GPUDIAG_ROLE_COUNT; i++)
+        gd_vec_free(&role[i]);
+    return rc;
+}
+
+/* ---- per-device GPU metrics (TBP GPUMetricsParser + HTA) ----------------- */
+
+typedef struct endpoint {
+    int64_t t;
+    int is_end;
+    double v;
+} endpoint;
+
+static int cmp_endpoint(const void *pa, const void *pb)
+{
+    const endpoint *a = pa, *b = pb;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    return a->is_end - b->is_end; /* START before END at equal time */
+}
+
+/* TBP merge_ranges_with_value + intersection with the steps span + weighted
+ * average over the span.  Returns NaN when no positive range falls inside. */
+static double sm_efficiency(endpoint *ep, size_t n, int64_t span_s, int64_t span_e)
+{
+    if (n == 0 || span_e <= span_s)
+        return NAN;
+    qsort(ep, n, sizeof *ep, cmp_endpoint);
+    double last_value = ep[0].v;
+    int64_t last_t = ep[0].t;
+    double weighted = 0;
+    int any = 0;
+    for (size_t i = 1; i < n; i++) {
+        if (ep[i].t > last_t && last_value > 0.0) {
+            double eff = last_value < 1.0 ? last_value : 1.0;
+            int64_t s = last_t > span_s ? last_t : span_s;
+            int64_t e = ep[i].t < span_e ? ep[i].t : span_e;
+            if (s < e) {
+                weighted += eff * (double)(e - s);
+                any = 1;
+            }
+        }
+        last_t = ep[i].t;
+        if (ep[i].is_end)
+            last_value -= ep[i].v;
+        else
+            last_value += ep[i].v;
+    }
+    if (!any)
+        return NAN;
+    return weighted / (double)(span_e - span_s);
+}
+
+static int build_devices(actx *a)
+{
+    const gpudiag_trace *t = a->t;
+    gpudiag_report *r = a->r;
+    /* devices: those with GPU ops, plus described ones */
+    int64_t *ids = malloc((t->gpu_ops.len + t->devices.len + 1) * sizeof *ids);
+    if (!ids)
+        return -1;
+    size_t nid = 0;
+    for (size_t i = 0; i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        if (nid == 0 || ids[nid - 1] != op->device)
+            ids[nid++] = op->device;
+    }
+    qsort(ids, nid, sizeof *ids, cmp_i64);
+    size_t u = 0;
+    for (size_t i = 0; i < nid; i++)
+        if (u == 0 || ids[u - 1] != ids[i])
+            ids[u++] = ids[i];
+    nid = u;
+    r->devices = calloc(nid ? nid : 1, sizeof *r->devices);
+    if (!r->devices) {
+        free(ids);
+        return -1;
+    }
+    r->device_count = nid;
+    for (size_t i = 0; i < nid; i++) {
+        gpudiag_device *d = &r->devices[i];
+        d->id = (int)ids[i];
+        d->compute_major = d->compute_minor = -1;
+        d->total_memory_bytes = NAN;
+        d->gpu_utilization = d->sm_efficiency = d->achieved_occupancy = d->tensor_core_share = NAN;
+        d->span_us = d->idle_us = d->compute_us = d->non_compute_us = NAN;
+        d->comm_time_us = d->comm_overlap = NAN;
+        for (size_t k = 0; k < t->devices.len; k++) {
+            const gd_device_prop *dp = gd_vec_at(&t->devices, k);
+            if (dp->id == d->id) {
+                snprintf(d->name, sizeof d->name, "%s", dp->name);
+                d->num_sms = dp->num_sms;
+                d->compute_major = dp->compute_major;
+                d->compute_minor = dp->compute_minor;
+                d->warp_size = dp->warp_size;
+                d->total_memory_bytes = dp->total_mem_bytes;
+            }
+        }
+    }
+    free(ids);
+
+    int rc = -1;
+    gd_vec kiv, all_iv, comp_iv, comm_iv, eps;
+    gd_vec_init(&kiv, sizeof(gd_iv));
+    gd_vec_init(&all_iv, sizeof(gd_iv));
+    gd_vec_init(&comp_iv, sizeof(gd_iv));
+    gd_vec_init(&comm_iv, sizeof(gd_iv));
+    gd_vec_init(&eps, sizeof(endpoint));
+    gd_iv *tmp = NULL;
+    for (size_t di = 0; di < nid; di++) {
+        gpudiag_device *d = &r->devices[di];
+        kiv.len = all_iv.len = comp_iv.len = comm_iv.len = eps.len = 0;
+        double occ_w = 0, occ_t = 0, tc_t = 0, ktime = 0;
+        uint64_t kcount = 0;
+        for (size_t i = 0; i < t->gpu_ops.len; i++) {
+            const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+            if (op->device != d->id)
+                continue;
+            int64_t s = op->ts_ns, e = op->ts_ns + op->dur_ns;
+            if (op->stream != -1 && push_iv(&all_iv, s, op->dur_ns))
+                goto out;
+            if (op->kind != GD_GPU_KERNEL)
+                continue;
+            const char *nm = gd_strtab_get(&t->names, op->name_id);
+            size_t nl = gd_strtab_len(&t->names, op->name_id);
+            kcount++;
+            ktime += (double)op->dur_ns;
+            if (push_iv(&kiv, s, op->dur_ns))
+                goto out;
+            if (gd_kernel_uses_tensor_cores(nm, nl))
+                tc_t += (double)op->dur_ns;
+            if (op->stream != -1) {
+                if (gd_kernel_is_comm(nm, nl)) {
+                    if (push_iv(&comm_iv, s, op->dur_ns))
+                        goto out;
+                } else if (gd_kernel_is_compute(nm, nl)) {
+                    if (push_iv(&comp_iv, s, op->dur_ns))
+                        goto out;
+                }
+            }
+            if ((op->flags & GD_GF_HAS_BPS) && op->blocks_per_sm > 0.0f) {
+                endpoint e1 = {s, 0, (double)op->blocks_per_sm}, e2 = {e, 1, (double)op->blocks_per_sm};
+                if (!gd_vec_push(&eps, &e1) || !gd_vec_push(&eps, &e2))
+                    goto out;
+            }
+            if ((op->flags & GD_GF_HAS_OCC) && op->occupancy_pct >= 0.0f && a->nsteps) {
+                int64_t cs = s > a->span_s ? s : a->span_s;
+                int64_t ce = e < a->span_e ? e : a->span_e;
+                if (cs < ce) {
+                    occ_w += (double)op->occupancy_pct * (double)(ce - cs);
+                    occ_t += (double)(ce - cs);
+                }
+            }
+        }
+        d->kernel_count = kcount;
+        d->kernel_time_us = ktime / NS_PER_US;
+        if (ktime > 0)
+            d->tensor_core_share = tc_t / ktime;
+        kiv.len = gd_iv_merge(kiv.data, kiv.len);
+        if (a->nsteps && a->span_e > a->span_s && kcount) {
+            gd_iv span = {a->span_s, a->span_e};
+            int64_t busy = gd_iv_intersect_len(kiv.data, kiv.len, &span, 1);
+            d->gpu_utilization = (double)busy / (double)(a->span_e - a->span_s);
+            d->sm_efficiency = sm_efficiency(eps.data, eps.len, a->span_s, a->span_e);
+            if (occ_t > 0)
+                d->achieved_occupancy = occ_w / occ_t / 100.0;
+        }
+        /* HTA temporal breakdown over [first GPU event, last GPU event] */
+        all_iv.len = gd_iv_merge(all_iv.data, all_iv.len);
+        if (all_iv.len) {
+            const gd_iv *av = all_iv.data;
+            int64_t span = av[all_iv.len - 1].e - av[0].s;
+            int64_t busy = gd_iv_sum(av, all_iv.len);
+            comp_iv.len = gd_iv_merge(comp_iv.data, comp_iv.len);
+            int64_t comp = gd_iv_sum(comp_iv.data, comp_iv.len);
+            d->span_us = ns_to_us(span);
+            d->idle_us = ns_to_us(span - busy);
+            d->compute_us = ns_to_us(comp);
+            d->non_compute_us = ns_to_us(busy - comp);
+        }
+        comm_iv.len = gd_iv_merge(comm_iv.data, comm_iv.len);
+        if (comm_iv.len) {
+            int64_t comm = gd_iv_sum(comm_iv.data, comm_iv.len);
+            int64_t ov = gd_iv_intersect_len(comm_iv.data, comm_iv.len, comp_iv.data, comp_iv.len);
+            d->comm_time_us = ns_to_us(comm);
+            d->comm_overlap = comm > 0 ? (double)ov / (double)comm : NAN;
+        }
+    }
+    rc = 0;
+out:
+    free(tmp);
+    gd_vec_free(&kiv);
+    gd_vec_free(&all_iv);
+    gd_vec_free(&comp_iv);
+    gd_vec_free(&comm_iv);
+    gd_vec_free(&eps);
+    return rc;
+}
+
+/* ---- kernels by name ----------------------------------------------------- */
+
+typedef struct kagg {
+    uint64_t calls;
+    int64_t total, min, max;
+} kagg;
+
+static int cmp_kstat(const void *pa, const void *pb)
+{
+    const gpudiag_kernel_stat *a = pa, *b = pb;
+    if (a->total_us != b->total_us)
+        return a->total_us > b->total_us ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+static int build_kernels(actx *a)
+{
+    const gpudiag_trace *t = a->t;
+    gpudiag_report *r = a->r;
+    uint32_t nn = t->names.count;
+    kagg *agg = calloc(nn ? nn : 1, sizeof *agg);
+    if (!agg)
+        return -1;
+    double *durs = malloc((t->gpu_ops.len + 1) * sizeof *durs);
+    if (!durs) {
+        free(agg);
+        return -1;
+    }
+    size_t nd = 0;
+    int64_t total = 0;
+    for (size_t i = 0; i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        if (op->kind != GD_GPU_KERNEL)
+            continue;
+        kagg *k = &agg[op->name_id];
+        if (k->calls == 0 || op->dur_ns < k->min)
+            k->min = op->dur_ns;
+        if (k->calls == 0 || op->dur_ns > k->max)
+            k->max = op->dur_ns;
+        k->calls++;
+        k->total += op->dur_ns;
+        total += op->dur_ns;
+        durs[nd++] = ns_to_us(op->dur_ns);
+    }
+    r->kernel_count = nd;
+    r->kernel_time_us = ns_to_us(total);
+    if (nd) {
+        gpudiag_stats_us st;
+        gd_stats_compute(durs, nd, &st);
+        r->median_kernel_us = st.median;
+    }
+    free(durs);
+    size_t nk = 0;
+    for (uint32_t i = 0; i < nn; i++)
+        if (agg[i].calls)
+            nk++;
+    r->kernel_stats = calloc(nk ? nk : 1, sizeof *r->kernel_stats);
+    if (!r->kernel_stats) {
+        free(agg);
+        return -1;
+    }
+    size_t j = 0;
+    for (uint32_t i = 0; i < nn; i++) {
+        if (!agg[i].calls)
+            continue;
+        gpudiag_kernel_stat *ks = &r->kernel_stats[j];
+        const char *nm = gd_strtab_get(&t->names, i);
+        size_t nl = gd_strtab_len(&t->names, i);
+        ks->name = gd_strndup(nm, nl);
+        if (!ks->name) {
+            r->kernel_stat_count = j;
+            free(agg);
+            return -1;
+        }
+        ks->cls = gd_kernel_class(nm, nl);
+        ks->tensor_core = gd_kernel_uses_tensor_cores(nm, nl);
+        ks->calls = agg[i].calls;
+        ks->total_us = ns_to_us(agg[i].total);
+        ks->mean_us = ks->total_us / (double)agg[i].calls;
+        ks->min_us = ns_to_us(agg[i].min);
+        ks->max_us = ns_to_us(agg[i].max);
+        ks->share = total > 0 ? (double)agg[i].total / (double)total : NAN;
+        r->class_time_us[ks->cls] += ks->total_us;
+        j++;
+    }
+    r->kernel_stat_count = j;
+    qsort(r->kernel_stats, j, sizeof *r->kernel_stats, cmp_kstat);
+    free(agg);
+    return 0;
+}
+
+/* ---- HTA kernel launch statistics ----------------------------------------- */
+
+static int build_launch_stats(actx *a)
+{
+    const gpudiag_trace *t = a->t;
+    gpudiag_report *r = a->r;
+    size_t n = t->runtimes.len;
+    double *delays = malloc((n + 1) * sizeof *delays);
+    if (!delays)
+        return -1;
+    size_t nd = 0, nshort = 0, nlaunch = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
+        if (rt->correlation < 0)
+            continue;
+        size_t k = corr_find(a->corr, a->ncorr, rt->correlation);
+        if (k >= a->ncorr)
+            continue;
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, a->corr[k].op);
+        if (op->kind != GD_GPU_KERNEL)
+            continue;
+        nlaunch++;
+        int64_t delay = op->ts_ns - (rt->ts_ns + rt->dur_ns);
+        if (delay < 0)
+            delay = 0;
+        delays[nd++] = ns_to_us(delay);
+        /* HTA: short kernel = CPU launch <= 50 µs and GPU time < CPU launch time */
+        if (rt->dur_ns <= 50000 && op->dur_ns < rt->dur_ns)
+            nshort++;
+    }
+    if (nlaunch) {
+        r->short_kernel_share = (double)nshort / (double)nlaunch;
+        gpudiag_stats_us st;
+        gd_stats_compute(delays, nd, &st);
+        r->launch_delay_median_us = st.median;
+    }
+    free(delays);
+    return 0;
+}
+
+/* ---- summary ------------------------------------------------------------ */
+
+static void build_summary(actx *a)
+{
+    gpudiag_report *r = a->r;
+    double util = 0, sm = 0, occ = 0, tc = 0, kt = 0;
+    size_t nu = 0, ns = 0, no = 0;
+    double span = 0, idle = 0, comp = 0, noncomp = 0, comm = 0, ov = 0;
+    for (size_t i = 0; i < r->device_count; i++) {
+        const gpudiag_device *d = &r->devices[i];
+        if (!isnan(d->gpu_utilization)) {
+            util += d->gpu_utilization;
+            nu++;
+        }
+        if (!isnan(d->sm_efficiency)) {
+            sm += d->sm_efficiency;
+            ns++;
+        }
+        if (!isnan(d->achieved_occupancy)) {
+            occ += d->achieved_occupancy;
+            no++;
+        }
+        if (!isnan(d->tensor_core_share)) {
+            tc += d->tensor_core_share * d->kernel_time_us;
+            kt += d->kernel_time_us;
+        }
+        if (!isnan(d->span_us)) {
+            span += d->span_us;
+            idle += d->idle_us;
+            comp += d->compute_us;
+            noncomp += d->non_compute_us;
+        }
+        if (!isnan(d->comm_time_us)) {
+            comm += d->comm_time_us;
+            ov += d->comm_overlap * d->comm_time_us;
+        }
+    }
+    r->gpu_utilization = nu ? util / (double)nu : NAN;
+    r->sm_efficiency = ns ? sm / (double)ns : NAN;
+    r->achieved_occupancy = no ? occ / (double)no : NAN;
+    r->tensor_core_share = kt > 0 ? tc / kt : NAN;
+    if (span > 0) {
+        r->idle_share = idle / span;
+        r->compute_share = comp / span;
+        r->non_compute_share = noncomp / span;
+    }
+    r->comm_overlap = comm > 0 ? ov / comm : NAN;
+    if (r->step_count && r->avg_step_us > 0)
+        r->comm_share = r->avg_role_us[GPUDIAG_ROLE_COMMUNICATION] / r->avg_step_us;
+    double *d = malloc((r->step_count + 1) * sizeof *d);
+    if (d) {
+        for (size_t i = 0; i < r->step_count; i++)
+            d[i] = r->steps[i].duration_us;
+        gd_stats_compute(d, r->step_count, &r->step_time);
+        free(d);
+    }
+}
+
+/* ---- entry point ---------------------------------------------------------- */
+
+static int build_corr_index(actx *a)
+{
+    const gpudiag_trace *t = a->t;
+    size_t n = t->gpu_ops.len;
+    a->corr = malloc((n + 1) * sizeof *a->corr);
+    a->op_is_comm = calloc(n + 1, 1);
+    if (!a->corr || !a->op_is_comm)
+        return -1;
+    int64_t *ext = NULL;
+    size_t next = t->comm_ext_ids.len;
+    if (next) {
+        ext = malloc(next * sizeof *ext);
+        if (!ext)
+            return -1;
+        memcpy(ext, t->comm_ext_ids.data, next * sizeof *ext);
+        qsort(ext, next, sizeof *ext, cmp_i64);
+    }
+    /* TBP disables the comm-op link when both NCCL and Gloo ops appear */
+    int use_ext = next && !(t->has_nccl_ops && t->has_gloo_ops);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        if (op->flags & GD_GF_HAS_CORR) {
+            a->corr[k].correlation = op->correlation;
+            a->corr[k].op = (uint32_t)i;
+            k++;
+        }
+        if (op->kind != GD_GPU_KERNEL)
+            continue;
+        int comm = 0;
+        if (use_ext && (op->flags & GD_GF_HAS_EXT) &&
+            bsearch(&op->external_id, ext, next, sizeof *ext, cmp_i64))
+            comm = 1;
+        if (!comm) {
+            const char *nm = gd_strtab_get(&t->names, op->name_id);
+            comm = gd_kernel_is_comm(nm, gd_strtab_len(&t->names, op->name_id));
+        }
+        a->op_is_comm[i] = (uint8_t)comm;
+    }
+    free(ext);
+    a->ncorr = k;
+    qsort(a->corr, k, sizeof *a->corr, cmp_corr);
+    return 0;
+}
+
+static void report_init(gpudiag_report *r)
+{
+    r->gpu_utilization = r->sm_efficiency = r->achieved_occupancy = r->tensor_core_share = NAN;
+    r->idle_share = r->compute_share = r->non_compute_share = NAN;
+    r->comm_share = r->comm_overlap = r->mfu = r->hfu = NAN;
+    r->short_kernel_share = r->median_kernel_us = r->launch_delay_median_us = NAN;
+    r->avg_step_us = NAN;
+    for (int i = 0; i < GPUDIAG_ROLE_COUNT; i++)
+        r->avg_role_us[i] = NAN;
+    r->step_time.mean = r->step_time.median = r->step_time.p90 = NAN;
+    r->step_time.min = r->step_time.max = r->step_time.stddev = NAN;
+}
+
+gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opts *opts, gpudiag_report **out,
+                               gpudiag_error *err)
+{
+    (void)opts;
+    if (!t || !out)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "gpudiag_analyze: NULL trace or out");
+    *out = NULL;
+    gpudiag_report *r = calloc(1, sizeof *r);
+    if (!r)
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, t->path, -1, "out of memory");
+    report_init(r);
+    actx a;
+    memset(&a, 0, sizeof a);
+    a.t = t;
+    a.r = r;
+
+    gpudiag_input_info *in = &r->input;
+    in->path = gd_strdup(t->path);
+    in->format = "kineto";
+    in->bytes = t->bytes;
+    in->events = t->events;
+    in->truncated = t->truncated;
+    in->truncated_at = t->truncated_at;
+    in->skipped_malformed = t->skipped_malformed;
+    in->skipped_no_dur = t->skipped_no_dur;
+    in->skipped_zero_ts = t->skipped_zero_ts;
+    in->rank = t->rank;
+    in->world_size = t->world_size;
+    r->is_amd = t->is_amd;
+    r->has_gpu = t->gpu_ops.len > 0;
+
+    if (!in->path || build_corr_index(&a) || build_steps(&a) || build_breakdown(&a) || build_devices(&a) ||
+        build_kernels(&a) || build_launch_stats(&a))
+        goto oom;
+    build_summary(&a);
+    if (gd_diagnose(t, r) != 0)
+        goto oom;
+    free(a.corr);
+    free(a.op_is_comm);
+    free(a.steps);
+    *out = r;
+    return GPUDIAG_OK;
+oom:
+    free(a.corr);
+    free(a.op_is_comm);
+    free(a.steps);
+    gpudiag_report_free(&r);
+    return gd_set_error(err, GPUDIAG_ERR_NOMEM, t->path, -1, "out of memory");
+}

@@ -1,0 +1,122 @@
+/*
+ * intervals.c — interval-set algebra (see intervals.h).  All operations are
+ * linear two-pointer sweeps over sorted sets, except the O(n log n) sort.
+ */
+#include "analyze/intervals.h"
+
+#include <stdlib.h>
+
+static int cmp_iv(const void *pa, const void *pb)
+{
+    const gd_iv *a = pa, *b = pb;
+    if (a->s != b->s)
+        return a->s < b->s ? -1 : 1;
+    if (a->e != b->e)
+        return a->e < b->e ? -1 : 1;
+    return 0;
+}
+
+size_t gd_iv_merge(gd_iv *a, size_t n)
+{
+    if (n == 0)
+        return 0;
+    qsort(a, n, sizeof *a, cmp_iv);
+    size_t m = 0;
+    for (size_t i = 1; i < n; i++) {
+        if (a[i].e > a[m].e) {
+            if (a[i].s <= a[m].e)
+                a[m].e = a[i].e;
+            else
+                a[++m] = a[i];
+        }
+    }
+    return m + 1;
+}
+
+int64_t gd_iv_sum(const gd_iv *a, size_t n)
+{
+    int64_t s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += a[i].e - a[i].s;
+    return s;
+}
+
+size_t gd_iv_intersect(const gd_iv *a, size_t na, const gd_iv *b, size_t nb, gd_iv *out)
+{
+    size_t i = 0, j = 0, k = 0;
+    while (i < na && j < nb) {
+        int64_t s = a[i].s > b[j].s ? a[i].s : b[j].s;
+        int64_t e = a[i].e < b[j].e ? a[i].e : b[j].e;
+        if (s < e) {
+            out[k].s = s;
+            out[k].e = e;
+            k++;
+        }
+        if (a[i].e < b[j].e)
+            i++;
+        else
+            j++;
+    }
+    return k;
+}
+
+int64_t gd_iv_intersect_len(const gd_iv *a, size_t na, const gd_iv *b, size_t nb)
+{
+    size_t i = 0, j = 0;
+    int64_t sum = 0;
+    while (i < na && j < nb) {
+        int64_t s = a[i].s > b[j].s ? a[i].s : b[j].s;
+        int64_t e = a[i].e < b[j].e ? a[i].e : b[j].e;
+        if (s < e)
+            sum += e - s;
+        if (a[i].e < b[j].e)
+            i++;
+        else
+            j++;
+    }
+    return sum;
+}
+
+size_t gd_iv_subtract(const gd_iv *a, size_t na, const gd_iv *b, size_t nb, gd_iv *out)
+{
+    size_t k = 0, j = 0;
+    for (size_t i = 0; i < na; i++) {
+        int64_t s = a[i].s, e = a[i].e;
+        while (j < nb && b[j].e <= s)
+            j++;
+        size_t jj = j;
+        while (jj < nb && b[jj].s < e) {
+            if (b[jj].s > s) {
+                out[k].s = s;
+                out[k].e = b[jj].s;
+                k++;
+            }
+            if (b[jj].e > s)
+                s = b[jj].e;
+            if (s >= e)
+                break;
+            jj++;
+        }
+        if (s < e) {
+            out[k].s = s;
+            out[k].e = e;
+            k++;
+        }
+    }
+    return k;
+}
+
+void gd_iv_sum_per_window(const gd_iv *a, size_t na, const gd_iv *w, size_t nw, int64_t *sums)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < na && j < nw; i++) {
+        while (j < nw && w[j].e <= a[i].s)
+            j++;
+        for (size_t jj = j; jj < nw && w[jj].s < a[i].e; jj++) {
+            int64_t s = a[i].s > w[jj].s ? a[i].s : w[jj].s;
+            int64_t e = a[i].e < w[jj].e ? a[i].e : w[jj].e;
+            if (s < e)
+                sums[jj] += e - s;
+        }
+    }
+}

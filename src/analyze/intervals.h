@@ -1,0 +1,37 @@
+/*
+ * intervals.h — sorted interval sets ("merge ranges"), the primitive every
+ * trace analysis in the field is built on (TBP range_utils, HTA merge).
+ * Intervals are half-open [s, e) in ns.
+ */
+#ifndef GD_ANALYZE_INTERVALS_H
+#define GD_ANALYZE_INTERVALS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct gd_iv {
+    int64_t s, e;
+} gd_iv;
+
+/* Sort by start and merge overlapping or touching intervals in place, as TBP's
+ * merge_ranges: an interval is joined to the previous one when it starts at
+ * or before the previous end.  Returns the new count. */
+size_t gd_iv_merge(gd_iv *a, size_t n);
+
+/* Total length of a set. */
+int64_t gd_iv_sum(const gd_iv *a, size_t n);
+
+/* a ∩ b for two merged sets; out must hold na + nb intervals. */
+size_t gd_iv_intersect(const gd_iv *a, size_t na, const gd_iv *b, size_t nb, gd_iv *out);
+
+/* a − b for two merged sets; out must hold na + nb intervals. */
+size_t gd_iv_subtract(const gd_iv *a, size_t na, const gd_iv *b, size_t nb, gd_iv *out);
+
+/* |a ∩ b| without materialising it. */
+int64_t gd_iv_intersect_len(const gd_iv *a, size_t na, const gd_iv *b, size_t nb);
+
+/* For a merged set `a` and sorted, non-overlapping windows, add |a ∩ w[i]| to
+ * sums[i] for every window. */
+void gd_iv_sum_per_window(const gd_iv *a, size_t na, const gd_iv *w, size_t nw, int64_t *sums);
+
+#endif

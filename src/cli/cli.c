@@ -1,0 +1,303 @@
+/*
+ * cli.c — the `gpudiag` command line: parse into a settings struct, then act.
+ * The library returns errors as data; this file turns them into
+ * "gpudiag: error: ..." lines on stderr and the documented exit codes.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "gpudiag/gpudiag.h"
+
+enum exit_code {
+    EXIT_OK = 0,
+    EXIT_FINDINGS = 1,
+    EXIT_USAGE = 2,
+    EXIT_INPUT = 3,
+    EXIT_NO_DEVICE = 4,
+    EXIT_INTERNAL = 5
+};
+
+enum { OPT_NO_COLOR = 128, OPT_COLOR, OPT_FAIL_ON, OPT_WIDTH };
+
+typedef struct settings {
+    int json;
+    int quiet;
+    int verbose;
+    int color;           /* -1 auto, 0 never, 1 always */
+    int width;
+    int fail_on;         /* -1 off, else severity */
+    char **paths;
+    int npaths;
+} settings;
+
+static const char *prog = "gpudiag";
+
+static void usage_main(FILE *fp)
+{
+    fprintf(fp,
+            "Usage: gpudiag COMMAND [OPTIONS] ...\n"
+            "\n"
+            "Tells what your GPU is waiting for during training, and what to change.\n"
+            "\n"
+            "Commands:\n"
+            "  analyze PATH...   diagnose PyTorch profiler (Kineto) traces (.json, .json.gz)\n"
+            "\n"
+            "Run 'gpudiag analyze --help' for the options of a command.\n"
+            "Other commands in the design (run, watch, mfu, plan, compare, serve, specs) are not\n"
+            "built yet; see README.md.\n"
+            "\n"
+            "Options:\n"
+            "  -h, --help        show this help and exit\n"
+            "  -V, --version     print the version and exit\n"
+            "\n"
+            "Exit status: 0 ran; 1 --fail-on matched; 2 usage error; 3 unreadable or malformed\n"
+            "input; 4 no GPU/driver (live modes); 5 internal error.\n");
+}
+
+static void usage_analyze(FILE *fp)
+{
+    fprintf(fp,
+            "Usage: gpudiag analyze [OPTIONS] PATH...\n"
+            "\n"
+            "Diagnose PyTorch profiler traces: verdict (the bottleneck), step-time breakdown,\n"
+            "GPU utilization, SM efficiency, achieved occupancy, Tensor Core use, and ranked\n"
+            "findings with the knobs to change.  PATH is a .json or .json.gz trace (gzip is\n"
+            "detected from the content); '-' reads standard input.\n"
+            "\n"
+            "Options:\n"
+            "      --json            write the machine report (schema gpudiag.report/1) to stdout;\n"
+            "                        with several PATHs, one JSON document per line\n"
+            "  -q, --quiet           print only the verdict line\n"
+            "  -v, --verbose         every step, the evidence of each finding, 30 kernels\n"
+            "      --no-color        never colour (also when NO_COLOR is set)\n"
+            "      --color           always colour\n"
+            "      --width N         wrap text at N columns (default: terminal width or 100)\n"
+            "      --fail-on SEV     exit 1 if a finding of severity SEV or worse exists\n"
+            "                        (info, low, medium, high)\n"
+            "  -h, --help            show this help and exit\n"
+            "\n"
+            "Exit status: 0 ran (findings or not); 1 --fail-on matched; 2 usage error;\n"
+            "3 unreadable or malformed input (the message names the file and byte offset);\n"
+            "5 internal error.\n"
+            "\n"
+            "Example:\n"
+            "  gpudiag analyze examples/resnet50_v100_num_workers_0.pt.trace.json.gz\n");
+}
+
+static int parse_severity(const char *s)
+{
+    if (strcmp(s, "info") == 0)
+        return GPUDIAG_SEV_INFO;
+    if (strcmp(s, "low") == 0)
+        return GPUDIAG_SEV_LOW;
+    if (strcmp(s, "medium") == 0)
+        return GPUDIAG_SEV_MEDIUM;
+    if (strcmp(s, "high") == 0)
+        return GPUDIAG_SEV_HIGH;
+    return -1;
+}
+
+/* Returns -1 to continue, else an exit code. */
+static int parse_analyze(int argc, char **argv, settings *s)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"no-color", no_argument, NULL, OPT_NO_COLOR},
+        {"color", no_argument, NULL, OPT_COLOR},
+        {"width", required_argument, NULL, OPT_WIDTH},
+        {"fail-on", required_argument, NULL, OPT_FAIL_ON},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+qvh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'j': s->json = 1; break;
+        case 'q': s->quiet = 1; break;
+        case 'v': s->verbose = 1; break;
+        case OPT_NO_COLOR: s->color = 0; break;
+        case OPT_COLOR: s->color = 1; break;
+        case OPT_WIDTH: {
+            char *end = NULL;
+            long v = strtol(optarg, &end, 10);
+            if (!end || *end || v < 40 || v > 1000) {
+                fprintf(stderr, "%s: error: --width wants a number of columns from 40 to 1000, got '%s'\n", prog,
+                        optarg);
+                return EXIT_USAGE;
+            }
+            s->width = (int)v;
+            break;
+        }
+        case OPT_FAIL_ON:
+            s->fail_on = parse_severity(optarg);
+            if (s->fail_on < 0) {
+                fprintf(stderr, "%s: error: --fail-on wants info, low, medium or high, got '%s'\n", prog, optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'h':
+            usage_analyze(stdout);
+            return EXIT_OK;
+        default:
+            if (optopt && optopt < 128)
+                fprintf(stderr, "%s: error: unknown option '-%c' (try 'gpudiag analyze --help')\n", prog, optopt);
+            else
+                fprintf(stderr, "%s: error: unknown or incomplete option '%s' (try 'gpudiag analyze --help')\n", prog,
+                        argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+    }
+    s->paths = argv + optind;
+    s->npaths = argc - optind;
+    if (s->npaths == 0) {
+        fprintf(stderr, "%s: error: analyze needs a trace file (try 'gpudiag analyze --help')\n", prog);
+        return EXIT_USAGE;
+    }
+    return -1;
+}
+
+static int exit_for_status(gpudiag_status st)
+{
+    switch (st) {
+    case GPUDIAG_OK: return EXIT_OK;
+    case GPUDIAG_ERR_IO:
+    case GPUDIAG_ERR_FORMAT: return EXIT_INPUT;
+    case GPUDIAG_ERR_ARG: return EXIT_USAGE;
+    case GPUDIAG_ERR_NOMEM:
+    case GPUDIAG_ERR_INTERNAL: return EXIT_INTERNAL;
+    }
+    return EXIT_INTERNAL;
+}
+
+static void print_error(const gpudiag_error *err)
+{
+    if (err->path[0] && err->offset >= 0)
+        fprintf(stderr, "%s: error: %s: byte %lld: %s\n", prog, err->path, (long long)err->offset, err->message);
+    else if (err->path[0])
+        fprintf(stderr, "%s: error: %s: %s\n", prog, err->path, err->message);
+    else
+        fprintf(stderr, "%s: error: %s\n", prog, err->message);
+}
+
+static int terminal_width(void)
+{
+    const char *cols = getenv("COLUMNS");
+    if (cols) {
+        long v = strtol(cols, NULL, 10);
+        if (v >= 40 && v <= 1000)
+            return (int)v;
+    }
+    return 100;
+}
+
+static int cmd_analyze(int argc, char **argv)
+{
+    settings s = {.json = 0, .quiet = 0, .verbose = 0, .color = -1, .width = 0, .fail_on = -1};
+    int rc = parse_analyze(argc, argv, &s);
+    if (rc >= 0)
+        return rc;
+    if (s.color < 0) {
+        const char *nc = getenv("NO_COLOR");
+        s.color = isatty(STDOUT_FILENO) && !(nc && nc[0]) ? 1 : 0;
+    } else if (s.color == 1) {
+        const char *nc = getenv("NO_COLOR");
+        if (nc && nc[0])
+            s.color = 1; /* an explicit --color wins */
+    }
+    gpudiag_text_opts topts = {s.color, s.verbose, s.width ? s.width : terminal_width()};
+    int worst = EXIT_OK;
+    int matched = 0;
+    for (int i = 0; i < s.npaths; i++) {
+        const char *path = s.paths[i];
+        struct stat sb;
+        if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            fprintf(stderr, "%s: error: %s: is a directory; pass the trace files (e.g. %s/*.json.gz)\n", prog, path,
+                    path);
+            worst = EXIT_USAGE;
+            continue;
+        }
+        gpudiag_error err;
+        memset(&err, 0, sizeof err);
+        gpudiag_trace *t = NULL;
+        gpudiag_status st = gpudiag_trace_read(path, &t, &err);
+        if (st != GPUDIAG_OK) {
+            print_error(&err);
+            int code = exit_for_status(st);
+            if (code > worst)
+                worst = code;
+            continue;
+        }
+        gpudiag_report *r = NULL;
+        st = gpudiag_analyze(t, NULL, &r, &err);
+        gpudiag_trace_free(&t);
+        if (st != GPUDIAG_OK) {
+            print_error(&err);
+            int code = exit_for_status(st);
+            if (code > worst)
+                worst = code;
+            continue;
+        }
+        if (s.json) {
+            st = gpudiag_report_write_json(r, stdout, s.npaths == 1, &err);
+        } else if (s.quiet) {
+            if (s.npaths > 1)
+                printf("%s: ", r->input.path);
+            printf("%s: %s\n", gpudiag_bottleneck_name(r->bottleneck), r->verdict ? r->verdict : "");
+        } else {
+            if (i > 0)
+                printf("\n");
+            st = gpudiag_report_write_text(r, stdout, &topts, &err);
+        }
+        for (size_t k = 0; k < r->finding_count && s.fail_on >= 0; k++)
+            if ((int)r->findings[k].severity >= s.fail_on)
+                matched = 1;
+        gpudiag_report_free(&r);
+        if (st != GPUDIAG_OK) {
+            fprintf(stderr, "%s: error: writing the report: %s\n", prog, err.message);
+            return EXIT_INTERNAL;
+        }
+    }
+    if (worst == EXIT_OK && matched)
+        worst = EXIT_FINDINGS;
+    return worst;
+}
+
+static int finish(int rc)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "%s: error: cannot write to standard output: %s\n", prog, strerror(errno));
+        return rc == EXIT_OK ? EXIT_INTERNAL : rc;
+    }
+    return rc;
+}
+
+int gd_cli_run(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage_main(stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+        usage_main(stdout);
+        return finish(EXIT_OK);
+    }
+    if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("gpudiag %s\n", GPUDIAG_VERSION);
+        return finish(EXIT_OK);
+    }
+    if (strcmp(cmd, "analyze") == 0)
+        return finish(cmd_analyze(argc - 1, argv + 1));
+    fprintf(stderr, "%s: error: unknown command '%s' (try 'gpudiag --help')\n", prog, cmd);
+    return EXIT_USAGE;
+}

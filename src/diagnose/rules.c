@@ -1,0 +1,424 @@
+/*
+ * rules.c — the rule catalogue.  Each rule reads numbers from the report and
+ * may add one finding with a stable id (docs/FINDINGS.md), the evidence that
+ * triggered it, a recommendation naming concrete knobs (the seeds' list), and
+ * est_gain: the fraction of step time the fix could recover.  Rules never
+ * look at events; the verdict is derived from the ranked findings.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diagnose/rules.h"
+#include "model/trace.h"
+#include "util/util.h"
+
+typedef struct fbuilder {
+    gpudiag_report *r;
+    size_t cap;
+    int oom;
+} fbuilder;
+
+static char *fmt_alloc(const char *fmt, ...) GD_ATTR_PRINTF(1, 2);
+static char *fmt_alloc(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return NULL;
+    char *s = malloc((size_t)n + 1);
+    if (!s)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+static gpudiag_finding *add(fbuilder *b, const char *id, gpudiag_severity sev, int is_cause,
+                            gpudiag_bottleneck bn, double est_gain)
+{
+    gpudiag_report *r = b->r;
+    if (r->finding_count == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 8;
+        gpudiag_finding *f = realloc(r->findings, cap * sizeof *f);
+        if (!f) {
+            b->oom = 1;
+            return NULL;
+        }
+        r->findings = f;
+        b->cap = cap;
+    }
+    gpudiag_finding *f = &r->findings[r->finding_count++];
+    memset(f, 0, sizeof *f);
+    f->id = id;
+    f->severity = sev;
+    f->is_cause = is_cause;
+    f->bottleneck = bn;
+    f->est_gain = est_gain;
+    return f;
+}
+
+static void ev(gpudiag_finding *f, const char *key, double v)
+{
+    if (f && f->evidence_count < GPUDIAG_MAX_EVIDENCE) {
+        f->evidence[f->evidence_count].key = key;
+        f->evidence[f->evidence_count].value = v;
+        f->evidence_count++;
+    }
+}
+
+static void text(fbuilder *b, gpudiag_finding *f, char *title, char *rec)
+{
+    if (!f || !title || !rec) {
+        free(title);
+        free(rec);
+        b->oom = 1;
+        return;
+    }
+    f->title = title;
+    f->recommendation = rec;
+}
+
+static gpudiag_severity sev_for_share(double s)
+{
+    return s >= 0.20 ? GPUDIAG_SEV_HIGH : s >= 0.10 ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW;
+}
+
+static double role_share(const gpudiag_report *r, gpudiag_role role)
+{
+    if (!r->step_count || !(r->avg_step_us > 0))
+        return NAN;
+    return r->avg_role_us[role] / r->avg_step_us;
+}
+
+static double min_device_util(const gpudiag_report *r, int *dev)
+{
+    double m = NAN;
+    for (size_t i = 0; i < r->device_count; i++) {
+        double u = r->devices[i].gpu_utilization;
+        if (!isnan(u) && (isnan(m) || u < m)) {
+            m = u;
+            *dev = r->devices[i].id;
+        }
+    }
+    return m;
+}
+
+/* ---- input notes ------------------------------------------------------- */
+
+static void rule_input(fbuilder *b, const gpudiag_trace *t)
+{
+    gpudiag_report *r = b->r;
+    if (r->input.truncated) {
+        gpudiag_finding *f = add(b, "input_truncated", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        ev(f, "truncated_at_bytes", (double)r->input.truncated_at);
+        ev(f, "events_read", (double)r->input.events);
+        text(b, f,
+             fmt_alloc("Trace is cut off at byte %lld (%s); analysed the %llu complete events before it",
+                       (long long)r->input.truncated_at, t->truncation_reason[0] ? t->truncation_reason : "unexpected end",
+                       (unsigned long long)r->input.events),
+             fmt_alloc("The profiler did not finish writing this file (Kineto closes the JSON only in "
+                       "finalizeTrace, so a killed or crashed process leaves it open). The last step may be "
+                       "incomplete and was trimmed if it launched under 80%% of the previous step's GPU work. "
+                       "Stop the profiler cleanly (prof.stop() / leaving the `with` block) before the process "
+                       "exits, and check free disk space."));
+    }
+    if (r->input.skipped_malformed) {
+        gpudiag_finding *f = add(b, "input_malformed", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        ev(f, "skipped_events", (double)r->input.skipped_malformed);
+        ev(f, "first_error_at_bytes", (double)t->first_error_at);
+        text(b, f,
+             fmt_alloc("%llu malformed event(s) skipped; the first at byte %lld: %s",
+                       (unsigned long long)r->input.skipped_malformed, (long long)t->first_error_at, t->first_error),
+             fmt_alloc("The JSON is invalid around those events (old Kineto versions wrote unescaped quotes "
+                       "and backslashes from with_stack/file names, or bare N/A). Each broken event was "
+                       "skipped and reading resumed at the next one; numbers are computed without them. "
+                       "Upgrade PyTorch, or re-export with with_stack=False."));
+    }
+    if (r->input.skipped_no_dur || r->input.skipped_zero_ts) {
+        gpudiag_finding *f = add(b, "input_incomplete_events", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        ev(f, "events_without_duration", (double)r->input.skipped_no_dur);
+        ev(f, "gpu_events_with_zero_ts", (double)r->input.skipped_zero_ts);
+        text(b, f,
+             fmt_alloc("%llu event(s) without a valid duration and %llu GPU event(s) without a timestamp were "
+                       "left out",
+                       (unsigned long long)r->input.skipped_no_dur, (unsigned long long)r->input.skipped_zero_ts),
+             fmt_alloc("`dur` -1 marks CPU ops still running when collection stopped; `ts` 0 marks GPU "
+                       "activity CUPTI could not timestamp. Both are normal in small numbers; many of them "
+                       "mean the profiling window cut through the work or the CUPTI buffer overflowed "
+                       "(raise the activity buffer size or profile fewer steps)."));
+    }
+    if (!r->has_gpu) {
+        gpudiag_finding *f = add(b, "cpu_only_trace", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        ev(f, "cpu_ops", (double)t->cpu_ops.len);
+        text(b, f, fmt_alloc("The trace has no GPU activity (no kernels, copies or memsets)"),
+             fmt_alloc("Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] and make "
+                       "sure the model and data are on the GPU (model.to('cuda'))."));
+    } else if (!r->steps_from_profiler) {
+        gpudiag_finding *f = add(b, "no_step_markers", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        ev(f, "host_steps", 0);
+        text(b, f, fmt_alloc("No ProfilerStep#N markers: the whole trace is analysed as one step"),
+             fmt_alloc("Use torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, warmup=1, "
+                       "active=3)) and call prof.step() once per training iteration, so per-step "
+                       "numbers and the step-time spread can be computed."));
+    }
+}
+
+/* ---- causes ------------------------------------------------------------ */
+
+static void rule_dataloader(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    double s = role_share(r, GPUDIAG_ROLE_DATALOADER);
+    if (isnan(s) || !(s > GD_DATALOADER_SHARE_MIN))
+        return;
+    gpudiag_finding *f = add(b, "dataloader_stall", sev_for_share(s), 1, GPUDIAG_BN_DATA_PIPELINE, s);
+    ev(f, "dataloader_share", s);
+    ev(f, "dataloader_us_per_step", r->avg_role_us[GPUDIAG_ROLE_DATALOADER]);
+    ev(f, "step_time_us", r->avg_step_us);
+    ev(f, "gpu_utilization", r->gpu_utilization);
+    text(b, f,
+         fmt_alloc("The GPU waits for the DataLoader: %.1f%% of each step (%.1f ms of %.1f ms)", 100.0 * s,
+                   r->avg_role_us[GPUDIAG_ROLE_DATALOADER] / 1000.0, r->avg_step_us / 1000.0),
+         fmt_alloc("Load batches in parallel with compute: DataLoader(num_workers=N) with N at 50-75%% of "
+                   "the physical cores per GPU process, prefetch_factor=4-6, pin_memory=True with "
+                   ".to(device, non_blocking=True), persistent_workers=True. Move decoding, augmentation "
+                   "and tokenisation out of the loop (pre-tokenise, cache decoded samples, GPU "
+                   "augmentation such as DALI), and group samples by length to cut padding."));
+}
+
+static void rule_host_overhead(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    double host = role_share(r, GPUDIAG_ROLE_RUNTIME) + role_share(r, GPUDIAG_ROLE_CPU_EXEC);
+    if (isnan(host) || host < GD_HOST_SHARE_MIN || isnan(r->gpu_utilization) || r->gpu_utilization >= 0.8)
+        return;
+    int short_kernels = (!isnan(r->short_kernel_share) && r->short_kernel_share >= GD_SHORT_KERNEL_SHARE_MIN) ||
+                        (!isnan(r->median_kernel_us) && r->median_kernel_us <= GD_SHORT_KERNEL_MEDIAN_US);
+    if (!short_kernels)
+        return;
+    double idle = 1.0 - r->gpu_utilization;
+    double gain = host < idle ? host : idle;
+    gpudiag_finding *f = add(b, "host_overhead", sev_for_share(gain), 1, GPUDIAG_BN_HOST_LAUNCH, gain);
+    ev(f, "host_share", host);
+    ev(f, "runtime_share", role_share(r, GPUDIAG_ROLE_RUNTIME));
+    ev(f, "cpu_exec_share", role_share(r, GPUDIAG_ROLE_CPU_EXEC));
+    ev(f, "short_kernel_share", r->short_kernel_share);
+    ev(f, "median_kernel_us", r->median_kernel_us);
+    ev(f, "gpu_utilization", r->gpu_utilization);
+    text(b, f,
+         fmt_alloc("The CPU cannot launch kernels fast enough: launch calls and CPU ops own %.1f%% of the step "
+                   "while the median kernel runs %.1f us",
+                   100.0 * host, r->median_kernel_us),
+         fmt_alloc("Launch fewer, larger kernels: torch.compile(model) (mode=\"reduce-overhead\" adds CUDA "
+                   "Graphs), capture the static part of the step with torch.cuda.graphs, use fused/foreach "
+                   "optimizers (torch.optim.AdamW(..., fused=True)), fuse elementwise chains, and raise the "
+                   "batch size so each kernel does more work. Remove per-step Python work and logging from "
+                   "the hot loop."));
+}
+
+static void rule_communication(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    double s = r->comm_share;
+    if (isnan(s) || !(s > GD_COMM_SHARE_MIN))
+        return;
+    gpudiag_finding *f = add(b, "communication_heavy", sev_for_share(s), 1, GPUDIAG_BN_COMMUNICATION, s);
+    ev(f, "comm_share", s);
+    ev(f, "comm_us_per_step", r->avg_role_us[GPUDIAG_ROLE_COMMUNICATION]);
+    ev(f, "comm_overlap", r->comm_overlap);
+    ev(f, "step_time_us", r->avg_step_us);
+    text(b, f,
+         fmt_alloc("Communication not hidden behind compute takes %.1f%% of each step", 100.0 * s),
+         fmt_alloc("Overlap and shrink collectives: tune DDP bucket_cap_mb, accumulate gradients over more "
+                   "micro-batches (model.no_sync()) so all-reduce runs less often, raise the per-GPU batch, "
+                   "compress gradients to bf16 with a DDP comm hook, enable FSDP/ZeRO prefetch, and check the "
+                   "interconnect with NCCL_DEBUG=INFO (NVLink vs PCIe, IB vs TCP)."));
+}
+
+static void rule_memcpy(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    double s = role_share(r, GPUDIAG_ROLE_MEMCPY) + role_share(r, GPUDIAG_ROLE_MEMSET);
+    if (isnan(s) || !(s > GD_MEMCPY_SHARE_MIN))
+        return;
+    gpudiag_finding *f = add(b, "memcpy_heavy", sev_for_share(s), 1, GPUDIAG_BN_MEMORY_TRANSFER, s);
+    ev(f, "memcpy_share", role_share(r, GPUDIAG_ROLE_MEMCPY));
+    ev(f, "memset_share", role_share(r, GPUDIAG_ROLE_MEMSET));
+    ev(f, "step_time_us", r->avg_step_us);
+    text(b, f, fmt_alloc("Memory copies and memsets not hidden behind kernels take %.1f%% of each step", 100.0 * s),
+         fmt_alloc("Keep data on the GPU: pin host memory (pin_memory=True) and copy with non_blocking=True "
+                   "so transfers overlap compute, avoid .cpu()/.item()/.numpy() inside the step, create "
+                   "tensors directly on the device (torch.zeros(..., device='cuda')), and batch many small "
+                   "copies into one."));
+}
+
+static void rule_tensor_cores(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    if (isnan(r->tensor_core_share) || r->tensor_core_share > GD_TC_SHARE_MAX || !(r->kernel_time_us > 0))
+        return;
+    int major = -1;
+    for (size_t i = 0; i < r->device_count; i++)
+        if (r->devices[i].compute_major > major)
+            major = r->devices[i].compute_major;
+    if (major < 7 || r->is_amd)
+        return;
+    double elig = r->class_time_us[GPUDIAG_KCLASS_GEMM] + r->class_time_us[GPUDIAG_KCLASS_CONV] +
+                  r->class_time_us[GPUDIAG_KCLASS_ATTENTION];
+    double elig_share = elig / r->kernel_time_us;
+    if (elig_share < GD_TC_ELIGIBLE_SHARE_MIN)
+        return;
+    double kshare = role_share(r, GPUDIAG_ROLE_KERNEL);
+    double gain = isnan(kshare) ? NAN : kshare * elig_share * (1.0 - 1.0 / GD_TC_SPEEDUP_ASSUMED);
+    gpudiag_finding *f = add(b, "no_tensor_cores", isnan(gain) ? GPUDIAG_SEV_MEDIUM : sev_for_share(gain), 1,
+                             GPUDIAG_BN_COMPUTE, gain);
+    ev(f, "tensor_core_share", r->tensor_core_share);
+    ev(f, "eligible_kernel_share", elig_share);
+    ev(f, "kernel_share_of_step", kshare);
+    ev(f, "compute_capability_major", (double)major);
+    text(b, f,
+         fmt_alloc("GEMM/convolution kernels (%.1f%% of GPU time) run without Tensor Cores", 100.0 * elig_share),
+         major >= 8
+             ? fmt_alloc("Use mixed precision: torch.autocast(device_type='cuda', dtype=torch.bfloat16). At "
+                         "least allow TF32 for fp32 matmuls and convolutions: "
+                         "torch.backends.cuda.matmul.allow_tf32 = True (or "
+                         "torch.set_float32_matmul_precision('high')) and torch.backends.cudnn.allow_tf32 = "
+                         "True. Keep GEMM dimensions multiples of 8.")
+             : fmt_alloc("Use mixed precision: torch.autocast(device_type='cuda', dtype=torch.float16) with "
+                         "torch.cuda.amp.GradScaler (this GPU has fp16 Tensor Cores but no bf16/TF32). Keep "
+                         "GEMM dimensions and channel counts multiples of 8."));
+}
+
+/* ---- symptoms ---------------------------------------------------------- */
+
+static void rule_low_util(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    int dev = -1;
+    double u = min_device_util(r, &dev);
+    if (isnan(u) || !(u < GD_LOW_UTIL_MAX))
+        return;
+    gpudiag_finding *f = add(b, "low_gpu_utilization", u < 0.3 ? GPUDIAG_SEV_HIGH : GPUDIAG_SEV_MEDIUM, 0,
+                             GPUDIAG_BN_UNKNOWN, NAN);
+    ev(f, "gpu_utilization", u);
+    ev(f, "device", (double)dev);
+    ev(f, "sm_efficiency", r->sm_efficiency);
+    ev(f, "step_time_us", r->avg_step_us);
+    text(b, f, fmt_alloc("GPU %d runs kernels only %.1f%% of the step time", dev, 100.0 * u),
+         fmt_alloc("This is the symptom; the causes ranked above say what the GPU waits for. If none "
+                   "applies, the work per kernel is too small: raise the batch size (TensorBoard profiler "
+                   "plugin's advice) or sequence length."));
+}
+
+/* ---- ranking and verdict ----------------------------------------------- */
+
+static int finding_rank(const gpudiag_finding *f)
+{
+    /* causes with an estimate first, then causes without, then symptoms, then notes */
+    if (f->is_cause)
+        return isnan(f->est_gain) ? 1 : 0;
+    if (strncmp(f->id, "input_", 6) == 0 || strcmp(f->id, "cpu_only_trace") == 0 ||
+        strcmp(f->id, "no_step_markers") == 0)
+        return 3;
+    return 2;
+}
+
+static int cmp_finding(const void *pa, const void *pb)
+{
+    const gpudiag_finding *a = pa, *b = pb;
+    int ra = finding_rank(a), rb = finding_rank(b);
+    if (ra != rb)
+        return ra - rb;
+    if (ra == 0 && a->est_gain != b->est_gain)
+        return a->est_gain > b->est_gain ? -1 : 1;
+    if (a->severity != b->severity)
+        return (int)b->severity - (int)a->severity;
+    return strcmp(a->id, b->id);
+}
+
+static const char *short_fix(const char *id)
+{
+    if (strcmp(id, "dataloader_stall") == 0)
+        return "raise DataLoader num_workers, pin_memory, prefetch";
+    if (strcmp(id, "host_overhead") == 0)
+        return "fewer, larger kernels: torch.compile / CUDA Graphs, fused optimizers";
+    if (strcmp(id, "communication_heavy") == 0)
+        return "overlap all-reduce with backward, communicate less often";
+    if (strcmp(id, "memcpy_heavy") == 0)
+        return "pinned memory + non_blocking copies, keep tensors on the GPU";
+    if (strcmp(id, "no_tensor_cores") == 0)
+        return "enable AMP (bf16/fp16) or TF32";
+    return "see findings";
+}
+
+static void verdict(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    r->bottleneck = GPUDIAG_BN_UNKNOWN;
+    const gpudiag_finding *top = NULL;
+    for (size_t i = 0; i < r->finding_count; i++) {
+        const gpudiag_finding *f = &r->findings[i];
+        if (f->is_cause && f->bottleneck != GPUDIAG_BN_COMPUTE && !isnan(f->est_gain) && f->est_gain >= 0.05) {
+            top = f;
+            break;
+        }
+    }
+    char *v = NULL;
+    if (!r->has_gpu) {
+        v = fmt_alloc("No GPU activity in this trace: nothing to diagnose on the GPU side (%zu host step%s).",
+                      r->step_count, r->step_count == 1 ? "" : "s");
+    } else if (top) {
+        r->bottleneck = top->bottleneck;
+        v = fmt_alloc("%s; could save ~%.0f%% of step time (%s).", top->title, 100.0 * top->est_gain,
+                      short_fix(top->id));
+    } else if (!isnan(r->gpu_utilization) && r->gpu_utilization >= GD_LOW_UTIL_MAX) {
+        r->bottleneck = GPUDIAG_BN_COMPUTE;
+        const gpudiag_finding *tc = NULL;
+        for (size_t i = 0; i < r->finding_count; i++)
+            if (strcmp(r->findings[i].id, "no_tensor_cores") == 0)
+                tc = &r->findings[i];
+        if (tc)
+            v = fmt_alloc("The GPU is busy %.0f%% of the step, but its matrix work avoids Tensor Cores "
+                          "(%s).",
+                          100.0 * r->gpu_utilization, short_fix(tc->id));
+        else
+            v = fmt_alloc("The GPU is busy %.0f%% of the step; no stall found in the trace. Speed-ups "
+                          "now come from the kernels themselves (precision, fusion, larger batches).",
+                          100.0 * r->gpu_utilization);
+    } else if (!isnan(r->gpu_utilization)) {
+        v = fmt_alloc("The GPU is idle %.0f%% of the step, but the trace holds no evidence of why "
+                      "(no DataLoader, launch, communication or copy pattern stands out).",
+                      100.0 * (1.0 - r->gpu_utilization));
+    } else {
+        v = fmt_alloc("Not enough GPU activity inside the steps to judge.");
+    }
+    if (!v)
+        b->oom = 1;
+    r->verdict = v;
+}
+
+int gd_diagnose(const gpudiag_trace *t, gpudiag_report *r)
+{
+    fbuilder b = {r, 0, 0};
+    rule_input(&b, t);
+    if (r->has_gpu) {
+        rule_dataloader(&b);
+        rule_host_overhead(&b);
+        rule_communication(&b);
+        rule_memcpy(&b);
+        rule_tensor_cores(&b);
+        rule_low_util(&b);
+    } else {
+        rule_dataloader(&b);
+    }
+    if (r->finding_count > 1)
+        qsort(r->findings, r->finding_count, sizeof *r->findings, cmp_finding);
+    verdict(&b);
+    return b.oom ? -1 : 0;
+}

@@ -1,0 +1,27 @@
+/*
+ * rules.h — the rule catalogue: numbers in, findings and verdict out.
+ */
+#ifndef GD_DIAGNOSE_RULES_H
+#define GD_DIAGNOSE_RULES_H
+
+#include "gpudiag/gpudiag.h"
+
+/* Thresholds (docs/FINDINGS.md gives the source of each). */
+#define GD_DATALOADER_SHARE_MIN 0.05     /* TBP: avg DataLoader / avg step > 5% */
+#define GD_LOW_UTIL_MAX 0.50             /* TBP: GPU utilization < 50% */
+#define GD_HOST_SHARE_MIN 0.15           /* Runtime + CPU Exec of the step */
+#define GD_SHORT_KERNEL_SHARE_MIN 0.50   /* HTA short kernels among launches */
+#define GD_SHORT_KERNEL_MEDIAN_US 10.0   /* median kernel duration */
+#define GD_COMM_SHARE_MIN 0.10           /* TBP: avg Communication / avg step > 10% */
+#define GD_MEMCPY_SHARE_MIN 0.10         /* Memcpy + Memset of the step */
+#define GD_TC_ELIGIBLE_SHARE_MIN 0.10    /* GEMM+conv share of kernel time */
+#define GD_TC_SHARE_MAX 0.01             /* Tensor Core share treated as "none" */
+#define GD_TC_SPEEDUP_ASSUMED 2.0        /* conservative speed-up of eligible kernels */
+
+struct gpudiag_trace;
+
+/* Fill r->findings (ranked), r->bottleneck and r->verdict from the numbers
+ * already in r.  Returns 0, or -1 on allocation failure. */
+int gd_diagnose(const struct gpudiag_trace *t, gpudiag_report *r);
+
+#endif

@@ -1,0 +1,169 @@
+/*
+ * input.c — plain/gzip byte stream (see input.h).
+ */
+#include "ingest/input.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GD_IN_CHUNK (256u * 1024u)
+
+int gd_input_open(gd_input *in, const char *path)
+{
+    memset(in, 0, sizeof *in);
+    if (strcmp(path, "-") == 0) {
+        in->fp = stdin;
+    } else {
+        in->fp = fopen(path, "rb");
+        if (!in->fp) {
+            snprintf(in->message, sizeof in->message, "%s", strerror(errno));
+            return -1;
+        }
+        in->owns_fp = 1;
+    }
+    in->inbuf_cap = GD_IN_CHUNK;
+    in->inbuf = malloc(in->inbuf_cap);
+    if (!in->inbuf) {
+        snprintf(in->message, sizeof in->message, "out of memory");
+        gd_input_close(in);
+        return -1;
+    }
+    /* Peek at the first bytes to detect gzip. */
+    size_t n = fread(in->inbuf, 1, in->inbuf_cap, in->fp);
+    if (n < in->inbuf_cap) {
+        if (ferror(in->fp)) {
+            snprintf(in->message, sizeof in->message, "%s", strerror(errno));
+            gd_input_close(in);
+            return -1;
+        }
+        in->file_eof = 1;
+    }
+    in->file_bytes = n;
+    in->zs.next_in = in->inbuf;
+    in->zs.avail_in = (uInt)n;
+    if (n >= 2 && in->inbuf[0] == 0x1f && in->inbuf[1] == 0x8b) {
+        in->is_gz = 1;
+        if (inflateInit2(&in->zs, 15 + 16) != Z_OK) {
+            snprintf(in->message, sizeof in->message, "zlib initialisation failed");
+            gd_input_close(in);
+            return -1;
+        }
+        in->z_inited = 1;
+    }
+    return 0;
+}
+
+static int refill(gd_input *in)
+{
+    if (in->file_eof)
+        return 0;
+    size_t n = fread(in->inbuf, 1, in->inbuf_cap, in->fp);
+    if (n < in->inbuf_cap) {
+        if (ferror(in->fp)) {
+            snprintf(in->message, sizeof in->message, "read error: %s", strerror(errno));
+            return -1;
+        }
+        in->file_eof = 1;
+    }
+    in->file_bytes += n;
+    in->zs.next_in = in->inbuf;
+    in->zs.avail_in = (uInt)n;
+    return (int)(n > 0);
+}
+
+gd_input_status gd_input_read(gd_input *in, unsigned char *buf, size_t cap, size_t *got)
+{
+    *got = 0;
+    if (!in->is_gz) {
+        /* Serve what is left of the peeked chunk first. */
+        if (in->zs.avail_in > 0) {
+            size_t n = in->zs.avail_in < cap ? in->zs.avail_in : cap;
+            memcpy(buf, in->zs.next_in, n);
+            in->zs.next_in += n;
+            in->zs.avail_in -= (uInt)n;
+            *got = n;
+            in->out_bytes += n;
+            return GD_IN_OK;
+        }
+        if (in->file_eof)
+            return GD_IN_EOF;
+        size_t n = fread(buf, 1, cap, in->fp);
+        if (n < cap) {
+            if (ferror(in->fp)) {
+                snprintf(in->message, sizeof in->message, "read error: %s", strerror(errno));
+                return GD_IN_IOERR;
+            }
+            in->file_eof = 1;
+        }
+        in->file_bytes += n;
+        in->out_bytes += n;
+        *got = n;
+        return n ? GD_IN_OK : GD_IN_EOF;
+    }
+    in->zs.next_out = buf;
+    in->zs.avail_out = (uInt)(cap > UINT32_MAX ? UINT32_MAX : cap);
+    while (in->zs.avail_out > 0) {
+        if (in->zs.avail_in == 0) {
+            int r = refill(in);
+            if (r < 0)
+                return GD_IN_IOERR;
+            if (r == 0) {
+                if (*got == 0 && (size_t)(in->zs.avail_out) == cap) {
+                    if (in->z_member_done)
+                        return GD_IN_EOF;
+                    snprintf(in->message, sizeof in->message,
+                             "gzip stream cut short after %llu compressed bytes",
+                             (unsigned long long)in->file_bytes);
+                    return GD_IN_TRUNCATED;
+                }
+                break;
+            }
+        }
+        if (in->z_member_done) {
+            /* Another gzip member follows (concatenated .gz), or trailing garbage. */
+            if (in->zs.avail_in >= 2 && in->zs.next_in[0] == 0x1f && in->zs.next_in[1] == 0x8b) {
+                inflateReset(&in->zs);
+                in->z_member_done = 0;
+            } else {
+                in->zs.avail_in = 0; /* ignore trailing bytes after the last member */
+                in->file_eof = 1;
+                break;
+            }
+        }
+        int zr = inflate(&in->zs, Z_NO_FLUSH);
+        if (zr == Z_STREAM_END) {
+            in->z_member_done = 1;
+        } else if (zr == Z_BUF_ERROR) {
+            if (in->zs.avail_in == 0)
+                continue;
+            break;
+        } else if (zr != Z_OK) {
+            snprintf(in->message, sizeof in->message, "gzip data error: %s",
+                     in->zs.msg ? in->zs.msg : "corrupt stream");
+            *got = cap - in->zs.avail_out;
+            in->out_bytes += *got;
+            return GD_IN_CORRUPT;
+        }
+        *got = cap - in->zs.avail_out;
+        if (in->z_member_done && in->zs.avail_in == 0 && in->file_eof)
+            break;
+    }
+    *got = cap - in->zs.avail_out;
+    in->out_bytes += *got;
+    if (*got == 0)
+        return in->z_member_done ? GD_IN_EOF : GD_IN_TRUNCATED;
+    return GD_IN_OK;
+}
+
+void gd_input_close(gd_input *in)
+{
+    if (in->z_inited)
+        inflateEnd(&in->zs);
+    if (in->owns_fp && in->fp)
+        fclose(in->fp);
+    free(in->inbuf);
+    in->inbuf = NULL;
+    in->fp = NULL;
+    in->z_inited = 0;
+}

@@ -1,0 +1,45 @@
+/*
+ * input.h — a byte stream over a plain or gzip file (detected by the magic
+ * bytes 1f 8b, not the name), decompressed with zlib as a stream so the whole
+ * text is never in memory.  Concatenated gzip members are read in sequence.
+ */
+#ifndef GD_INGEST_INPUT_H
+#define GD_INGEST_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <zlib.h>
+
+typedef enum gd_input_status {
+    GD_IN_OK = 0,
+    GD_IN_EOF,        /* clean end of input */
+    GD_IN_TRUNCATED,  /* gzip stream ended before its trailer */
+    GD_IN_CORRUPT,    /* gzip data error (bad CRC, bad block) */
+    GD_IN_IOERR       /* read error */
+} gd_input_status;
+
+typedef struct gd_input {
+    FILE *fp;
+    int owns_fp;
+    int is_gz;
+    int z_inited;
+    int z_member_done;
+    z_stream zs;
+    unsigned char *inbuf;
+    size_t inbuf_cap;
+    int file_eof;
+    uint64_t file_bytes;      /* compressed bytes read from the file */
+    uint64_t out_bytes;       /* decompressed bytes produced */
+    char message[256];        /* why the last read failed */
+} gd_input;
+
+/* Open `path` ("-" = stdin).  Returns 0, or -1 with errno-derived message. */
+int gd_input_open(gd_input *in, const char *path);
+/* Read up to cap decompressed bytes into buf; *got receives the count.
+ * Returns GD_IN_OK with *got > 0, GD_IN_EOF with *got == 0, or an error. */
+gd_input_status gd_input_read(gd_input *in, unsigned char *buf, size_t cap, size_t *got);
+void gd_input_close(gd_input *in);
+
+#endif

@@ -1,0 +1,96 @@
+/*
+ * names.c — static names for enums, status texts, and freeing a report.
+ */
+#include <stdlib.h>
+
+#include "gpudiag/gpudiag.h"
+
+const char *gpudiag_strerror(gpudiag_status code)
+{
+    switch (code) {
+    case GPUDIAG_OK: return "success";
+    case GPUDIAG_ERR_IO: return "cannot read the input";
+    case GPUDIAG_ERR_FORMAT: return "unreadable or malformed input";
+    case GPUDIAG_ERR_NOMEM: return "out of memory";
+    case GPUDIAG_ERR_ARG: return "invalid argument";
+    case GPUDIAG_ERR_INTERNAL: return "internal error";
+    }
+    return "unknown status";
+}
+
+const char *gpudiag_errname(gpudiag_status code)
+{
+    switch (code) {
+    case GPUDIAG_OK: return "ok";
+    case GPUDIAG_ERR_IO: return "io";
+    case GPUDIAG_ERR_FORMAT: return "format";
+    case GPUDIAG_ERR_NOMEM: return "nomem";
+    case GPUDIAG_ERR_ARG: return "arg";
+    case GPUDIAG_ERR_INTERNAL: return "internal";
+    }
+    return "unknown";
+}
+
+const char *gpudiag_role_name(gpudiag_role role)
+{
+    static const char *const names[GPUDIAG_ROLE_COUNT] = {
+        "kernel", "memcpy", "memset", "communication", "runtime", "dataloader", "cpu_exec", "other",
+    };
+    return (unsigned)role < GPUDIAG_ROLE_COUNT ? names[role] : "unknown";
+}
+
+const char *gpudiag_kernel_class_name(gpudiag_kernel_class cls)
+{
+    static const char *const names[GPUDIAG_KCLASS_COUNT] = {
+        "gemm", "conv", "attention", "norm", "reduction", "elementwise", "communication", "memory", "other",
+    };
+    return (unsigned)cls < GPUDIAG_KCLASS_COUNT ? names[cls] : "unknown";
+}
+
+const char *gpudiag_bottleneck_name(gpudiag_bottleneck bn)
+{
+    switch (bn) {
+    case GPUDIAG_BN_UNKNOWN: return "unknown";
+    case GPUDIAG_BN_DATA_PIPELINE: return "data_pipeline";
+    case GPUDIAG_BN_HOST_LAUNCH: return "host_launch";
+    case GPUDIAG_BN_SYNCHRONIZATION: return "synchronization";
+    case GPUDIAG_BN_COMMUNICATION: return "communication";
+    case GPUDIAG_BN_MEMORY_TRANSFER: return "memory_transfer";
+    case GPUDIAG_BN_MEMORY_BANDWIDTH: return "memory_bandwidth";
+    case GPUDIAG_BN_COMPUTE: return "compute";
+    case GPUDIAG_BN_THROTTLING: return "throttling";
+    }
+    return "unknown";
+}
+
+const char *gpudiag_severity_name(gpudiag_severity sev)
+{
+    switch (sev) {
+    case GPUDIAG_SEV_INFO: return "info";
+    case GPUDIAG_SEV_LOW: return "low";
+    case GPUDIAG_SEV_MEDIUM: return "medium";
+    case GPUDIAG_SEV_HIGH: return "high";
+    }
+    return "info";
+}
+
+void gpudiag_report_free(gpudiag_report **rp)
+{
+    if (!rp || !*rp)
+        return;
+    gpudiag_report *r = *rp;
+    free((char *)(uintptr_t)r->input.path);
+    free(r->steps);
+    free(r->devices);
+    for (size_t i = 0; i < r->kernel_stat_count; i++)
+        free((char *)(uintptr_t)r->kernel_stats[i].name);
+    free(r->kernel_stats);
+    for (size_t i = 0; i < r->finding_count; i++) {
+        free((char *)(uintptr_t)r->findings[i].title);
+        free((char *)(uintptr_t)r->findings[i].recommendation);
+    }
+    free(r->findings);
+    free((char *)(uintptr_t)r->verdict);
+    free(r);
+    *rp = NULL;
+}

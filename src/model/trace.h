@@ -1,0 +1,124 @@
+/*
+ * trace.h — the compact timeline model every reader fills and every analysis
+ * reads.  One record per event, times as int64 nanoseconds on the trace's own
+ * clock (Kineto's µs `ts` × 1000, exact for both epoch-µs integers and
+ * 3-decimal relative floats), names interned to uint32 ids.  Sizes: a GPU op
+ * is 56 bytes, a runtime call 40, a CPU op 32 — tens of bytes per event, so the
+ * model stays far below the JSON it came from (Kineto spends 300–600 bytes of
+ * text on an event).
+ */
+#ifndef GD_MODEL_TRACE_H
+#define GD_MODEL_TRACE_H
+
+#include <stdint.h>
+
+#include "gpudiag/gpudiag.h"
+#include "util/util.h"
+
+enum gd_gpu_kind { GD_GPU_KERNEL = 0, GD_GPU_MEMCPY = 1, GD_GPU_MEMSET = 2 };
+
+enum gd_gpu_flags {
+    GD_GF_HAS_BPS = 1u << 0,  /* blocks per SM present */
+    GD_GF_HAS_OCC = 1u << 1,  /* est. achieved occupancy % present */
+    GD_GF_HAS_EXT = 1u << 2,  /* External id present */
+    GD_GF_HAS_CORR = 1u << 3  /* correlation present */
+};
+
+/* A kernel, memcpy or memset on a device stream. */
+typedef struct gd_gpu_op {
+    int64_t ts_ns, dur_ns;
+    int64_t correlation;
+    int64_t external_id;
+    float blocks_per_sm;       /* Kineto: grid blocks / SM count */
+    float occupancy_pct;       /* Kineto: est. achieved occupancy % (0..100) */
+    uint32_t name_id;
+    int32_t device;
+    int32_t stream;
+    uint8_t kind;              /* enum gd_gpu_kind */
+    uint8_t flags;             /* enum gd_gpu_flags */
+    uint16_t pad;
+} gd_gpu_op;
+
+/* A CUDA/HIP runtime or driver API call on a CPU thread. */
+typedef struct gd_runtime {
+    int64_t ts_ns, dur_ns;
+    int64_t correlation;
+    int64_t external_id;
+    uint32_t name_id;
+    int32_t tid;
+    uint8_t is_driver;     /* cuda_driver (cuLaunchKernel, ...) rather than cuda_runtime */
+    uint8_t pad[7];
+} gd_runtime;
+
+enum gd_cpu_cat {
+    GD_CPU_OPERATOR = 0,   /* cpu_op / Operator */
+    GD_CPU_USER_ANNOT,     /* user_annotation */
+    GD_CPU_GPU_ANNOT,      /* gpu_user_annotation (device-side copy of an annotation) */
+    GD_CPU_PYTHON,         /* python */
+    GD_CPU_PYFUNC          /* python_function */
+};
+
+enum gd_cpu_role {
+    GD_CR_NONE = 0,        /* not counted by the TBP breakdown (python_function) */
+    GD_CR_CPU_EXEC,
+    GD_CR_DATALOADER,
+    GD_CR_COMM             /* nccl:* / gloo:* op */
+};
+
+/* A framework op, annotation or Python function. */
+typedef struct gd_cpu_op {
+    int64_t ts_ns, dur_ns;
+    uint32_t name_id;
+    int32_t tid;
+    uint8_t cat;           /* enum gd_cpu_cat */
+    uint8_t role;          /* enum gd_cpu_role */
+    uint16_t pad;
+    int32_t pad2;
+} gd_cpu_op;
+
+/* ProfilerStep#N as recorded on the host. */
+typedef struct gd_host_step {
+    int64_t ts_ns, dur_ns;
+    int64_t number;
+} gd_host_step;
+
+/* deviceProperties entry. */
+typedef struct gd_device_prop {
+    int id;
+    char name[96];
+    int num_sms;
+    int compute_major, compute_minor;
+    int warp_size;
+    int max_threads_per_sm;
+    double total_mem_bytes;
+} gd_device_prop;
+
+struct gpudiag_trace {
+    char *path;
+    gd_strtab names;
+    gd_vec gpu_ops;        /* gd_gpu_op */
+    gd_vec runtimes;       /* gd_runtime */
+    gd_vec cpu_ops;        /* gd_cpu_op */
+    gd_vec host_steps;     /* gd_host_step */
+    gd_vec comm_ext_ids;   /* int64_t External ids of the nccl:/gloo: collective ops */
+    gd_vec devices;        /* gd_device_prop */
+    int64_t trace_span_start_ns, trace_span_end_ns; /* "PyTorch Profiler (0)" span, or min/max */
+    int has_trace_span;
+    int64_t base_time_ns;  /* baseTimeNanoseconds, 0 if absent */
+    int rank, world_size;
+    int is_amd;            /* hip* runtime names seen */
+    int has_nccl_ops, has_gloo_ops;
+    int ts_is_float;       /* any ts written with a fraction */
+    uint64_t bytes;        /* decompressed bytes parsed */
+    uint64_t events;       /* objects in traceEvents */
+    int truncated;
+    int64_t truncated_at;
+    uint64_t skipped_malformed, skipped_no_dur, skipped_zero_ts;
+    uint64_t ignored_events;  /* i, s, f, M, C and unknown categories */
+    uint64_t driver_calls;    /* cuda_driver events (kept with the runtime calls) */
+    char truncation_reason[256];
+    int64_t first_error_at;   /* byte offset of the first skipped broken event, -1 if none */
+    char first_error[256];
+};
+
+#endif

@@ -1,0 +1,392 @@
+/*
+ * json.c — the machine report (schema gpudiag.report/1, docs/REPORT.md),
+ * written through yajl's generator: strings are escaped by the library and
+ * numbers are numbers.  NaN (unknown) becomes null, never 0.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <yajl/yajl_gen.h>
+
+#include "gpudiag/gpudiag.h"
+#include "util/util.h"
+
+#define JSON_TOP_KERNELS 50
+
+typedef struct jw {
+    yajl_gen g;
+    FILE *fp;
+    int io_error;
+} jw;
+
+static void print_cb(void *ctx, const char *s, size_t len)
+{
+    jw *w = ctx;
+    if (fwrite(s, 1, len, w->fp) != len)
+        w->io_error = 1;
+}
+
+static void key(jw *w, const char *k)
+{
+    yajl_gen_string(w->g, (const unsigned char *)k, strlen(k));
+}
+
+static void str(jw *w, const char *s)
+{
+    if (!s)
+        yajl_gen_null(w->g);
+    else
+        yajl_gen_string(w->g, (const unsigned char *)s, strlen(s));
+}
+
+static void raw_number(jw *w, const char *buf)
+{
+    yajl_gen_number(w->g, buf, strlen(buf));
+}
+
+/* Trim trailing zeros of a fixed-point rendering ("12.500" -> "12.5", "3.000" -> "3"). */
+static void trim(char *b)
+{
+    char *dot = strchr(b, '.');
+    if (!dot)
+        return;
+    char *e = b + strlen(b) - 1;
+    while (e > dot && *e == '0')
+        *e-- = '\0';
+    if (e == dot)
+        *e = '\0';
+}
+
+/* A time in µs: exact to the ns the trace can express. */
+static void num_us(jw *w, double v)
+{
+    if (!isfinite(v)) {
+        yajl_gen_null(w->g);
+        return;
+    }
+    char b[64];
+    snprintf(b, sizeof b, "%.3f", v);
+    trim(b);
+    if (strcmp(b, "-0") == 0)
+        snprintf(b, sizeof b, "0");
+    raw_number(w, b);
+}
+
+/* A ratio or other real: 6 significant digits. */
+static void num(jw *w, double v)
+{
+    if (!isfinite(v)) {
+        yajl_gen_null(w->g);
+        return;
+    }
+    char b[64];
+    snprintf(b, sizeof b, "%.6g", v);
+    raw_number(w, b);
+}
+
+static void integer(jw *w, long long v)
+{
+    yajl_gen_integer(w->g, v);
+}
+
+static void kv_us(jw *w, const char *k, double v) { key(w, k); num_us(w, v); }
+static void kv_num(jw *w, const char *k, double v) { key(w, k); num(w, v); }
+static void kv_int(jw *w, const char *k, long long v) { key(w, k); integer(w, v); }
+static void kv_str(jw *w, const char *k, const char *v) { key(w, k); str(w, v); }
+static void kv_bool(jw *w, const char *k, int v) { key(w, k); yajl_gen_bool(w->g, v); }
+
+static void stats(jw *w, const char *k, const gpudiag_stats_us *s)
+{
+    key(w, k);
+    yajl_gen_map_open(w->g);
+    kv_us(w, "mean", s->mean);
+    kv_us(w, "median", s->median);
+    kv_us(w, "p90", s->p90);
+    kv_us(w, "min", s->min);
+    kv_us(w, "max", s->max);
+    kv_us(w, "stddev", s->stddev);
+    yajl_gen_map_close(w->g);
+}
+
+static void write_inputs(jw *w, const gpudiag_report *r)
+{
+    const gpudiag_input_info *in = &r->input;
+    key(w, "inputs");
+    yajl_gen_array_open(w->g);
+    yajl_gen_map_open(w->g);
+    kv_str(w, "path", in->path);
+    kv_str(w, "format", in->format);
+    kv_int(w, "bytes", (long long)in->bytes);
+    kv_int(w, "events", (long long)in->events);
+    kv_bool(w, "truncated", in->truncated);
+    key(w, "truncated_at_bytes");
+    if (in->truncated)
+        integer(w, (long long)in->truncated_at);
+    else
+        yajl_gen_null(w->g);
+    key(w, "skipped");
+    yajl_gen_map_open(w->g);
+    kv_int(w, "malformed", (long long)in->skipped_malformed);
+    kv_int(w, "no_duration", (long long)in->skipped_no_dur);
+    kv_int(w, "zero_ts", (long long)in->skipped_zero_ts);
+    yajl_gen_map_close(w->g);
+    key(w, "rank");
+    if (in->rank >= 0)
+        integer(w, in->rank);
+    else
+        yajl_gen_null(w->g);
+    key(w, "world_size");
+    if (in->world_size >= 0)
+        integer(w, in->world_size);
+    else
+        yajl_gen_null(w->g);
+    kv_bool(w, "amd", r->is_amd);
+    yajl_gen_map_close(w->g);
+    yajl_gen_array_close(w->g);
+}
+
+static void write_devices(jw *w, const gpudiag_report *r)
+{
+    key(w, "devices");
+    yajl_gen_array_open(w->g);
+    for (size_t i = 0; i < r->device_count; i++) {
+        const gpudiag_device *d = &r->devices[i];
+        yajl_gen_map_open(w->g);
+        kv_int(w, "id", d->id);
+        key(w, "name");
+        str(w, d->name[0] ? d->name : NULL);
+        key(w, "num_sms");
+        if (d->num_sms > 0)
+            integer(w, d->num_sms);
+        else
+            yajl_gen_null(w->g);
+        key(w, "compute_capability");
+        if (d->compute_major >= 0) {
+            char cc[32];
+            snprintf(cc, sizeof cc, "%d.%d", d->compute_major, d->compute_minor < 0 ? 0 : d->compute_minor);
+            str(w, cc);
+        } else {
+            yajl_gen_null(w->g);
+        }
+        kv_num(w, "total_memory_bytes", d->total_memory_bytes);
+        kv_int(w, "kernel_count", (long long)d->kernel_count);
+        kv_us(w, "kernel_time_us", d->kernel_time_us);
+        kv_num(w, "gpu_utilization", d->gpu_utilization);
+        kv_num(w, "sm_efficiency", d->sm_efficiency);
+        kv_num(w, "achieved_occupancy", d->achieved_occupancy);
+        kv_num(w, "tensor_core_share", d->tensor_core_share);
+        key(w, "temporal");
+        yajl_gen_map_open(w->g);
+        kv_us(w, "span_us", d->span_us);
+        kv_us(w, "idle_us", d->idle_us);
+        kv_us(w, "compute_us", d->compute_us);
+        kv_us(w, "non_compute_us", d->non_compute_us);
+        yajl_gen_map_close(w->g);
+        kv_us(w, "comm_time_us", d->comm_time_us);
+        kv_num(w, "comm_overlap", d->comm_overlap);
+        yajl_gen_map_close(w->g);
+    }
+    yajl_gen_array_close(w->g);
+}
+
+static void write_summary(jw *w, const gpudiag_report *r)
+{
+    key(w, "summary");
+    yajl_gen_map_open(w->g);
+    kv_int(w, "steps", (long long)r->step_count);
+    stats(w, "step_time_us", &r->step_time);
+    kv_num(w, "gpu_utilization", r->gpu_utilization);
+    kv_num(w, "sm_efficiency", r->sm_efficiency);
+    kv_num(w, "achieved_occupancy", r->achieved_occupancy);
+    kv_num(w, "tensor_core_share", r->tensor_core_share);
+    kv_int(w, "kernel_count", (long long)r->kernel_count);
+    kv_num(w, "idle_share", r->idle_share);
+    kv_num(w, "compute_share", r->compute_share);
+    kv_num(w, "non_compute_share", r->non_compute_share);
+    kv_num(w, "comm_share", r->comm_share);
+    kv_num(w, "comm_overlap", r->comm_overlap);
+    kv_num(w, "mfu", r->mfu);
+    kv_num(w, "hfu", r->hfu);
+    kv_us(w, "kernel_time_us", r->kernel_time_us);
+    kv_num(w, "short_kernel_share", r->short_kernel_share);
+    kv_us(w, "median_kernel_us", r->median_kernel_us);
+    kv_us(w, "launch_delay_median_us", r->launch_delay_median_us);
+    yajl_gen_map_close(w->g);
+}
+
+static void roles_us(jw *w, const char *k, const double *v)
+{
+    key(w, k);
+    yajl_gen_map_open(w->g);
+    for (int i = 0; i < GPUDIAG_ROLE_COUNT; i++)
+        kv_us(w, gpudiag_role_name((gpudiag_role)i), v[i]);
+    yajl_gen_map_close(w->g);
+}
+
+static void write_steps(jw *w, const gpudiag_report *r)
+{
+    key(w, "steps");
+    yajl_gen_array_open(w->g);
+    for (size_t i = 0; i < r->step_count; i++) {
+        const gpudiag_step *s = &r->steps[i];
+        yajl_gen_map_open(w->g);
+        key(w, "number");
+        if (s->number >= 0)
+            integer(w, (long long)s->number);
+        else
+            yajl_gen_null(w->g);
+        kv_us(w, "start_us", s->start_us);
+        kv_us(w, "end_us", s->end_us);
+        kv_us(w, "duration_us", s->duration_us);
+        kv_int(w, "device_ops", s->device_ops);
+        roles_us(w, "breakdown_us", s->role_us);
+        yajl_gen_map_close(w->g);
+    }
+    yajl_gen_array_close(w->g);
+
+    key(w, "breakdown");
+    yajl_gen_map_open(w->g);
+    kv_str(w, "definition", "pytorch_tb_plugin");
+    kv_us(w, "avg_step_us", r->avg_step_us);
+    roles_us(w, "avg_us", r->avg_role_us);
+    key(w, "share");
+    yajl_gen_map_open(w->g);
+    for (int i = 0; i < GPUDIAG_ROLE_COUNT; i++)
+        kv_num(w, gpudiag_role_name((gpudiag_role)i),
+               r->avg_step_us > 0 ? r->avg_role_us[i] / r->avg_step_us : NAN);
+    yajl_gen_map_close(w->g);
+    kv_int(w, "steps_trimmed", r->steps_trimmed);
+    kv_bool(w, "steps_from_profiler", r->steps_from_profiler);
+    yajl_gen_map_close(w->g);
+}
+
+static void write_idle(jw *w, const gpudiag_report *r)
+{
+    key(w, "idle");
+    yajl_gen_map_open(w->g);
+    kv_str(w, "definition", "hta_temporal_breakdown");
+    kv_num(w, "idle_share", r->idle_share);
+    key(w, "devices");
+    yajl_gen_array_open(w->g);
+    for (size_t i = 0; i < r->device_count; i++) {
+        const gpudiag_device *d = &r->devices[i];
+        yajl_gen_map_open(w->g);
+        kv_int(w, "device", d->id);
+        kv_us(w, "span_us", d->span_us);
+        kv_us(w, "idle_us", d->idle_us);
+        kv_num(w, "idle_share", d->span_us > 0 ? d->idle_us / d->span_us : NAN);
+        yajl_gen_map_close(w->g);
+    }
+    yajl_gen_array_close(w->g);
+    yajl_gen_map_close(w->g);
+}
+
+static void write_kernels(jw *w, const gpudiag_report *r)
+{
+    key(w, "kernels");
+    yajl_gen_map_open(w->g);
+    kv_int(w, "count", (long long)r->kernel_count);
+    kv_int(w, "distinct", (long long)r->kernel_stat_count);
+    kv_us(w, "total_us", r->kernel_time_us);
+    kv_num(w, "tensor_core_share", r->tensor_core_share);
+    key(w, "by_class");
+    yajl_gen_array_open(w->g);
+    for (int c = 0; c < GPUDIAG_KCLASS_COUNT; c++) {
+        if (r->class_time_us[c] <= 0)
+            continue;
+        yajl_gen_map_open(w->g);
+        kv_str(w, "class", gpudiag_kernel_class_name((gpudiag_kernel_class)c));
+        kv_us(w, "total_us", r->class_time_us[c]);
+        kv_num(w, "share", r->kernel_time_us > 0 ? r->class_time_us[c] / r->kernel_time_us : NAN);
+        yajl_gen_map_close(w->g);
+    }
+    yajl_gen_array_close(w->g);
+    key(w, "top");
+    yajl_gen_array_open(w->g);
+    size_t n = r->kernel_stat_count < JSON_TOP_KERNELS ? r->kernel_stat_count : JSON_TOP_KERNELS;
+    for (size_t i = 0; i < n; i++) {
+        const gpudiag_kernel_stat *k = &r->kernel_stats[i];
+        yajl_gen_map_open(w->g);
+        kv_str(w, "name", k->name);
+        kv_str(w, "class", gpudiag_kernel_class_name(k->cls));
+        kv_bool(w, "tensor_core", k->tensor_core);
+        kv_int(w, "calls", (long long)k->calls);
+        kv_us(w, "total_us", k->total_us);
+        kv_us(w, "mean_us", k->mean_us);
+        kv_us(w, "min_us", k->min_us);
+        kv_us(w, "max_us", k->max_us);
+        kv_num(w, "share", k->share);
+        yajl_gen_map_close(w->g);
+    }
+    yajl_gen_array_close(w->g);
+    yajl_gen_map_close(w->g);
+}
+
+static void write_findings(jw *w, const gpudiag_report *r)
+{
+    key(w, "findings");
+    yajl_gen_array_open(w->g);
+    for (size_t i = 0; i < r->finding_count; i++) {
+        const gpudiag_finding *f = &r->findings[i];
+        yajl_gen_map_open(w->g);
+        kv_str(w, "id", f->id);
+        kv_str(w, "severity", gpudiag_severity_name(f->severity));
+        kv_str(w, "kind", f->is_cause ? "cause" : strncmp(f->id, "input_", 6) == 0 ? "input" : "symptom");
+        kv_str(w, "title", f->title);
+        key(w, "evidence");
+        yajl_gen_map_open(w->g);
+        for (size_t k = 0; k < f->evidence_count; k++)
+            kv_num(w, f->evidence[k].key, f->evidence[k].value);
+        yajl_gen_map_close(w->g);
+        kv_str(w, "recommendation", f->recommendation);
+        kv_num(w, "est_gain", f->est_gain);
+        kv_str(w, "bottleneck", gpudiag_bottleneck_name(f->bottleneck));
+        yajl_gen_map_close(w->g);
+    }
+    yajl_gen_array_close(w->g);
+}
+
+gpudiag_status gpudiag_report_write_json(const gpudiag_report *r, FILE *fp, int pretty, gpudiag_error *err)
+{
+    if (!r || !fp)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "NULL report or stream");
+    jw w = {NULL, fp, 0};
+    w.g = yajl_gen_alloc(NULL);
+    if (!w.g)
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
+    yajl_gen_config(w.g, yajl_gen_beautify, pretty ? 1 : 0);
+    yajl_gen_config(w.g, yajl_gen_indent_string, "  ");
+    yajl_gen_config(w.g, yajl_gen_print_callback, print_cb, &w);
+
+    yajl_gen_map_open(w.g);
+    kv_str(&w, "schema", GPUDIAG_REPORT_SCHEMA);
+    key(&w, "tool");
+    yajl_gen_map_open(w.g);
+    kv_str(&w, "name", "gpudiag");
+    kv_str(&w, "version", GPUDIAG_VERSION);
+    yajl_gen_map_close(w.g);
+    write_inputs(&w, r);
+    write_devices(&w, r);
+    write_summary(&w, r);
+    write_steps(&w, r);
+    write_idle(&w, r);
+    write_kernels(&w, r);
+    key(&w, "series");
+    yajl_gen_null(w.g);
+    write_findings(&w, r);
+    key(&w, "verdict");
+    yajl_gen_map_open(w.g);
+    kv_str(&w, "bottleneck", gpudiag_bottleneck_name(r->bottleneck));
+    kv_str(&w, "summary", r->verdict);
+    yajl_gen_map_close(w.g);
+    yajl_gen_status gs = yajl_gen_map_close(w.g);
+    yajl_gen_free(w.g);
+    if (gs != yajl_gen_status_ok)
+        return gd_set_error(err, GPUDIAG_ERR_INTERNAL, NULL, -1, "JSON generator state error %d", (int)gs);
+    if (fputc('\n', fp) == EOF)
+        w.io_error = 1;
+    if (w.io_error || ferror(fp))
+        return gd_set_error(err, GPUDIAG_ERR_IO, NULL, -1, "write error");
+    return GPUDIAG_OK;
+}

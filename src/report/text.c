@@ -1,0 +1,287 @@
+/*
+ * text.c — the terminal report: verdict first, then the step breakdown, the
+ * findings ranked by expected gain, then details.  Fits a screen by default;
+ * `verbose` adds every step, every finding's evidence and more kernels.
+ * Colour (ANSI) only when the caller asks for it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpudiag/gpudiag.h"
+#include "util/util.h"
+
+typedef struct tw {
+    FILE *fp;
+    int color;
+    int width;
+} tw;
+
+static const char *c_bold(const tw *w) { return w->color ? "\033[1m" : ""; }
+static const char *c_dim(const tw *w) { return w->color ? "\033[2m" : ""; }
+static const char *c_red(const tw *w) { return w->color ? "\033[31m" : ""; }
+static const char *c_yellow(const tw *w) { return w->color ? "\033[33m" : ""; }
+static const char *c_green(const tw *w) { return w->color ? "\033[32m" : ""; }
+static const char *c_cyan(const tw *w) { return w->color ? "\033[36m" : ""; }
+static const char *c_off(const tw *w) { return w->color ? "\033[0m" : ""; }
+
+static const char *sev_color(const tw *w, gpudiag_severity s)
+{
+    switch (s) {
+    case GPUDIAG_SEV_HIGH: return c_red(w);
+    case GPUDIAG_SEV_MEDIUM: return c_yellow(w);
+    case GPUDIAG_SEV_LOW: return c_cyan(w);
+    case GPUDIAG_SEV_INFO: return c_dim(w);
+    }
+    return "";
+}
+
+/* Print `s` wrapped at the report width, every line prefixed by `indent`. */
+static void wrap(const tw *w, const char *indent, const char *s)
+{
+    size_t ind = strlen(indent);
+    size_t avail = (size_t)w->width > ind + 20 ? (size_t)w->width - ind : 60;
+    while (*s) {
+        size_t n = strlen(s);
+        size_t take = n;
+        if (n > avail) {
+            take = avail;
+            while (take > 0 && s[take] != ' ')
+                take--;
+            if (take == 0)
+                take = avail;
+        }
+        fprintf(w->fp, "%s%.*s\n", indent, (int)take, s);
+        s += take;
+        while (*s == ' ')
+            s++;
+    }
+}
+
+static void pct(char *b, size_t n, double v)
+{
+    if (isnan(v))
+        snprintf(b, n, "n/a");
+    else
+        snprintf(b, n, "%.1f%%", 100.0 * v);
+}
+
+static void ms(char *b, size_t n, double us)
+{
+    if (isnan(us))
+        snprintf(b, n, "n/a");
+    else if (us >= 1e6)
+        snprintf(b, n, "%.2f s", us / 1e6);
+    else if (us >= 1000)
+        snprintf(b, n, "%.2f ms", us / 1000.0);
+    else
+        snprintf(b, n, "%.1f us", us);
+}
+
+static void bar(const tw *w, double share, int cols)
+{
+    if (isnan(share) || share < 0)
+        share = 0;
+    int n = (int)lround(share * cols);
+    if (n > cols)
+        n = cols;
+    for (int i = 0; i < n; i++)
+        fputs(w->color ? "\xe2\x96\x88" : "#", w->fp);
+}
+
+static void header(const tw *w, const gpudiag_report *r)
+{
+    const gpudiag_input_info *in = &r->input;
+    fprintf(w->fp, "%sgpudiag %s%s  %s  (%s, %.1f MB of JSON, %llu events", c_bold(w), GPUDIAG_VERSION, c_off(w),
+            in->path ? in->path : "-", in->format, (double)in->bytes / 1e6, (unsigned long long)in->events);
+    if (in->rank >= 0)
+        fprintf(w->fp, ", rank %d", in->rank);
+    if (in->world_size > 0)
+        fprintf(w->fp, " of %d", in->world_size);
+    fprintf(w->fp, ")\n");
+    for (size_t i = 0; i < r->device_count; i++) {
+        const gpudiag_device *d = &r->devices[i];
+        fprintf(w->fp, "%sGPU %d: %s", c_dim(w), d->id, d->name[0] ? d->name : "(unnamed device)");
+        if (d->num_sms > 0)
+            fprintf(w->fp, ", %d %s", d->num_sms, r->is_amd ? "CUs" : "SMs");
+        if (d->compute_major >= 0 && !r->is_amd)
+            fprintf(w->fp, ", compute capability %d.%d", d->compute_major, d->compute_minor < 0 ? 0 : d->compute_minor);
+        fprintf(w->fp, ", %llu kernels%s\n", (unsigned long long)d->kernel_count, c_off(w));
+    }
+    for (size_t i = 0; i < r->finding_count; i++)
+        if (strcmp(r->findings[i].id, "input_truncated") == 0 || strcmp(r->findings[i].id, "input_malformed") == 0)
+            fprintf(w->fp, "%swarning:%s %s\n", c_yellow(w), c_off(w), r->findings[i].title);
+    fputc('\n', w->fp);
+}
+
+static void verdict(const tw *w, const gpudiag_report *r)
+{
+    fprintf(w->fp, "%sVERDICT%s  ", c_bold(w), c_off(w));
+    const char *col = r->bottleneck == GPUDIAG_BN_COMPUTE ? c_green(w) : r->bottleneck == GPUDIAG_BN_UNKNOWN ? "" : c_red(w);
+    fprintf(w->fp, "%s%s%s%s\n", c_bold(w), col, gpudiag_bottleneck_name(r->bottleneck), c_off(w));
+    wrap(w, "         ", r->verdict ? r->verdict : "");
+    fputc('\n', w->fp);
+}
+
+static void numbers(const tw *w, const gpudiag_report *r)
+{
+    char a[32], b[32], c[32], d[32], e[32];
+    if (r->step_count) {
+        ms(a, sizeof a, r->step_time.mean);
+        ms(b, sizeof b, r->step_time.median);
+        ms(c, sizeof c, r->step_time.p90);
+        ms(d, sizeof d, r->step_time.min);
+        ms(e, sizeof e, r->step_time.max);
+        fprintf(w->fp, "%sSTEPS%s    %zu %s: mean %s, median %s, p90 %s, min %s, max %s", c_bold(w), c_off(w),
+                r->step_count, r->steps_from_profiler ? "steps" : "window (no ProfilerStep markers)", a, b, c, d, e);
+        if (r->step_time.mean > 0 && r->step_count > 1)
+            fprintf(w->fp, " (spread %.1f%%)", 100.0 * r->step_time.stddev / r->step_time.mean);
+        fputc('\n', w->fp);
+        if (r->steps_trimmed)
+            fprintf(w->fp, "         %s%d trailing step(s) dropped: they launched less GPU work than the one before "
+                           "(profiler cut-off)%s\n",
+                    c_dim(w), r->steps_trimmed, c_off(w));
+    }
+    if (r->has_gpu) {
+        pct(a, sizeof a, r->gpu_utilization);
+        pct(b, sizeof b, r->sm_efficiency);
+        pct(c, sizeof c, r->achieved_occupancy);
+        pct(d, sizeof d, r->tensor_core_share);
+        fprintf(w->fp, "%sGPU%s      utilization %s   est. SM efficiency %s   est. achieved occupancy %s\n",
+                c_bold(w), c_off(w), a, b, c);
+        pct(e, sizeof e, r->idle_share);
+        fprintf(w->fp, "         Tensor Core kernels %s of GPU time   idle %s of the GPU's active span", d, e);
+        if (!isnan(r->comm_overlap)) {
+            pct(a, sizeof a, r->comm_overlap);
+            fprintf(w->fp, "   comm overlap %s", a);
+        }
+        fputc('\n', w->fp);
+        ms(a, sizeof a, r->median_kernel_us);
+        ms(b, sizeof b, r->launch_delay_median_us);
+        pct(c, sizeof c, r->short_kernel_share);
+        fprintf(w->fp, "         %llu kernels, median %s; launch delay median %s; short kernels %s\n",
+                (unsigned long long)r->kernel_count, a, b, c);
+    }
+    fputc('\n', w->fp);
+}
+
+static void breakdown(const tw *w, const gpudiag_report *r)
+{
+    if (!r->step_count || !(r->avg_step_us > 0))
+        return;
+    char a[32];
+    ms(a, sizeof a, r->avg_step_us);
+    fprintf(w->fp, "%sSTEP BREAKDOWN%s  average step %s (each instant counted once, kernel first)\n", c_bold(w),
+            c_off(w), a);
+    for (int i = 0; i < GPUDIAG_ROLE_COUNT; i++) {
+        double v = r->avg_role_us[i];
+        double s = v / r->avg_step_us;
+        ms(a, sizeof a, v);
+        fprintf(w->fp, "  %-14s %10s %6.1f%%  ", gpudiag_role_name((gpudiag_role)i), a, 100.0 * s);
+        bar(w, s, 40);
+        fputc('\n', w->fp);
+    }
+    fputc('\n', w->fp);
+}
+
+static void findings(const tw *w, const gpudiag_report *r, int verbose)
+{
+    if (!r->finding_count) {
+        fprintf(w->fp, "%sFINDINGS%s  none\n\n", c_bold(w), c_off(w));
+        return;
+    }
+    fprintf(w->fp, "%sFINDINGS%s  ranked by expected gain (share of step time a fix could save)\n", c_bold(w),
+            c_off(w));
+    for (size_t i = 0; i < r->finding_count; i++) {
+        const gpudiag_finding *f = &r->findings[i];
+        char gain[32] = "";
+        if (!isnan(f->est_gain))
+            snprintf(gain, sizeof gain, "  est. gain %.0f%%", 100.0 * f->est_gain);
+        fprintf(w->fp, "%2zu. %s[%s]%s %s%s%s%s\n", i + 1, sev_color(w, f->severity),
+                gpudiag_severity_name(f->severity), c_off(w), c_bold(w), f->id, c_off(w), gain);
+        wrap(w, "    ", f->title);
+        char ind[] = "    fix: ";
+        fprintf(w->fp, "%s", c_dim(w));
+        (void)ind;
+        fprintf(w->fp, "%s", c_off(w));
+        wrap(w, "    > ", f->recommendation);
+        if (verbose && f->evidence_count) {
+            fprintf(w->fp, "    %sevidence:", c_dim(w));
+            for (size_t k = 0; k < f->evidence_count; k++) {
+                if (isnan(f->evidence[k].value))
+                    fprintf(w->fp, " %s=null", f->evidence[k].key);
+                else
+                    fprintf(w->fp, " %s=%.6g", f->evidence[k].key, f->evidence[k].value);
+            }
+            fprintf(w->fp, "%s\n", c_off(w));
+        }
+    }
+    fputc('\n', w->fp);
+}
+
+static void kernels(const tw *w, const gpudiag_report *r, int verbose)
+{
+    if (!r->kernel_stat_count)
+        return;
+    size_t n = verbose ? 30 : 10;
+    if (n > r->kernel_stat_count)
+        n = r->kernel_stat_count;
+    fprintf(w->fp, "%sTOP KERNELS%s  by total GPU time (%zu distinct)\n", c_bold(w), c_off(w), r->kernel_stat_count);
+    fprintf(w->fp, "  %10s %6s %7s %10s  %-11s %2s  %s\n", "total ms", "share", "calls", "mean us", "class", "TC",
+            "name");
+    int namew = w->width - 58;
+    if (namew < 20)
+        namew = 20;
+    for (size_t i = 0; i < n; i++) {
+        const gpudiag_kernel_stat *k = &r->kernel_stats[i];
+        fprintf(w->fp, "  %10.2f %5.1f%% %7llu %10.1f  %-11s %2s  %.*s%s\n", k->total_us / 1000.0, 100.0 * k->share,
+                (unsigned long long)k->calls, k->mean_us, gpudiag_kernel_class_name(k->cls), k->tensor_core ? "y" : "-",
+                namew, k->name, (int)strlen(k->name) > namew ? "..." : "");
+    }
+    fputc('\n', w->fp);
+}
+
+static void steps_table(const tw *w, const gpudiag_report *r)
+{
+    if (!r->step_count)
+        return;
+    fprintf(w->fp, "%sSTEPS%s  (ms)\n  %-8s %10s", c_bold(w), c_off(w), "step", "duration");
+    for (int i = 0; i < GPUDIAG_ROLE_COUNT; i++)
+        fprintf(w->fp, " %9.9s", gpudiag_role_name((gpudiag_role)i));
+    fputc('\n', w->fp);
+    for (size_t s = 0; s < r->step_count; s++) {
+        const gpudiag_step *st = &r->steps[s];
+        if (st->number >= 0)
+            fprintf(w->fp, "  #%-7lld %10.2f", (long long)st->number, st->duration_us / 1000.0);
+        else
+            fprintf(w->fp, "  %-8s %10.2f", "all", st->duration_us / 1000.0);
+        for (int i = 0; i < GPUDIAG_ROLE_COUNT; i++)
+            fprintf(w->fp, " %9.2f", st->role_us[i] / 1000.0);
+        fputc('\n', w->fp);
+    }
+    fputc('\n', w->fp);
+}
+
+gpudiag_status gpudiag_report_write_text(const gpudiag_report *r, FILE *fp, const gpudiag_text_opts *opts,
+                                         gpudiag_error *err)
+{
+    if (!r || !fp)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "NULL report or stream");
+    tw w = {fp, opts ? opts->color : 0, opts && opts->width > 0 ? opts->width : 100};
+    int verbose = opts ? opts->verbose : 0;
+    header(&w, r);
+    verdict(&w, r);
+    numbers(&w, r);
+    breakdown(&w, r);
+    findings(&w, r, verbose);
+    kernels(&w, r, verbose);
+    if (verbose)
+        steps_table(&w, r);
+    else if (r->step_count > 1)
+        fprintf(fp, "%s(--verbose for every step, the evidence behind each finding and 30 kernels; --json for "
+                    "machines)%s\n",
+                c_dim(&w), c_off(&w));
+    if (ferror(fp))
+        return gd_set_error(err, GPUDIAG_ERR_IO, NULL, -1, "write error");
+    return GPUDIAG_OK;
+}

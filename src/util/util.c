@@ -1,0 +1,221 @@
+/*
+ * util.c — growable arrays, string interning (FNV-1a, open addressing, linear
+ * probing, load factor <= 0.5) and small string helpers.
+ */
+#include "util/util.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void gd_vec_init(gd_vec *v, size_t elem_size)
+{
+    v->data = NULL;
+    v->len = 0;
+    v->cap = 0;
+    v->elem = elem_size;
+}
+
+void gd_vec_free(gd_vec *v)
+{
+    free(v->data);
+    v->data = NULL;
+    v->len = v->cap = 0;
+}
+
+int gd_vec_reserve(gd_vec *v, size_t n)
+{
+    if (n <= v->cap)
+        return 0;
+    size_t cap = v->cap ? v->cap : 64;
+    while (cap < n) {
+        if (cap > SIZE_MAX / 2 / v->elem)
+            return -1;
+        cap *= 2;
+    }
+    void *p = realloc(v->data, cap * v->elem);
+    if (!p)
+        return -1;
+    v->data = p;
+    v->cap = cap;
+    return 0;
+}
+
+void *gd_vec_push(gd_vec *v, const void *elem)
+{
+    if (v->len == v->cap && gd_vec_reserve(v, v->len + 1) != 0)
+        return NULL;
+    void *slot = (char *)v->data + v->len * v->elem;
+    memcpy(slot, elem, v->elem);
+    v->len++;
+    return slot;
+}
+
+void gd_strtab_init(gd_strtab *t)
+{
+    memset(t, 0, sizeof *t);
+}
+
+void gd_strtab_free(gd_strtab *t)
+{
+    free(t->bytes);
+    free(t->offsets);
+    free(t->lens);
+    free(t->slots);
+    free(t->hashes);
+    memset(t, 0, sizeof *t);
+}
+
+static uint32_t fnv1a(const char *s, size_t len)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 16777619u;
+    }
+    return h;
+}
+
+static int strtab_rehash(gd_strtab *t, size_t new_cap)
+{
+    uint32_t *slots = calloc(new_cap, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (uint32_t id = 0; id < t->count; id++) {
+        size_t i = t->hashes[id] & (new_cap - 1);
+        while (slots[i])
+            i = (i + 1) & (new_cap - 1);
+        slots[i] = id + 1;
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->slot_cap = new_cap;
+    return 0;
+}
+
+uint32_t gd_strtab_intern(gd_strtab *t, const char *s, size_t len)
+{
+    if (len > UINT32_MAX - 1)
+        len = UINT32_MAX - 1;
+    if (t->slot_cap == 0 && strtab_rehash(t, 1024) != 0)
+        return UINT32_MAX;
+    uint32_t h = fnv1a(s, len);
+    size_t i = h & (t->slot_cap - 1);
+    while (t->slots[i]) {
+        uint32_t id = t->slots[i] - 1;
+        if (t->hashes[id] == h && t->lens[id] == len && memcmp(t->bytes + t->offsets[id], s, len) == 0)
+            return id;
+        i = (i + 1) & (t->slot_cap - 1);
+    }
+    if (t->count == UINT32_MAX - 1)
+        return UINT32_MAX;
+    if (t->count == t->ids_cap) {
+        uint32_t cap = t->ids_cap ? t->ids_cap * 2 : 256;
+        uint64_t *o = realloc(t->offsets, cap * sizeof *o);
+        if (!o)
+            return UINT32_MAX;
+        t->offsets = o;
+        uint32_t *l = realloc(t->lens, cap * sizeof *l);
+        if (!l)
+            return UINT32_MAX;
+        t->lens = l;
+        uint32_t *hs = realloc(t->hashes, cap * sizeof *hs);
+        if (!hs)
+            return UINT32_MAX;
+        t->hashes = hs;
+        t->ids_cap = cap;
+    }
+    if (t->bytes_len + len + 1 > t->bytes_cap) {
+        size_t cap = t->bytes_cap ? t->bytes_cap : 65536;
+        while (cap < t->bytes_len + len + 1)
+            cap *= 2;
+        char *b = realloc(t->bytes, cap);
+        if (!b)
+            return UINT32_MAX;
+        t->bytes = b;
+        t->bytes_cap = cap;
+    }
+    uint32_t id = t->count++;
+    t->offsets[id] = t->bytes_len;
+    t->lens[id] = (uint32_t)len;
+    t->hashes[id] = h;
+    memcpy(t->bytes + t->bytes_len, s, len);
+    t->bytes[t->bytes_len + len] = '\0';
+    t->bytes_len += len + 1;
+    t->slots[i] = id + 1;
+    if ((size_t)t->count * 2 > t->slot_cap && strtab_rehash(t, t->slot_cap * 2) != 0) {
+        /* the string is stored; the table is just fuller than we like */
+    }
+    return id;
+}
+
+gpudiag_status gd_set_error(gpudiag_error *err, gpudiag_status code, const char *path, int64_t offset,
+                            const char *fmt, ...)
+{
+    if (!err)
+        return code;
+    err->code = code;
+    err->offset = offset;
+    snprintf(err->path, sizeof err->path, "%s", path ? path : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+char *gd_strndup(const char *s, size_t n)
+{
+    char *p = malloc(n + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *gd_strdup(const char *s)
+{
+    return gd_strndup(s, strlen(s));
+}
+
+int gd_ieq(const char *s, size_t len, const char *lit)
+{
+    size_t n = strlen(lit);
+    if (n != len)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (tolower((unsigned char)s[i]) != lit[i])
+            return 0;
+    return 1;
+}
+
+int gd_starts_with(const char *s, size_t len, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return len >= n && memcmp(s, prefix, n) == 0;
+}
+
+int gd_ends_with(const char *s, size_t len, const char *suffix)
+{
+    size_t n = strlen(suffix);
+    return len >= n && memcmp(s + len - n, suffix, n) == 0;
+}
+
+int gd_icontains(const char *s, size_t len, const char *lit)
+{
+    size_t n = strlen(lit);
+    if (n == 0)
+        return 1;
+    if (len < n)
+        return 0;
+    for (size_t i = 0; i + n <= len; i++) {
+        size_t j = 0;
+        while (j < n && tolower((unsigned char)s[i + j]) == lit[j])
+            j++;
+        if (j == n)
+            return 1;
+    }
+    return 0;
+}

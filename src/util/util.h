@@ -1,0 +1,75 @@
+/*
+ * util.h — internal helpers: growable arrays, a string-interning table and
+ * error filling.  Allocation failures are returned (NULL / -1), never fatal:
+ * the library must not abort on bad or huge input.
+ */
+#ifndef GD_UTIL_H
+#define GD_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpudiag/gpudiag.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define GD_ATTR_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define GD_ATTR_WUR __attribute__((warn_unused_result))
+#else
+#define GD_ATTR_PRINTF(a, b)
+#define GD_ATTR_WUR
+#endif
+
+/* A growable array of fixed-size elements. */
+typedef struct gd_vec {
+    void *data;
+    size_t len;
+    size_t cap;
+    size_t elem;
+} gd_vec;
+
+void gd_vec_init(gd_vec *v, size_t elem_size);
+void gd_vec_free(gd_vec *v);
+/* Append one element (copied from `elem`); returns the slot or NULL on OOM. */
+void *gd_vec_push(gd_vec *v, const void *elem) GD_ATTR_WUR;
+/* Ensure capacity for `n` elements in total; 0 or -1 on OOM. */
+int gd_vec_reserve(gd_vec *v, size_t n) GD_ATTR_WUR;
+static inline void *gd_vec_at(const gd_vec *v, size_t i) { return (char *)v->data + i * v->elem; }
+
+/* String interning: every distinct byte string gets a dense uint32 id. */
+typedef struct gd_strtab {
+    char *bytes;        /* all strings, NUL-terminated, back to back */
+    size_t bytes_len, bytes_cap;
+    uint64_t *offsets;  /* id -> offset into bytes */
+    uint32_t *lens;     /* id -> length */
+    uint32_t count, ids_cap;
+    uint32_t *slots;    /* open addressing: id+1, 0 = empty */
+    uint32_t *hashes;   /* id -> hash (for rehash) */
+    size_t slot_cap;    /* power of two */
+} gd_strtab;
+
+void gd_strtab_init(gd_strtab *t);
+void gd_strtab_free(gd_strtab *t);
+/* Intern s[0..len); returns the id, or UINT32_MAX on OOM. */
+uint32_t gd_strtab_intern(gd_strtab *t, const char *s, size_t len);
+static inline const char *gd_strtab_get(const gd_strtab *t, uint32_t id) { return t->bytes + t->offsets[id]; }
+static inline uint32_t gd_strtab_len(const gd_strtab *t, uint32_t id) { return t->lens[id]; }
+
+/* Fill an error (err may be NULL); returns code for tail calls. */
+gpudiag_status gd_set_error(gpudiag_error *err, gpudiag_status code, const char *path, int64_t offset,
+                            const char *fmt, ...) GD_ATTR_PRINTF(5, 6);
+
+/* strdup that returns NULL on OOM. */
+char *gd_strdup(const char *s);
+char *gd_strndup(const char *s, size_t n);
+
+/* Case-insensitive compare of s[0..len) with a NUL-terminated lowercase literal. */
+int gd_ieq(const char *s, size_t len, const char *lit);
+/* 1 if s[0..len) starts with prefix. */
+int gd_starts_with(const char *s, size_t len, const char *prefix);
+/* 1 if s[0..len) ends with suffix. */
+int gd_ends_with(const char *s, size_t len, const char *suffix);
+/* 1 if the NUL-terminated lowercase literal occurs in s[0..len), ignoring case. */
+int gd_icontains(const char *s, size_t len, const char *lit);
+
+#endif
