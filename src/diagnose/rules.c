@@ -200,8 +200,6 @@ static void rule_host_overhead(fbuilder *b)
         return;
     int short_kernels = (!isnan(r->short_kernel_share) && r->short_kernel_share >= GD_SHORT_KERNEL_SHARE_MIN) ||
                         (!isnan(r->median_kernel_us) && r->median_kernel_us <= GD_SHORT_KERNEL_MEDIAN_US);
-    if (!short_kernels)
-        return;
     double idle = 1.0 - r->gpu_utilization;
     double gain = host < idle ? host : idle;
     gpudiag_finding *f = add(b, "host_overhead", sev_for_share(gain), 1, GPUDIAG_BN_HOST_LAUNCH, gain);
@@ -211,15 +209,26 @@ static void rule_host_overhead(fbuilder *b)
     ev(f, "short_kernel_share", r->short_kernel_share);
     ev(f, "median_kernel_us", r->median_kernel_us);
     ev(f, "gpu_utilization", r->gpu_utilization);
-    text(b, f,
-         fmt_alloc("The CPU cannot launch kernels fast enough: launch calls and CPU ops own %.1f%% of the step "
-                   "while the median kernel runs %.1f us",
-                   100.0 * host, r->median_kernel_us),
-         fmt_alloc("Launch fewer, larger kernels: torch.compile(model) (mode=\"reduce-overhead\" adds CUDA "
-                   "Graphs), capture the static part of the step with torch.cuda.graphs, use fused/foreach "
-                   "optimizers (torch.optim.AdamW(..., fused=True)), fuse elementwise chains, and raise the "
-                   "batch size so each kernel does more work. Remove per-step Python work and logging from "
-                   "the hot loop."));
+    if (short_kernels)
+        text(b, f,
+             fmt_alloc("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
+                       "%.1f%% of the step while no kernel runs, and the median kernel lasts only %.1f us",
+                       100.0 * host, r->median_kernel_us),
+             fmt_alloc("Launch fewer, larger kernels: torch.compile(model) (mode=\"reduce-overhead\" adds CUDA "
+                       "Graphs), capture the static part of the step with torch.cuda.graphs, use fused/foreach "
+                       "optimizers (torch.optim.AdamW(..., fused=True)), fuse elementwise chains, and raise the "
+                       "batch size so each kernel does more work. Remove per-step Python work and logging from "
+                       "the hot loop."));
+    else
+        text(b, f,
+             fmt_alloc("The GPU waits for the CPU: framework ops and launch calls run for %.1f%% of the step "
+                       "while no kernel runs",
+                       100.0 * host),
+             fmt_alloc("Find the CPU work between kernels (profile with with_stack=True, or py-spy) and move it "
+                       "off the critical path: avoid .item()/.cpu()/print of GPU tensors inside the step, do "
+                       "metrics and logging every N steps, move CPU-side tensor work to the GPU, and use "
+                       "torch.compile to cut Python overhead. With DDP, set gradient_as_bucket_view=True and "
+                       "static_graph=True when the graph is static."));
 }
 
 static void rule_communication(fbuilder *b)
@@ -347,7 +356,7 @@ static const char *short_fix(const char *id)
     if (strcmp(id, "dataloader_stall") == 0)
         return "raise DataLoader num_workers, pin_memory, prefetch";
     if (strcmp(id, "host_overhead") == 0)
-        return "fewer, larger kernels: torch.compile / CUDA Graphs, fused optimizers";
+        return "cut CPU work between kernels: torch.compile / CUDA Graphs, no per-step .item()";
     if (strcmp(id, "communication_heavy") == 0)
         return "overlap all-reduce with backward, communicate less often";
     if (strcmp(id, "memcpy_heavy") == 0)

@@ -339,6 +339,8 @@ static int cat_for(const char *s, size_t len)
         return CAT_GPU_ANNOT;
     if (gd_ieq(s, len, "python_function"))
         return CAT_PYFUNC;
+    if (gd_ieq(s, len, "cuda_profiler_range"))
+        return CAT_KERNEL; /* kernels carrying CUPTI counters (HTA reads them as kernels) */
     return CAT_OTHER;
 }
 
@@ -471,6 +473,11 @@ static int commit_event(parser *p)
         /* Role as the TensorBoard plugin assigns it (event_parser.py:_parse_step);
          * gpu_user_annotation maps to user_annotation there. */
         if (e->cat == CAT_PYFUNC) {
+            op.role = GD_CR_NONE;
+        } else if (e->cat == CAT_GPU_ANNOT && !comm_op_kind(name, nlen)) {
+            /* Deviation from TBP (docs/DEFINITIONS.md): a gpu_user_annotation is
+             * the device-side copy of a host annotation, not CPU work, so it is
+             * not CPU Exec. */
             op.role = GD_CR_NONE;
         } else if (e->cat != CAT_PYTHON &&
                    ((gd_starts_with(name, nlen, "enumerate(DataLoader)#") && gd_ends_with(name, nlen, ".__next__")) ||
