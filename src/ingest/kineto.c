@@ -1042,6 +1042,14 @@ gpudiag_status gd_kineto_read(const char *path, gpudiag_trace **out, gpudiag_err
                           "not a trace: no \"traceEvents\" array (expected a PyTorch profiler / Chrome trace)");
         goto done;
     }
+    if (p.t->events == 0 && (p.t->truncated || first_error_at >= 0)) {
+        if (first_error_at >= 0)
+            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, first_error_at, "no readable event: %s", first_error);
+        else
+            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, p.t->truncated_at,
+                              "the trace ends before its first complete event (%s)", p.t->truncation_reason);
+        goto done;
+    }
     if (first_error_at >= 0) {
         p.t->first_error_at = first_error_at;
         snprintf(p.t->first_error, sizeof p.t->first_error, "%s", first_error);

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Install what gpudiag needs (Debian/Ubuntu packages) and build it into ./build.
+# Usage: scripts/bootstrap.sh            (as root, or with sudo available)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PKGS=(gcc make cmake pkg-config libyajl-dev zlib1g-dev python3 gzip)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$(nproc)"
+echo "built: $(pwd)/build/gpudiag"

@@ -1,0 +1,178 @@
+#define _POSIX_C_SOURCE 200809L
+/* The Kineto reader and the analyses on the bundled real trace, and exact
+ * number handling on small traces written here.
+ *
+ * Expected counts for examples/resnet50_v100_num_workers_0 were taken
+ * independently with zcat | grep -c: 75718 events ("ph"), 8772 "Kernel",
+ * 12 "Memcpy", 312 "Memset", 11923 "Runtime", 23646 "Operator" of which 6 are
+ * ProfilerStep#5..#10; 35049145 bytes uncompressed.  The analysis values are
+ * those the PyTorch TensorBoard plugin itself showed for this very trace (its
+ * front-end mock data, reproduced by tests/oracle/tbp_oracle.py): 6 steps,
+ * average step 177592.17 us, DataLoader 59261.83 us, GPU utilization 55.51%,
+ * Est. SM efficiency 54.68%, Est. achieved occupancy 49.13%.
+ */
+#include <unistd.h>
+
+#include "gpudiag/gpudiag.h"
+#include "model/trace.h"
+#include "test.h"
+
+static char tmpdir[] = "/tmp/gd_test_kineto_XXXXXX";
+
+static const char *write_tmp(const char *name, const char *text)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *fp = fopen(path, "wb");
+    ASSERT_TRUE(fp != NULL);
+    fputs(text, fp);
+    fclose(fp);
+    return path;
+}
+
+static void test_example(void)
+{
+    gpudiag_trace *t = NULL;
+    gpudiag_error err;
+    memset(&err, 0x5a, sizeof err); /* poison */
+    gpudiag_status st = gpudiag_trace_read(GD_EXAMPLES "/resnet50_v100_num_workers_0.pt.trace.json.gz", &t, &err);
+    ASSERT_EQ_INT(st, GPUDIAG_OK);
+    ASSERT_EQ_INT(t->events, 75718);
+    ASSERT_EQ_INT(t->bytes, 35049145);
+    ASSERT_EQ_INT(t->gpu_ops.len, 8772 + 12 + 312);
+    ASSERT_EQ_INT(t->runtimes.len, 11923);
+    ASSERT_EQ_INT(t->host_steps.len, 6);
+    ASSERT_EQ_INT(t->cpu_ops.len, 23646 - 6);
+    ASSERT_EQ_INT(t->devices.len, 4);
+    ASSERT_EQ_INT(t->truncated, 0);
+
+    gpudiag_report *r = NULL;
+    ASSERT_EQ_INT(gpudiag_analyze(t, NULL, &r, &err), GPUDIAG_OK);
+    gpudiag_trace_free(&t);
+    ASSERT_TRUE(t == NULL);
+    ASSERT_EQ_INT(r->step_count, 6);
+    ASSERT_EQ_INT(r->steps[0].number, 5);
+    ASSERT_EQ_INT(r->steps[5].number, 10);
+    ASSERT_NEAR(r->avg_step_us, 177592.1666667, 1e-3);
+    ASSERT_NEAR(r->avg_role_us[GPUDIAG_ROLE_DATALOADER], 59261.8333333, 1e-3);
+    ASSERT_EQ_INT(r->device_count, 1);
+    ASSERT_NEAR(r->devices[0].gpu_utilization, 0.5551, 5e-5);
+    ASSERT_NEAR(r->devices[0].sm_efficiency, 0.5468, 5e-5);
+    ASSERT_NEAR(r->devices[0].achieved_occupancy, 0.4913, 5e-5);
+    ASSERT_NEAR(r->tensor_core_share, 0.0, 0);
+    /* every step is partitioned exactly */
+    for (size_t i = 0; i < r->step_count; i++) {
+        double sum = 0;
+        for (int k = 0; k < GPUDIAG_ROLE_COUNT; k++)
+            sum += r->steps[i].role_us[k];
+        ASSERT_NEAR(sum, r->steps[i].duration_us, 1e-6);
+    }
+    ASSERT_EQ_INT(r->bottleneck, GPUDIAG_BN_DATA_PIPELINE);
+    ASSERT_TRUE(r->finding_count >= 1);
+    ASSERT_STR_EQ(r->findings[0].id, "dataloader_stall");
+    ASSERT_NEAR(r->findings[0].est_gain, 59261.8333333 / 177592.1666667, 1e-6);
+    ASSERT_NAN(r->mfu);
+    gpudiag_report_free(&r);
+    ASSERT_TRUE(r == NULL);
+}
+
+static void test_exact_numbers(void)
+{
+    /* 19 significant digits: a double cannot hold ts; we keep exact ns. */
+    const char *p = write_tmp("ns.json",
+        "{\"traceEvents\":[\n"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":1712195495502094.5,"
+        "\"dur\":1.25,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1,\"Comms Id\":18446744073709551615}},\n"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+        "\"ts\":1712195495502090.123,\"dur\":2,\"args\":{\"correlation\":1}}\n"
+        "]}\n");
+    gpudiag_trace *t = NULL;
+    ASSERT_EQ_INT(gpudiag_trace_read(p, &t, NULL), GPUDIAG_OK);
+    ASSERT_EQ_INT(t->gpu_ops.len, 1);
+    const gd_gpu_op *op = t->gpu_ops.data;
+    ASSERT_EQ_INT(op->ts_ns, 1712195495502094500LL);
+    ASSERT_EQ_INT(op->dur_ns, 1250);
+    ASSERT_EQ_INT(op->stream, 7);
+    const gd_runtime *rt = t->runtimes.data;
+    ASSERT_EQ_INT(rt->ts_ns, 1712195495502090123LL);
+    gpudiag_trace_free(&t);
+}
+
+static void test_truncated_and_malformed(void)
+{
+    /* cut mid-array: the two complete events survive */
+    const char *p = write_tmp("cut.json",
+        "{\"traceEvents\":[\n"
+        "  {\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5},\n"
+        "  {\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":5},\n"
+        "  {\"ph\":\"X\",\"cat\":\"cpu_op\",\"na");
+    gpudiag_trace *t = NULL;
+    ASSERT_EQ_INT(gpudiag_trace_read(p, &t, NULL), GPUDIAG_OK);
+    ASSERT_EQ_INT(t->cpu_ops.len, 2);
+    ASSERT_EQ_INT(t->truncated, 1);
+    gpudiag_trace_free(&t);
+
+    /* an unescaped quote breaks one event; reading resumes at the next line */
+    p = write_tmp("quote.json",
+        "{\"traceEvents\":[\n"
+        "  {\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5},\n"
+        "  {\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"file \"x.py\" line\",\"pid\":1,\"tid\":1,\"ts\":15,\"dur\":1},\n"
+        "  {\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":5}\n"
+        "]}\n");
+    ASSERT_EQ_INT(gpudiag_trace_read(p, &t, NULL), GPUDIAG_OK);
+    ASSERT_EQ_INT(t->cpu_ops.len, 2);
+    ASSERT_EQ_INT(t->skipped_malformed, 1);
+    ASSERT_EQ_INT(t->truncated, 0);
+    ASSERT_TRUE(t->first_error_at > 100 && t->first_error_at < 200);
+    gpudiag_trace_free(&t);
+
+    /* dur -1 and GPU ts 0 are skipped and counted */
+    p = write_tmp("dirty.json",
+        "{\"traceEvents\":[\n"
+        "  {\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":-1},\n"
+        "  {\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":0},\n"
+        "  {\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":20}\n"
+        "]}\n");
+    ASSERT_EQ_INT(gpudiag_trace_read(p, &t, NULL), GPUDIAG_OK);
+    ASSERT_EQ_INT(t->cpu_ops.len, 0);
+    ASSERT_EQ_INT(t->skipped_no_dur, 2);
+    ASSERT_EQ_INT(t->skipped_zero_ts, 1);
+    gpudiag_trace_free(&t);
+}
+
+static void test_errors(void)
+{
+    gpudiag_trace *t = (gpudiag_trace *)(uintptr_t)1; /* poison */
+    gpudiag_error err;
+    memset(&err, 0x5a, sizeof err);
+    ASSERT_EQ_INT(gpudiag_trace_read("/nonexistent/x.json", &t, &err), GPUDIAG_ERR_IO);
+    ASSERT_TRUE(t == NULL);
+    ASSERT_EQ_INT(err.code, GPUDIAG_ERR_IO);
+    ASSERT_STR_EQ(err.path, "/nonexistent/x.json");
+
+    const char *p = write_tmp("notjson.txt", "hello world\n");
+    ASSERT_EQ_INT(gpudiag_trace_read(p, &t, &err), GPUDIAG_ERR_FORMAT);
+    ASSERT_TRUE(err.offset >= 0 && err.offset <= 1); /* yajl reports the byte after the bad one */
+    p = write_tmp("empty.json", "");
+    ASSERT_EQ_INT(gpudiag_trace_read(p, &t, &err), GPUDIAG_ERR_FORMAT);
+    p = write_tmp("shape.json", "{\"a\": [1, 2, {\"b\": 3}]}");
+    ASSERT_EQ_INT(gpudiag_trace_read(p, &t, &err), GPUDIAG_ERR_FORMAT);
+    ASSERT_TRUE(strstr(err.message, "traceEvents") != NULL);
+    ASSERT_STR_EQ(gpudiag_errname(GPUDIAG_ERR_FORMAT), "format");
+    ASSERT_EQ_INT(gpudiag_analyze(NULL, NULL, NULL, &err), GPUDIAG_ERR_ARG);
+}
+
+int main(void)
+{
+    if (!mkdtemp(tmpdir))
+        return 1;
+    test_example();
+    test_exact_numbers();
+    test_truncated_and_malformed();
+    test_errors();
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    if (system(cmd) != 0)
+        return 1;
+    TEST_DONE("test_kineto");
+}

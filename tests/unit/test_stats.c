@@ -1,0 +1,52 @@
+/* Step-time statistics and kernel classification. */
+#include "analyze/analyze.h"
+#include "analyze/kclass.h"
+#include "test.h"
+
+static int tc(const char *n) { return gd_kernel_uses_tensor_cores(n, strlen(n)); }
+static gpudiag_kernel_class cls(const char *n) { return gd_kernel_class(n, strlen(n)); }
+
+int main(void)
+{
+    /* 10, 20, 30, 40: mean 25, median 25, p90 = 30 + 0.7*10 = 37 (linear,
+     * position 0.9*3 = 2.7), population stddev sqrt(125) */
+    double v[] = {40, 10, 30, 20};
+    gpudiag_stats_us s;
+    gd_stats_compute(v, 4, &s);
+    ASSERT_NEAR(s.mean, 25.0, 1e-12);
+    ASSERT_NEAR(s.median, 25.0, 1e-12);
+    ASSERT_NEAR(s.p90, 37.0, 1e-12);
+    ASSERT_NEAR(s.min, 10.0, 0);
+    ASSERT_NEAR(s.max, 40.0, 0);
+    ASSERT_NEAR(s.stddev, sqrt(125.0), 1e-12);
+    ASSERT_NEAR(v[0], 40.0, 0); /* input untouched */
+    gd_stats_compute(v, 0, &s);
+    ASSERT_NAN(s.mean);
+    ASSERT_NAN(s.p90);
+    double one[] = {7};
+    gd_stats_compute(one, 1, &s);
+    ASSERT_NEAR(s.p90, 7.0, 0);
+    ASSERT_NEAR(s.stddev, 0.0, 0);
+
+    /* Tensor Core patterns: TBP's list and newer names */
+    ASSERT_TRUE(tc("volta_h884gemm_64x64_ldg8_nn"));
+    ASSERT_TRUE(tc("ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_64x3_nn"));
+    ASSERT_TRUE(tc("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1"));
+    ASSERT_TRUE(tc("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_16x6_tn_align4>(Params)"));
+    ASSERT_TRUE(!tc("volta_sgemm_64x64_nt"));
+    ASSERT_TRUE(!tc("volta_scudnn_128x64_relu_medium_nn_v1"));
+    ASSERT_TRUE(!tc("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float> >"));
+
+    /* classes */
+    ASSERT_EQ_INT(cls("volta_sgemm_64x64_nt"), GPUDIAG_KCLASS_GEMM);
+    ASSERT_EQ_INT(cls("void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, false>"), GPUDIAG_KCLASS_CONV);
+    ASSERT_EQ_INT(cls("void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 512, true, 1>"), GPUDIAG_KCLASS_NORM);
+    ASSERT_EQ_INT(cls("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
+                  GPUDIAG_KCLASS_COMMUNICATION);
+    ASSERT_EQ_INT(cls("void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4> >"), GPUDIAG_KCLASS_ATTENTION);
+    ASSERT_EQ_INT(cls("Memcpy HtoD (Pageable -> Device)"), GPUDIAG_KCLASS_MEMORY);
+    ASSERT_TRUE(gd_kernel_is_comm("ncclKernel_AllReduce_RING_LL_Sum_float", 38));
+    ASSERT_TRUE(!gd_kernel_is_compute("ncclKernel_AllReduce_RING_LL_Sum_float", 38));
+    ASSERT_TRUE(gd_kernel_is_compute("volta_sgemm_64x64_nt", 20));
+    TEST_DONE("test_stats");
+}
