@@ -10,6 +10,7 @@
  * Each pass is linear after one sort; nothing is quadratic in the events.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,7 +142,29 @@ typedef struct actx {
     gd_iv *steps;             /* final steps as intervals */
     size_t nsteps;
     int64_t span_s, span_e;   /* first step start .. last step end */
+    uint8_t *nflags;          /* per name id: NF_* bits, classified once */
 } actx;
+
+enum { NF_TC = 1, NF_COMM = 2, NF_COMPUTE = 4, NF_DONE = 0x80 };
+
+/* Name classification is done once per distinct name, not per event. */
+static unsigned name_flags(actx *a, uint32_t id)
+{
+    uint8_t f = a->nflags[id];
+    if (f & NF_DONE)
+        return f;
+    const char *nm = gd_strtab_get(&a->t->names, id);
+    size_t nl = gd_strtab_len(&a->t->names, id);
+    f = NF_DONE;
+    if (gd_kernel_uses_tensor_cores(nm, nl))
+        f |= NF_TC;
+    if (gd_kernel_is_comm(nm, nl))
+        f |= NF_COMM;
+    if (gd_kernel_is_compute(nm, nl))
+        f |= NF_COMPUTE;
+    a->nflags[id] = f;
+    return f;
+}
 
 /* ---- steps (TBP StepParser) ---------------------------------------------- */
 
@@ -227,7 +250,8 @@ static int build_steps(actx *a)
         rts[i].end = rt->ts_ns + rt->dur_ns;
         rts[i].idx = (uint32_t)i;
     }
-    qsort(rts, nrt, sizeof *rts, cmp_rt_ref);
+    if (gd_radix_sort_i64(rts, nrt, sizeof *rts, offsetof(rt_ref, ts)) != 0) /* stable: ties keep idx order */
+        qsort(rts, nrt, sizeof *rts, cmp_rt_ref);
     uint8_t *op_matched = calloc(t->gpu_ops.len ? t->gpu_ops.len : 1, 1);
     if (!op_matched) {
         free(rts);
@@ -467,7 +491,10 @@ static double sm_efficiency(endpoint *ep, size_t n, int64_t span_s, int64_t span
 {
     if (n == 0 || span_e <= span_s)
         return NAN;
-    qsort(ep, n, sizeof *ep, cmp_endpoint);
+    /* ep holds every START before every END, so a stable sort by time puts
+     * STARTs before ENDs at equal times, as TBP's sort key does. */
+    if (gd_radix_sort_i64(ep, n, sizeof *ep, offsetof(endpoint, t)) != 0)
+        qsort(ep, n, sizeof *ep, cmp_endpoint);
     double last_value = ep[0].v;
     int64_t last_t = ep[0].t;
     double weighted = 0;
@@ -542,16 +569,17 @@ static int build_devices(actx *a)
     free(ids);
 
     int rc = -1;
-    gd_vec kiv, all_iv, comp_iv, comm_iv, eps;
+    gd_vec kiv, all_iv, comp_iv, comm_iv, eps, eps_end;
     gd_vec_init(&kiv, sizeof(gd_iv));
     gd_vec_init(&all_iv, sizeof(gd_iv));
     gd_vec_init(&comp_iv, sizeof(gd_iv));
     gd_vec_init(&comm_iv, sizeof(gd_iv));
     gd_vec_init(&eps, sizeof(endpoint));
+    gd_vec_init(&eps_end, sizeof(endpoint));
     gd_iv *tmp = NULL;
     for (size_t di = 0; di < nid; di++) {
         gpudiag_device *d = &r->devices[di];
-        kiv.len = all_iv.len = comp_iv.len = comm_iv.len = eps.len = 0;
+        kiv.len = all_iv.len = comp_iv.len = comm_iv.len = eps.len = eps_end.len = 0;
         double occ_w = 0, occ_t = 0, tc_t = 0, ktime = 0;
         uint64_t kcount = 0;
         for (size_t i = 0; i < t->gpu_ops.len; i++) {
@@ -563,26 +591,25 @@ static int build_devices(actx *a)
                 goto out;
             if (op->kind != GD_GPU_KERNEL)
                 continue;
-            const char *nm = gd_strtab_get(&t->names, op->name_id);
-            size_t nl = gd_strtab_len(&t->names, op->name_id);
+            unsigned nf = name_flags(a, op->name_id);
             kcount++;
             ktime += (double)op->dur_ns;
             if (push_iv(&kiv, s, op->dur_ns))
                 goto out;
-            if (gd_kernel_uses_tensor_cores(nm, nl))
+            if (nf & NF_TC)
                 tc_t += (double)op->dur_ns;
             if (op->stream != -1) {
-                if (gd_kernel_is_comm(nm, nl)) {
+                if (nf & NF_COMM) {
                     if (push_iv(&comm_iv, s, op->dur_ns))
                         goto out;
-                } else if (gd_kernel_is_compute(nm, nl)) {
+                } else if (nf & NF_COMPUTE) {
                     if (push_iv(&comp_iv, s, op->dur_ns))
                         goto out;
                 }
             }
             if ((op->flags & GD_GF_HAS_BPS) && op->blocks_per_sm > 0.0f) {
                 endpoint e1 = {s, 0, (double)op->blocks_per_sm}, e2 = {e, 1, (double)op->blocks_per_sm};
-                if (!gd_vec_push(&eps, &e1) || !gd_vec_push(&eps, &e2))
+                if (!gd_vec_push(&eps, &e1) || !gd_vec_push(&eps_end, &e2))
                     goto out;
             }
             if ((op->flags & GD_GF_HAS_OCC) && op->occupancy_pct >= 0.0f && a->nsteps) {
@@ -603,6 +630,11 @@ static int build_devices(actx *a)
             gd_iv span = {a->span_s, a->span_e};
             int64_t busy = gd_iv_intersect_len(kiv.data, kiv.len, &span, 1);
             d->gpu_utilization = (double)busy / (double)(a->span_e - a->span_s);
+            if (eps_end.len && gd_vec_reserve(&eps, eps.len + eps_end.len) != 0)
+                goto out;
+            if (eps_end.len)
+                memcpy((endpoint *)eps.data + eps.len, eps_end.data, eps_end.len * sizeof(endpoint));
+            eps.len += eps_end.len;
             d->sm_efficiency = sm_efficiency(eps.data, eps.len, a->span_s, a->span_e);
             if (occ_t > 0)
                 d->achieved_occupancy = occ_w / occ_t / 100.0;
@@ -636,6 +668,7 @@ out:
     gd_vec_free(&comp_iv);
     gd_vec_free(&comm_iv);
     gd_vec_free(&eps);
+    gd_vec_free(&eps_end);
     return rc;
 }
 
@@ -662,7 +695,7 @@ static int build_kernels(actx *a)
     kagg *agg = calloc(nn ? nn : 1, sizeof *agg);
     if (!agg)
         return -1;
-    double *durs = malloc((t->gpu_ops.len + 1) * sizeof *durs);
+    int64_t *durs = malloc((t->gpu_ops.len + 1) * sizeof *durs);
     if (!durs) {
         free(agg);
         return -1;
@@ -681,14 +714,15 @@ static int build_kernels(actx *a)
         k->calls++;
         k->total += op->dur_ns;
         total += op->dur_ns;
-        durs[nd++] = ns_to_us(op->dur_ns);
+        durs[nd++] = op->dur_ns;
     }
     r->kernel_count = nd;
     r->kernel_time_us = ns_to_us(total);
     if (nd) {
-        gpudiag_stats_us st;
-        gd_stats_compute(durs, nd, &st);
-        r->median_kernel_us = st.median;
+        if (gd_radix_sort_i64(durs, nd, sizeof *durs, 0) != 0)
+            qsort(durs, nd, sizeof *durs, cmp_i64);
+        /* median: mean of the two middle values for an even count */
+        r->median_kernel_us = nd % 2 ? ns_to_us(durs[nd / 2]) : (ns_to_us(durs[nd / 2 - 1]) + ns_to_us(durs[nd / 2])) / 2;
     }
     free(durs);
     size_t nk = 0;
@@ -836,7 +870,8 @@ static int build_corr_index(actx *a)
     size_t n = t->gpu_ops.len;
     a->corr = malloc((n + 1) * sizeof *a->corr);
     a->op_is_comm = calloc(n + 1, 1);
-    if (!a->corr || !a->op_is_comm)
+    a->nflags = calloc((size_t)t->names.count + 1, 1);
+    if (!a->corr || !a->op_is_comm || !a->nflags)
         return -1;
     int64_t *ext = NULL;
     size_t next = t->comm_ext_ids.len;
@@ -863,15 +898,14 @@ static int build_corr_index(actx *a)
         if (use_ext && (op->flags & GD_GF_HAS_EXT) &&
             bsearch(&op->external_id, ext, next, sizeof *ext, cmp_i64))
             comm = 1;
-        if (!comm) {
-            const char *nm = gd_strtab_get(&t->names, op->name_id);
-            comm = gd_kernel_is_comm(nm, gd_strtab_len(&t->names, op->name_id));
-        }
+        if (!comm)
+            comm = (name_flags(a, op->name_id) & NF_COMM) != 0;
         a->op_is_comm[i] = (uint8_t)comm;
     }
     free(ext);
     a->ncorr = k;
-    qsort(a->corr, k, sizeof *a->corr, cmp_corr);
+    if (gd_radix_sort_i64(a->corr, k, sizeof *a->corr, offsetof(corr_entry, correlation)) != 0)
+        qsort(a->corr, k, sizeof *a->corr, cmp_corr); /* stable radix keeps op order within a correlation */
     return 0;
 }
 
@@ -928,12 +962,14 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
     free(a.corr);
     free(a.op_is_comm);
     free(a.steps);
+    free(a.nflags);
     *out = r;
     return GPUDIAG_OK;
 oom:
     free(a.corr);
     free(a.op_is_comm);
     free(a.steps);
+    free(a.nflags);
     gpudiag_report_free(&r);
     return gd_set_error(err, GPUDIAG_ERR_NOMEM, t->path, -1, "out of memory");
 }

@@ -4,7 +4,10 @@
  */
 #include "analyze/intervals.h"
 
+#include <stddef.h>
 #include <stdlib.h>
+
+#include "util/util.h"
 
 static int cmp_iv(const void *pa, const void *pb)
 {
@@ -20,7 +23,9 @@ size_t gd_iv_merge(gd_iv *a, size_t n)
 {
     if (n == 0)
         return 0;
-    qsort(a, n, sizeof *a, cmp_iv);
+    /* Equal starts may come in any order: the union is the same. */
+    if (gd_radix_sort_i64(a, n, sizeof *a, offsetof(gd_iv, s)) != 0)
+        qsort(a, n, sizeof *a, cmp_iv);
     size_t m = 0;
     for (size_t i = 1; i < n; i++) {
         if (a[i].e > a[m].e) {

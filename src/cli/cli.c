@@ -189,6 +189,20 @@ static void print_error(const gpudiag_error *err)
         fprintf(stderr, "%s: error: %s\n", prog, err->message);
 }
 
+/* Partly valid input is analysed; say so on stderr too, with file and offset. */
+static void warn_input(const gpudiag_report *r)
+{
+    for (size_t i = 0; i < r->finding_count; i++) {
+        const gpudiag_finding *f = &r->findings[i];
+        if (strcmp(f->id, "input_truncated") == 0)
+            fprintf(stderr, "%s: warning: %s: byte %lld: %s\n", prog, r->input.path, (long long)r->input.truncated_at,
+                    f->title);
+        else if (strcmp(f->id, "input_malformed") == 0 && f->evidence_count > 1)
+            fprintf(stderr, "%s: warning: %s: byte %lld: %s\n", prog, r->input.path, (long long)f->evidence[1].value,
+                    f->title);
+    }
+}
+
 static int terminal_width(void)
 {
     const char *cols = getenv("COLUMNS");
@@ -221,9 +235,10 @@ static int cmd_analyze(int argc, char **argv)
         const char *path = s.paths[i];
         struct stat sb;
         if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-            fprintf(stderr, "%s: error: %s: is a directory; pass the trace files (e.g. %s/*.json.gz)\n", prog, path,
-                    path);
-            worst = EXIT_USAGE;
+            fprintf(stderr, "%s: error: %s: is a directory, not a trace file; pass the trace files (e.g. %s/*.json.gz)\n",
+                    prog, path, path);
+            if (EXIT_INPUT > worst)
+                worst = EXIT_INPUT;
             continue;
         }
         gpudiag_error err;
@@ -239,6 +254,8 @@ static int cmd_analyze(int argc, char **argv)
         }
         gpudiag_report *r = NULL;
         st = gpudiag_analyze(t, NULL, &r, &err);
+        if (st == GPUDIAG_OK)
+            warn_input(r);
         gpudiag_trace_free(&t);
         if (st != GPUDIAG_OK) {
             print_error(&err);

@@ -21,6 +21,8 @@
  * UTF-8 validated (names are bytes to us).
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,12 @@
 
 #include "ingest/input.h"
 #include "ingest/kineto.h"
+#ifdef GPUDIAG_HAVE_SIMDJSON
+#include "ingest/sj_shim.h"
+#define GD_SJ_PADDING_BYTES GD_SJ_PADDING
+#else
+#define GD_SJ_PADDING_BYTES 64
+#endif
 #include "model/trace.h"
 #include "util/util.h"
 
@@ -94,6 +102,8 @@ typedef struct parser {
     char *name;           /* scratch for the event name */
     gd_device_prop dp;
     int dp_has_id;
+    int fast_allowed;     /* hand the events array to simdjson when it opens */
+    int want_fast;        /* set when yajl was stopped at the '[' of traceEvents */
 } parser;
 
 /* ---- number parsing ---------------------------------------------------- */
@@ -299,6 +309,22 @@ static int key_for(int ctx, const char *k, size_t len)
 
 static int cat_for(const char *s, size_t len)
 {
+    /* exact spellings of current PyTorch first: no case folding needed */
+    switch (len) {
+    case 6:
+        if (memcmp(s, "cpu_op", 6) == 0) return CAT_OPERATOR;
+        if (memcmp(s, "kernel", 6) == 0) return CAT_KERNEL;
+        break;
+    case 12:
+        if (memcmp(s, "cuda_runtime", 12) == 0) return CAT_RUNTIME;
+        break;
+    case 15:
+        if (memcmp(s, "python_function", 15) == 0) return CAT_PYFUNC;
+        if (memcmp(s, "user_annotation", 15) == 0) return CAT_USER_ANNOT;
+        break;
+    default:
+        break;
+    }
     switch (len) {
     case 5:
         if (gd_ieq(s, len, "trace")) return CAT_TRACE;
@@ -548,6 +574,12 @@ static int open_container(parser *p, int is_map)
     if (child == CTX_EVENTS) {
         p->in_events = 1;
         p->saw_events = 1;
+        if (p->fast_allowed) {
+            /* stop yajl right after the '[': simdjson takes the events */
+            p->ctx[p->depth++] = (uint8_t)child;
+            p->want_fast = 1;
+            return 0;
+        }
     }
     if (p->depth >= GD_MAX_DEPTH) {
         p->overflow_depth++;
@@ -874,197 +906,412 @@ void gpudiag_trace_free(gpudiag_trace **tp)
     *tp = NULL;
 }
 
-/* Feed the synthetic prefix that puts a fresh parser inside traceEvents. */
-static int resume_in_events(parser *p)
+/* ---- the driver: yajl for the head and tail, simdjson for the events ---- */
+
+#define GD_READ_CHUNK (1u << 20)
+#define GD_BUF_CAP (4u << 20)
+
+typedef struct reader {
+    parser p;
+    gd_input in;
+    const char *path;
+    gpudiag_error *err;
+    gpudiag_status st;
+    unsigned char *alloc;   /* 1 byte of slack + GD_BUF_CAP + padding */
+    unsigned char *data;    /* alloc + 1 */
+    size_t beg, end;        /* unread bytes are data[beg..end) */
+    uint64_t base;          /* absolute offset of data[0] */
+    int eof;
+    int resync, rs_state;
+    int64_t first_error_at;
+    char first_error[256];
+    int ended;              /* stop reading: broken metadata after the events */
+#ifdef GPUDIAG_HAVE_SIMDJSON
+    gd_sj *sj;
+#endif
+} reader;
+
+static gpudiag_status reader_fail(reader *r, gpudiag_status code, int64_t at, const char *fmt, ...)
+    GD_ATTR_PRINTF(4, 5);
+static gpudiag_status reader_fail(reader *r, gpudiag_status code, int64_t at, const char *fmt, ...)
 {
-    static const unsigned char prefix[] = "{\"traceEvents\":[";
-    p->depth = 0;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    r->st = gd_set_error(r->err, code, r->path, at, "%s", msg);
+    return r->st;
+}
+
+/* Move unread bytes to the front and read more; sets eof at the end of input. */
+static int fill(reader *r)
+{
+    if (r->beg > 0) {
+        memmove(r->data, r->data + r->beg, r->end - r->beg);
+        r->base += r->beg;
+        r->end -= r->beg;
+        r->beg = 0;
+    }
+    while (!r->eof && r->end < GD_BUF_CAP) {
+        size_t want = GD_BUF_CAP - r->end;
+        if (want > GD_READ_CHUNK)
+            want = GD_READ_CHUNK;
+        size_t got = 0;
+        gd_input_status ist = gd_input_read(&r->in, r->data + r->end, want, &got);
+        r->end += got;
+        if (ist == GD_IN_IOERR) {
+            reader_fail(r, GPUDIAG_ERR_IO, (int64_t)(r->base + r->end), "%s", r->in.message);
+            return -1;
+        }
+        if (ist == GD_IN_CORRUPT) {
+            /* A failed integrity check means any byte may be wrong: refuse rather
+             * than diagnose from garbage.  (A stream that is merely cut short is
+             * analysed as far as it goes, like a cut JSON file.) */
+            reader_fail(r, GPUDIAG_ERR_FORMAT, (int64_t)(r->base + r->end),
+                        "%s (compressed byte %llu); the .gz file is corrupt", r->in.message,
+                        (unsigned long long)r->in.file_bytes);
+            return -1;
+        }
+        if (ist == GD_IN_EOF || ist == GD_IN_TRUNCATED || ist == GD_IN_CORRUPT) {
+            r->eof = 1;
+            if (ist != GD_IN_EOF) {
+                r->p.t->truncated = 1;
+                r->p.t->truncated_at = (int64_t)(r->base + r->end);
+                snprintf(r->p.t->truncation_reason, sizeof r->p.t->truncation_reason, "%s", r->in.message);
+            }
+        }
+        if (got > 0)
+            break; /* one chunk at a time keeps the window in cache */
+    }
+    return 0;
+}
+
+static int new_yajl(reader *r, int in_events, int events_closed)
+{
+    if (r->p.h)
+        yajl_free(r->p.h);
+    r->p.h = new_handle(&r->p);
+    if (!r->p.h) {
+        reader_fail(r, GPUDIAG_ERR_NOMEM, -1, "%s", "out of memory");
+        return -1;
+    }
+    if (!in_events)
+        return 0;
+    /* a synthetic prefix puts the fresh parser inside (or just after) traceEvents */
+    static const unsigned char open_prefix[] = "{\"traceEvents\":[";
+    static const unsigned char closed_prefix[] = "{\"traceEvents\":[]";
+    r->p.depth = 0;
+    r->p.overflow_depth = 0;
+    r->p.key = K_NONE;
+    r->p.in_events = 0;
+    int fa = r->p.fast_allowed;
+    r->p.fast_allowed = 0;
+    yajl_status ys = events_closed ? yajl_parse(r->p.h, closed_prefix, sizeof closed_prefix - 1)
+                                   : yajl_parse(r->p.h, open_prefix, sizeof open_prefix - 1);
+    r->p.fast_allowed = fa;
+    if (ys != yajl_status_ok) {
+        reader_fail(r, GPUDIAG_ERR_INTERNAL, -1, "%s", "cannot resume the JSON parser");
+        return -1;
+    }
+    return 0;
+}
+
+/* Feed data[beg..end) to yajl.  Returns 0 when all was consumed, 1 when yajl
+ * stopped at the '[' of traceEvents (simdjson's turn), -1 on a fatal error. */
+static int yajl_consume(reader *r)
+{
+    parser *p = &r->p;
+    while (r->beg < r->end && !r->ended) {
+        if (r->resync) {
+            /* find "\n[ \t]*{": the start of the next event in Kineto's layout */
+            while (r->beg < r->end) {
+                unsigned char c = r->data[r->beg];
+                if (r->rs_state == 0) {
+                    if (c == '\n')
+                        r->rs_state = 1;
+                } else if (c == '{') {
+                    break;
+                } else if (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
+                    r->rs_state = 0;
+                }
+                r->beg++;
+            }
+            if (r->beg >= r->end)
+                return 0;
+            r->resync = 0;
+            r->rs_state = 0;
+            if (new_yajl(r, 1, 0) != 0)
+                return -1;
+        }
+        size_t n = r->end - r->beg;
+        yajl_status ys = yajl_parse(p->h, r->data + r->beg, n);
+        if (ys == yajl_status_ok) {
+            r->beg = r->end;
+            return 0;
+        }
+        size_t consumed = yajl_get_bytes_consumed(p->h);
+        int64_t at = (int64_t)(r->base + r->beg + consumed);
+        unsigned char last = consumed > 0 ? r->data[r->beg + consumed - 1] : 0;
+        if (ys == yajl_status_error && consumed > 0 && (last == 0 || !strchr("\"{}[],: \t\r\n", last)))
+            at--; /* yajl stopped just after an offending byte (not after a token): name that byte */
+        if (p->want_fast) {
+            p->want_fast = 0;
+            r->beg += consumed;
+            return 1;
+        }
+        if (p->oom) {
+            reader_fail(r, GPUDIAG_ERR_NOMEM, at, "%s", "out of memory");
+            return -1;
+        }
+        if (ys == yajl_status_client_canceled) {
+            reader_fail(r, GPUDIAG_ERR_FORMAT, at, "%s", "JSON nested too deeply");
+            return -1;
+        }
+        char msg[256];
+        describe_yajl_error(p->h, r->data + r->beg, n, msg, sizeof msg);
+        if (r->first_error_at < 0) {
+            r->first_error_at = at;
+            snprintf(r->first_error, sizeof r->first_error, "%s", msg);
+        }
+        if (p->in_events) {
+            /* drop the broken event and resume at the next one */
+            p->t->skipped_malformed++;
+            r->resync = 1;
+            r->rs_state = 0;
+            r->beg += consumed ? consumed : 1;
+            continue;
+        }
+        if (!p->saw_events) {
+            reader_fail(r, GPUDIAG_ERR_FORMAT, at, "not a trace: %s", msg);
+            return -1;
+        }
+        r->ended = 1; /* broken metadata after the events: keep what we have */
+    }
+    return 0;
+}
+
+#ifdef GPUDIAG_HAVE_SIMDJSON
+static int sj_start_map(void *ctx) { return open_container(ctx, 1); }
+static int sj_end_map(void *ctx) { return close_container(ctx); }
+static int sj_key(void *ctx, const char *k, size_t len)
+{
+    parser *p = ctx;
+    cb_map_key(ctx, (const unsigned char *)k, len);
+    return p->key != K_NONE;
+}
+static int sj_string(void *ctx, const char *s, size_t len) { return cb_string(ctx, (const unsigned char *)s, len); }
+static int sj_number(void *ctx, const char *s, size_t len) { return cb_number(ctx, s, len); }
+static void sj_reset(void *ctx)
+{
+    parser *p = ctx;
+    p->depth = 2; /* root, traceEvents */
     p->overflow_depth = 0;
     p->key = K_NONE;
-    p->in_events = 0;
-    return yajl_parse(p->h, prefix, sizeof prefix - 1) == yajl_status_ok ? 0 : -1;
 }
+static const gd_sj_cb sj_callbacks = {sj_start_map, sj_end_map, sj_key, sj_string, sj_number, sj_reset};
+
+/* 1 if another event starts ("\n[ \t]*{") in data[from..to). */
+static int another_event_after(const unsigned char *d, size_t from, size_t to)
+{
+    int state = 0;
+    for (size_t i = from; i < to; i++) {
+        unsigned char c = d[i];
+        if (state == 0) {
+            if (c == '\n')
+                state = 1;
+        } else if (c == '{') {
+            return 1;
+        } else if (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
+            state = 0;
+        }
+    }
+    return 0;
+}
+
+/* The events array through simdjson.  Returns 0 when the array closed (yajl
+ * takes the tail), 1 to hand the rest to yajl (broken or unusual input),
+ * -1 on a fatal error. */
+static int sj_consume(reader *r)
+{
+    for (;;) {
+        if (!r->eof && r->end - r->beg < GD_READ_CHUNK) {
+            if (fill(r) != 0)
+                return -1;
+        }
+        if (r->beg >= r->end)
+            return 1; /* input ended inside the events: yajl reports the truncation */
+        size_t cut = r->end;
+        if (!r->eof) {
+            while (cut > r->beg && r->data[cut - 1] != '\n')
+                cut--;
+            if (cut == r->beg) {
+                if (r->end - r->beg >= GD_BUF_CAP / 2)
+                    return 1; /* no line break in megabytes: compact JSON, let yajl stream it */
+                if (fill(r) != 0)
+                    return -1;
+                continue;
+            }
+        }
+        size_t consumed = 0;
+        int res = gd_sj_events(r->sj, r->data + r->beg, cut - r->beg, &sj_callbacks, &r->p, &consumed);
+        if (res == GD_SJ_CANCEL) {
+            reader_fail(r, GPUDIAG_ERR_NOMEM, (int64_t)(r->base + r->beg), "%s", "out of memory");
+            return -1;
+        }
+        r->beg += consumed;
+        if (res == GD_SJ_END) {
+            r->p.depth = 1; /* back in the root object */
+            r->p.in_events = 0;
+            r->p.events_closed = 1;
+            return 0;
+        }
+        if (r->beg < cut) {
+            /* an event could not be parsed: the last one of the window is
+             * probably cut by the window; anything else is broken JSON */
+            if (r->eof || another_event_after(r->data, r->beg + 1, cut))
+                return 1;
+            if (r->end - r->beg >= GD_BUF_CAP / 2)
+                return 1; /* one event larger than the window */
+        }
+        if (r->eof && r->beg >= r->end)
+            return 1;
+        if (fill(r) != 0)
+            return -1;
+    }
+}
+#endif
 
 gpudiag_status gd_kineto_read(const char *path, gpudiag_trace **out, gpudiag_error *err)
 {
     if (!path || !out)
         return gd_set_error(err, GPUDIAG_ERR_ARG, path, -1, "no path or out pointer");
     *out = NULL;
-    gd_input in;
-    if (gd_input_open(&in, path) != 0)
-        return gd_set_error(err, GPUDIAG_ERR_IO, path, -1, "cannot open: %s", in.message);
-
-    parser p;
-    memset(&p, 0, sizeof p);
-    p.t = trace_new(path);
-    p.name = malloc(GD_NAME_CAP + 1);
-    unsigned char *buf = malloc(GD_WINDOW);
-    gpudiag_status st = GPUDIAG_OK;
-    if (!p.t || !p.name || !buf) {
-        st = gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
+    reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
+    r->path = path;
+    r->err = err;
+    r->first_error_at = -1;
+    parser *p = &r->p;
+    if (gd_input_open(&r->in, path) != 0) {
+        gpudiag_status st = gd_set_error(err, GPUDIAG_ERR_IO, path, -1, "cannot open: %s", r->in.message);
+        free(r);
+        return st;
+    }
+    p->t = trace_new(path);
+    p->name = malloc(GD_NAME_CAP + 1);
+    r->alloc = malloc(1 + GD_BUF_CAP + GD_SJ_PADDING_BYTES);
+    if (!p->t || !p->name || !r->alloc) {
+        reader_fail(r, GPUDIAG_ERR_NOMEM, -1, "%s", "out of memory");
         goto done;
     }
-    p.h = new_handle(&p);
-    if (!p.h) {
-        st = gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
+    r->data = r->alloc + 1;
+#ifdef GPUDIAG_HAVE_SIMDJSON
+    r->sj = getenv("GPUDIAG_NO_SIMDJSON") ? NULL : gd_sj_new();
+    p->fast_allowed = r->sj != NULL;
+#endif
+    if (new_yajl(r, 0, 0) != 0)
         goto done;
-    }
 
-    uint64_t base = 0;          /* decompressed offset of buf[0] */
-    int resync = 0;             /* skipping bytes until the next event start */
-    int rs_state = 0;           /* 0: want '\n'; 1: after '\n', skipping blanks */
-    int64_t first_error_at = -1;
-    char first_error[256] = "";
-    int ended = 0;              /* stop reading (fatal in-stream problem) */
-    gd_input_status ist = GD_IN_OK;
-
-    while (!ended) {
-        size_t got = 0;
-        ist = gd_input_read(&in, buf, GD_WINDOW, &got);
-        if (ist == GD_IN_IOERR) {
-            st = gd_set_error(err, GPUDIAG_ERR_IO, path, (int64_t)base, "%s", in.message);
-            goto done;
-        }
-        size_t pos = 0;
-        while (pos < got) {
-            if (resync) {
-                /* find "\n[ \t]*{" */
-                while (pos < got) {
-                    unsigned char c = buf[pos];
-                    if (rs_state == 0) {
-                        if (c == '\n')
-                            rs_state = 1;
-                    } else if (c == '{') {
-                        break;
-                    } else if (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
-                        rs_state = 0;
-                    }
-                    pos++;
-                }
-                if (pos >= got)
-                    break;
-                resync = 0;
-                rs_state = 0;
-                yajl_free(p.h);
-                p.h = new_handle(&p);
-                if (!p.h || resume_in_events(&p) != 0) {
-                    st = gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
-                    goto done;
-                }
-            }
-            yajl_status ys = yajl_parse(p.h, buf + pos, got - pos);
-            if (ys == yajl_status_ok) {
-                pos = got;
-                break;
-            }
-            size_t consumed = yajl_get_bytes_consumed(p.h);
-            int64_t at = (int64_t)(base + pos + consumed);
-            if (p.oom) {
-                st = gd_set_error(err, GPUDIAG_ERR_NOMEM, path, at, "out of memory");
+    int mode = 0; /* 0: yajl, 1: simdjson over the events */
+    for (;;) {
+        if (mode == 0) {
+            int rc = yajl_consume(r);
+            if (rc < 0)
                 goto done;
-            }
-            if (ys == yajl_status_client_canceled) {
-                st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, at, "JSON nested too deeply");
-                goto done;
-            }
-            char msg[256];
-            describe_yajl_error(p.h, buf + pos, got - pos, msg, sizeof msg);
-            if (first_error_at < 0) {
-                first_error_at = at;
-                snprintf(first_error, sizeof first_error, "%s", msg);
-            }
-            if (p.in_events) {
-                /* drop the broken event and resume at the next one */
-                p.t->skipped_malformed++;
-                resync = 1;
-                rs_state = 0;
-                pos += consumed;
-                if (consumed == 0)
-                    pos++;
+            if (rc == 1) {
+                mode = 1;
                 continue;
             }
-            if (!p.saw_events) {
-                st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, at, "not a trace: %s", msg);
+            if (r->ended || r->eof)
+                break;
+            if (fill(r) != 0)
                 goto done;
-            }
-            /* broken metadata after the events: keep what we have */
-            ended = 1;
-            break;
+            continue;
         }
-        base += got;
-        if (ist == GD_IN_EOF || ist == GD_IN_TRUNCATED || ist == GD_IN_CORRUPT) {
-            if (ist != GD_IN_EOF) {
-                if (!p.saw_events) {
-                    st = gd_set_error(err, ist == GD_IN_CORRUPT ? GPUDIAG_ERR_FORMAT : GPUDIAG_ERR_FORMAT, path,
-                                      (int64_t)base, "%s", in.message);
-                    goto done;
-                }
-                p.t->truncated = 1;
-                p.t->truncated_at = (int64_t)base;
-                snprintf(p.t->truncation_reason, sizeof p.t->truncation_reason, "%s", in.message);
-            }
-            break;
-        }
+#ifdef GPUDIAG_HAVE_SIMDJSON
+        int rc = sj_consume(r);
+        if (rc < 0)
+            goto done;
+        /* yajl takes over: after the array (tail) or inside it (fallback) */
+        p->fast_allowed = 0;
+        if (new_yajl(r, 1, rc == 0) != 0)
+            goto done;
+        if (rc == 0)
+            p->in_events = 0;
+        mode = 0;
+#else
+        mode = 0;
+#endif
     }
-    p.t->bytes = base;
+    p->t->bytes = r->base + r->end;
 
-    if (!ended && !p.t->truncated) {
-        if (resync) {
-            /* the file ended while we were skipping a broken event */
-            if (!p.saw_events) {
-                st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, first_error_at, "not a trace: %s", first_error);
+    if (!r->ended && !p->t->truncated) {
+        uint64_t total = r->base + r->end;
+        if (r->resync) {
+            if (!p->saw_events) {
+                reader_fail(r, GPUDIAG_ERR_FORMAT, r->first_error_at, "not a trace: %s", r->first_error);
                 goto done;
             }
-            p.t->truncated = 1;
-            p.t->truncated_at = (int64_t)base;
-            snprintf(p.t->truncation_reason, sizeof p.t->truncation_reason, "file ends inside a broken event");
+            p->t->truncated = 1;
+            p->t->truncated_at = (int64_t)total;
+            snprintf(p->t->truncation_reason, sizeof p->t->truncation_reason, "file ends inside a broken event");
         } else {
-            yajl_status ys = yajl_complete_parse(p.h);
-            if (ys != yajl_status_ok || p.depth > 0) {
-                if (!p.saw_events) {
+            yajl_status ys = yajl_complete_parse(p->h);
+            if (ys != yajl_status_ok || p->depth > 0) {
+                if (!p->saw_events) {
                     char msg[256] = "unexpected end of input";
                     if (ys != yajl_status_ok)
-                        describe_yajl_error(p.h, NULL, 0, msg, sizeof msg);
-                    st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, (int64_t)base, "not a trace: %s", msg);
+                        describe_yajl_error(p->h, NULL, 0, msg, sizeof msg);
+                    reader_fail(r, GPUDIAG_ERR_FORMAT, (int64_t)total, "not a trace: %s", msg);
                     goto done;
                 }
-                if (!p.events_closed || p.depth > 0) {
-                    p.t->truncated = 1;
-                    p.t->truncated_at = (int64_t)base;
-                    snprintf(p.t->truncation_reason, sizeof p.t->truncation_reason,
+                if (!p->events_closed || p->depth > 0) {
+                    p->t->truncated = 1;
+                    p->t->truncated_at = (int64_t)total;
+                    snprintf(p->t->truncation_reason, sizeof p->t->truncation_reason,
                              "the JSON ends before the trace closes (the profiler did not finish writing)");
                 }
             }
         }
     }
-    if (!p.saw_events) {
-        st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, 0,
-                          "not a trace: no \"traceEvents\" array (expected a PyTorch profiler / Chrome trace)");
-        goto done;
-    }
-    if (p.t->events == 0 && (p.t->truncated || first_error_at >= 0)) {
-        if (first_error_at >= 0)
-            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, first_error_at, "no readable event: %s", first_error);
+    if (!p->saw_events) {
+        if (p->t->truncated)
+            reader_fail(r, GPUDIAG_ERR_FORMAT, p->t->truncated_at, "not a trace: %s", p->t->truncation_reason);
         else
-            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, p.t->truncated_at,
-                              "the trace ends before its first complete event (%s)", p.t->truncation_reason);
+            reader_fail(r, GPUDIAG_ERR_FORMAT, 0, "%s",
+                        "not a trace: no \"traceEvents\" array (expected a PyTorch profiler / Chrome trace)");
         goto done;
     }
-    if (first_error_at >= 0) {
-        p.t->first_error_at = first_error_at;
-        snprintf(p.t->first_error, sizeof p.t->first_error, "%s", first_error);
+    if (p->t->events == 0 && (p->t->truncated || r->first_error_at >= 0)) {
+        if (r->first_error_at >= 0)
+            reader_fail(r, GPUDIAG_ERR_FORMAT, r->first_error_at, "no readable event: %s", r->first_error);
+        else
+            reader_fail(r, GPUDIAG_ERR_FORMAT, p->t->truncated_at, "the trace ends before its first complete event (%s)",
+                        p->t->truncation_reason);
+        goto done;
     }
-    *out = p.t;
-    p.t = NULL;
+    if (r->first_error_at >= 0) {
+        p->t->first_error_at = r->first_error_at;
+        snprintf(p->t->first_error, sizeof p->t->first_error, "%s", r->first_error);
+    }
+    *out = p->t;
+    p->t = NULL;
 
-done:
-    if (p.h)
-        yajl_free(p.h);
-    free(p.name);
-    free(buf);
-    gd_input_close(&in);
-    if (p.t)
-        gpudiag_trace_free(&p.t);
+done:;
+    gpudiag_status st = r->st;
+    if (p->h)
+        yajl_free(p->h);
+#ifdef GPUDIAG_HAVE_SIMDJSON
+    gd_sj_free(r->sj);
+#endif
+    free(p->name);
+    free(r->alloc);
+    gd_input_close(&r->in);
+    if (p->t)
+        gpudiag_trace_free(&p->t);
+    free(r);
     return st;
 }
 

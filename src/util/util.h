@@ -73,3 +73,9 @@ int gd_ends_with(const char *s, size_t len, const char *suffix);
 int gd_icontains(const char *s, size_t len, const char *lit);
 
 #endif
+
+/* Stable LSD radix sort of n records of `size` bytes by the int64 key at
+ * `key_offset` (ascending, signed order).  Equal keys keep their input order.
+ * Returns 0, or -1 if the scratch buffer cannot be allocated (then the array
+ * is left unsorted). */
+int gd_radix_sort_i64(void *base, size_t n, size_t size, size_t key_offset) GD_ATTR_WUR;

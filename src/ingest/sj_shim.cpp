@@ -1,0 +1,176 @@
+// sj_shim.cpp — thin extern "C" shim around simdjson On-Demand (see
+// sj_shim.h).  No exceptions: every call uses simdjson's error codes.  This
+// is the only C++ in gpudiag; it exists because it more than doubles the
+// end-to-end speed of `analyze` (docs/PERFORMANCE.md).
+#include "ingest/sj_shim.h"
+
+#include <string_view>
+
+#include <simdjson.h>
+
+using namespace simdjson;
+
+struct gd_sj {
+    ondemand::parser parser;
+};
+
+extern "C" gd_sj *gd_sj_new(void)
+{
+    return new (std::nothrow) gd_sj();
+}
+
+extern "C" void gd_sj_free(gd_sj *sj)
+{
+    delete sj;
+}
+
+static std::string_view gd_trim(std::string_view s)
+{
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
+        s.remove_suffix(1);
+    return s;
+}
+
+// Replay the scalar value of a wanted key.  Returns false on a parse error.
+static bool scalar(ondemand::value &v, const gd_sj_cb *cb, void *ctx, bool *cancel)
+{
+    ondemand::json_type t;
+    if (v.type().get(t))
+        return false;
+    switch (t) {
+    case ondemand::json_type::string: {
+        std::string_view s;
+        if (v.get_string().get(s))
+            return false;
+        if (!cb->string(ctx, s.data(), s.size()))
+            *cancel = true;
+        return true;
+    }
+    case ondemand::json_type::number: {
+        std::string_view s = gd_trim(v.raw_json_token());
+        if (!cb->number(ctx, s.data(), s.size()))
+            *cancel = true;
+        return true;
+    }
+    default:
+        return true; // bool, null, arrays: not wanted as values; skipped by On-Demand
+    }
+}
+
+static bool object(ondemand::object &obj, const gd_sj_cb *cb, void *ctx, int depth, bool *cancel)
+{
+    for (auto field : obj) {
+        std::string_view k;
+        if (field.unescaped_key().get(k))
+            return false;
+        if (!cb->key(ctx, k.data(), k.size()))
+            continue; // On-Demand skips the unread value
+        ondemand::value v;
+        if (field.value().get(v))
+            return false;
+        ondemand::json_type t;
+        if (v.type().get(t))
+            return false;
+        if (t == ondemand::json_type::object && depth == 0) {
+            ondemand::object sub;
+            if (v.get_object().get(sub))
+                return false;
+            if (!cb->start_map(ctx)) {
+                *cancel = true;
+                return true;
+            }
+            if (!object(sub, cb, ctx, depth + 1, cancel))
+                return false;
+            if (*cancel)
+                return true;
+            if (!cb->end_map(ctx)) {
+                *cancel = true;
+                return true;
+            }
+        } else if (!scalar(v, cb, ctx, cancel)) {
+            return false;
+        }
+        if (*cancel)
+            return true;
+    }
+    return true;
+}
+
+extern "C" int gd_sj_events(gd_sj *sj, unsigned char *win, size_t len, const gd_sj_cb *cb, void *ctx,
+                            size_t *consumed)
+{
+    *consumed = 0;
+    unsigned char saved_before = win[-1];
+    unsigned char saved_after = win[len];
+    win[-1] = '[';
+    win[len] = ']';
+    const char *start = reinterpret_cast<const char *>(win);
+    int result = GD_SJ_MORE;
+    bool cancel = false;
+
+    ondemand::document doc;
+    if (!sj->parser.iterate(reinterpret_cast<const char *>(win - 1), len + 2, len + 2 + GD_SJ_PADDING).get(doc)) {
+        ondemand::array arr;
+        if (!doc.get_array().get(arr)) {
+            // Position of the element about to be read; advanced after each complete one.
+            for (auto elem : arr) {
+                const char *loc = nullptr;
+                ondemand::value v;
+                if (elem.get(v))
+                    break;
+                if (v.current_location().get(loc))
+                    break;
+                ondemand::json_type t;
+                if (v.type().get(t))
+                    break;
+                if (t != ondemand::json_type::object) {
+                    // not an event; On-Demand will skip it on the next iteration
+                    *consumed = static_cast<size_t>(loc - start);
+                    continue;
+                }
+                ondemand::object obj;
+                if (v.get_object().get(obj))
+                    break;
+                if (!cb->start_map(ctx)) {
+                    cancel = true;
+                    break;
+                }
+                bool ok = object(obj, cb, ctx, 0, &cancel);
+                if (cancel)
+                    break;
+                if (!ok) {
+                    cb->reset(ctx);
+                    break;
+                }
+                if (!cb->end_map(ctx)) {
+                    cancel = true;
+                    break;
+                }
+                // The element is complete: consumed reaches the next non-blank byte.
+                const char *after = nullptr;
+                if (doc.current_location().get(after) || after == nullptr) {
+                    // at the synthetic ']' or past it: all bytes of the window were used
+                    *consumed = len;
+                } else {
+                    *consumed = static_cast<size_t>(after - start);
+                }
+            }
+        }
+    }
+    // Step over blanks and the comma after the last complete event; a ']' there is
+    // the real end of traceEvents.
+    if (!cancel) {
+        size_t i = *consumed;
+        while (i < len && (win[i] == ' ' || win[i] == '\n' || win[i] == '\r' || win[i] == '\t' || win[i] == ','))
+            i++;
+        if (i < len && win[i] == ']') {
+            *consumed = i + 1;
+            result = GD_SJ_END;
+        } else {
+            *consumed = i;
+        }
+    }
+    win[-1] = saved_before;
+    win[len] = saved_after;
+    return cancel ? GD_SJ_CANCEL : result;
+}

@@ -1,0 +1,357 @@
+#!/bin/sh
+# test_bad_input.sh — `gpudiag analyze` on broken, hostile and wrong input, and
+# command-line usage errors.  Asserts the exact exit status of each case,
+#   0  analysable, with a warning (input_* finding) where the input was damaged;
+#   2  usage error;
+#   3  unreadable or malformed input (the message names the file, and the byte
+#      offset for parse errors);
+# that no run crashed (exit < 128), what stderr names, and for the analysable
+# cases that the events before / around the damage were kept.
+#
+# Environment: GPUDIAG (default <repo>/build/gpudiag), GD_TEST_DATA (default the
+# script's ../data), GD_SHARED (default the script's ../../../shared; the real
+# trace data/traces/resnet50_v100_num_workers_0.pt.trace.json.gz is used for the
+# cut-file cases, which are skipped when it is absent).
+# Exit: 0 all passed, 1 any failure, 77 python3 missing (skip).
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+: "${GPUDIAG:=$HERE/../../build/gpudiag}"
+: "${GD_TEST_DATA:=$HERE/../data}"
+: "${GD_SHARED:=$HERE/../../../shared}"
+
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "skip: python3 not found"
+    exit 77
+fi
+if [ ! -x "$GPUDIAG" ]; then
+    echo "FAIL: gpudiag binary not found or not executable: $GPUDIAG (set GPUDIAG)"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/gd_bad.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT INT TERM
+
+PASS=0
+FAIL=0
+CASE=""
+
+ok() { PASS=$((PASS + 1)); }
+nok() {
+    FAIL=$((FAIL + 1))
+    echo "FAIL [$CASE] $*"
+}
+show() {
+    printf '       exit=%s stderr: %s\n' "$RC" "$(head -c 400 "$TMP/err" | tr '\n' ' ')"
+    printf '       stdout: %s\n' "$(head -c 200 "$TMP/out" | tr '\n' ' ')"
+}
+
+# run ARGS... : run gpudiag, keep exit status, stdout, stderr.
+run() {
+    "$GPUDIAG" "$@" >"$TMP/out" 2>"$TMP/err"
+    RC=$?
+}
+# run_in FILE ARGS... : the same with FILE on standard input.
+run_in() {
+    _in=$1
+    shift
+    "$GPUDIAG" "$@" <"$_in" >"$TMP/out" 2>"$TMP/err"
+    RC=$?
+}
+
+expect_rc() {
+    if [ "$RC" -eq "$1" ]; then ok; else nok "exit status: expected $1, got $RC"; show; fi
+    if [ "$RC" -lt 128 ]; then ok; else nok "crashed (exit $RC)"; fi
+}
+# err_has TEXT... : stderr contains every TEXT (fixed strings), as one assertion.
+err_has() {
+    _miss=""
+    for _s in "$@"; do
+        grep -F -q -- "$_s" "$TMP/err" || _miss="$_miss '$_s'"
+    done
+    if [ -z "$_miss" ]; then ok; else nok "stderr lacks$_miss"; show; fi
+}
+out_empty() {
+    if [ ! -s "$TMP/out" ]; then ok; else nok "stdout not empty on failure"; show; fi
+}
+# jeq ACTUAL EXPECTED : Python expressions over the report r (stdout JSON); equal.
+jeq() {
+    if python3 "$TMP/q.py" "$TMP/out" "$1" "$2"; then ok; else nok "report: $1 == $2"; fi
+}
+
+cat >"$TMP/q.py" <<'PYEOF'
+import json, sys
+path, actual_expr, expected_expr = sys.argv[1], sys.argv[2], sys.argv[3]
+try:
+    r = json.load(open(path))
+except Exception as e:
+    print("       stdout is not a JSON report: %s" % e)
+    sys.exit(1)
+ids = [f.get("id") for f in r.get("findings", [])]
+inp = r["inputs"][0] if r.get("inputs") else {}
+env = {"r": r, "ids": ids, "inp": inp}
+try:
+    a = eval(actual_expr, env)
+except Exception as e:
+    a = "<%s: %s>" % (type(e).__name__, e)
+e = eval(expected_expr, env)
+if a == e:
+    sys.exit(0)
+print("       expected %r" % (e,))
+print("       got      %r" % (a,))
+sys.exit(1)
+PYEOF
+
+# Numbers of the clean ok_two_steps.json (tests/cli/test_synthetic.sh derives them).
+STEPS_TWO='[(s["start_us"], s["end_us"], s["device_ops"]) for s in r["steps"]]'
+STEPS_TWO_WANT='[(1010, 1120, 3), (1120, 1230, 4)]'
+OK2="$GD_TEST_DATA/ok_two_steps.json"
+
+# ---------------------------------------------------------------------------
+# Not a trace at all
+CASE="empty file"
+: >"$TMP/empty.json"
+run analyze --json "$TMP/empty.json"
+expect_rc 3; err_has "$TMP/empty.json" "byte 0"; out_empty
+
+CASE="not JSON"
+printf 'hello world\n' >"$TMP/text.json"
+run analyze --json "$TMP/text.json"
+# the offending byte is the 'h' at offset 0
+expect_rc 3; err_has "$TMP/text.json" "byte 0"; out_empty
+
+CASE="JSON object without traceEvents"
+printf '{"a":1}\n' >"$TMP/obj.json"
+run analyze --json "$TMP/obj.json"
+expect_rc 3; err_has "$TMP/obj.json"; out_empty
+
+CASE="JSON array of numbers"
+# Chrome's array form holds event objects; [1,2] holds none: not a trace.
+printf '[1,2]\n' >"$TMP/arr.json"
+run analyze --json "$TMP/arr.json"
+expect_rc 3; err_has "$TMP/arr.json"; out_empty
+
+CASE="only NUL bytes"
+python3 -c 'import sys; open(sys.argv[1], "wb").write(b"\0" * 4096)' "$TMP/nul_only.json"
+run analyze --json "$TMP/nul_only.json"
+expect_rc 3; err_has "$TMP/nul_only.json" "byte 0"; out_empty
+
+CASE="missing file"
+run analyze --json "$TMP/does_not_exist.json"
+expect_rc 3; err_has "$TMP/does_not_exist.json"; out_empty
+
+CASE="directory"
+# A directory is input that cannot be read as a trace (like a missing file): 3.
+mkdir "$TMP/adir"
+run analyze --json "$TMP/adir"
+expect_rc 3; err_has "$TMP/adir"; out_empty
+
+CASE="empty stdin"
+run_in /dev/null analyze --json -
+expect_rc 3; out_empty
+
+CASE="trace on stdin"
+run_in "$OK2" analyze --json -
+expect_rc 0; jeq "$STEPS_TWO" "$STEPS_TWO_WANT"
+
+CASE="good file + missing file"
+run analyze --json "$OK2" "$TMP/does_not_exist.json"
+expect_rc 3; err_has "$TMP/does_not_exist.json"
+if python3 -c 'import json,sys; d=[json.loads(l) for l in open(sys.argv[1]) if l.strip()]; sys.exit(0 if len(d)==1 and len(d[0]["steps"])==2 else 1)' "$TMP/out"; then ok; else
+    nok "the good file's report (one JSON line) is missing"; show; fi
+
+# ---------------------------------------------------------------------------
+# Damaged events inside a good trace: analysable with a warning
+CASE="unescaped quote in an event name"
+BQ="$GD_TEST_DATA/bad_unescaped_quote.json"
+# the parser fails at the '/' right after the stray quote in: "aten::copy_ from "/home...
+BQ_AT=$(python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); print(d.index(b"from \"/home") + 6)' "$BQ")
+run analyze --json "$BQ"
+expect_rc 0
+jeq 'inp["skipped"]["malformed"]' 1
+jeq 'inp["events"]' 31                      # the 31 events of ok_two_steps, all kept
+jeq '"input_malformed" in ids' True
+jeq '[f["evidence"].get("first_error_at_bytes") for f in r["findings"] if f["id"] == "input_malformed"]' "[$BQ_AT]"
+jeq "$STEPS_TWO" "$STEPS_TWO_WANT"
+jeq '[s["breakdown_us"]["cpu_exec"] for s in r["steps"]] + [s["breakdown_us"]["other"] for s in r["steps"]]' '[9, 10, 5, 0]'
+err_has "$BQ" "byte $BQ_AT"                 # a warning on stderr naming the file and offset
+
+CASE="dur -1 events"
+run analyze --json "$GD_TEST_DATA/warn_dur_minus1.json"
+expect_rc 0
+jeq 'inp["skipped"]["no_duration"]' 2      # ProfilerStep#3 and aten::copy_ with dur -1
+jeq '"input_incomplete_events" in ids' True
+jeq 'len(r["steps"])' 2                     # the running ProfilerStep#3 is no step
+jeq "$STEPS_TWO" "$STEPS_TWO_WANT"
+jeq '[s["breakdown_us"]["cpu_exec"] for s in r["steps"]]' '[9, 10]'
+
+CASE="one event line overwritten with NUL bytes"
+python3 - "$OK2" "$TMP/nul_line.json" <<'PYEOF'
+import sys
+src = open(sys.argv[1], "rb").read().split(b"\n")
+i = [k for k, l in enumerate(src) if b"PyTorch Profiler (0)" in l][0]
+src[i] = b"\0" * len(src[i])            # the Trace span event: no effect on any number
+open(sys.argv[2], "wb").write(b"\n".join(src))
+PYEOF
+run analyze --json "$TMP/nul_line.json"
+expect_rc 0
+jeq 'inp["skipped"]["malformed"]' 1
+jeq 'inp["events"]' 30
+jeq '"input_malformed" in ids' True
+jeq "$STEPS_TWO" "$STEPS_TWO_WANT"
+err_has "$TMP/nul_line.json" "byte"
+
+CASE="trace cut after an event, then NUL padding"
+NT_AT=$(python3 - "$OK2" "$TMP/nul_tail.json" <<'PYEOF'
+import sys
+src = open(sys.argv[1], "rb").read()
+k = src.index(b"\n", src.index(b'"cat": "gpu_memset"')) + 1   # end of the memset event line
+open(sys.argv[2], "wb").write(src[:k] + b"\0" * 4096)
+print(k)
+PYEOF
+)
+run analyze --json "$TMP/nul_tail.json"
+expect_rc 0
+jeq 'inp["events"]' 21                      # the 21 events before the memset line's end
+jeq '"input_truncated" in ids or "input_malformed" in ids' True
+# 21 events: PS#1 has 3 ops, PS#2 only the memset (1 < 0.8*3): PS#2 is trimmed
+jeq "$STEPS_TWO" '[(1010, 1120, 3)]'
+err_has "$TMP/nul_tail.json" "byte $NT_AT"
+
+# ---------------------------------------------------------------------------
+# A real trace cut short (plain and gzip)
+REAL="$GD_SHARED/data/traces/resnet50_v100_num_workers_0.pt.trace.json.gz"
+if [ -f "$REAL" ]; then
+    python3 - "$REAL" "$TMP" <<'PYEOF'
+import gzip, json, sys, zlib
+real, tmp = sys.argv[1], sys.argv[2]
+raw = open(real, "rb").read()
+text = gzip.decompress(raw)
+open(tmp + "/real.json", "wb").write(text)
+s = text.decode("latin-1")                       # 1 char = 1 byte: offsets are byte offsets
+lb = s.index("[", s.index('"traceEvents"'))
+dec = json.JSONDecoder()
+ends, i = [], lb + 1
+while True:                                      # end offset of every complete event
+    while s[i] in " \t\r\n,":
+        i += 1
+    if s[i] == "]":
+        break
+    _, i = dec.raw_decode(s, i)
+    ends.append(i)
+json.dump({"size": len(text), "lb": lb, "ends": ends,
+           "kernel": s.index('"cat": "Kernel"')}, open(tmp + "/real_index.json", "w"))
+# gzip cases: cut in the middle, cut inside the header, one flipped byte in the
+# deflate data, one flipped byte in the CRC-32 trailer
+half = len(raw) // 2
+open(tmp + "/cut_half.json.gz", "wb").write(raw[:half])
+d = zlib.decompressobj(31)
+got = len(d.decompress(raw[:half])) + len(d.flush())
+open(tmp + "/cut_half.out_bytes", "w").write(str(got))
+open(tmp + "/cut_header.json.gz", "wb").write(raw[:10])
+m = bytearray(raw); m[len(raw) // 2] ^= 0xFF
+open(tmp + "/flip_data.json.gz", "wb").write(bytes(m))
+c = bytearray(raw); c[-6] ^= 0x01
+open(tmp + "/flip_crc.json.gz", "wb").write(bytes(c))
+PYEOF
+    IDX="$TMP/real_index.json"
+    ix() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$IDX" "$1"; }
+    # complete events among the first N bytes
+    n_events() { python3 -c 'import bisect,json,sys; d=json.load(open(sys.argv[1])); print(bisect.bisect_right(d["ends"], int(sys.argv[2])))' "$IDX" "$1"; }
+    SIZE=$(ix 'd["size"]')
+    NALL=$(ix 'len(d["ends"])')
+
+    CASE="real trace, complete"
+    run analyze --json "$TMP/real.json"
+    expect_rc 0
+    jeq 'inp["truncated"]' False
+    jeq 'inp["events"]' "$NALL"
+    jeq 'len(r["steps"])' 6
+    jeq '[i for i in ids if i.startswith("input_")]' '[]'
+
+    # cuts before the events: nothing to analyse
+    for N in 1 2 100 1500 $(ix 'd["lb"] + 1') $(ix 'd["ends"][0] - 5'); do
+        CASE="real trace cut at byte $N (before the first event ends)"
+        head -c "$N" "$TMP/real.json" >"$TMP/cut.json"
+        run analyze --json "$TMP/cut.json"
+        expect_rc 3; err_has "$TMP/cut.json" "byte $N"; out_empty
+    done
+
+    # cuts among the events: every complete event before the cut is kept
+    for N in $(ix 'd["ends"][0]') $(ix 'd["ends"][0] + 1') 100000 $(ix 'd["kernel"] + 3') \
+        $(ix 'd["kernel"] + 60') 1000000 17000000 $((SIZE - 3)) $((SIZE - 1)); do
+        CASE="real trace cut at byte $N of $SIZE"
+        head -c "$N" "$TMP/real.json" >"$TMP/cut.json"
+        run analyze --json "$TMP/cut.json"
+        expect_rc 0
+        jeq 'inp["truncated"]' True
+        jeq 'inp["truncated_at_bytes"]' "$N"
+        jeq 'inp["events"]' "$(n_events "$N")"
+        jeq '"input_truncated" in ids' True
+        err_has "$TMP/cut.json" "byte $N"
+    done
+
+    CASE="gzip cut in the middle of the stream"
+    OUTB=$(cat "$TMP/cut_half.out_bytes")
+    run analyze --json "$TMP/cut_half.json.gz"
+    expect_rc 0
+    jeq 'inp["truncated"]' True
+    jeq 'inp["truncated_at_bytes"]' "$OUTB"     # all the data zlib can inflate
+    jeq 'inp["events"]' "$(n_events "$OUTB")"
+    jeq '"input_truncated" in ids' True
+    err_has "$TMP/cut_half.json.gz" "byte $OUTB"
+
+    CASE="gzip cut inside its header"
+    run analyze --json "$TMP/cut_header.json.gz"
+    expect_rc 3; err_has "$TMP/cut_header.json.gz"; out_empty
+
+    # A CRC mismatch means the inflated bytes are not the ones written: no
+    # numbers from them (a flipped deflate byte can inflate to plausible garbage).
+    CASE="gzip with a flipped byte in the data (bad CRC)"
+    run analyze --json "$TMP/flip_data.json.gz"
+    expect_rc 3; err_has "$TMP/flip_data.json.gz"; out_empty
+
+    CASE="gzip with a flipped byte in the CRC trailer"
+    run analyze --json "$TMP/flip_crc.json.gz"
+    expect_rc 3; err_has "$TMP/flip_crc.json.gz"; out_empty
+else
+    echo "skip: $REAL not found (cut-trace and gzip cases)"
+fi
+
+# ---------------------------------------------------------------------------
+# Usage errors
+CASE="no arguments"
+run
+expect_rc 2; err_has "Usage: gpudiag"
+
+CASE="unknown command"
+run frobnicate x.json
+expect_rc 2; err_has "frobnicate"
+
+CASE="unknown long option"
+run analyze --bogus "$OK2"
+expect_rc 2; err_has "--bogus"
+
+CASE="unknown short option"
+run analyze -x "$OK2"
+expect_rc 2; err_has "-x"
+
+CASE="analyze without a path"
+run analyze --json
+expect_rc 2; err_has "analyze"
+
+CASE="bad --fail-on value"
+run analyze --fail-on sometimes "$OK2"
+expect_rc 2; err_has "sometimes"
+
+CASE="bad --width value"
+run analyze --width 5 "$OK2"
+expect_rc 2; err_has "--width"
+
+CASE="--help"
+run analyze --help
+expect_rc 0
+if grep -q "Usage: gpudiag analyze" "$TMP/out"; then ok; else nok "help text not on stdout"; show; fi
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
