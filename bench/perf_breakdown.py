@@ -77,12 +77,31 @@ def yajl_map(path):
     return starts, [names[s] for s in starts]
 
 
+def shim_symbols(lib):
+    """Names of the functions defined in the simdjson shim's object (sj_shim.cpp.o) of libgpudiag.a."""
+    try:
+        out = subprocess.run(['nm', '-C', '--defined-only', lib], capture_output=True, text=True).stdout
+    except OSError:
+        return set()
+    names, member = set(), ''
+    for line in out.splitlines():
+        if line.endswith(':'):
+            member = line[:-1]
+            continue
+        parts = line.split(' ', 2)
+        if 'sj_shim' in member and len(parts) == 3 and parts[1] in 'tTwW':
+            names.add(parts[2].split('(')[0])
+    return names
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--top', type=int, default=15)
+    ap.add_argument('--lib', default='', help='libgpudiag.a, to tell the simdjson shim functions apart')
     ap.add_argument('--yajl', default='/usr/lib/x86_64-linux-gnu/libyajl.so.2')
     a = ap.parse_args()
     ystarts, ynames = yajl_map(a.yajl)
+    shim = shim_symbols(a.lib) if a.lib else set()
 
     def yname(addr):
         i = bisect.bisect_right(ystarts, addr) - 1
@@ -115,7 +134,7 @@ def main():
             fn = 'libyajl:' + fn
         elif 'simdjson' in base:
             bucket, fn = 'simdjson', 'libsimdjson:' + sym
-        elif 'simdjson' in sym or sym.startswith('gd_sj') or 'sj_shim' in sym:
+        elif 'simdjson' in sym or sym.startswith('gd_sj') or sym.split('(')[0] in shim:
             bucket, fn = 'simdjson (shim, inlined)', sym
         elif base.startswith('libz'):
             bucket, fn = 'zlib inflate', 'libz:' + (sym if sym != '[unknown]' else 'internal (inflate_fast)')

@@ -48,7 +48,7 @@ for v in $VARIANTS; do
         perf record -q -e cpu-clock -F "$FREQ" --call-graph dwarf,16384 -o "$OUT/perf.$v.data" \
             "$bin" analyze --json "$T" > /dev/null 2>&1
         perf script -i "$OUT/perf.$v.data" -F period,ip,sym,dso 2>/dev/null |
-            "$PY" "$ROOT/bench/perf_breakdown.py" --top 15 | tee "$OUT/profile.$v.txt"
+            "$PY" "$ROOT/bench/perf_breakdown.py" --top 15 --lib "$(bdir "$v")/libgpudiag.a" | tee "$OUT/profile.$v.txt"
         rm -f "$OUT/perf.$v.data"
     fi
     if [[ $perf_ok == 0 || $CALLGRIND == 1 ]]; then
@@ -56,6 +56,6 @@ for v in $VARIANTS; do
         valgrind --tool=callgrind --callgrind-out-file="$OUT/callgrind.$v.out" \
             "$bin" analyze --json "$T" > /dev/null 2> "$OUT/callgrind.$v.log"
         callgrind_annotate "$OUT/callgrind.$v.out" 2>/dev/null |
-            sed -n '/^Ir  *file:function/,$p' | head -25 | tee "$OUT/callgrind.$v.txt"
+            sed -n '/^Ir  *file:function/,$p' | awk 'NR <= 25' | tee "$OUT/callgrind.$v.txt"
     fi
 done

@@ -47,14 +47,14 @@ def main():
     order.sort(key=lambda k: (k[0] != 'default', k[0], list(LABELS).index(k[1]) if k[1] in LABELS else 99))
 
     print('| build | input | uncompressed bytes | events | runs | wall s | MB/s (wall) | MB/s per CPU-s '
-          '| user s | sys s | peak RSS MiB | RSS % of JSON | steps (expected) |')
-    print('|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+          '| user s | sys s | peak RSS MiB | RSS % of JSON | steps (expected) | load avg |')
+    print('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
     verdict = []
     for variant, name in order:
         rs = by[(variant, name)]
         ok = [r for r in rs if r['exit'] == '0' and int(r['bytes']) > 0]
         if not ok:
-            print(f"| {variant} | {LABELS.get(name, name)} | failed (exit {rs[0]['exit']}) | | {len(rs)} | | | | | | | | |")
+            print(f"| {variant} | {LABELS.get(name, name)} | failed (exit {rs[0]['exit']}) | | {len(rs)} | | | | | | | | | |")
             verdict.append(f'{variant} {name}: FAILED')
             continue
         b = int(ok[0]['bytes'])
@@ -69,13 +69,15 @@ def main():
         exp = ok[0]['expected_steps']
         st = '/'.join(steps) + ('' if exp == '-' else f" ({exp}{' ✓' if steps == [exp] else ' ✗'})")
         print(f"| {variant} | {LABELS.get(name, name)} | {b:,} | {int(ok[0]['events']):,} | {len(ok)} | {fmt(wall)} "
-              f"| {fmt(mbs, '{:.0f}')} | {fmt(cpu, '{:.0f}')} | {fmt(user)} | {fmt(sys_)} | {fmt(rss, '{:.0f}')} | {fmt(pct, '{:.1f}')} | {st} |")
+              f"| {fmt(mbs, '{:.0f}')} | {fmt(cpu, '{:.0f}')} | {fmt(user)} | {fmt(sys_)} | {fmt(rss, '{:.0f}')} | {fmt(pct, '{:.1f}')} | {st} "
+              f"| {'/'.join(r.get('load1', '?') for r in ok)} |")
         m, p = statistics.median(mbs), statistics.median(pct)
+        c = statistics.median(cpu)
         verdict.append(f"{variant} {name}: {m:.0f} MB/s = {m / TARGET_MBS * 100:.0f}% of the {TARGET_MBS:.0f} MB/s target "
-                       f"({'met' if m >= TARGET_MBS else 'NOT met'}); peak RSS {p:.1f}% of the JSON "
+                       f"({'met' if m >= TARGET_MBS else 'NOT met'}; per CPU-second {c:.0f} MB/s); peak RSS {p:.1f}% of the JSON "
                        f"({'met' if p <= TARGET_RSS_PCT else 'NOT met'}, target <= {TARGET_RSS_PCT:.0f}%)")
     if not any(k[1] == '4g.gz' for k in by):
-        print(f"| | {LABELS['4g.gz']} | {a.note4g or 'not run'} | | | | | | | | | | |")
+        print(f"| | {LABELS['4g.gz']} | {a.note4g or 'not run'} | | | | | | | | | | | |")
     print()
     if a.gentime:
         print(f'(synth_4g.json.gz generated in {a.gentime} s)\n')

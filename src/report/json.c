@@ -96,6 +96,16 @@ static void kv_int(jw *w, const char *k, long long v) { key(w, k); integer(w, v)
 static void kv_str(jw *w, const char *k, const char *v) { key(w, k); str(w, v); }
 static void kv_bool(jw *w, const char *k, int v) { key(w, k); yajl_gen_bool(w->g, v); }
 
+/* An integer that may be unknown: null unless `known`. */
+static void kv_int_opt(jw *w, const char *k, long long v, int known)
+{
+    key(w, k);
+    if (known)
+        integer(w, v);
+    else
+        yajl_gen_null(w->g);
+}
+
 static void stats(jw *w, const char *k, const gpudiag_stats_us *s)
 {
     key(w, k);
@@ -120,27 +130,15 @@ static void write_inputs(jw *w, const gpudiag_report *r)
     kv_int(w, "bytes", (long long)in->bytes);
     kv_int(w, "events", (long long)in->events);
     kv_bool(w, "truncated", in->truncated);
-    key(w, "truncated_at_bytes");
-    if (in->truncated)
-        integer(w, (long long)in->truncated_at);
-    else
-        yajl_gen_null(w->g);
+    kv_int_opt(w, "truncated_at_bytes", (long long)in->truncated_at, in->truncated);
     key(w, "skipped");
     yajl_gen_map_open(w->g);
     kv_int(w, "malformed", (long long)in->skipped_malformed);
     kv_int(w, "no_duration", (long long)in->skipped_no_dur);
     kv_int(w, "zero_ts", (long long)in->skipped_zero_ts);
     yajl_gen_map_close(w->g);
-    key(w, "rank");
-    if (in->rank >= 0)
-        integer(w, in->rank);
-    else
-        yajl_gen_null(w->g);
-    key(w, "world_size");
-    if (in->world_size >= 0)
-        integer(w, in->world_size);
-    else
-        yajl_gen_null(w->g);
+    kv_int_opt(w, "rank", in->rank, in->rank >= 0);
+    kv_int_opt(w, "world_size", in->world_size, in->world_size >= 0);
     kv_bool(w, "amd", r->is_amd);
     yajl_gen_map_close(w->g);
     yajl_gen_array_close(w->g);
@@ -156,11 +154,7 @@ static void write_devices(jw *w, const gpudiag_report *r)
         kv_int(w, "id", d->id);
         key(w, "name");
         str(w, d->name[0] ? d->name : NULL);
-        key(w, "num_sms");
-        if (d->num_sms > 0)
-            integer(w, d->num_sms);
-        else
-            yajl_gen_null(w->g);
+        kv_int_opt(w, "num_sms", d->num_sms, d->num_sms > 0);
         key(w, "compute_capability");
         if (d->compute_major >= 0) {
             char cc[32];
@@ -231,11 +225,7 @@ static void write_steps(jw *w, const gpudiag_report *r)
     for (size_t i = 0; i < r->step_count; i++) {
         const gpudiag_step *s = &r->steps[i];
         yajl_gen_map_open(w->g);
-        key(w, "number");
-        if (s->number >= 0)
-            integer(w, (long long)s->number);
-        else
-            yajl_gen_null(w->g);
+        kv_int_opt(w, "number", (long long)s->number, s->number >= 0);
         kv_us(w, "start_us", s->start_us);
         kv_us(w, "end_us", s->end_us);
         kv_us(w, "duration_us", s->duration_us);

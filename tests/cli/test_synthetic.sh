@@ -45,6 +45,7 @@ for t in $TRACES; do
     echo $? >"$TMP/$t.rc"
 done
 
+# shellcheck disable=SC2086 # TRACES is a word list
 python3 - "$GD_TEST_DATA" "$TMP" $TRACES <<'PYEOF'
 import json, math, os, sys
 from fractions import Fraction as F
