@@ -103,6 +103,7 @@ typedef struct parser {
     gd_device_prop dp;
     int dp_has_id;
     int fast_allowed;     /* hand the events array to simdjson when it opens */
+    int events_depth;     /* depth inside traceEvents: 2, or 1 for a bare array */
     int want_fast;        /* set when yajl was stopped at the '[' of traceEvents */
 } parser;
 
@@ -574,6 +575,7 @@ static int open_container(parser *p, int is_map)
     if (child == CTX_EVENTS) {
         p->in_events = 1;
         p->saw_events = 1;
+        p->events_depth = p->depth + 1;
         if (p->fast_allowed) {
             /* stop yajl right after the '[': simdjson takes the events */
             p->ctx[p->depth++] = (uint8_t)child;
@@ -1101,11 +1103,53 @@ static int sj_key(void *ctx, const char *k, size_t len)
     return p->key != K_NONE;
 }
 static int sj_string(void *ctx, const char *s, size_t len) { return cb_string(ctx, (const unsigned char *)s, len); }
-static int sj_number(void *ctx, const char *s, size_t len) { return cb_number(ctx, s, len); }
+/* 1 if s[0..len) is a JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+static int json_number_ok(const char *s, size_t len)
+{
+    size_t i = 0;
+    if (i < len && s[i] == '-')
+        i++;
+    if (i >= len)
+        return 0;
+    if (s[i] == '0') {
+        i++;
+    } else if (s[i] >= '1' && s[i] <= '9') {
+        while (i < len && s[i] >= '0' && s[i] <= '9')
+            i++;
+    } else {
+        return 0;
+    }
+    if (i < len && s[i] == '.') {
+        i++;
+        size_t d = i;
+        while (i < len && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == d)
+            return 0;
+    }
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < len && (s[i] == '+' || s[i] == '-'))
+            i++;
+        size_t d = i;
+        while (i < len && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == d)
+            return 0;
+    }
+    return i == len;
+}
+
+static int sj_number(void *ctx, const char *s, size_t len)
+{
+    if (!json_number_ok(s, len))
+        return -1;
+    return cb_number(ctx, s, len);
+}
 static void sj_reset(void *ctx)
 {
     parser *p = ctx;
-    p->depth = 2; /* root, traceEvents */
+    p->depth = p->events_depth; /* back in traceEvents */
     p->overflow_depth = 0;
     p->key = K_NONE;
 }
@@ -1153,6 +1197,13 @@ static int sj_consume(reader *r)
                 continue;
             }
         }
+        /* A raw control byte can only be inside a (broken) string: such
+         * windows go to yajl, which skips the broken events one by one. */
+        for (size_t i = r->beg; i < cut; i++) {
+            unsigned char c = r->data[i];
+            if (c < 0x20 && c != '\n' && c != '\r' && c != '\t')
+                return 1;
+        }
         size_t consumed = 0;
         int res = gd_sj_events(r->sj, r->data + r->beg, cut - r->beg, &sj_callbacks, &r->p, &consumed);
         if (res == GD_SJ_CANCEL) {
@@ -1161,10 +1212,10 @@ static int sj_consume(reader *r)
         }
         r->beg += consumed;
         if (res == GD_SJ_END) {
-            r->p.depth = 1; /* back in the root object */
+            r->p.depth = r->p.events_depth - 1; /* back in the root object (or done: a bare array) */
             r->p.in_events = 0;
             r->p.events_closed = 1;
-            return 0;
+            return r->p.depth == 0 ? 2 : 0;
         }
         if (r->beg < cut) {
             /* an event could not be parsed: the last one of the window is
@@ -1208,7 +1259,8 @@ gpudiag_status gd_kineto_read(const char *path, gpudiag_trace **out, gpudiag_err
     }
     r->data = r->alloc + 1;
 #ifdef GPUDIAG_HAVE_SIMDJSON
-    r->sj = getenv("GPUDIAG_NO_SIMDJSON") ? NULL : gd_sj_new();
+    const char *nosj = getenv("GPUDIAG_NO_SIMDJSON");
+    r->sj = nosj && nosj[0] ? NULL : gd_sj_new();
     p->fast_allowed = r->sj != NULL;
 #endif
     if (new_yajl(r, 0, 0) != 0)
@@ -1234,6 +1286,10 @@ gpudiag_status gd_kineto_read(const char *path, gpudiag_trace **out, gpudiag_err
         int rc = sj_consume(r);
         if (rc < 0)
             goto done;
+        if (rc == 2) {
+            r->ended = 1; /* the document was a bare array of events: nothing follows */
+            break;
+        }
         /* yajl takes over: after the array (tail) or inside it (fallback) */
         p->fast_allowed = 0;
         if (new_yajl(r, 1, rc == 0) != 0)
@@ -1282,6 +1338,10 @@ gpudiag_status gd_kineto_read(const char *path, gpudiag_trace **out, gpudiag_err
         else
             reader_fail(r, GPUDIAG_ERR_FORMAT, 0, "%s",
                         "not a trace: no \"traceEvents\" array (expected a PyTorch profiler / Chrome trace)");
+        goto done;
+    }
+    if (p->t->events == 0 && !p->t->truncated && r->first_error_at < 0) {
+        reader_fail(r, GPUDIAG_ERR_FORMAT, 0, "%s", "the trace holds no events (\"traceEvents\" has no event objects)");
         goto done;
     }
     if (p->t->events == 0 && (p->t->truncated || r->first_error_at >= 0)) {

@@ -42,13 +42,21 @@ static bool scalar(ondemand::value &v, const gd_sj_cb *cb, void *ctx, bool *canc
         std::string_view s;
         if (v.get_string().get(s))
             return false;
-        if (!cb->string(ctx, s.data(), s.size()))
+        int rc = cb->string(ctx, s.data(), s.size());
+        if (rc < 0)
+            return false;
+        if (rc == 0)
             *cancel = true;
         return true;
     }
     case ondemand::json_type::number: {
+        // On-Demand does not validate a number it has not parsed: the callback
+        // checks the raw token against the JSON grammar.
         std::string_view s = gd_trim(v.raw_json_token());
-        if (!cb->number(ctx, s.data(), s.size()))
+        int rc = cb->number(ctx, s.data(), s.size());
+        if (rc < 0)
+            return false;
+        if (rc == 0)
             *cancel = true;
         return true;
     }
@@ -63,8 +71,21 @@ static bool object(ondemand::object &obj, const gd_sj_cb *cb, void *ctx, int dep
         std::string_view k;
         if (field.unescaped_key().get(k))
             return false;
-        if (!cb->key(ctx, k.data(), k.size()))
-            continue; // On-Demand skips the unread value
+        if (!cb->key(ctx, k.data(), k.size())) {
+            // Unwanted: On-Demand skips it without validating, so check what
+            // is cheap to check (a scalar's first byte, a number's grammar) to
+            // reject the same broken events yajl rejects (bare N/A, 1Y0).
+            ondemand::value v;
+            ondemand::json_type t;
+            if (field.value().get(v) || v.type().get(t))
+                return false;
+            if (t == ondemand::json_type::number) {
+                std::string_view s = gd_trim(v.raw_json_token());
+                if (cb->number(ctx, s.data(), s.size()) < 0)
+                    return false;
+            }
+            continue;
+        }
         ondemand::value v;
         if (field.value().get(v))
             return false;

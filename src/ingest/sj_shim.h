@@ -22,6 +22,8 @@ typedef struct gd_sj_cb {
     int (*end_map)(void *ctx);
     /* returns nonzero if the value of this key is wanted */
     int (*key)(void *ctx, const char *k, size_t len);
+    /* string and number return 1 (ok), 0 (cancel: out of memory) or -1 (the
+     * value is not valid JSON: the event is broken) */
     int (*string)(void *ctx, const char *s, size_t len);
     int (*number)(void *ctx, const char *s, size_t len);
     /* the event being replayed is abandoned: back to the events array */

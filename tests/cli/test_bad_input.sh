@@ -381,6 +381,7 @@ if [ -z "${GPUDIAG_NO_SIMDJSON+x}" ]; then
     _last=$(tail -n 1 "$TMP/again.out")
     case "$_last" in
     *" passed, "*" failed")
+        # shellcheck disable=SC2086 # split "P passed, F failed" into words
         set -- $_last
         PASS=$((PASS + $1))
         FAIL=$((FAIL + $3))
