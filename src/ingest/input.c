@@ -7,6 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef GPUDIAG_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
+
 #define GD_IN_CHUNK (256u * 1024u)
 
 int gd_input_open(gd_input *in, const char *path)
@@ -44,6 +48,21 @@ int gd_input_open(gd_input *in, const char *path)
     in->zs.avail_in = (uInt)n;
     if (n >= 2 && in->inbuf[0] == 0x1f && in->inbuf[1] == 0x8b) {
         in->is_gz = 1;
+#ifdef GPUDIAG_HAVE_ISAL
+        const char *noisal = getenv("GPUDIAG_NO_ISAL");
+        if (!(noisal && noisal[0])) {
+            struct inflate_state *st = malloc(sizeof *st);
+            if (!st) {
+                snprintf(in->message, sizeof in->message, "out of memory");
+                gd_input_close(in);
+                return -1;
+            }
+            isal_inflate_init(st);
+            st->crc_flag = ISAL_GZIP;
+            in->isal = st;
+            return 0;
+        }
+#endif
         if (inflateInit2(&in->zs, 15 + 16) != Z_OK) {
             snprintf(in->message, sizeof in->message, "zlib initialisation failed");
             gd_input_close(in);
@@ -72,9 +91,90 @@ static int refill(gd_input *in)
     return (int)(n > 0);
 }
 
+#ifdef GPUDIAG_HAVE_ISAL
+static const char *isal_error(int rc)
+{
+    switch (rc) {
+    case ISAL_INCORRECT_CHECKSUM: return "gzip data error: incorrect data check (CRC)";
+    case ISAL_INVALID_WRAPPER: return "gzip data error: invalid gzip header";
+    case ISAL_UNSUPPORTED_METHOD: return "gzip data error: unsupported compression method";
+    case ISAL_INVALID_BLOCK: return "gzip data error: invalid deflate block";
+    case ISAL_INVALID_SYMBOL: return "gzip data error: invalid deflate symbol";
+    case ISAL_INVALID_LOOKBACK: return "gzip data error: invalid distance too far back";
+    default: return "gzip data error: corrupt stream";
+    }
+}
+
+static gd_input_status read_isal(gd_input *in, unsigned char *buf, size_t cap, size_t *got)
+{
+    struct inflate_state *st = in->isal;
+    size_t produced = 0;
+    while (produced < cap) {
+        if (st->block_state == ISAL_BLOCK_FINISH) {
+            /* a member ended: another one may follow (concatenated .gz) */
+            if (in->zs.avail_in == 0) {
+                int r = refill(in);
+                if (r < 0)
+                    return GD_IN_IOERR;
+                if (r == 0) {
+                    in->z_member_done = 1;
+                    break;
+                }
+            }
+            if (in->zs.avail_in >= 2 && in->zs.next_in[0] == 0x1f && in->zs.next_in[1] == 0x8b) {
+                isal_inflate_reset(st);
+                st->crc_flag = ISAL_GZIP;
+            } else {
+                in->zs.avail_in = 0; /* ignore trailing bytes after the last member */
+                in->file_eof = 1;
+                in->z_member_done = 1;
+                break;
+            }
+        }
+        if (in->zs.avail_in == 0) {
+            int r = refill(in);
+            if (r < 0)
+                return GD_IN_IOERR;
+            if (r == 0) {
+                if (produced > 0)
+                    break;
+                snprintf(in->message, sizeof in->message, "gzip stream cut short after %llu compressed bytes",
+                         (unsigned long long)in->file_bytes);
+                return GD_IN_TRUNCATED;
+            }
+        }
+        st->next_in = in->zs.next_in;
+        st->avail_in = in->zs.avail_in;
+        st->next_out = buf + produced;
+        size_t room = cap - produced;
+        st->avail_out = (uint32_t)(room > UINT32_MAX ? UINT32_MAX : room);
+        int rc = isal_inflate(st);
+        size_t out_now = (size_t)(st->next_out - (buf + produced));
+        produced += out_now;
+        in->zs.next_in = st->next_in;
+        in->zs.avail_in = st->avail_in;
+        if (rc < 0) {
+            snprintf(in->message, sizeof in->message, "%s", isal_error(rc));
+            *got = produced;
+            in->out_bytes += produced;
+            return GD_IN_CORRUPT;
+        }
+    }
+    *got = produced;
+    in->out_bytes += produced;
+    if (produced == 0)
+        return GD_IN_EOF;
+    return GD_IN_OK;
+}
+#endif
+
 gd_input_status gd_input_read(gd_input *in, unsigned char *buf, size_t cap, size_t *got)
 {
     *got = 0;
+#ifdef GPUDIAG_HAVE_ISAL
+    if (in->isal)
+        return read_isal(in, buf, cap, got);
+#endif
     if (!in->is_gz) {
         /* Serve what is left of the peeked chunk first. */
         if (in->zs.avail_in > 0) {
@@ -158,6 +258,8 @@ gd_input_status gd_input_read(gd_input *in, unsigned char *buf, size_t cap, size
 
 void gd_input_close(gd_input *in)
 {
+    free(in->isal);
+    in->isal = NULL;
     if (in->z_inited)
         inflateEnd(&in->zs);
     if (in->owns_fp && in->fp)

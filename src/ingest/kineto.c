@@ -1197,13 +1197,6 @@ static int sj_consume(reader *r)
                 continue;
             }
         }
-        /* A raw control byte can only be inside a (broken) string: such
-         * windows go to yajl, which skips the broken events one by one. */
-        for (size_t i = r->beg; i < cut; i++) {
-            unsigned char c = r->data[i];
-            if (c < 0x20 && c != '\n' && c != '\r' && c != '\t')
-                return 1;
-        }
         size_t consumed = 0;
         int res = gd_sj_events(r->sj, r->data + r->beg, cut - r->beg, &sj_callbacks, &r->p, &consumed);
         if (res == GD_SJ_CANCEL) {

@@ -12,7 +12,7 @@
 # script's ../data), GD_SHARED (default the script's ../../../shared; the real
 # trace data/traces/resnet50_v100_num_workers_0.pt.trace.json.gz is used for the
 # cut-file cases, which are skipped when it is absent).
-# The whole run is repeated with GPUDIAG_NO_SIMDJSON=1 (the yajl-only event
+# The whole run is repeated with GPUDIAG_NO_SIMDJSON=1 GPUDIAG_NO_ISAL=1 (zlib, and the yajl-only event
 # reader) unless that variable is already set; both readers must agree.
 # Exit: 0 all passed, 1 any failure, 77 python3 missing (skip).
 
@@ -38,7 +38,7 @@ PASS=0
 FAIL=0
 CASE=""
 MODE=""
-[ -n "${GPUDIAG_NO_SIMDJSON+x}" ] && MODE="GPUDIAG_NO_SIMDJSON=1: "
+[ -n "${GPUDIAG_NO_SIMDJSON+x}" ] && MODE="GPUDIAG_NO_SIMDJSON=1 GPUDIAG_NO_ISAL=1: "
 
 ok() { PASS=$((PASS + 1)); }
 nok() {
@@ -375,7 +375,7 @@ if grep -q "Usage: gpudiag analyze" "$TMP/out"; then ok; else nok "help text not
 # ---------------------------------------------------------------------------
 # The same cases through the other event reader
 if [ -z "${GPUDIAG_NO_SIMDJSON+x}" ]; then
-    GPUDIAG_NO_SIMDJSON=1 GPUDIAG="$GPUDIAG" GD_TEST_DATA="$GD_TEST_DATA" GD_SHARED="$GD_SHARED" \
+    GPUDIAG_NO_SIMDJSON=1 GPUDIAG_NO_ISAL=1 GPUDIAG="$GPUDIAG" GD_TEST_DATA="$GD_TEST_DATA" GD_SHARED="$GD_SHARED" \
         sh "$HERE/test_bad_input.sh" >"$TMP/again.out" 2>&1
     sed '$d' "$TMP/again.out"
     _last=$(tail -n 1 "$TMP/again.out")
