@@ -182,6 +182,7 @@ typedef struct gpudiag_step {
     double duration_us;
     uint32_t device_ops;     /**< kernels/memcpys/memsets launched from inside the host step */
     double role_us[GPUDIAG_ROLE_COUNT]; /**< exact partition of duration_us */
+    int64_t start_ns, end_ns;     /**< the same bounds, exact (trace clock × 1000) */
 } gpudiag_step;
 
 /** Per-GPU numbers. */
@@ -203,6 +204,41 @@ typedef struct gpudiag_device {
     /* HTA communication/computation overlap; NaN without comm kernels */
     double comm_time_us, comm_overlap;
 } gpudiag_device;
+
+/** What a GPU-idle gap is attributed to (docs/DEFINITIONS.md "Idle gaps and their causes"). */
+typedef enum gpudiag_idle_cause {
+    GPUDIAG_IDLE_SYNC = 0,        /**< a host sync call was waiting when the GPU drained */
+    GPUDIAG_IDLE_DATALOADER,      /**< the DataLoader was fetching the next batch */
+    GPUDIAG_IDLE_COMMUNICATION,   /**< the host was in a collective / process-group call */
+    GPUDIAG_IDLE_OPTIMIZER,       /**< the host was in Optimizer.step / zero_grad */
+    GPUDIAG_IDLE_HOST_LAUNCH,     /**< the host was busy in other ops or launch calls */
+    GPUDIAG_IDLE_OTHER,           /**< no host activity recorded during the gap */
+    GPUDIAG_IDLE_CAUSE_COUNT
+} gpudiag_idle_cause;
+
+/** Snake-case name of an idle cause ("sync", "dataloader", ...). */
+const char *gpudiag_idle_cause_name(gpudiag_idle_cause cause);
+
+/** One device-idle gap inside the steps (the largest are kept). */
+typedef struct gpudiag_gap {
+    double start_us;              /**< trace clock */
+    double duration_us;
+    int64_t start_ns;             /**< exact start (trace clock × 1000) */
+    int device;
+    int64_t step;                 /**< step number containing the gap start, -1 if none */
+    gpudiag_idle_cause cause;
+    const char *cpu_op;           /**< innermost host op running at the gap start, or NULL; owned by the report */
+} gpudiag_gap;
+
+/** HTA's idle-time breakdown of one stream (get_idle_time_breakdown). */
+typedef struct gpudiag_stream_idle {
+    int device;
+    int stream;
+    uint64_t ops;                 /**< kernels, memcpys and memsets on the stream */
+    double host_wait_us;          /**< the next op's launch call started after the stream went idle */
+    double kernel_wait_us;        /**< other gaps shorter than 30 µs */
+    double other_us;              /**< the remaining gaps */
+} gpudiag_stream_idle;
 
 /** Aggregate of one kernel name. */
 typedef struct gpudiag_kernel_stat {
@@ -285,6 +321,17 @@ typedef struct gpudiag_report {
     size_t kernel_stat_count;     /**< all kernel names, sorted by total_us desc */
     gpudiag_kernel_stat *kernel_stats;
     double class_time_us[GPUDIAG_KCLASS_COUNT];
+
+    /* idle gaps inside the steps, summed over devices (idle.c) */
+    double idle_gap_us;           /**< total device-idle time inside the steps span */
+    double idle_cause_us[GPUDIAG_IDLE_CAUSE_COUNT]; /**< idle_gap_us split by cause */
+    uint64_t idle_gap_count;
+    size_t top_gap_count;         /**< the largest gaps, longest first */
+    gpudiag_gap *top_gaps;
+    size_t stream_idle_count;     /**< HTA per-stream breakdown, by device then stream */
+    gpudiag_stream_idle *stream_idle;
+    uint64_t sync_calls;          /**< host sync calls inside the steps (cudaStreamSynchronize, ...) */
+    double sync_time_us;          /**< their total duration */
 
     size_t finding_count;         /**< ranked: causes by est_gain, then the rest */
     gpudiag_finding *findings;

@@ -79,11 +79,6 @@ void gd_stats_compute(const double *values, size_t n, gpudiag_stats_us *out)
 
 /* ---- correlation index: runtime call -> device ops ---------------------- */
 
-typedef struct corr_entry {
-    int64_t correlation;
-    uint32_t op;       /* index into gpu_ops */
-} corr_entry;
-
 static int cmp_corr(const void *a, const void *b)
 {
     const corr_entry *x = a, *y = b;
@@ -92,8 +87,7 @@ static int cmp_corr(const void *a, const void *b)
     return x->op < y->op ? -1 : x->op > y->op;
 }
 
-/* First entry with this correlation, or n. */
-static size_t corr_find(const corr_entry *c, size_t n, int64_t key)
+size_t gd_corr_find(const corr_entry *c, size_t n, int64_t key)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
@@ -132,18 +126,6 @@ static int cmp_host_step(const void *a, const void *b)
 }
 
 /* ---- analysis context --------------------------------------------------- */
-
-typedef struct actx {
-    const gpudiag_trace *t;
-    gpudiag_report *r;
-    corr_entry *corr;         /* gpu ops with a correlation, sorted */
-    size_t ncorr;
-    uint8_t *op_is_comm;      /* per gpu op: communication kernel (TBP ∪ HTA rule) */
-    gd_iv *steps;             /* final steps as intervals */
-    size_t nsteps;
-    int64_t span_s, span_e;   /* first step start .. last step end */
-    uint8_t *nflags;          /* per name id: NF_* bits, classified once */
-} actx;
 
 enum { NF_TC = 1, NF_COMM = 2, NF_COMPUTE = 4, NF_DONE = 0x80 };
 
@@ -271,7 +253,7 @@ static int build_steps(actx *a)
         } else if (rts[ir].end <= hs[is].e) {
             const gd_runtime *rt = gd_vec_at(&t->runtimes, rts[ir].idx);
             if (rt->correlation >= 0) {
-                for (size_t k = corr_find(a->corr, a->ncorr, rt->correlation);
+                for (size_t k = gd_corr_find(a->corr, a->ncorr, rt->correlation);
                      k < a->ncorr && a->corr[k].correlation == rt->correlation; k++) {
                     const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, a->corr[k].op);
                     if (op->ts_ns < dev_min[is])
@@ -352,6 +334,8 @@ static int build_steps(actx *a)
     for (size_t i = 0; i < keep; i++) {
         gpudiag_step *st = &r->steps[i];
         st->number = hs[i].number;
+        st->start_ns = a->steps[i].s;
+        st->end_ns = a->steps[i].e;
         st->start_us = ns_to_us(a->steps[i].s);
         st->end_us = ns_to_us(a->steps[i].e);
         st->duration_us = ns_to_us(a->steps[i].e - a->steps[i].s);
@@ -779,7 +763,7 @@ static int build_launch_stats(actx *a)
         const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
         if (rt->correlation < 0)
             continue;
-        size_t k = corr_find(a->corr, a->ncorr, rt->correlation);
+        size_t k = gd_corr_find(a->corr, a->ncorr, rt->correlation);
         if (k >= a->ncorr)
             continue;
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, a->corr[k].op);
@@ -954,7 +938,7 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
     r->has_gpu = t->gpu_ops.len > 0;
 
     if (!in->path || build_corr_index(&a) || build_steps(&a) || build_breakdown(&a) || build_devices(&a) ||
-        build_kernels(&a) || build_launch_stats(&a))
+        build_kernels(&a) || build_launch_stats(&a) || gd_build_idle(&a))
         goto oom;
     build_summary(&a);
     if (gd_diagnose(t, r) != 0)

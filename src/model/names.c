@@ -47,6 +47,14 @@ const char *gpudiag_kernel_class_name(gpudiag_kernel_class cls)
     return (unsigned)cls < GPUDIAG_KCLASS_COUNT ? names[cls] : "unknown";
 }
 
+const char *gpudiag_idle_cause_name(gpudiag_idle_cause cause)
+{
+    static const char *const names[GPUDIAG_IDLE_CAUSE_COUNT] = {
+        "sync", "dataloader", "communication", "optimizer", "host_launch", "other",
+    };
+    return (unsigned)cause < GPUDIAG_IDLE_CAUSE_COUNT ? names[cause] : "unknown";
+}
+
 const char *gpudiag_bottleneck_name(gpudiag_bottleneck bn)
 {
     switch (bn) {
@@ -90,6 +98,10 @@ void gpudiag_report_free(gpudiag_report **rp)
         free((char *)(uintptr_t)r->findings[i].recommendation);
     }
     free(r->findings);
+    for (size_t i = 0; i < r->top_gap_count; i++)
+        free((char *)(uintptr_t)r->top_gaps[i].cpu_op);
+    free(r->top_gaps);
+    free(r->stream_idle);
     free((char *)(uintptr_t)r->verdict);
     free(r);
     *rp = NULL;

@@ -85,6 +85,24 @@ static void num(jw *w, double v)
     raw_number(w, b);
 }
 
+/* An exact trace-clock time from int64 ns, printed as µs with 3 decimals
+ * (a double cannot hold 19-digit epoch timestamps to the ns). */
+static void num_ns_as_us(jw *w, int64_t ns)
+{
+    char b[64];
+    int64_t q = ns / 1000, rem = ns % 1000;
+    if (rem < 0) {
+        rem += 1000;
+        q -= 1;
+    }
+    if (q < 0 && rem != 0)
+        snprintf(b, sizeof b, "-%lld.%03lld", (long long)(-(q + 1)), (long long)(1000 - rem));
+    else
+        snprintf(b, sizeof b, "%lld.%03lld", (long long)q, (long long)rem);
+    trim(b);
+    raw_number(w, b);
+}
+
 static void integer(jw *w, long long v)
 {
     yajl_gen_integer(w->g, v);
@@ -226,8 +244,10 @@ static void write_steps(jw *w, const gpudiag_report *r)
         const gpudiag_step *s = &r->steps[i];
         yajl_gen_map_open(w->g);
         kv_int_opt(w, "number", (long long)s->number, s->number >= 0);
-        kv_us(w, "start_us", s->start_us);
-        kv_us(w, "end_us", s->end_us);
+        key(w, "start_us");
+        num_ns_as_us(w, s->start_ns);
+        key(w, "end_us");
+        num_ns_as_us(w, s->end_ns);
         kv_us(w, "duration_us", s->duration_us);
         kv_int(w, "device_ops", s->device_ops);
         roles_us(w, "breakdown_us", s->role_us);
@@ -257,6 +277,52 @@ static void write_idle(jw *w, const gpudiag_report *r)
     yajl_gen_map_open(w->g);
     kv_str(w, "definition", "hta_temporal_breakdown");
     kv_num(w, "idle_share", r->idle_share);
+    kv_us(w, "gap_us", r->idle_gap_us);
+    kv_int(w, "gap_count", (long long)r->idle_gap_count);
+    key(w, "by_cause_us");
+    yajl_gen_map_open(w->g);
+    for (int c = 0; c < GPUDIAG_IDLE_CAUSE_COUNT; c++)
+        kv_us(w, gpudiag_idle_cause_name((gpudiag_idle_cause)c), r->has_gpu && r->step_count ? r->idle_cause_us[c] : NAN);
+    yajl_gen_map_close(w->g);
+    key(w, "by_cause_share_of_step");
+    yajl_gen_map_open(w->g);
+    for (int c = 0; c < GPUDIAG_IDLE_CAUSE_COUNT; c++) {
+        double per_step = r->step_count ? r->idle_cause_us[c] / (double)r->step_count : NAN;
+        kv_num(w, gpudiag_idle_cause_name((gpudiag_idle_cause)c),
+               r->has_gpu && r->avg_step_us > 0 ? per_step / r->avg_step_us : NAN);
+    }
+    yajl_gen_map_close(w->g);
+    kv_int(w, "sync_calls", (long long)r->sync_calls);
+    kv_us(w, "sync_time_us", r->sync_time_us);
+    key(w, "top_gaps");
+    yajl_gen_array_open(w->g);
+    for (size_t i = 0; i < r->top_gap_count; i++) {
+        const gpudiag_gap *g = &r->top_gaps[i];
+        yajl_gen_map_open(w->g);
+        key(w, "start_us");
+        num_ns_as_us(w, g->start_ns);
+        kv_us(w, "duration_us", g->duration_us);
+        kv_int(w, "device", g->device);
+        kv_int_opt(w, "step", (long long)g->step, g->step >= 0);
+        kv_str(w, "cause", gpudiag_idle_cause_name(g->cause));
+        kv_str(w, "cpu_op", g->cpu_op);
+        yajl_gen_map_close(w->g);
+    }
+    yajl_gen_array_close(w->g);
+    key(w, "streams");
+    yajl_gen_array_open(w->g);
+    for (size_t i = 0; i < r->stream_idle_count; i++) {
+        const gpudiag_stream_idle *si = &r->stream_idle[i];
+        yajl_gen_map_open(w->g);
+        kv_int(w, "device", si->device);
+        kv_int(w, "stream", si->stream);
+        kv_int(w, "ops", (long long)si->ops);
+        kv_us(w, "host_wait_us", si->host_wait_us);
+        kv_us(w, "kernel_wait_us", si->kernel_wait_us);
+        kv_us(w, "other_us", si->other_us);
+        yajl_gen_map_close(w->g);
+    }
+    yajl_gen_array_close(w->g);
     key(w, "devices");
     yajl_gen_array_open(w->g);
     for (size_t i = 0; i < r->device_count; i++) {

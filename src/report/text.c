@@ -184,6 +184,59 @@ static void breakdown(const tw *w, const gpudiag_report *r)
     fputc('\n', w->fp);
 }
 
+static void idle_gaps(const tw *w, const gpudiag_report *r, int verbose)
+{
+    if (!r->has_gpu || !r->step_count || !(r->avg_step_us > 0) || r->idle_gap_count == 0)
+        return;
+    char a[32], b[32];
+    ms(a, sizeof a, r->idle_gap_us);
+    double share = r->idle_gap_us / (double)r->step_count / r->avg_step_us;
+    fprintf(w->fp, "%sIDLE GAPS%s  the GPU had nothing to run for %s in %llu gaps (%.1f%% of step time); by cause:\n  ",
+            c_bold(w), c_off(w), a, (unsigned long long)r->idle_gap_count, 100.0 * share);
+    int order[GPUDIAG_IDLE_CAUSE_COUNT];
+    for (int i = 0; i < GPUDIAG_IDLE_CAUSE_COUNT; i++)
+        order[i] = i;
+    for (int i = 1; i < GPUDIAG_IDLE_CAUSE_COUNT; i++)
+        for (int j = i; j > 0 && r->idle_cause_us[order[j]] > r->idle_cause_us[order[j - 1]]; j--) {
+            int tmp = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = tmp;
+        }
+    for (int i = 0; i < GPUDIAG_IDLE_CAUSE_COUNT; i++) {
+        double v = r->idle_cause_us[order[i]];
+        if (v <= 0)
+            continue;
+        fprintf(w->fp, "%s %.1f%%   ", gpudiag_idle_cause_name((gpudiag_idle_cause)order[i]),
+                100.0 * v / (double)r->step_count / r->avg_step_us);
+    }
+    fputc('\n', w->fp);
+    if (r->sync_calls)
+        fprintf(w->fp, "  %llu host sync calls in the steps, %s blocked in them\n", (unsigned long long)r->sync_calls,
+                (ms(b, sizeof b, r->sync_time_us), b));
+    size_t n = r->top_gap_count < (verbose ? 10u : 3u) ? r->top_gap_count : (verbose ? 10u : 3u);
+    for (size_t i = 0; i < n; i++) {
+        const gpudiag_gap *g = &r->top_gaps[i];
+        ms(a, sizeof a, g->duration_us);
+        fprintf(w->fp, "  %10s at ts %.3f (GPU %d", a, g->start_us, g->device);
+        if (g->step >= 0)
+            fprintf(w->fp, ", step %lld", (long long)g->step);
+        fprintf(w->fp, "): %s%s%.60s\n", gpudiag_idle_cause_name(g->cause), g->cpu_op ? ", host in " : "",
+                g->cpu_op ? g->cpu_op : "");
+    }
+    if (verbose) {
+        for (size_t i = 0; i < r->stream_idle_count; i++) {
+            const gpudiag_stream_idle *si = &r->stream_idle[i];
+            char h[32], k[32], o[32];
+            ms(h, sizeof h, si->host_wait_us);
+            ms(k, sizeof k, si->kernel_wait_us);
+            ms(o, sizeof o, si->other_us);
+            fprintf(w->fp, "  GPU %d stream %d: %llu ops; idle host_wait %s, kernel_wait %s, other %s (HTA)\n",
+                    si->device, si->stream, (unsigned long long)si->ops, h, k, o);
+        }
+    }
+    fputc('\n', w->fp);
+}
+
 static void findings(const tw *w, const gpudiag_report *r, int verbose)
 {
     if (!r->finding_count) {
@@ -273,6 +326,7 @@ gpudiag_status gpudiag_report_write_text(const gpudiag_report *r, FILE *fp, cons
     verdict(&w, r);
     numbers(&w, r);
     breakdown(&w, r);
+    idle_gaps(&w, r, verbose);
     findings(&w, r, verbose);
     kernels(&w, r, verbose);
     if (verbose)
