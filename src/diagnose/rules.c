@@ -267,6 +267,30 @@ static void rule_memcpy(fbuilder *b)
                    "copies into one."));
 }
 
+static void rule_sync(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    if (!r->step_count || !(r->avg_step_us > 0))
+        return;
+    double s = r->idle_cause_us[GPUDIAG_IDLE_SYNC] / (double)r->step_count / r->avg_step_us;
+    if (!(s > GD_SYNC_SHARE_MIN))
+        return;
+    gpudiag_finding *f = add(b, "sync_stall", sev_for_share(s), 1, GPUDIAG_BN_SYNCHRONIZATION, s);
+    ev(f, "sync_idle_share", s);
+    ev(f, "sync_calls_per_step", (double)r->sync_calls / (double)r->step_count);
+    ev(f, "sync_time_us_per_step", r->sync_time_us / (double)r->step_count);
+    ev(f, "step_time_us", r->avg_step_us);
+    text(b, f,
+         fmt_alloc("Host synchronisation drains the GPU: %.1f%% of each step is GPU idle right after a sync call "
+                   "(%.1f calls per step)",
+                   100.0 * s, (double)r->sync_calls / (double)r->step_count),
+         fmt_alloc("Every .item(), .cpu(), .numpy(), print(tensor), torch.cuda.synchronize() or synchronous "
+                   "cudaMemcpy makes the CPU wait for the GPU, after which the GPU waits for the CPU to launch "
+                   "again. Keep losses and metrics on the GPU and read them every N steps, copy to the host "
+                   "with non_blocking=True into pinned memory, avoid data-dependent Python control flow on "
+                   "GPU values, and remove debugging synchronize calls (set CUDA_LAUNCH_BLOCKING=0)."));
+}
+
 static void rule_tensor_cores(fbuilder *b)
 {
     gpudiag_report *r = b->r;
@@ -363,6 +387,8 @@ static const char *short_fix(const char *id)
         return "pinned memory + non_blocking copies, keep tensors on the GPU";
     if (strcmp(id, "no_tensor_cores") == 0)
         return "enable AMP (bf16/fp16) or TF32";
+    if (strcmp(id, "sync_stall") == 0)
+        return "no .item()/.cpu()/synchronize inside the step";
     return "see findings";
 }
 
@@ -421,6 +447,7 @@ int gd_diagnose(const gpudiag_trace *t, gpudiag_report *r)
         rule_host_overhead(&b);
         rule_communication(&b);
         rule_memcpy(&b);
+        rule_sync(&b);
         rule_tensor_cores(&b);
         rule_low_util(&b);
     } else {
