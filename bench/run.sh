@@ -61,8 +61,11 @@ for v in $VARIANTS; do
     [[ -x $b/gpudiag ]] || { log "no binary at $b/gpudiag"; exit 1; }
     if [[ $STAGES == 1 ]]; then
         libs=(-lyajl -lz -lm)
-        if nm -C "$b/libgpudiag.a" 2>/dev/null | grep -q ' T gd_sj_new'; then
+        if nm -C "$b/libgpudiag.a" 2>/dev/null | grep ' T gd_sj_new' >/dev/null; then
             libs+=(-lsimdjson -lstdc++)
+        fi
+        if nm "$b/libgpudiag.a" 2>/dev/null | grep ' U isal_inflate' >/dev/null; then
+            libs+=(-lisal)
         fi
         cc -O2 -std=c11 -I"$ROOT/include" -I"$ROOT/src" "$ROOT/bench/stages.c" "$b/libgpudiag.a" \
             "${libs[@]}" -o "$OUT/stages.$v"
@@ -81,7 +84,7 @@ done
     echo "gpudiag: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet -- src include CMakeLists.txt 2>/dev/null || echo ' + uncommitted changes')"
     for v in $VARIANTS; do
         sj=$(grep -s '^GPUDIAG_SIMDJSON:' "$(bdir "$v")/CMakeCache.txt" | cut -d= -f2)
-        have=$(nm "$(bdir "$v")/libgpudiag.a" 2>/dev/null | grep -q ' T gd_sj_new' && echo yes || echo no)
+        have=$(nm "$(bdir "$v")/libgpudiag.a" 2>/dev/null | grep ' T gd_sj_new' >/dev/null && echo yes || echo no)
         echo "variant $v: $(bdir "$v"), GPUDIAG_SIMDJSON=${sj:-n/a}, simdjson events parser linked: $have"
     done
 } > "$OUT/machine.txt"

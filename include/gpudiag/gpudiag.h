@@ -282,6 +282,7 @@ typedef struct gpudiag_input_info {
     uint64_t skipped_malformed;   /**< events skipped because the JSON was broken */
     uint64_t skipped_no_dur;      /**< "X" events with no or negative `dur` */
     uint64_t skipped_zero_ts;     /**< GPU events with ts 0 (no CUPTI timestamp) */
+    uint64_t skipped_bad_value;   /**< GPU events with an impossible device index (< -1 or > 65535) */
     int rank;                     /**< distributedInfo.rank, -1 if absent */
     int world_size;               /**< distributedInfo.world_size, -1 if absent */
 } gpudiag_input_info;

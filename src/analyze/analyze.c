@@ -725,7 +725,7 @@ static int build_kernels(actx *a)
         gpudiag_kernel_stat *ks = &r->kernel_stats[j];
         const char *nm = gd_strtab_get(&t->names, i);
         size_t nl = gd_strtab_len(&t->names, i);
-        ks->name = gd_strndup(nm, nl);
+        ks->name = gd_utf8_clean(nm, nl);
         if (!ks->name) {
             r->kernel_stat_count = j;
             free(agg);
@@ -923,7 +923,7 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
     a.r = r;
 
     gpudiag_input_info *in = &r->input;
-    in->path = gd_strdup(t->path);
+    in->path = gd_utf8_clean(t->path, strlen(t->path));
     in->format = "kineto";
     in->bytes = t->bytes;
     in->events = t->events;
@@ -932,6 +932,7 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
     in->skipped_malformed = t->skipped_malformed;
     in->skipped_no_dur = t->skipped_no_dur;
     in->skipped_zero_ts = t->skipped_zero_ts;
+    in->skipped_bad_value = t->skipped_bad_value;
     in->rank = t->rank;
     in->world_size = t->world_size;
     r->is_amd = t->is_amd;

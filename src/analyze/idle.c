@@ -123,7 +123,9 @@ static int stream_breakdown(actx *a)
     for (size_t i = 0; i < n; i++) {
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
         k[i].ts = op->ts_ns;
-        k[i].lane = ((int64_t)op->device << 32) | (int64_t)(uint32_t)op->stream;
+        /* device (>= -1) in the high half, stream in the low half; sorted as
+         * signed: devices in order, streams in unsigned order within one */
+        k[i].lane = (int64_t)(((uint64_t)(uint32_t)(op->device + 1) << 32) | (uint64_t)(uint32_t)op->stream);
         k[i].idx = (uint32_t)i;
         k[i].pad = 0;
     }
@@ -346,7 +348,7 @@ int gd_build_idle(actx *a)
             snprintf(stepname, sizeof stepname, "ProfilerStep#%lld", (long long)top[i].step);
             nm = stepname;
         }
-        if (nm && !(top[i].cpu_op = gd_strdup(nm))) {
+        if (nm && !(top[i].cpu_op = gd_utf8_clean(nm, strlen(nm)))) {
             r->top_gaps = top;
             r->top_gap_count = i;
             top = NULL;

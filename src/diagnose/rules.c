@@ -140,14 +140,16 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                        "skipped and reading resumed at the next one; numbers are computed without them. "
                        "Upgrade PyTorch, or re-export with with_stack=False."));
     }
-    if (r->input.skipped_no_dur || r->input.skipped_zero_ts) {
+    if (r->input.skipped_no_dur || r->input.skipped_zero_ts || r->input.skipped_bad_value) {
         gpudiag_finding *f = add(b, "input_incomplete_events", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
         ev(f, "events_without_duration", (double)r->input.skipped_no_dur);
         ev(f, "gpu_events_with_zero_ts", (double)r->input.skipped_zero_ts);
+        ev(f, "gpu_events_with_bad_device", (double)r->input.skipped_bad_value);
         text(b, f,
-             fmt_alloc("%llu event(s) without a valid duration and %llu GPU event(s) without a timestamp were "
-                       "left out",
-                       (unsigned long long)r->input.skipped_no_dur, (unsigned long long)r->input.skipped_zero_ts),
+             fmt_alloc("%llu event(s) without a valid duration, %llu GPU event(s) without a timestamp and %llu "
+                       "with an impossible device index were left out",
+                       (unsigned long long)r->input.skipped_no_dur, (unsigned long long)r->input.skipped_zero_ts,
+                       (unsigned long long)r->input.skipped_bad_value),
              fmt_alloc("`dur` -1 marks CPU ops still running when collection stopped; `ts` 0 marks GPU "
                        "activity CUPTI could not timestamp. Both are normal in small numbers; many of them "
                        "mean the profiling window cut through the work or the CUPTI buffer overflowed "

@@ -43,6 +43,7 @@
 #define GD_WINDOW (1u << 20)
 #define GD_MAX_DEPTH 4096
 #define GD_NAME_CAP 8192
+#define GD_MAX_DEVICE_ID 65535
 
 enum ctx {
     CTX_ROOT = 0,     /* the top-level object */
@@ -424,7 +425,14 @@ static int commit_event(parser *p)
         op.ts_ns = e->ts_ns;
         op.dur_ns = e->dur_ns;
         op.kind = (uint8_t)(e->cat == CAT_KERNEL ? GD_GPU_KERNEL : e->cat == CAT_MEMCPY ? GD_GPU_MEMCPY : GD_GPU_MEMSET);
-        op.device = (int32_t)(e->has_device ? e->device : (e->has_pid ? e->pid : 0));
+        {
+            int64_t dev = e->has_device ? e->device : (e->has_pid ? e->pid : 0);
+            if (dev < -1 || dev > GD_MAX_DEVICE_ID) {
+                t->skipped_bad_value++; /* not a device index a GPU can have */
+                return 0;
+            }
+            op.device = (int32_t)dev;
+        }
         op.stream = (int32_t)(e->has_stream ? e->stream : (e->has_tid ? e->tid : -1));
         op.correlation = e->has_corr ? e->correlation : -1;
         op.external_id = e->has_ext ? e->external_id : -1;
@@ -1026,20 +1034,30 @@ static int yajl_consume(reader *r)
     parser *p = &r->p;
     while (r->beg < r->end && !r->ended) {
         if (r->resync) {
-            /* find "\n[ \t]*{": the start of the next event in Kineto's layout */
+            /* find the start of the next event: a '{' at a line start or after
+             * ',' or '[' (blanks between), followed by blanks and a '"' — works
+             * for Kineto's one event per line and for minified traces alike.
+             * rs_state holds the last byte seen other than space, tab, CR. */
+            int found = 0;
             while (r->beg < r->end) {
                 unsigned char c = r->data[r->beg];
-                if (r->rs_state == 0) {
-                    if (c == '\n')
-                        r->rs_state = 1;
-                } else if (c == '{') {
-                    break;
-                } else if (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
-                    r->rs_state = 0;
+                if (c == '{' && (r->rs_state == ',' || r->rs_state == '[' || r->rs_state == '\n')) {
+                    size_t k = r->beg + 1;
+                    while (k < r->end && (r->data[k] == ' ' || r->data[k] == '\t' || r->data[k] == '\r' ||
+                                          r->data[k] == '\n'))
+                        k++;
+                    if (k >= r->end && !r->eof)
+                        return 0; /* need more bytes to decide; keep the '{' */
+                    if (k < r->end && r->data[k] == '"') {
+                        found = 1;
+                        break;
+                    }
                 }
+                if (c != ' ' && c != '\t' && c != '\r')
+                    r->rs_state = c; /* a newline counts: '{' at a line start is an event in Kineto's layout */
                 r->beg++;
             }
-            if (r->beg >= r->end)
+            if (!found)
                 return 0;
             r->resync = 0;
             r->rs_state = 0;

@@ -65,6 +65,59 @@ static bool scalar(ondemand::value &v, const gd_sj_cb *cb, void *ctx, bool *canc
     }
 }
 
+// Walk a value gpudiag does not use, checking what On-Demand would skip
+// unchecked: numbers against the JSON grammar, true/false/null spelled out,
+// containers element by element.  Strings are left to stage 1.  Returns false
+// when the value is not valid JSON, so both readers drop the same events.
+static bool check_skipped(ondemand::value v, const gd_sj_cb *cb, void *ctx, int depth)
+{
+    ondemand::json_type t;
+    if (v.type().get(t))
+        return false;
+    switch (t) {
+    case ondemand::json_type::number: {
+        std::string_view s = gd_trim(v.raw_json_token());
+        return cb->number(ctx, s.data(), s.size()) >= 0;
+    }
+    case ondemand::json_type::boolean: {
+        bool b;
+        return !v.get_bool().get(b);
+    }
+    case ondemand::json_type::null: {
+        bool n;
+        return !v.is_null().get(n) && n;
+    }
+    case ondemand::json_type::array: {
+        if (depth > 64)
+            return false;
+        ondemand::array arr;
+        if (v.get_array().get(arr))
+            return false;
+        for (auto e : arr) {
+            ondemand::value ev;
+            if (e.get(ev) || !check_skipped(ev, cb, ctx, depth + 1))
+                return false;
+        }
+        return true;
+    }
+    case ondemand::json_type::object: {
+        if (depth > 64)
+            return false;
+        ondemand::object o;
+        if (v.get_object().get(o))
+            return false;
+        for (auto f : o) {
+            ondemand::value fv;
+            if (f.value().get(fv) || !check_skipped(fv, cb, ctx, depth + 1))
+                return false;
+        }
+        return true;
+    }
+    default:
+        return true; // strings: quotes and control bytes were checked by stage 1
+    }
+}
+
 static bool object(ondemand::object &obj, const gd_sj_cb *cb, void *ctx, int depth, bool *cancel)
 {
     for (auto field : obj) {
@@ -76,14 +129,8 @@ static bool object(ondemand::object &obj, const gd_sj_cb *cb, void *ctx, int dep
             // is cheap to check (a scalar's first byte, a number's grammar) to
             // reject the same broken events yajl rejects (bare N/A, 1Y0).
             ondemand::value v;
-            ondemand::json_type t;
-            if (field.value().get(v) || v.type().get(t))
+            if (field.value().get(v) || !check_skipped(v, cb, ctx, depth))
                 return false;
-            if (t == ondemand::json_type::number) {
-                std::string_view s = gd_trim(v.raw_json_token());
-                if (cb->number(ctx, s.data(), s.size()) < 0)
-                    return false;
-            }
             continue;
         }
         ondemand::value v;
@@ -144,11 +191,8 @@ extern "C" int gd_sj_events(gd_sj *sj, unsigned char *win, size_t len, const gd_
                 ondemand::json_type t;
                 if (v.type().get(t))
                     break;
-                if (t != ondemand::json_type::object) {
-                    // not an event; On-Demand will skip it on the next iteration
-                    *consumed = static_cast<size_t>(loc - start);
-                    continue;
-                }
+                if (t != ondemand::json_type::object)
+                    break; // not an event: broken input, which the yajl path skips and counts
                 ondemand::object obj;
                 if (v.get_object().get(obj))
                     break;

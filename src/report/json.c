@@ -154,6 +154,7 @@ static void write_inputs(jw *w, const gpudiag_report *r)
     kv_int(w, "malformed", (long long)in->skipped_malformed);
     kv_int(w, "no_duration", (long long)in->skipped_no_dur);
     kv_int(w, "zero_ts", (long long)in->skipped_zero_ts);
+    kv_int(w, "bad_value", (long long)in->skipped_bad_value);
     yajl_gen_map_close(w->g);
     kv_int_opt(w, "rank", in->rank, in->rank >= 0);
     kv_int_opt(w, "world_size", in->world_size, in->world_size >= 0);

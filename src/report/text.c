@@ -17,6 +17,19 @@ typedef struct tw {
     int width;
 } tw;
 
+/* Print at most max bytes of an input-derived string (names, paths): control
+ * characters become '?', so a trace cannot drive the terminal, and the cut
+ * never splits a UTF-8 sequence.  Returns 1 if the string was cut. */
+static int put_clean(FILE *fp, const char *s, size_t max)
+{
+    size_t n = gd_utf8_prefix(s, max);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        fputc(c < 0x20 || c == 0x7f ? '?' : c, fp);
+    }
+    return n < strlen(s);
+}
+
 static const char *c_bold(const tw *w) { return w->color ? "\033[1m" : ""; }
 static const char *c_dim(const tw *w) { return w->color ? "\033[2m" : ""; }
 static const char *c_red(const tw *w) { return w->color ? "\033[31m" : ""; }
@@ -51,7 +64,12 @@ static void wrap(const tw *w, const char *indent, const char *s)
             if (take == 0)
                 take = avail;
         }
-        fprintf(w->fp, "%s%.*s\n", indent, (int)take, s);
+        fputs(indent, w->fp);
+        for (size_t i = 0; i < take; i++) {
+            unsigned char c = (unsigned char)s[i];
+            fputc(c < 0x20 || c == 0x7f ? '?' : c, w->fp);
+        }
+        fputc('\n', w->fp);
         s += take;
         while (*s == ' ')
             s++;
@@ -92,22 +110,30 @@ static void bar(const tw *w, double share, int cols)
 static void header(const tw *w, const gpudiag_report *r)
 {
     const gpudiag_input_info *in = &r->input;
-    fprintf(w->fp, "%sgpudiag %s%s  %s  (%s, %.1f MB of JSON, %llu events", c_bold(w), GPUDIAG_VERSION, c_off(w),
-            in->path ? in->path : "-", in->format, (double)in->bytes / 1e6, (unsigned long long)in->events);
+    fprintf(w->fp, "%sgpudiag %s%s  ", c_bold(w), GPUDIAG_VERSION, c_off(w));
+    put_clean(w->fp, in->path ? in->path : "-", 4096);
+    fprintf(w->fp, "  (%s, %.1f MB of JSON, %llu events", in->format, (double)in->bytes / 1e6,
+            (unsigned long long)in->events);
     if (in->rank >= 0)
         fprintf(w->fp, ", rank %d", in->rank);
     if (in->world_size > 0)
         fprintf(w->fp, " of %d", in->world_size);
     fprintf(w->fp, ")\n");
-    for (size_t i = 0; i < r->device_count; i++) {
+    size_t shown = r->device_count <= 16 ? r->device_count : 8;
+    for (size_t i = 0; i < shown; i++) {
         const gpudiag_device *d = &r->devices[i];
-        fprintf(w->fp, "%sGPU %d: %s", c_dim(w), d->id, d->name[0] ? d->name : "(unnamed device)");
+        fprintf(w->fp, "%sGPU %d: ", c_dim(w), d->id);
+        put_clean(w->fp, d->name[0] ? d->name : "(unnamed device)", 95);
         if (d->num_sms > 0)
             fprintf(w->fp, ", %d %s", d->num_sms, r->is_amd ? "CUs" : "SMs");
         if (d->compute_major >= 0 && !r->is_amd)
             fprintf(w->fp, ", compute capability %d.%d", d->compute_major, d->compute_minor < 0 ? 0 : d->compute_minor);
-        fprintf(w->fp, ", %llu kernels%s\n", (unsigned long long)d->kernel_count, c_off(w));
+        fprintf(w->fp, ", %llu kernel%s%s\n", (unsigned long long)d->kernel_count, d->kernel_count == 1 ? "" : "s",
+                c_off(w));
     }
+    if (shown < r->device_count)
+        fprintf(w->fp, "%s... and %zu more devices (--json lists them all)%s\n", c_dim(w), r->device_count - shown,
+                c_off(w));
     for (size_t i = 0; i < r->finding_count; i++)
         if (strcmp(r->findings[i].id, "input_truncated") == 0 || strcmp(r->findings[i].id, "input_malformed") == 0)
             fprintf(w->fp, "%swarning:%s %s\n", c_yellow(w), c_off(w), r->findings[i].title);
@@ -220,8 +246,10 @@ static void idle_gaps(const tw *w, const gpudiag_report *r, int verbose)
         fprintf(w->fp, "  %10s at ts %.3f (GPU %d", a, g->start_us, g->device);
         if (g->step >= 0)
             fprintf(w->fp, ", step %lld", (long long)g->step);
-        fprintf(w->fp, "): %s%s%.60s\n", gpudiag_idle_cause_name(g->cause), g->cpu_op ? ", host in " : "",
-                g->cpu_op ? g->cpu_op : "");
+        fprintf(w->fp, "): %s%s", gpudiag_idle_cause_name(g->cause), g->cpu_op ? ", host in " : "");
+        if (g->cpu_op && put_clean(w->fp, g->cpu_op, 60))
+            fputs("...", w->fp);
+        fputc('\n', w->fp);
     }
     if (verbose) {
         for (size_t i = 0; i < r->stream_idle_count; i++) {
@@ -287,9 +315,11 @@ static void kernels(const tw *w, const gpudiag_report *r, int verbose)
         namew = 20;
     for (size_t i = 0; i < n; i++) {
         const gpudiag_kernel_stat *k = &r->kernel_stats[i];
-        fprintf(w->fp, "  %10.2f %5.1f%% %7llu %10.1f  %-11s %2s  %.*s%s\n", k->total_us / 1000.0, 100.0 * k->share,
-                (unsigned long long)k->calls, k->mean_us, gpudiag_kernel_class_name(k->cls), k->tensor_core ? "y" : "-",
-                namew, k->name, (int)strlen(k->name) > namew ? "..." : "");
+        fprintf(w->fp, "  %10.2f %5.1f%% %7llu %10.1f  %-11s %2s  ", k->total_us / 1000.0, 100.0 * k->share,
+                (unsigned long long)k->calls, k->mean_us, gpudiag_kernel_class_name(k->cls), k->tensor_core ? "y" : "-");
+        if (put_clean(w->fp, k->name, (size_t)namew))
+            fputs("...", w->fp);
+        fputc('\n', w->fp);
     }
     fputc('\n', w->fp);
 }

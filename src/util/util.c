@@ -312,3 +312,72 @@ int gd_radix_sort_i64(void *base, size_t n, size_t size, size_t key_offset)
     free(count);
     return 0;
 }
+
+/* Length of a valid UTF-8 sequence at s (n bytes left), or 0 if invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t len;
+    uint32_t cp;
+    if ((c & 0xe0) == 0xc0) {
+        len = 2;
+        cp = c & 0x1f;
+    } else if ((c & 0xf0) == 0xe0) {
+        len = 3;
+        cp = c & 0x0f;
+    } else if ((c & 0xf8) == 0xf0) {
+        len = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (n < len)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    /* overlong forms, surrogates, beyond U+10FFFF */
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return len;
+}
+
+char *gd_utf8_clean(const char *s, size_t len)
+{
+    char *out = malloc(len * 3 + 1);
+    if (!out)
+        return NULL;
+    const unsigned char *u = (const unsigned char *)s;
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        size_t k = utf8_seq(u + i, len - i);
+        if (k == 0) {
+            out[o++] = (char)0xef;
+            out[o++] = (char)0xbf;
+            out[o++] = (char)0xbd;
+            i++;
+        } else {
+            memcpy(out + o, s + i, k);
+            o += k;
+            i += k;
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
+size_t gd_utf8_prefix(const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    if (n <= max)
+        return n;
+    n = max;
+    while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+        n--;
+    return n;
+}

@@ -79,3 +79,11 @@ int gd_icontains(const char *s, size_t len, const char *lit);
  * Returns 0, or -1 if the scratch buffer cannot be allocated (then the array
  * is left unsorted). */
 int gd_radix_sort_i64(void *base, size_t n, size_t size, size_t key_offset) GD_ATTR_WUR;
+
+/* A malloc'd copy of s[0..len) that is valid UTF-8: each invalid or truncated
+ * sequence becomes U+FFFD.  NULL on OOM. */
+char *gd_utf8_clean(const char *s, size_t len);
+
+/* Length of the longest prefix of s (NUL-terminated) that is at most max bytes
+ * and does not end inside a UTF-8 sequence. */
+size_t gd_utf8_prefix(const char *s, size_t max);
