@@ -50,7 +50,7 @@ static void usage_main(FILE *fp)
             "\n"
             "Run 'gpudiag analyze --help' for the options of a command.\n"
             "Other commands in the design (run, watch, mfu, plan, compare, serve, specs) are not\n"
-            "built yet; see README.md.\n"
+            "built yet; running them reports an unknown command (see README.md, Status).\n"
             "\n"
             "Options:\n"
             "  -h, --help        show this help and exit\n"
@@ -77,7 +77,7 @@ static void usage_analyze(FILE *fp)
             "  -v, --verbose         every step, the evidence of each finding, 30 kernels\n"
             "      --no-color        never colour (also when NO_COLOR is set)\n"
             "      --color           always colour\n"
-            "      --width N         wrap text at N columns (default: terminal width or 100)\n"
+            "      --width N         wrap prose at N columns, 40 to 1000 (default: $COLUMNS, else 100)\n"
             "      --fail-on SEV     exit 1 if a finding of severity SEV or worse exists\n"
             "                        (info, low, medium, high)\n"
             "  -h, --help            show this help and exit\n"
@@ -120,7 +120,7 @@ static int parse_analyze(int argc, char **argv, settings *s)
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+qvh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
         switch (c) {
         case 'j': s->json = 1; break;
         case 'q': s->quiet = 1; break;
@@ -233,6 +233,12 @@ static int cmd_analyze(int argc, char **argv)
     int matched = 0;
     for (int i = 0; i < s.npaths; i++) {
         const char *path = s.paths[i];
+        if (path[0] == '\0') {
+            fprintf(stderr, "%s: error: an empty file name was given\n", prog);
+            if (EXIT_INPUT > worst)
+                worst = EXIT_INPUT;
+            continue;
+        }
         struct stat sb;
         if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
             fprintf(stderr, "%s: error: %s: is a directory, not a trace file; pass the trace files (e.g. %s/*.json.gz)\n",

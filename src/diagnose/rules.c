@@ -185,7 +185,7 @@ static void rule_dataloader(fbuilder *b)
     ev(f, "step_time_us", r->avg_step_us);
     ev(f, "gpu_utilization", r->gpu_utilization);
     text(b, f,
-         fmt_alloc("The GPU waits for the DataLoader: %.1f%% of each step (%.1f ms of %.1f ms)", 100.0 * s,
+         fmt_alloc("The GPU waits for the DataLoader: %.1f%% of each step (%.3g ms of %.3g ms)", 100.0 * s,
                    r->avg_role_us[GPUDIAG_ROLE_DATALOADER] / 1000.0, r->avg_step_us / 1000.0),
          fmt_alloc("Load batches in parallel with compute: DataLoader(num_workers=N) with N at 50-75%% of "
                    "the physical cores per GPU process, prefetch_factor=4-6, pin_memory=True with "
@@ -211,7 +211,18 @@ static void rule_host_overhead(fbuilder *b)
     ev(f, "short_kernel_share", r->short_kernel_share);
     ev(f, "median_kernel_us", r->median_kernel_us);
     ev(f, "gpu_utilization", r->gpu_utilization);
-    if (short_kernels)
+    if (!isnan(r->launch_delay_median_us) && r->launch_delay_median_us > 100.0)
+        text(b, f,
+             fmt_alloc("The GPU runs out of queued work at points in the step: framework ops and launch calls "
+                       "own %.1f%% of the step while no kernel runs, although the CPU is usually %.1f ms ahead "
+                       "(median launch delay)",
+                       100.0 * host, r->launch_delay_median_us / 1000.0),
+             fmt_alloc("The idle time sits in a few places, not between every pair of kernels: look at the "
+                       "largest gaps under IDLE GAPS (often the first, warm-up step, the optimizer step, or a "
+                       "host-side computation between phases). Move that host work off the critical path or "
+                       "overlap it (a side CUDA stream, prefetching the next batch to the GPU), use fused/foreach "
+                       "optimizers (fused=True), and torch.compile to cut the Python between kernels."));
+    else if (short_kernels)
         text(b, f,
              fmt_alloc("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
                        "%.1f%% of the step while no kernel runs, and the median kernel lasts only %.1f us",
@@ -412,18 +423,26 @@ static void verdict(fbuilder *b)
                       r->step_count, r->step_count == 1 ? "" : "s");
     } else if (top) {
         r->bottleneck = top->bottleneck;
-        v = fmt_alloc("%s; could save ~%.0f%% of step time (%s).", top->title, 100.0 * top->est_gain,
-                      short_fix(top->id));
+        v = fmt_alloc("%s; could save ~%.0f%% of step time (%s)%s", top->title, 100.0 * top->est_gain,
+                      short_fix(top->id),
+                      r->steps_from_profiler ? "."
+                                             : ". No step markers: the window includes start-up, so treat the "
+                                               "estimate with care.");
     } else if (!isnan(r->gpu_utilization) && r->gpu_utilization >= GD_LOW_UTIL_MAX) {
         r->bottleneck = GPUDIAG_BN_COMPUTE;
         const gpudiag_finding *tc = NULL;
         for (size_t i = 0; i < r->finding_count; i++)
             if (strcmp(r->findings[i].id, "no_tensor_cores") == 0)
                 tc = &r->findings[i];
+        int major = -1;
+        for (size_t i = 0; i < r->device_count; i++)
+            if (r->devices[i].compute_major > major)
+                major = r->devices[i].compute_major;
         if (tc)
             v = fmt_alloc("The GPU is busy %.0f%% of the step, but its matrix work avoids Tensor Cores "
                           "(%s).",
-                          100.0 * r->gpu_utilization, short_fix(tc->id));
+                          100.0 * r->gpu_utilization,
+                          major >= 8 ? "enable AMP with bf16, or TF32" : "enable AMP with fp16 and GradScaler");
         else
             v = fmt_alloc("The GPU is busy %.0f%% of the step; no stall found in the trace. Speed-ups "
                           "now come from the kernels themselves (precision, fusion, larger batches).",

@@ -176,7 +176,7 @@ static void numbers(const tw *w, const gpudiag_report *r)
         fprintf(w->fp, "%sGPU%s      utilization %s   est. SM efficiency %s   est. achieved occupancy %s\n",
                 c_bold(w), c_off(w), a, b, c);
         pct(e, sizeof e, r->idle_share);
-        fprintf(w->fp, "         Tensor Core kernels %s of GPU time   idle %s of the GPU's active span", d, e);
+        fprintf(w->fp, "         Tensor Core kernels %s of GPU time   idle %s between the first and last GPU op", d, e);
         if (!isnan(r->comm_overlap)) {
             pct(a, sizeof a, r->comm_overlap);
             fprintf(w->fp, "   comm overlap %s", a);
