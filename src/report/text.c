@@ -203,8 +203,11 @@ static void breakdown(const tw *w, const gpudiag_report *r)
         double v = r->avg_role_us[i];
         double s = v / r->avg_step_us;
         ms(a, sizeof a, v);
-        fprintf(w->fp, "  %-14s %10s %6.1f%%  ", gpudiag_role_name((gpudiag_role)i), a, 100.0 * s);
-        bar(w, s, 40);
+        fprintf(w->fp, "  %-14s %10s %6.1f%%", gpudiag_role_name((gpudiag_role)i), a, 100.0 * s);
+        if (lround(s * 40) > 0) {
+            fputs("  ", w->fp);
+            bar(w, s, 40);
+        }
         fputc('\n', w->fp);
     }
     fputc('\n', w->fp);
@@ -217,8 +220,9 @@ static void idle_gaps(const tw *w, const gpudiag_report *r, int verbose)
     char a[32], b[32];
     ms(a, sizeof a, r->idle_gap_us);
     double share = r->idle_gap_us / (double)r->step_count / r->avg_step_us;
-    fprintf(w->fp, "%sIDLE GAPS%s  the GPU had nothing to run for %s in %llu gaps (%.1f%% of step time); by cause:\n  ",
-            c_bold(w), c_off(w), a, (unsigned long long)r->idle_gap_count, 100.0 * share);
+    fprintf(w->fp, "%sIDLE GAPS%s  the GPU had nothing to run for %s in %llu gap%s (%.1f%% of step time); by cause:\n  ",
+            c_bold(w), c_off(w), a, (unsigned long long)r->idle_gap_count, r->idle_gap_count == 1 ? "" : "s",
+            100.0 * share);
     int order[GPUDIAG_IDLE_CAUSE_COUNT];
     for (int i = 0; i < GPUDIAG_IDLE_CAUSE_COUNT; i++)
         order[i] = i;
@@ -232,13 +236,13 @@ static void idle_gaps(const tw *w, const gpudiag_report *r, int verbose)
         double v = r->idle_cause_us[order[i]];
         if (v <= 0)
             continue;
-        fprintf(w->fp, "%s %.1f%%   ", gpudiag_idle_cause_name((gpudiag_idle_cause)order[i]),
+        fprintf(w->fp, "%s%s %.1f%%", i ? "   " : "", gpudiag_idle_cause_name((gpudiag_idle_cause)order[i]),
                 100.0 * v / (double)r->step_count / r->avg_step_us);
     }
     fputc('\n', w->fp);
     if (r->sync_calls)
-        fprintf(w->fp, "  %llu host sync calls in the steps, %s blocked in them\n", (unsigned long long)r->sync_calls,
-                (ms(b, sizeof b, r->sync_time_us), b));
+        fprintf(w->fp, "  %llu host sync call%s in the steps, %s blocked in them\n", (unsigned long long)r->sync_calls,
+                r->sync_calls == 1 ? "" : "s", (ms(b, sizeof b, r->sync_time_us), b));
     size_t n = r->top_gap_count < (verbose ? 10u : 3u) ? r->top_gap_count : (verbose ? 10u : 3u);
     for (size_t i = 0; i < n; i++) {
         const gpudiag_gap *g = &r->top_gaps[i];
