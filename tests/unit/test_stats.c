@@ -1,7 +1,10 @@
 /* Step-time statistics and kernel classification. */
+#include <stdint.h>
+
 #include "analyze/analyze.h"
 #include "analyze/kclass.h"
 #include "test.h"
+#include "util/util.h"
 
 static int tc(const char *n) { return gd_kernel_uses_tensor_cores(n, strlen(n)); }
 static gpudiag_kernel_class cls(const char *n) { return gd_kernel_class(n, strlen(n)); }
@@ -48,5 +51,33 @@ int main(void)
     ASSERT_TRUE(gd_kernel_is_comm("ncclKernel_AllReduce_RING_LL_Sum_float", 38));
     ASSERT_TRUE(!gd_kernel_is_compute("ncclKernel_AllReduce_RING_LL_Sum_float", 38));
     ASSERT_TRUE(gd_kernel_is_compute("volta_sgemm_64x64_nt", 20));
+    /* radix sort: stable, signed order, already-sorted fast path */
+    struct rec { int64_t k; int64_t tag; } recs[100];
+    for (int i = 0; i < 100; i++) {
+        recs[i].k = (int64_t)((i * 37) % 10) - 5; /* -5..4, each value 10 times */
+        recs[i].tag = i;
+    }
+    ASSERT_EQ_INT(gd_radix_sort_i64(recs, 100, sizeof recs[0], 0), 0);
+    for (int i = 1; i < 100; i++) {
+        ASSERT_TRUE(recs[i - 1].k <= recs[i].k);
+        if (recs[i - 1].k == recs[i].k)
+            ASSERT_TRUE(recs[i - 1].tag < recs[i].tag); /* stable */
+    }
+    ASSERT_EQ_INT(recs[0].k, -5);
+    int64_t big[3] = {INT64_MAX, INT64_MIN, 0};
+    ASSERT_EQ_INT(gd_radix_sort_i64(big, 3, sizeof big[0], 0), 0);
+    ASSERT_EQ_INT(big[0], INT64_MIN);
+    ASSERT_EQ_INT(big[2], INT64_MAX);
+
+    /* UTF-8 cleaning and cutting */
+    char *c = gd_utf8_clean("ok \xc3\xa9 \xff\xfe \xe2\x82", 11);
+    ASSERT_STR_EQ(c, "ok \xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd");
+    free(c);
+    c = gd_utf8_clean("\xc0\xaf", 2); /* overlong '/' */
+    ASSERT_STR_EQ(c, "\xef\xbf\xbd\xef\xbf\xbd");
+    free(c);
+    ASSERT_EQ_INT(gd_utf8_prefix("ab\xe2\x82\xac", 4), 2); /* never ends inside the euro sign */
+    ASSERT_EQ_INT(gd_utf8_prefix("ab\xe2\x82\xac", 5), 5);
+    ASSERT_EQ_INT(gd_utf8_prefix("abc", 10), 3);
     TEST_DONE("test_stats");
 }
