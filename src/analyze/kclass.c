@@ -10,9 +10,43 @@
  */
 #include "analyze/kclass.h"
 
+#include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/util.h"
+
+
+/* Names are matched case-insensitively: lower-case once, then strstr (fast in
+ * glibc) for each pattern, instead of a case-folding scan per pattern. */
+typedef struct lname {
+    char buf[512];
+    char *s;
+} lname;
+
+static const char *lower(lname *l, const char *name, size_t len)
+{
+    l->s = len < sizeof l->buf ? l->buf : malloc(len + 1);
+    if (!l->s)
+        return NULL;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)name[i];
+        l->s[i] = c == 0 ? ' ' : (char)tolower(c);
+    }
+    l->s[len] = '\0';
+    return l->s;
+}
+
+static void lower_free(lname *l)
+{
+    if (l->s && l->s != l->buf)
+        free(l->s);
+}
+
+static int has(const char *lc, const char *pat)
+{
+    return lc && strstr(lc, pat) != NULL;
+}
 
 static const char *const tc_patterns[] = {
     /* TBP / PyProf list */
@@ -27,10 +61,13 @@ static const char *const tc_patterns[] = {
 
 int gd_kernel_uses_tensor_cores(const char *name, size_t len)
 {
-    for (size_t i = 0; i < sizeof tc_patterns / sizeof tc_patterns[0]; i++)
-        if (gd_icontains(name, len, tc_patterns[i]))
-            return 1;
-    return 0;
+    lname l;
+    const char *lc = lower(&l, name, len);
+    int r = 0;
+    for (size_t i = 0; i < sizeof tc_patterns / sizeof tc_patterns[0] && !r; i++)
+        r = has(lc, tc_patterns[i]);
+    lower_free(&l);
+    return r;
 }
 
 int gd_kernel_is_comm(const char *name, size_t len)
@@ -58,43 +95,52 @@ int gd_kernel_is_compute(const char *name, size_t len)
     return 1;
 }
 
-gpudiag_kernel_class gd_kernel_class(const char *name, size_t len)
+static gpudiag_kernel_class classify(const char *name, size_t len, const char *lc)
 {
     if (gd_kernel_is_comm(name, len))
         return GPUDIAG_KCLASS_COMMUNICATION;
     if (is_memory_name(name, len))
         return GPUDIAG_KCLASS_MEMORY;
-    if (gd_icontains(name, len, "flash") || gd_icontains(name, len, "fmha") || gd_icontains(name, len, "attention") ||
-        gd_icontains(name, len, "sdpa"))
+    if (has(lc, "flash") || has(lc, "fmha") || has(lc, "attention") ||
+        has(lc, "sdpa"))
         return GPUDIAG_KCLASS_ATTENTION;
-    if (gd_icontains(name, len, "norm") || gd_icontains(name, len, "welford") || gd_icontains(name, len, "bn_fw") ||
-        gd_icontains(name, len, "bn_bw"))
+    if (has(lc, "norm") || has(lc, "welford") || has(lc, "bn_fw") ||
+        has(lc, "bn_bw"))
         return GPUDIAG_KCLASS_NORM;
-    if (gd_icontains(name, len, "conv") || gd_icontains(name, len, "scudnn") || gd_icontains(name, len, "hcudnn") ||
-        gd_icontains(name, len, "wgrad") || gd_icontains(name, len, "dgrad") || gd_icontains(name, len, "fprop") ||
-        gd_icontains(name, len, "implicit_gemm") || gd_icontains(name, len, "winograd") ||
-        gd_icontains(name, len, "precomputed_convolve") || gd_icontains(name, len, "cudnn::"))
+    if (has(lc, "conv") || has(lc, "scudnn") || has(lc, "hcudnn") ||
+        has(lc, "wgrad") || has(lc, "dgrad") || has(lc, "fprop") ||
+        has(lc, "implicit_gemm") || has(lc, "winograd") ||
+        has(lc, "precomputed_convolve") || has(lc, "cudnn::"))
         return GPUDIAG_KCLASS_CONV;
-    if (gd_icontains(name, len, "gemm") || gd_icontains(name, len, "gemv") || gd_icontains(name, len, "cublas") ||
-        gd_icontains(name, len, "cutlass") || gd_icontains(name, len, "xmma") || gd_icontains(name, len, "nvjet") ||
-        gd_icontains(name, len, "matmul") || gd_icontains(name, len, "_mm_") || gd_icontains(name, len, "tensorop") ||
-        gd_icontains(name, len, "dot_kernel") || gd_icontains(name, len, "ampere_") || gd_icontains(name, len, "volta_") ||
-        gd_icontains(name, len, "turing_") || gd_icontains(name, len, "hopper_") || gd_icontains(name, len, "sm90_"))
+    if (has(lc, "gemm") || has(lc, "gemv") || has(lc, "cublas") ||
+        has(lc, "cutlass") || has(lc, "xmma") || has(lc, "nvjet") ||
+        has(lc, "matmul") || has(lc, "_mm_") || has(lc, "tensorop") ||
+        has(lc, "dot_kernel") || has(lc, "ampere_") || has(lc, "volta_") ||
+        has(lc, "turing_") || has(lc, "hopper_") || has(lc, "sm90_"))
         return GPUDIAG_KCLASS_GEMM;
-    if (gd_icontains(name, len, "reduce") || gd_icontains(name, len, "softmax") || gd_icontains(name, len, "argmax") ||
-        gd_icontains(name, len, "sum_kernel") || gd_icontains(name, len, "scan") || gd_icontains(name, len, "topk") ||
-        gd_icontains(name, len, "cross_entropy") || gd_icontains(name, len, "nll_loss"))
+    if (has(lc, "reduce") || has(lc, "softmax") || has(lc, "argmax") ||
+        has(lc, "sum_kernel") || has(lc, "scan") || has(lc, "topk") ||
+        has(lc, "cross_entropy") || has(lc, "nll_loss"))
         return GPUDIAG_KCLASS_REDUCTION;
-    if (gd_icontains(name, len, "elementwise") || gd_icontains(name, len, "vectorized") ||
-        gd_icontains(name, len, "unrolled") || gd_icontains(name, len, "pointwise") ||
-        gd_icontains(name, len, "triton_poi") || gd_icontains(name, len, "fill") || gd_icontains(name, len, "copy") ||
-        gd_icontains(name, len, "cat_array") || gd_icontains(name, len, "index") || gd_icontains(name, len, "gather") ||
-        gd_icontains(name, len, "scatter") || gd_icontains(name, len, "relu") || gd_icontains(name, len, "gelu") ||
-        gd_icontains(name, len, "silu") || gd_icontains(name, len, "dropout") || gd_icontains(name, len, "adam") ||
-        gd_icontains(name, len, "sgd") || gd_icontains(name, len, "multi_tensor_apply") ||
-        gd_icontains(name, len, "pool"))
+    if (has(lc, "elementwise") || has(lc, "vectorized") ||
+        has(lc, "unrolled") || has(lc, "pointwise") ||
+        has(lc, "triton_poi") || has(lc, "fill") || has(lc, "copy") ||
+        has(lc, "cat_array") || has(lc, "index") || has(lc, "gather") ||
+        has(lc, "scatter") || has(lc, "relu") || has(lc, "gelu") ||
+        has(lc, "silu") || has(lc, "dropout") || has(lc, "adam") ||
+        has(lc, "sgd") || has(lc, "multi_tensor_apply") ||
+        has(lc, "pool"))
         return GPUDIAG_KCLASS_ELEMENTWISE;
-    if (gd_icontains(name, len, "triton_red") || gd_icontains(name, len, "triton_per"))
+    if (has(lc, "triton_red") || has(lc, "triton_per"))
         return GPUDIAG_KCLASS_REDUCTION;
     return GPUDIAG_KCLASS_OTHER;
+}
+
+gpudiag_kernel_class gd_kernel_class(const char *name, size_t len)
+{
+    lname l;
+    const char *lc = lower(&l, name, len);
+    gpudiag_kernel_class c = classify(name, len, lc);
+    lower_free(&l);
+    return c;
 }

@@ -918,8 +918,8 @@ void gpudiag_trace_free(gpudiag_trace **tp)
 
 /* ---- the driver: yajl for the head and tail, simdjson for the events ---- */
 
-#define GD_READ_CHUNK (1u << 20)
-#define GD_BUF_CAP (4u << 20)
+#define GD_READ_CHUNK (512u * 1024u)
+#define GD_BUF_CAP (2u << 20)
 
 typedef struct reader {
     parser p;
