@@ -89,15 +89,7 @@ static int cmp_corr(const void *a, const void *b)
 
 size_t gd_corr_find(const corr_entry *c, size_t n, int64_t key)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c[mid].correlation < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && c[lo].correlation == key ? lo : n;
+    return gd_find_i64(c, n, sizeof *c, key);
 }
 
 typedef struct rt_ref {

@@ -94,15 +94,7 @@ typedef struct rt_corr {
 
 static size_t rt_find(const rt_corr *c, size_t n, int64_t key)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c[mid].correlation < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && c[lo].correlation == key ? lo : n;
+    return gd_find_i64(c, n, sizeof *c, key);
 }
 
 /* HTA idle-time breakdown per stream. */

@@ -381,3 +381,25 @@ size_t gd_utf8_prefix(const char *s, size_t max)
         n--;
     return n;
 }
+
+size_t gd_find_i64(const void *base, size_t n, size_t size, int64_t key)
+{
+    const unsigned char *a = base;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int64_t k;
+        memcpy(&k, a + mid * size, sizeof k);
+        if (k < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < n) {
+        int64_t k;
+        memcpy(&k, a + lo * size, sizeof k);
+        if (k == key)
+            return lo;
+    }
+    return n;
+}

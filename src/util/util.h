@@ -87,3 +87,7 @@ char *gd_utf8_clean(const char *s, size_t len);
 /* Length of the longest prefix of s (NUL-terminated) that is at most max bytes
  * and does not end inside a UTF-8 sequence. */
 size_t gd_utf8_prefix(const char *s, size_t max);
+
+/* Index of the first of n records (sorted by the int64 key at offset 0) whose
+ * key equals `key`, or n if none. */
+size_t gd_find_i64(const void *base, size_t n, size_t size, int64_t key);

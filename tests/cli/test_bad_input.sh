@@ -16,23 +16,9 @@
 # reader) unless that variable is already set; both readers must agree.
 # Exit: 0 all passed, 1 any failure, 77 python3 missing (skip).
 
-HERE=$(cd "$(dirname "$0")" && pwd)
-: "${GPUDIAG:=$HERE/../../build/gpudiag}"
-: "${GD_TEST_DATA:=$HERE/../data}"
-: "${GD_SHARED:=$HERE/../../../shared}"
-
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "skip: python3 not found"
-    exit 77
-fi
-if [ ! -x "$GPUDIAG" ]; then
-    echo "FAIL: gpudiag binary not found or not executable: $GPUDIAG (set GPUDIAG)"
-    echo "0 passed, 1 failed"
-    exit 1
-fi
-
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/gd_bad.XXXXXX") || exit 1
-trap 'rm -rf "$TMP"' EXIT INT TERM
+GD_TMP_TAG=bad
+# shellcheck source=tests/cli/common.sh
+. "$(cd "$(dirname "$0")" && pwd)/common.sh"
 
 PASS=0
 FAIL=0

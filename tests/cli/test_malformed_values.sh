@@ -13,22 +13,9 @@
 # Environment: GPUDIAG (default <repo>/build/gpudiag), GD_TEST_DATA (default
 # the script's ../data).  Exit: 0 all passed, 1 any failure, 77 no python3.
 
-HERE=$(cd "$(dirname "$0")" && pwd)
-: "${GPUDIAG:=$HERE/../../build/gpudiag}"
-: "${GD_TEST_DATA:=$HERE/../data}"
-
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "skip: python3 not found"
-    exit 77
-fi
-if [ ! -x "$GPUDIAG" ]; then
-    echo "FAIL: gpudiag binary not found or not executable: $GPUDIAG (set GPUDIAG)"
-    echo "0 passed, 1 failed"
-    exit 1
-fi
-
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/gd_mval.XXXXXX") || exit 1
-trap 'rm -rf "$TMP"' EXIT INT TERM
+GD_TMP_TAG=mal
+# shellcheck source=tests/cli/common.sh
+. "$(cd "$(dirname "$0")" && pwd)/common.sh"
 
 python3 - "$GPUDIAG" "$GD_TEST_DATA/ok_two_steps.json" "$TMP" <<'PYEOF'
 import json, os, subprocess, sys

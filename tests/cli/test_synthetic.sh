@@ -22,22 +22,9 @@
 #      compute = |union(non-comm, non-memory kernels)|, non_compute = union - compute;
 #      comm_overlap = |compute ∩ comm kernels| / |comm kernels|.
 
-HERE=$(cd "$(dirname "$0")" && pwd)
-: "${GPUDIAG:=$HERE/../../build/gpudiag}"
-: "${GD_TEST_DATA:=$HERE/../data}"
-
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "skip: python3 not found"
-    exit 77
-fi
-if [ ! -x "$GPUDIAG" ]; then
-    echo "FAIL: gpudiag binary not found or not executable: $GPUDIAG (set GPUDIAG)"
-    echo "0 passed, 1 failed"
-    exit 1
-fi
-
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/gd_synth.XXXXXX") || exit 1
-trap 'rm -rf "$TMP"' EXIT INT TERM
+GD_TMP_TAG=syn
+# shellcheck source=tests/cli/common.sh
+. "$(cd "$(dirname "$0")" && pwd)/common.sh"
 
 TRACES="ok_two_steps ok_nccl_overlap ok_no_steps ok_cpu_only ok_old_format ok_ns_float"
 for t in $TRACES; do
