@@ -46,6 +46,24 @@ int gd_input_open(gd_input *in, const char *path)
     in->file_bytes = n;
     in->zs.next_in = in->inbuf;
     in->zs.avail_in = (uInt)n;
+    /* other compressors: say so instead of reporting a JSON lexical error */
+    static const struct { const char *magic; size_t len; const char *name, *cmd; } other[] = {
+        {"\x28\xb5\x2f\xfd", 4, "zstd", "zstd -d"},
+        {"BZh", 3, "bzip2", "bunzip2"},
+        {"\xfd" "7zXZ", 5, "xz", "xz -d"},
+        {"PK\x03\x04", 4, "zip", "unzip"},
+    };
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+        if (n >= other[i].len && memcmp(in->inbuf, other[i].magic, other[i].len) == 0) {
+            snprintf(in->message, sizeof in->message,
+                     "the file is %s-compressed; gpudiag reads .json and .json.gz (decompress it with %s, "
+                     "or pipe it: %s -c FILE | gpudiag analyze -)",
+                     other[i].name, other[i].cmd, other[i].cmd);
+            gd_input_close(in);
+            in->unsupported = 1;
+            return -1;
+        }
+    }
     if (n >= 2 && in->inbuf[0] == 0x1f && in->inbuf[1] == 0x8b) {
         in->is_gz = 1;
 #ifdef GPUDIAG_HAVE_ISAL

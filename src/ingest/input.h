@@ -37,6 +37,7 @@ typedef struct gd_input {
     uint64_t out_bytes;       /* decompressed bytes produced */
     char message[256];        /* why the last read failed */
     void *isal;               /* ISA-L inflate state when built with it (faster inflate + CRC) */
+    int unsupported;          /* open failed because the content is another compression format */
 } gd_input;
 
 /* Open `path` ("-" = stdin).  Returns 0, or -1 with errno-derived message. */

@@ -936,6 +936,7 @@ typedef struct reader {
     int64_t first_error_at;
     char first_error[256];
     int ended;              /* stop reading: broken metadata after the events */
+    int bom_checked;
 #ifdef GPUDIAG_HAVE_SIMDJSON
     gd_sj *sj;
 #endif
@@ -970,6 +971,11 @@ static int fill(reader *r)
         size_t got = 0;
         gd_input_status ist = gd_input_read(&r->in, r->data + r->end, want, &got);
         r->end += got;
+        if (r->base == 0 && !r->bom_checked && r->end >= 3) {
+            r->bom_checked = 1;
+            if (r->data[0] == 0xef && r->data[1] == 0xbb && r->data[2] == 0xbf)
+                r->beg = 3; /* a UTF-8 byte-order mark some editors write */
+        }
         if (ist == GD_IN_IOERR) {
             reader_fail(r, GPUDIAG_ERR_IO, (int64_t)(r->base + r->end), "%s", r->in.message);
             return -1;
@@ -1257,7 +1263,9 @@ gpudiag_status gd_kineto_read(const char *path, gpudiag_trace **out, gpudiag_err
     r->first_error_at = -1;
     parser *p = &r->p;
     if (gd_input_open(&r->in, path) != 0) {
-        gpudiag_status st = gd_set_error(err, GPUDIAG_ERR_IO, path, -1, "cannot open: %s", r->in.message);
+        gpudiag_status st = r->in.unsupported
+                                ? gd_set_error(err, GPUDIAG_ERR_FORMAT, path, 0, "%s", r->in.message)
+                                : gd_set_error(err, GPUDIAG_ERR_IO, path, -1, "cannot open: %s", r->in.message);
         free(r);
         return st;
     }

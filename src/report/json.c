@@ -81,7 +81,10 @@ static void num(jw *w, double v)
         return;
     }
     char b[64];
-    snprintf(b, sizeof b, "%.6g", v);
+    if (v == floor(v) && fabs(v) < 1e15)
+        snprintf(b, sizeof b, "%.0f", v); /* counts and byte sizes exactly */
+    else
+        snprintf(b, sizeof b, "%.6g", v);
     raw_number(w, b);
 }
 
@@ -393,8 +396,14 @@ static void write_findings(jw *w, const gpudiag_report *r)
         kv_str(w, "title", f->title);
         key(w, "evidence");
         yajl_gen_map_open(w->g);
-        for (size_t k = 0; k < f->evidence_count; k++)
-            kv_num(w, f->evidence[k].key, f->evidence[k].value);
+        for (size_t k = 0; k < f->evidence_count; k++) {
+            const char *ek = f->evidence[k].key;
+            size_t kl = strlen(ek);
+            if (kl > 3 && strcmp(ek + kl - 3, "_us") == 0)
+                kv_us(w, ek, f->evidence[k].value);
+            else
+                kv_num(w, ek, f->evidence[k].value);
+        }
         yajl_gen_map_close(w->g);
         kv_str(w, "recommendation", f->recommendation);
         kv_num(w, "est_gain", f->est_gain);
