@@ -240,6 +240,25 @@ typedef struct gpudiag_stream_idle {
     double other_us;              /**< the remaining gaps */
 } gpudiag_stream_idle;
 
+/** Copies of one direction inside the steps span (from Kineto's memcpy names and `bytes`). */
+typedef struct gpudiag_transfer {
+    uint64_t count;
+    double bytes;                 /**< total bytes (copies without `bytes` count as 0) */
+    double time_us;               /**< summed copy durations */
+} gpudiag_transfer;
+
+/** Copy directions. */
+typedef enum gpudiag_copy_kind {
+    GPUDIAG_COPY_H2D = 0,
+    GPUDIAG_COPY_D2H,
+    GPUDIAG_COPY_D2D,
+    GPUDIAG_COPY_OTHER,           /**< peer-to-peer, host-to-host, unnamed */
+    GPUDIAG_COPY_KIND_COUNT
+} gpudiag_copy_kind;
+
+/** "h2d", "d2h", "d2d", "other". */
+const char *gpudiag_copy_kind_name(gpudiag_copy_kind kind);
+
 /** Aggregate of one kernel name. */
 typedef struct gpudiag_kernel_stat {
     const char *name;             /**< owned by the report */
@@ -331,6 +350,8 @@ typedef struct gpudiag_report {
     gpudiag_gap *top_gaps;
     size_t stream_idle_count;     /**< HTA per-stream breakdown, by device then stream */
     gpudiag_stream_idle *stream_idle;
+    gpudiag_transfer transfers[GPUDIAG_COPY_KIND_COUNT]; /**< memcpys inside the steps span, by direction */
+    gpudiag_transfer pageable;    /**< those with pageable host memory on one side (Nsight cuda_memcpy_async) */
     uint64_t sync_calls;          /**< host sync calls inside the steps (cudaStreamSynchronize, ...) */
     double sync_time_us;          /**< their total duration */
 

@@ -780,6 +780,41 @@ static int build_launch_stats(actx *a)
     return 0;
 }
 
+/* ---- host<->device copies -------------------------------------------------- */
+
+/* Memcpys that start inside the steps span, by direction from Kineto's names
+ * ("Memcpy HtoD (Pageable -> Device)"), and those touching pageable memory. */
+static void build_transfers(actx *a)
+{
+    const gpudiag_trace *t = a->t;
+    gpudiag_report *r = a->r;
+    if (!a->nsteps)
+        return;
+    for (size_t i = 0; i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        if (op->kind != GD_GPU_MEMCPY || op->ts_ns < a->span_s || op->ts_ns >= a->span_e)
+            continue;
+        const char *nm = gd_strtab_get(&t->names, op->name_id);
+        size_t nl = gd_strtab_len(&t->names, op->name_id);
+        gpudiag_copy_kind k = GPUDIAG_COPY_OTHER;
+        if (gd_icontains(nm, nl, "htod"))
+            k = GPUDIAG_COPY_H2D;
+        else if (gd_icontains(nm, nl, "dtoh"))
+            k = GPUDIAG_COPY_D2H;
+        else if (gd_icontains(nm, nl, "dtod"))
+            k = GPUDIAG_COPY_D2D;
+        double bytes = op->bytes > 0 ? (double)op->bytes : 0.0;
+        r->transfers[k].count++;
+        r->transfers[k].bytes += bytes;
+        r->transfers[k].time_us += ns_to_us(op->dur_ns);
+        if (gd_icontains(nm, nl, "pageable")) {
+            r->pageable.count++;
+            r->pageable.bytes += bytes;
+            r->pageable.time_us += ns_to_us(op->dur_ns);
+        }
+    }
+}
+
 /* ---- summary ------------------------------------------------------------ */
 
 static void build_summary(actx *a)
@@ -933,6 +968,7 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
     if (!in->path || build_corr_index(&a) || build_steps(&a) || build_breakdown(&a) || build_devices(&a) ||
         build_kernels(&a) || build_launch_stats(&a) || gd_build_idle(&a))
         goto oom;
+    build_transfers(&a);
     build_summary(&a);
     if (gd_diagnose(t, r) != 0)
         goto oom;

@@ -280,6 +280,31 @@ static void rule_memcpy(fbuilder *b)
                    "copies into one."));
 }
 
+static void rule_pageable(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    if (!r->step_count || !(r->avg_step_us > 0) || r->pageable.count == 0)
+        return;
+    double per_step = r->pageable.time_us / (double)r->step_count;
+    double s = per_step / r->avg_step_us;
+    if (s < GD_PAGEABLE_SHARE_MIN)
+        return;
+    double gain = s * 0.5;
+    gpudiag_finding *f = add(b, "pageable_memcpy", sev_for_share(gain), 1, GPUDIAG_BN_MEMORY_TRANSFER, gain);
+    ev(f, "pageable_copy_share", s);
+    ev(f, "pageable_copies_per_step", (double)r->pageable.count / (double)r->step_count);
+    ev(f, "pageable_bytes_per_step", r->pageable.bytes / (double)r->step_count);
+    ev(f, "pageable_copy_us_per_step", per_step);
+    text(b, f,
+         fmt_alloc("Copies from or to pageable host memory take %.1f%% of each step (%.1f per step); they are "
+                   "staged through a bounce buffer and block the host",
+                   100.0 * s, (double)r->pageable.count / (double)r->step_count),
+         fmt_alloc("Use pinned memory: DataLoader(pin_memory=True) and tensor.to(device, non_blocking=True) for "
+                   "inputs; for results copied back, copy into a preallocated pinned tensor "
+                   "(torch.empty(..., pin_memory=True).copy_(x, non_blocking=True)) and wait on a CUDA event only "
+                   "when the value is needed. Pinned copies run at full PCIe speed and overlap compute."));
+}
+
 static void rule_sync(fbuilder *b)
 {
     gpudiag_report *r = b->r;
@@ -400,6 +425,8 @@ static const char *short_fix(const char *id)
         return "pinned memory + non_blocking copies, keep tensors on the GPU";
     if (strcmp(id, "no_tensor_cores") == 0)
         return "enable AMP (bf16/fp16) or TF32";
+    if (strcmp(id, "pageable_memcpy") == 0)
+        return "pin_memory=True and non_blocking copies";
     if (strcmp(id, "sync_stall") == 0)
         return "no .item()/.cpu()/synchronize inside the step";
     return "see findings";
@@ -469,6 +496,7 @@ int gd_diagnose(const gpudiag_trace *t, gpudiag_report *r)
         rule_communication(&b);
         rule_memcpy(&b);
         rule_sync(&b);
+        rule_pageable(&b);
         rule_tensor_cores(&b);
         rule_low_util(&b);
     } else {

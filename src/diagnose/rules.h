@@ -14,6 +14,7 @@
 #define GD_SHORT_KERNEL_MEDIAN_US 10.0   /* median kernel duration */
 #define GD_COMM_SHARE_MIN 0.10           /* TBP: avg Communication / avg step > 10% */
 #define GD_MEMCPY_SHARE_MIN 0.10         /* Memcpy + Memset of the step */
+#define GD_PAGEABLE_SHARE_MIN 0.01       /* pageable copies' time, of the step */
 #define GD_SYNC_SHARE_MIN 0.05           /* GPU idle after host sync calls, of the step */
 #define GD_TC_ELIGIBLE_SHARE_MIN 0.10    /* GEMM+conv share of kernel time */
 #define GD_TC_SHARE_MAX 0.01             /* Tensor Core share treated as "none" */

@@ -63,7 +63,7 @@ enum key {
     /* event */
     K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,
     /* args */
-    K_CORRELATION, K_EXTERNAL_ID, K_DEVICE, K_STREAM, K_BPS, K_OCC,
+    K_CORRELATION, K_EXTERNAL_ID, K_DEVICE, K_STREAM, K_BPS, K_OCC, K_BYTES,
     /* device props */
     K_DP_ID, K_DP_NAME, K_DP_MEM, K_DP_MAJOR, K_DP_MINOR, K_DP_SMS, K_DP_WARP, K_DP_MAXTHR,
     /* distributed info */
@@ -83,8 +83,8 @@ typedef struct ev_scratch {
     int64_t ts_ns, dur_ns;
     int has_pid, has_tid;
     int64_t pid, tid;
-    int has_corr, has_ext, has_device, has_stream, has_bps, has_occ;
-    int64_t correlation, external_id, device, stream;
+    int has_corr, has_ext, has_device, has_stream, has_bps, has_occ, has_bytes;
+    int64_t correlation, external_id, device, stream, bytes;
     double bps, occ;
 } ev_scratch;
 
@@ -273,6 +273,9 @@ static int key_for(int ctx, const char *k, size_t len)
         }
     case CTX_ARGS:
         switch (len) {
+        case 5:
+            if (KEYIS("bytes")) return K_BYTES;
+            return K_NONE;
         case 6:
             if (KEYIS("device")) return K_DEVICE;
             if (KEYIS("stream")) return K_STREAM;
@@ -436,6 +439,7 @@ static int commit_event(parser *p)
         op.stream = (int32_t)(e->has_stream ? e->stream : (e->has_tid ? e->tid : -1));
         op.correlation = e->has_corr ? e->correlation : -1;
         op.external_id = e->has_ext ? e->external_id : -1;
+        op.bytes = e->has_bytes ? e->bytes : -1;
         if (e->has_corr)
             op.flags |= GD_GF_HAS_CORR;
         if (e->has_ext)
@@ -713,6 +717,12 @@ static int cb_number(void *ctx, const char *s, size_t len)
         if (parse_int64(s, len, &v) == 0 && v >= INT32_MIN && v <= INT32_MAX) {
             e->stream = v;
             e->has_stream = 1;
+        }
+        break;
+    case K_BYTES:
+        if (parse_int64(s, len, &v) == 0 && v >= 0) {
+            e->bytes = v;
+            e->has_bytes = 1;
         }
         break;
     case K_BPS:

@@ -55,6 +55,12 @@ const char *gpudiag_idle_cause_name(gpudiag_idle_cause cause)
     return (unsigned)cause < GPUDIAG_IDLE_CAUSE_COUNT ? names[cause] : "unknown";
 }
 
+const char *gpudiag_copy_kind_name(gpudiag_copy_kind kind)
+{
+    static const char *const names[GPUDIAG_COPY_KIND_COUNT] = {"h2d", "d2h", "d2d", "other"};
+    return (unsigned)kind < GPUDIAG_COPY_KIND_COUNT ? names[kind] : "unknown";
+}
+
 const char *gpudiag_bottleneck_name(gpudiag_bottleneck bn)
 {
     switch (bn) {

@@ -3,7 +3,7 @@
  * reads.  One record per event, times as int64 nanoseconds on the trace's own
  * clock (Kineto's µs `ts` × 1000, exact for both epoch-µs integers and
  * 3-decimal relative floats), names interned to uint32 ids.  Sizes: a GPU op
- * is 56 bytes, a runtime call 40, a CPU op 32 — tens of bytes per event, so the
+ * is 64 bytes, a runtime call 48, a CPU op 32 — tens of bytes per event, so the
  * model stays far below the JSON it came from (Kineto spends 300–600 bytes of
  * text on an event).
  */
@@ -29,6 +29,7 @@ typedef struct gd_gpu_op {
     int64_t ts_ns, dur_ns;
     int64_t correlation;
     int64_t external_id;
+    int64_t bytes;             /* memcpy/memset size, -1 if absent */
     float blocks_per_sm;       /* Kineto: grid blocks / SM count */
     float occupancy_pct;       /* Kineto: est. achieved occupancy % (0..100) */
     uint32_t name_id;

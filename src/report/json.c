@@ -438,6 +438,20 @@ gpudiag_status gpudiag_report_write_json(const gpudiag_report *r, FILE *fp, int 
     write_steps(&w, r);
     write_idle(&w, r);
     write_kernels(&w, r);
+    key(&w, "transfers");
+    yajl_gen_map_open(w.g);
+    for (int k = 0; k <= GPUDIAG_COPY_KIND_COUNT; k++) {
+        const gpudiag_transfer *tr = k < GPUDIAG_COPY_KIND_COUNT ? &r->transfers[k] : &r->pageable;
+        key(&w, k < GPUDIAG_COPY_KIND_COUNT ? gpudiag_copy_kind_name((gpudiag_copy_kind)k) : "pageable");
+        yajl_gen_map_open(w.g);
+        kv_int(&w, "count", (long long)tr->count);
+        kv_num(&w, "bytes", tr->bytes);
+        kv_us(&w, "time_us", tr->time_us);
+        kv_num(&w, "bytes_per_step", r->step_count ? tr->bytes / (double)r->step_count : NAN);
+        kv_num(&w, "achieved_gb_per_s", tr->time_us > 0 ? tr->bytes / tr->time_us / 1e3 : NAN);
+        yajl_gen_map_close(w.g);
+    }
+    yajl_gen_map_close(w.g);
     key(&w, "series");
     yajl_gen_null(w.g);
     write_findings(&w, r);

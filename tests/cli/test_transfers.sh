@@ -1,0 +1,46 @@
+#!/bin/sh
+# Host<->device copies on tests/data/ok_transfers.json, derived by hand
+# (docs/DEFINITIONS.md "Copies"): one step [1000,2000] (1000 us)
+#   h2d: 2 copies, 1,000,000 + 4,000,000 = 5,000,000 bytes in 100 + 50 = 150 us
+#        -> 5e6 / 150 us = 33.333 GB/s
+#   d2h: 1 copy, 8 bytes, 20 us;  d2d: 1 copy, 3,000,000 bytes, 30 us -> 100 GB/s
+#   pageable: the HtoD (Pageable -> Device) and DtoH (Device -> Pageable) copies:
+#        2 copies, 1,000,008 bytes, 120 us = 12% of the step
+#   finding pageable_memcpy: est_gain = 0.5 x 0.12 = 0.06, severity low (< 0.10)
+set -eu
+GPUDIAG=${GPUDIAG:-$(dirname "$0")/../../build/gpudiag}
+DATA=${GD_TEST_DATA:-$(dirname "$0")/../data}
+command -v python3 >/dev/null || { echo "skipped: python3 missing"; exit 77; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+for mode in default yajl; do
+  if [ "$mode" = yajl ]; then export GPUDIAG_NO_SIMDJSON=1; fi
+  "$GPUDIAG" analyze --json "$DATA/ok_transfers.json" > "$tmp/r.json"
+  python3 - "$tmp/r.json" "$mode" <<'PY' || fail=$((fail+1))
+import json, sys
+d = json.load(open(sys.argv[1])); t = d["transfers"]
+f = [x for x in d["findings"] if x["id"] == "pageable_memcpy"]
+checks = [
+    ("h2d count", t["h2d"]["count"], 2), ("h2d bytes", t["h2d"]["bytes"], 5000000),
+    ("h2d time", t["h2d"]["time_us"], 150), ("h2d GB/s", t["h2d"]["achieved_gb_per_s"], 33.3333),
+    ("d2h count", t["d2h"]["count"], 1), ("d2h bytes", t["d2h"]["bytes"], 8), ("d2h time", t["d2h"]["time_us"], 20),
+    ("d2d bytes", t["d2d"]["bytes"], 3000000), ("d2d GB/s", t["d2d"]["achieved_gb_per_s"], 100),
+    ("other count", t["other"]["count"], 0),
+    ("pageable count", t["pageable"]["count"], 2), ("pageable bytes", t["pageable"]["bytes"], 1000008),
+    ("pageable time", t["pageable"]["time_us"], 120), ("bytes per step", t["h2d"]["bytes_per_step"], 5000000),
+    ("finding", len(f), 1),
+    ("est_gain", f[0]["est_gain"] if f else None, 0.06), ("severity", f[0]["severity"] if f else None, "low"),
+    ("share evidence", f[0]["evidence"]["pageable_copy_share"] if f else None, 0.12),
+]
+def bad(g, w):
+    if isinstance(w, (int, float)) and not isinstance(w, bool):
+        return g is None or abs(g - w) > 1e-3 * max(1, abs(w))
+    return g != w
+fails = [(n, g, w) for n, g, w in checks if bad(g, w)]
+for n, g, w in fails:
+    print(f"FAIL [{sys.argv[2]}] {n}: gpudiag {g!r} != {w!r}")
+print(f"{sys.argv[2]}: {len(checks) - len(fails)} passed, {len(fails)} failed")
+sys.exit(1 if fails else 0)
+PY
+done
+if [ "$fail" -eq 0 ]; then echo "2 passed, 0 failed"; else echo "$((2-fail)) passed, $fail failed"; exit 1; fi
