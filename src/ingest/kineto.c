@@ -1137,6 +1137,14 @@ static int sj_key(void *ctx, const char *k, size_t len)
     return p->key != K_NONE;
 }
 static int sj_string(void *ctx, const char *s, size_t len) { return cb_string(ctx, (const unsigned char *)s, len); }
+/* Index of the first non-digit at or after i. */
+static size_t skip_digits(const char *s, size_t i, size_t len)
+{
+    while (i < len && s[i] >= '0' && s[i] <= '9')
+        i++;
+    return i;
+}
+
 /* 1 if s[0..len) is a JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
 static int json_number_ok(const char *s, size_t len)
 {
@@ -1145,19 +1153,15 @@ static int json_number_ok(const char *s, size_t len)
         i++;
     if (i >= len)
         return 0;
-    if (s[i] == '0') {
+    if (s[i] == '0')
         i++;
-    } else if (s[i] >= '1' && s[i] <= '9') {
-        while (i < len && s[i] >= '0' && s[i] <= '9')
-            i++;
-    } else {
+    else if (s[i] >= '1' && s[i] <= '9')
+        i = skip_digits(s, i, len);
+    else
         return 0;
-    }
     if (i < len && s[i] == '.') {
-        i++;
-        size_t d = i;
-        while (i < len && s[i] >= '0' && s[i] <= '9')
-            i++;
+        size_t d = i + 1;
+        i = skip_digits(s, d, len);
         if (i == d)
             return 0;
     }
@@ -1166,8 +1170,7 @@ static int json_number_ok(const char *s, size_t len)
         if (i < len && (s[i] == '+' || s[i] == '-'))
             i++;
         size_t d = i;
-        while (i < len && s[i] >= '0' && s[i] <= '9')
-            i++;
+        i = skip_digits(s, d, len);
         if (i == d)
             return 0;
     }

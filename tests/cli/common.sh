@@ -18,3 +18,23 @@ fi
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/gd_${GD_TMP_TAG:-test}.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
+
+# check_both_readers FILE PYCODE: run `gpudiag analyze --json FILE` with the
+# simdjson and the yajl-only event reader, and run PYCODE on each report
+# (python3 argv: report path, reader name; exit non-zero on a failed check).
+# Prints "N passed, M failed" over the two readers; returns non-zero on failure.
+check_both_readers() {
+    _fails=0
+    for _mode in default yajl; do
+        _nosj=""
+        [ "$_mode" = yajl ] && _nosj=1
+        if GPUDIAG_NO_SIMDJSON="$_nosj" "$GPUDIAG" analyze --json "$1" > "$TMP/report.$_mode.json"; then
+            python3 -c "$2" "$TMP/report.$_mode.json" "$_mode" || _fails=$((_fails + 1))
+        else
+            echo "FAIL [$_mode] gpudiag exited $?"
+            _fails=$((_fails + 1))
+        fi
+    done
+    echo "$((2 - _fails)) passed, $_fails failed"
+    [ "$_fails" -eq 0 ]
+}

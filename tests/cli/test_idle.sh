@@ -15,15 +15,11 @@
 #   [100,300] sync "## forward ##", [600,800] host_launch "aten::foo",
 #   [400,500] dataloader "enumerate(DataLoader)#..."
 set -eu
-GPUDIAG=${GPUDIAG:-$(dirname "$0")/../../build/gpudiag}
-DATA=${GD_TEST_DATA:-$(dirname "$0")/../data}
-command -v python3 >/dev/null || { echo "skipped: python3 missing"; exit 77; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fail=0
-for mode in default yajl; do
-  if [ "$mode" = yajl ]; then export GPUDIAG_NO_SIMDJSON=1; fi
-  "$GPUDIAG" analyze --json "$DATA/ok_idle_causes.json" > "$tmp/r.json"
-  python3 - "$tmp/r.json" "$mode" <<'PY' || fail=$((fail+1))
+GD_TMP_TAG=idle
+# shellcheck source=tests/cli/common.sh
+. "$(cd "$(dirname "$0")" && pwd)/common.sh"
+
+PY=$(cat <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1])); i = d["idle"]
 checks = [
@@ -48,6 +44,6 @@ for n, g, w in bad:
     print(f"FAIL [{sys.argv[2]}] {n}: gpudiag {g!r} != {w!r}")
 print(f"{sys.argv[2]}: {len(checks) - len(bad)} passed, {len(bad)} failed")
 sys.exit(1 if bad else 0)
-PY
-done
-if [ "$fail" -eq 0 ]; then echo "2 passed, 0 failed"; else echo "$((2-fail)) passed, $fail failed"; exit 1; fi
+EOF
+)
+check_both_readers "$GD_TEST_DATA/ok_idle_causes.json" "$PY"

@@ -8,15 +8,11 @@
 #        2 copies, 1,000,008 bytes, 120 us = 12% of the step
 #   finding pageable_memcpy: est_gain = 0.5 x 0.12 = 0.06, severity low (< 0.10)
 set -eu
-GPUDIAG=${GPUDIAG:-$(dirname "$0")/../../build/gpudiag}
-DATA=${GD_TEST_DATA:-$(dirname "$0")/../data}
-command -v python3 >/dev/null || { echo "skipped: python3 missing"; exit 77; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fail=0
-for mode in default yajl; do
-  if [ "$mode" = yajl ]; then export GPUDIAG_NO_SIMDJSON=1; fi
-  "$GPUDIAG" analyze --json "$DATA/ok_transfers.json" > "$tmp/r.json"
-  python3 - "$tmp/r.json" "$mode" <<'PY' || fail=$((fail+1))
+GD_TMP_TAG=xfer
+# shellcheck source=tests/cli/common.sh
+. "$(cd "$(dirname "$0")" && pwd)/common.sh"
+
+PY=$(cat <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1])); t = d["transfers"]
 f = [x for x in d["findings"] if x["id"] == "pageable_memcpy"]
@@ -41,6 +37,6 @@ for n, g, w in fails:
     print(f"FAIL [{sys.argv[2]}] {n}: gpudiag {g!r} != {w!r}")
 print(f"{sys.argv[2]}: {len(checks) - len(fails)} passed, {len(fails)} failed")
 sys.exit(1 if fails else 0)
-PY
-done
-if [ "$fail" -eq 0 ]; then echo "2 passed, 0 failed"; else echo "$((2-fail)) passed, $fail failed"; exit 1; fi
+EOF
+)
+check_both_readers "$GD_TEST_DATA/ok_transfers.json" "$PY"
