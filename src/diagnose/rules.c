@@ -445,7 +445,11 @@ static void verdict(fbuilder *b)
         }
     }
     char *v = NULL;
-    if (!r->has_gpu) {
+    if (!r->has_gpu && r->input.truncated) {
+        v = fmt_alloc("The trace is cut off at byte %lld before any GPU activity was recorded: nothing to diagnose "
+                      "on the GPU side; profile again and let the profiler finish writing.",
+                      (long long)r->input.truncated_at);
+    } else if (!r->has_gpu) {
         v = fmt_alloc("No GPU activity in this trace: nothing to diagnose on the GPU side (%zu host step%s).",
                       r->step_count, r->step_count == 1 ? "" : "s");
     } else if (top) {
