@@ -135,6 +135,7 @@ typedef enum gpudiag_kernel_class {
     GPUDIAG_KCLASS_COMMUNICATION,
     GPUDIAG_KCLASS_MEMORY,
     GPUDIAG_KCLASS_OTHER,
+    GPUDIAG_KCLASS_OPTIMIZER,     /**< multi_tensor_apply, fused Adam/SGD/LAMB (added after OTHER: values are stable) */
     GPUDIAG_KCLASS_COUNT
 } gpudiag_kernel_class;
 
@@ -337,6 +338,13 @@ typedef struct gpudiag_report {
     double short_kernel_share;    /**< HTA: launches whose GPU time < CPU launch time */
     double median_kernel_us;
     double launch_delay_median_us;/**< HTA launch delay, median over launches */
+    uint64_t linked_kernels;      /**< kernels joined to their launch call by correlation */
+    uint64_t runtime_outliers;    /**< HTA: launch calls longer than 50 µs on the CPU */
+    uint64_t launch_delay_outliers; /**< HTA: launch delay above 100 µs */
+    double optimizer_time_us;     /**< Optimizer.step host time inside the steps span; NaN without steps */
+    uint64_t optimizer_kernels;   /**< kernels launched from inside Optimizer.step */
+    double optimizer_kernel_time_us;
+    uint64_t optimizer_fused_kernels; /**< of those, multi_tensor_apply / fused kernels */
 
     size_t kernel_stat_count;     /**< all kernel names, sorted by total_us desc */
     gpudiag_kernel_stat *kernel_stats;

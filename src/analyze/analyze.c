@@ -751,6 +751,30 @@ static int build_launch_stats(actx *a)
     if (!delays)
         return -1;
     size_t nd = 0, nshort = 0, nlaunch = 0;
+    /* Optimizer.step host intervals, merged, for the optimizer statistics */
+    gd_vec optv;
+    gd_vec_init(&optv, sizeof(gd_iv));
+    for (size_t i = 0; i < t->cpu_ops.len; i++) {
+        const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
+        if (c->cat == GD_CPU_GPU_ANNOT)
+            continue;
+        const char *nm = gd_strtab_get(&t->names, c->name_id);
+        if (gd_starts_with(nm, gd_strtab_len(&t->names, c->name_id), "Optimizer.step#")) {
+            gd_iv iv = {c->ts_ns, c->ts_ns + c->dur_ns};
+            if (!gd_vec_push(&optv, &iv)) {
+                gd_vec_free(&optv);
+                free(delays);
+                return -1;
+            }
+        }
+    }
+    optv.len = gd_iv_merge(optv.data, optv.len);
+    const gd_iv *opt = optv.data;
+    size_t opt_n = optv.len;
+    if (a->nsteps) {
+        gd_iv span = {a->span_s, a->span_e};
+        r->optimizer_time_us = ns_to_us(gd_iv_intersect_len(opt, opt_n, &span, 1));
+    }
     for (size_t i = 0; i < n; i++) {
         const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
         if (rt->correlation < 0)
@@ -769,6 +793,33 @@ static int build_launch_stats(actx *a)
         /* HTA: short kernel = CPU launch <= 50 µs and GPU time < CPU launch time */
         if (rt->dur_ns <= 50000 && op->dur_ns < rt->dur_ns)
             nshort++;
+        /* HTA outliers: launch call > 50 µs on the CPU; launch delay > 100 µs */
+        if (rt->dur_ns > 50000)
+            r->runtime_outliers++;
+        if (delay > 100000)
+            r->launch_delay_outliers++;
+        /* kernels launched from inside Optimizer.step (the host annotation) */
+        if (opt_n) {
+            /* first merged interval ending after the call's start (ends are sorted) */
+            size_t lo = 0, hi = opt_n;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (opt[mid].e <= rt->ts_ns)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            size_t j = lo;
+            if (j < opt_n && opt[j].s <= rt->ts_ns) {
+                r->optimizer_kernels++;
+                r->optimizer_kernel_time_us += ns_to_us(op->dur_ns);
+                const char *nm = gd_strtab_get(&t->names, op->name_id);
+                size_t nl = gd_strtab_len(&t->names, op->name_id);
+                if (gd_icontains(nm, nl, "multi_tensor_apply") || gd_icontains(nm, nl, "fused"))
+                    r->optimizer_fused_kernels++;
+            }
+        }
+        r->linked_kernels++;
     }
     if (nlaunch) {
         r->short_kernel_share = (double)nshort / (double)nlaunch;
@@ -776,6 +827,7 @@ static int build_launch_stats(actx *a)
         gd_stats_compute(delays, nd, &st);
         r->launch_delay_median_us = st.median;
     }
+    gd_vec_free(&optv);
     free(delays);
     return 0;
 }
@@ -926,6 +978,7 @@ static void report_init(gpudiag_report *r)
     r->idle_share = r->compute_share = r->non_compute_share = NAN;
     r->comm_share = r->comm_overlap = r->mfu = r->hfu = NAN;
     r->short_kernel_share = r->median_kernel_us = r->launch_delay_median_us = NAN;
+    r->optimizer_time_us = NAN;
     r->avg_step_us = NAN;
     for (int i = 0; i < GPUDIAG_ROLE_COUNT; i++)
         r->avg_role_us[i] = NAN;

@@ -104,6 +104,9 @@ static gpudiag_kernel_class classify(const char *name, size_t len, const char *l
     if (has(lc, "flash") || has(lc, "fmha") || has(lc, "attention") ||
         has(lc, "sdpa"))
         return GPUDIAG_KCLASS_ATTENTION;
+    if (has(lc, "multi_tensor_apply") || has(lc, "fused_adam") || has(lc, "fusedadam") || has(lc, "adam_kernel") ||
+        has(lc, "fused_sgd") || has(lc, "_fused_adamw") || has(lc, "adamw") || has(lc, "fused_lamb"))
+        return GPUDIAG_KCLASS_OPTIMIZER;
     if (has(lc, "norm") || has(lc, "welford") || has(lc, "bn_fw") ||
         has(lc, "bn_bw"))
         return GPUDIAG_KCLASS_NORM;
@@ -127,8 +130,7 @@ static gpudiag_kernel_class classify(const char *name, size_t len, const char *l
         has(lc, "triton_poi") || has(lc, "fill") || has(lc, "copy") ||
         has(lc, "cat_array") || has(lc, "index") || has(lc, "gather") ||
         has(lc, "scatter") || has(lc, "relu") || has(lc, "gelu") ||
-        has(lc, "silu") || has(lc, "dropout") || has(lc, "adam") ||
-        has(lc, "sgd") || has(lc, "multi_tensor_apply") ||
+        has(lc, "silu") || has(lc, "dropout") ||
         has(lc, "pool"))
         return GPUDIAG_KCLASS_ELEMENTWISE;
     if (has(lc, "triton_red") || has(lc, "triton_per"))

@@ -305,6 +305,32 @@ static void rule_pageable(fbuilder *b)
                    "when the value is needed. Pinned copies run at full PCIe speed and overlap compute."));
 }
 
+static void rule_optimizer(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    if (!r->step_count || !(r->avg_step_us > 0) || isnan(r->optimizer_time_us))
+        return;
+    double per_step_kernels = (double)r->optimizer_kernels / (double)r->step_count;
+    double share = r->optimizer_time_us / (double)r->step_count / r->avg_step_us;
+    double fused = r->optimizer_kernels ? (double)r->optimizer_fused_kernels / (double)r->optimizer_kernels : 0;
+    if (per_step_kernels < GD_OPT_KERNELS_PER_STEP_MIN || share < GD_OPT_SHARE_MIN || fused >= 0.5)
+        return;
+    double gain = share * 0.5;
+    gpudiag_finding *f = add(b, "optimizer_unfused", sev_for_share(gain), 1, GPUDIAG_BN_HOST_LAUNCH, gain);
+    ev(f, "optimizer_share", share);
+    ev(f, "optimizer_kernels_per_step", per_step_kernels);
+    ev(f, "optimizer_kernel_time_us_per_step", r->optimizer_kernel_time_us / (double)r->step_count);
+    ev(f, "fused_kernel_share", fused);
+    text(b, f,
+         fmt_alloc("The optimizer step launches %.0f small kernels per step, one parameter at a time, and takes "
+                   "%.1f%% of the step",
+                   per_step_kernels, 100.0 * share),
+         fmt_alloc("Use a multi-tensor optimizer: torch.optim.SGD/Adam/AdamW(..., foreach=True) (the default "
+                   "since PyTorch 2.0 on CUDA) or fused=True (Adam/AdamW/SGD), or apex's FusedAdam/FusedLAMB; "
+                   "with DDP/FSDP keep gradients in few flat buckets. This replaces hundreds of launches with a "
+                   "few multi_tensor_apply kernels."));
+}
+
 static void rule_sync(fbuilder *b)
 {
     gpudiag_report *r = b->r;
@@ -425,6 +451,8 @@ static const char *short_fix(const char *id)
         return "pinned memory + non_blocking copies, keep tensors on the GPU";
     if (strcmp(id, "no_tensor_cores") == 0)
         return "enable AMP (bf16/fp16) or TF32";
+    if (strcmp(id, "optimizer_unfused") == 0)
+        return "foreach=True or fused=True optimizer";
     if (strcmp(id, "pageable_memcpy") == 0)
         return "pin_memory=True and non_blocking copies";
     if (strcmp(id, "sync_stall") == 0)
@@ -501,6 +529,7 @@ int gd_diagnose(const gpudiag_trace *t, gpudiag_report *r)
         rule_memcpy(&b);
         rule_sync(&b);
         rule_pageable(&b);
+        rule_optimizer(&b);
         rule_tensor_cores(&b);
         rule_low_util(&b);
     } else {

@@ -14,6 +14,8 @@
 #define GD_SHORT_KERNEL_MEDIAN_US 10.0   /* median kernel duration */
 #define GD_COMM_SHARE_MIN 0.10           /* TBP: avg Communication / avg step > 10% */
 #define GD_MEMCPY_SHARE_MIN 0.10         /* Memcpy + Memset of the step */
+#define GD_OPT_KERNELS_PER_STEP_MIN 100.0 /* kernels launched inside Optimizer.step per step */
+#define GD_OPT_SHARE_MIN 0.03            /* Optimizer.step host time, of the step */
 #define GD_PAGEABLE_SHARE_MIN 0.01       /* pageable copies' time, of the step */
 #define GD_SYNC_SHARE_MIN 0.05           /* GPU idle after host sync calls, of the step */
 #define GD_TC_ELIGIBLE_SHARE_MIN 0.10    /* GEMM+conv share of kernel time */

@@ -43,6 +43,7 @@ const char *gpudiag_kernel_class_name(gpudiag_kernel_class cls)
 {
     static const char *const names[GPUDIAG_KCLASS_COUNT] = {
         "gemm", "conv", "attention", "norm", "reduction", "elementwise", "communication", "memory", "other",
+        "optimizer",
     };
     return (unsigned)cls < GPUDIAG_KCLASS_COUNT ? names[cls] : "unknown";
 }

@@ -228,6 +228,18 @@ static void write_summary(jw *w, const gpudiag_report *r)
     kv_num(w, "short_kernel_share", r->short_kernel_share);
     kv_us(w, "median_kernel_us", r->median_kernel_us);
     kv_us(w, "launch_delay_median_us", r->launch_delay_median_us);
+    kv_int(w, "linked_kernels", (long long)r->linked_kernels);
+    kv_int(w, "runtime_outliers", (long long)r->runtime_outliers);
+    kv_int(w, "launch_delay_outliers", (long long)r->launch_delay_outliers);
+    key(w, "optimizer");
+    yajl_gen_map_open(w->g);
+    kv_us(w, "time_us", r->optimizer_time_us);
+    kv_num(w, "share_of_step",
+           r->step_count && r->avg_step_us > 0 ? r->optimizer_time_us / (double)r->step_count / r->avg_step_us : NAN);
+    kv_int(w, "kernels", (long long)r->optimizer_kernels);
+    kv_us(w, "kernel_time_us", r->optimizer_kernel_time_us);
+    kv_int(w, "fused_kernels", (long long)r->optimizer_fused_kernels);
+    yajl_gen_map_close(w->g);
     yajl_gen_map_close(w->g);
 }
 
