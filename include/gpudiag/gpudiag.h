@@ -41,6 +41,7 @@ extern "C" {
 
 #define GPUDIAG_VERSION "0.1.0"
 #define GPUDIAG_REPORT_SCHEMA "gpudiag.report/1"
+#define GPUDIAG_CLUSTER_SCHEMA "gpudiag.cluster/1"
 
 /* ---------------------------------------------------------------------- */
 /* Status and errors                                                       */
@@ -363,6 +364,11 @@ typedef struct gpudiag_report {
     uint64_t sync_calls;          /**< host sync calls inside the steps (cudaStreamSynchronize, ...) */
     double sync_time_us;          /**< their total duration */
 
+    /* communication kernels of the first device that has them, inside the steps
+     * span, in start order: the input of the cross-rank analysis */
+    size_t comm_kernel_count;
+    double *comm_kernel_us;       /**< durations, owned by the report */
+
     size_t finding_count;         /**< ranked: causes by est_gain, then the rest */
     gpudiag_finding *findings;
 
@@ -415,6 +421,62 @@ typedef struct gpudiag_text_opts {
  *  Returns GPUDIAG_OK or GPUDIAG_ERR_IO on a write error. */
 gpudiag_status gpudiag_report_write_text(const gpudiag_report *report, FILE *fp,
                                          const gpudiag_text_opts *opts, gpudiag_error *err);
+
+/* ---------------------------------------------------------------------- */
+/* Several ranks of one job                                                */
+/* ---------------------------------------------------------------------- */
+
+/** One rank's headline numbers, side by side with the others. */
+typedef struct gpudiag_rank {
+    int rank;                     /**< distributedInfo.rank, else the input's position */
+    const char *path;             /**< owned by the cluster */
+    size_t steps;
+    double step_time_us;          /**< mean step time */
+    double gpu_utilization;
+    double comm_share;            /**< exposed communication / step */
+    size_t comm_kernels;
+    double comm_time_us_per_step; /**< summed communication kernel time per step */
+    double comm_wait_us_per_step; /**< time this rank's collectives waited for the last rank to arrive */
+    gpudiag_bottleneck bottleneck;
+} gpudiag_rank;
+
+/** Cross-rank analysis (docs/DEFINITIONS.md "Ranks and stragglers"). */
+typedef struct gpudiag_cluster {
+    size_t rank_count;
+    gpudiag_rank *ranks;          /**< in input order */
+    size_t collectives;           /**< collectives matched by position across ranks */
+    int collectives_mismatch;     /**< 1 if ranks recorded different numbers of them */
+    int straggler;                /**< rank number of the straggler, -1 if none stands out */
+    double straggler_wait_us_per_step; /**< mean, over the other ranks, of their wait per step */
+    double straggler_share;       /**< that / mean step time of the others */
+    const char *verdict;          /**< one line, owned by the cluster */
+} gpudiag_cluster;
+
+/**
+ * Compare the reports of the ranks of one job.  Collectives are matched by
+ * position (the j-th communication kernel of every rank); all ranks leave a
+ * blocking collective together, so a rank's kernel lasts longer by the time it
+ * waited for the last one to arrive: wait = duration − the shortest duration
+ * of that collective over the ranks (TensorBoard plugin's "min duration across
+ * workers" idea; clock-independent, unlike start times).  The straggler is the
+ * rank that waits least while the others wait ≥ 1 % of the step on it.
+ *
+ * reports: n ≥ 1 reports (not modified; may be freed after this call).
+ * Returns GPUDIAG_OK, GPUDIAG_ERR_ARG or GPUDIAG_ERR_NOMEM.
+ */
+gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, size_t n, gpudiag_cluster **out,
+                                       gpudiag_error *err);
+
+/** Free a cluster and set *cluster to NULL.  NULL-safe. */
+void gpudiag_cluster_free(gpudiag_cluster **cluster);
+
+/** Write {"schema":"gpudiag.cluster/1", "ranks":[...], "stragglers":{...}, "reports":[full reports]}. */
+gpudiag_status gpudiag_cluster_write_json(const gpudiag_cluster *c, const gpudiag_report *const *reports,
+                                          FILE *fp, int pretty, gpudiag_error *err);
+
+/** Write the side-by-side rank table and the straggler verdict. */
+gpudiag_status gpudiag_cluster_write_text(const gpudiag_cluster *c, FILE *fp, const gpudiag_text_opts *opts,
+                                          gpudiag_error *err);
 
 #ifdef __cplusplus
 }

@@ -867,6 +867,51 @@ static void build_transfers(actx *a)
     }
 }
 
+/* ---- communication kernels in order (input of the cross-rank analysis) ---- */
+
+typedef struct ts_dur {
+    int64_t ts, dur;
+} ts_dur;
+
+static int build_comm_sequence(actx *a)
+{
+    const gpudiag_trace *t = a->t;
+    gpudiag_report *r = a->r;
+    if (!a->nsteps)
+        return 0;
+    int dev = INT32_MAX;
+    for (size_t i = 0; i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        if (op->kind == GD_GPU_KERNEL && a->op_is_comm[i] && op->device < dev)
+            dev = op->device;
+    }
+    if (dev == INT32_MAX)
+        return 0;
+    gd_vec v;
+    gd_vec_init(&v, sizeof(ts_dur));
+    for (size_t i = 0; i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        if (op->kind != GD_GPU_KERNEL || !a->op_is_comm[i] || op->device != dev || op->ts_ns < a->span_s ||
+            op->ts_ns >= a->span_e)
+            continue;
+        ts_dur x = {op->ts_ns, op->dur_ns};
+        if (!gd_vec_push(&v, &x)) {
+            gd_vec_free(&v);
+            return -1;
+        }
+    }
+    if (gd_radix_sort_i64(v.data, v.len, sizeof(ts_dur), offsetof(ts_dur, ts)) != 0 ||
+        !(r->comm_kernel_us = malloc((v.len + 1) * sizeof *r->comm_kernel_us))) {
+        gd_vec_free(&v);
+        return -1;
+    }
+    for (size_t i = 0; i < v.len; i++)
+        r->comm_kernel_us[i] = ns_to_us(((ts_dur *)v.data)[i].dur);
+    r->comm_kernel_count = v.len;
+    gd_vec_free(&v);
+    return 0;
+}
+
 /* ---- summary ------------------------------------------------------------ */
 
 static void build_summary(actx *a)
@@ -1022,6 +1067,8 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
         build_kernels(&a) || build_launch_stats(&a) || gd_build_idle(&a))
         goto oom;
     build_transfers(&a);
+    if (build_comm_sequence(&a) != 0)
+        goto oom;
     build_summary(&a);
     if (gd_diagnose(t, r) != 0)
         goto oom;

@@ -3,8 +3,10 @@
  * The library returns errors as data; this file turns them into
  * "gpudiag: error: ..." lines on stderr and the documented exit codes.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +25,7 @@ enum exit_code {
     EXIT_INTERNAL = 5
 };
 
-enum { OPT_NO_COLOR = 128, OPT_COLOR, OPT_FAIL_ON, OPT_WIDTH };
+enum { OPT_NO_COLOR = 128, OPT_COLOR, OPT_FAIL_ON, OPT_WIDTH, OPT_JOBS };
 
 typedef struct settings {
     int json;
@@ -32,6 +34,7 @@ typedef struct settings {
     int color;           /* -1 auto, 0 never, 1 always */
     int width;
     int fail_on;         /* -1 off, else severity */
+    int jobs;            /* threads for a directory of rank traces; 0 = cores */
     char **paths;
     int npaths;
 } settings;
@@ -68,7 +71,9 @@ static void usage_analyze(FILE *fp)
             "Diagnose PyTorch profiler traces: verdict (the bottleneck), step-time breakdown,\n"
             "GPU utilization, SM efficiency, achieved occupancy, Tensor Core use, and ranked\n"
             "findings with the knobs to change.  PATH is a .json or .json.gz trace (gzip is\n"
-            "detected from the content); '-' reads standard input.\n"
+            "detected from the content); '-' reads standard input.  A directory is read as\n"
+            "the per-rank traces of one job: each is analysed (in parallel), the ranks are\n"
+            "shown side by side and the straggler, if any, is named.\n"
             "\n"
             "Options:\n"
             "      --json            write the machine report (schema gpudiag.report/1) to stdout;\n"
@@ -78,6 +83,7 @@ static void usage_analyze(FILE *fp)
             "      --no-color        never colour (also when NO_COLOR is set)\n"
             "      --color           always colour\n"
             "      --width N         wrap prose at N columns, 40 to 1000 (default: $COLUMNS, else 100)\n"
+            "      --jobs N          threads for a directory of rank traces (default: cores)\n"
             "      --fail-on SEV     exit 1 if a finding of severity SEV or worse exists\n"
             "                        (info, low, medium, high)\n"
             "  -h, --help            show this help and exit\n"
@@ -114,6 +120,7 @@ static int parse_analyze(int argc, char **argv, settings *s)
         {"color", no_argument, NULL, OPT_COLOR},
         {"width", required_argument, NULL, OPT_WIDTH},
         {"fail-on", required_argument, NULL, OPT_FAIL_ON},
+        {"jobs", required_argument, NULL, OPT_JOBS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -136,6 +143,16 @@ static int parse_analyze(int argc, char **argv, settings *s)
                 return EXIT_USAGE;
             }
             s->width = (int)v;
+            break;
+        }
+        case OPT_JOBS: {
+            char *end = NULL;
+            long v = strtol(optarg, &end, 10);
+            if (!end || *end || v < 1 || v > 1024) {
+                fprintf(stderr, "%s: error: --jobs wants a number of threads from 1 to 1024, got '%s'\n", prog, optarg);
+                return EXIT_USAGE;
+            }
+            s->jobs = (int)v;
             break;
         }
         case OPT_FAIL_ON:
@@ -214,9 +231,171 @@ static int terminal_width(void)
     return 100;
 }
 
+/* ---- a directory of rank traces ------------------------------------------ */
+
+typedef struct rank_job {
+    char *path;
+    gpudiag_report *report;
+    gpudiag_error err;
+    gpudiag_status st;
+} rank_job;
+
+typedef struct rank_pool {
+    rank_job *jobs;
+    size_t n;
+    size_t next;
+    pthread_mutex_t lock;
+} rank_pool;
+
+static void *rank_worker(void *arg)
+{
+    rank_pool *pool = arg;
+    for (;;) {
+        pthread_mutex_lock(&pool->lock);
+        size_t i = pool->next++;
+        pthread_mutex_unlock(&pool->lock);
+        if (i >= pool->n)
+            return NULL;
+        rank_job *j = &pool->jobs[i];
+        gpudiag_trace *t = NULL;
+        j->st = gpudiag_trace_read(j->path, &t, &j->err);
+        if (j->st == GPUDIAG_OK) {
+            j->st = gpudiag_analyze(t, NULL, &j->report, &j->err);
+            gpudiag_trace_free(&t);
+        }
+    }
+}
+
+static int is_trace_name(const char *n)
+{
+    size_t l = strlen(n);
+    return (l > 5 && strcmp(n + l - 5, ".json") == 0) || (l > 8 && strcmp(n + l - 8, ".json.gz") == 0);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_opts *topts, int *matched)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "%s: error: %s: cannot open the directory: %s\n", prog, dir, strerror(errno));
+        return EXIT_INPUT;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.' || !is_trace_name(de->d_name))
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            char **nn = realloc(names, cap * sizeof *nn);
+            if (!nn) {
+                closedir(d);
+                fprintf(stderr, "%s: error: out of memory\n", prog);
+                return EXIT_INTERNAL;
+            }
+            names = nn;
+        }
+        size_t len = strlen(dir) + strlen(de->d_name) + 2;
+        names[n] = malloc(len);
+        if (!names[n])
+            break;
+        snprintf(names[n], len, "%s/%s", dir, de->d_name);
+        n++;
+    }
+    closedir(d);
+    if (n == 0) {
+        fprintf(stderr, "%s: error: %s: no .json or .json.gz trace files in this directory\n", prog, dir);
+        free(names);
+        return EXIT_INPUT;
+    }
+    qsort(names, n, sizeof *names, cmp_str);
+    rank_job *jobs = calloc(n, sizeof *jobs);
+    if (!jobs) {
+        fprintf(stderr, "%s: error: out of memory\n", prog);
+        return EXIT_INTERNAL;
+    }
+    for (size_t i = 0; i < n; i++)
+        jobs[i].path = names[i];
+    free(names);
+    rank_pool pool = {jobs, n, 0, PTHREAD_MUTEX_INITIALIZER};
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t nthreads = s->jobs > 0 ? (size_t)s->jobs : (size_t)(cores > 0 ? cores : 1);
+    if (nthreads > n)
+        nthreads = n;
+    pthread_t *th = calloc(nthreads, sizeof *th);
+    size_t started = 0;
+    for (size_t i = 0; th && i < nthreads; i++)
+        if (pthread_create(&th[i], NULL, rank_worker, &pool) == 0)
+            started++;
+    if (started == 0)
+        rank_worker(&pool); /* no threads: do the work here */
+    for (size_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+
+    int worst = EXIT_OK;
+    const gpudiag_report **ok = calloc(n, sizeof *ok);
+    size_t nok = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (jobs[i].st != GPUDIAG_OK) {
+            print_error(&jobs[i].err);
+            int code = exit_for_status(jobs[i].st);
+            if (code > worst)
+                worst = code;
+        } else if (ok) {
+            warn_input(jobs[i].report);
+            ok[nok++] = jobs[i].report;
+            for (size_t k = 0; k < jobs[i].report->finding_count && s->fail_on >= 0; k++)
+                if ((int)jobs[i].report->findings[k].severity >= s->fail_on)
+                    *matched = 1;
+        }
+    }
+    if (nok > 0) {
+        gpudiag_cluster *c = NULL;
+        gpudiag_error err;
+        memset(&err, 0, sizeof err);
+        gpudiag_status st = gpudiag_cluster_analyze(ok, nok, &c, &err);
+        if (st == GPUDIAG_OK) {
+            if (s->json) {
+                st = gpudiag_cluster_write_json(c, ok, stdout, 1, &err);
+            } else if (s->quiet) {
+                for (size_t i = 0; i < nok; i++)
+                    printf("%s: %s: %s\n", ok[i]->input.path, gpudiag_bottleneck_name(ok[i]->bottleneck),
+                           ok[i]->verdict ? ok[i]->verdict : "");
+                printf("%s: %s\n", dir, c->verdict);
+            } else {
+                st = gpudiag_cluster_write_text(c, stdout, topts, &err);
+                for (size_t i = 0; st == GPUDIAG_OK && i < nok && s->verbose; i++) {
+                    printf("\n");
+                    st = gpudiag_report_write_text(ok[i], stdout, topts, &err);
+                }
+                if (!s->verbose)
+                    printf("(--verbose adds each rank's full report; --json gives all of them)\n");
+            }
+        }
+        if (st != GPUDIAG_OK) {
+            fprintf(stderr, "%s: error: %s\n", prog, err.message);
+            worst = EXIT_INTERNAL;
+        }
+        gpudiag_cluster_free(&c);
+    }
+    for (size_t i = 0; i < n; i++) {
+        gpudiag_report_free(&jobs[i].report);
+        free(jobs[i].path);
+    }
+    free(ok);
+    free(jobs);
+    return worst;
+}
+
 static int cmd_analyze(int argc, char **argv)
 {
-    settings s = {.json = 0, .quiet = 0, .verbose = 0, .color = -1, .width = 0, .fail_on = -1};
+    settings s = {.json = 0, .quiet = 0, .verbose = 0, .color = -1, .width = 0, .fail_on = -1, .jobs = 0};
     int rc = parse_analyze(argc, argv, &s);
     if (rc >= 0)
         return rc;
@@ -241,10 +420,9 @@ static int cmd_analyze(int argc, char **argv)
         }
         struct stat sb;
         if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-            fprintf(stderr, "%s: error: %s: is a directory, not a trace file; pass the trace files (e.g. %s/*.json.gz)\n",
-                    prog, path, path);
-            if (EXIT_INPUT > worst)
-                worst = EXIT_INPUT;
+            int code = analyze_dir(path, &s, &topts, &matched);
+            if (code > worst)
+                worst = code;
             continue;
         }
         gpudiag_error err;

@@ -109,6 +109,7 @@ void gpudiag_report_free(gpudiag_report **rp)
         free((char *)(uintptr_t)r->top_gaps[i].cpu_op);
     free(r->top_gaps);
     free(r->stream_idle);
+    free(r->comm_kernel_us);
     free((char *)(uintptr_t)r->verdict);
     free(r);
     *rp = NULL;

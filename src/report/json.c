@@ -425,60 +425,129 @@ static void write_findings(jw *w, const gpudiag_report *r)
     yajl_gen_array_close(w->g);
 }
 
+static void write_report(jw *w, const gpudiag_report *r)
+{
+    yajl_gen_map_open(w->g);
+    kv_str(w, "schema", GPUDIAG_REPORT_SCHEMA);
+    key(w, "tool");
+    yajl_gen_map_open(w->g);
+    kv_str(w, "name", "gpudiag");
+    kv_str(w, "version", GPUDIAG_VERSION);
+    yajl_gen_map_close(w->g);
+    write_inputs(w, r);
+    write_devices(w, r);
+    write_summary(w, r);
+    write_steps(w, r);
+    write_idle(w, r);
+    write_kernels(w, r);
+    key(w, "transfers");
+    yajl_gen_map_open(w->g);
+    for (int k = 0; k <= GPUDIAG_COPY_KIND_COUNT; k++) {
+        const gpudiag_transfer *tr = k < GPUDIAG_COPY_KIND_COUNT ? &r->transfers[k] : &r->pageable;
+        key(w, k < GPUDIAG_COPY_KIND_COUNT ? gpudiag_copy_kind_name((gpudiag_copy_kind)k) : "pageable");
+        yajl_gen_map_open(w->g);
+        kv_int(w, "count", (long long)tr->count);
+        kv_num(w, "bytes", tr->bytes);
+        kv_us(w, "time_us", tr->time_us);
+        kv_num(w, "bytes_per_step", r->step_count ? tr->bytes / (double)r->step_count : NAN);
+        kv_num(w, "achieved_gb_per_s", tr->time_us > 0 ? tr->bytes / tr->time_us / 1e3 : NAN);
+        yajl_gen_map_close(w->g);
+    }
+    yajl_gen_map_close(w->g);
+    key(w, "series");
+    yajl_gen_null(w->g);
+    write_findings(w, r);
+    key(w, "verdict");
+    yajl_gen_map_open(w->g);
+    kv_str(w, "bottleneck", gpudiag_bottleneck_name(r->bottleneck));
+    kv_str(w, "summary", r->verdict);
+    yajl_gen_map_close(w->g);
+    yajl_gen_map_close(w->g);
+}
+
+static gpudiag_status open_writer(jw *w, FILE *fp, int pretty, gpudiag_error *err)
+{
+    w->fp = fp;
+    w->io_error = 0;
+    w->g = yajl_gen_alloc(NULL);
+    if (!w->g)
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
+    yajl_gen_config(w->g, yajl_gen_beautify, pretty ? 1 : 0);
+    yajl_gen_config(w->g, yajl_gen_indent_string, "  ");
+    yajl_gen_config(w->g, yajl_gen_print_callback, print_cb, w);
+    return GPUDIAG_OK;
+}
+
+static gpudiag_status close_writer(jw *w, gpudiag_error *err)
+{
+    yajl_gen_free(w->g);
+    if (fputc('\n', w->fp) == EOF)
+        w->io_error = 1;
+    if (w->io_error || ferror(w->fp))
+        return gd_set_error(err, GPUDIAG_ERR_IO, NULL, -1, "write error");
+    return GPUDIAG_OK;
+}
+
 gpudiag_status gpudiag_report_write_json(const gpudiag_report *r, FILE *fp, int pretty, gpudiag_error *err)
 {
     if (!r || !fp)
         return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "NULL report or stream");
-    jw w = {NULL, fp, 0};
-    w.g = yajl_gen_alloc(NULL);
-    if (!w.g)
-        return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
-    yajl_gen_config(w.g, yajl_gen_beautify, pretty ? 1 : 0);
-    yajl_gen_config(w.g, yajl_gen_indent_string, "  ");
-    yajl_gen_config(w.g, yajl_gen_print_callback, print_cb, &w);
+    jw w;
+    gpudiag_status st = open_writer(&w, fp, pretty, err);
+    if (st != GPUDIAG_OK)
+        return st;
+    write_report(&w, r);
+    return close_writer(&w, err);
+}
 
+gpudiag_status gpudiag_cluster_write_json(const gpudiag_cluster *c, const gpudiag_report *const *reports,
+                                          FILE *fp, int pretty, gpudiag_error *err)
+{
+    if (!c || !fp)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "NULL cluster or stream");
+    jw w;
+    gpudiag_status st = open_writer(&w, fp, pretty, err);
+    if (st != GPUDIAG_OK)
+        return st;
     yajl_gen_map_open(w.g);
-    kv_str(&w, "schema", GPUDIAG_REPORT_SCHEMA);
+    kv_str(&w, "schema", GPUDIAG_CLUSTER_SCHEMA);
     key(&w, "tool");
     yajl_gen_map_open(w.g);
     kv_str(&w, "name", "gpudiag");
     kv_str(&w, "version", GPUDIAG_VERSION);
     yajl_gen_map_close(w.g);
-    write_inputs(&w, r);
-    write_devices(&w, r);
-    write_summary(&w, r);
-    write_steps(&w, r);
-    write_idle(&w, r);
-    write_kernels(&w, r);
-    key(&w, "transfers");
-    yajl_gen_map_open(w.g);
-    for (int k = 0; k <= GPUDIAG_COPY_KIND_COUNT; k++) {
-        const gpudiag_transfer *tr = k < GPUDIAG_COPY_KIND_COUNT ? &r->transfers[k] : &r->pageable;
-        key(&w, k < GPUDIAG_COPY_KIND_COUNT ? gpudiag_copy_kind_name((gpudiag_copy_kind)k) : "pageable");
+    key(&w, "ranks");
+    yajl_gen_array_open(w.g);
+    for (size_t i = 0; i < c->rank_count; i++) {
+        const gpudiag_rank *k = &c->ranks[i];
         yajl_gen_map_open(w.g);
-        kv_int(&w, "count", (long long)tr->count);
-        kv_num(&w, "bytes", tr->bytes);
-        kv_us(&w, "time_us", tr->time_us);
-        kv_num(&w, "bytes_per_step", r->step_count ? tr->bytes / (double)r->step_count : NAN);
-        kv_num(&w, "achieved_gb_per_s", tr->time_us > 0 ? tr->bytes / tr->time_us / 1e3 : NAN);
+        kv_int(&w, "rank", k->rank);
+        kv_str(&w, "path", k->path);
+        kv_int(&w, "steps", (long long)k->steps);
+        kv_us(&w, "step_time_us", k->step_time_us);
+        kv_num(&w, "gpu_utilization", k->gpu_utilization);
+        kv_num(&w, "comm_share", k->comm_share);
+        kv_int(&w, "comm_kernels", (long long)k->comm_kernels);
+        kv_us(&w, "comm_time_us_per_step", k->comm_time_us_per_step);
+        kv_us(&w, "comm_wait_us_per_step", k->comm_wait_us_per_step);
+        kv_str(&w, "bottleneck", gpudiag_bottleneck_name(k->bottleneck));
         yajl_gen_map_close(w.g);
     }
-    yajl_gen_map_close(w.g);
-    key(&w, "series");
-    yajl_gen_null(w.g);
-    write_findings(&w, r);
-    key(&w, "verdict");
+    yajl_gen_array_close(w.g);
+    key(&w, "stragglers");
     yajl_gen_map_open(w.g);
-    kv_str(&w, "bottleneck", gpudiag_bottleneck_name(r->bottleneck));
-    kv_str(&w, "summary", r->verdict);
+    kv_int(&w, "collectives", (long long)c->collectives);
+    kv_bool(&w, "collectives_mismatch", c->collectives_mismatch);
+    kv_int_opt(&w, "straggler", c->straggler, c->straggler >= 0);
+    kv_us(&w, "wait_us_per_step", c->straggler_wait_us_per_step);
+    kv_num(&w, "wait_share_of_step", c->straggler_share);
+    kv_str(&w, "verdict", c->verdict);
     yajl_gen_map_close(w.g);
-    yajl_gen_status gs = yajl_gen_map_close(w.g);
-    yajl_gen_free(w.g);
-    if (gs != yajl_gen_status_ok)
-        return gd_set_error(err, GPUDIAG_ERR_INTERNAL, NULL, -1, "JSON generator state error %d", (int)gs);
-    if (fputc('\n', fp) == EOF)
-        w.io_error = 1;
-    if (w.io_error || ferror(fp))
-        return gd_set_error(err, GPUDIAG_ERR_IO, NULL, -1, "write error");
-    return GPUDIAG_OK;
+    key(&w, "reports");
+    yajl_gen_array_open(w.g);
+    for (size_t i = 0; reports && i < c->rank_count; i++)
+        write_report(&w, reports[i]);
+    yajl_gen_array_close(w.g);
+    yajl_gen_map_close(w.g);
+    return close_writer(&w, err);
 }

@@ -373,3 +373,30 @@ gpudiag_status gpudiag_report_write_text(const gpudiag_report *r, FILE *fp, cons
         return gd_set_error(err, GPUDIAG_ERR_IO, NULL, -1, "write error");
     return GPUDIAG_OK;
 }
+
+gpudiag_status gpudiag_cluster_write_text(const gpudiag_cluster *c, FILE *fp, const gpudiag_text_opts *opts,
+                                          gpudiag_error *err)
+{
+    if (!c || !fp)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "NULL cluster or stream");
+    tw w = {fp, opts ? opts->color : 0, opts && opts->width > 0 ? opts->width : 100};
+    fprintf(fp, "%sRANKS%s  %zu traces; collectives matched by position: %zu%s\n", c_bold(&w), c_off(&w),
+            c->rank_count, c->collectives, c->collectives_mismatch ? " (ranks recorded different numbers)" : "");
+    fprintf(fp, "  %5s %10s %7s %7s %12s %12s  %-15s %s\n", "rank", "step ms", "util", "comm", "comm us/step",
+            "wait us/step", "verdict", "trace");
+    for (size_t i = 0; i < c->rank_count; i++) {
+        const gpudiag_rank *k = &c->ranks[i];
+        char u[32], cs[32];
+        pct(u, sizeof u, k->gpu_utilization);
+        pct(cs, sizeof cs, k->comm_share);
+        fprintf(fp, "  %5d %10.2f %7s %7s %12.1f %12.1f  %-15s ", k->rank, k->step_time_us / 1000.0, u, cs,
+                k->comm_time_us_per_step, k->comm_wait_us_per_step, gpudiag_bottleneck_name(k->bottleneck));
+        put_clean(fp, k->path, 200);
+        fputc('\n', fp);
+    }
+    fprintf(fp, "%sSTRAGGLER%s  ", c_bold(&w), c_off(&w));
+    wrap(&w, "", c->verdict ? c->verdict : "");
+    if (ferror(fp))
+        return gd_set_error(err, GPUDIAG_ERR_IO, NULL, -1, "write error");
+    return GPUDIAG_OK;
+}

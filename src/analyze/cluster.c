@@ -1,0 +1,139 @@
+/*
+ * cluster.c — the ranks of one job side by side, and who makes the others wait.
+ *
+ * Collectives are matched by position: the j-th communication kernel of every
+ * rank (each rank's sequence is the report's comm_kernel_us, in start order).
+ * A blocking collective ends on all ranks at about the same time, so the
+ * duration of a rank's kernel is the transfer plus the time it waited for the
+ * last rank to arrive.  The shortest duration of collective j over the ranks
+ * is the transfer (the TensorBoard plugin's "min duration across workers");
+ * each rank's excess over it is its wait.  Durations need no clock alignment
+ * between hosts, start times would.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpudiag/gpudiag.h"
+#include "util/util.h"
+
+#define GD_STRAGGLER_SHARE_MIN 0.01
+
+void gpudiag_cluster_free(gpudiag_cluster **cp)
+{
+    if (!cp || !*cp)
+        return;
+    gpudiag_cluster *c = *cp;
+    for (size_t i = 0; i < c->rank_count; i++)
+        free((char *)(uintptr_t)c->ranks[i].path);
+    free(c->ranks);
+    free((char *)(uintptr_t)c->verdict);
+    free(c);
+    *cp = NULL;
+}
+
+gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, size_t n, gpudiag_cluster **out,
+                                       gpudiag_error *err)
+{
+    if (!reports || !out || n == 0)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "gpudiag_cluster_analyze: no reports");
+    *out = NULL;
+    gpudiag_cluster *c = calloc(1, sizeof *c);
+    if (!c || !(c->ranks = calloc(n, sizeof *c->ranks))) {
+        free(c);
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
+    }
+    c->rank_count = n;
+    c->straggler = -1;
+    c->straggler_wait_us_per_step = NAN;
+    c->straggler_share = NAN;
+    size_t m = SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        const gpudiag_report *r = reports[i];
+        gpudiag_rank *k = &c->ranks[i];
+        k->rank = r->input.rank >= 0 ? r->input.rank : (int)i;
+        k->path = gd_strdup(r->input.path ? r->input.path : "");
+        if (!k->path) {
+            gpudiag_cluster_free(&c);
+            return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
+        }
+        k->steps = r->step_count;
+        k->step_time_us = r->step_time.mean;
+        k->gpu_utilization = r->gpu_utilization;
+        k->comm_share = r->comm_share;
+        k->comm_kernels = r->comm_kernel_count;
+        double sum = 0;
+        for (size_t j = 0; j < r->comm_kernel_count; j++)
+            sum += r->comm_kernel_us[j];
+        k->comm_time_us_per_step = r->step_count ? sum / (double)r->step_count : NAN;
+        k->comm_wait_us_per_step = NAN;
+        k->bottleneck = r->bottleneck;
+        if (r->comm_kernel_count < m)
+            m = r->comm_kernel_count;
+        if (i > 0 && r->comm_kernel_count != reports[0]->comm_kernel_count)
+            c->collectives_mismatch = 1;
+    }
+    c->collectives = m == SIZE_MAX ? 0 : m;
+    char *v = NULL;
+    if (n >= 2 && c->collectives > 0) {
+        for (size_t i = 0; i < n; i++)
+            c->ranks[i].comm_wait_us_per_step = 0;
+        for (size_t j = 0; j < c->collectives; j++) {
+            double mn = INFINITY;
+            for (size_t i = 0; i < n; i++)
+                if (reports[i]->comm_kernel_us[j] < mn)
+                    mn = reports[i]->comm_kernel_us[j];
+            for (size_t i = 0; i < n; i++)
+                c->ranks[i].comm_wait_us_per_step += reports[i]->comm_kernel_us[j] - mn;
+        }
+        size_t least = 0;
+        for (size_t i = 0; i < n; i++) {
+            gpudiag_rank *k = &c->ranks[i];
+            k->comm_wait_us_per_step = k->steps ? k->comm_wait_us_per_step / (double)k->steps : NAN;
+            if (k->comm_wait_us_per_step < c->ranks[least].comm_wait_us_per_step)
+                least = i;
+        }
+        double others = 0, step = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (i == least)
+                continue;
+            others += c->ranks[i].comm_wait_us_per_step;
+            step += c->ranks[i].step_time_us;
+        }
+        others /= (double)(n - 1);
+        step /= (double)(n - 1);
+        c->straggler_wait_us_per_step = others;
+        c->straggler_share = step > 0 ? others / step : NAN;
+        if (!isnan(c->straggler_share) && c->straggler_share >= GD_STRAGGLER_SHARE_MIN) {
+            c->straggler = c->ranks[least].rank;
+            v = gd_strdup("");
+            char buf[512];
+            snprintf(buf, sizeof buf,
+                     "Rank %d is the straggler: the other ranks wait %.1f us per step (%.1f%% of the step) in "
+                     "collectives for it to arrive. Look at what rank %d does differently before its collectives "
+                     "(data loading, uneven batch or sequence lengths, a slower GPU or link, extra host work).",
+                     c->straggler, others, 100.0 * c->straggler_share, c->straggler);
+            free(v);
+            v = gd_strdup(buf);
+        } else {
+            char buf[256];
+            snprintf(buf, sizeof buf,
+                     "No straggler: ranks wait on each other for %.1f us per step (%.1f%% of the step) in "
+                     "collectives.",
+                     others, 100.0 * (isnan(c->straggler_share) ? 0 : c->straggler_share));
+            v = gd_strdup(buf);
+        }
+    } else if (n >= 2) {
+        v = gd_strdup("No communication kernels inside the steps: nothing to compare across ranks.");
+    } else {
+        v = gd_strdup("One rank: nothing to compare.");
+    }
+    if (!v) {
+        gpudiag_cluster_free(&c);
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
+    }
+    c->verdict = v;
+    *out = c;
+    return GPUDIAG_OK;
+}
