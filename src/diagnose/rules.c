@@ -248,9 +248,11 @@ static void rule_communication(fbuilder *b)
 {
     gpudiag_report *r = b->r;
     double s = r->comm_share;
-    if (isnan(s) || !(s > GD_COMM_SHARE_MIN))
+    /* TBP's "> 10 % communication", or communication that compute barely hides */
+    int poorly_overlapped = !isnan(r->comm_overlap) && r->comm_overlap < GD_COMM_OVERLAP_MIN && s > GD_COMM_SHARE_LOW;
+    if (isnan(s) || !(s > GD_COMM_SHARE_MIN || poorly_overlapped))
         return;
-    gpudiag_finding *f = add(b, "communication_heavy", sev_for_share(s), 1, GPUDIAG_BN_COMMUNICATION, s);
+    gpudiag_finding *f = add(b, "communication_bound", sev_for_share(s), 1, GPUDIAG_BN_COMMUNICATION, s);
     ev(f, "comm_share", s);
     ev(f, "comm_us_per_step", r->avg_role_us[GPUDIAG_ROLE_COMMUNICATION]);
     ev(f, "comm_overlap", r->comm_overlap);
@@ -261,6 +263,66 @@ static void rule_communication(fbuilder *b)
                    "micro-batches (model.no_sync()) so all-reduce runs less often, raise the per-GPU batch, "
                    "compress gradients to bf16 with a DDP comm hook, enable FSDP/ZeRO prefetch, and check the "
                    "interconnect with NCCL_DEBUG=INFO (NVLink vs PCIe, IB vs TCP)."));
+}
+
+static void rule_memory_bound(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    if (!(r->kernel_time_us > 0))
+        return;
+    double mem = (r->class_time_us[GPUDIAG_KCLASS_ELEMENTWISE] + r->class_time_us[GPUDIAG_KCLASS_NORM] +
+                  r->class_time_us[GPUDIAG_KCLASS_REDUCTION]) /
+                 r->kernel_time_us;
+    double kshare = role_share(r, GPUDIAG_ROLE_KERNEL);
+    if (mem < GD_MEMBOUND_SHARE_MIN || isnan(kshare) || kshare < GD_GPU_BUSY_MIN)
+        return;
+    double gain = 0.5 * mem * kshare;
+    gpudiag_finding *f = add(b, "memory_bound_kernels", sev_for_share(gain), 1, GPUDIAG_BN_MEMORY_BANDWIDTH, gain);
+    ev(f, "memory_bound_kernel_share", mem);
+    ev(f, "elementwise_share", r->class_time_us[GPUDIAG_KCLASS_ELEMENTWISE] / r->kernel_time_us);
+    ev(f, "norm_share", r->class_time_us[GPUDIAG_KCLASS_NORM] / r->kernel_time_us);
+    ev(f, "reduction_share", r->class_time_us[GPUDIAG_KCLASS_REDUCTION] / r->kernel_time_us);
+    ev(f, "kernel_share_of_step", kshare);
+    text(b, f,
+         fmt_alloc("Elementwise, normalisation and reduction kernels take %.1f%% of GPU time: the GPU mostly "
+                   "moves memory rather than computes",
+                   100.0 * mem),
+         fmt_alloc("Fuse them: torch.compile(model) generates fused Triton kernels for chains of pointwise "
+                   "ops and norms; use fused implementations (apex/Transformer Engine LayerNorm and RMSNorm, "
+                   "fused bias+activation, fused optimizers), channels_last for convolutional nets, and bf16 "
+                   "to halve the bytes moved."));
+}
+
+static void rule_attention(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    if (!(r->kernel_time_us > 0) || r->class_time_us[GPUDIAG_KCLASS_ATTENTION] > 0)
+        return;
+    double softmax = 0;
+    int bmm = 0;
+    for (size_t i = 0; i < r->kernel_stat_count; i++) {
+        const gpudiag_kernel_stat *k = &r->kernel_stats[i];
+        size_t n = strlen(k->name);
+        if (gd_icontains(k->name, n, "softmax"))
+            softmax += k->total_us;
+        if (k->cls == GPUDIAG_KCLASS_GEMM &&
+            (gd_icontains(k->name, n, "batched") || gd_icontains(k->name, n, "bmm") ||
+             gd_icontains(k->name, n, "strided")))
+            bmm = 1;
+    }
+    double share = softmax / r->kernel_time_us;
+    if (!bmm || share < GD_SOFTMAX_SHARE_MIN)
+        return;
+    gpudiag_finding *f = add(b, "attention_unfused", share >= 0.10 ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW, 1,
+                             GPUDIAG_BN_MEMORY_BANDWIDTH, NAN);
+    ev(f, "softmax_kernel_share", share);
+    text(b, f,
+         fmt_alloc("Attention runs as separate batched GEMMs and softmax kernels (softmax alone: %.1f%% of GPU "
+                   "time), materialising the attention matrix",
+                   100.0 * share),
+         fmt_alloc("Use a fused attention kernel: torch.nn.functional.scaled_dot_product_attention (FlashAttention "
+                   "or memory-efficient backends), flash-attn, or xFormers; it never writes the seq x seq "
+                   "matrix to memory, which saves both time and activation memory."));
 }
 
 static void rule_memcpy(fbuilder *b)
@@ -445,12 +507,16 @@ static const char *short_fix(const char *id)
         return "raise DataLoader num_workers, pin_memory, prefetch";
     if (strcmp(id, "host_overhead") == 0)
         return "cut CPU work between kernels: torch.compile / CUDA Graphs, no per-step .item()";
-    if (strcmp(id, "communication_heavy") == 0)
+    if (strcmp(id, "communication_bound") == 0)
         return "overlap all-reduce with backward, communicate less often";
     if (strcmp(id, "memcpy_heavy") == 0)
         return "pinned memory + non_blocking copies, keep tensors on the GPU";
     if (strcmp(id, "no_tensor_cores") == 0)
         return "enable AMP (bf16/fp16) or TF32";
+    if (strcmp(id, "memory_bound_kernels") == 0)
+        return "fuse kernels: torch.compile, fused norms, bf16";
+    if (strcmp(id, "attention_unfused") == 0)
+        return "scaled_dot_product_attention / FlashAttention";
     if (strcmp(id, "optimizer_unfused") == 0)
         return "foreach=True or fused=True optimizer";
     if (strcmp(id, "pageable_memcpy") == 0)
@@ -527,6 +593,8 @@ int gd_diagnose(const gpudiag_trace *t, gpudiag_report *r)
         rule_host_overhead(&b);
         rule_communication(&b);
         rule_memcpy(&b);
+        rule_memory_bound(&b);
+        rule_attention(&b);
         rule_sync(&b);
         rule_pageable(&b);
         rule_optimizer(&b);

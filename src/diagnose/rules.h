@@ -13,6 +13,11 @@
 #define GD_SHORT_KERNEL_SHARE_MIN 0.50   /* HTA short kernels among launches */
 #define GD_SHORT_KERNEL_MEDIAN_US 10.0   /* median kernel duration */
 #define GD_COMM_SHARE_MIN 0.10           /* TBP: avg Communication / avg step > 10% */
+#define GD_COMM_SHARE_LOW 0.05           /* ... or > 5% with overlap below: */
+#define GD_COMM_OVERLAP_MIN 0.50         /* HTA overlap / communication time */
+#define GD_MEMBOUND_SHARE_MIN 0.40       /* elementwise + norm + reduction, of kernel time */
+#define GD_GPU_BUSY_MIN 0.50             /* Kernel share of the step: the GPU is the bottleneck */
+#define GD_SOFTMAX_SHARE_MIN 0.02        /* softmax kernels, of kernel time */
 #define GD_MEMCPY_SHARE_MIN 0.10         /* Memcpy + Memset of the step */
 #define GD_OPT_KERNELS_PER_STEP_MIN 100.0 /* kernels launched inside Optimizer.step per step */
 #define GD_OPT_SHARE_MIN 0.03            /* Optimizer.step host time, of the step */
