@@ -490,6 +490,13 @@ static int commit_event(parser *p)
     case CAT_GPU_ANNOT:
     case CAT_PYTHON:
     case CAT_PYFUNC: {
+        if ((e->cat == CAT_OPERATOR || e->cat == CAT_USER_ANNOT) && gd_starts_with(name, nlen, "ProfilerStep#") &&
+            e->dur_ns == 0) {
+            /* a zero-length step marker holds no work: not a step (TBP would count it as a
+             * 0 us step and halve the mean) */
+            t->ignored_events++;
+            return 0;
+        }
         if ((e->cat == CAT_OPERATOR || e->cat == CAT_USER_ANNOT) && gd_starts_with(name, nlen, "ProfilerStep#")) {
             gd_host_step st;
             st.ts_ns = e->ts_ns;
