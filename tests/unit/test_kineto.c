@@ -140,6 +140,26 @@ static void test_truncated_and_malformed(void)
     gpudiag_trace_free(&t);
 }
 
+static void test_zero_length_step(void)
+{
+    const char *p = write_tmp("zstep.json",
+        "{\"traceEvents\":[\n"
+        "  {\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":0},\n"
+        "  {\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":100},\n"
+        "  {\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":5}\n"
+        "]}\n");
+    gpudiag_trace *t = NULL;
+    ASSERT_EQ_INT(gpudiag_trace_read(p, &t, NULL), GPUDIAG_OK);
+    ASSERT_EQ_INT(t->host_steps.len, 1);
+    gpudiag_report *r = NULL;
+    ASSERT_EQ_INT(gpudiag_analyze(t, NULL, &r, NULL), GPUDIAG_OK);
+    ASSERT_EQ_INT(r->step_count, 1);
+    ASSERT_EQ_INT(r->steps[0].number, 2);
+    ASSERT_NEAR(r->step_time.mean, 100.0, 1e-9);
+    gpudiag_report_free(&r);
+    gpudiag_trace_free(&t);
+}
+
 static void test_errors(void)
 {
     gpudiag_trace *t = (gpudiag_trace *)(uintptr_t)1; /* poison */
@@ -169,6 +189,7 @@ int main(void)
     test_example();
     test_exact_numbers();
     test_truncated_and_malformed();
+    test_zero_length_step();
     test_errors();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
