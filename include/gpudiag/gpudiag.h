@@ -446,6 +446,7 @@ typedef struct gpudiag_cluster {
     gpudiag_rank *ranks;          /**< in input order */
     size_t collectives;           /**< collectives matched by position across ranks */
     int collectives_mismatch;     /**< 1 if ranks recorded different numbers of them */
+    int duplicate_ranks;          /**< 1 if a rank number appears in more than one input */
     int straggler;                /**< rank number of the straggler, -1 if none stands out */
     double straggler_wait_us_per_step; /**< mean, over the other ranks, of their wait per step */
     double straggler_share;       /**< that / mean step time of the others */

@@ -892,8 +892,8 @@ static int build_comm_sequence(actx *a)
     for (size_t i = 0; i < t->gpu_ops.len; i++) {
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
         if (op->kind != GD_GPU_KERNEL || !a->op_is_comm[i] || op->device != dev || op->ts_ns < a->span_s ||
-            op->ts_ns >= a->span_e)
-            continue;
+            op->ts_ns >= a->span_e || op->dur_ns == 0)
+            continue; /* a zero-length collective carries no timing (CUPTI artefact) */
         ts_dur x = {op->ts_ns, op->dur_ns};
         if (!gd_vec_push(&v, &x)) {
             gd_vec_free(&v);

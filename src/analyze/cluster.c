@@ -48,7 +48,7 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
     c->straggler = -1;
     c->straggler_wait_us_per_step = NAN;
     c->straggler_share = NAN;
-    size_t m = SIZE_MAX;
+    size_t m = SIZE_MAX, participants = 0, first = SIZE_MAX;
     for (size_t i = 0; i < n; i++) {
         const gpudiag_report *r = reports[i];
         gpudiag_rank *k = &c->ranks[i];
@@ -69,40 +69,56 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
         k->comm_time_us_per_step = r->step_count ? sum / (double)r->step_count : NAN;
         k->comm_wait_us_per_step = NAN;
         k->bottleneck = r->bottleneck;
+        /* ranks without collectives (CPU-only files, idle ranks) take no part */
+        if (r->comm_kernel_count == 0)
+            continue;
+        participants++;
+        if (first == SIZE_MAX)
+            first = i;
         if (r->comm_kernel_count < m)
             m = r->comm_kernel_count;
-        if (i > 0 && r->comm_kernel_count != reports[0]->comm_kernel_count)
+        if (r->comm_kernel_count != reports[first]->comm_kernel_count)
             c->collectives_mismatch = 1;
     }
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = i + 1; k < n; k++)
+            if (c->ranks[i].rank == c->ranks[k].rank)
+                c->duplicate_ranks = 1;
     c->collectives = m == SIZE_MAX ? 0 : m;
     char *v = NULL;
-    if (n >= 2 && c->collectives > 0) {
-        for (size_t i = 0; i < n; i++)
+    if (participants >= 2 && c->collectives > 0) {
+        size_t least = SIZE_MAX;
+        for (size_t i = 0; i < n; i++) {
+            if (reports[i]->comm_kernel_count == 0)
+                continue;
             c->ranks[i].comm_wait_us_per_step = 0;
+        }
         for (size_t j = 0; j < c->collectives; j++) {
             double mn = INFINITY;
             for (size_t i = 0; i < n; i++)
-                if (reports[i]->comm_kernel_us[j] < mn)
+                if (reports[i]->comm_kernel_count && reports[i]->comm_kernel_us[j] < mn)
                     mn = reports[i]->comm_kernel_us[j];
             for (size_t i = 0; i < n; i++)
-                c->ranks[i].comm_wait_us_per_step += reports[i]->comm_kernel_us[j] - mn;
+                if (reports[i]->comm_kernel_count)
+                    c->ranks[i].comm_wait_us_per_step += reports[i]->comm_kernel_us[j] - mn;
         }
-        size_t least = 0;
         for (size_t i = 0; i < n; i++) {
             gpudiag_rank *k = &c->ranks[i];
+            if (reports[i]->comm_kernel_count == 0)
+                continue;
             k->comm_wait_us_per_step = k->steps ? k->comm_wait_us_per_step / (double)k->steps : NAN;
-            if (k->comm_wait_us_per_step < c->ranks[least].comm_wait_us_per_step)
+            if (least == SIZE_MAX || k->comm_wait_us_per_step < c->ranks[least].comm_wait_us_per_step)
                 least = i;
         }
         double others = 0, step = 0;
         for (size_t i = 0; i < n; i++) {
-            if (i == least)
+            if (i == least || reports[i]->comm_kernel_count == 0)
                 continue;
             others += c->ranks[i].comm_wait_us_per_step;
             step += c->ranks[i].step_time_us;
         }
-        others /= (double)(n - 1);
-        step /= (double)(n - 1);
+        others /= (double)(participants - 1);
+        step /= (double)(participants - 1);
         c->straggler_wait_us_per_step = others;
         c->straggler_share = step > 0 ? others / step : NAN;
         if (!isnan(c->straggler_share) && c->straggler_share >= GD_STRAGGLER_SHARE_MIN) {
@@ -112,8 +128,11 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
             snprintf(buf, sizeof buf,
                      "Rank %d is the straggler: the other ranks wait %.1f us per step (%.1f%% of the step) in "
                      "collectives for it to arrive. Look at what rank %d does differently before its collectives "
-                     "(data loading, uneven batch or sequence lengths, a slower GPU or link, extra host work).",
-                     c->straggler, others, 100.0 * c->straggler_share, c->straggler);
+                     "(data loading, uneven batch or sequence lengths, a slower GPU or link, extra host work).%s%s",
+                     c->straggler, others, 100.0 * c->straggler_share, c->straggler,
+                     c->collectives_mismatch ? " Caution: the ranks recorded different numbers of collectives, "
+                                               "which are matched by position." : "",
+                     c->duplicate_ranks ? " Caution: some rank number appears in more than one file." : "");
             free(v);
             v = gd_strdup(buf);
         } else {
@@ -125,7 +144,8 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
             v = gd_strdup(buf);
         }
     } else if (n >= 2) {
-        v = gd_strdup("No communication kernels inside the steps: nothing to compare across ranks.");
+        v = gd_strdup("Fewer than two ranks have communication kernels inside their steps: nothing to compare "
+                      "across ranks.");
     } else {
         v = gd_strdup("One rank: nothing to compare.");
     }

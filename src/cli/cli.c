@@ -362,7 +362,7 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
         gpudiag_status st = gpudiag_cluster_analyze(ok, nok, &c, &err);
         if (st == GPUDIAG_OK) {
             if (s->json) {
-                st = gpudiag_cluster_write_json(c, ok, stdout, 1, &err);
+                st = gpudiag_cluster_write_json(c, ok, stdout, s->npaths == 1, &err); /* JSON Lines with several paths */
             } else if (s->quiet) {
                 for (size_t i = 0; i < nok; i++)
                     printf("%s: %s: %s\n", ok[i]->input.path, gpudiag_bottleneck_name(ok[i]->bottleneck),

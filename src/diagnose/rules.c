@@ -358,7 +358,7 @@ static void rule_pageable(fbuilder *b)
     ev(f, "pageable_bytes_per_step", r->pageable.bytes / (double)r->step_count);
     ev(f, "pageable_copy_us_per_step", per_step);
     text(b, f,
-         fmt_alloc("Copies from or to pageable host memory take %.1f%% of each step (%.1f per step); they are "
+         fmt_alloc("Copies from or to pageable host memory take %.1f%% of each step (%.1f copies per step); they are "
                    "staged through a bounce buffer and block the host",
                    100.0 * s, (double)r->pageable.count / (double)r->step_count),
          fmt_alloc("Use pinned memory: DataLoader(pin_memory=True) and tensor.to(device, non_blocking=True) for "

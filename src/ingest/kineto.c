@@ -188,13 +188,8 @@ static int parse_int64(const char *s, size_t len, int64_t *out)
         i++;
         digits++;
     }
-    if (digits == 0)
-        return -1;
-    if (i < len) {
-        /* a float where an integer was expected: take the integer part */
-        if (s[i] != '.' && s[i] != 'e' && s[i] != 'E')
-            return -1;
-    }
+    if (digits == 0 || i < len)
+        return -1; /* a fraction or exponent where an integer is expected: not taken */
     *out = neg ? -(int64_t)v : (int64_t)v;
     return 0;
 }

@@ -538,6 +538,7 @@ gpudiag_status gpudiag_cluster_write_json(const gpudiag_cluster *c, const gpudia
     yajl_gen_map_open(w.g);
     kv_int(&w, "collectives", (long long)c->collectives);
     kv_bool(&w, "collectives_mismatch", c->collectives_mismatch);
+    kv_bool(&w, "duplicate_ranks", c->duplicate_ranks);
     kv_int_opt(&w, "straggler", c->straggler, c->straggler >= 0);
     kv_us(&w, "wait_us_per_step", c->straggler_wait_us_per_step);
     kv_num(&w, "wait_share_of_step", c->straggler_share);

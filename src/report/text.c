@@ -84,6 +84,14 @@ static void pct(char *b, size_t n, double v)
         snprintf(b, n, "%.1f%%", 100.0 * v);
 }
 
+static void num_or_na(char *b, size_t n, double v, int decimals)
+{
+    if (isnan(v))
+        snprintf(b, n, "n/a");
+    else
+        snprintf(b, n, "%.*f", decimals, v);
+}
+
 static void ms(char *b, size_t n, double us)
 {
     if (isnan(us))
@@ -389,8 +397,12 @@ gpudiag_status gpudiag_cluster_write_text(const gpudiag_cluster *c, FILE *fp, co
         char u[32], cs[32];
         pct(u, sizeof u, k->gpu_utilization);
         pct(cs, sizeof cs, k->comm_share);
-        fprintf(fp, "  %5d %10.2f %7s %7s %12.1f %12.1f  %-15s ", k->rank, k->step_time_us / 1000.0, u, cs,
-                k->comm_time_us_per_step, k->comm_wait_us_per_step, gpudiag_bottleneck_name(k->bottleneck));
+        char st[32], ct[32], wt[32];
+        num_or_na(st, sizeof st, k->step_time_us / 1000.0, 2);
+        num_or_na(ct, sizeof ct, k->comm_time_us_per_step, 1);
+        num_or_na(wt, sizeof wt, k->comm_wait_us_per_step, 1);
+        fprintf(fp, "  %5d %10s %7s %7s %12s %12s  %-15s ", k->rank, st, u, cs, ct, wt,
+                gpudiag_bottleneck_name(k->bottleneck));
         put_clean(fp, k->path, 200);
         fputc('\n', fp);
     }

@@ -30,6 +30,20 @@ assert [r["inputs"][0]["rank"] for r in d["reports"]] == [0, 1, 2, 3]
 PY
   then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: synthetic ranks, --jobs $jobs"; fi
 done
+# a rank without collectives (a CPU-only trace) takes no part; the others still compare
+mkdir "$TMP/syn2"
+cp "$TMP"/syn/rank*.json "$TMP/syn2/"
+cp "$GD_TEST_DATA/ok_cpu_only.json" "$TMP/syn2/rank100.json"
+if "$GPUDIAG" analyze --json "$TMP/syn2" > "$TMP/syn2.json" && python3 - "$TMP/syn2.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); s = d["stragglers"]
+assert s["straggler"] == 2 and abs(s["wait_us_per_step"] - 80) < 1e-9, s
+assert len(d["ranks"]) == 5 and d["ranks"][4]["comm_wait_us_per_step"] is None, d["ranks"][4]
+PY
+then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: rank without collectives"; fi
+# a directory and a file with --json: one JSON document per line
+if [ "$("$GPUDIAG" analyze --json "$TMP/syn" "$GD_TEST_DATA/ok_two_steps.json" 2>/dev/null | wc -l)" -eq 2 ]; then
+  pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: JSON Lines with a directory and a file"; fi
 # the text form names the straggler; one bad file in the directory is reported, the rest analysed
 cp "$GD_TEST_DATA/ok_cpu_only.json" "$TMP/syn/zz_notes.txt"
 printf 'not json' > "$TMP/syn/rank999.json"
