@@ -2,6 +2,7 @@
 # data folders, the python3 and binary checks, and a temporary folder $TMP
 # removed on exit.  Sets HERE to the tests/cli folder.
 HERE=$(cd "$(dirname "$0")" && pwd)
+export GD_CLI_DIR="$HERE"   # valcheck.py lives here
 : "${GPUDIAG:=$HERE/../../build/gpudiag}"
 : "${GD_TEST_DATA:=$HERE/../data}"
 : "${GD_SHARED:=$HERE/../../../shared}"

@@ -39,11 +39,10 @@ checks = [
     ("top2 start", i["top_gaps"][2]["start_us"], 1400), ("top2 cause", i["top_gaps"][2]["cause"], "dataloader"),
     ("top2 op", i["top_gaps"][2]["cpu_op"], "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"),
 ]
-bad = [(n, g, w) for n, g, w in checks if (abs(g - w) > 1e-9 if isinstance(w, (int, float)) and not isinstance(w, bool) else g != w)]
-for n, g, w in bad:
-    print(f"FAIL [{sys.argv[2]}] {n}: gpudiag {g!r} != {w!r}")
-print(f"{sys.argv[2]}: {len(checks) - len(bad)} passed, {len(bad)} failed")
-sys.exit(1 if bad else 0)
+import os
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-09)
 EOF
 )
 check_both_readers "$GD_TEST_DATA/ok_idle_causes.json" "$PY"

@@ -32,15 +32,10 @@ checks = [
     ("tc gain", g("no_tensor_cores", "est_gain"), 0.15),
     ("first finding", d["findings"][0]["id"], "memory_bound_kernels"),
 ]
-def bad(got, want):
-    if isinstance(want, float):
-        return got is None or abs(got - want) > 1e-5
-    return got != want
-fails = [(n, x, w) for n, x, w in checks if bad(x, w)]
-for n, x, w in fails:
-    print(f"FAIL [{sys.argv[2]}] {n}: gpudiag {x!r} != {w!r}")
-print(f"{sys.argv[2]}: {len(checks) - len(fails)} passed, {len(fails)} failed")
-sys.exit(1 if fails else 0)
+import os
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-05)
 EOF2
 )
 check_both_readers "$GD_TEST_DATA/ok_kernel_mix.json" "$PY"

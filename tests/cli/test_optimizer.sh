@@ -27,15 +27,10 @@ checks = [
     ("severity", f[0]["severity"] if f else None, "high"),
     ("kernels per step", f[0]["evidence"]["optimizer_kernels_per_step"] if f else None, 100),
 ]
-def bad(g, w):
-    if isinstance(w, (int, float)) and not isinstance(w, bool):
-        return g is None or abs(g - w) > 1e-6 * max(1, abs(w))
-    return g != w
-fails = [(n, g, w) for n, g, w in checks if bad(g, w)]
-for n, g, w in fails:
-    print(f"FAIL [{sys.argv[2]}] {n}: gpudiag {g!r} != {w!r}")
-print(f"{sys.argv[2]}: {len(checks) - len(fails)} passed, {len(fails)} failed")
-sys.exit(1 if fails else 0)
+import os
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-06)
 EOF2
 )
 check_both_readers "$GD_TEST_DATA/ok_optimizer.json" "$PY"

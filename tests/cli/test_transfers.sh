@@ -28,15 +28,10 @@ checks = [
     ("est_gain", f[0]["est_gain"] if f else None, 0.06), ("severity", f[0]["severity"] if f else None, "low"),
     ("share evidence", f[0]["evidence"]["pageable_copy_share"] if f else None, 0.12),
 ]
-def bad(g, w):
-    if isinstance(w, (int, float)) and not isinstance(w, bool):
-        return g is None or abs(g - w) > 1e-3 * max(1, abs(w))
-    return g != w
-fails = [(n, g, w) for n, g, w in checks if bad(g, w)]
-for n, g, w in fails:
-    print(f"FAIL [{sys.argv[2]}] {n}: gpudiag {g!r} != {w!r}")
-print(f"{sys.argv[2]}: {len(checks) - len(fails)} passed, {len(fails)} failed")
-sys.exit(1 if fails else 0)
+import os
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 0.001)
 EOF
 )
 check_both_readers "$GD_TEST_DATA/ok_transfers.json" "$PY"
