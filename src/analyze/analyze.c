@@ -742,15 +742,43 @@ static int build_kernels(actx *a)
 
 /* ---- HTA kernel launch statistics ----------------------------------------- */
 
+typedef struct rt_by_corr {
+    int64_t correlation;
+    uint32_t idx;          /* runtime index */
+    uint32_t pad;
+} rt_by_corr;
+
+/* HTA get_cuda_kernel_launch_stats: every kernel joined to its launch call by
+ * correlation is one row, carrying the call's CPU duration (a cudaGraphLaunch
+ * that ran 300 kernels gives 300 rows).  Also attributes kernels to the
+ * optimizer step whose host annotation contains their launch call. */
 static int build_launch_stats(actx *a)
 {
     const gpudiag_trace *t = a->t;
     gpudiag_report *r = a->r;
-    size_t n = t->runtimes.len;
-    double *delays = malloc((n + 1) * sizeof *delays);
-    if (!delays)
+    size_t nrt = t->runtimes.len, nops = t->gpu_ops.len;
+    double *delays = malloc((nops + 1) * sizeof *delays);
+    rt_by_corr *idx = malloc((nrt + 1) * sizeof *idx);
+    if (!delays || !idx) {
+        free(delays);
+        free(idx);
         return -1;
-    size_t nd = 0, nshort = 0, nlaunch = 0;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < nrt; i++) {
+        const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
+        if (rt->correlation < 0)
+            continue;
+        idx[m].correlation = rt->correlation;
+        idx[m].idx = (uint32_t)i;
+        idx[m].pad = 0;
+        m++;
+    }
+    if (gd_radix_sort_i64(idx, m, sizeof *idx, offsetof(rt_by_corr, correlation)) != 0) {
+        free(delays);
+        free(idx);
+        return -1;
+    }
     /* Optimizer.step host intervals, merged, for the optimizer statistics */
     gd_vec optv;
     gd_vec_init(&optv, sizeof(gd_iv));
@@ -764,6 +792,7 @@ static int build_launch_stats(actx *a)
             if (!gd_vec_push(&optv, &iv)) {
                 gd_vec_free(&optv);
                 free(delays);
+                free(idx);
                 return -1;
             }
         }
@@ -775,17 +804,16 @@ static int build_launch_stats(actx *a)
         gd_iv span = {a->span_s, a->span_e};
         r->optimizer_time_us = ns_to_us(gd_iv_intersect_len(opt, opt_n, &span, 1));
     }
-    for (size_t i = 0; i < n; i++) {
-        const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
-        if (rt->correlation < 0)
+    size_t nd = 0, nshort = 0;
+    for (size_t i = 0; i < nops; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        if (op->kind != GD_GPU_KERNEL || !(op->flags & GD_GF_HAS_CORR))
             continue;
-        size_t k = gd_corr_find(a->corr, a->ncorr, rt->correlation);
-        if (k >= a->ncorr)
+        size_t k = gd_find_i64(idx, m, sizeof *idx, op->correlation);
+        if (k >= m)
             continue;
-        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, a->corr[k].op);
-        if (op->kind != GD_GPU_KERNEL)
-            continue;
-        nlaunch++;
+        const gd_runtime *rt = gd_vec_at(&t->runtimes, idx[k].idx);
+        r->linked_kernels++;
         int64_t delay = op->ts_ns - (rt->ts_ns + rt->dur_ns);
         if (delay < 0)
             delay = 0;
@@ -798,7 +826,6 @@ static int build_launch_stats(actx *a)
             r->runtime_outliers++;
         if (delay > 100000)
             r->launch_delay_outliers++;
-        /* kernels launched from inside Optimizer.step (the host annotation) */
         if (opt_n) {
             /* first merged interval ending after the call's start (ends are sorted) */
             size_t lo = 0, hi = opt_n;
@@ -809,8 +836,7 @@ static int build_launch_stats(actx *a)
                 else
                     hi = mid;
             }
-            size_t j = lo;
-            if (j < opt_n && opt[j].s <= rt->ts_ns) {
+            if (lo < opt_n && opt[lo].s <= rt->ts_ns) {
                 r->optimizer_kernels++;
                 r->optimizer_kernel_time_us += ns_to_us(op->dur_ns);
                 const char *nm = gd_strtab_get(&t->names, op->name_id);
@@ -819,16 +845,16 @@ static int build_launch_stats(actx *a)
                     r->optimizer_fused_kernels++;
             }
         }
-        r->linked_kernels++;
     }
-    if (nlaunch) {
-        r->short_kernel_share = (double)nshort / (double)nlaunch;
+    if (nd) {
+        r->short_kernel_share = (double)nshort / (double)nd;
         gpudiag_stats_us st;
         gd_stats_compute(delays, nd, &st);
         r->launch_delay_median_us = st.median;
     }
     gd_vec_free(&optv);
     free(delays);
+    free(idx);
     return 0;
 }
 
