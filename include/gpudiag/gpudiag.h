@@ -240,6 +240,10 @@ typedef struct gpudiag_stream_idle {
     double host_wait_us;          /**< the next op's launch call started after the stream went idle */
     double kernel_wait_us;        /**< other gaps shorter than 30 µs */
     double other_us;              /**< the remaining gaps */
+    /* HTA queue length (get_queue_length_summary): +1 per launch call, -1 when its op starts */
+    double queue_mean;            /**< mean of the queue-length series' values; NaN without counted launches */
+    int64_t queue_max;
+    double full_queue_us;         /**< time with >= 1024 ops queued (launches block) */
 } gpudiag_stream_idle;
 
 /** Copies of one direction inside the steps span (from Kineto's memcpy names and `bytes`). */

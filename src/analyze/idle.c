@@ -13,6 +13,7 @@
  *     op that was running, so they can be found in a trace viewer.
  * Both are linear after one sort per set.
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 #define GD_TOP_GAPS 10
 #define GD_KERNEL_WAIT_NS 30000      /* HTA consecutive_kernel_delay: 30 µs in practice */
 #define GD_SYNC_SLACK_NS 5000        /* a sync returns a few µs after the GPU drains */
+#define GD_MAX_LAUNCH_QUEUE 1024     /* HTA: CUDA_MAX_LAUNCH_QUEUE_PER_STREAM */
 
 enum { HOST_SYNC = 0, HOST_DATALOADER, HOST_COMM, HOST_OPTIMIZER, HOST_OTHER, HOST_SETS };
 
@@ -53,6 +55,20 @@ static int is_sync_call(const char *n, size_t len)
          gd_starts_with(n, len, "cuMemcpy")) &&
         !gd_icontains(n, len, "async") && !gd_icontains(n, len, "withstream"))
         return 1;
+    return 0;
+}
+
+/* Launch calls HTA's queue-length counter counts (trace_counters.py); cudaGraphLaunch is not among them. */
+static int is_queue_launch(const char *n, size_t len)
+{
+    static const char *const names[] = {
+        "cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx", "cudaMemcpyAsync",
+        "cudaMemsetAsync", "hipLaunchKernel", "hipExtModuleLaunchKernel", "hipMemcpyAsync", "hipMemsetAsync",
+        "hipMemcpyWithStream",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i]) == len && memcmp(n, names[i], len) == 0)
+            return 1;
     return 0;
 }
 
@@ -90,7 +106,13 @@ typedef struct op_key {
 typedef struct rt_corr {
     int64_t correlation;
     int64_t ts;
+    int64_t queue_launch;   /* 1 if HTA's queue counter counts this call */
 } rt_corr;
+
+typedef struct q_event {
+    int64_t key;            /* 2 x time + (0 launch, 1 op start): launches first at equal times */
+    int64_t delta;
+} q_event;
 
 static size_t rt_find(const rt_corr *c, size_t n, int64_t key)
 {
@@ -127,6 +149,8 @@ static int stream_breakdown(actx *a)
         if (rt->correlation >= 0) {
             rc[m].correlation = rt->correlation;
             rc[m].ts = rt->ts_ns;
+            rc[m].queue_launch = is_queue_launch(gd_strtab_get(&t->names, rt->name_id),
+                                                 gd_strtab_len(&t->names, rt->name_id));
             m++;
         }
     }
@@ -178,6 +202,52 @@ static int stream_breakdown(actx *a)
             prev_end = op->ts_ns + op->dur_ns;
     }
     r->stream_idle_count = li;
+
+    /* HTA queue length per stream: +1 at each counted launch call, -1 when its
+     * op starts; summarised over the series' values (pandas describe()). */
+    q_event *qe = malloc(2 * n * sizeof *qe);
+    if (!qe) {
+        free(k);
+        free(rc);
+        return -1;
+    }
+    size_t lane = 0;
+    for (size_t i0 = 0; i0 < n;) {
+        size_t i1 = i0;
+        while (i1 < n && k[i1].lane == k[i0].lane)
+            i1++;
+        size_t nq = 0;
+        for (size_t i = i0; i < i1; i++) {
+            const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, k[i].idx);
+            if (!(op->flags & GD_GF_HAS_CORR))
+                continue;
+            size_t j = rt_find(rc, m, op->correlation);
+            if (j >= m || !rc[j].queue_launch)
+                continue;
+            qe[nq].key = 2 * rc[j].ts;
+            qe[nq++].delta = 1;
+            qe[nq].key = 2 * op->ts_ns + 1;
+            qe[nq++].delta = -1;
+        }
+        gpudiag_stream_idle *si = &r->stream_idle[lane++];
+        si->queue_mean = NAN;
+        si->queue_max = 0;
+        si->full_queue_us = 0;
+        if (nq && gd_radix_sort_i64(qe, nq, sizeof *qe, offsetof(q_event, key)) == 0) {
+            int64_t q = 0, sum = 0;
+            for (size_t e = 0; e < nq; e++) {
+                q += qe[e].delta;
+                sum += q;
+                if (q > si->queue_max)
+                    si->queue_max = q;
+                if (q >= GD_MAX_LAUNCH_QUEUE && e + 1 < nq)
+                    si->full_queue_us += (double)(qe[e + 1].key / 2 - qe[e].key / 2) / 1000.0;
+            }
+            si->queue_mean = (double)sum / (double)nq;
+        }
+        i0 = i1;
+    }
+    free(qe);
     free(k);
     free(rc);
     return 0;

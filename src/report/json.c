@@ -336,6 +336,9 @@ static void write_idle(jw *w, const gpudiag_report *r)
         kv_us(w, "host_wait_us", si->host_wait_us);
         kv_us(w, "kernel_wait_us", si->kernel_wait_us);
         kv_us(w, "other_us", si->other_us);
+        kv_num(w, "queue_mean", si->queue_mean);
+        kv_int(w, "queue_max", (long long)si->queue_max);
+        kv_us(w, "full_queue_us", si->full_queue_us);
         yajl_gen_map_close(w->g);
     }
     yajl_gen_array_close(w->g);

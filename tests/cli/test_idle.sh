@@ -11,6 +11,8 @@
 #   [600,800]: aten::foo [600,800]; "## forward ##" encloses all -> host_launch 200
 #   HTA per stream 7: k2 launched at 250 > 100 (host_wait 200), k3 at 420 > 400
 #   (host_wait 100), k4 at 590 < 600 and 200 >= 30 (other 200)
+#   HTA queue length on stream 7: each launch precedes its kernel's start and the
+#   previous kernel started before it, so the series is 1,0,1,0,1,0,1,0: mean 0.5, max 1
 #   sync: 1 call, 60 us; top gaps by length, ties in time order:
 #   [100,300] sync "## forward ##", [600,800] host_launch "aten::foo",
 #   [400,500] dataloader "enumerate(DataLoader)#..."
@@ -32,6 +34,8 @@ checks = [
     ("stream host_wait", i["streams"][0]["host_wait_us"], 300),
     ("stream kernel_wait", i["streams"][0]["kernel_wait_us"], 0),
     ("stream other", i["streams"][0]["other_us"], 200), ("stream ops", i["streams"][0]["ops"], 4),
+    ("queue mean", i["streams"][0]["queue_mean"], 0.5), ("queue max", i["streams"][0]["queue_max"], 1),
+    ("full queue", i["streams"][0]["full_queue_us"], 0),
     ("top0 start", i["top_gaps"][0]["start_us"], 1100), ("top0 cause", i["top_gaps"][0]["cause"], "sync"),
     ("top0 op", i["top_gaps"][0]["cpu_op"], "## forward ##"), ("top0 step", i["top_gaps"][0]["step"], 1),
     ("top1 start", i["top_gaps"][1]["start_us"], 1600), ("top1 cause", i["top_gaps"][1]["cause"], "host_launch"),
