@@ -119,25 +119,37 @@ static int cmp_host_step(const void *a, const void *b)
 
 /* ---- analysis context --------------------------------------------------- */
 
-enum { NF_TC = 1, NF_COMM = 2, NF_COMPUTE = 4, NF_DONE = 0x80 };
-
-/* Name classification is done once per distinct name, not per event. */
-static unsigned name_flags(actx *a, uint32_t id)
+unsigned gd_name_flags(actx *a, uint32_t id)
 {
-    uint8_t f = a->nflags[id];
+    uint16_t f = a->nflags[id];
     if (f & NF_DONE)
         return f;
     const char *nm = gd_strtab_get(&a->t->names, id);
     size_t nl = gd_strtab_len(&a->t->names, id);
-    f = NF_DONE;
+    unsigned v = NF_DONE;
     if (gd_kernel_uses_tensor_cores(nm, nl))
-        f |= NF_TC;
+        v |= NF_TC;
     if (gd_kernel_is_comm(nm, nl))
-        f |= NF_COMM;
+        v |= NF_COMM;
     if (gd_kernel_is_compute(nm, nl))
-        f |= NF_COMPUTE;
-    a->nflags[id] = f;
-    return f;
+        v |= NF_COMPUTE;
+    if (gd_runtime_is_sync(nm, nl))
+        v |= NF_SYNC;
+    if (gd_runtime_is_queue_launch(nm, nl))
+        v |= NF_QLAUNCH;
+    if (gd_copy_is_pageable(nm, nl))
+        v |= NF_PAGEABLE;
+    if (gd_kernel_is_fused_optimizer(nm, nl))
+        v |= NF_FUSED_OPT;
+    v |= (unsigned)gd_copy_kind(nm, nl) << NF_COPY_SHIFT;
+    a->nflags[id] = (uint16_t)v;
+    return v;
+}
+
+const gd_runtime *gd_runtime_for(const actx *a, int64_t correlation)
+{
+    size_t k = gd_find_i64(a->rt_index, a->nrt_index, sizeof *a->rt_index, correlation);
+    return k < a->nrt_index ? gd_vec_at(&a->t->runtimes, a->rt_index[k].idx) : NULL;
 }
 
 /* ---- steps (TBP StepParser) ---------------------------------------------- */
@@ -352,12 +364,6 @@ oom:
 
 /* ---- breakdown (TBP OverallParser) --------------------------------------- */
 
-static int push_iv(gd_vec *v, int64_t s, int64_t d)
-{
-    gd_iv iv = {s, s + d};
-    return gd_vec_push(v, &iv) ? 0 : -1;
-}
-
 static int build_breakdown(actx *a)
 {
     const gpudiag_trace *t = a->t;
@@ -373,12 +379,12 @@ static int build_breakdown(actx *a)
         int rl = op->kind == GD_GPU_MEMCPY ? GPUDIAG_ROLE_MEMCPY
                  : op->kind == GD_GPU_MEMSET ? GPUDIAG_ROLE_MEMSET
                  : a->op_is_comm[i] ? GPUDIAG_ROLE_COMMUNICATION : GPUDIAG_ROLE_KERNEL;
-        if (push_iv(&role[rl], op->ts_ns, op->dur_ns))
+        if (gd_iv_push(&role[rl], op->ts_ns, op->ts_ns + op->dur_ns))
             goto out;
     }
     for (size_t i = 0; i < t->runtimes.len; i++) {
         const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
-        if (push_iv(&role[GPUDIAG_ROLE_RUNTIME], rt->ts_ns, rt->dur_ns))
+        if (gd_iv_push(&role[GPUDIAG_ROLE_RUNTIME], rt->ts_ns, rt->ts_ns + rt->dur_ns))
             goto out;
     }
     for (size_t i = 0; i < t->cpu_ops.len; i++) {
@@ -386,7 +392,7 @@ static int build_breakdown(actx *a)
         int rl = c->role == GD_CR_DATALOADER ? GPUDIAG_ROLE_DATALOADER
                  : c->role == GD_CR_COMM ? GPUDIAG_ROLE_COMMUNICATION
                  : c->role == GD_CR_CPU_EXEC ? GPUDIAG_ROLE_CPU_EXEC : -1;
-        if (rl >= 0 && push_iv(&role[rl], c->ts_ns, c->dur_ns))
+        if (rl >= 0 && gd_iv_push(&role[rl], c->ts_ns, c->ts_ns + c->dur_ns))
             goto out;
     }
     {
@@ -563,23 +569,23 @@ static int build_devices(actx *a)
             if (op->device != d->id)
                 continue;
             int64_t s = op->ts_ns, e = op->ts_ns + op->dur_ns;
-            if (op->stream != -1 && push_iv(&all_iv, s, op->dur_ns))
+            if (op->stream != -1 && gd_iv_push(&all_iv, s, s + op->dur_ns))
                 goto out;
             if (op->kind != GD_GPU_KERNEL)
                 continue;
-            unsigned nf = name_flags(a, op->name_id);
+            unsigned nf = gd_name_flags(a, op->name_id);
             kcount++;
             ktime += (double)op->dur_ns;
-            if (push_iv(&kiv, s, op->dur_ns))
+            if (gd_iv_push(&kiv, s, s + op->dur_ns))
                 goto out;
             if (nf & NF_TC)
                 tc_t += (double)op->dur_ns;
             if (op->stream != -1) {
                 if (nf & NF_COMM) {
-                    if (push_iv(&comm_iv, s, op->dur_ns))
+                    if (gd_iv_push(&comm_iv, s, s + op->dur_ns))
                         goto out;
                 } else if (nf & NF_COMPUTE) {
-                    if (push_iv(&comp_iv, s, op->dur_ns))
+                    if (gd_iv_push(&comp_iv, s, s + op->dur_ns))
                         goto out;
                 }
             }
@@ -742,43 +748,14 @@ static int build_kernels(actx *a)
 
 /* ---- HTA kernel launch statistics ----------------------------------------- */
 
-typedef struct rt_by_corr {
-    int64_t correlation;
-    uint32_t idx;          /* runtime index */
-    uint32_t pad;
-} rt_by_corr;
-
-/* HTA get_cuda_kernel_launch_stats: every kernel joined to its launch call by
- * correlation is one row, carrying the call's CPU duration (a cudaGraphLaunch
- * that ran 300 kernels gives 300 rows).  Also attributes kernels to the
- * optimizer step whose host annotation contains their launch call. */
 static int build_launch_stats(actx *a)
 {
     const gpudiag_trace *t = a->t;
     gpudiag_report *r = a->r;
-    size_t nrt = t->runtimes.len, nops = t->gpu_ops.len;
+    size_t nops = t->gpu_ops.len;
     double *delays = malloc((nops + 1) * sizeof *delays);
-    rt_by_corr *idx = malloc((nrt + 1) * sizeof *idx);
-    if (!delays || !idx) {
-        free(delays);
-        free(idx);
+    if (!delays)
         return -1;
-    }
-    size_t m = 0;
-    for (size_t i = 0; i < nrt; i++) {
-        const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
-        if (rt->correlation < 0)
-            continue;
-        idx[m].correlation = rt->correlation;
-        idx[m].idx = (uint32_t)i;
-        idx[m].pad = 0;
-        m++;
-    }
-    if (gd_radix_sort_i64(idx, m, sizeof *idx, offsetof(rt_by_corr, correlation)) != 0) {
-        free(delays);
-        free(idx);
-        return -1;
-    }
     /* Optimizer.step host intervals, merged, for the optimizer statistics */
     gd_vec optv;
     gd_vec_init(&optv, sizeof(gd_iv));
@@ -787,32 +764,27 @@ static int build_launch_stats(actx *a)
         if (c->cat == GD_CPU_GPU_ANNOT)
             continue;
         const char *nm = gd_strtab_get(&t->names, c->name_id);
-        if (gd_starts_with(nm, gd_strtab_len(&t->names, c->name_id), "Optimizer.step#")) {
-            gd_iv iv = {c->ts_ns, c->ts_ns + c->dur_ns};
-            if (!gd_vec_push(&optv, &iv)) {
-                gd_vec_free(&optv);
-                free(delays);
-                free(idx);
-                return -1;
-            }
+        if (gd_starts_with(nm, gd_strtab_len(&t->names, c->name_id), "Optimizer.step#") &&
+            gd_iv_push(&optv, c->ts_ns, c->ts_ns + c->dur_ns) != 0) {
+            gd_vec_free(&optv);
+            free(delays);
+            return -1;
         }
     }
     optv.len = gd_iv_merge(optv.data, optv.len);
     const gd_iv *opt = optv.data;
-    size_t opt_n = optv.len;
     if (a->nsteps) {
         gd_iv span = {a->span_s, a->span_e};
-        r->optimizer_time_us = ns_to_us(gd_iv_intersect_len(opt, opt_n, &span, 1));
+        r->optimizer_time_us = ns_to_us(gd_iv_intersect_len(opt, optv.len, &span, 1));
     }
     size_t nd = 0, nshort = 0;
     for (size_t i = 0; i < nops; i++) {
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
         if (op->kind != GD_GPU_KERNEL || !(op->flags & GD_GF_HAS_CORR))
             continue;
-        size_t k = gd_find_i64(idx, m, sizeof *idx, op->correlation);
-        if (k >= m)
+        const gd_runtime *rt = gd_runtime_for(a, op->correlation);
+        if (!rt)
             continue;
-        const gd_runtime *rt = gd_vec_at(&t->runtimes, idx[k].idx);
         r->linked_kernels++;
         int64_t delay = op->ts_ns - (rt->ts_ns + rt->dur_ns);
         if (delay < 0)
@@ -826,24 +798,11 @@ static int build_launch_stats(actx *a)
             r->runtime_outliers++;
         if (delay > 100000)
             r->launch_delay_outliers++;
-        if (opt_n) {
-            /* first merged interval ending after the call's start (ends are sorted) */
-            size_t lo = 0, hi = opt_n;
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (opt[mid].e <= rt->ts_ns)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            if (lo < opt_n && opt[lo].s <= rt->ts_ns) {
-                r->optimizer_kernels++;
-                r->optimizer_kernel_time_us += ns_to_us(op->dur_ns);
-                const char *nm = gd_strtab_get(&t->names, op->name_id);
-                size_t nl = gd_strtab_len(&t->names, op->name_id);
-                if (gd_icontains(nm, nl, "multi_tensor_apply") || gd_icontains(nm, nl, "fused"))
-                    r->optimizer_fused_kernels++;
-            }
+        if (gd_iv_contains(opt, optv.len, rt->ts_ns)) {
+            r->optimizer_kernels++;
+            r->optimizer_kernel_time_us += ns_to_us(op->dur_ns);
+            if (gd_name_flags(a, op->name_id) & NF_FUSED_OPT)
+                r->optimizer_fused_kernels++;
         }
     }
     if (nd) {
@@ -854,7 +813,6 @@ static int build_launch_stats(actx *a)
     }
     gd_vec_free(&optv);
     free(delays);
-    free(idx);
     return 0;
 }
 
@@ -872,20 +830,13 @@ static void build_transfers(actx *a)
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
         if (op->kind != GD_GPU_MEMCPY || op->ts_ns < a->span_s || op->ts_ns >= a->span_e)
             continue;
-        const char *nm = gd_strtab_get(&t->names, op->name_id);
-        size_t nl = gd_strtab_len(&t->names, op->name_id);
-        gpudiag_copy_kind k = GPUDIAG_COPY_OTHER;
-        if (gd_icontains(nm, nl, "htod"))
-            k = GPUDIAG_COPY_H2D;
-        else if (gd_icontains(nm, nl, "dtoh"))
-            k = GPUDIAG_COPY_D2H;
-        else if (gd_icontains(nm, nl, "dtod"))
-            k = GPUDIAG_COPY_D2D;
+        unsigned nf = gd_name_flags(a, op->name_id);
+        gpudiag_copy_kind k = gd_flags_copy_kind(nf);
         double bytes = op->bytes > 0 ? (double)op->bytes : 0.0;
         r->transfers[k].count++;
         r->transfers[k].bytes += bytes;
         r->transfers[k].time_us += ns_to_us(op->dur_ns);
-        if (gd_icontains(nm, nl, "pageable")) {
+        if (nf & NF_PAGEABLE) {
             r->pageable.count++;
             r->pageable.bytes += bytes;
             r->pageable.time_us += ns_to_us(op->dur_ns);
@@ -1004,8 +955,23 @@ static int build_corr_index(actx *a)
     size_t n = t->gpu_ops.len;
     a->corr = malloc((n + 1) * sizeof *a->corr);
     a->op_is_comm = calloc(n + 1, 1);
-    a->nflags = calloc((size_t)t->names.count + 1, 1);
-    if (!a->corr || !a->op_is_comm || !a->nflags)
+    a->nflags = calloc((size_t)t->names.count + 1, sizeof *a->nflags);
+    a->rt_index = malloc((t->runtimes.len + 1) * sizeof *a->rt_index);
+    if (!a->corr || !a->op_is_comm || !a->nflags || !a->rt_index)
+        return -1;
+    size_t m = 0;
+    for (size_t i = 0; i < t->runtimes.len; i++) {
+        const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
+        if (rt->correlation < 0)
+            continue;
+        a->rt_index[m].correlation = rt->correlation;
+        a->rt_index[m].idx = (uint32_t)i;
+        a->rt_index[m].pad = 0;
+        m++;
+    }
+    a->nrt_index = m;
+    /* stable: a correlation used twice resolves to the call seen first */
+    if (gd_radix_sort_i64(a->rt_index, m, sizeof *a->rt_index, offsetof(rt_corr_entry, correlation)) != 0)
         return -1;
     int64_t *ext = NULL;
     size_t next = t->comm_ext_ids.len;
@@ -1033,7 +999,7 @@ static int build_corr_index(actx *a)
             bsearch(&op->external_id, ext, next, sizeof *ext, cmp_i64))
             comm = 1;
         if (!comm)
-            comm = (name_flags(a, op->name_id) & NF_COMM) != 0;
+            comm = (gd_name_flags(a, op->name_id) & NF_COMM) != 0;
         a->op_is_comm[i] = (uint8_t)comm;
     }
     free(ext);
@@ -1102,6 +1068,7 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
     free(a.op_is_comm);
     free(a.steps);
     free(a.nflags);
+    free(a.rt_index);
     *out = r;
     return GPUDIAG_OK;
 oom:
@@ -1109,6 +1076,7 @@ oom:
     free(a.op_is_comm);
     free(a.steps);
     free(a.nflags);
+    free(a.rt_index);
     gpudiag_report_free(&r);
     return gd_set_error(err, GPUDIAG_ERR_NOMEM, t->path, -1, "out of memory");
 }

@@ -21,6 +21,13 @@ typedef struct corr_entry {
 /* First entry with this correlation in a sorted index, or n. */
 size_t gd_corr_find(const corr_entry *c, size_t n, int64_t key);
 
+/* A runtime/driver call's correlation id and index, sorted by correlation. */
+typedef struct rt_corr_entry {
+    int64_t correlation;
+    uint32_t idx;      /* index into runtimes */
+    uint32_t pad;
+} rt_corr_entry;
+
 /* State shared by the analyses of one report. */
 typedef struct actx {
     const struct gpudiag_trace *t;
@@ -31,8 +38,35 @@ typedef struct actx {
     gd_iv *steps;             /* final steps as intervals */
     size_t nsteps;
     int64_t span_s, span_e;   /* first step start .. last step end */
-    uint8_t *nflags;          /* per name id: NF_* bits, classified once */
+    uint16_t *nflags;         /* per name id: NF_* bits, classified once (gd_name_flags) */
+    rt_corr_entry *rt_index;  /* runtime calls with a correlation, sorted */
+    size_t nrt_index;
 } actx;
+
+/* Name classes, computed once per distinct name (kclass.c has the rules). */
+enum gd_name_flag {
+    NF_TC = 1u << 0,          /* Tensor Core kernel */
+    NF_COMM = 1u << 1,        /* communication kernel (HTA) */
+    NF_COMPUTE = 1u << 2,     /* HTA COMPUTATION kernel */
+    NF_SYNC = 1u << 3,        /* host sync call */
+    NF_QLAUNCH = 1u << 4,     /* launch call counted by HTA's queue length */
+    NF_PAGEABLE = 1u << 5,    /* memcpy touching pageable memory */
+    NF_FUSED_OPT = 1u << 6,   /* multi-tensor / fused optimizer kernel */
+    NF_COPY_SHIFT = 8,        /* bits 8-9: gpudiag_copy_kind of a memcpy name */
+    NF_DONE = 1u << 15
+};
+
+/* The NF_* bits of a name id. */
+unsigned gd_name_flags(actx *a, uint32_t id);
+
+/* The copy direction encoded in a name's flags. */
+static inline gpudiag_copy_kind gd_flags_copy_kind(unsigned f)
+{
+    return (gpudiag_copy_kind)((f >> NF_COPY_SHIFT) & 3u);
+}
+
+/* The runtime/driver call with this correlation id, or NULL. */
+const struct gd_runtime *gd_runtime_for(const actx *a, int64_t correlation);
 
 /* Idle time: HTA's per-stream idle breakdown and gpudiag's attribution of each
  * device-idle gap inside the steps to a cause (idle.c). Returns 0 or -1 (OOM). */

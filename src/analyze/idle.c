@@ -31,53 +31,6 @@
 
 enum { HOST_SYNC = 0, HOST_DATALOADER, HOST_COMM, HOST_OPTIMIZER, HOST_OTHER, HOST_SETS };
 
-/* Runtime/driver calls that block the host until the GPU catches up. */
-static int is_sync_call(const char *n, size_t len)
-{
-    /* strip a version suffix such as _v2 or _v7000 */
-    for (size_t i = len; i > 2; i--) {
-        if (n[i - 1] < '0' || n[i - 1] > '9') {
-            if (n[i - 1] == 'v' && i >= 2 && n[i - 2] == '_' && i < len)
-                len = i - 2;
-            break;
-        }
-    }
-    static const char *const exact[] = {
-        "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cuCtxSynchronize",
-        "cuStreamSynchronize", "cuEventSynchronize", "hipDeviceSynchronize", "hipStreamSynchronize",
-        "hipEventSynchronize",
-    };
-    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
-        if (strlen(exact[i]) == len && memcmp(n, exact[i], len) == 0)
-            return 1;
-    /* synchronous copies: cudaMemcpy, cudaMemcpy2D, hipMemcpy, cuMemcpyDtoH (not *Async) */
-    if ((gd_starts_with(n, len, "cudaMemcpy") || gd_starts_with(n, len, "hipMemcpy") ||
-         gd_starts_with(n, len, "cuMemcpy")) &&
-        !gd_icontains(n, len, "async") && !gd_icontains(n, len, "withstream"))
-        return 1;
-    return 0;
-}
-
-/* Launch calls HTA's queue-length counter counts (trace_counters.py); cudaGraphLaunch is not among them. */
-static int is_queue_launch(const char *n, size_t len)
-{
-    static const char *const names[] = {
-        "cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx", "cudaMemcpyAsync",
-        "cudaMemsetAsync", "hipLaunchKernel", "hipExtModuleLaunchKernel", "hipMemcpyAsync", "hipMemsetAsync",
-        "hipMemcpyWithStream",
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strlen(names[i]) == len && memcmp(n, names[i], len) == 0)
-            return 1;
-    return 0;
-}
-
-static int push(gd_vec *v, int64_t s, int64_t e)
-{
-    gd_iv iv = {s, e};
-    return gd_vec_push(v, &iv) ? 0 : -1;
-}
-
 /* |[s,e) ∩ set| for a merged set; *hint is a moving start index (gaps come in order). */
 static int64_t overlap(const gd_vec *set, size_t *hint, int64_t s, int64_t e)
 {
@@ -103,37 +56,23 @@ typedef struct op_key {
     uint32_t pad;
 } op_key;
 
-typedef struct rt_corr {
-    int64_t correlation;
-    int64_t ts;
-    int64_t queue_launch;   /* 1 if HTA's queue counter counts this call */
-} rt_corr;
-
 typedef struct q_event {
     int64_t key;            /* 2 x time + (0 launch, 1 op start): launches first at equal times */
     int64_t delta;
 } q_event;
-
-static size_t rt_find(const rt_corr *c, size_t n, int64_t key)
-{
-    return gd_find_i64(c, n, sizeof *c, key);
-}
 
 /* HTA idle-time breakdown per stream. */
 static int stream_breakdown(actx *a)
 {
     const gpudiag_trace *t = a->t;
     gpudiag_report *r = a->r;
-    size_t n = t->gpu_ops.len, nrt = t->runtimes.len;
+    size_t n = t->gpu_ops.len;
     if (n == 0)
         return 0;
     op_key *k = malloc(n * sizeof *k);
-    rt_corr *rc = malloc((nrt + 1) * sizeof *rc);
-    if (!k || !rc) {
-        free(k);
-        free(rc);
-        return -1;
-    }
+    q_event *qe = malloc(2 * n * sizeof *qe);
+    if (!k || !qe)
+        goto oom;
     for (size_t i = 0; i < n; i++) {
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
         k[i].ts = op->ts_ns;
@@ -143,97 +82,58 @@ static int stream_breakdown(actx *a)
         k[i].idx = (uint32_t)i;
         k[i].pad = 0;
     }
-    size_t m = 0;
-    for (size_t i = 0; i < nrt; i++) {
-        const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
-        if (rt->correlation >= 0) {
-            rc[m].correlation = rt->correlation;
-            rc[m].ts = rt->ts_ns;
-            rc[m].queue_launch = is_queue_launch(gd_strtab_get(&t->names, rt->name_id),
-                                                 gd_strtab_len(&t->names, rt->name_id));
-            m++;
-        }
-    }
     /* by lane, then by start: two stable passes */
     if (gd_radix_sort_i64(k, n, sizeof *k, offsetof(op_key, ts)) != 0 ||
-        gd_radix_sort_i64(k, n, sizeof *k, offsetof(op_key, lane)) != 0 ||
-        gd_radix_sort_i64(rc, m, sizeof *rc, offsetof(rt_corr, correlation)) != 0) {
-        free(k);
-        free(rc);
-        return -1;
-    }
+        gd_radix_sort_i64(k, n, sizeof *k, offsetof(op_key, lane)) != 0)
+        goto oom;
     size_t lanes = 0;
     for (size_t i = 0; i < n; i++)
         if (i == 0 || k[i].lane != k[i - 1].lane)
             lanes++;
     r->stream_idle = calloc(lanes, sizeof *r->stream_idle);
-    if (!r->stream_idle) {
-        free(k);
-        free(rc);
-        return -1;
-    }
-    size_t li = 0;
-    int64_t prev_end = 0;
-    for (size_t i = 0; i < n; i++) {
-        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, k[i].idx);
-        if (i == 0 || k[i].lane != k[i - 1].lane) {
-            gpudiag_stream_idle *si = &r->stream_idle[li++];
-            si->device = op->device;
-            si->stream = op->stream;
-            prev_end = op->ts_ns + op->dur_ns;
-            si->ops = 1;
-            continue;
-        }
-        gpudiag_stream_idle *si = &r->stream_idle[li - 1];
-        si->ops++;
-        int64_t gap = op->ts_ns - prev_end;
-        if (gap > 0) {
-            size_t j = (op->flags & GD_GF_HAS_CORR) ? rt_find(rc, m, op->correlation) : m;
-            if (j < m && rc[j].ts > prev_end)
-                si->host_wait_us += (double)gap / 1000.0;
-            else if (gap < GD_KERNEL_WAIT_NS)
-                si->kernel_wait_us += (double)gap / 1000.0;
-            else
-                si->other_us += (double)gap / 1000.0;
-        }
-        /* HTA takes the previous op's end; an op that ends earlier than one
-         * before it (overlap on a stream) must not reopen a gap */
-        if (op->ts_ns + op->dur_ns > prev_end)
-            prev_end = op->ts_ns + op->dur_ns;
-    }
-    r->stream_idle_count = li;
-
-    /* HTA queue length per stream: +1 at each counted launch call, -1 when its
-     * op starts; summarised over the series' values (pandas describe()). */
-    q_event *qe = malloc(2 * n * sizeof *qe);
-    if (!qe) {
-        free(k);
-        free(rc);
-        return -1;
-    }
-    size_t lane = 0;
+    if (!r->stream_idle)
+        goto oom;
     for (size_t i0 = 0; i0 < n;) {
         size_t i1 = i0;
         while (i1 < n && k[i1].lane == k[i0].lane)
             i1++;
+        gpudiag_stream_idle *si = &r->stream_idle[r->stream_idle_count++];
+        const gd_gpu_op *first = gd_vec_at(&t->gpu_ops, k[i0].idx);
+        si->device = first->device;
+        si->stream = first->stream;
+        si->ops = i1 - i0;
+        si->queue_mean = NAN;
+        int64_t prev_end = first->ts_ns + first->dur_ns;
         size_t nq = 0;
         for (size_t i = i0; i < i1; i++) {
             const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, k[i].idx);
-            if (!(op->flags & GD_GF_HAS_CORR))
-                continue;
-            size_t j = rt_find(rc, m, op->correlation);
-            if (j >= m || !rc[j].queue_launch)
-                continue;
-            qe[nq].key = 2 * rc[j].ts;
-            qe[nq++].delta = 1;
-            qe[nq].key = 2 * op->ts_ns + 1;
-            qe[nq++].delta = -1;
+            const gd_runtime *rt = (op->flags & GD_GF_HAS_CORR) ? gd_runtime_for(a, op->correlation) : NULL;
+            /* HTA idle breakdown: the gap before each op but the first */
+            int64_t gap = op->ts_ns - prev_end;
+            if (i > i0 && gap > 0) {
+                if (rt && rt->ts_ns > prev_end)
+                    si->host_wait_us += (double)gap / 1000.0;
+                else if (gap < GD_KERNEL_WAIT_NS)
+                    si->kernel_wait_us += (double)gap / 1000.0;
+                else
+                    si->other_us += (double)gap / 1000.0;
+            }
+            /* HTA takes the previous op's end; an op that ends earlier than one
+             * before it (overlap on a stream) must not reopen a gap */
+            if (op->ts_ns + op->dur_ns > prev_end)
+                prev_end = op->ts_ns + op->dur_ns;
+            /* HTA queue length: +1 at a counted launch call, -1 when its op starts */
+            if (rt && (gd_name_flags(a, rt->name_id) & NF_QLAUNCH)) {
+                qe[nq].key = 2 * rt->ts_ns; /* launches before op starts at equal times */
+                qe[nq++].delta = 1;
+                qe[nq].key = 2 * op->ts_ns + 1;
+                qe[nq++].delta = -1;
+            }
         }
-        gpudiag_stream_idle *si = &r->stream_idle[lane++];
-        si->queue_mean = NAN;
-        si->queue_max = 0;
-        si->full_queue_us = 0;
-        if (nq && gd_radix_sort_i64(qe, nq, sizeof *qe, offsetof(q_event, key)) == 0) {
+        if (nq) {
+            if (gd_radix_sort_i64(qe, nq, sizeof *qe, offsetof(q_event, key)) != 0)
+                goto oom;
+            /* summarised over the series' values, as pandas describe() does */
             int64_t q = 0, sum = 0;
             for (size_t e = 0; e < nq; e++) {
                 q += qe[e].delta;
@@ -249,8 +149,11 @@ static int stream_breakdown(actx *a)
     }
     free(qe);
     free(k);
-    free(rc);
     return 0;
+oom:
+    free(qe);
+    free(k);
+    return -1;
 }
 
 static void keep_top(gpudiag_gap *top, size_t *count, const gpudiag_gap *g)
@@ -305,28 +208,24 @@ int gd_build_idle(actx *a)
         gd_vec_init(&host[h], sizeof(gd_iv));
     gd_vec_init(&busy, sizeof(gd_iv));
     gd_vec_init(&idle, sizeof(gd_iv));
-    uint8_t *sync_name = calloc((size_t)t->names.count + 1, 1); /* 0 unknown, 1 no, 2 yes */
     gpudiag_gap *top = calloc(GD_TOP_GAPS, sizeof *top);
     size_t ntop = 0;
-    if (!sync_name || !top)
+    if (!top)
         goto out;
 
     /* host activity sets */
     for (size_t i = 0; i < t->runtimes.len; i++) {
         const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
-        uint8_t *sn = &sync_name[rt->name_id];
-        if (*sn == 0)
-            *sn = is_sync_call(gd_strtab_get(&t->names, rt->name_id), gd_strtab_len(&t->names, rt->name_id)) ? 2 : 1;
         int64_t e = rt->ts_ns + rt->dur_ns;
-        if (*sn == 2) {
-            if (push(&host[HOST_SYNC], rt->ts_ns, e))
+        if (gd_name_flags(a, rt->name_id) & NF_SYNC) {
+            if (gd_iv_push(&host[HOST_SYNC], rt->ts_ns, e))
                 goto out;
             if (rt->ts_ns < a->span_e && e > a->span_s) {
                 r->sync_calls++;
                 r->sync_time_us += (double)rt->dur_ns / 1000.0;
             }
         }
-        if (push(&host[HOST_OTHER], rt->ts_ns, e))
+        if (gd_iv_push(&host[HOST_OTHER], rt->ts_ns, e))
             goto out;
     }
     for (size_t i = 0; i < t->cpu_ops.len; i++) {
@@ -343,7 +242,7 @@ int gd_build_idle(actx *a)
             h = HOST_COMM;
         else if (gd_starts_with(nm, nl, "Optimizer.step#") || gd_starts_with(nm, nl, "Optimizer.zero_grad#"))
             h = HOST_OPTIMIZER;
-        if (push(&host[h], c->ts_ns, c->ts_ns + c->dur_ns))
+        if (gd_iv_push(&host[h], c->ts_ns, c->ts_ns + c->dur_ns))
             goto out;
     }
     for (int h = 0; h < HOST_SETS; h++)
@@ -354,7 +253,7 @@ int gd_build_idle(actx *a)
         busy.len = 0;
         for (size_t i = 0; i < t->gpu_ops.len; i++) {
             const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
-            if (op->device == dev && push(&busy, op->ts_ns, op->ts_ns + op->dur_ns))
+            if (op->device == dev && gd_iv_push(&busy, op->ts_ns, op->ts_ns + op->dur_ns))
                 goto out;
         }
         busy.len = gd_iv_merge(busy.data, busy.len);
@@ -426,7 +325,6 @@ out:
         gd_vec_free(&host[h]);
     gd_vec_free(&busy);
     gd_vec_free(&idle);
-    free(sync_name);
     free(top);
     return rc;
 }

@@ -125,3 +125,23 @@ void gd_iv_sum_per_window(const gd_iv *a, size_t na, const gd_iv *w, size_t nw, 
         }
     }
 }
+
+int gd_iv_push(gd_vec *v, int64_t s, int64_t e)
+{
+    gd_iv iv = {s, e};
+    return gd_vec_push(v, &iv) ? 0 : -1;
+}
+
+int gd_iv_contains(const gd_iv *a, size_t n, int64_t t)
+{
+    /* first interval ending after t: ends of a merged set are sorted */
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid].e <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && a[lo].s <= t;
+}

@@ -9,9 +9,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct gd_vec;
+
 typedef struct gd_iv {
     int64_t s, e;
 } gd_iv;
+
+/* Append [s, e) to a gd_vec of gd_iv; 0, or -1 on OOM. */
+int gd_iv_push(struct gd_vec *v, int64_t s, int64_t e);
+
+/* 1 if t lies in [s, e) of some interval of a merged set (binary search). */
+int gd_iv_contains(const gd_iv *a, size_t n, int64_t t);
 
 /* Sort by start and merge overlapping or touching intervals in place, as TBP's
  * merge_ranges: an interval is joined to the previous one when it starts at

@@ -146,3 +146,65 @@ gpudiag_kernel_class gd_kernel_class(const char *name, size_t len)
     lower_free(&l);
     return c;
 }
+
+/* Runtime/driver calls that block the host until the GPU catches up. */
+int gd_runtime_is_sync(const char *n, size_t len)
+{
+    /* strip a version suffix such as _v2 or _v7000 */
+    for (size_t i = len; i > 2; i--) {
+        if (n[i - 1] < '0' || n[i - 1] > '9') {
+            if (n[i - 1] == 'v' && i >= 2 && n[i - 2] == '_' && i < len)
+                len = i - 2;
+            break;
+        }
+    }
+    static const char *const exact[] = {
+        "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cuCtxSynchronize",
+        "cuStreamSynchronize", "cuEventSynchronize", "hipDeviceSynchronize", "hipStreamSynchronize",
+        "hipEventSynchronize",
+    };
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (strlen(exact[i]) == len && memcmp(n, exact[i], len) == 0)
+            return 1;
+    /* synchronous copies: cudaMemcpy, cudaMemcpy2D, hipMemcpy, cuMemcpyDtoH (not *Async) */
+    if ((gd_starts_with(n, len, "cudaMemcpy") || gd_starts_with(n, len, "hipMemcpy") ||
+         gd_starts_with(n, len, "cuMemcpy")) &&
+        !gd_icontains(n, len, "async") && !gd_icontains(n, len, "withstream"))
+        return 1;
+    return 0;
+}
+
+/* Launch calls HTA's queue-length counter counts (trace_counters.py); cudaGraphLaunch is not among them. */
+int gd_runtime_is_queue_launch(const char *n, size_t len)
+{
+    static const char *const names[] = {
+        "cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx", "cudaMemcpyAsync",
+        "cudaMemsetAsync", "hipLaunchKernel", "hipExtModuleLaunchKernel", "hipMemcpyAsync", "hipMemsetAsync",
+        "hipMemcpyWithStream",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i]) == len && memcmp(n, names[i], len) == 0)
+            return 1;
+    return 0;
+}
+
+gpudiag_copy_kind gd_copy_kind(const char *name, size_t len)
+{
+    if (gd_icontains(name, len, "htod"))
+        return GPUDIAG_COPY_H2D;
+    if (gd_icontains(name, len, "dtoh"))
+        return GPUDIAG_COPY_D2H;
+    if (gd_icontains(name, len, "dtod"))
+        return GPUDIAG_COPY_D2D;
+    return GPUDIAG_COPY_OTHER;
+}
+
+int gd_copy_is_pageable(const char *name, size_t len)
+{
+    return gd_icontains(name, len, "pageable");
+}
+
+int gd_kernel_is_fused_optimizer(const char *name, size_t len)
+{
+    return gd_icontains(name, len, "multi_tensor_apply") || gd_icontains(name, len, "fused");
+}

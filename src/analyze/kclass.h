@@ -23,4 +23,22 @@ int gd_kernel_is_comm(const char *name, size_t len);
  * or synchronisation by name. */
 int gd_kernel_is_compute(const char *name, size_t len);
 
+/* A runtime/driver call that blocks the host until the GPU catches up: the
+ * Synchronize calls and the synchronous (not *Async) memcpys; a version suffix
+ * such as _v2 is ignored. */
+int gd_runtime_is_sync(const char *name, size_t len);
+
+/* A launch call HTA's queue-length counter counts (trace_counters.py); not
+ * cudaGraphLaunch. */
+int gd_runtime_is_queue_launch(const char *name, size_t len);
+
+/* Direction of a memcpy from Kineto's name ("Memcpy HtoD (Pinned -> Device)"). */
+gpudiag_copy_kind gd_copy_kind(const char *name, size_t len);
+
+/* 1 if a memcpy name has pageable host memory on either side. */
+int gd_copy_is_pageable(const char *name, size_t len);
+
+/* 1 for a multi-tensor / fused optimizer kernel (multi_tensor_apply, *fused*). */
+int gd_kernel_is_fused_optimizer(const char *name, size_t len);
+
 #endif
