@@ -152,6 +152,24 @@ const gd_runtime *gd_runtime_for(const actx *a, int64_t correlation)
     return k < a->nrt_index ? gd_vec_at(&a->t->runtimes, a->rt_index[k].idx) : NULL;
 }
 
+/* Widen [*mn, *mx] to cover every record of v; the model's event records all
+ * begin with int64 ts_ns, dur_ns. */
+_Static_assert(offsetof(gd_gpu_op, ts_ns) == 0 && offsetof(gd_gpu_op, dur_ns) == 8, "gd_gpu_op layout");
+_Static_assert(offsetof(gd_runtime, ts_ns) == 0 && offsetof(gd_runtime, dur_ns) == 8, "gd_runtime layout");
+_Static_assert(offsetof(gd_cpu_op, ts_ns) == 0 && offsetof(gd_cpu_op, dur_ns) == 8, "gd_cpu_op layout");
+
+static void widen_span(const gd_vec *v, int64_t *mn, int64_t *mx)
+{
+    for (size_t i = 0; i < v->len; i++) {
+        int64_t ts_dur[2];
+        memcpy(ts_dur, gd_vec_at(v, i), sizeof ts_dur);
+        if (ts_dur[0] < *mn)
+            *mn = ts_dur[0];
+        if (ts_dur[0] + ts_dur[1] > *mx)
+            *mx = ts_dur[0] + ts_dur[1];
+    }
+}
+
 /* ---- steps (TBP StepParser) ---------------------------------------------- */
 
 static int build_steps(actx *a)
@@ -190,27 +208,9 @@ static int build_steps(actx *a)
         }
         if (mn > mx) {
             /* no host ops at all: the whole span of device work and calls */
-            for (size_t i = 0; i < t->gpu_ops.len; i++) {
-                const gd_gpu_op *o = gd_vec_at(&t->gpu_ops, i);
-                if (o->ts_ns < mn)
-                    mn = o->ts_ns;
-                if (o->ts_ns + o->dur_ns > mx)
-                    mx = o->ts_ns + o->dur_ns;
-            }
-            for (size_t i = 0; i < t->runtimes.len; i++) {
-                const gd_runtime *o = gd_vec_at(&t->runtimes, i);
-                if (o->ts_ns < mn)
-                    mn = o->ts_ns;
-                if (o->ts_ns + o->dur_ns > mx)
-                    mx = o->ts_ns + o->dur_ns;
-            }
-            for (size_t i = 0; i < t->cpu_ops.len; i++) {
-                const gd_cpu_op *o = gd_vec_at(&t->cpu_ops, i);
-                if (o->ts_ns < mn)
-                    mn = o->ts_ns;
-                if (o->ts_ns + o->dur_ns > mx)
-                    mx = o->ts_ns + o->dur_ns;
-            }
+            widen_span(&t->gpu_ops, &mn, &mx);
+            widen_span(&t->runtimes, &mn, &mx);
+            widen_span(&t->cpu_ops, &mn, &mx);
         }
         if (mn > mx) {
             free(hs);
@@ -558,7 +558,6 @@ static int build_devices(actx *a)
     gd_vec_init(&comm_iv, sizeof(gd_iv));
     gd_vec_init(&eps, sizeof(endpoint));
     gd_vec_init(&eps_end, sizeof(endpoint));
-    gd_iv *tmp = NULL;
     for (size_t di = 0; di < nid; di++) {
         gpudiag_device *d = &r->devices[di];
         kiv.len = all_iv.len = comp_iv.len = comm_iv.len = eps.len = eps_end.len = 0;
@@ -644,7 +643,6 @@ static int build_devices(actx *a)
     }
     rc = 0;
 out:
-    free(tmp);
     gd_vec_free(&kiv);
     gd_vec_free(&all_iv);
     gd_vec_free(&comp_iv);

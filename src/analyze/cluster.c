@@ -123,25 +123,19 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
         c->straggler_share = step > 0 ? others / step : NAN;
         if (!isnan(c->straggler_share) && c->straggler_share >= GD_STRAGGLER_SHARE_MIN) {
             c->straggler = c->ranks[least].rank;
-            v = gd_strdup("");
-            char buf[512];
-            snprintf(buf, sizeof buf,
-                     "Rank %d is the straggler: the other ranks wait %.1f us per step (%.1f%% of the step) in "
-                     "collectives for it to arrive. Look at what rank %d does differently before its collectives "
-                     "(data loading, uneven batch or sequence lengths, a slower GPU or link, extra host work).%s%s",
-                     c->straggler, others, 100.0 * c->straggler_share, c->straggler,
-                     c->collectives_mismatch ? " Caution: the ranks recorded different numbers of collectives, "
-                                               "which are matched by position." : "",
-                     c->duplicate_ranks ? " Caution: some rank number appears in more than one file." : "");
-            free(v);
-            v = gd_strdup(buf);
+            v = gd_format("Rank %d is the straggler: the other ranks wait %.1f us per step (%.1f%% of the step) in "
+                          "collectives for it to arrive. Look at what rank %d does differently before its "
+                          "collectives (data loading, uneven batch or sequence lengths, a slower GPU or link, extra "
+                          "host work).%s%s",
+                          c->straggler, others, 100.0 * c->straggler_share, c->straggler,
+                          c->collectives_mismatch ? " Caution: the ranks recorded different numbers of collectives, "
+                                                    "which are matched by position."
+                                                  : "",
+                          c->duplicate_ranks ? " Caution: some rank number appears in more than one file." : "");
         } else {
-            char buf[256];
-            snprintf(buf, sizeof buf,
-                     "No straggler: ranks wait on each other for %.1f us per step (%.1f%% of the step) in "
-                     "collectives.",
-                     others, 100.0 * (isnan(c->straggler_share) ? 0 : c->straggler_share));
-            v = gd_strdup(buf);
+            v = gd_format("No straggler: ranks wait on each other for %.1f us per step (%.1f%% of the step) in "
+                          "collectives.",
+                          others, 100.0 * (isnan(c->straggler_share) ? 0 : c->straggler_share));
         }
     } else if (n >= 2) {
         v = gd_strdup("Fewer than two ranks have communication kernels inside their steps: nothing to compare "

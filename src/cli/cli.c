@@ -399,13 +399,9 @@ static int cmd_analyze(int argc, char **argv)
     int rc = parse_analyze(argc, argv, &s);
     if (rc >= 0)
         return rc;
-    if (s.color < 0) {
+    if (s.color < 0) { /* an explicit --color or --no-color wins over NO_COLOR and the tty test */
         const char *nc = getenv("NO_COLOR");
         s.color = isatty(STDOUT_FILENO) && !(nc && nc[0]) ? 1 : 0;
-    } else if (s.color == 1) {
-        const char *nc = getenv("NO_COLOR");
-        if (nc && nc[0])
-            s.color = 1; /* an explicit --color wins */
     }
     gpudiag_text_opts topts = {s.color, s.verbose, s.width ? s.width : terminal_width()};
     int worst = EXIT_OK;

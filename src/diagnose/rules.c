@@ -6,7 +6,6 @@
  * look at events; the verdict is derived from the ranked findings.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,24 +19,6 @@ typedef struct fbuilder {
     size_t cap;
     int oom;
 } fbuilder;
-
-static char *fmt_alloc(const char *fmt, ...) GD_ATTR_PRINTF(1, 2);
-static char *fmt_alloc(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return NULL;
-    char *s = malloc((size_t)n + 1);
-    if (!s)
-        return NULL;
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    return s;
-}
 
 static gpudiag_finding *add(fbuilder *b, const char *id, gpudiag_severity sev, int is_cause,
                             gpudiag_bottleneck bn, double est_gain)
@@ -96,6 +77,16 @@ static double role_share(const gpudiag_report *r, gpudiag_role role)
     return r->avg_role_us[role] / r->avg_step_us;
 }
 
+/* Highest compute capability major among the devices, -1 if unknown. */
+static int max_compute_major(const gpudiag_report *r)
+{
+    int major = -1;
+    for (size_t i = 0; i < r->device_count; i++)
+        if (r->devices[i].compute_major > major)
+            major = r->devices[i].compute_major;
+    return major;
+}
+
 static double min_device_util(const gpudiag_report *r, int *dev)
 {
     double m = NAN;
@@ -119,10 +110,10 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
         ev(f, "truncated_at_bytes", (double)r->input.truncated_at);
         ev(f, "events_read", (double)r->input.events);
         text(b, f,
-             fmt_alloc("Trace is cut off at byte %lld (%s); analysed the %llu complete events before it",
+             gd_format("Trace is cut off at byte %lld (%s); analysed the %llu complete events before it",
                        (long long)r->input.truncated_at, t->truncation_reason[0] ? t->truncation_reason : "unexpected end",
                        (unsigned long long)r->input.events),
-             fmt_alloc("The profiler did not finish writing this file (Kineto closes the JSON only in "
+             gd_format("The profiler did not finish writing this file (Kineto closes the JSON only in "
                        "finalizeTrace, so a killed or crashed process leaves it open). The last step may be "
                        "incomplete and was trimmed if it launched under 80%% of the previous step's GPU work. "
                        "Stop the profiler cleanly (prof.stop() / leaving the `with` block) before the process "
@@ -133,9 +124,9 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
         ev(f, "skipped_events", (double)r->input.skipped_malformed);
         ev(f, "first_error_at_bytes", (double)t->first_error_at);
         text(b, f,
-             fmt_alloc("%llu malformed event(s) skipped; the first at byte %lld: %s",
+             gd_format("%llu malformed event(s) skipped; the first at byte %lld: %s",
                        (unsigned long long)r->input.skipped_malformed, (long long)t->first_error_at, t->first_error),
-             fmt_alloc("The JSON is invalid around those events (old Kineto versions wrote unescaped quotes "
+             gd_format("The JSON is invalid around those events (old Kineto versions wrote unescaped quotes "
                        "and backslashes from with_stack/file names, or bare N/A). Each broken event was "
                        "skipped and reading resumed at the next one; numbers are computed without them. "
                        "Upgrade PyTorch, or re-export with with_stack=False."));
@@ -146,11 +137,11 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
         ev(f, "gpu_events_with_zero_ts", (double)r->input.skipped_zero_ts);
         ev(f, "gpu_events_with_bad_device", (double)r->input.skipped_bad_value);
         text(b, f,
-             fmt_alloc("%llu event(s) without a valid duration, %llu GPU event(s) without a timestamp and %llu "
+             gd_format("%llu event(s) without a valid duration, %llu GPU event(s) without a timestamp and %llu "
                        "with an impossible device index were left out",
                        (unsigned long long)r->input.skipped_no_dur, (unsigned long long)r->input.skipped_zero_ts,
                        (unsigned long long)r->input.skipped_bad_value),
-             fmt_alloc("`dur` -1 marks CPU ops still running when collection stopped; `ts` 0 marks GPU "
+             gd_format("`dur` -1 marks CPU ops still running when collection stopped; `ts` 0 marks GPU "
                        "activity CUPTI could not timestamp. Both are normal in small numbers; many of them "
                        "mean the profiling window cut through the work or the CUPTI buffer overflowed "
                        "(raise the activity buffer size or profile fewer steps)."));
@@ -158,14 +149,14 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
     if (!r->has_gpu) {
         gpudiag_finding *f = add(b, "cpu_only_trace", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
         ev(f, "cpu_ops", (double)t->cpu_ops.len);
-        text(b, f, fmt_alloc("The trace has no GPU activity (no kernels, copies or memsets)"),
-             fmt_alloc("Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] and make "
+        text(b, f, gd_format("The trace has no GPU activity (no kernels, copies or memsets)"),
+             gd_format("Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] and make "
                        "sure the model and data are on the GPU (model.to('cuda'))."));
     } else if (!r->steps_from_profiler) {
         gpudiag_finding *f = add(b, "no_step_markers", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
         ev(f, "host_steps", 0);
-        text(b, f, fmt_alloc("No ProfilerStep#N markers: the whole trace is analysed as one step"),
-             fmt_alloc("Use torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, warmup=1, "
+        text(b, f, gd_format("No ProfilerStep#N markers: the whole trace is analysed as one step"),
+             gd_format("Use torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, warmup=1, "
                        "active=3)) and call prof.step() once per training iteration, so per-step "
                        "numbers and the step-time spread can be computed."));
     }
@@ -185,9 +176,9 @@ static void rule_dataloader(fbuilder *b)
     ev(f, "step_time_us", r->avg_step_us);
     ev(f, "gpu_utilization", r->gpu_utilization);
     text(b, f,
-         fmt_alloc("The GPU waits for the DataLoader: %.1f%% of each step (%.3g ms of %.3g ms)", 100.0 * s,
+         gd_format("The GPU waits for the DataLoader: %.1f%% of each step (%.3g ms of %.3g ms)", 100.0 * s,
                    r->avg_role_us[GPUDIAG_ROLE_DATALOADER] / 1000.0, r->avg_step_us / 1000.0),
-         fmt_alloc("Load batches in parallel with compute: DataLoader(num_workers=N) with N at 50-75%% of "
+         gd_format("Load batches in parallel with compute: DataLoader(num_workers=N) with N at 50-75%% of "
                    "the physical cores per GPU process, prefetch_factor=4-6, pin_memory=True with "
                    ".to(device, non_blocking=True), persistent_workers=True. Move decoding, augmentation "
                    "and tokenisation out of the loop (pre-tokenise, cache decoded samples, GPU "
@@ -213,31 +204,31 @@ static void rule_host_overhead(fbuilder *b)
     ev(f, "gpu_utilization", r->gpu_utilization);
     if (!isnan(r->launch_delay_median_us) && r->launch_delay_median_us > 100.0)
         text(b, f,
-             fmt_alloc("The GPU runs out of queued work at points in the step: framework ops and launch calls "
+             gd_format("The GPU runs out of queued work at points in the step: framework ops and launch calls "
                        "own %.1f%% of the step while no kernel runs, although the CPU is usually %.1f ms ahead "
                        "(median launch delay)",
                        100.0 * host, r->launch_delay_median_us / 1000.0),
-             fmt_alloc("The idle time sits in a few places, not between every pair of kernels: look at the "
+             gd_format("The idle time sits in a few places, not between every pair of kernels: look at the "
                        "largest gaps under IDLE GAPS (often the first, warm-up step, the optimizer step, or a "
                        "host-side computation between phases). Move that host work off the critical path or "
                        "overlap it (a side CUDA stream, prefetching the next batch to the GPU), use fused/foreach "
                        "optimizers (fused=True), and torch.compile to cut the Python between kernels."));
     else if (short_kernels)
         text(b, f,
-             fmt_alloc("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
+             gd_format("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
                        "%.1f%% of the step while no kernel runs, and the median kernel lasts only %.1f us",
                        100.0 * host, r->median_kernel_us),
-             fmt_alloc("Launch fewer, larger kernels: torch.compile(model) (mode=\"reduce-overhead\" adds CUDA "
+             gd_format("Launch fewer, larger kernels: torch.compile(model) (mode=\"reduce-overhead\" adds CUDA "
                        "Graphs), capture the static part of the step with torch.cuda.graphs, use fused/foreach "
                        "optimizers (torch.optim.AdamW(..., fused=True)), fuse elementwise chains, and raise the "
                        "batch size so each kernel does more work. Remove per-step Python work and logging from "
                        "the hot loop."));
     else
         text(b, f,
-             fmt_alloc("The GPU waits for the CPU: framework ops and launch calls run for %.1f%% of the step "
+             gd_format("The GPU waits for the CPU: framework ops and launch calls run for %.1f%% of the step "
                        "while no kernel runs",
                        100.0 * host),
-             fmt_alloc("Find the CPU work between kernels (profile with with_stack=True, or py-spy) and move it "
+             gd_format("Find the CPU work between kernels (profile with with_stack=True, or py-spy) and move it "
                        "off the critical path: avoid .item()/.cpu()/print of GPU tensors inside the step, do "
                        "metrics and logging every N steps, move CPU-side tensor work to the GPU, and use "
                        "torch.compile to cut Python overhead. With DDP, set gradient_as_bucket_view=True and "
@@ -258,8 +249,8 @@ static void rule_communication(fbuilder *b)
     ev(f, "comm_overlap", r->comm_overlap);
     ev(f, "step_time_us", r->avg_step_us);
     text(b, f,
-         fmt_alloc("Communication not hidden behind compute takes %.1f%% of each step", 100.0 * s),
-         fmt_alloc("Overlap and shrink collectives: tune DDP bucket_cap_mb, accumulate gradients over more "
+         gd_format("Communication not hidden behind compute takes %.1f%% of each step", 100.0 * s),
+         gd_format("Overlap and shrink collectives: tune DDP bucket_cap_mb, accumulate gradients over more "
                    "micro-batches (model.no_sync()) so all-reduce runs less often, raise the per-GPU batch, "
                    "compress gradients to bf16 with a DDP comm hook, enable FSDP/ZeRO prefetch, and check the "
                    "interconnect with NCCL_DEBUG=INFO (NVLink vs PCIe, IB vs TCP)."));
@@ -284,10 +275,10 @@ static void rule_memory_bound(fbuilder *b)
     ev(f, "reduction_share", r->class_time_us[GPUDIAG_KCLASS_REDUCTION] / r->kernel_time_us);
     ev(f, "kernel_share_of_step", kshare);
     text(b, f,
-         fmt_alloc("Elementwise, normalisation and reduction kernels take %.1f%% of GPU time: the GPU mostly "
+         gd_format("Elementwise, normalisation and reduction kernels take %.1f%% of GPU time: the GPU mostly "
                    "moves memory rather than computes",
                    100.0 * mem),
-         fmt_alloc("Fuse them: torch.compile(model) generates fused Triton kernels for chains of pointwise "
+         gd_format("Fuse them: torch.compile(model) generates fused Triton kernels for chains of pointwise "
                    "ops and norms; use fused implementations (apex/Transformer Engine LayerNorm and RMSNorm, "
                    "fused bias+activation, fused optimizers), channels_last for convolutional nets, and bf16 "
                    "to halve the bytes moved."));
@@ -317,10 +308,10 @@ static void rule_attention(fbuilder *b)
                              GPUDIAG_BN_MEMORY_BANDWIDTH, NAN);
     ev(f, "softmax_kernel_share", share);
     text(b, f,
-         fmt_alloc("Attention runs as separate batched GEMMs and softmax kernels (softmax alone: %.1f%% of GPU "
+         gd_format("Attention runs as separate batched GEMMs and softmax kernels (softmax alone: %.1f%% of GPU "
                    "time), materialising the attention matrix",
                    100.0 * share),
-         fmt_alloc("Use a fused attention kernel: torch.nn.functional.scaled_dot_product_attention (FlashAttention "
+         gd_format("Use a fused attention kernel: torch.nn.functional.scaled_dot_product_attention (FlashAttention "
                    "or memory-efficient backends), flash-attn, or xFormers; it never writes the seq x seq "
                    "matrix to memory, which saves both time and activation memory."));
 }
@@ -335,8 +326,8 @@ static void rule_memcpy(fbuilder *b)
     ev(f, "memcpy_share", role_share(r, GPUDIAG_ROLE_MEMCPY));
     ev(f, "memset_share", role_share(r, GPUDIAG_ROLE_MEMSET));
     ev(f, "step_time_us", r->avg_step_us);
-    text(b, f, fmt_alloc("Memory copies and memsets not hidden behind kernels take %.1f%% of each step", 100.0 * s),
-         fmt_alloc("Keep data on the GPU: pin host memory (pin_memory=True) and copy with non_blocking=True "
+    text(b, f, gd_format("Memory copies and memsets not hidden behind kernels take %.1f%% of each step", 100.0 * s),
+         gd_format("Keep data on the GPU: pin host memory (pin_memory=True) and copy with non_blocking=True "
                    "so transfers overlap compute, avoid .cpu()/.item()/.numpy() inside the step, create "
                    "tensors directly on the device (torch.zeros(..., device='cuda')), and batch many small "
                    "copies into one."));
@@ -358,10 +349,10 @@ static void rule_pageable(fbuilder *b)
     ev(f, "pageable_bytes_per_step", r->pageable.bytes / (double)r->step_count);
     ev(f, "pageable_copy_us_per_step", per_step);
     text(b, f,
-         fmt_alloc("Copies from or to pageable host memory take %.1f%% of each step (%.1f copies per step); they are "
+         gd_format("Copies from or to pageable host memory take %.1f%% of each step (%.1f copies per step); they are "
                    "staged through a bounce buffer and block the host",
                    100.0 * s, (double)r->pageable.count / (double)r->step_count),
-         fmt_alloc("Use pinned memory: DataLoader(pin_memory=True) and tensor.to(device, non_blocking=True) for "
+         gd_format("Use pinned memory: DataLoader(pin_memory=True) and tensor.to(device, non_blocking=True) for "
                    "inputs; for results copied back, copy into a preallocated pinned tensor "
                    "(torch.empty(..., pin_memory=True).copy_(x, non_blocking=True)) and wait on a CUDA event only "
                    "when the value is needed. Pinned copies run at full PCIe speed and overlap compute."));
@@ -384,10 +375,10 @@ static void rule_optimizer(fbuilder *b)
     ev(f, "optimizer_kernel_time_us_per_step", r->optimizer_kernel_time_us / (double)r->step_count);
     ev(f, "fused_kernel_share", fused);
     text(b, f,
-         fmt_alloc("The optimizer step launches %.0f small kernels per step, one parameter at a time, and takes "
+         gd_format("The optimizer step launches %.0f small kernels per step, one parameter at a time, and takes "
                    "%.1f%% of the step",
                    per_step_kernels, 100.0 * share),
-         fmt_alloc("Use a multi-tensor optimizer: torch.optim.SGD/Adam/AdamW(..., foreach=True) (the default "
+         gd_format("Use a multi-tensor optimizer: torch.optim.SGD/Adam/AdamW(..., foreach=True) (the default "
                    "since PyTorch 2.0 on CUDA) or fused=True (Adam/AdamW/SGD), or apex's FusedAdam/FusedLAMB; "
                    "with DDP/FSDP keep gradients in few flat buckets. This replaces hundreds of launches with a "
                    "few multi_tensor_apply kernels."));
@@ -407,10 +398,10 @@ static void rule_sync(fbuilder *b)
     ev(f, "sync_time_us_per_step", r->sync_time_us / (double)r->step_count);
     ev(f, "step_time_us", r->avg_step_us);
     text(b, f,
-         fmt_alloc("Host synchronisation drains the GPU: %.1f%% of each step is GPU idle right after a sync call "
+         gd_format("Host synchronisation drains the GPU: %.1f%% of each step is GPU idle right after a sync call "
                    "(%.1f calls per step)",
                    100.0 * s, (double)r->sync_calls / (double)r->step_count),
-         fmt_alloc("Every .item(), .cpu(), .numpy(), print(tensor), torch.cuda.synchronize() or synchronous "
+         gd_format("Every .item(), .cpu(), .numpy(), print(tensor), torch.cuda.synchronize() or synchronous "
                    "cudaMemcpy makes the CPU wait for the GPU, after which the GPU waits for the CPU to launch "
                    "again. Keep losses and metrics on the GPU and read them every N steps, copy to the host "
                    "with non_blocking=True into pinned memory, avoid data-dependent Python control flow on "
@@ -422,10 +413,7 @@ static void rule_tensor_cores(fbuilder *b)
     gpudiag_report *r = b->r;
     if (isnan(r->tensor_core_share) || r->tensor_core_share > GD_TC_SHARE_MAX || !(r->kernel_time_us > 0))
         return;
-    int major = -1;
-    for (size_t i = 0; i < r->device_count; i++)
-        if (r->devices[i].compute_major > major)
-            major = r->devices[i].compute_major;
+    int major = max_compute_major(r);
     if (major < 7 || r->is_amd)
         return;
     double elig = r->class_time_us[GPUDIAG_KCLASS_GEMM] + r->class_time_us[GPUDIAG_KCLASS_CONV] +
@@ -442,14 +430,14 @@ static void rule_tensor_cores(fbuilder *b)
     ev(f, "kernel_share_of_step", kshare);
     ev(f, "compute_capability_major", (double)major);
     text(b, f,
-         fmt_alloc("GEMM/convolution kernels (%.1f%% of GPU time) run without Tensor Cores", 100.0 * elig_share),
+         gd_format("GEMM/convolution kernels (%.1f%% of GPU time) run without Tensor Cores", 100.0 * elig_share),
          major >= 8
-             ? fmt_alloc("Use mixed precision: torch.autocast(device_type='cuda', dtype=torch.bfloat16). At "
+             ? gd_format("Use mixed precision: torch.autocast(device_type='cuda', dtype=torch.bfloat16). At "
                          "least allow TF32 for fp32 matmuls and convolutions: "
                          "torch.backends.cuda.matmul.allow_tf32 = True (or "
                          "torch.set_float32_matmul_precision('high')) and torch.backends.cudnn.allow_tf32 = "
                          "True. Keep GEMM dimensions multiples of 8.")
-             : fmt_alloc("Use mixed precision: torch.autocast(device_type='cuda', dtype=torch.float16) with "
+             : gd_format("Use mixed precision: torch.autocast(device_type='cuda', dtype=torch.float16) with "
                          "torch.cuda.amp.GradScaler (this GPU has fp16 Tensor Cores but no bf16/TF32). Keep "
                          "GEMM dimensions and channel counts multiples of 8."));
 }
@@ -469,8 +457,8 @@ static void rule_low_util(fbuilder *b)
     ev(f, "device", (double)dev);
     ev(f, "sm_efficiency", r->sm_efficiency);
     ev(f, "step_time_us", r->avg_step_us);
-    text(b, f, fmt_alloc("GPU %d runs kernels only %.1f%% of the step time", dev, 100.0 * u),
-         fmt_alloc("This is the symptom; the causes ranked above say what the GPU waits for. If none "
+    text(b, f, gd_format("GPU %d runs kernels only %.1f%% of the step time", dev, 100.0 * u),
+         gd_format("This is the symptom; the causes ranked above say what the GPU waits for. If none "
                    "applies, the work per kernel is too small: raise the batch size (TensorBoard profiler "
                    "plugin's advice) or sequence length."));
 }
@@ -540,15 +528,15 @@ static void verdict(fbuilder *b)
     }
     char *v = NULL;
     if (!r->has_gpu && r->input.truncated) {
-        v = fmt_alloc("The trace is cut off at byte %lld before any GPU activity was recorded: nothing to diagnose "
+        v = gd_format("The trace is cut off at byte %lld before any GPU activity was recorded: nothing to diagnose "
                       "on the GPU side; profile again and let the profiler finish writing.",
                       (long long)r->input.truncated_at);
     } else if (!r->has_gpu) {
-        v = fmt_alloc("No GPU activity in this trace: nothing to diagnose on the GPU side (%zu host step%s).",
+        v = gd_format("No GPU activity in this trace: nothing to diagnose on the GPU side (%zu host step%s).",
                       r->step_count, r->step_count == 1 ? "" : "s");
     } else if (top) {
         r->bottleneck = top->bottleneck;
-        v = fmt_alloc("%s; could save ~%.0f%% of step time (%s)%s", top->title, 100.0 * top->est_gain,
+        v = gd_format("%s; could save ~%.0f%% of step time (%s)%s", top->title, 100.0 * top->est_gain,
                       short_fix(top->id),
                       r->steps_from_profiler ? "."
                                              : ". No step markers: the window includes start-up, so treat the "
@@ -559,25 +547,22 @@ static void verdict(fbuilder *b)
         for (size_t i = 0; i < r->finding_count; i++)
             if (strcmp(r->findings[i].id, "no_tensor_cores") == 0)
                 tc = &r->findings[i];
-        int major = -1;
-        for (size_t i = 0; i < r->device_count; i++)
-            if (r->devices[i].compute_major > major)
-                major = r->devices[i].compute_major;
+        int major = max_compute_major(r);
         if (tc)
-            v = fmt_alloc("The GPU is busy %.0f%% of the step, but its matrix work avoids Tensor Cores "
+            v = gd_format("The GPU is busy %.0f%% of the step, but its matrix work avoids Tensor Cores "
                           "(%s).",
                           100.0 * r->gpu_utilization,
                           major >= 8 ? "enable AMP with bf16, or TF32" : "enable AMP with fp16 and GradScaler");
         else
-            v = fmt_alloc("The GPU is busy %.0f%% of the step; no stall found in the trace. Speed-ups "
+            v = gd_format("The GPU is busy %.0f%% of the step; no stall found in the trace. Speed-ups "
                           "now come from the kernels themselves (precision, fusion, larger batches).",
                           100.0 * r->gpu_utilization);
     } else if (!isnan(r->gpu_utilization)) {
-        v = fmt_alloc("The GPU is idle %.0f%% of the step, but the trace holds no evidence of why "
+        v = gd_format("The GPU is idle %.0f%% of the step, but the trace holds no evidence of why "
                       "(no DataLoader, launch, communication or copy pattern stands out).",
                       100.0 * (1.0 - r->gpu_utilization));
     } else {
-        v = fmt_alloc("Not enough GPU activity inside the steps to judge.");
+        v = gd_format("Not enough GPU activity inside the steps to judge.");
     }
     if (!v)
         b->oom = 1;

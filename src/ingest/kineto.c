@@ -40,7 +40,6 @@
 #include "model/trace.h"
 #include "util/util.h"
 
-#define GD_WINDOW (1u << 20)
 #define GD_MAX_DEPTH 4096
 #define GD_NAME_CAP 8192
 #define GD_MAX_DEVICE_ID 65535
@@ -485,14 +484,13 @@ static int commit_event(parser *p)
     case CAT_GPU_ANNOT:
     case CAT_PYTHON:
     case CAT_PYFUNC: {
-        if ((e->cat == CAT_OPERATOR || e->cat == CAT_USER_ANNOT) && gd_starts_with(name, nlen, "ProfilerStep#") &&
-            e->dur_ns == 0) {
-            /* a zero-length step marker holds no work: not a step (TBP would count it as a
-             * 0 us step and halve the mean) */
-            t->ignored_events++;
-            return 0;
-        }
         if ((e->cat == CAT_OPERATOR || e->cat == CAT_USER_ANNOT) && gd_starts_with(name, nlen, "ProfilerStep#")) {
+            if (e->dur_ns == 0) {
+                /* a zero-length step marker holds no work: not a step (TBP would count
+                 * it as a 0 us step and halve the mean) */
+                t->ignored_events++;
+                return 0;
+            }
             gd_host_step st;
             st.ts_ns = e->ts_ns;
             st.dur_ns = e->dur_ns;
@@ -944,7 +942,8 @@ typedef struct reader {
     size_t beg, end;        /* unread bytes are data[beg..end) */
     uint64_t base;          /* absolute offset of data[0] */
     int eof;
-    int resync, rs_state;
+    int resync;
+    unsigned char rs_state;  /* find_event_start()'s last byte while resyncing */
     int64_t first_error_at;
     char first_error[256];
     int ended;              /* stop reading: broken metadata after the events */
@@ -1045,6 +1044,36 @@ static int new_yajl(reader *r, int in_events, int events_closed)
     return 0;
 }
 
+/* Find the start of the next event in d[*pos..end): a '{' at a line start or
+ * after ',' or '[' (blanks between), followed by blanks and a '"' — Kineto's
+ * one event per line and minified traces alike.  *prev carries the last byte
+ * seen other than space, tab and CR across calls (a newline counts).  Returns
+ * 1 with *pos at the '{', 0 with *pos == end when there is none, or -1 with
+ * *pos at a candidate '{' whose next byte is not there yet (and !eof). */
+static int find_event_start(const unsigned char *d, size_t *pos, size_t end, int eof, unsigned char *prev)
+{
+    for (size_t i = *pos; i < end; i++) {
+        unsigned char c = d[i];
+        if (c == '{' && (*prev == ',' || *prev == '[' || *prev == '\n')) {
+            size_t k = i + 1;
+            while (k < end && (d[k] == ' ' || d[k] == '\t' || d[k] == '\r' || d[k] == '\n'))
+                k++;
+            if (k >= end && !eof) {
+                *pos = i;
+                return -1;
+            }
+            if (k < end && d[k] == '"') {
+                *pos = i;
+                return 1;
+            }
+        }
+        if (c != ' ' && c != '\t' && c != '\r')
+            *prev = c;
+    }
+    *pos = end;
+    return 0;
+}
+
 /* Feed data[beg..end) to yajl.  Returns 0 when all was consumed, 1 when yajl
  * stopped at the '[' of traceEvents (simdjson's turn), -1 on a fatal error. */
 static int yajl_consume(reader *r)
@@ -1052,31 +1081,8 @@ static int yajl_consume(reader *r)
     parser *p = &r->p;
     while (r->beg < r->end && !r->ended) {
         if (r->resync) {
-            /* find the start of the next event: a '{' at a line start or after
-             * ',' or '[' (blanks between), followed by blanks and a '"' — works
-             * for Kineto's one event per line and for minified traces alike.
-             * rs_state holds the last byte seen other than space, tab, CR. */
-            int found = 0;
-            while (r->beg < r->end) {
-                unsigned char c = r->data[r->beg];
-                if (c == '{' && (r->rs_state == ',' || r->rs_state == '[' || r->rs_state == '\n')) {
-                    size_t k = r->beg + 1;
-                    while (k < r->end && (r->data[k] == ' ' || r->data[k] == '\t' || r->data[k] == '\r' ||
-                                          r->data[k] == '\n'))
-                        k++;
-                    if (k >= r->end && !r->eof)
-                        return 0; /* need more bytes to decide; keep the '{' */
-                    if (k < r->end && r->data[k] == '"') {
-                        found = 1;
-                        break;
-                    }
-                }
-                if (c != ' ' && c != '\t' && c != '\r')
-                    r->rs_state = c; /* a newline counts: '{' at a line start is an event in Kineto's layout */
-                r->beg++;
-            }
-            if (!found)
-                return 0;
+            if (find_event_start(r->data, &r->beg, r->end, r->eof, &r->rs_state) <= 0)
+                return 0; /* none in these bytes, or a '{' kept until its next byte arrives */
             r->resync = 0;
             r->rs_state = 0;
             if (new_yajl(r, 1, 0) != 0)
@@ -1194,22 +1200,11 @@ static void sj_reset(void *ctx)
 }
 static const gd_sj_cb sj_callbacks = {sj_start_map, sj_end_map, sj_key, sj_string, sj_number, sj_reset};
 
-/* 1 if another event starts ("\n[ \t]*{") in data[from..to). */
+/* 1 if another event starts in data[from..to), by the rule of find_event_start(). */
 static int another_event_after(const unsigned char *d, size_t from, size_t to)
 {
-    int state = 0;
-    for (size_t i = from; i < to; i++) {
-        unsigned char c = d[i];
-        if (state == 0) {
-            if (c == '\n')
-                state = 1;
-        } else if (c == '{') {
-            return 1;
-        } else if (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
-            state = 0;
-        }
-    }
-    return 0;
+    unsigned char prev = 0;
+    return find_event_start(d, &from, to, 1, &prev) == 1;
 }
 
 /* The events array through simdjson.  Returns 0 when the array closed (yajl

@@ -293,10 +293,6 @@ static void findings(const tw *w, const gpudiag_report *r, int verbose)
         fprintf(w->fp, "%2zu. %s[%s]%s %s%s%s%s\n", i + 1, sev_color(w, f->severity),
                 gpudiag_severity_name(f->severity), c_off(w), c_bold(w), f->id, c_off(w), gain);
         wrap(w, "    ", f->title);
-        char ind[] = "    fix: ";
-        fprintf(w->fp, "%s", c_dim(w));
-        (void)ind;
-        fprintf(w->fp, "%s", c_off(w));
         wrap(w, "    > ", f->recommendation);
         if (verbose && f->evidence_count) {
             fprintf(w->fp, "    %sevidence:", c_dim(w));

@@ -176,6 +176,23 @@ gpudiag_status gd_set_error(gpudiag_error *err, gpudiag_status code, const char 
     return code;
 }
 
+char *gd_format(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return NULL;
+    char *s = malloc((size_t)n + 1);
+    if (!s)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
 char *gd_strndup(const char *s, size_t n)
 {
     char *p = malloc(n + 1);

@@ -59,6 +59,9 @@ static inline uint32_t gd_strtab_len(const gd_strtab *t, uint32_t id) { return t
 gpudiag_status gd_set_error(gpudiag_error *err, gpudiag_status code, const char *path, int64_t offset,
                             const char *fmt, ...) GD_ATTR_PRINTF(5, 6);
 
+/* A malloc'd printf-formatted string; NULL on OOM. */
+char *gd_format(const char *fmt, ...) GD_ATTR_PRINTF(1, 2);
+
 /* strdup that returns NULL on OOM. */
 char *gd_strdup(const char *s);
 char *gd_strndup(const char *s, size_t n);
