@@ -10,6 +10,9 @@
 #   no_tensor_cores: GEMM share 300/900 = 0.3333 on a compute-capability-8 GPU with no
 #     Tensor Core kernel; est_gain = 0.9 x 0.3333 x 0.5 = 0.15
 #   classes: elementwise 300, norm 200, gemm 300, reduction 100
+#   kernel durations 300, 200, 300, 100: median (200 + 300) / 2 = 250 us; 4 distinct names;
+#   the top kernel by total time is the GELU one (ties with the GEMM at 300 us are ordered
+#   by name, "void at::" < "void gemmSN"), share 300 / 900; breakdown share of kernel 0.9
 set -eu
 GD_TMP_TAG=kmix
 # shellcheck source=tests/cli/common.sh
@@ -31,6 +34,11 @@ checks = [
     ("attention share", f["attention_unfused"]["evidence"]["softmax_kernel_share"] if "attention_unfused" in f else None, 0.111111),
     ("tc gain", g("no_tensor_cores", "est_gain"), 0.15),
     ("first finding", d["findings"][0]["id"], "memory_bound_kernels"),
+    ("median kernel", d["summary"]["median_kernel_us"], 250), ("distinct", d["kernels"]["distinct"], 4),
+    ("kernel count", d["summary"]["kernel_count"], 4),
+    ("top kernel", d["kernels"]["top"][0]["name"][:40], "void at::native::vectorized_elementwise_"),
+    ("top share", d["kernels"]["top"][0]["share"], 0.333333),
+    ("kernel share of step", d["breakdown"]["share"]["kernel"], 0.9),
 ]
 import os
 sys.path.insert(0, os.environ["GD_CLI_DIR"])
