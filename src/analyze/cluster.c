@@ -134,8 +134,9 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
                           c->duplicate_ranks ? " Caution: some rank number appears in more than one file." : "");
         } else {
             v = gd_format("No straggler: ranks wait on each other for %.1f us per step (%.1f%% of the step) in "
-                          "collectives.",
-                          others, 100.0 * (isnan(c->straggler_share) ? 0 : c->straggler_share));
+                          "collectives.%s",
+                          others, 100.0 * (isnan(c->straggler_share) ? 0 : c->straggler_share),
+                          c->duplicate_ranks ? " Caution: some rank number appears in more than one file." : "");
         }
     } else if (n >= 2) {
         v = gd_strdup("Fewer than two ranks have communication kernels inside their steps: nothing to compare "

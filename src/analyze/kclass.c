@@ -115,7 +115,7 @@ static gpudiag_kernel_class classify(const char *name, size_t len, const char *l
         has(lc, "implicit_gemm") || has(lc, "winograd") ||
         has(lc, "precomputed_convolve") || has(lc, "cudnn::"))
         return GPUDIAG_KCLASS_CONV;
-    if (has(lc, "gemm") || has(lc, "gemv") || has(lc, "cublas") ||
+    if (has(lc, "gemm") || gd_starts_with(name, len, "Cijk_") || has(lc, "gemv") || has(lc, "cublas") ||
         has(lc, "cutlass") || has(lc, "xmma") || has(lc, "nvjet") ||
         has(lc, "matmul") || has(lc, "_mm_") || has(lc, "tensorop") ||
         has(lc, "dot_kernel") || has(lc, "ampere_") || has(lc, "volta_") ||

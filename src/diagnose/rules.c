@@ -323,14 +323,31 @@ static void rule_memcpy(fbuilder *b)
     if (isnan(s) || !(s > GD_MEMCPY_SHARE_MIN))
         return;
     gpudiag_finding *f = add(b, "memcpy_heavy", sev_for_share(s), 1, GPUDIAG_BN_MEMORY_TRANSFER, s);
+    double copy_us = 0;
+    for (int k = 0; k < GPUDIAG_COPY_KIND_COUNT; k++)
+        copy_us += r->transfers[k].time_us;
+    double d2d = copy_us > 0 ? r->transfers[GPUDIAG_COPY_D2D].time_us / copy_us : NAN;
     ev(f, "memcpy_share", role_share(r, GPUDIAG_ROLE_MEMCPY));
     ev(f, "memset_share", role_share(r, GPUDIAG_ROLE_MEMSET));
+    ev(f, "h2d_copy_time_share", copy_us > 0 ? r->transfers[GPUDIAG_COPY_H2D].time_us / copy_us : NAN);
+    ev(f, "d2h_copy_time_share", copy_us > 0 ? r->transfers[GPUDIAG_COPY_D2H].time_us / copy_us : NAN);
+    ev(f, "d2d_copy_time_share", d2d);
     ev(f, "step_time_us", r->avg_step_us);
-    text(b, f, gd_format("Memory copies and memsets not hidden behind kernels take %.1f%% of each step", 100.0 * s),
-         gd_format("Keep data on the GPU: pin host memory (pin_memory=True) and copy with non_blocking=True "
-                   "so transfers overlap compute, avoid .cpu()/.item()/.numpy() inside the step, create "
-                   "tensors directly on the device (torch.zeros(..., device='cuda')), and batch many small "
-                   "copies into one."));
+    /* the fix depends on where the bytes go: device-to-device copies are the
+     * framework's own (layout changes, concatenation), host copies are I/O */
+    int device_copies = !isnan(d2d) && d2d > 0.5;
+    text(b, f, gd_format("Memory copies and memsets not hidden behind kernels take %.1f%% of each step%s", 100.0 * s,
+                         device_copies ? ", mostly device-to-device" : ""),
+         device_copies
+             ? gd_format("Most copy time is device-to-device: tensors are being copied or re-laid out on the GPU. "
+                         "Look for .contiguous(), .clone(), .to(dtype) and torch.cat/stack in the step (the "
+                         "largest gaps and top kernels say where), keep one memory layout (channels_last end to "
+                         "end), use in-place or out= variants, preallocate buffers instead of concatenating, and "
+                         "let torch.compile fuse the copies away.")
+             : gd_format("Keep data on the GPU: pin host memory (pin_memory=True) and copy with non_blocking=True "
+                         "so transfers overlap compute, avoid .cpu()/.item()/.numpy() inside the step, create "
+                         "tensors directly on the device (torch.zeros(..., device='cuda')), and batch many small "
+                         "copies into one."));
 }
 
 static void rule_pageable(fbuilder *b)
@@ -489,8 +506,20 @@ static int cmp_finding(const void *pa, const void *pb)
     return strcmp(a->id, b->id);
 }
 
-static const char *short_fix(const char *id)
+/* The value of an evidence key, NaN if absent. */
+static double evidence(const gpudiag_finding *f, const char *key)
 {
+    for (size_t i = 0; i < f->evidence_count; i++)
+        if (strcmp(f->evidence[i].key, key) == 0)
+            return f->evidence[i].value;
+    return NAN;
+}
+
+static const char *short_fix(const gpudiag_finding *f)
+{
+    const char *id = f->id;
+    if (strcmp(id, "memcpy_heavy") == 0 && evidence(f, "d2d_copy_time_share") > 0.5)
+        return "avoid device-side copies: .contiguous(), torch.cat, .clone()";
     if (strcmp(id, "dataloader_stall") == 0)
         return "raise DataLoader num_workers, pin_memory, prefetch";
     if (strcmp(id, "host_overhead") == 0)
@@ -537,7 +566,7 @@ static void verdict(fbuilder *b)
     } else if (top) {
         r->bottleneck = top->bottleneck;
         v = gd_format("%s; could save ~%.0f%% of step time (%s)%s", top->title, 100.0 * top->est_gain,
-                      short_fix(top->id),
+                      short_fix(top),
                       r->steps_from_profiler ? "."
                                              : ". No step markers: the window includes start-up, so treat the "
                                                "estimate with care.");

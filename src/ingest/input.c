@@ -53,6 +53,14 @@ int gd_input_open(gd_input *in, const char *path)
         {"\xfd" "7zXZ", 5, "xz", "xz -d"},
         {"PK\x03\x04", 4, "zip", "unzip"},
     };
+    if (n >= 16 && memcmp(in->inbuf, "SQLite format 3", 16) == 0) {
+        snprintf(in->message, sizeof in->message,
+                 "an SQLite database (an Nsight Systems export?); gpudiag reads PyTorch profiler traces (.json, "
+                 ".json.gz) so far: Nsight Systems exports are planned (README, Status)");
+        gd_input_close(in);
+        in->unsupported = 1;
+        return -1;
+    }
     for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
         if (n >= other[i].len && memcmp(in->inbuf, other[i].magic, other[i].len) == 0) {
             snprintf(in->message, sizeof in->message,

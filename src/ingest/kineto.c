@@ -1074,6 +1074,28 @@ static int find_event_start(const unsigned char *d, size_t *pos, size_t end, int
     return 0;
 }
 
+/* When the input is not JSON at all, a hint for the formats people most often
+ * pass by mistake: monitoring logs, which gpudiag does not read yet. */
+static const char *not_a_trace_hint(const reader *r)
+{
+    if (r->base != 0 || r->end == 0)
+        return "";
+    const unsigned char *d = r->data;
+    size_t n = r->end, i = 0;
+    while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r' || d[i] == '\n'))
+        i++;
+    if (i < n && (d[i] == '{' || d[i] == '['))
+        return "";
+    if (i < n && d[i] == '#')
+        return " (this looks like a monitoring log, e.g. nvidia-smi dmon, dcgmi dmon or Prometheus text; "
+               "gpudiag reads PyTorch profiler traces so far, monitoring logs are planned: README, Status)";
+    if (n - i >= 10 && (memcmp(d + i, "timestamp,", 10) == 0 || memcmp(d + i, "index,", 6) == 0 ||
+                        memcmp(d + i, "name,", 5) == 0))
+        return " (this looks like nvidia-smi --query-gpu CSV; gpudiag reads PyTorch profiler traces so far, "
+               "monitoring logs are planned: README, Status)";
+    return "";
+}
+
 /* Feed data[beg..end) to yajl.  Returns 0 when all was consumed, 1 when yajl
  * stopped at the '[' of traceEvents (simdjson's turn), -1 on a fatal error. */
 static int yajl_consume(reader *r)
@@ -1127,7 +1149,7 @@ static int yajl_consume(reader *r)
             continue;
         }
         if (!p->saw_events) {
-            reader_fail(r, GPUDIAG_ERR_FORMAT, at, "not a trace: %s", msg);
+            reader_fail(r, GPUDIAG_ERR_FORMAT, at, "not a trace: %s%s", msg, not_a_trace_hint(r));
             return -1;
         }
         r->ended = 1; /* broken metadata after the events: keep what we have */

@@ -193,8 +193,9 @@ static void numbers(const tw *w, const gpudiag_report *r)
         ms(a, sizeof a, r->median_kernel_us);
         ms(b, sizeof b, r->launch_delay_median_us);
         pct(c, sizeof c, r->short_kernel_share);
-        fprintf(w->fp, "         %llu kernels, median %s; launch delay median %s; short kernels %s\n",
-                (unsigned long long)r->kernel_count, a, b, c);
+        fprintf(w->fp, "         %llu kernel%s, median %s; launch delay median %s (how far the CPU runs ahead); "
+                       "short kernels %s\n",
+                (unsigned long long)r->kernel_count, r->kernel_count == 1 ? "" : "s", a, b, c);
     }
     fputc('\n', w->fp);
 }

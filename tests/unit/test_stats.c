@@ -48,6 +48,7 @@ int main(void)
                   GPUDIAG_KCLASS_COMMUNICATION);
     ASSERT_EQ_INT(cls("void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4> >"), GPUDIAG_KCLASS_ATTENTION);
     ASSERT_EQ_INT(cls("Memcpy HtoD (Pageable -> Device)"), GPUDIAG_KCLASS_MEMORY);
+    ASSERT_EQ_INT(cls("Cijk_Ailk_Bljk_SB_MT64x64x16_SN_1LDSB0_APM1_ABV0"), GPUDIAG_KCLASS_GEMM); /* rocBLAS/Tensile */
     ASSERT_TRUE(gd_kernel_is_comm("ncclKernel_AllReduce_RING_LL_Sum_float", 38));
     ASSERT_TRUE(!gd_kernel_is_compute("ncclKernel_AllReduce_RING_LL_Sum_float", 38));
     ASSERT_TRUE(gd_kernel_is_compute("volta_sgemm_64x64_nt", 20));
