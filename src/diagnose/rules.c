@@ -474,10 +474,17 @@ static void rule_low_util(fbuilder *b)
     ev(f, "device", (double)dev);
     ev(f, "sm_efficiency", r->sm_efficiency);
     ev(f, "step_time_us", r->avg_step_us);
+    int causes = 0;
+    for (size_t i = 0; i + 1 < r->finding_count; i++) /* the rules before this one */
+        causes |= r->findings[i].is_cause;
     text(b, f, gd_format("GPU %d runs kernels only %.1f%% of the step time", dev, 100.0 * u),
-         gd_format("This is the symptom; the causes ranked above say what the GPU waits for. If none "
-                   "applies, the work per kernel is too small: raise the batch size (TensorBoard profiler "
-                   "plugin's advice) or sequence length."));
+         causes ? gd_format("This is the symptom; the causes ranked above say what the GPU waits for. If none "
+                            "applies, the work per kernel is too small: raise the batch size (TensorBoard "
+                            "profiler plugin's advice) or sequence length.")
+                : gd_format("This is the symptom, and the trace shows no cause for it: look at the largest gaps "
+                            "under IDLE GAPS (start-up, compilation or host work before the first kernel often "
+                            "sits there). If the GPU is idle throughout, the work per kernel is too small: raise "
+                            "the batch size (TensorBoard profiler plugin's advice) or sequence length."));
 }
 
 /* ---- ranking and verdict ----------------------------------------------- */

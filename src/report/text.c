@@ -319,7 +319,7 @@ static void kernels(const tw *w, const gpudiag_report *r, int verbose)
     fprintf(w->fp, "%sTOP KERNELS%s  by total GPU time (%zu distinct)\n", c_bold(w), c_off(w), r->kernel_stat_count);
     fprintf(w->fp, "  %10s %6s %7s %10s  %-11s %2s  %s\n", "total ms", "share", "calls", "mean us", "class", "TC",
             "name");
-    int namew = w->width - 58;
+    int namew = verbose ? 400 : w->width - 58; /* --verbose shows names whole (up to 400 bytes) */
     if (namew < 20)
         namew = 20;
     for (size_t i = 0; i < n; i++) {
