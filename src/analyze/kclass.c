@@ -1,12 +1,6 @@
 /*
- * kclass.c — name patterns for kernel classes and Tensor Core use.
- *
- * Tensor Core patterns: the PyTorch TensorBoard plugin's list (from NVIDIA
- * PyProf: h884, s884, h1688, s1688, hmma, i8816, 16816, ..., xmma_gemm,
- * c1688), extended with names that newer libraries use: Ampere/Hopper
- * cuBLAS/cuDNN "sm80_xmma"/"sm90_xmma", Hopper "gmma"/"wgmma", CUTLASS
- * "tensorop", cuBLASLt "s16816"/"bf16...gemm" variants, FlashAttention
- * kernels (which only exist as Tensor Core code) and AMD "mfma".
+ * kclass.c — kernel classes and Tensor Core use from kernel names, driven by
+ * the rules table in data/kernel_rules.def (sources of each pattern there).
  */
 #include "analyze/kclass.h"
 
@@ -48,16 +42,57 @@ static int has(const char *lc, const char *pat)
     return lc && strstr(lc, pat) != NULL;
 }
 
-static const char *const tc_patterns[] = {
-    /* TBP / PyProf list */
-    "h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816", "dgrad_1x1_stride_2x2",
-    "first_layer_wgrad_kernel", "conv1x1", "conv2d_c1_k1", "direct_group", "xmma_implicit_gemm",
-    "xmma_sparse_conv", "xmma_warp_specialized_implicit_gemm", "xmma_gemm", "xmma_sparse_gemm", "c1688",
-    /* newer architectures and libraries */
-    "sm80_xmma", "sm86_xmma", "sm89_xmma", "sm90_xmma", "sm100_xmma", "gmma", "tensorop", "1688gemm",
-    "16832", "s161616", "h161616", "bf16_s1688", "flash_fwd", "flash_bwd", "flash::", "fmha", "mfma",
-    "nvjet", "cutlass_80_tensorop", "cutlass3x_sm90", "sm90_gemm",
+enum krule_match { KR_PREFIX, KR_CONTAINS };
+
+typedef struct krule {
+    gpudiag_kernel_class cls;
+    enum krule_match match;
+    const char *pattern;
+} krule;
+
+/* The rules table: data/kernel_rules.def (first matching row wins). */
+static const krule krules[] = {
+#define KRULE(cls, match, pat) {GPUDIAG_KCLASS_##cls, KR_##match, pat},
+#define TC_PATTERN(pat)
+#include "kernel_rules.def"
+#undef KRULE
+#undef TC_PATTERN
 };
+
+static const char *const tc_patterns[] = {
+#define KRULE(cls, match, pat)
+#define TC_PATTERN(pat) pat,
+#include "kernel_rules.def"
+#undef KRULE
+#undef TC_PATTERN
+};
+
+static int rule_matches(const krule *k, const char *name, size_t len, const char *lc)
+{
+    return k->match == KR_PREFIX ? gd_starts_with(name, len, k->pattern) : has(lc, k->pattern);
+}
+
+/* First rule of the table that matches; only rows of class `only` when only >= 0. */
+static gpudiag_kernel_class classify_rows(const char *name, size_t len, const char *lc, int only)
+{
+    for (size_t i = 0; i < sizeof krules / sizeof krules[0]; i++) {
+        if (only >= 0 && (int)krules[i].cls != only)
+            continue;
+        if (rule_matches(&krules[i], name, len, lc))
+            return krules[i].cls;
+    }
+    return GPUDIAG_KCLASS_OTHER;
+}
+
+/* Whether a row of class cls matches (the lower-cased copy is made only when needed). */
+static int matches_class(const char *name, size_t len, gpudiag_kernel_class cls)
+{
+    lname l;
+    const char *lc = lower(&l, name, len);
+    int r = classify_rows(name, len, lc, (int)cls) == cls;
+    lower_free(&l);
+    return r;
+}
 
 int gd_kernel_uses_tensor_cores(const char *name, size_t len)
 {
@@ -72,15 +107,12 @@ int gd_kernel_uses_tensor_cores(const char *name, size_t len)
 
 int gd_kernel_is_comm(const char *name, size_t len)
 {
-    return gd_starts_with(name, len, "nccl") || gd_starts_with(name, len, "rccl") ||
-           gd_icontains(name, len, "nccldevkernel") || gd_icontains(name, len, "ncclkernel");
+    return matches_class(name, len, GPUDIAG_KCLASS_COMMUNICATION);
 }
 
 static int is_memory_name(const char *name, size_t len)
 {
-    return gd_starts_with(name, len, "Memcpy") || gd_starts_with(name, len, "Memset") ||
-           gd_starts_with(name, len, "hipMemcpy") || gd_starts_with(name, len, "hipMemset") ||
-           gd_starts_with(name, len, "dma");
+    return matches_class(name, len, GPUDIAG_KCLASS_MEMORY);
 }
 
 int gd_kernel_is_compute(const char *name, size_t len)
@@ -95,54 +127,11 @@ int gd_kernel_is_compute(const char *name, size_t len)
     return 1;
 }
 
-static gpudiag_kernel_class classify(const char *name, size_t len, const char *lc)
-{
-    if (gd_kernel_is_comm(name, len))
-        return GPUDIAG_KCLASS_COMMUNICATION;
-    if (is_memory_name(name, len))
-        return GPUDIAG_KCLASS_MEMORY;
-    if (has(lc, "flash") || has(lc, "fmha") || has(lc, "attention") ||
-        has(lc, "sdpa"))
-        return GPUDIAG_KCLASS_ATTENTION;
-    if (has(lc, "multi_tensor_apply") || has(lc, "fused_adam") || has(lc, "fusedadam") || has(lc, "adam_kernel") ||
-        has(lc, "fused_sgd") || has(lc, "_fused_adamw") || has(lc, "adamw") || has(lc, "fused_lamb"))
-        return GPUDIAG_KCLASS_OPTIMIZER;
-    if (has(lc, "norm") || has(lc, "welford") || has(lc, "bn_fw") ||
-        has(lc, "bn_bw"))
-        return GPUDIAG_KCLASS_NORM;
-    if (has(lc, "conv") || has(lc, "scudnn") || has(lc, "hcudnn") ||
-        has(lc, "wgrad") || has(lc, "dgrad") || has(lc, "fprop") ||
-        has(lc, "implicit_gemm") || has(lc, "winograd") ||
-        has(lc, "precomputed_convolve") || has(lc, "cudnn::"))
-        return GPUDIAG_KCLASS_CONV;
-    if (has(lc, "gemm") || gd_starts_with(name, len, "Cijk_") || has(lc, "gemv") || has(lc, "cublas") ||
-        has(lc, "cutlass") || has(lc, "xmma") || has(lc, "nvjet") ||
-        has(lc, "matmul") || has(lc, "_mm_") || has(lc, "tensorop") ||
-        has(lc, "dot_kernel") || has(lc, "ampere_") || has(lc, "volta_") ||
-        has(lc, "turing_") || has(lc, "hopper_") || has(lc, "sm90_"))
-        return GPUDIAG_KCLASS_GEMM;
-    if (has(lc, "reduce") || has(lc, "softmax") || has(lc, "argmax") ||
-        has(lc, "sum_kernel") || has(lc, "scan") || has(lc, "topk") ||
-        has(lc, "cross_entropy") || has(lc, "nll_loss"))
-        return GPUDIAG_KCLASS_REDUCTION;
-    if (has(lc, "elementwise") || has(lc, "vectorized") ||
-        has(lc, "unrolled") || has(lc, "pointwise") ||
-        has(lc, "triton_poi") || has(lc, "fill") || has(lc, "copy") ||
-        has(lc, "cat_array") || has(lc, "index") || has(lc, "gather") ||
-        has(lc, "scatter") || has(lc, "relu") || has(lc, "gelu") ||
-        has(lc, "silu") || has(lc, "dropout") ||
-        has(lc, "pool"))
-        return GPUDIAG_KCLASS_ELEMENTWISE;
-    if (has(lc, "triton_red") || has(lc, "triton_per"))
-        return GPUDIAG_KCLASS_REDUCTION;
-    return GPUDIAG_KCLASS_OTHER;
-}
-
 gpudiag_kernel_class gd_kernel_class(const char *name, size_t len)
 {
     lname l;
     const char *lc = lower(&l, name, len);
-    gpudiag_kernel_class c = classify(name, len, lc);
+    gpudiag_kernel_class c = classify_rows(name, len, lc, -1);
     lower_free(&l);
     return c;
 }
