@@ -185,6 +185,8 @@ typedef struct gpudiag_step {
     uint32_t device_ops;     /**< kernels/memcpys/memsets launched from inside the host step */
     double role_us[GPUDIAG_ROLE_COUNT]; /**< exact partition of duration_us */
     int64_t start_ns, end_ns;     /**< the same bounds, exact (trace clock × 1000) */
+    double gpu_lead_in_us;        /**< step start → first kernel/memcpy/memset starting in the step;
+                                       NaN if none starts in it (DEFINITIONS "Start-up in the window") */
 } gpudiag_step;
 
 /** Per-GPU numbers. */

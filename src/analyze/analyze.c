@@ -344,6 +344,7 @@ static int build_steps(actx *a)
         st->end_us = ns_to_us(a->steps[i].e);
         st->duration_us = ns_to_us(a->steps[i].e - a->steps[i].s);
         st->device_ops = matched[i];
+        st->gpu_lead_in_us = NAN;
     }
     if (keep) {
         a->span_s = a->steps[0].s;
@@ -381,6 +382,20 @@ static int build_breakdown(actx *a)
                  : a->op_is_comm[i] ? GPUDIAG_ROLE_COMMUNICATION : GPUDIAG_ROLE_KERNEL;
         if (gd_iv_push(&role[rl], op->ts_ns, op->ts_ns + op->dur_ns))
             goto out;
+        /* the step this op starts in (steps are sorted and disjoint) */
+        size_t lo = 0, hi = a->nsteps;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (a->steps[mid].e <= op->ts_ns)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < a->nsteps && op->ts_ns >= a->steps[lo].s) {
+            double lead = ns_to_us(op->ts_ns - a->steps[lo].s);
+            if (isnan(r->steps[lo].gpu_lead_in_us) || lead < r->steps[lo].gpu_lead_in_us)
+                r->steps[lo].gpu_lead_in_us = lead;
+        }
     }
     for (size_t i = 0; i < t->runtimes.len; i++) {
         const gd_runtime *rt = gd_vec_at(&t->runtimes, i);

@@ -185,24 +185,70 @@ static void rule_dataloader(fbuilder *b)
                    "augmentation such as DALI), and group samples by length to cut padding."));
 }
 
+/* Start-up inside the window: the first step's time before its first GPU op,
+ * when that is >= GD_STARTUP_MIN_US and at least half the step (DEFINITIONS
+ * "Start-up in the window").  Returns its share of the average step (the unit
+ * of the breakdown shares), 0 when there is none. */
+static double startup_share(const gpudiag_report *r)
+{
+    if (!r->step_count || !(r->avg_step_us > 0))
+        return 0;
+    const gpudiag_step *s0 = &r->steps[0];
+    double lead = s0->gpu_lead_in_us;
+    if (isnan(lead) || lead < GD_STARTUP_MIN_US || lead < 0.5 * s0->duration_us)
+        return 0;
+    return lead / ((double)r->step_count * r->avg_step_us);
+}
+
+static void rule_startup(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    double share = startup_share(r);
+    if (!(share > 0))
+        return;
+    const gpudiag_step *s0 = &r->steps[0];
+    gpudiag_finding *f = add(b, "startup_in_window", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_UNKNOWN, NAN);
+    ev(f, "lead_in_us", s0->gpu_lead_in_us);
+    ev(f, "first_step_us", s0->duration_us);
+    ev(f, "share_of_steps", share);
+    text(b, f,
+         gd_format("The first %.2f s of the %s pass before any GPU work: CUDA initialisation, model loading, "
+                   "torch.compile or autotuning, counted as host time",
+                   s0->gpu_lead_in_us / 1e6, r->steps_from_profiler ? "first step" : "window"),
+         gd_format("Record steady-state steps: torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, "
+                   "warmup=2, active=3)) with prof.step() each iteration keeps start-up and compilation out of "
+                   "the trace. This start-up time (%.1f%% of the analysed time) is left out of the host-overhead "
+                   "estimate.",
+                   100.0 * share));
+}
+
 static void rule_host_overhead(fbuilder *b)
 {
     gpudiag_report *r = b->r;
-    double host = role_share(r, GPUDIAG_ROLE_RUNTIME) + role_share(r, GPUDIAG_ROLE_CPU_EXEC);
+    double startup = startup_share(r);
+    double host = role_share(r, GPUDIAG_ROLE_RUNTIME) + role_share(r, GPUDIAG_ROLE_CPU_EXEC) - startup;
     if (isnan(host) || host < GD_HOST_SHARE_MIN || isnan(r->gpu_utilization) || r->gpu_utilization >= 0.8)
         return;
     int short_kernels = (!isnan(r->short_kernel_share) && r->short_kernel_share >= GD_SHORT_KERNEL_SHARE_MIN) ||
                         (!isnan(r->median_kernel_us) && r->median_kernel_us <= GD_SHORT_KERNEL_MEDIAN_US);
-    double idle = 1.0 - r->gpu_utilization;
+    int queue_runs_dry = !isnan(r->launch_delay_median_us) && r->launch_delay_median_us > 100.0;
+    double idle = 1.0 - r->gpu_utilization - startup;
     double gain = host < idle ? host : idle;
-    gpudiag_finding *f = add(b, "host_overhead", sev_for_share(gain), 1, GPUDIAG_BN_HOST_LAUNCH, gain);
+    if (gain < 0)
+        gain = 0;
+    /* launch-bound (issue #3's host_launch_bound): many short kernels and no deep queue */
+    const char *id = short_kernels && !queue_runs_dry ? "host_launch_bound" : "host_overhead";
+    gpudiag_finding *f = add(b, id, sev_for_share(gain), 1, GPUDIAG_BN_HOST_LAUNCH, gain);
     ev(f, "host_share", host);
     ev(f, "runtime_share", role_share(r, GPUDIAG_ROLE_RUNTIME));
     ev(f, "cpu_exec_share", role_share(r, GPUDIAG_ROLE_CPU_EXEC));
     ev(f, "short_kernel_share", r->short_kernel_share);
     ev(f, "median_kernel_us", r->median_kernel_us);
     ev(f, "gpu_utilization", r->gpu_utilization);
-    if (!isnan(r->launch_delay_median_us) && r->launch_delay_median_us > 100.0)
+    ev(f, "launch_delay_median_us", r->launch_delay_median_us);
+    if (startup > 0)
+        ev(f, "startup_share_excluded", startup);
+    if (queue_runs_dry)
         text(b, f,
              gd_format("The GPU runs out of queued work at points in the step: framework ops and launch calls "
                        "own %.1f%% of the step while no kernel runs, although the CPU is usually %.1f ms ahead "
@@ -530,7 +576,9 @@ static const char *short_fix(const gpudiag_finding *f)
     if (strcmp(id, "dataloader_stall") == 0)
         return "raise DataLoader num_workers, pin_memory, prefetch";
     if (strcmp(id, "host_overhead") == 0)
-        return "cut CPU work between kernels: torch.compile / CUDA Graphs, no per-step .item()";
+        return "cut CPU work between kernels: torch.compile, no per-step .item()";
+    if (strcmp(id, "host_launch_bound") == 0)
+        return "launch fewer, larger kernels: torch.compile / CUDA Graphs, bigger batch";
     if (strcmp(id, "communication_bound") == 0)
         return "overlap all-reduce with backward, communicate less often";
     if (strcmp(id, "memcpy_heavy") == 0)
@@ -610,6 +658,7 @@ int gd_diagnose(const gpudiag_trace *t, gpudiag_report *r)
     fbuilder b = {r, 0, 0};
     rule_input(&b, t);
     if (r->has_gpu) {
+        rule_startup(&b);
         rule_dataloader(&b);
         rule_host_overhead(&b);
         rule_communication(&b);

@@ -12,6 +12,7 @@
 #define GD_HOST_SHARE_MIN 0.15           /* Runtime + CPU Exec of the step */
 #define GD_SHORT_KERNEL_SHARE_MIN 0.50   /* HTA short kernels among launches */
 #define GD_SHORT_KERNEL_MEDIAN_US 10.0   /* median kernel duration */
+#define GD_STARTUP_MIN_US 100000.0       /* first step's lead-in before its first GPU op that counts as start-up */
 #define GD_COMM_SHARE_MIN 0.10           /* TBP: avg Communication / avg step > 10% */
 #define GD_COMM_SHARE_LOW 0.05           /* ... or > 5% with overlap below: */
 #define GD_COMM_OVERLAP_MIN 0.50         /* HTA overlap / communication time */

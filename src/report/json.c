@@ -266,6 +266,7 @@ static void write_steps(jw *w, const gpudiag_report *r)
         num_ns_as_us(w, s->end_ns);
         kv_us(w, "duration_us", s->duration_us);
         kv_int(w, "device_ops", s->device_ops);
+        kv_us(w, "gpu_lead_in_us", s->gpu_lead_in_us);
         roles_us(w, "breakdown_us", s->role_us);
         yajl_gen_map_close(w->g);
     }

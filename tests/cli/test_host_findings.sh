@@ -1,0 +1,70 @@
+#!/bin/sh
+# Host-side findings, by hand (docs/FINDINGS.md, DEFINITIONS "Start-up in the window").
+#
+# tests/data/ok_launch_bound.json — A100, ProfilerStep#1 [10000,11000], #2 [11000,12000];
+#   per step S: aten::fill_ [S, S+900]; 20 cudaLaunchKernel [S+50i, S+50i+20] (i = 0..19),
+#   each launching a 4 us elementwise kernel at S+50i+25.
+#   Kernel = 20 x 4 = 80 us per step -> share 0.08 = GPU utilization (160 / 2000).
+#   Runtime = 20 x 20 = 400 -> 0.4.  CPU Exec = fill_ span 900 minus the 18 launches
+#   (360) and 18 kernels (72) inside it = 468 -> 0.468; Other = 1000-80-400-468 = 52.
+#   HTA short kernels: GPU 4 us < CPU 20 us for all 40 -> 1.0; median kernel 4 us;
+#   launch delay = 25 - 20 = 5 us (the queue never runs dry).
+#   host_launch_bound: host = 0.4 + 0.468 = 0.868 >= 0.15, util 0.08 < 0.8, short
+#   kernels -> est_gain = min(0.868, 1 - 0.08) = 0.868 (high); host_overhead absent.
+#   gpu_lead_in_us: 25 in both steps (no start-up finding).
+#
+# tests/data/ok_startup.json — no step markers: aten::to [0,400000] (CUDA initialisation),
+#   aten::add [400000,401000] with 10 launches [400000+100i, +10] of 50 us kernels at +20.
+#   Window = host ops [0, 401000]; first GPU op at 400020 -> lead-in 400020 us >= 100 ms and
+#   >= half the window -> startup_in_window, share 400020 / 401000 = 0.997556.
+#   Host = runtime 100 + CPU Exec (401000 - 500 - 100) = 400500 / 401000 = 0.998753; minus the
+#   start-up share = 0.001197 < 0.15 -> no host_overhead (without the exclusion it would
+#   claim ~99.9 %).
+set -eu
+GD_TMP_TAG=host
+# shellcheck source=tests/cli/common.sh
+. "$(cd "$(dirname "$0")" && pwd)/common.sh"
+
+PY_LAUNCH=$(cat <<'EOF2'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+f = {x["id"]: x for x in d["findings"]}
+hl = f.get("host_launch_bound", {})
+e = hl.get("evidence", {})
+checks = [
+    ("ids", sorted(f), ["host_launch_bound", "low_gpu_utilization"]),
+    ("est_gain", hl.get("est_gain"), 0.868), ("severity", hl.get("severity"), "high"),
+    ("host_share", e.get("host_share"), 0.868), ("short_kernel_share", e.get("short_kernel_share"), 1.0),
+    ("median_kernel_us", e.get("median_kernel_us"), 4), ("launch_delay", e.get("launch_delay_median_us"), 5),
+    ("gpu_utilization", d["summary"]["gpu_utilization"], 0.08),
+    ("cpu_exec share", d["breakdown"]["share"]["cpu_exec"], 0.468),
+    ("lead-in", [s["gpu_lead_in_us"] for s in d["steps"]], [25.0, 25.0]),
+    ("bottleneck", d["verdict"]["bottleneck"], "host_launch"),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-05)
+EOF2
+)
+PY_STARTUP=$(cat <<'EOF2'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+f = {x["id"]: x for x in d["findings"]}
+st = f.get("startup_in_window", {})
+e = st.get("evidence", {})
+checks = [
+    ("ids", sorted(f), ["low_gpu_utilization", "no_step_markers", "startup_in_window"]),
+    ("lead_in_us", e.get("lead_in_us"), 400020), ("first_step_us", e.get("first_step_us"), 401000),
+    ("share", e.get("share_of_steps"), 400020 / 401000), ("severity", st.get("severity"), "low"),
+    ("step lead-in", d["steps"][0]["gpu_lead_in_us"], 400020),
+    ("cpu_exec share", d["breakdown"]["share"]["cpu_exec"], 400400 / 401000),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-05)
+EOF2
+)
+rc=0
+check_both_readers "$GD_TEST_DATA/ok_launch_bound.json" "$PY_LAUNCH" || rc=1
+check_both_readers "$GD_TEST_DATA/ok_startup.json" "$PY_STARTUP" || rc=1
+exit $rc
