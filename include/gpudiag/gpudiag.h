@@ -367,6 +367,12 @@ typedef struct gpudiag_report {
     gpudiag_stream_idle *stream_idle;
     gpudiag_transfer transfers[GPUDIAG_COPY_KIND_COUNT]; /**< memcpys inside the steps span, by direction */
     gpudiag_transfer pageable;    /**< those with pageable host memory on one side (Nsight cuda_memcpy_async) */
+    /* GEMM fill: GEMM-class kernels starting inside the steps span (DEFINITIONS "GEMM fill") */
+    uint64_t gemm_calls;
+    double gemm_time_us;          /**< their summed durations */
+    double gemm_blocks_known_us;  /**< of that, kernels with Kineto's "blocks per SM" */
+    double gemm_underfilled_us;   /**< of that, kernels with fewer blocks than SMs (blocks per SM < 1) */
+    double gemm_sm_idle_us;       /**< sum of duration × (1 − blocks per SM) over the underfilled ones */
     uint64_t sync_calls;          /**< host sync calls inside the steps (cudaStreamSynchronize, ...) */
     double sync_time_us;          /**< their total duration */
 

@@ -142,6 +142,7 @@ unsigned gd_name_flags(actx *a, uint32_t id)
     if (gd_kernel_is_fused_optimizer(nm, nl))
         v |= NF_FUSED_OPT;
     v |= (unsigned)gd_copy_kind(nm, nl) << NF_COPY_SHIFT;
+    v |= (unsigned)gd_kernel_class(nm, nl) << NF_CLASS_SHIFT;
     a->nflags[id] = (uint16_t)v;
     return v;
 }
@@ -156,6 +157,7 @@ const gd_runtime *gd_runtime_for(const actx *a, int64_t correlation)
  * begin with int64 ts_ns, dur_ns. */
 _Static_assert(offsetof(gd_gpu_op, ts_ns) == 0 && offsetof(gd_gpu_op, dur_ns) == 8, "gd_gpu_op layout");
 _Static_assert(offsetof(gd_runtime, ts_ns) == 0 && offsetof(gd_runtime, dur_ns) == 8, "gd_runtime layout");
+_Static_assert(GPUDIAG_KCLASS_COUNT <= 16, "kernel class fits the 4 NF_CLASS bits");
 _Static_assert(offsetof(gd_cpu_op, ts_ns) == 0 && offsetof(gd_cpu_op, dur_ns) == 8, "gd_cpu_op layout");
 
 static void widen_span(const gd_vec *v, int64_t *mn, int64_t *mx)
@@ -841,9 +843,25 @@ static void build_transfers(actx *a)
         return;
     for (size_t i = 0; i < t->gpu_ops.len; i++) {
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
-        if (op->kind != GD_GPU_MEMCPY || op->ts_ns < a->span_s || op->ts_ns >= a->span_e)
+        if (op->ts_ns < a->span_s || op->ts_ns >= a->span_e)
             continue;
         unsigned nf = gd_name_flags(a, op->name_id);
+        if (op->kind == GD_GPU_KERNEL && gd_flags_class(nf) == GPUDIAG_KCLASS_GEMM) {
+            /* GEMM fill: Kineto's blocks per SM = grid blocks / SM count */
+            double d = ns_to_us(op->dur_ns);
+            r->gemm_calls++;
+            r->gemm_time_us += d;
+            if (op->flags & GD_GF_HAS_BPS) {
+                r->gemm_blocks_known_us += d;
+                if (op->blocks_per_sm >= 0 && op->blocks_per_sm < 1) {
+                    r->gemm_underfilled_us += d;
+                    r->gemm_sm_idle_us += d * (1.0 - op->blocks_per_sm);
+                }
+            }
+            continue;
+        }
+        if (op->kind != GD_GPU_MEMCPY)
+            continue;
         gpudiag_copy_kind k = gd_flags_copy_kind(nf);
         double bytes = op->bytes > 0 ? (double)op->bytes : 0.0;
         r->transfers[k].count++;

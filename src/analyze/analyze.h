@@ -53,6 +53,7 @@ enum gd_name_flag {
     NF_PAGEABLE = 1u << 5,    /* memcpy touching pageable memory */
     NF_FUSED_OPT = 1u << 6,   /* multi-tensor / fused optimizer kernel */
     NF_COPY_SHIFT = 8,        /* bits 8-9: gpudiag_copy_kind of a memcpy name */
+    NF_CLASS_SHIFT = 10,      /* bits 10-13: gpudiag_kernel_class of a kernel name */
     NF_DONE = 1u << 15
 };
 
@@ -63,6 +64,12 @@ unsigned gd_name_flags(actx *a, uint32_t id);
 static inline gpudiag_copy_kind gd_flags_copy_kind(unsigned f)
 {
     return (gpudiag_copy_kind)((f >> NF_COPY_SHIFT) & 3u);
+}
+
+/* The kernel class encoded in a name's flags. */
+static inline gpudiag_kernel_class gd_flags_class(unsigned f)
+{
+    return (gpudiag_kernel_class)((f >> NF_CLASS_SHIFT) & 15u);
 }
 
 /* The runtime/driver call with this correlation id, or NULL. */

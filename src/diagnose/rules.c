@@ -362,11 +362,80 @@ static void rule_attention(fbuilder *b)
                    "matrix to memory, which saves both time and activation memory."));
 }
 
+static int has_finding(const gpudiag_report *r, const char *id)
+{
+    for (size_t i = 0; i < r->finding_count; i++)
+        if (strcmp(r->findings[i].id, id) == 0)
+            return 1;
+    return 0;
+}
+
+/* Offload: large host<->device traffic in both directions every step
+ * (ZeRO-Offload, FSDP CPU offload, activation offload, swapping). */
+static void rule_offload(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    if (!r->step_count || !(r->avg_step_us > 0))
+        return;
+    double n = (double)r->step_count;
+    const gpudiag_transfer *h2d = &r->transfers[GPUDIAG_COPY_H2D], *d2h = &r->transfers[GPUDIAG_COPY_D2H];
+    double h2d_step = h2d->bytes / n, d2h_step = d2h->bytes / n;
+    double time_share = (h2d->time_us + d2h->time_us) / n / r->avg_step_us;
+    if (h2d_step < GD_OFFLOAD_BYTES_MIN || d2h_step < GD_OFFLOAD_BYTES_MIN || time_share < GD_OFFLOAD_TIME_MIN)
+        return;
+    double exposed = role_share(r, GPUDIAG_ROLE_MEMCPY);
+    gpudiag_finding *f = add(b, "offload_transfer", sev_for_share(time_share), 1, GPUDIAG_BN_MEMORY_TRANSFER, exposed);
+    ev(f, "h2d_bytes_per_step", h2d_step);
+    ev(f, "d2h_bytes_per_step", d2h_step);
+    ev(f, "h2d_gb_per_s", h2d->time_us > 0 ? h2d->bytes / h2d->time_us / 1e3 : NAN);
+    ev(f, "d2h_gb_per_s", d2h->time_us > 0 ? d2h->bytes / d2h->time_us / 1e3 : NAN);
+    ev(f, "transfer_time_share", time_share);
+    ev(f, "exposed_memcpy_share", exposed);
+    text(b, f,
+         gd_format("Every step moves %.0f MiB to the GPU and %.0f MiB back over PCIe (offload): the copies run for "
+                   "%.1f%% of the step, %.1f%% with no kernel running",
+                   h2d_step / 1048576.0, d2h_step / 1048576.0, 100.0 * time_share, 100.0 * exposed),
+         gd_format("The step is paying for memory savings with bandwidth. If the model fits without offload "
+                   "(see `gpudiag plan`), turn it off (ZeRO offload_optimizer/offload_param, FSDP "
+                   "CPUOffload, activation offloading); otherwise overlap it: pinned buffers, non_blocking "
+                   "copies on a side stream, prefetch the next layer's parameters, or prefer activation "
+                   "checkpointing (costs ~1/3 more compute, no PCIe) and ZeRO sharding across GPUs (uses "
+                   "NVLink) over CPU offload."));
+}
+
+/* GEMMs too small to fill the GPU: fewer thread blocks than SMs. */
+static void rule_small_gemms(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    if (!r->step_count || !(r->avg_step_us > 0) || !(r->kernel_time_us > 0) || !(r->gemm_blocks_known_us > 0))
+        return;
+    double gemm_share = r->class_time_us[GPUDIAG_KCLASS_GEMM] / r->kernel_time_us;
+    double under = r->gemm_underfilled_us / r->gemm_blocks_known_us;
+    if (gemm_share < GD_GEMM_SHARE_MIN || under < GD_GEMM_UNDERFILLED_MIN)
+        return;
+    double gain = r->gemm_sm_idle_us / ((double)r->step_count * r->avg_step_us);
+    gpudiag_finding *f = add(b, "small_gemms", sev_for_share(gain), 1, GPUDIAG_BN_COMPUTE, gain);
+    ev(f, "gemm_kernel_share", gemm_share);
+    ev(f, "underfilled_gemm_share", under);
+    ev(f, "gemm_sm_idle_us_per_step", r->gemm_sm_idle_us / (double)r->step_count);
+    ev(f, "gemm_calls_per_step", (double)r->gemm_calls / (double)r->step_count);
+    text(b, f,
+         gd_format("%.0f%% of GEMM time runs in kernels with fewer thread blocks than the GPU has SMs: the "
+                   "matrices are too small to fill the GPU (%.1f%% of the step with SMs left idle)",
+                   100.0 * under, 100.0 * gain),
+         gd_format("Give each GEMM more rows: raise the micro-batch (per-GPU batch or tokens per micro-batch) "
+                   "and use fewer gradient-accumulation steps for the same global batch (keep accumulation at "
+                   "8-16 steps or fewer), pack short sequences, and merge small matmuls (batched bmm, grouped "
+                   "GEMM, fused QKV projections). Hidden sizes that are multiples of 64 (of 8 at least) tile "
+                   "better."));
+}
+
 static void rule_memcpy(fbuilder *b)
 {
     gpudiag_report *r = b->r;
     double s = role_share(r, GPUDIAG_ROLE_MEMCPY) + role_share(r, GPUDIAG_ROLE_MEMSET);
-    if (isnan(s) || !(s > GD_MEMCPY_SHARE_MIN))
+    /* offload_transfer is the more specific diagnosis of the same copy time */
+    if (isnan(s) || !(s > GD_MEMCPY_SHARE_MIN) || has_finding(r, "offload_transfer"))
         return;
     gpudiag_finding *f = add(b, "memcpy_heavy", sev_for_share(s), 1, GPUDIAG_BN_MEMORY_TRANSFER, s);
     double copy_us = 0;
@@ -595,6 +664,10 @@ static const char *short_fix(const gpudiag_finding *f)
         return "pin_memory=True and non_blocking copies";
     if (strcmp(id, "sync_stall") == 0)
         return "no .item()/.cpu()/synchronize inside the step";
+    if (strcmp(id, "offload_transfer") == 0)
+        return "avoid CPU offload or overlap it with compute";
+    if (strcmp(id, "small_gemms") == 0)
+        return "raise the micro-batch so GEMMs fill the GPU";
     return "see findings";
 }
 
@@ -662,7 +735,9 @@ int gd_diagnose(const gpudiag_trace *t, gpudiag_report *r)
         rule_dataloader(&b);
         rule_host_overhead(&b);
         rule_communication(&b);
+        rule_offload(&b);
         rule_memcpy(&b);
+        rule_small_gemms(&b);
         rule_memory_bound(&b);
         rule_attention(&b);
         rule_sync(&b);

@@ -27,6 +27,10 @@
 #define GD_TC_ELIGIBLE_SHARE_MIN 0.10    /* GEMM+conv share of kernel time */
 #define GD_TC_SHARE_MAX 0.01             /* Tensor Core share treated as "none" */
 #define GD_TC_SPEEDUP_ASSUMED 2.0        /* conservative speed-up of eligible kernels */
+#define GD_OFFLOAD_BYTES_MIN 67108864.0  /* 64 MiB per step in BOTH directions (H2D and D2H): offload */
+#define GD_OFFLOAD_TIME_MIN 0.05         /* H2D + D2H copy time, of the step */
+#define GD_GEMM_SHARE_MIN 0.20           /* GEMM kernels, of kernel time */
+#define GD_GEMM_UNDERFILLED_MIN 0.50     /* GEMM time with fewer blocks than SMs, of GEMM time */
 
 struct gpudiag_trace;
 

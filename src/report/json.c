@@ -378,6 +378,15 @@ static void write_kernels(jw *w, const gpudiag_report *r)
         yajl_gen_map_close(w->g);
     }
     yajl_gen_array_close(w->g);
+    key(w, "gemm_fill");
+    yajl_gen_map_open(w->g);
+    kv_int(w, "calls", (long long)r->gemm_calls);
+    kv_us(w, "time_us", r->gemm_time_us);
+    kv_us(w, "blocks_known_us", r->gemm_blocks_known_us);
+    kv_us(w, "underfilled_us", r->gemm_underfilled_us);
+    kv_num(w, "underfilled_share", r->gemm_blocks_known_us > 0 ? r->gemm_underfilled_us / r->gemm_blocks_known_us : NAN);
+    kv_us(w, "sm_idle_us", r->gemm_sm_idle_us);
+    yajl_gen_map_close(w->g);
     key(w, "top");
     yajl_gen_array_open(w->g);
     size_t n = r->kernel_stat_count < JSON_TOP_KERNELS ? r->kernel_stat_count : JSON_TOP_KERNELS;

@@ -7,6 +7,19 @@
 #   pageable: the HtoD (Pageable -> Device) and DtoH (Device -> Pageable) copies:
 #        2 copies, 1,000,008 bytes, 120 us = 12% of the step
 #   finding pageable_memcpy: est_gain = 0.5 x 0.12 = 0.06, severity low (< 0.10)
+#
+# tests/data/ok_offload.json — A100 (108 SMs), ProfilerStep#1/#2 of 100,000 us each; per step S:
+#   HtoD (Pinned) 128 MiB [S, S+12000] with no kernel running; ampere_sgemm kernel
+#   [S+12000, S+72000] with blocks per SM 0.5; DtoH (Pinned) 128 MiB [S+62000, S+72000], hidden
+#   behind the kernel.
+#   offload_transfer: 134217728 bytes/step each way >= 64 MiB; copy time (12000 + 10000) / 100000
+#     = 0.22 >= 0.05 -> high; est_gain = exposed Memcpy share 12000 / 100000 = 0.12;
+#     h2d 2 x 134217728 B / 24000 us = 11.18481 GB/s, d2h 2 x 134217728 / 20000 = 13.42177 GB/s.
+#     memcpy_heavy (0.12 > 0.10) is not reported next to it (same copy time).
+#   small_gemms: GEMM share of kernel time 1.0 >= 0.2; all GEMM time has blocks per SM 0.5 < 1
+#     -> underfilled share 1.0; SM idle = 60000 x (1 - 0.5) = 30000 us per step -> est_gain
+#     30000 / 100000 = 0.3 (high).  no_tensor_cores: 0.6 x 1.0 x 0.5 = 0.3.
+#   Verdict: memory_transfer (compute-efficiency findings never take the verdict).
 set -eu
 GD_TMP_TAG=xfer
 # shellcheck source=tests/cli/common.sh
@@ -34,4 +47,31 @@ import valcheck
 valcheck.run(checks, sys.argv[2], 0.001)
 EOF
 )
-check_both_readers "$GD_TEST_DATA/ok_transfers.json" "$PY"
+PY_OFFLOAD=$(cat <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+f = {x["id"]: x for x in d["findings"]}
+o = f.get("offload_transfer", {}); oe = o.get("evidence", {})
+g = f.get("small_gemms", {}); ge = g.get("evidence", {})
+fill = d["kernels"]["gemm_fill"]
+checks = [
+    ("ids", sorted(f), ["no_tensor_cores", "offload_transfer", "small_gemms"]),
+    ("offload gain", o.get("est_gain"), 0.12), ("offload severity", o.get("severity"), "high"),
+    ("h2d per step", oe.get("h2d_bytes_per_step"), 134217728), ("d2h per step", oe.get("d2h_bytes_per_step"), 134217728),
+    ("h2d GB/s", oe.get("h2d_gb_per_s"), 11.184811), ("d2h GB/s", oe.get("d2h_gb_per_s"), 13.421773),
+    ("time share", oe.get("transfer_time_share"), 0.22),
+    ("small gain", g.get("est_gain"), 0.3), ("small severity", g.get("severity"), "high"),
+    ("underfilled share", ge.get("underfilled_gemm_share"), 1.0),
+    ("sm idle per step", ge.get("gemm_sm_idle_us_per_step"), 30000),
+    ("fill", [fill["calls"], fill["time_us"], fill["underfilled_us"], fill["sm_idle_us"]], [2, 120000.0, 120000.0, 60000.0]),
+    ("bottleneck", d["verdict"]["bottleneck"], "memory_transfer"),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-5)
+EOF
+)
+rc=0
+check_both_readers "$GD_TEST_DATA/ok_transfers.json" "$PY" || rc=1
+check_both_readers "$GD_TEST_DATA/ok_offload.json" "$PY_OFFLOAD" || rc=1
+exit $rc
