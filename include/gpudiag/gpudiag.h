@@ -463,6 +463,8 @@ typedef struct gpudiag_cluster {
     double straggler_wait_us_per_step; /**< mean, over the other ranks, of their wait per step */
     double straggler_share;       /**< that / mean step time of the others */
     const char *verdict;          /**< one line, owned by the cluster */
+    size_t finding_count;         /**< cross-rank findings (`straggler`), owned by the cluster */
+    gpudiag_finding *findings;
 } gpudiag_cluster;
 
 /**

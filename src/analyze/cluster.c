@@ -29,8 +29,47 @@ void gpudiag_cluster_free(gpudiag_cluster **cp)
         free((char *)(uintptr_t)c->ranks[i].path);
     free(c->ranks);
     free((char *)(uintptr_t)c->verdict);
+    for (size_t i = 0; i < c->finding_count; i++) {
+        free((char *)(uintptr_t)c->findings[i].title);
+        free((char *)(uintptr_t)c->findings[i].recommendation);
+    }
+    free(c->findings);
     free(c);
     *cp = NULL;
+}
+
+/* The `straggler` finding (docs/FINDINGS.md): the cluster verdict as a
+ * catalogue entry with evidence and est_gain = the others' wait share. */
+static int add_straggler_finding(gpudiag_cluster *c, size_t participants)
+{
+    gpudiag_finding *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    double s = c->straggler_share;
+    f->id = "straggler";
+    f->severity = s >= 0.20 ? GPUDIAG_SEV_HIGH : s >= 0.10 ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW;
+    f->is_cause = 1;
+    f->bottleneck = GPUDIAG_BN_COMMUNICATION;
+    f->est_gain = s;
+    const char *keys[] = {"straggler_rank", "wait_us_per_step", "wait_share_of_step", "collectives", "ranks"};
+    double vals[] = {(double)c->straggler, c->straggler_wait_us_per_step, s, (double)c->collectives,
+                     (double)participants};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        f->evidence[i].key = keys[i];
+        f->evidence[i].value = vals[i];
+    }
+    f->evidence_count = sizeof keys / sizeof keys[0];
+    f->title = gd_format("Rank %d arrives last at the collectives: the other ranks wait %.1f%% of each step for it",
+                         c->straggler, 100.0 * s);
+    f->recommendation =
+        gd_format("Find what rank %d does differently before its collectives: its own report (data loading, "
+                  "host work, sync stalls), uneven batch or sequence lengths across ranks (bucket by length, "
+                  "pad or pack evenly), a slower or throttled GPU (`nvidia-smi -q -d PERFORMANCE`), a weaker "
+                  "link (NCCL_DEBUG=INFO), or other jobs on that node.",
+                  c->straggler);
+    c->findings = f;
+    c->finding_count = 1;
+    return f->title && f->recommendation ? 0 : -1;
 }
 
 gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, size_t n, gpudiag_cluster **out,
@@ -149,6 +188,10 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
     }
     c->verdict = v;
+    if (c->straggler >= 0 && add_straggler_finding(c, participants) != 0) {
+        gpudiag_cluster_free(&c);
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
+    }
     *out = c;
     return GPUDIAG_OK;
 }

@@ -408,12 +408,12 @@ static void write_kernels(jw *w, const gpudiag_report *r)
     yajl_gen_map_close(w->g);
 }
 
-static void write_findings(jw *w, const gpudiag_report *r)
+static void write_findings(jw *w, const gpudiag_finding *findings, size_t count)
 {
     key(w, "findings");
     yajl_gen_array_open(w->g);
-    for (size_t i = 0; i < r->finding_count; i++) {
-        const gpudiag_finding *f = &r->findings[i];
+    for (size_t i = 0; i < count; i++) {
+        const gpudiag_finding *f = &findings[i];
         yajl_gen_map_open(w->g);
         kv_str(w, "id", f->id);
         kv_str(w, "severity", gpudiag_severity_name(f->severity));
@@ -469,7 +469,7 @@ static void write_report(jw *w, const gpudiag_report *r)
     yajl_gen_map_close(w->g);
     key(w, "series");
     yajl_gen_null(w->g);
-    write_findings(w, r);
+    write_findings(w, r->findings, r->finding_count);
     key(w, "verdict");
     yajl_gen_map_open(w->g);
     kv_str(w, "bottleneck", gpudiag_bottleneck_name(r->bottleneck));
@@ -557,6 +557,7 @@ gpudiag_status gpudiag_cluster_write_json(const gpudiag_cluster *c, const gpudia
     kv_num(&w, "wait_share_of_step", c->straggler_share);
     kv_str(&w, "verdict", c->verdict);
     yajl_gen_map_close(w.g);
+    write_findings(&w, c->findings, c->finding_count);
     key(&w, "reports");
     yajl_gen_array_open(w.g);
     for (size_t i = 0; reports && i < c->rank_count; i++)

@@ -27,6 +27,12 @@ assert abs(s["wait_share_of_step"] - 80 / 300) < 1e-5, s
 waits = {r["rank"]: r["comm_wait_us_per_step"] for r in d["ranks"]}
 assert waits == {0: 80, 1: 80, 2: 0, 3: 80}, waits
 assert [r["inputs"][0]["rank"] for r in d["reports"]] == [0, 1, 2, 3]
+# the straggler finding: est_gain = the others' wait share 80 / 300 = 0.2667 -> high
+f = d["findings"]
+assert [x["id"] for x in f] == ["straggler"], f
+assert f[0]["severity"] == "high" and abs(f[0]["est_gain"] - 80 / 300) < 1e-5, f[0]
+assert f[0]["evidence"]["straggler_rank"] == 2 and f[0]["evidence"]["ranks"] == 4, f[0]
+assert f[0]["bottleneck"] == "communication", f[0]
 PY
   then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: synthetic ranks, --jobs $jobs"; fi
 done
@@ -50,6 +56,15 @@ printf 'not json' > "$TMP/syn/rank999.json"
 if "$GPUDIAG" analyze --no-color "$TMP/syn" > "$TMP/syn.txt" 2> "$TMP/syn.err"; then rc=0; else rc=$?; fi
 if [ "$rc" -eq 3 ] && grep -q "Rank 2 is the straggler" "$TMP/syn.txt" && grep -q "rank999.json: byte 0" "$TMP/syn.err"; then
   pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: text form / bad member (rc $rc)"; cat "$TMP/syn.err"; fi
+# identical ranks: no straggler, no finding
+python3 "$GEN" "$GD_TEST_DATA/ok_nccl_overlap.json" "$TMP/even" --ranks 3 --straggler 0 --delay-us 0 >/dev/null
+if "$GPUDIAG" analyze --json "$TMP/even" > "$TMP/even.json" && python3 - "$TMP/even.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["stragglers"]["straggler"] is None and d["stragglers"]["wait_us_per_step"] == 0, d["stragglers"]
+assert d["findings"] == [], d["findings"]
+PY
+then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: even ranks"; fi
 # an empty directory is an input error
 mkdir "$TMP/empty"
 if "$GPUDIAG" analyze "$TMP/empty" 2>/dev/null; then rc=0; else rc=$?; fi
