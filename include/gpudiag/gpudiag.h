@@ -356,6 +356,7 @@ typedef struct gpudiag_report {
     size_t kernel_stat_count;     /**< all kernel names, sorted by total_us desc */
     gpudiag_kernel_stat *kernel_stats;
     double class_time_us[GPUDIAG_KCLASS_COUNT];
+    double matmul_tensor_core_share; /**< Tensor Core kernel time ÷ GEMM + conv + attention kernel time; NaN without those */
 
     /* idle gaps inside the steps, summed over devices (idle.c) */
     double idle_gap_us;           /**< total device-idle time inside the steps span */

@@ -732,6 +732,7 @@ static int build_kernels(actx *a)
         return -1;
     }
     size_t j = 0;
+    double matmul_us = 0, matmul_tc_us = 0;
     for (uint32_t i = 0; i < nn; i++) {
         if (!agg[i].calls)
             continue;
@@ -753,8 +754,14 @@ static int build_kernels(actx *a)
         ks->max_us = ns_to_us(agg[i].max);
         ks->share = total > 0 ? (double)agg[i].total / (double)total : NAN;
         r->class_time_us[ks->cls] += ks->total_us;
+        if (ks->cls == GPUDIAG_KCLASS_GEMM || ks->cls == GPUDIAG_KCLASS_CONV || ks->cls == GPUDIAG_KCLASS_ATTENTION) {
+            matmul_us += ks->total_us;
+            if (ks->tensor_core)
+                matmul_tc_us += ks->total_us;
+        }
         j++;
     }
+    r->matmul_tensor_core_share = matmul_us > 0 ? matmul_tc_us / matmul_us : NAN;
     r->kernel_stat_count = j;
     qsort(r->kernel_stats, j, sizeof *r->kernel_stats, cmp_kstat);
     free(agg);
@@ -1046,7 +1053,7 @@ static void report_init(gpudiag_report *r)
     r->idle_share = r->compute_share = r->non_compute_share = NAN;
     r->comm_share = r->comm_overlap = r->mfu = r->hfu = NAN;
     r->short_kernel_share = r->median_kernel_us = r->launch_delay_median_us = NAN;
-    r->optimizer_time_us = NAN;
+    r->optimizer_time_us = r->matmul_tensor_core_share = NAN;
     r->avg_step_us = NAN;
     for (int i = 0; i < GPUDIAG_ROLE_COUNT; i++)
         r->avg_role_us[i] = NAN;

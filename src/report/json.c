@@ -366,6 +366,7 @@ static void write_kernels(jw *w, const gpudiag_report *r)
     kv_int(w, "distinct", (long long)r->kernel_stat_count);
     kv_us(w, "total_us", r->kernel_time_us);
     kv_num(w, "tensor_core_share", r->tensor_core_share);
+    kv_num(w, "matmul_tensor_core_share", r->matmul_tensor_core_share);
     key(w, "by_class");
     yajl_gen_array_open(w->g);
     for (int c = 0; c < GPUDIAG_KCLASS_COUNT; c++) {

@@ -180,11 +180,16 @@ static void numbers(const tw *w, const gpudiag_report *r)
         pct(a, sizeof a, r->gpu_utilization);
         pct(b, sizeof b, r->sm_efficiency);
         pct(c, sizeof c, r->achieved_occupancy);
+        if (isnan(r->sm_efficiency))
+            snprintf(b, sizeof b, "n/a (no blocks per SM)");
+        if (isnan(r->achieved_occupancy))
+            snprintf(c, sizeof c, "n/a (not in trace)");
         pct(d, sizeof d, r->tensor_core_share);
         fprintf(w->fp, "%sGPU%s      utilization %s   est. SM efficiency %s   est. achieved occupancy %s\n",
                 c_bold(w), c_off(w), a, b, c);
         pct(e, sizeof e, r->idle_share);
-        fprintf(w->fp, "         Tensor Core kernels %s of GPU time   idle %s between the first and last GPU op", d, e);
+        fprintf(w->fp, "         %s kernels %s of GPU time   idle %s between the first and last GPU op",
+                r->is_amd ? "Matrix Core (MFMA)" : "Tensor Core", d, e);
         if (!isnan(r->comm_overlap)) {
             pct(a, sizeof a, r->comm_overlap);
             fprintf(w->fp, "   comm overlap %s", a);
@@ -333,6 +338,121 @@ static void kernels(const tw *w, const gpudiag_report *r, int verbose)
     fputc('\n', w->fp);
 }
 
+static void mib(char *b, size_t n, double bytes)
+{
+    if (bytes >= 1073741824.0)
+        snprintf(b, n, "%.2f GiB", bytes / 1073741824.0);
+    else if (bytes >= 1048576.0)
+        snprintf(b, n, "%.1f MiB", bytes / 1048576.0);
+    else if (bytes >= 1024.0)
+        snprintf(b, n, "%.1f KiB", bytes / 1024.0);
+    else
+        snprintf(b, n, "%.0f B", bytes);
+}
+
+/* Kernel classes, GEMM fill, communication, transfers and launches: each line
+ * filled, or "not available" with the reason (issue #3's done-when). */
+static void details(const tw *w, const gpudiag_report *r)
+{
+    if (!r->has_gpu)
+        return;
+    char a[32], b[32], c[32];
+    double steps = (double)r->step_count;
+    fprintf(w->fp, "%sKERNEL CLASSES%s ", c_bold(w), c_off(w));
+    int any = 0;
+    int order[GPUDIAG_KCLASS_COUNT];
+    for (int i = 0; i < GPUDIAG_KCLASS_COUNT; i++)
+        order[i] = i;
+    for (int i = 1; i < GPUDIAG_KCLASS_COUNT; i++)
+        for (int j = i; j > 0 && r->class_time_us[order[j]] > r->class_time_us[order[j - 1]]; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    for (int i = 0; i < GPUDIAG_KCLASS_COUNT && r->kernel_time_us > 0; i++) {
+        double v = r->class_time_us[order[i]];
+        if (v <= 0)
+            continue;
+        fprintf(w->fp, " %s %.1f%%", gpudiag_kernel_class_name((gpudiag_kernel_class)order[i]),
+                100.0 * v / r->kernel_time_us);
+        any = 1;
+    }
+    if (!any)
+        fputs(" not available (no kernels)", w->fp);
+    fputc('\n', w->fp);
+    pct(a, sizeof a, r->matmul_tensor_core_share);
+    if (isnan(r->matmul_tensor_core_share))
+        fprintf(w->fp, "  %s on Tensor Cores: not available (no GEMM, convolution or attention kernels)\n",
+                r->is_amd ? "Matrix work" : "GEMM/conv/attention time");
+    else
+        fprintf(w->fp, "  GEMM/conv/attention time on %s: %s\n", r->is_amd ? "Matrix Cores (MFMA)" : "Tensor Cores", a);
+    if (r->gemm_calls == 0)
+        fprintf(w->fp, "  GEMM fill: not available (no GEMM kernels in the steps)\n");
+    else if (!(r->gemm_blocks_known_us > 0))
+        fprintf(w->fp, "  GEMM fill: not available (the trace has no \"blocks per SM\" for its GEMMs)\n");
+    else {
+        pct(a, sizeof a, r->gemm_underfilled_us / r->gemm_blocks_known_us);
+        ms(b, sizeof b, steps > 0 ? r->gemm_sm_idle_us / steps : NAN);
+        fprintf(w->fp, "  GEMM fill: %s of GEMM time in kernels with fewer thread blocks than SMs (%s of SM time "
+                       "idle per step)\n",
+                a, b);
+    }
+
+    fprintf(w->fp, "%sCOMMUNICATION%s  ", c_bold(w), c_off(w));
+    if (r->comm_kernel_count == 0 || !(steps > 0))
+        fputs("not available (no communication kernels in the steps: single GPU, or a CPU backend)\n", w->fp);
+    else {
+        double sum = 0;
+        for (size_t i = 0; i < r->comm_kernel_count; i++)
+            sum += r->comm_kernel_us[i];
+        ms(a, sizeof a, sum / steps);
+        pct(b, sizeof b, r->comm_share);
+        pct(c, sizeof c, r->comm_overlap);
+        fprintf(w->fp, "%s of collective kernels per step (%zu kernels)\n", a, r->comm_kernel_count);
+        fprintf(w->fp, "  exposed (no compute running) %s of the step; overlapped with compute %s (HTA)\n", b, c);
+    }
+
+    fprintf(w->fp, "%sTRANSFERS%s  ", c_bold(w), c_off(w));
+    int copies = 0;
+    for (int k = 0; k < GPUDIAG_COPY_KIND_COUNT && steps > 0; k++) {
+        const gpudiag_transfer *t = &r->transfers[k];
+        if (!t->count)
+            continue;
+        if (t->bytes > 0) {
+            mib(a, sizeof a, t->bytes / steps);
+            snprintf(b, sizeof b, t->time_us > 0 ? " at %.1f GB/s" : "", t->bytes / t->time_us / 1e3);
+        } else {
+            snprintf(a, sizeof a, "%.1f copies", (double)t->count / steps);
+            snprintf(b, sizeof b, " (size not recorded)");
+        }
+        fprintf(w->fp, "%s%s %s%s", copies ? "; " : "per step: ", gpudiag_copy_kind_name((gpudiag_copy_kind)k), a, b);
+        copies = 1;
+    }
+    if (!copies)
+        fputs("not available (no memcpys in the steps)", w->fp);
+    else if (r->pageable.count) {
+        mib(a, sizeof a, r->pageable.bytes / steps);
+        fprintf(w->fp, "; pageable %s", a);
+    }
+    fputc('\n', w->fp);
+    if (steps > 0) {
+        ms(a, sizeof a, r->sync_time_us / steps);
+        pct(b, sizeof b, r->avg_step_us > 0 ? r->idle_cause_us[GPUDIAG_IDLE_SYNC] / steps / r->avg_step_us : NAN);
+        fprintf(w->fp, "  host sync calls: %.1f per step, %s blocked per step; GPU idle after them %s of the step\n",
+                (double)r->sync_calls / steps, a, b);
+    }
+
+    fprintf(w->fp, "%sLAUNCHES%s   ", c_bold(w), c_off(w));
+    if (!r->linked_kernels)
+        fputs("not available (no kernel is linked to its launch call by correlation id)\n", w->fp);
+    else
+        fprintf(w->fp, "%.0f kernels per step, %llu linked to their launch call\n  HTA outliers: %llu launch "
+                       "call(s) > 50 us, %llu launch delay(s) > 100 us\n",
+                steps > 0 ? (double)r->kernel_count / steps : NAN, (unsigned long long)r->linked_kernels,
+                (unsigned long long)r->runtime_outliers, (unsigned long long)r->launch_delay_outliers);
+    fputc('\n', w->fp);
+}
+
 static void steps_table(const tw *w, const gpudiag_report *r)
 {
     if (!r->step_count)
@@ -368,6 +488,7 @@ gpudiag_status gpudiag_report_write_text(const gpudiag_report *r, FILE *fp, cons
     idle_gaps(&w, r, verbose);
     findings(&w, r, verbose);
     kernels(&w, r, verbose);
+    details(&w, r);
     if (verbose)
         steps_table(&w, r);
     else if (r->step_count > 1)

@@ -65,6 +65,7 @@ checks = [
     ("sm idle per step", ge.get("gemm_sm_idle_us_per_step"), 30000),
     ("fill", [fill["calls"], fill["time_us"], fill["underfilled_us"], fill["sm_idle_us"]], [2, 120000.0, 120000.0, 60000.0]),
     ("bottleneck", d["verdict"]["bottleneck"], "memory_transfer"),
+    ("matmul TC share", d["kernels"]["matmul_tensor_core_share"], 0.0),
 ]
 sys.path.insert(0, os.environ["GD_CLI_DIR"])
 import valcheck
@@ -74,4 +75,13 @@ EOF
 rc=0
 check_both_readers "$GD_TEST_DATA/ok_transfers.json" "$PY" || rc=1
 check_both_readers "$GD_TEST_DATA/ok_offload.json" "$PY_OFFLOAD" || rc=1
+# the text report's detail lines: 128 MiB per step each way at 11.2 / 13.4 GB/s, GEMM fill 100 %
+# with 30 ms of SM time idle per step, no communication (with the reason)
+"$GPUDIAG" analyze --no-color "$GD_TEST_DATA/ok_offload.json" > "$TMP/offload.txt"
+for want in "TRANSFERS  per step: h2d 128.0 MiB at 11.2 GB/s; d2h 128.0 MiB at 13.4 GB/s" \
+            "GEMM fill: 100.0% of GEMM time in kernels with fewer thread blocks than SMs (30.00 ms of SM time idle per step)" \
+            "COMMUNICATION  not available (no communication kernels in the steps" \
+            "GEMM/conv/attention time on Tensor Cores: 0.0%"; do
+    if grep -qF "$want" "$TMP/offload.txt"; then echo "ok: $want"; else echo "FAIL: text lacks: $want"; rc=1; fi
+done
 exit $rc
