@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Independent re-computation of gpudiag's issue-#3 detail numbers for one Kineto trace.
+
+Written from docs/DEFINITIONS.md ("Copies", "Idle gaps" sync calls, "GEMM fill", launch
+outliers), not from the C code.  Standard library only.  The steps span comes from the TBP
+oracle's expected output (tests/oracle/expected/<trace>.json), itself independent of gpudiag.
+
+usage: detail_oracle.py TRACE.json[.gz] TBP_EXPECTED.json > out.json
+"""
+import gzip
+import json
+import re
+import sys
+
+SYNC_EXACT = {
+    "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cuCtxSynchronize",
+    "cuStreamSynchronize", "cuEventSynchronize", "hipDeviceSynchronize", "hipStreamSynchronize",
+    "hipEventSynchronize",
+}
+# GEMM by name, written for these traces' libraries: cuBLAS (volta_/ampere_ sgemm, splitK reduce,
+# cublasLt epilogue), CUTLASS tensorop gemm, rocBLAS Tensile Cijk_; convolutions that use GEMM
+# tiles (implicit/explicit_convolve_sgemm, cudnn, xmma fprop/dgrad/wgrad) are not GEMM.
+GEMM = re.compile(r"gemm|gemv|cublas|cutlass|xmma|nvjet|matmul|^Cijk_", re.I)
+NOT_GEMM = re.compile(r"conv|cudnn|wgrad|dgrad|fprop|winograd|fbgemm_gpu::permute|embedding|norm|"
+                      r"nccl|flash|fmha|attention|multi_tensor_apply", re.I)
+
+
+def strip_version(name):
+    m = re.match(r"^(.*)_v\d+$", name)
+    return m.group(1) if m else name
+
+
+def is_sync(name):
+    n = strip_version(name)
+    if n in SYNC_EXACT:
+        return True
+    if re.match(r"^(cudaMemcpy|hipMemcpy|cuMemcpy)", n) and not re.search(r"async|withstream", n, re.I):
+        return True
+    return False
+
+
+def direction(name):
+    low = name.lower()
+    for k in ("htod", "dtoh", "dtod"):
+        if k in low:
+            return {"htod": "h2d", "dtoh": "d2h", "dtod": "d2d"}[k]
+    return "other"
+
+
+def main(argv):
+    path, tbp = argv[1], argv[2]
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as fp:
+        doc = json.load(fp)
+    exp = json.load(open(tbp))
+    steps = exp["steps"]
+    span_s, span_e = steps[0]["start_us"], steps[-1]["end_us"]
+    nsteps = len(steps)
+    evs = [e for e in doc["traceEvents"] if e.get("ph") == "X" and isinstance(e.get("dur"), (int, float))
+           and e["dur"] >= 0]
+    out = {"steps": nsteps, "transfers": {}, "pageable": {"count": 0, "bytes": 0, "time_us": 0.0},
+           "sync_calls": 0, "sync_time_us": 0.0,
+           "gemm_fill": {"calls": 0, "time_us": 0.0, "blocks_known_us": 0.0, "underfilled_us": 0.0,
+                         "sm_idle_us": 0.0}}
+    for k in ("h2d", "d2h", "d2d", "other"):
+        out["transfers"][k] = {"count": 0, "bytes": 0, "time_us": 0.0}
+    for e in evs:
+        cat = str(e.get("cat", "")).lower()
+        ts, dur, name, args = e["ts"], e["dur"], e.get("name", ""), e.get("args") or {}
+        inside = span_s <= ts < span_e
+        if cat in ("gpu_memcpy", "memcpy") and inside:
+            t = out["transfers"][direction(name)]
+            b = args.get("bytes", 0) if isinstance(args.get("bytes", 0), (int, float)) else 0
+            t["count"] += 1
+            t["bytes"] += max(b, 0)
+            t["time_us"] += dur
+            if "Pageable" in name:
+                out["pageable"]["count"] += 1
+                out["pageable"]["bytes"] += max(b, 0)
+                out["pageable"]["time_us"] += dur
+        elif cat in ("cuda_runtime", "runtime", "cuda_driver") and is_sync(name):
+            if ts < span_e and ts + dur > span_s:
+                out["sync_calls"] += 1
+                out["sync_time_us"] += dur
+        elif cat == "kernel" and inside and GEMM.search(name) and not NOT_GEMM.search(name):
+            g = out["gemm_fill"]
+            g["calls"] += 1
+            g["time_us"] += dur
+            bps = args.get("blocks per SM")
+            if isinstance(bps, (int, float)):
+                g["blocks_known_us"] += dur
+                if 0 <= bps < 1:
+                    g["underfilled_us"] += dur
+                    g["sm_idle_us"] += dur * (1 - bps)
+    json.dump(out, sys.stdout, indent=1, sort_keys=True)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
