@@ -1,0 +1,38 @@
+#!/bin/sh
+# deploy/: the Kubernetes manifests parse as YAML with the expected kinds and
+# ports, the Grafana dashboard parses as JSON, and every metric family the
+# dashboard queries is one that docs/SERVE.md says gpudiag serve exports.
+set -eu
+GD_TMP_TAG=deploy
+# shellcheck source=tests/cli/common.sh
+. "$(cd "$(dirname "$0")" && pwd)/common.sh"
+if ! python3 -c 'import yaml' 2>/dev/null; then echo "skip: python3-yaml not installed"; exit 77; fi
+python3 - "$GD_SRC" <<'PY'
+import json, re, sys, yaml
+src = sys.argv[1]
+docs = [d for d in yaml.safe_load_all(open(src + "/deploy/kubernetes/gpudiag-serve.yaml")) if d]
+kinds = [d["kind"] for d in docs]
+assert kinds == ["DaemonSet", "Service", "ServiceMonitor"], kinds
+ds = docs[0]["spec"]["template"]["spec"]["containers"][0]
+assert ds["ports"][0] == {"name": "metrics", "containerPort": 9400}, ds["ports"]
+assert ds["args"][:3] == ["serve", "--listen", "0.0.0.0:9400"], ds["args"]
+assert ds["readinessProbe"]["httpGet"]["path"] == "/healthz"
+assert docs[2]["spec"]["endpoints"][0]["port"] == "metrics"
+sel = docs[0]["spec"]["selector"]["matchLabels"]
+assert docs[1]["spec"]["selector"] == sel and docs[2]["spec"]["selector"]["matchLabels"] == sel
+dash = json.load(open(src + "/deploy/grafana/gpudiag-dashboard.json"))
+exported = set(re.findall(r"^\| `((?:DCGM_FI|gpudiag)_[A-Za-z_]+)`", open(src + "/docs/SERVE.md").read(), re.M))
+assert len(exported) >= 20, exported
+used = set()
+for p in dash["panels"]:
+    for t in p.get("targets", []):
+        used |= set(re.findall(r"\b(DCGM_FI_[A-Z_]+|gpudiag_[a-z_]+)\b", t["expr"]))
+missing = used - exported
+assert not missing, "dashboard queries families serve does not export: %s" % sorted(missing)
+for need in ("DCGM_FI_DEV_FB_USED", "DCGM_FI_PROF_SM_ACTIVE", "DCGM_FI_PROF_DRAM_ACTIVE", "gpudiag_bottleneck"):
+    assert need in used, need
+ids = [p["id"] for p in dash["panels"]]
+assert len(ids) == len(set(ids)), "duplicate panel ids"
+print("deploy ok: %d manifests, %d panels, %d metric families queried" % (len(docs), len(ids), len(used)))
+PY
+echo "1 passed, 0 failed"
