@@ -1,0 +1,47 @@
+/*
+ * cmd.h — the subcommands that live in their own files (cmd_*.c), and the
+ * small helpers they share: exit codes, number options, a JSON writer.
+ */
+#ifndef GD_CLI_CMD_H
+#define GD_CLI_CMD_H
+
+#include <stdio.h>
+
+#include <yajl/yajl_gen.h>
+
+/* The documented exit codes (same values as cli.c's). */
+enum { GD_EXIT_OK = 0, GD_EXIT_USAGE = 2, GD_EXIT_INPUT = 3, GD_EXIT_INTERNAL = 5 };
+
+/* gpudiag specs [NAME], gpudiag mfu, gpudiag plan: argv[0] is the command name. */
+int gd_cmd_specs(int argc, char **argv);
+int gd_cmd_mfu(int argc, char **argv);
+int gd_cmd_plan(int argc, char **argv);
+
+/* Parse a finite number (decimal or 1e9 notation, with an optional k/M/B/T
+ * suffix = 1e3/1e6/1e9/1e12 when allow_suffix) into *out.  On failure print
+ * "gpudiag: error: OPT wants ..., got 'ARG'" and return -1. */
+int gd_opt_number(const char *opt, const char *arg, int allow_suffix, double min, double max, double *out);
+
+/* A JSON writer over yajl: NaN is written as null. */
+typedef struct gd_json {
+    yajl_gen g;
+    FILE *fp;
+    int io_error;
+} gd_json;
+
+int gd_json_open(gd_json *w, FILE *fp, int pretty); /* 0, or -1 on OOM */
+int gd_json_close(gd_json *w);                      /* 0, or -1 on a write error */
+void gd_json_key(gd_json *w, const char *k);
+void gd_json_str(gd_json *w, const char *s);        /* NULL -> null */
+void gd_json_num(gd_json *w, double v);             /* 9 significant digits; NaN -> null */
+void gd_json_int(gd_json *w, long long v);
+void gd_json_bool(gd_json *w, int v);
+void gd_json_kv_num(gd_json *w, const char *k, double v);
+void gd_json_kv_str(gd_json *w, const char *k, const char *s);
+void gd_json_kv_int(gd_json *w, const char *k, long long v);
+#define gd_json_obj(w) yajl_gen_map_open((w)->g)
+#define gd_json_end_obj(w) yajl_gen_map_close((w)->g)
+#define gd_json_arr(w) yajl_gen_array_open((w)->g)
+#define gd_json_end_arr(w) yajl_gen_array_close((w)->g)
+
+#endif

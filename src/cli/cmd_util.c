@@ -1,0 +1,111 @@
+/*
+ * cmd_util.c — helpers shared by the cmd_*.c subcommands (see cmd.h).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmd.h"
+
+int gd_opt_number(const char *opt, const char *arg, int allow_suffix, double min, double max, double *out)
+{
+    char *end = NULL;
+    double v = arg ? strtod(arg, &end) : NAN;
+    if (arg && end && end != arg && allow_suffix && end[0] && !end[1]) {
+        switch (end[0]) {
+        case 'k': case 'K': v *= 1e3; end++; break;
+        case 'M': case 'm': v *= 1e6; end++; break;
+        case 'B': case 'b': case 'G': case 'g': v *= 1e9; end++; break;
+        case 'T': case 't': v *= 1e12; end++; break;
+        default: break;
+        }
+    }
+    if (!arg || !end || end == arg || *end || !isfinite(v) || v < min || v > max) {
+        fprintf(stderr, "gpudiag: error: %s wants a number from %g to %g%s, got '%s'\n", opt, min, max,
+                allow_suffix ? " (k, M, B, T suffixes allowed)" : "", arg ? arg : "");
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static void print_cb(void *ctx, const char *s, size_t len)
+{
+    gd_json *w = ctx;
+    if (fwrite(s, 1, len, w->fp) != len)
+        w->io_error = 1;
+}
+
+int gd_json_open(gd_json *w, FILE *fp, int pretty)
+{
+    w->fp = fp;
+    w->io_error = 0;
+    w->g = yajl_gen_alloc(NULL);
+    if (!w->g)
+        return -1;
+    yajl_gen_config(w->g, yajl_gen_beautify, pretty ? 1 : 0);
+    yajl_gen_config(w->g, yajl_gen_validate_utf8, 1);
+    yajl_gen_config(w->g, yajl_gen_print_callback, print_cb, w);
+    return 0;
+}
+
+int gd_json_close(gd_json *w)
+{
+    yajl_gen_free(w->g);
+    w->g = NULL;
+    if (fputc('\n', w->fp) == EOF)
+        w->io_error = 1;
+    return w->io_error ? -1 : 0;
+}
+
+void gd_json_key(gd_json *w, const char *k)
+{
+    yajl_gen_string(w->g, (const unsigned char *)k, strlen(k));
+}
+
+void gd_json_str(gd_json *w, const char *s)
+{
+    if (!s)
+        yajl_gen_null(w->g);
+    else
+        yajl_gen_string(w->g, (const unsigned char *)s, strlen(s));
+}
+
+void gd_json_num(gd_json *w, double v)
+{
+    if (!isfinite(v)) {
+        yajl_gen_null(w->g);
+        return;
+    }
+    char b[64];
+    snprintf(b, sizeof b, "%.9g", v);
+    yajl_gen_number(w->g, b, strlen(b));
+}
+
+void gd_json_int(gd_json *w, long long v)
+{
+    yajl_gen_integer(w->g, v);
+}
+
+void gd_json_bool(gd_json *w, int v)
+{
+    yajl_gen_bool(w->g, v ? 1 : 0);
+}
+
+void gd_json_kv_num(gd_json *w, const char *k, double v)
+{
+    gd_json_key(w, k);
+    gd_json_num(w, v);
+}
+
+void gd_json_kv_str(gd_json *w, const char *k, const char *s)
+{
+    gd_json_key(w, k);
+    gd_json_str(w, s);
+}
+
+void gd_json_kv_int(gd_json *w, const char *k, long long v)
+{
+    gd_json_key(w, k);
+    gd_json_int(w, v);
+}
