@@ -51,10 +51,11 @@ static void usage_main(FILE *fp)
             "\n"
             "Commands:\n"
             "  analyze PATH...   diagnose PyTorch profiler (Kineto) traces (.json, .json.gz)\n"
+            "  mfu ...           MFU / HFU from a model, its throughput and the GPU\n"
             "  specs [NAME]      the built-in GPU table, or one GPU with its ridge points\n"
             "\n"
             "Run 'gpudiag analyze --help' for the options of a command.\n"
-            "Other commands in the design (run, watch, mfu, plan, compare, serve) are not\n"
+            "Other commands in the design (run, watch, plan, compare, serve) are not\n"
             "built yet; running them reports an unknown command (see README.md, Status).\n"
             "\n"
             "Options:\n"
@@ -499,6 +500,8 @@ int gd_cli_run(int argc, char **argv)
         return finish(cmd_analyze(argc - 1, argv + 1));
     if (strcmp(cmd, "specs") == 0)
         return finish(gd_cmd_specs(argc - 1, argv + 1));
+    if (strcmp(cmd, "mfu") == 0)
+        return finish(gd_cmd_mfu(argc - 1, argv + 1));
     fprintf(stderr, "%s: error: unknown command '%s' (try 'gpudiag --help')\n", prog, cmd);
     return EXIT_USAGE;
 }
