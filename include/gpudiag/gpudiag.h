@@ -54,7 +54,8 @@ typedef enum gpudiag_status {
     GPUDIAG_ERR_FORMAT = 2,  /**< the input is not a trace we can read at all */
     GPUDIAG_ERR_NOMEM = 3,   /**< an allocation failed */
     GPUDIAG_ERR_ARG = 4,     /**< a caller passed an invalid argument */
-    GPUDIAG_ERR_INTERNAL = 5 /**< a bug in gpudiag; please report it */
+    GPUDIAG_ERR_INTERNAL = 5, /**< a bug in gpudiag; please report it */
+    GPUDIAG_ERR_NODEV = 6     /**< no GPU, driver or NVML library for a live mode */
 } gpudiag_status;
 
 /** Where and why a call failed.  `offset` is a byte offset into the

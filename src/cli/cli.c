@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
+#include "cli/cmd_live.h"
 #include "gpudiag/gpudiag.h"
 
 enum exit_code {
@@ -53,9 +54,10 @@ static void usage_main(FILE *fp)
             "  analyze PATH...   diagnose PyTorch profiler (Kineto) traces (.json, .json.gz)\n"
             "  mfu ...           MFU / HFU from a model, its throughput and the GPU\n"
             "  specs [NAME]      the built-in GPU table, or one GPU with its ridge points\n"
+            "  watch             live view of the GPUs through NVML, with a rolling verdict\n"
             "\n"
             "Run 'gpudiag analyze --help' for the options of a command.\n"
-            "Other commands in the design (run, watch, plan, compare, serve) are not\n"
+            "Other commands in the design (run, plan, compare, serve) are not\n"
             "built yet; running them reports an unknown command (see README.md, Status).\n"
             "\n"
             "Options:\n"
@@ -195,6 +197,7 @@ static int exit_for_status(gpudiag_status st)
     case GPUDIAG_ERR_ARG: return EXIT_USAGE;
     case GPUDIAG_ERR_NOMEM:
     case GPUDIAG_ERR_INTERNAL: return EXIT_INTERNAL;
+    case GPUDIAG_ERR_NODEV: return EXIT_NO_DEVICE;
     }
     return EXIT_INTERNAL;
 }
@@ -502,6 +505,8 @@ int gd_cli_run(int argc, char **argv)
         return finish(gd_cmd_specs(argc - 1, argv + 1));
     if (strcmp(cmd, "mfu") == 0)
         return finish(gd_cmd_mfu(argc - 1, argv + 1));
+    if (strcmp(cmd, "watch") == 0)
+        return finish(gd_cmd_watch(argc - 1, argv + 1));
     fprintf(stderr, "%s: error: unknown command '%s' (try 'gpudiag --help')\n", prog, cmd);
     return EXIT_USAGE;
 }

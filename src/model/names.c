@@ -14,6 +14,7 @@ const char *gpudiag_strerror(gpudiag_status code)
     case GPUDIAG_ERR_NOMEM: return "out of memory";
     case GPUDIAG_ERR_ARG: return "invalid argument";
     case GPUDIAG_ERR_INTERNAL: return "internal error";
+    case GPUDIAG_ERR_NODEV: return "no GPU, driver or NVML library";
     }
     return "unknown status";
 }
@@ -27,6 +28,7 @@ const char *gpudiag_errname(gpudiag_status code)
     case GPUDIAG_ERR_NOMEM: return "nomem";
     case GPUDIAG_ERR_ARG: return "arg";
     case GPUDIAG_ERR_INTERNAL: return "internal";
+    case GPUDIAG_ERR_NODEV: return "nodev";
     }
     return "unknown";
 }
