@@ -231,6 +231,10 @@ int gd_cmd_watch(int argc, char **argv)
             next.tv_sec++;
             next.tv_nsec -= 1000000000L;
         }
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec))
+            next = now; /* fell behind (a slow read, a stopped process): no burst of catch-up samples */
         while (!watch_stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
             ;
     }
