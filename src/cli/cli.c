@@ -54,10 +54,11 @@ static void usage_main(FILE *fp)
             "  analyze PATH...   diagnose PyTorch profiler (Kineto) traces (.json, .json.gz)\n"
             "  mfu ...           MFU / HFU from a model, its throughput and the GPU\n"
             "  specs [NAME]      the built-in GPU table, or one GPU with its ridge points\n"
+            "  run [OPTS] -- CMD run CMD, sample the GPUs it uses through NVML, diagnose when it exits\n"
             "  watch             live view of the GPUs through NVML, with a rolling verdict\n"
             "\n"
             "Run 'gpudiag analyze --help' for the options of a command.\n"
-            "Other commands in the design (run, plan, compare, serve) are not\n"
+            "Other commands in the design (plan, compare, serve) are not\n"
             "built yet; running them reports an unknown command (see README.md, Status).\n"
             "\n"
             "Options:\n"
@@ -507,6 +508,8 @@ int gd_cli_run(int argc, char **argv)
         return finish(gd_cmd_mfu(argc - 1, argv + 1));
     if (strcmp(cmd, "watch") == 0)
         return finish(gd_cmd_watch(argc - 1, argv + 1));
+    if (strcmp(cmd, "run") == 0)
+        return finish(gd_cmd_run(argc - 1, argv + 1));
     fprintf(stderr, "%s: error: unknown command '%s' (try 'gpudiag --help')\n", prog, cmd);
     return EXIT_USAGE;
 }

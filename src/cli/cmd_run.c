@@ -1,0 +1,372 @@
+/*
+ * cmd_run.c — `gpudiag run [OPTIONS] -- CMD ARGS...`: run a command, sample
+ * the GPUs it uses through NVML while it runs, log every sample, and diagnose
+ * the run when the command exits.
+ *
+ * Behaves like `time` or `nsys profile`: CMD keeps gpudiag's stdin, stdout
+ * and stderr; SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to
+ * gpudiag with kill(2) are forwarded to CMD (a terminal's Ctrl-C already
+ * reaches CMD through the process group, so it is not sent twice); the exit
+ * status is CMD's (128 + signal number when a signal killed it), and 125 /
+ * 126 / 127 when gpudiag itself failed / CMD cannot be executed / CMD was not
+ * found, as env(1) and timeout(1) do.  Usage errors exit 2 and no GPU or
+ * driver exits 4, both before CMD is started.
+ *
+ * The log (docs/REPORT.md "The live log") is appended and flushed one sample
+ * at a time and never rewritten, so it is complete up to the last sample even
+ * if gpudiag is killed.  GPUs: --gpus, else CUDA_VISIBLE_DEVICES (indices or
+ * UUID prefixes), else all; every chosen GPU is logged, and the diagnosis
+ * covers those on which NVML listed a process of CMD's process tree (all
+ * chosen GPUs when none was seen, e.g. in a container without the host's pid
+ * namespace).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cmd_live.h"
+#include "cli/live.h"
+
+enum { R_OPT_BACKEND = 300, R_OPT_GPUS };
+enum { RUN_FAIL = 125, RUN_NOEXEC = 126, RUN_NOTFOUND = 127 };
+
+static volatile sig_atomic_t run_child_pid;
+
+/* Forward a signal sent with kill(2) to the child; one from the terminal
+ * (si_code SI_KERNEL) reached the child through the process group already. */
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    if (run_child_pid > 0 && (!si || si->si_code <= 0))
+        kill((pid_t)run_child_pid, sig);
+}
+
+static void usage_run(FILE *fp)
+{
+    fprintf(fp,
+            "Usage: gpudiag run [OPTIONS] -- CMD [ARGS...]\n"
+            "\n"
+            "Run CMD, sample the GPUs it uses through NVML while it runs, write every sample to\n"
+            "a log as it goes, and when CMD exits print the diagnosis of the run (on stderr).\n"
+            "CMD keeps the terminal: stdin, stdout and stderr are untouched, and SIGINT, SIGTERM,\n"
+            "SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 sent to gpudiag are forwarded to CMD.\n"
+            "\n"
+            "Options:\n"
+            "  -i, --interval T      time between samples: 500ms, 2s, 1m (default 500ms)\n"
+            "  -o, --output FILE     the sample log (default gpudiag-run-YYYYmmdd-HHMMSS.csv); a CSV\n"
+            "                        with nvidia-smi --query-gpu names that 'gpudiag analyze' reads\n"
+            "      --gpus LIST       GPUs to sample: NVML indices or UUID prefixes, comma-separated\n"
+            "                        (default: CUDA_VISIBLE_DEVICES when set, else all)\n"
+            "  -q, --quiet           print only the verdict line at the end\n"
+            "      --backend NAME    nvml (default) or test (synthetic GPUs; also $GPUDIAG_BACKEND)\n"
+            "  -h, --help            show this help and exit\n"
+            "\n"
+            "Exit status: CMD's exit status (128+N when signal N killed it); 2 usage error and\n"
+            "4 no GPU, driver or NVML library (both before CMD starts); 125 gpudiag failed;\n"
+            "126 CMD cannot be executed; 127 CMD was not found.\n"
+            "\n"
+            "Example:\n"
+            "  gpudiag run --interval 250ms -o train.csv -- python train.py --epochs 1\n");
+}
+
+/* Is pid `pid` the child or one of its descendants?  Walks /proc/PID/stat. */
+static int in_tree(pid_t pid, pid_t root)
+{
+    for (int depth = 0; depth < 64 && pid > 1; depth++) {
+        if (pid == root)
+            return 1;
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+        FILE *fp = fopen(path, "r");
+        if (!fp)
+            return 0;
+        size_t n = fread(buf, 1, sizeof buf - 1, fp);
+        fclose(fp);
+        buf[n] = '\0';
+        const char *rp = strrchr(buf, ')');
+        int ppid = 0;
+        if (!rp || sscanf(rp + 1, " %*c %d", &ppid) != 1)
+            return 0;
+        pid = (pid_t)ppid;
+    }
+    return 0;
+}
+
+/* Select from CUDA_VISIBLE_DEVICES: integers are taken as NVML indices (true
+ * when CUDA_DEVICE_ORDER=PCI_BUS_ID, NVML's order), GPU-… as UUID prefixes.
+ * Returns the number chosen, -1 when an entry matches nothing (then all). */
+static int select_cvd(const gpudiag_sampler *s, const char *cvd, int *sel)
+{
+    char why[256];
+    int n = gd_live_select(s, cvd, sel, why, sizeof why);
+    if (n < 0)
+        fprintf(stderr, "gpudiag: warning: CUDA_VISIBLE_DEVICES=%s: %s; sampling every GPU\n", cvd, why);
+    return n;
+}
+
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int gd_cmd_run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"interval", required_argument, NULL, 'i'},
+        {"output", required_argument, NULL, 'o'},
+        {"gpus", required_argument, NULL, R_OPT_GPUS},
+        {"quiet", no_argument, NULL, 'q'},
+        {"backend", required_argument, NULL, R_OPT_BACKEND},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    double interval = 0.5;
+    const char *output = NULL, *gpus = NULL, *backend = NULL;
+    int quiet = 0;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+i:o:qh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'i':
+            if (gd_live_parse_interval(optarg, &interval) != 0) {
+                fprintf(stderr, "gpudiag: error: --interval wants a time from 10ms to 1h such as 500ms or 2s, got '%s'\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 'o': output = optarg; break;
+        case 'q': quiet = 1; break;
+        case R_OPT_GPUS: gpus = optarg; break;
+        case R_OPT_BACKEND: backend = optarg; break;
+        case 'h': usage_run(stdout); return 0;
+        default:
+            fprintf(stderr, "gpudiag: error: unknown or incomplete option '%s' (try 'gpudiag run --help')\n",
+                    argv[optind - 1]);
+            return 2;
+        }
+    }
+    char **cmd = argv + optind;
+    int ncmd = argc - optind;
+    if (ncmd > 0 && strcmp(cmd[0], "--") == 0) {
+        cmd++;
+        ncmd--;
+    }
+    if (ncmd <= 0 || !cmd[0][0]) {
+        fprintf(stderr, "gpudiag: error: run needs a command: gpudiag run [OPTIONS] -- CMD [ARGS...]\n");
+        return 2;
+    }
+
+    int code = 0;
+    gpudiag_sampler *s = gd_live_open(backend, &code);
+    if (!s)
+        return code;
+    size_t n = gpudiag_sampler_gpu_count(s);
+    int *sel = calloc(n, sizeof *sel);
+    int *used = calloc(n, sizeof *used);
+    gd_live_window *win = calloc(n, sizeof *win);
+    FILE *log = NULL;
+    char logname[512];
+    pid_t child = -1;
+    int status = 0;
+    if (!sel || !used || !win) {
+        fprintf(stderr, "gpudiag: error: out of memory\n");
+        code = RUN_FAIL;
+        goto done;
+    }
+    const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+    if (gpus) {
+        char why[256];
+        if (gd_live_select(s, gpus, sel, why, sizeof why) < 0) {
+            fprintf(stderr, "gpudiag: error: --gpus: %s\n", why);
+            code = 2;
+            goto done;
+        }
+    } else if (cvd && select_cvd(s, cvd, sel) >= 0) {
+        /* chosen by CUDA_VISIBLE_DEVICES (possibly none: CVD="" hides every GPU) */
+    } else {
+        for (size_t i = 0; i < n; i++)
+            sel[i] = 1;
+    }
+    size_t nsel = 0;
+    for (size_t i = 0; i < n; i++)
+        nsel += sel[i] != 0;
+    if (nsel == 0)
+        fprintf(stderr, "gpudiag: warning: CUDA_VISIBLE_DEVICES='%s' hides every GPU: nothing to sample\n",
+                cvd ? cvd : "");
+
+    if (output) {
+        snprintf(logname, sizeof logname, "%s", output);
+    } else {
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        strftime(logname, sizeof logname, "gpudiag-run-%Y%m%d-%H%M%S.csv", &tm);
+    }
+    log = fopen(logname, "w");
+    if (!log) {
+        fprintf(stderr, "gpudiag: error: %s: cannot create the sample log: %s\n", logname, strerror(errno));
+        code = RUN_FAIL;
+        goto done;
+    }
+    gd_live_csv_header(log);
+    fflush(log);
+
+    int pfd[2];
+    if (pipe(pfd) != 0 || fcntl(pfd[0], F_SETFD, FD_CLOEXEC) != 0 || fcntl(pfd[1], F_SETFD, FD_CLOEXEC) != 0) {
+        fprintf(stderr, "gpudiag: error: pipe: %s\n", strerror(errno));
+        code = RUN_FAIL;
+        goto done;
+    }
+    sigset_t chld, old;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &chld, &old);
+    fflush(NULL);
+    child = fork();
+    if (child < 0) {
+        fprintf(stderr, "gpudiag: error: fork: %s\n", strerror(errno));
+        close(pfd[0]);
+        close(pfd[1]);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        code = RUN_FAIL;
+        goto done;
+    }
+    if (child == 0) {
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        close(pfd[0]);
+        if (log)
+            close(fileno(log));
+        execvp(cmd[0], cmd);
+        int e = errno;
+        ssize_t w = write(pfd[1], &e, sizeof e);
+        (void)w;
+        _exit(e == ENOENT || e == ENOTDIR ? RUN_NOTFOUND : RUN_NOEXEC);
+    }
+    close(pfd[1]);
+    int exec_errno = 0;
+    ssize_t got;
+    do
+        got = read(pfd[0], &exec_errno, sizeof exec_errno);
+    while (got < 0 && errno == EINTR);
+    close(pfd[0]);
+    if (got == (ssize_t)sizeof exec_errno) {
+        while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+            ;
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        int notfound = exec_errno == ENOENT || exec_errno == ENOTDIR;
+        fprintf(stderr, "gpudiag: error: %s: %s%s\n", cmd[0], notfound ? "command not found" : "cannot execute: ",
+                notfound ? "" : strerror(exec_errno));
+        fclose(log);
+        log = NULL;
+        remove(logname); /* nothing was sampled */
+        code = notfound ? RUN_NOTFOUND : RUN_NOEXEC;
+        goto done;
+    }
+
+    run_child_pid = child;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = forward;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    static const int fwd[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+    struct sigaction saved[sizeof fwd / sizeof fwd[0]];
+    for (size_t k = 0; k < sizeof fwd / sizeof fwd[0]; k++)
+        sigaction(fwd[k], &sa, &saved[k]);
+
+    size_t samples = 0;
+    int log_ok = 1, exited = 0;
+    double t0 = mono_now();
+    while (!exited) {
+        double tick = mono_now();
+        for (size_t i = 0; i < n; i++) {
+            if (!sel[i])
+                continue;
+            gpudiag_gpu_sample smp;
+            gpudiag_sampler_read(s, i, &smp, NULL);
+            gd_live_window_push(&win[i], &smp);
+            for (size_t k = 0; k < smp.process_count && !used[i]; k++)
+                if (in_tree((pid_t)smp.processes[k].pid, child))
+                    used[i] = 1;
+            if (log_ok) {
+                gd_live_csv_row(log, gpudiag_sampler_gpu(s, i), &smp);
+                if (ferror(log)) {
+                    fprintf(stderr, "gpudiag: warning: %s: write failed (%s); sampling goes on without the log\n",
+                            logname, strerror(errno));
+                    log_ok = 0;
+                }
+            }
+        }
+        if (log_ok && fflush(log) != 0) {
+            fprintf(stderr, "gpudiag: warning: %s: write failed (%s); sampling goes on without the log\n", logname,
+                    strerror(errno));
+            log_ok = 0;
+        }
+        samples++;
+        /* wait for the next tick or the child's exit, whichever comes first */
+        for (;;) {
+            pid_t w = waitpid(child, &status, WNOHANG);
+            if (w == child) {
+                exited = 1;
+                break;
+            }
+            double left = tick + interval - mono_now();
+            if (left <= 0)
+                break;
+            struct timespec ts = {(time_t)left, (long)((left - floor(left)) * 1e9)};
+            int sig = sigtimedwait(&chld, NULL, &ts);
+            if (sig < 0 && errno == EAGAIN)
+                break;
+        }
+    }
+    double wall = mono_now() - t0;
+    run_child_pid = 0;
+    for (size_t k = 0; k < sizeof fwd / sizeof fwd[0]; k++)
+        sigaction(fwd[k], &saved[k], NULL);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (fclose(log) != 0 && log_ok)
+        fprintf(stderr, "gpudiag: warning: %s: %s\n", logname, strerror(errno));
+    log = NULL;
+
+    code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : RUN_FAIL;
+    size_t nused = 0;
+    for (size_t i = 0; i < n; i++)
+        nused += used[i] != 0;
+    if (!quiet) {
+        fprintf(stderr, "\ngpudiag run: %s %s after %.1f s (%zu samples of %zu GPU%s every %.0f ms), log: %s\n",
+                cmd[0], WIFSIGNALED(status) ? "was killed" : "exited", wall, samples, nsel, nsel == 1 ? "" : "s",
+                interval * 1000.0, logname);
+        if (nsel && nused == 0)
+            fprintf(stderr, "gpudiag run: no process of the command was seen in NVML's process lists; "
+                            "the diagnosis covers every sampled GPU\n");
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!sel[i] || (nused && !used[i]))
+            continue;
+        char v[256];
+        gd_live_verdict(&win[i], gpudiag_sampler_gpu(s, i)->index, v, sizeof v);
+        fprintf(stderr, "gpudiag run: %s\n", v);
+    }
+
+done:
+    if (log)
+        fclose(log);
+    free(sel);
+    free(used);
+    free(win);
+    gpudiag_sampler_free(&s);
+    return code;
+}
