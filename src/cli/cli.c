@@ -53,12 +53,13 @@ static void usage_main(FILE *fp)
             "Commands:\n"
             "  analyze PATH...   diagnose PyTorch profiler (Kineto) traces (.json, .json.gz)\n"
             "  mfu ...           MFU / HFU from a model, its throughput and the GPU\n"
+            "  plan ...          memory bill and time cost of a training setup, before running it\n"
             "  specs [NAME]      the built-in GPU table, or one GPU with its ridge points\n"
             "  run [OPTS] -- CMD run CMD, sample the GPUs it uses through NVML, diagnose when it exits\n"
             "  watch             live view of the GPUs through NVML, with a rolling verdict\n"
             "\n"
             "Run 'gpudiag analyze --help' for the options of a command.\n"
-            "Other commands in the design (plan, compare, serve) are not\n"
+            "Other commands in the design (compare, serve) are not\n"
             "built yet; running them reports an unknown command (see README.md, Status).\n"
             "\n"
             "Options:\n"
@@ -510,6 +511,8 @@ int gd_cli_run(int argc, char **argv)
         return finish(gd_cmd_watch(argc - 1, argv + 1));
     if (strcmp(cmd, "run") == 0)
         return finish(gd_cmd_run(argc - 1, argv + 1));
+    if (strcmp(cmd, "plan") == 0)
+        return finish(gd_cmd_plan(argc - 1, argv + 1));
     fprintf(stderr, "%s: error: unknown command '%s' (try 'gpudiag --help')\n", prog, cmd);
     return EXIT_USAGE;
 }

@@ -33,7 +33,7 @@ int gd_json_open(gd_json *w, FILE *fp, int pretty); /* 0, or -1 on OOM */
 int gd_json_close(gd_json *w);                      /* 0, or -1 on a write error */
 void gd_json_key(gd_json *w, const char *k);
 void gd_json_str(gd_json *w, const char *s);        /* NULL -> null */
-void gd_json_num(gd_json *w, double v);             /* 9 significant digits; NaN -> null */
+void gd_json_num(gd_json *w, double v);             /* integers exactly, else 9 significant digits; NaN -> null */
 void gd_json_int(gd_json *w, long long v);
 void gd_json_bool(gd_json *w, int v);
 void gd_json_kv_num(gd_json *w, const char *k, double v);

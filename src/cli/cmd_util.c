@@ -78,7 +78,10 @@ void gd_json_num(gd_json *w, double v)
         return;
     }
     char b[64];
-    snprintf(b, sizeof b, "%.9g", v);
+    if (v == floor(v) && fabs(v) < 9007199254740992.0) /* integral (counts, bytes): exact */
+        snprintf(b, sizeof b, "%.0f", v);
+    else
+        snprintf(b, sizeof b, "%.9g", v);
     yajl_gen_number(w->g, b, strlen(b));
 }
 

@@ -1,0 +1,46 @@
+#!/bin/sh
+# test_plan.sh — `gpudiag plan`: the bill of Llama 2 7B on an A100 80GB (hand:
+# 16 B x 6,738,415,616 params + 32 layers x 194 x 4096^2 B of activations), the
+# fit against 80 GiB, the trade-off table, LoRA's count, and usage errors.
+. "$(dirname "$0")/common.sh"
+fails=0
+expect_rc() { # WANT CMD...
+    want=$1; shift
+    "$@" > "$TMP/out" 2> "$TMP/err"; rc=$?
+    if [ "$rc" -ne "$want" ]; then
+        echo "FAIL: '$*' exited $rc, want $want"; cat "$TMP/err"; fails=$((fails + 1))
+    fi
+}
+check() {
+    python3 - "$TMP/out" "$1" "$2" <<'PY' || fails=$((fails + 1))
+import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"]); import valcheck
+j = json.load(open(sys.argv[1]))
+valcheck.run(eval(sys.argv[3]), sys.argv[2], rel=1e-9)
+PY
+}
+P=6738415616
+expect_rc 0 "$GPUDIAG" plan --json --model llama2-7b --gpu A100-SXM4-80GB
+check full-adam "[('states', j['memory_bytes']['weights'] + j['memory_bytes']['gradients'] + j['memory_bytes']['optimizer'], 16*$P),
+  ('acts', j['memory_bytes']['activations'], 32*194*4096*4096), ('fits', j['fits'], False),
+  ('capacity', j['gpu']['memory_bytes'], 80*2**30), ('binds', j['binds'], 'memory_capacity'), ('tradeoffs', j['tradeoffs'], [])]"
+expect_rc 0 "$GPUDIAG" plan --json --model llama2-7b --gpu A100-SXM4-80GB --gpus 8 --zero 3 --flash --recompute full
+check zero3 "[('states', j['memory_bytes']['weights'] + j['memory_bytes']['gradients'] + j['memory_bytes']['optimizer'], 2*$P),
+  ('acts', j['memory_bytes']['activations'], 32*2*4096*4096 + 34*4096*4096), ('fits', j['fits'], True),
+  ('techniques', [t['technique'] for t in j['tradeoffs']], ['full recompute', 'FlashAttention', 'ZeRO stage 3 over 8 GPUs']),
+  ('recompute share', j['time']['recompute_share'], 1/3), ('binds', j['binds'], 'compute')]"
+expect_rc 0 "$GPUDIAG" plan --json --model llama2-7b --lora-rank 8 --gpu-mem 24
+check lora "[('trainable', j['trainable_params'], 4194304), ('gpu', j['gpu']['memory_bytes'], 24e9)]"
+expect_rc 0 "$GPUDIAG" plan --model llama2-7b --gpu A100-SXM4-80GB --offload optimizer --grad-accum 4
+grep -q "saves memory" "$TMP/out" && grep -q "CPU offload (optimizer)" "$TMP/out" && grep -q "^VERDICT" "$TMP/out" ||
+    { echo "FAIL: trade-off table or verdict missing"; fails=$((fails + 1)); }
+expect_rc 2 "$GPUDIAG" plan --params 7e9
+grep -q "layers, hidden size, heads and sequence" "$TMP/err" || { echo "FAIL: message for --params alone"; fails=$((fails + 1)); }
+expect_rc 2 "$GPUDIAG" plan --model llama2-7b --zero 4
+expect_rc 2 "$GPUDIAG" plan --model llama2-7b --optimizer lion
+expect_rc 2 "$GPUDIAG" plan --model llama2-7b --lora-rank 8 --lora-targets q,x
+expect_rc 2 "$GPUDIAG" plan --model llama2-7b --qlora
+expect_rc 2 "$GPUDIAG" plan --model llama2-7b --micro-batch 0
+expect_rc 0 "$GPUDIAG" plan --help
+echo "plan: $fails failed"
+[ "$fails" -eq 0 ]
