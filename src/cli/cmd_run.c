@@ -36,6 +36,7 @@
 
 #include "cli/cmd_live.h"
 #include "cli/live.h"
+#include "cli/markers.h"
 
 enum { R_OPT_BACKEND = 300, R_OPT_GPUS };
 enum { RUN_FAIL = 125, RUN_NOEXEC = 126, RUN_NOTFOUND = 127 };
@@ -70,6 +71,10 @@ static void usage_run(FILE *fp)
             "  -q, --quiet           print only the verdict line at the end\n"
             "      --backend NAME    nvml (default) or test (synthetic GPUs; also $GPUDIAG_BACKEND)\n"
             "  -h, --help            show this help and exit\n"
+            "\n"
+            "Step markers: CMD may append 'step N [tokens T] [time UNIX_SECONDS]' lines to the\n"
+            "file named in $GPUDIAG_MARKERS (set to LOG.steps unless already set); the report\n"
+            "then gives step-time statistics, tokens/s and GPU-Util per step.\n"
             "\n"
             "Exit status: CMD's exit status (128+N when signal N killed it); 2 usage error and\n"
             "4 no GPU, driver or NVML library (both before CMD starts); 125 gpudiag failed;\n"
@@ -112,6 +117,43 @@ static int select_cvd(const gpudiag_sampler *s, const char *cvd, int *sel)
     if (n < 0)
         fprintf(stderr, "gpudiag: warning: CUDA_VISIBLE_DEVICES=%s: %s; sampling every GPU\n", cvd, why);
     return n;
+}
+
+/* Every sample's time and GPU-Util, for the per-step utilisation. */
+typedef struct run_hist {
+    double *t, *util;
+    size_t *gpu;
+    size_t n, cap;
+} run_hist;
+
+static void hist_add(run_hist *h, double t, double util, size_t gpu)
+{
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? h->cap * 2 : 1024;
+        double *nt = realloc(h->t, cap * sizeof *nt);
+        if (nt)
+            h->t = nt;
+        double *nu = realloc(h->util, cap * sizeof *nu);
+        if (nu)
+            h->util = nu;
+        size_t *ng = realloc(h->gpu, cap * sizeof *ng);
+        if (ng)
+            h->gpu = ng;
+        if (!nt || !nu || !ng)
+            return;
+        h->cap = cap;
+    }
+    h->t[h->n] = t;
+    h->util[h->n] = util;
+    h->gpu[h->n] = gpu;
+    h->n++;
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static double mono_now(void)
@@ -181,6 +223,9 @@ int gd_cmd_run(int argc, char **argv)
     char logname[512];
     pid_t child = -1;
     int status = 0;
+    gd_markers mk;
+    memset(&mk, 0, sizeof mk);
+    run_hist hist = {NULL, NULL, NULL, 0, 0};
     if (!sel || !used || !win) {
         fprintf(stderr, "gpudiag: error: out of memory\n");
         code = RUN_FAIL;
@@ -223,6 +268,22 @@ int gd_cmd_run(int argc, char **argv)
     }
     gd_live_csv_header(log);
     fflush(log);
+
+    /* step markers: the script appends to $GPUDIAG_MARKERS (ours when unset) */
+    char mpath[600];
+    const char *menv = getenv("GPUDIAG_MARKERS");
+    int own_markers = !(menv && menv[0]);
+    if (own_markers) {
+        snprintf(mpath, sizeof mpath, "%s.steps", logname);
+        FILE *mf = fopen(mpath, "w");
+        if (mf)
+            fclose(mf);
+        if (!mf || setenv("GPUDIAG_MARKERS", mpath, 1) != 0)
+            own_markers = -1; /* no markers this run */
+    } else {
+        snprintf(mpath, sizeof mpath, "%s", menv);
+    }
+    gd_markers_init(&mk, mpath);
 
     int pfd[2];
     if (pipe(pfd) != 0 || fcntl(pfd[0], F_SETFD, FD_CLOEXEC) != 0 || fcntl(pfd[1], F_SETFD, FD_CLOEXEC) != 0) {
@@ -272,6 +333,8 @@ int gd_cmd_run(int argc, char **argv)
         fclose(log);
         log = NULL;
         remove(logname); /* nothing was sampled */
+        if (own_markers > 0)
+            remove(mpath);
         code = notfound ? RUN_NOTFOUND : RUN_NOEXEC;
         goto done;
     }
@@ -298,6 +361,7 @@ int gd_cmd_run(int argc, char **argv)
             gpudiag_gpu_sample smp;
             gpudiag_sampler_read(s, i, &smp, NULL);
             gd_live_window_push(&win[i], &smp);
+            hist_add(&hist, smp.t_s, smp.gpu_util_pct, i);
             for (size_t k = 0; k < smp.process_count && !used[i]; k++)
                 if (in_tree((pid_t)smp.processes[k].pid, child))
                     used[i] = 1;
@@ -316,6 +380,8 @@ int gd_cmd_run(int argc, char **argv)
             log_ok = 0;
         }
         samples++;
+        if (own_markers >= 0)
+            gd_markers_poll(&mk, wall_now());
         /* wait for the next tick or the child's exit, whichever comes first */
         for (;;) {
             pid_t w = waitpid(child, &status, WNOHANG);
@@ -333,6 +399,8 @@ int gd_cmd_run(int argc, char **argv)
         }
     }
     double wall = mono_now() - t0;
+    if (own_markers >= 0)
+        gd_markers_poll(&mk, wall_now());
     run_child_pid = 0;
     for (size_t k = 0; k < sizeof fwd / sizeof fwd[0]; k++)
         sigaction(fwd[k], &saved[k], NULL);
@@ -360,10 +428,26 @@ int gd_cmd_run(int argc, char **argv)
         gd_live_verdict(&win[i], gpudiag_sampler_gpu(s, i)->index, v, sizeof v);
         fprintf(stderr, "gpudiag run: %s\n", v);
     }
+    if (!quiet && own_markers >= 0 && (mk.n > 0 || !own_markers)) {
+        size_t k = 0;
+        for (size_t i = 0; i < hist.n; i++) /* keep the diagnosed GPUs' samples */
+            if (nused == 0 || used[hist.gpu[i]]) {
+                hist.t[k] = hist.t[i];
+                hist.util[k] = hist.util[i];
+                k++;
+            }
+        gd_markers_report(&mk, hist.t, hist.util, k, stderr);
+    }
+    if (own_markers > 0 && mk.n == 0 && mk.bad == 0)
+        remove(mpath); /* the command wrote no markers: leave no empty file */
 
 done:
     if (log)
         fclose(log);
+    gd_markers_free(&mk);
+    free(hist.t);
+    free(hist.util);
+    free(hist.gpu);
     free(sel);
     free(used);
     free(win);

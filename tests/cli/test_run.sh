@@ -115,6 +115,21 @@ expect_rc 0 "$GPUDIAG" run --gpus 1 -i 50ms -o "$TMP/g1.csv" -- sleep 0.2
 [ "$(nrows "$TMP/g1.csv" 0)" -eq 0 ] && ok || nok "--gpus 1 rows"
 grep -q "no process of the command was seen" "$TMP/err" && ok || nok "fallback note"
 
+CASE="step markers"
+# Steps end at 1000.0, 1000.5, 1001.5, 1002.0 s: step times 500, 1000, 500 ms ->
+# mean 666.7, median 500.0, p90 900.0 (numpy linear: 500 + 0.8 x 500), min 500, max 1000;
+# tokens of steps 2..4 = 300 over 2.0 s = 150 tokens/s.  One line is not a marker.
+expect_rc 0 "$GPUDIAG" run -i 50ms -o "$TMP/mk.csv" -- sh -c '
+  printf "step 1 tokens 100 time 1000.0\nstep 2 tokens 100 time 1000.5\nnot a marker\n" >> "$GPUDIAG_MARKERS"
+  printf "step 3 tokens 100 time 1001.5\nstep 4 tokens 100 time 1002.0\n" >> "$GPUDIAG_MARKERS"'
+expect_err "steps: 4 markers (steps 1..4), 3 step times: mean 666.7 ms, median 500.0 ms, p90 900.0 ms, min 500.0 ms, max 1000.0 ms"
+expect_err "steps: 150 tokens/s (tokens of steps 2..4 over 2.00 s)"
+expect_err "1 line of $TMP/mk.csv.steps were not"
+[ -f "$TMP/mk.csv.steps" ] && ok || nok "marker file removed"
+expect_rc 0 "$GPUDIAG" run -i 50ms -o "$TMP/nomk.csv" -- true
+[ -e "$TMP/nomk.csv.steps" ] && nok "empty marker file left behind" || ok
+grep -q "steps:" "$TMP/err" && nok "steps reported without markers" || ok
+
 CASE="usage"
 expect_rc 2 "$GPUDIAG" run
 expect_rc 2 "$GPUDIAG" run --interval 5x -- true
