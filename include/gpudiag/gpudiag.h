@@ -208,6 +208,14 @@ typedef struct gpudiag_device {
     double span_us, idle_us, compute_us, non_compute_us;
     /* HTA communication/computation overlap; NaN without comm kernels */
     double comm_time_us, comm_overlap;
+    /* the GPU table row identified for this device (include/gpudiag/specs.h, gpudiag_gpu_identify) */
+    const char *spec_name;        /**< static; NULL when not identified */
+    const char *spec_match;       /**< "exact", "name", "hardware" or "option" (--gpu); static; NULL if none */
+    int spec_uncertain;           /**< 1 when the row's values are marked uncertain */
+    double peak_tflops;           /**< dense peak of the analysis dtype (opts->dtype), TFLOP/s; NaN if unknown */
+    double mem_bw_gbs;            /**< memory bandwidth, GB/s; NaN if unknown */
+    double pcie_gbs_per_dir;      /**< host link rate per direction, GB/s (theoretical x16); NaN if unknown */
+    double ridge;                 /**< peak / bandwidth, FLOP per byte; NaN if unknown */
 } gpudiag_device;
 
 /** What a GPU-idle gap is attributed to (docs/DEFINITIONS.md "Idle gaps and their causes"). */
@@ -340,7 +348,11 @@ typedef struct gpudiag_report {
     double idle_share, compute_share, non_compute_share;
     double comm_share;            /**< Communication role / step time */
     double comm_overlap;
-    double mfu, hfu;              /**< need model size: NaN from a trace alone */
+    double mfu, hfu;              /**< need model size: NaN from a trace alone (opts give it) */
+    double model_flops_per_step;  /**< per GPU: opts' FLOPs per token × tokens per step; NaN without a model */
+    double achieved_tflops;       /**< per GPU: model_flops_per_step / mean step time, TFLOP/s */
+    double mfu_peak_tflops;       /**< the peak MFU divides by (opts override, else the first identified GPU) */
+    const char *mfu_dtype;        /**< dtype of that peak and of devices[].peak_tflops ("bf16", ...); static; NULL if no peak */
     uint64_t kernel_count;
     double kernel_time_us;
     double short_kernel_share;    /**< HTA: launches whose GPU time < CPU launch time */
@@ -393,6 +405,14 @@ typedef struct gpudiag_report {
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */
 typedef struct gpudiag_analyze_opts {
     int reserved;                 /**< must be 0 */
+    /* MFU from a trace (docs/DEFINITIONS.md "MFU / HFU"): all optional, 0/NULL = unknown */
+    double model_flops_per_token; /**< gpudiag_flops.model (include/gpudiag/mfu.h); 0 = no MFU */
+    double hardware_flops_per_token; /**< gpudiag_flops.hardware (recompute); 0 = the model FLOPs */
+    double tokens_per_step;       /**< tokens each GPU (rank) processes per step */
+    const char *gpu;              /**< a GPU table name overriding what the trace reports; NULL = identify */
+    const char *dtype;            /**< dtype of the matmul peak; NULL = bf16, or fp16 where the GPU has no BF16 */
+    double peak_tflops;           /**< override the peak (TFLOP/s per GPU); 0 = from the table */
+    double mem_bw_gbs;            /**< override the memory bandwidth (GB/s); 0 = from the table */
 } gpudiag_analyze_opts;
 
 /**

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analyze/analyze.h"
+#include "analyze/mfu_trace.h"
 #include "analyze/intervals.h"
 #include "analyze/kclass.h"
 #include "diagnose/rules.h"
@@ -1064,7 +1065,6 @@ static void report_init(gpudiag_report *r)
 gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opts *opts, gpudiag_report **out,
                                gpudiag_error *err)
 {
-    (void)opts;
     if (!t || !out)
         return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "gpudiag_analyze: NULL trace or out");
     *out = NULL;
@@ -1100,6 +1100,7 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
     if (build_comm_sequence(&a) != 0)
         goto oom;
     build_summary(&a);
+    gd_build_mfu(r, opts);
     if (gd_diagnose(t, r) != 0)
         goto oom;
     free(a.corr);

@@ -6,7 +6,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "analyze/mfu_trace.h"
 #include "gpudiag/mfu.h"
+#include "gpudiag/specs.h"
 #include "util/util.h"
 
 /* Hugging Face config.json of each model (num_hidden_layers, hidden_size,
@@ -169,4 +171,55 @@ size_t gpudiag_mfu_anchor_count(void)
 const gpudiag_mfu_anchor *gpudiag_mfu_anchor_at(size_t i)
 {
     return i < gpudiag_mfu_anchor_count() ? &anchors[i] : NULL;
+}
+
+/* ---- MFU from a trace ------------------------------------------------------ */
+
+void gd_build_mfu(gpudiag_report *r, const gpudiag_analyze_opts *opts)
+{
+    r->model_flops_per_step = r->achieved_tflops = r->mfu_peak_tflops = NAN;
+    r->mfu_dtype = NULL;
+    gpudiag_dtype want = GPUDIAG_DTYPE_BF16;
+    int dtype_given = opts && opts->dtype && gpudiag_dtype_parse(opts->dtype, &want) == 0;
+    const gpudiag_gpu_spec *forced = opts && opts->gpu ? gpudiag_gpu_find(opts->gpu) : NULL;
+    double first_peak = NAN;
+    gpudiag_dtype first_dt = want;
+    for (size_t i = 0; i < r->device_count; i++) {
+        gpudiag_device *d = &r->devices[i];
+        gpudiag_gpu_match how = GPUDIAG_GPU_MATCH_NONE;
+        const gpudiag_gpu_spec *g = forced;
+        if (!g)
+            g = gpudiag_gpu_identify(d->name, d->num_sms, d->warp_size, d->total_memory_bytes, &how);
+        d->spec_name = g ? g->name : NULL;
+        d->spec_match = forced ? "option" : g ? gpudiag_gpu_match_name(how) : NULL;
+        d->spec_uncertain = g ? g->uncertain : 0;
+        gpudiag_dtype dt = want;
+        /* the default is BF16; GPUs without it (Volta, Turing) train in FP16 */
+        if (g && !dtype_given && isnan(g->peak_tflops[GPUDIAG_DTYPE_BF16]))
+            dt = GPUDIAG_DTYPE_FP16;
+        double peak = opts && opts->peak_tflops > 0 ? opts->peak_tflops : g ? g->peak_tflops[dt] : NAN;
+        double bw = opts && opts->mem_bw_gbs > 0 ? opts->mem_bw_gbs : g ? g->mem_bw_gbs : NAN;
+        d->peak_tflops = peak;
+        d->mem_bw_gbs = bw;
+        d->pcie_gbs_per_dir = g ? g->pcie_bw_gbs_per_dir : NAN;
+        d->ridge = peak > 0 && bw > 0 ? peak * 1e3 / bw : NAN;
+        if (isnan(first_peak) && d->kernel_count > 0 && peak > 0) {
+            first_peak = peak;
+            first_dt = dt;
+        }
+    }
+    if (isnan(first_peak) && opts && opts->peak_tflops > 0)
+        first_peak = opts->peak_tflops;
+    if (first_peak > 0)
+        r->mfu_dtype = gpudiag_dtype_name(first_dt);
+    if (!opts || !(opts->model_flops_per_token > 0) || !(opts->tokens_per_step > 0) || !(r->avg_step_us > 0))
+        return;
+    r->model_flops_per_step = opts->model_flops_per_token * opts->tokens_per_step;
+    r->achieved_tflops = r->model_flops_per_step / (r->avg_step_us * 1e-6) / 1e12;
+    if (!(first_peak > 0))
+        return;
+    r->mfu_peak_tflops = first_peak;
+    r->mfu = r->achieved_tflops / first_peak;
+    double hw = opts->hardware_flops_per_token > 0 ? opts->hardware_flops_per_token : opts->model_flops_per_token;
+    r->hfu = r->mfu * hw / opts->model_flops_per_token;
 }

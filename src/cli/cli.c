@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
+#include "cli/model_opts.h"
 #include "cli/cmd_live.h"
 #include "gpudiag/gpudiag.h"
 
@@ -39,6 +40,8 @@ typedef struct settings {
     int jobs;            /* threads for a directory of rank traces; 0 = cores */
     char **paths;
     int npaths;
+    gd_trace_mfu_opts tm;        /* MFU options (model, tokens per step, GPU) */
+    gpudiag_analyze_opts aopts;  /* what they resolve to */
 } settings;
 
 static const char *prog = "gpudiag";
@@ -95,12 +98,16 @@ static void usage_analyze(FILE *fp)
             "                        (info, low, medium, high)\n"
             "  -h, --help            show this help and exit\n"
             "\n"
+            "%s"
+            "\n"
             "Exit status: 0 ran (findings or not); 1 --fail-on matched; 2 usage error;\n"
             "3 unreadable or malformed input (the message names the file and byte offset);\n"
             "5 internal error.\n"
             "\n"
             "Example:\n"
-            "  gpudiag analyze examples/resnet50_v100_num_workers_0.pt.trace.json.gz\n");
+            "  gpudiag analyze examples/resnet50_v100_num_workers_0.pt.trace.json.gz\n"
+            "  gpudiag analyze --model llama3-8b --tokens-per-step 16384 trace.json.gz   # with MFU\n",
+            gd_trace_mfu_help);
 }
 
 static int parse_severity(const char *s)
@@ -129,12 +136,21 @@ static int parse_analyze(int argc, char **argv, settings *s)
         {"fail-on", required_argument, NULL, OPT_FAIL_ON},
         {"jobs", required_argument, NULL, OPT_JOBS},
         {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
     };
+    struct option all[64]; /* the options above, then the MFU ones (cli/model_opts.c) */
+    size_t nbase = sizeof longopts / sizeof longopts[0];
+    memcpy(all, longopts, sizeof longopts);
+    size_t nall = nbase + gd_trace_mfu_table(all + nbase, 63 - nbase);
+    memset(&all[nall], 0, sizeof all[0]);
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "qvh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "qvh", all, NULL)) != -1) {
+        int taken = gd_trace_mfu_take(&s->tm, c, optarg);
+        if (taken < 0)
+            return EXIT_USAGE;
+        if (taken > 0)
+            continue;
         switch (c) {
         case 'j': s->json = 1; break;
         case 'q': s->quiet = 1; break;
@@ -181,6 +197,8 @@ static int parse_analyze(int argc, char **argv, settings *s)
             return EXIT_USAGE;
         }
     }
+    if (gd_trace_mfu_resolve(&s->tm, &s->aopts) < 0)
+        return EXIT_USAGE;
     s->paths = argv + optind;
     s->npaths = argc - optind;
     if (s->npaths == 0) {
@@ -253,6 +271,7 @@ typedef struct rank_pool {
     size_t n;
     size_t next;
     pthread_mutex_t lock;
+    const gpudiag_analyze_opts *opts;
 } rank_pool;
 
 static void *rank_worker(void *arg)
@@ -268,7 +287,7 @@ static void *rank_worker(void *arg)
         gpudiag_trace *t = NULL;
         j->st = gpudiag_trace_read(j->path, &t, &j->err);
         if (j->st == GPUDIAG_OK) {
-            j->st = gpudiag_analyze(t, NULL, &j->report, &j->err);
+            j->st = gpudiag_analyze(t, pool->opts, &j->report, &j->err);
             gpudiag_trace_free(&t);
         }
     }
@@ -330,7 +349,7 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
     for (size_t i = 0; i < n; i++)
         jobs[i].path = names[i];
     free(names);
-    rank_pool pool = {jobs, n, 0, PTHREAD_MUTEX_INITIALIZER};
+    rank_pool pool = {jobs, n, 0, PTHREAD_MUTEX_INITIALIZER, &s->aopts};
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     size_t nthreads = s->jobs > 0 ? (size_t)s->jobs : (size_t)(cores > 0 ? cores : 1);
     if (nthreads > n)
@@ -404,6 +423,7 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
 static int cmd_analyze(int argc, char **argv)
 {
     settings s = {.json = 0, .quiet = 0, .verbose = 0, .color = -1, .width = 0, .fail_on = -1, .jobs = 0};
+    gd_trace_mfu_init(&s.tm);
     int rc = parse_analyze(argc, argv, &s);
     if (rc >= 0)
         return rc;
@@ -441,7 +461,7 @@ static int cmd_analyze(int argc, char **argv)
             continue;
         }
         gpudiag_report *r = NULL;
-        st = gpudiag_analyze(t, NULL, &r, &err);
+        st = gpudiag_analyze(t, &s.aopts, &r, &err);
         if (st == GPUDIAG_OK)
             warn_input(r);
         gpudiag_trace_free(&t);

@@ -124,6 +124,7 @@ int gd_model_opts_take(gd_model_opts *o, int c, const char *arg)
             fprintf(stderr, "gpudiag: error: --dtype wants fp64, fp32, tf32, fp16, bf16, fp8 or int8, got '%s'\n", arg);
             return -1;
         }
+        o->dtype_given = 1;
         return 1;
     case MO_PEAK: return gd_opt_number("--peak-tflops", arg, 0, 1e-3, 1e6, &o->peak_tflops) < 0 ? -1 : 1;
     case MO_BW: return gd_opt_number("--mem-bw", arg, 0, 1e-3, 1e6, &o->mem_bw) < 0 ? -1 : 1;
@@ -260,4 +261,94 @@ void gd_model_json(gd_json *w, const gd_model *m)
     gd_json_kv_num(w, "params_matmul", m->n_matmul);
     gd_json_kv_num(w, "params_active", m->n_active);
     gd_json_end_obj(w);
+}
+
+/* ---- analyze ---------------------------------------------------------------- */
+
+enum { TM_TOKENS = 450, TM_RECOMPUTE, TM_CAUSAL };
+
+const char gd_trace_mfu_help[] =
+    "MFU (needs the model and the tokens per step; the GPU is identified from the trace):\n"
+    "      --model NAME | --params N | --layers .. --hidden .. --heads .. --ffn .. --vocab ..\n"
+    "                        as in 'gpudiag mfu --help'; --seq T for the attention term\n"
+    "      --tokens-per-step T   tokens each GPU (rank) processes per step (batch x seq)\n"
+    "      --recompute MODE  none, selective or full (for HFU)\n"
+    "      --causal-half     count half the TxT attention\n"
+    "      --gpu NAME        the GPU, when the trace's name is not in 'gpudiag specs'\n"
+    "      --dtype DT        matmul dtype of the peak (default bf16; fp16 on GPUs without bf16)\n"
+    "      --peak-tflops X   override the peak; --mem-bw X the bandwidth (GB/s)\n";
+
+void gd_trace_mfu_init(gd_trace_mfu_opts *o)
+{
+    gd_model_opts_init(&o->mo);
+    o->tokens_per_step = NAN;
+    o->recompute = GPUDIAG_RECOMPUTE_NONE;
+    o->causal_half = 0;
+}
+
+size_t gd_trace_mfu_table(struct option *out, size_t max)
+{
+    static const struct option t[] = {
+        {"tokens-per-step", required_argument, NULL, TM_TOKENS},
+        {"recompute", required_argument, NULL, TM_RECOMPUTE},
+        {"causal-half", no_argument, NULL, TM_CAUSAL},
+    };
+    size_t n = sizeof t / sizeof t[0];
+    if (n > max)
+        return 0;
+    memcpy(out, t, sizeof t);
+    return n + gd_model_opts_table(out + n, max - n);
+}
+
+int gd_trace_mfu_take(gd_trace_mfu_opts *o, int c, const char *arg)
+{
+    switch (c) {
+    case TM_TOKENS: return gd_opt_number("--tokens-per-step", arg, 1, 1, 1e15, &o->tokens_per_step) < 0 ? -1 : 1;
+    case TM_CAUSAL: o->causal_half = 1; return 1;
+    case TM_RECOMPUTE:
+        if (strcmp(arg, "none") == 0)
+            o->recompute = GPUDIAG_RECOMPUTE_NONE;
+        else if (strcmp(arg, "selective") == 0)
+            o->recompute = GPUDIAG_RECOMPUTE_SELECTIVE;
+        else if (strcmp(arg, "full") == 0)
+            o->recompute = GPUDIAG_RECOMPUTE_FULL;
+        else {
+            fprintf(stderr, "gpudiag: error: --recompute wants none, selective or full, got '%s'\n", arg);
+            return -1;
+        }
+        return 1;
+    default: return gd_model_opts_take(&o->mo, c, arg);
+    }
+}
+
+int gd_trace_mfu_resolve(const gd_trace_mfu_opts *o, gpudiag_analyze_opts *out)
+{
+    memset(out, 0, sizeof *out);
+    const gd_model_opts *mo = &o->mo;
+    out->gpu = mo->gpu ? mo->gpu->name : NULL;
+    out->dtype = mo->dtype_given ? gpudiag_dtype_name(mo->dtype) : NULL;
+    out->peak_tflops = mo->peak_tflops > 0 ? mo->peak_tflops : 0;
+    out->mem_bw_gbs = mo->mem_bw > 0 ? mo->mem_bw : 0;
+    int model = gd_model_opts_any(mo);
+    if (!model && isnan(o->tokens_per_step))
+        return 0;
+    if (!model || isnan(o->tokens_per_step)) {
+        fprintf(stderr, "gpudiag: error: MFU from a trace needs both the model (--model, --params or a config) "
+                        "and --tokens-per-step\n");
+        return -1;
+    }
+    gd_model m;
+    if (gd_model_opts_resolve(mo, &m) < 0)
+        return -1;
+    gpudiag_flops_in fin = {m.n_active, m.layers, m.heads, m.head_dim, m.seq, o->causal_half, o->recompute};
+    gpudiag_flops f;
+    gpudiag_error err;
+    if (gpudiag_flops_per_token(&fin, &f, &err) != GPUDIAG_OK) {
+        fprintf(stderr, "gpudiag: error: %s\n", err.message);
+        return -1;
+    }
+    out->model_flops_per_token = f.model;
+    out->hardware_flops_per_token = f.hardware;
+    out->tokens_per_step = o->tokens_per_step;
+    return 0;
 }

@@ -21,6 +21,7 @@ typedef struct gd_model_opts {
     int tied;                            /* -1 unless --tied given */
     const gpudiag_gpu_spec *gpu;         /* --gpu */
     gpudiag_dtype dtype;                 /* --dtype, default bf16 */
+    int dtype_given;
     double peak_tflops, mem_bw;          /* overrides; NaN unless given */
 } gd_model_opts;
 
@@ -49,6 +50,22 @@ int gd_model_opts_take(gd_model_opts *o, int c, const char *arg);
 int gd_model_opts_resolve(const gd_model_opts *o, gd_model *m);
 /* Does o give a model at all (preset, config or --params)? */
 int gd_model_opts_any(const gd_model_opts *o);
+/* `analyze`: the model options plus --tokens-per-step, --recompute and
+ * --causal-half, turned into gpudiag_analyze_opts. */
+typedef struct gd_trace_mfu_opts {
+    gd_model_opts mo;
+    double tokens_per_step;              /* NaN unless given */
+    gpudiag_recompute recompute;
+    int causal_half;
+} gd_trace_mfu_opts;
+
+extern const char gd_trace_mfu_help[];
+void gd_trace_mfu_init(gd_trace_mfu_opts *o);
+size_t gd_trace_mfu_table(struct option *out, size_t max);
+int gd_trace_mfu_take(gd_trace_mfu_opts *o, int c, const char *arg);
+/* Fill out (zeroed first); -1 with a message on inconsistent options. */
+int gd_trace_mfu_resolve(const gd_trace_mfu_opts *o, gpudiag_analyze_opts *out);
+
 /* Text and JSON renderings of the resolved model. */
 void gd_model_print(FILE *fp, const gd_model *m);
 void gd_model_json(gd_json *w, const gd_model *m);

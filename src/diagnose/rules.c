@@ -370,6 +370,8 @@ static int has_finding(const gpudiag_report *r, const char *id)
     return 0;
 }
 
+static double pcie_link(const gpudiag_report *r);
+
 /* Offload: large host<->device traffic in both directions every step
  * (ZeRO-Offload, FSDP CPU offload, activation offload, swapping). */
 static void rule_offload(fbuilder *b)
@@ -391,6 +393,7 @@ static void rule_offload(fbuilder *b)
     ev(f, "d2h_gb_per_s", d2h->time_us > 0 ? d2h->bytes / d2h->time_us / 1e3 : NAN);
     ev(f, "transfer_time_share", time_share);
     ev(f, "exposed_memcpy_share", exposed);
+    ev(f, "pcie_link_gb_per_s", pcie_link(r)); /* per direction, of the identified GPU */
     text(b, f,
          gd_format("Every step moves %.0f MiB to the GPU and %.0f MiB back over PCIe (offload): the copies run for "
                    "%.1f%% of the step, %.1f%% with no kernel running",
@@ -448,6 +451,7 @@ static void rule_memcpy(fbuilder *b)
     ev(f, "d2h_copy_time_share", copy_us > 0 ? r->transfers[GPUDIAG_COPY_D2H].time_us / copy_us : NAN);
     ev(f, "d2d_copy_time_share", d2d);
     ev(f, "step_time_us", r->avg_step_us);
+    ev(f, "pcie_link_gb_per_s", pcie_link(r));
     /* the fix depends on where the bytes go: device-to-device copies are the
      * framework's own (layout changes, concatenation), host copies are I/O */
     int device_copies = !isnan(d2d) && d2d > 0.5;
@@ -602,6 +606,58 @@ static void rule_low_util(fbuilder *b)
                             "the batch size (TensorBoard profiler plugin's advice) or sequence length."));
 }
 
+/* The host link rate of the first identified device, NaN if none. */
+static double pcie_link(const gpudiag_report *r)
+{
+    for (size_t i = 0; i < r->device_count; i++)
+        if (r->devices[i].pcie_gbs_per_dir > 0)
+            return r->devices[i].pcie_gbs_per_dir;
+    return NAN;
+}
+
+/* MFU below what tuned training reaches: the symptom, with the gap split by
+ * the causes found (their est_gain are shares of the step). */
+static void rule_low_mfu(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    if (isnan(r->mfu) || !(r->mfu < GD_LOW_MFU_MAX))
+        return;
+    gpudiag_finding *f = add(b, "low_mfu", r->mfu < GD_LOW_MFU_HIGH ? GPUDIAG_SEV_HIGH : GPUDIAG_SEV_MEDIUM, 0,
+                             GPUDIAG_BN_UNKNOWN, NAN);
+    ev(f, "mfu", r->mfu);
+    ev(f, "hfu", r->hfu);
+    ev(f, "achieved_tflops", r->achieved_tflops);
+    ev(f, "peak_tflops", r->mfu_peak_tflops);
+    ev(f, "gpu_utilization", r->gpu_utilization);
+    ev(f, "step_time_us", r->avg_step_us);
+    /* the causes found, by their share of the step */
+    char causes[512] = "";
+    size_t len = 0;
+    double explained = 0;
+    for (size_t i = 0; i + 1 < r->finding_count; i++) {
+        const gpudiag_finding *c = &r->findings[i];
+        if (!c->is_cause || isnan(c->est_gain) || c->est_gain < 0.01 || len + 64 >= sizeof causes)
+            continue;
+        len += (size_t)snprintf(causes + len, sizeof causes - len, "%s%s %.0f%%", len ? ", " : "", c->id,
+                                100.0 * c->est_gain);
+        explained += c->est_gain;
+    }
+    double idle = isnan(r->gpu_utilization) ? NAN : 1.0 - r->gpu_utilization;
+    text(b, f,
+         gd_format("MFU %.1f%%: %.1f of %.1f TFLOP/s per GPU do model work (tuned training reaches 35-55%%)",
+                   100.0 * r->mfu, r->achieved_tflops, r->mfu_peak_tflops),
+         len ? gd_format("The gap: the GPU idles %.0f%% of the step; the causes above account for up to %.0f%% of "
+                         "it (%s). What remains is time in kernels running below peak: Tensor Core use, "
+                         "memory-bound kernels, GEMM shapes (see KERNELS) — or a peak that does not match the "
+                         "dtype (check --dtype / --peak-tflops).",
+                         100.0 * idle, 100.0 * (explained > 1 ? 1 : explained), causes)
+             : gd_format("The GPU idles %.0f%% of the step with no stall cause found, so the gap is mostly in the "
+                         "kernels: Tensor Core use (AMP bf16), fusion of memory-bound kernels (torch.compile), "
+                         "bigger GEMMs (micro-batch), FlashAttention — or a peak that does not match the dtype "
+                         "(check --dtype / --peak-tflops).",
+                         100.0 * idle));
+}
+
 /* ---- ranking and verdict ----------------------------------------------- */
 
 static int finding_rank(const gpudiag_finding *f)
@@ -745,6 +801,7 @@ int gd_diagnose(const gpudiag_trace *t, gpudiag_report *r)
         rule_optimizer(&b);
         rule_tensor_cores(&b);
         rule_low_util(&b);
+        rule_low_mfu(&b);
     } else {
         rule_dataloader(&b);
     }

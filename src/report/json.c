@@ -201,9 +201,35 @@ static void write_devices(jw *w, const gpudiag_report *r)
         yajl_gen_map_close(w->g);
         kv_us(w, "comm_time_us", d->comm_time_us);
         kv_num(w, "comm_overlap", d->comm_overlap);
+        key(w, "spec"); /* the GPU table row (DEFINITIONS "GPU table"); null when not identified */
+        if (d->spec_name || d->peak_tflops > 0) {
+            yajl_gen_map_open(w->g);
+            key(w, "name");
+            str(w, d->spec_name);
+            key(w, "match");
+            str(w, d->spec_match);
+            key(w, "uncertain");
+            yajl_gen_bool(w->g, d->spec_uncertain);
+            kv_num(w, "peak_tflops", d->peak_tflops);
+            kv_num(w, "mem_bw_gbs", d->mem_bw_gbs);
+            kv_num(w, "pcie_gbs_per_dir", d->pcie_gbs_per_dir);
+            kv_num(w, "ridge_flop_per_byte", d->ridge);
+            yajl_gen_map_close(w->g);
+        } else {
+            yajl_gen_null(w->g);
+        }
         yajl_gen_map_close(w->g);
     }
     yajl_gen_array_close(w->g);
+}
+
+/* The host link of the first identified device (GB/s per direction), NaN if none. */
+static double link_rate(const gpudiag_report *r)
+{
+    for (size_t i = 0; i < r->device_count; i++)
+        if (r->devices[i].pcie_gbs_per_dir > 0)
+            return r->devices[i].pcie_gbs_per_dir;
+    return NAN;
 }
 
 static void write_summary(jw *w, const gpudiag_report *r)
@@ -224,6 +250,11 @@ static void write_summary(jw *w, const gpudiag_report *r)
     kv_num(w, "comm_overlap", r->comm_overlap);
     kv_num(w, "mfu", r->mfu);
     kv_num(w, "hfu", r->hfu);
+    kv_num(w, "achieved_tflops_per_gpu", r->achieved_tflops);
+    kv_num(w, "model_flops_per_step", r->model_flops_per_step);
+    kv_num(w, "mfu_peak_tflops", r->mfu_peak_tflops);
+    key(w, "mfu_dtype");
+    str(w, r->mfu_dtype);
     kv_us(w, "kernel_time_us", r->kernel_time_us);
     kv_num(w, "short_kernel_share", r->short_kernel_share);
     kv_us(w, "median_kernel_us", r->median_kernel_us);
@@ -464,7 +495,13 @@ static void write_report(jw *w, const gpudiag_report *r)
         kv_num(w, "bytes", tr->bytes);
         kv_us(w, "time_us", tr->time_us);
         kv_num(w, "bytes_per_step", r->step_count ? tr->bytes / (double)r->step_count : NAN);
-        kv_num(w, "achieved_gb_per_s", tr->time_us > 0 ? tr->bytes / tr->time_us / 1e3 : NAN);
+        double gbs = tr->time_us > 0 ? tr->bytes / tr->time_us / 1e3 : NAN;
+        kv_num(w, "achieved_gb_per_s", gbs);
+        /* host copies cross PCIe: compare with the identified GPU's link rate */
+        int host = k == GPUDIAG_COPY_H2D || k == GPUDIAG_COPY_D2H || k == GPUDIAG_COPY_KIND_COUNT;
+        double link = host ? link_rate(r) : NAN;
+        kv_num(w, "link_gb_per_s", link);
+        kv_num(w, "link_share", link > 0 ? gbs / link : NAN);
         yajl_gen_map_close(w->g);
     }
     yajl_gen_map_close(w->g);

@@ -138,6 +138,15 @@ static void header(const tw *w, const gpudiag_report *r)
             fprintf(w->fp, ", compute capability %d.%d", d->compute_major, d->compute_minor < 0 ? 0 : d->compute_minor);
         fprintf(w->fp, ", %llu kernel%s%s\n", (unsigned long long)d->kernel_count, d->kernel_count == 1 ? "" : "s",
                 c_off(w));
+        if (d->spec_name && i == 0) /* the table row: peak, bandwidth, ridge and host link */
+            fprintf(w->fp, "%s       %s%s%s: %.1f TFLOP/s %s peak, %.0f GB/s, ridge %.0f FLOP/B, PCIe %.1f GB/s per "
+                           "direction%s%s\n",
+                    c_dim(w), d->spec_match && strcmp(d->spec_match, "exact") == 0 ? "" : "taken as ",
+                    d->spec_name, d->spec_uncertain ? " (uncertain values)" : "", d->peak_tflops,
+                    r->mfu_dtype ? r->mfu_dtype : "?", d->mem_bw_gbs, d->ridge, d->pcie_gbs_per_dir,
+                    strcmp(d->spec_match ? d->spec_match : "", "hardware") == 0 ? " (matched by SM count and memory)"
+                                                                                : "",
+                    c_off(w));
     }
     if (shown < r->device_count)
         fprintf(w->fp, "%s... and %zu more devices (--json lists them all)%s\n", c_dim(w), r->device_count - shown,
@@ -187,6 +196,12 @@ static void numbers(const tw *w, const gpudiag_report *r)
         pct(d, sizeof d, r->tensor_core_share);
         fprintf(w->fp, "%sGPU%s      utilization %s   est. SM efficiency %s   est. achieved occupancy %s\n",
                 c_bold(w), c_off(w), a, b, c);
+        if (!isnan(r->mfu))
+            fprintf(w->fp, "         MFU %.1f%%   HFU %.1f%%   %.1f TFLOP/s of model FLOPs per GPU (of %.1f %s peak)\n",
+                    100.0 * r->mfu, 100.0 * r->hfu, r->achieved_tflops, r->mfu_peak_tflops, r->mfu_dtype);
+        else if (!isnan(r->achieved_tflops))
+            fprintf(w->fp, "         %.1f TFLOP/s of model FLOPs per GPU (MFU: GPU not identified, give --gpu or "
+                           "--peak-tflops)\n", r->achieved_tflops);
         pct(e, sizeof e, r->idle_share);
         fprintf(w->fp, "         %s kernels %s of GPU time   idle %s between the first and last GPU op",
                 r->is_amd ? "Matrix Core (MFMA)" : "Tensor Core", d, e);
