@@ -17,6 +17,7 @@
 #include "cli/cmd.h"
 #include "cli/model_opts.h"
 #include "cli/cmd_live.h"
+#include "cli/cmd_serve.h"
 #include "gpudiag/gpudiag.h"
 
 enum exit_code {
@@ -62,7 +63,8 @@ static void usage_main(FILE *fp)
             "  watch             live view of the GPUs through NVML, with a rolling verdict\n"
             "\n"
             "Run 'gpudiag analyze --help' for the options of a command.\n"
-            "Other commands in the design (compare, serve) are not\n"
+            "Other commands in the design (compare) are not
+"
             "built yet; running them reports an unknown command (see README.md, Status).\n"
             "\n"
             "Options:\n"
@@ -529,6 +531,8 @@ int gd_cli_run(int argc, char **argv)
         return finish(gd_cmd_mfu(argc - 1, argv + 1));
     if (strcmp(cmd, "watch") == 0)
         return finish(gd_cmd_watch(argc - 1, argv + 1));
+    if (strcmp(cmd, "serve") == 0)
+        return finish(gd_cmd_serve(argc - 1, argv + 1));
     if (strcmp(cmd, "run") == 0)
         return finish(gd_cmd_run(argc - 1, argv + 1));
     if (strcmp(cmd, "plan") == 0)

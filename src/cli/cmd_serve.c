@@ -1,0 +1,155 @@
+/*
+ * cmd_serve.c — `gpudiag serve`: options, then the exporter (src/serve/).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmd.h"
+#include "cli/cmd_serve.h"
+#include "cli/live.h"
+#include "gpudiag/specs.h"
+#include "serve/serve.h"
+
+static void usage_serve(FILE *fp)
+{
+    fprintf(fp,
+            "Usage: gpudiag serve [OPTIONS]\n"
+            "\n"
+            "Prometheus exporter: samples the GPUs through NVML and serves\n"
+            "  /metrics  dcgm-exporter-compatible DCGM_FI_* gauges plus gpudiag_* (the rolling\n"
+            "            verdict, low-utilisation share, throttle reasons, MFU); OpenMetrics\n"
+            "            when the scrape's Accept header asks for it\n"
+            "  /report   the rolling diagnosis as JSON\n"
+            "  /healthz  200 while sampling works, 503 otherwise\n"
+            "\n"
+            "Options:\n"
+            "  -l, --listen ADDR      HOST:PORT, [IPV6]:PORT or :PORT (default 127.0.0.1:9400;\n"
+            "                         port 0 picks a free port, printed on stderr)\n"
+            "  -i, --interval T       time between samples: 500ms, 1s, 1m (default 1s)\n"
+            "  -w, --window T         rolling window of the diagnosis (default 5m, at most 1h)\n"
+            "      --markers FILE     step-marker file the training job appends 'step N tokens T'\n"
+            "                         lines to (default $GPUDIAG_MARKERS); with --flops-per-token\n"
+            "                         and --peak-tflops it gives gpudiag_mfu\n"
+            "      --flops-per-token F  model FLOPs per token (PaLM appendix B: 6N + attention;\n"
+            "                         'gpudiag mfu' prints it for a model)\n"
+            "      --params N         model parameters: 6N FLOPs per token (attention term left out)\n"
+            "      --peak-tflops P    dense peak TFLOP/s of one GPU (default: the built-in GPU table's\n"
+            "                         peak for --dtype, from the name NVML reports)\n"
+            "      --dtype T          training dtype for the peak: bf16 (default), fp16, fp8, tf32, ...\n"
+            "      --hostname NAME    Hostname label (default $NODE_NAME, else the host name)\n"
+            "      --max-connections N  concurrent HTTP connections (default 64)\n"
+            "      --backend NAME     nvml (default) or test (synthetic GPUs)\n"
+            "      --run-for T        stop after T (for tests; default: until SIGTERM/SIGINT)\n"
+            "  -h, --help             this text\n"
+            "\n"
+            "Exit status: 0 stopped by SIGTERM/SIGINT; 2 usage error; 4 no GPU, driver or NVML\n"
+            "library; 5 could not listen.  See docs/SERVE.md and deploy/.\n");
+}
+
+int gd_cmd_serve(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"listen", required_argument, NULL, 'l'},
+        {"interval", required_argument, NULL, 'i'},
+        {"window", required_argument, NULL, 'w'},
+        {"markers", required_argument, NULL, 'm'},
+        {"flops-per-token", required_argument, NULL, 'f'},
+        {"peak-tflops", required_argument, NULL, 'p'},
+        {"params", required_argument, NULL, 'P'},
+        {"dtype", required_argument, NULL, 'd'},
+        {"hostname", required_argument, NULL, 'H'},
+        {"max-connections", required_argument, NULL, 'c'},
+        {"backend", required_argument, NULL, 'b'},
+        {"run-for", required_argument, NULL, 'r'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    gd_serve_opts o;
+    memset(&o, 0, sizeof o);
+    o.model_flops_per_token = NAN;
+    o.peak_flops_per_gpu = NAN;
+    o.markers = getenv("GPUDIAG_MARKERS");
+    o.dtype = (int)GPUDIAG_DTYPE_BF16;
+    double secs;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+l:i:w:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'l':
+            o.listen = optarg;
+            break;
+        case 'i':
+        case 'w':
+        case 'r':
+            if (gd_live_parse_interval(optarg, &secs) != 0) {
+                fprintf(stderr, "gpudiag: error: --%s wants a time from 10ms to 1h such as 500ms, 2s or 5m, got '%s'\n",
+                        c == 'i' ? "interval" : c == 'w' ? "window" : "run-for", optarg);
+                return 2;
+            }
+            if (c == 'i')
+                o.interval_us = (int64_t)(secs * 1e6 + 0.5);
+            else if (c == 'w')
+                o.window_us = (int64_t)(secs * 1e6 + 0.5);
+            else
+                o.run_for_us = (int64_t)(secs * 1e6 + 0.5);
+            break;
+        case 'm':
+            o.markers = optarg;
+            break;
+        case 'f':
+            if (gd_opt_number("--flops-per-token", optarg, 1, 1, 1e18, &o.model_flops_per_token) != 0)
+                return GD_EXIT_USAGE;
+            break;
+        case 'P': {
+            double n;
+            if (gd_opt_number("--params", optarg, 1, 1, 1e15, &n) != 0)
+                return GD_EXIT_USAGE;
+            o.model_flops_per_token = 6.0 * n;  /* PaLM appendix B without the attention term */
+            break;
+        }
+        case 'p':
+            if (gd_opt_number("--peak-tflops", optarg, 0, 1e-3, 1e6, &o.peak_flops_per_gpu) != 0)
+                return GD_EXIT_USAGE;
+            o.peak_flops_per_gpu *= 1e12;
+            break;
+        case 'd': {
+            gpudiag_dtype dt;
+            if (gpudiag_dtype_parse(optarg, &dt) != 0) {
+                fprintf(stderr, "gpudiag: error: --dtype wants fp64, fp32, tf32, fp16, bf16, fp8 or int8, got '%s'\n", optarg);
+                return GD_EXIT_USAGE;
+            }
+            o.dtype = (int)dt;
+            break;
+        }
+        case 'H':
+            o.hostname = optarg;
+            break;
+        case 'c': {
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (end == optarg || *end || n < 1 || n > 4096) {
+                fprintf(stderr, "gpudiag: error: --max-connections wants 1..4096, got '%s'\n", optarg);
+                return 2;
+            }
+            o.max_connections = (unsigned)n;
+            break;
+        }
+        case 'b':
+            o.backend = optarg;
+            break;
+        case 'h':
+            usage_serve(stdout);
+            return 0;
+        default:
+            usage_serve(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "gpudiag: error: serve takes no arguments (got '%s'); see gpudiag serve --help\n", argv[optind]);
+        return GD_EXIT_USAGE;
+    }
+    return gd_serve_run(&o);
+}

@@ -1,0 +1,442 @@
+/*
+ * serve.c — the exporter: sampling thread, rolling window, HTTP endpoints.
+ */
+#define _GNU_SOURCE
+#include "serve/serve.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "gpudiag/sampler.h"
+#include "gpudiag/specs.h"
+#include "serve/prom.h"
+#include "serve/window.h"
+
+#define GD_SERVE_DEFAULT_LISTEN "127.0.0.1:9400"
+
+typedef struct gd_server {
+    gd_serve_opts opts;
+    char hostname[256];
+    gpudiag_sampler *sampler;
+    size_t gpu_count;
+    gd_window *window;               /* rolling samples + diagnosis (window.c) */
+
+    pthread_mutex_t lock;            /* guards the fields below */
+    pthread_cond_t wake;
+    int stopping;
+    char *metrics_text;              /* Prometheus text 0.0.4 */
+    size_t metrics_len;
+    char *metrics_om;                /* OpenMetrics 1.0 */
+    size_t metrics_om_len;
+    char *report_json;
+    size_t report_len;
+    int healthy;
+    char health_msg[256];
+    double last_render_s;
+    uint64_t scrapes;
+} gd_server;
+
+static double now_mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Render both exposition formats and the report from the window. */
+static void render_all(gd_server *srv)
+{
+    double t0 = now_mono_s();
+    char *txt = NULL, *om = NULL, *rep = NULL;
+    size_t txt_len = 0, om_len = 0, rep_len = 0;
+    FILE *fp = open_memstream(&txt, &txt_len);
+    int ok = fp != NULL;
+    if (fp) {
+        ok = gd_window_write_prom(srv->window, fp, 0, srv->last_render_s) == 0;
+        ok = (fclose(fp) == 0) && ok;
+    }
+    fp = ok ? open_memstream(&om, &om_len) : NULL;
+    if (fp) {
+        ok = gd_window_write_prom(srv->window, fp, 1, srv->last_render_s) == 0;
+        ok = (fclose(fp) == 0) && ok;
+    } else {
+        ok = 0;
+    }
+    fp = ok ? open_memstream(&rep, &rep_len) : NULL;
+    if (fp) {
+        ok = gd_window_write_report(srv->window, fp) == 0;
+        ok = (fclose(fp) == 0) && ok;
+    } else {
+        ok = 0;
+    }
+    char msg[256];
+    int healthy = gd_window_health(srv->window, msg, sizeof msg);
+
+    pthread_mutex_lock(&srv->lock);
+    if (ok) {
+        free(srv->metrics_text);
+        free(srv->metrics_om);
+        free(srv->report_json);
+        srv->metrics_text = txt;
+        srv->metrics_len = txt_len;
+        srv->metrics_om = om;
+        srv->metrics_om_len = om_len;
+        srv->report_json = rep;
+        srv->report_len = rep_len;
+        txt = om = rep = NULL;
+        srv->healthy = healthy;
+        snprintf(srv->health_msg, sizeof srv->health_msg, "%s", msg);
+    } else {
+        srv->healthy = 0;
+        snprintf(srv->health_msg, sizeof srv->health_msg, "out of memory rendering the metrics");
+    }
+    srv->last_render_s = now_mono_s() - t0;
+    pthread_mutex_unlock(&srv->lock);
+    free(txt);
+    free(om);
+    free(rep);
+}
+
+static void *sampling_thread(void *arg)
+{
+    gd_server *srv = arg;
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    for (;;) {
+        gd_window_sample(srv->window, srv->sampler);
+        render_all(srv);
+
+        int64_t ns = (int64_t)next.tv_nsec + (srv->opts.interval_us % 1000000) * 1000;
+        next.tv_sec += (time_t)(srv->opts.interval_us / 1000000) + (time_t)(ns / 1000000000);
+        next.tv_nsec = (long)(ns % 1000000000);
+        pthread_mutex_lock(&srv->lock);
+        while (!srv->stopping) {
+            int rc = pthread_cond_timedwait(&srv->wake, &srv->lock, &next);
+            if (rc == ETIMEDOUT)
+                break;
+        }
+        int stop = srv->stopping;
+        pthread_mutex_unlock(&srv->lock);
+        if (stop)
+            break;
+    }
+    return NULL;
+}
+
+/* --- HTTP ---------------------------------------------------------------- */
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type, char *body, size_t len)
+{
+    /* body is malloc'd and handed to libmicrohttpd. */
+    struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+    if (!r) {
+        free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, "Content-Type", type);
+    MHD_add_response_header(r, "Cache-Control", "no-store");
+    enum MHD_Result ret = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, const char *text)
+{
+    char *b = strdup(text);
+    if (!b)
+        return MHD_NO;
+    return reply(c, status, "text/plain; charset=utf-8", b, strlen(b));
+}
+
+static char *copy_locked(gd_server *srv, const char *src, size_t len)
+{
+    (void)srv;
+    char *b = malloc(len + 1);
+    if (b) {
+        memcpy(b, src ? src : "", src ? len : 0);
+        b[src ? len : 0] = '\0';
+    }
+    return b;
+}
+
+static int wants_openmetrics(struct MHD_Connection *c)
+{
+    const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+    return accept && strstr(accept, "application/openmetrics-text") != NULL;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                              const char *version, const char *upload_data, size_t *upload_data_size,
+                              void **con_cls)
+{
+    (void)version;
+    (void)upload_data;
+    gd_server *srv = cls;
+    static int first_call_marker;
+    if (*con_cls == NULL) {
+        /* First call, headers only: refuse what no endpoint takes before any
+         * body is read (libmicrohttpd then discards it and closes). */
+        *con_cls = &first_call_marker;
+        if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
+            struct MHD_Response *r = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+            if (!r)
+                return MHD_NO;
+            MHD_add_response_header(r, "Allow", "GET, HEAD");
+            enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_METHOD_NOT_ALLOWED, r);
+            MHD_destroy_response(r);
+            return ret;
+        }
+        const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+        if ((cl && strcmp(cl, "0") != 0) || MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Transfer-Encoding"))
+            return reply_text(c, MHD_HTTP_CONTENT_TOO_LARGE, "request bodies are not accepted\n");
+        return MHD_YES;
+    }
+    if (*upload_data_size != 0) {
+        *upload_data_size = 0;           /* defensive: bodies were refused above */
+        return MHD_YES;
+    }
+
+    if (strcmp(url, "/metrics") == 0) {
+        int om = wants_openmetrics(c);
+        pthread_mutex_lock(&srv->lock);
+        char *b = om ? copy_locked(srv, srv->metrics_om, srv->metrics_om_len)
+                     : copy_locked(srv, srv->metrics_text, srv->metrics_len);
+        srv->scrapes++;
+        pthread_mutex_unlock(&srv->lock);
+        if (!b)
+            return MHD_NO;
+        return reply(c, MHD_HTTP_OK,
+                     om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+                        : "text/plain; version=0.0.4; charset=utf-8",
+                     b, strlen(b));
+    }
+    if (strcmp(url, "/report") == 0) {
+        pthread_mutex_lock(&srv->lock);
+        char *b = copy_locked(srv, srv->report_json, srv->report_len);
+        pthread_mutex_unlock(&srv->lock);
+        if (!b)
+            return MHD_NO;
+        return reply(c, MHD_HTTP_OK, "application/json", b, strlen(b));
+    }
+    if (strcmp(url, "/healthz") == 0) {
+        char msg[300];
+        pthread_mutex_lock(&srv->lock);
+        int ok = srv->healthy;
+        snprintf(msg, sizeof msg, "%s\n", ok ? "ok" : srv->health_msg);
+        pthread_mutex_unlock(&srv->lock);
+        return reply_text(c, ok ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, msg);
+    }
+    if (strcmp(url, "/") == 0)
+        return reply_text(c, MHD_HTTP_OK,
+                          "gpudiag serve: /metrics (Prometheus, OpenMetrics with Accept), /report (JSON), /healthz\n");
+    return reply_text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics, /report or /healthz\n");
+}
+
+/* Parse "HOST:PORT", "[V6]:PORT" or ":PORT" into a socket address. */
+static int parse_listen(const char *spec, struct sockaddr_storage *ss, socklen_t *sslen, char *why, size_t whylen)
+{
+    char host[256];
+    const char *port;
+    if (spec[0] == '[') {
+        const char *end = strchr(spec, ']');
+        if (!end || end[1] != ':' || (size_t)(end - spec - 1) >= sizeof host) {
+            snprintf(why, whylen, "expected [ADDRESS]:PORT");
+            return -1;
+        }
+        memcpy(host, spec + 1, (size_t)(end - spec - 1));
+        host[end - spec - 1] = '\0';
+        port = end + 2;
+    } else {
+        const char *colon = strrchr(spec, ':');
+        if (!colon || (size_t)(colon - spec) >= sizeof host || strchr(spec, ':') != colon) {
+            snprintf(why, whylen, "expected HOST:PORT (an IPv6 address goes in brackets)");
+            return -1;
+        }
+        memcpy(host, spec, (size_t)(colon - spec));
+        host[colon - spec] = '\0';
+        port = colon + 1;
+    }
+    char *end;
+    errno = 0;
+    long p = strtol(port, &end, 10);
+    if (!*port || *end || errno || p < 0 || p > 65535) {
+        snprintf(why, whylen, "port '%s' is not a number 0..65535", port);
+        return -1;
+    }
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    int rc = getaddrinfo(host[0] ? host : NULL, port, &hints, &res);
+    if (rc != 0 || !res) {
+        snprintf(why, whylen, "cannot resolve '%s': %s", host, gai_strerror(rc));
+        return -1;
+    }
+    memcpy(ss, res->ai_addr, res->ai_addrlen);
+    *sslen = res->ai_addrlen;
+    freeaddrinfo(res);
+    return 0;
+}
+
+static unsigned bound_port(struct MHD_Daemon *d)
+{
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    return info ? info->port : 0;
+}
+
+int gd_serve_run(const gd_serve_opts *in)
+{
+    gd_server srv;
+    memset(&srv, 0, sizeof srv);
+    srv.opts = *in;
+    if (!srv.opts.listen)
+        srv.opts.listen = GD_SERVE_DEFAULT_LISTEN;
+    if (srv.opts.interval_us <= 0)
+        srv.opts.interval_us = 1000000;
+    if (srv.opts.window_us <= 0)
+        srv.opts.window_us = 300 * (int64_t)1000000;
+    if (srv.opts.max_connections == 0)
+        srv.opts.max_connections = 64;
+
+    struct sockaddr_storage ss;
+    socklen_t sslen = 0;
+    char why[300];
+    if (parse_listen(srv.opts.listen, &ss, &sslen, why, sizeof why) != 0) {
+        fprintf(stderr, "gpudiag serve: --listen %s: %s\n", srv.opts.listen, why);
+        return 2;
+    }
+
+    const char *host = srv.opts.hostname;
+    if (!host)
+        host = getenv("NODE_NAME");
+    if (host && *host)
+        snprintf(srv.hostname, sizeof srv.hostname, "%s", host);
+    else if (gethostname(srv.hostname, sizeof srv.hostname - 1) != 0)
+        srv.hostname[0] = '\0';
+
+    gpudiag_error err;
+    memset(&err, 0, sizeof err);
+    gpudiag_status st = gpudiag_sampler_open(srv.opts.backend, &srv.sampler, &err);
+    if (st != GPUDIAG_OK) {
+        fprintf(stderr, "gpudiag serve: %s\n", err.message[0] ? err.message : gpudiag_strerror(st));
+        return st == GPUDIAG_ERR_NODEV ? 4 : (st == GPUDIAG_ERR_ARG ? 2 : 5);
+    }
+    srv.gpu_count = gpudiag_sampler_gpu_count(srv.sampler);
+    if (isnan(srv.opts.peak_flops_per_gpu) && isfinite(srv.opts.model_flops_per_token) && srv.gpu_count > 0) {
+        const gpudiag_gpu_info *g0 = gpudiag_sampler_gpu(srv.sampler, 0);
+        const gpudiag_gpu_spec *spec = g0 ? gpudiag_gpu_find(g0->name) : NULL;
+        if (spec && srv.opts.dtype >= 0 && srv.opts.dtype < GPUDIAG_DTYPE_COUNT &&
+            isfinite(spec->peak_tflops[srv.opts.dtype]))
+            srv.opts.peak_flops_per_gpu = spec->peak_tflops[srv.opts.dtype] * 1e12;
+        else
+            fprintf(stderr, "gpudiag serve: no peak for '%s' in %s in the GPU table: gpudiag_mfu needs --peak-tflops\n",
+                    g0 ? g0->name : "?", gpudiag_dtype_name((gpudiag_dtype)srv.opts.dtype));
+    }
+    srv.window = gd_window_new(srv.sampler, srv.hostname, &srv.opts);
+    if (!srv.window) {
+        fprintf(stderr, "gpudiag serve: out of memory\n");
+        gpudiag_sampler_free(&srv.sampler);
+        return 5;
+    }
+    pthread_mutex_init(&srv.lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&srv.wake, &ca);
+    pthread_condattr_destroy(&ca);
+    srv.last_render_s = NAN;
+    snprintf(srv.health_msg, sizeof srv.health_msg, "starting: no sample yet");
+
+    /* Signals go to this thread only (sigtimedwait below). */
+    sigset_t sigs, old;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &sigs, &old);
+    signal(SIGPIPE, SIG_IGN);
+
+    int rc = 0;
+    pthread_t sampler_tid;
+    int have_thread = 0;
+    /* First round before listening, so the first scrape already has data. */
+    gd_window_sample(srv.window, srv.sampler);
+    render_all(&srv);
+
+    struct MHD_Daemon *d = MHD_start_daemon(
+        MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0), 0, NULL,
+        NULL, handle, &srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE,
+        (unsigned)2, MHD_OPTION_CONNECTION_LIMIT, srv.opts.max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        (unsigned)32, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        (size_t)32768, MHD_OPTION_END);
+    if (!d) {
+        fprintf(stderr, "gpudiag serve: cannot listen on %s: %s\n", srv.opts.listen,
+                errno ? strerror(errno) : "libmicrohttpd refused to start");
+        rc = 5;
+        goto out;
+    }
+    if (pthread_create(&sampler_tid, NULL, sampling_thread, &srv) != 0) {
+        fprintf(stderr, "gpudiag serve: cannot start the sampling thread\n");
+        rc = 5;
+        goto out;
+    }
+    have_thread = 1;
+    {
+        char shown[300];
+        const char *colon = strrchr(srv.opts.listen, ':');
+        snprintf(shown, sizeof shown, "%.*s:%u", (int)(colon - srv.opts.listen), srv.opts.listen, bound_port(d));
+        fprintf(stderr, "gpudiag serve: listening on http://%s/metrics (%zu GPU%s, backend %s, every %.3g s)\n",
+                shown, srv.gpu_count, srv.gpu_count == 1 ? "" : "s", gpudiag_sampler_backend(srv.sampler),
+                (double)srv.opts.interval_us / 1e6);
+    }
+
+    double deadline = srv.opts.run_for_us > 0 ? now_mono_s() + (double)srv.opts.run_for_us / 1e6 : 0;
+    for (;;) {
+        struct timespec to = {1, 0};
+        if (deadline > 0) {
+            double left = deadline - now_mono_s();
+            if (left <= 0)
+                break;
+            if (left < 1) {
+                to.tv_sec = 0;
+                to.tv_nsec = (long)(left * 1e9);
+            }
+        }
+        int sig = sigtimedwait(&sigs, NULL, &to);
+        if (sig == SIGTERM || sig == SIGINT) {
+            fprintf(stderr, "gpudiag serve: %s, shutting down\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+            break;
+        }
+    }
+
+out:
+    if (have_thread) {
+        pthread_mutex_lock(&srv.lock);
+        srv.stopping = 1;
+        pthread_cond_signal(&srv.wake);
+        pthread_mutex_unlock(&srv.lock);
+        pthread_join(sampler_tid, NULL);
+    }
+    if (d)
+        MHD_stop_daemon(d);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    free(srv.metrics_text);
+    free(srv.metrics_om);
+    free(srv.report_json);
+    gd_window_free(&srv.window);
+    gpudiag_sampler_free(&srv.sampler);
+    pthread_mutex_destroy(&srv.lock);
+    pthread_cond_destroy(&srv.wake);
+    return rc;
+}
