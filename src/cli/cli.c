@@ -63,8 +63,7 @@ static void usage_main(FILE *fp)
             "  watch             live view of the GPUs through NVML, with a rolling verdict\n"
             "\n"
             "Run 'gpudiag analyze --help' for the options of a command.\n"
-            "Other commands in the design (compare) are not
-"
+            "Other commands in the design (compare) are not\n"
             "built yet; running them reports an unknown command (see README.md, Status).\n"
             "\n"
             "Options:\n"

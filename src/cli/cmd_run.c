@@ -36,7 +36,7 @@
 
 #include "cli/cmd_live.h"
 #include "cli/live.h"
-#include "cli/markers.h"
+#include "model/markers.h"
 
 enum { R_OPT_BACKEND = 300, R_OPT_GPUS };
 enum { RUN_FAIL = 125, RUN_NOEXEC = 126, RUN_NOTFOUND = 127 };

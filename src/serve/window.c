@@ -4,17 +4,16 @@
 #define _GNU_SOURCE
 #include "serve/window.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
 
+#include "model/markers.h"
 #include "serve/prom.h"
 
 #define GD_LOW_UTIL_THRESHOLD 0.30   /* the seeds' low-utilisation bar (docs/DEFINITIONS.md) */
 #define GD_WINDOW_MAX_SAMPLES 100000 /* per GPU, whatever --window / --interval say */
-#define GD_MARKERS_MAX 4096
 
 typedef struct gd_ring_sample {
     int64_t t_us;
@@ -32,11 +31,6 @@ typedef struct gd_wgpu {
     int bottleneck;               /* -1 unknown */
 } gd_wgpu;
 
-typedef struct gd_marker {
-    int64_t t_us;
-    double tokens;                /* NaN: the line had no tokens */
-} gd_marker;
-
 struct gd_window {
     char hostname[256];
     gd_serve_opts opts;
@@ -44,12 +38,8 @@ struct gd_window {
     gd_wgpu *gpus;
     size_t cap;
     uint64_t rounds, errors;
-    /* step markers */
-    FILE *markers;
-    char partial[512];
-    size_t partial_len;
-    gd_marker marks[GD_MARKERS_MAX];
-    size_t mark_head, mark_count;
+    int have_markers;
+    gd_markers markers;           /* step markers (model/markers.h), pruned to the window */
     double mfu;
 };
 
@@ -88,8 +78,10 @@ gd_window *gd_window_new(gpudiag_sampler *s, const char *hostname, const gd_serv
         }
     }
     w->mfu = NAN;
-    if (opts->markers && *opts->markers)
-        w->markers = fopen(opts->markers, "r");   /* may appear later: retried each round */
+    if (opts->markers && *opts->markers) {
+        gd_markers_init(&w->markers, opts->markers);   /* from the file's end; it may appear later */
+        w->have_markers = 1;
+    }
     return w;
 }
 
@@ -101,74 +93,27 @@ void gd_window_free(gd_window **wp)
     for (size_t i = 0; i < w->gpu_count; i++)
         free(w->gpus[i].ring);
     free(w->gpus);
-    if (w->markers)
-        fclose(w->markers);
+    if (w->have_markers)
+        gd_markers_free(&w->markers);
     free(w);
     *wp = NULL;
 }
 
-/* --- step markers: "step N [tokens T]" lines appended by the training job -- */
+/* --- step markers ----------------------------------------------------------- */
 
-static void add_marker(gd_window *w, int64_t t_us, const char *line)
+/* Read new marker lines and forget markers older than the window. */
+static void read_markers(gd_window *w, int64_t now_us)
 {
-    while (isspace((unsigned char)*line))
-        line++;
-    if (strncmp(line, "step", 4) != 0 || !isspace((unsigned char)line[4]))
+    if (!w->have_markers)
         return;
-    char *end;
-    strtoull(line + 5, &end, 10);
-    if (end == line + 5)
-        return;
-    double tokens = NAN;
-    const char *tm = strstr(end, "time");
-    if (tm) {
-        /* the job's own end-of-step time, seconds since the epoch: more exact than when we read the line */
-        char *e2;
-        double secs = strtod(tm + 4, &e2);
-        if (e2 != tm + 4 && isfinite(secs) && secs > 0 && secs < 1e11)
-            t_us = (int64_t)(secs * 1e6);
-    }
-    const char *tk = strstr(end, "tokens");
-    if (tk) {
-        char *e2;
-        double t = strtod(tk + 6, &e2);
-        if (e2 != tk + 6 && isfinite(t) && t >= 0)
-            tokens = t;
-    }
-    size_t at = (w->mark_head + w->mark_count) % GD_MARKERS_MAX;
-    if (w->mark_count == GD_MARKERS_MAX)
-        w->mark_head = (w->mark_head + 1) % GD_MARKERS_MAX;
-    else
-        w->mark_count++;
-    w->marks[at].t_us = t_us;
-    w->marks[at].tokens = tokens;
-}
-
-static void read_markers(gd_window *w, int64_t now)
-{
-    if (!w->markers && w->opts.markers && *w->opts.markers)
-        w->markers = fopen(w->opts.markers, "r");
-    if (!w->markers)
-        return;
-    char buf[4096];
-    size_t got;
-    clearerr(w->markers);
-    while ((got = fread(buf, 1, sizeof buf, w->markers)) > 0) {
-        for (size_t i = 0; i < got; i++) {
-            if (buf[i] == '\n') {
-                w->partial[w->partial_len] = '\0';
-                add_marker(w, now, w->partial);
-                w->partial_len = 0;
-            } else if (w->partial_len + 1 < sizeof w->partial) {
-                w->partial[w->partial_len++] = buf[i];
-            }
-        }
-    }
-    /* drop markers older than the window */
-    while (w->mark_count && w->marks[w->mark_head].t_us < now - w->opts.window_us) {
-        w->mark_head = (w->mark_head + 1) % GD_MARKERS_MAX;
-        w->mark_count--;
-    }
+    double now_s = (double)now_us / 1e6;
+    gd_markers_poll(&w->markers, now_s);
+    double oldest = now_s - (double)w->opts.window_us / 1e6;
+    size_t keep = 0;
+    for (size_t i = 0; i < w->markers.n; i++)
+        if (w->markers.m[i].t_s >= oldest)
+            w->markers.m[keep++] = w->markers.m[i];
+    w->markers.n = keep;
 }
 
 /* MFU = tokens/s × model FLOPs per token / (GPUs × peak FLOP/s) (PaLM
@@ -176,20 +121,18 @@ static void read_markers(gd_window *w, int64_t now)
  * in the window over the time from the first to the last. */
 static double window_mfu(const gd_window *w)
 {
-    if (w->mark_count < 2 || !isfinite(w->opts.model_flops_per_token) || !isfinite(w->opts.peak_flops_per_gpu) ||
-        w->opts.peak_flops_per_gpu <= 0 || w->gpu_count == 0)
+    const gd_markers *mk = &w->markers;
+    if (!w->have_markers || mk->n < 2 || !isfinite(w->opts.model_flops_per_token) ||
+        !isfinite(w->opts.peak_flops_per_gpu) || w->opts.peak_flops_per_gpu <= 0 || w->gpu_count == 0)
         return NAN;
-    const gd_marker *first = &w->marks[w->mark_head];
-    const gd_marker *last = &w->marks[(w->mark_head + w->mark_count - 1) % GD_MARKERS_MAX];
     double tokens = 0;
-    for (size_t k = 1; k < w->mark_count; k++) {
-        double t = w->marks[(w->mark_head + k) % GD_MARKERS_MAX].tokens;
-        if (isnan(t))
+    for (size_t k = 1; k < mk->n; k++) {
+        if (isnan(mk->m[k].tokens))
             return NAN;
-        tokens += t;
+        tokens += mk->m[k].tokens;
     }
-    double secs = (double)(last->t_us - first->t_us) / 1e6;
-    if (secs <= 0)
+    double secs = mk->m[mk->n - 1].t_s - mk->m[0].t_s;
+    if (!(secs > 0))
         return NAN;
     return tokens / secs * w->opts.model_flops_per_token / ((double)w->gpu_count * w->opts.peak_flops_per_gpu);
 }

@@ -43,10 +43,7 @@ set 1 mem_used 1073741824
 lost_after 1 3
 S
 export GPUDIAG_NVML_LIB="$FAKE_NVML_FULL" FAKE_NVML_SCRIPT="$TMP/script"
-# step markers with the job's own end-of-step times: 3 steps 1 s apart, 4096 tokens each:
-# 8192 tokens after the first in 2 s = 4096 tokens/s; MFU = 4096 x 1e9 / (2 GPUs x 1000e12) = 0.002048
-T0=$(python3 -c 'import time; print("%.3f" % (time.time() - 3))')
-python3 -c 'import sys; t=float(sys.argv[1]); [print("step %d tokens 4096 time %.3f" % (k, t + k - 1)) for k in (1, 2, 3)]' "$T0" > "$TMP/markers"
+: > "$TMP/markers"
 
 "$GPUDIAG" serve --listen 127.0.0.1:0 --interval 250ms --window 1m --hostname node-a \
     --markers "$TMP/markers" --flops-per-token 1e9 --peak-tflops 1000 2> "$TMP/serve.err" &
@@ -102,6 +99,14 @@ def val(s, fam, **want):
             return v
     return None
 
+# step markers with the job's own end-of-step times (written after the start: only new lines
+# count): 3 steps 1 s apart, 4096 tokens each: 8192 tokens after the first in 2 s = 4096
+# tokens/s; MFU = 4096 x 1e9 / (2 GPUs x 1000e12) = 0.002048
+t0 = time.time() - 3
+with open(tmp + "/markers", "a") as f:
+    for k in (1, 2, 3):
+        f.write("step %d tokens 4096 time %.3f\n" % (k, t0 + k - 1))
+    f.write("step 4 tokens 4096 time %.3f\n" % (t0 - 3600))   # older than the window: dropped
 time.sleep(1.2)   # a few rounds: GPM needs two reads at least 100 ms apart
 
 st, ctype, body = get("/metrics")

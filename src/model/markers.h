@@ -1,5 +1,5 @@
 /*
- * markers.h — optional step markers for `gpudiag run`.
+ * markers.h — optional step markers for `gpudiag run` and `gpudiag serve`.
  *
  * The training script appends one line per finished step to the file named
  * in $GPUDIAG_MARKERS:  `step N [tokens T] [time UNIX_SECONDS]`.  Without a
@@ -7,8 +7,8 @@
  * sampling interval, so the step times are then only as fine as the
  * interval).  Definitions: docs/DEFINITIONS.md "Step markers".
  */
-#ifndef GD_CLI_MARKERS_H
-#define GD_CLI_MARKERS_H
+#ifndef GD_MODEL_MARKERS_H
+#define GD_MODEL_MARKERS_H
 
 #include <stddef.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * markers.c — step markers for `gpudiag run` (see markers.h).
+ * markers.c — step markers for `gpudiag run` and `gpudiag serve` (see markers.h).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/markers.h"
+#include "model/markers.h"
 
 void gd_markers_init(gd_markers *mk, const char *path)
 {
