@@ -257,6 +257,44 @@ typedef struct gpudiag_stream_idle {
     double full_queue_us;         /**< time with >= 1024 ops queued (launches block) */
 } gpudiag_stream_idle;
 
+/** Number of equal time bins of the report's timeline (gpudiag_timeline). */
+#define GPUDIAG_TIMELINE_BINS 500
+
+/** One stream's row of the timeline (docs/DEFINITIONS.md "Timeline").
+ *  Both arrays have `bins` entries and are owned by the report. */
+typedef struct gpudiag_timeline_lane {
+    int device;
+    int stream;
+    double *busy_us;              /**< per bin: time with an op of this stream running (union), µs, 0..bin_us */
+    double *queue_max;            /**< per bin: the most ops queued on the stream at any instant of the
+                                       bin (HTA queue length); NULL when no launch of it was counted */
+} gpudiag_timeline_lane;
+
+/** One device's row of the timeline: busy time and idle gaps by cause, per bin. */
+typedef struct gpudiag_timeline_device {
+    int device;
+    double *busy_us;              /**< per bin: time with any op of the device running (union), µs */
+    double *idle_us[GPUDIAG_IDLE_CAUSE_COUNT]; /**< per bin: device-idle gap time by cause, µs */
+} gpudiag_timeline_device;
+
+/**
+ * The GPU activity of the steps span, downsampled into `bins` equal bins so
+ * that a chart or counter track stays small for any trace length.  Bin i
+ * covers [start + i·bin_us, start + (i+1)·bin_us).  For every bin
+ * busy_us + Σ idle_us = bin_us on each device (the gaps are exactly the
+ * device-idle time inside the steps).  bins == 0 when there is no GPU activity
+ * or no step.
+ */
+typedef struct gpudiag_timeline {
+    int64_t start_ns, end_ns;     /**< the steps span, trace clock × 1000 */
+    double bin_us;                /**< (end − start) / bins, µs */
+    size_t bins;                  /**< GPUDIAG_TIMELINE_BINS, or 0 */
+    size_t lane_count;            /**< one per stream, in the order of gpudiag_report.stream_idle */
+    gpudiag_timeline_lane *lanes;
+    size_t device_count;          /**< one per device of gpudiag_report.devices, same order */
+    gpudiag_timeline_device *devices;
+} gpudiag_timeline;
+
 /** Copies of one direction inside the steps span (from Kineto's memcpy names and `bytes`). */
 typedef struct gpudiag_transfer {
     uint64_t count;
@@ -379,6 +417,9 @@ typedef struct gpudiag_report {
     gpudiag_gap *top_gaps;
     size_t stream_idle_count;     /**< HTA per-stream breakdown, by device then stream */
     gpudiag_stream_idle *stream_idle;
+    gpudiag_gap *gaps;            /**< every one of the idle_gap_count gaps, by device then start;
+                                       cpu_op is NULL here (top_gaps names it) */
+    gpudiag_timeline timeline;    /**< GPU activity and idle causes over the steps, downsampled */
     gpudiag_transfer transfers[GPUDIAG_COPY_KIND_COUNT]; /**< memcpys inside the steps span, by direction */
     gpudiag_transfer pageable;    /**< those with pageable host memory on one side (Nsight cuda_memcpy_async) */
     /* GEMM fill: GEMM-class kernels starting inside the steps span (DEFINITIONS "GEMM fill") */

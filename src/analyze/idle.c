@@ -14,6 +14,7 @@
  * Both are linear after one sort per set.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,70 @@ static int64_t overlap(const gd_vec *set, size_t *hint, int64_t s, int64_t e)
             sum += hi - lo;
     }
     return sum;
+}
+
+/* ---- timeline bins ---------------------------------------------------------
+ * Bin i of n covers [ws + span·i/n, ws + span·(i+1)/n) in integer ns, so the
+ * bins tile the window exactly. */
+static int64_t bin_edge(int64_t ws, int64_t span, size_t nb, size_t i)
+{
+    if (span <= INT64_MAX / (int64_t)nb)
+        return ws + span * (int64_t)i / (int64_t)nb;
+    return ws + (int64_t)((double)span / (double)nb * (double)i); /* absurd spans: approximate, still monotonic */
+}
+
+static size_t bin_of(int64_t ws, int64_t span, size_t nb, int64_t t)
+{
+    size_t i = span <= INT64_MAX / (int64_t)nb ? (size_t)((t - ws) * (int64_t)nb / span)
+                                               : (size_t)((double)(t - ws) / (double)span * (double)nb);
+    if (i >= nb)
+        i = nb - 1;
+    while (i + 1 < nb && bin_edge(ws, span, nb, i + 1) <= t)
+        i++;
+    while (i > 0 && bin_edge(ws, span, nb, i) > t)
+        i--;
+    return i;
+}
+
+/* Add the part of [s,e) inside the window to the bins it covers, in µs. */
+static void bin_add(double *bins, const gpudiag_timeline *tl, int64_t s, int64_t e)
+{
+    int64_t ws = tl->start_ns, we = tl->end_ns, span = we - ws;
+    if (s < ws)
+        s = ws;
+    if (e > we)
+        e = we;
+    if (e <= s)
+        return;
+    for (size_t i = bin_of(ws, span, tl->bins, s); i < tl->bins && s < e; i++) {
+        int64_t be = bin_edge(ws, span, tl->bins, i + 1);
+        int64_t hi = e < be ? e : be;
+        if (hi > s)
+            bins[i] += (double)(hi - s) / 1000.0;
+        s = hi;
+    }
+}
+
+/* Raise the bins that [s,e] touches (an instant when s == e) to at least v. */
+static void bin_max(double *bins, const gpudiag_timeline *tl, int64_t s, int64_t e, double v)
+{
+    int64_t ws = tl->start_ns, we = tl->end_ns, span = we - ws;
+    if (e < ws || s >= we)
+        return;
+    if (s < ws)
+        s = ws;
+    int64_t last = e > s ? e - 1 : s;
+    if (last >= we)
+        last = we - 1;
+    size_t i1 = bin_of(ws, span, tl->bins, last);
+    for (size_t i = bin_of(ws, span, tl->bins, s); i <= i1; i++)
+        if (bins[i] < v)
+            bins[i] = v;
+}
+
+static int64_t floor_half(int64_t k)
+{
+    return k >= 0 ? k / 2 : -((-k + 1) / 2);
 }
 
 typedef struct op_key {
@@ -93,6 +158,12 @@ static int stream_breakdown(actx *a)
     r->stream_idle = calloc(lanes, sizeof *r->stream_idle);
     if (!r->stream_idle)
         goto oom;
+    gpudiag_timeline *tl = &r->timeline;
+    if (tl->bins) {
+        tl->lanes = calloc(lanes, sizeof *tl->lanes);
+        if (!tl->lanes)
+            goto oom;
+    }
     for (size_t i0 = 0; i0 < n;) {
         size_t i1 = i0;
         while (i1 < n && k[i1].lane == k[i0].lane)
@@ -103,6 +174,15 @@ static int stream_breakdown(actx *a)
         si->stream = first->stream;
         si->ops = i1 - i0;
         si->queue_mean = NAN;
+        gpudiag_timeline_lane *lane = NULL;
+        if (tl->bins) {
+            lane = &tl->lanes[tl->lane_count++];
+            lane->device = first->device;
+            lane->stream = first->stream;
+            if (!(lane->busy_us = calloc(tl->bins, sizeof *lane->busy_us)))
+                goto oom;
+            bin_add(lane->busy_us, tl, first->ts_ns, first->ts_ns + first->dur_ns);
+        }
         int64_t prev_end = first->ts_ns + first->dur_ns;
         size_t nq = 0;
         for (size_t i = i0; i < i1; i++) {
@@ -120,8 +200,12 @@ static int stream_breakdown(actx *a)
             }
             /* HTA takes the previous op's end; an op that ends earlier than one
              * before it (overlap on a stream) must not reopen a gap */
-            if (op->ts_ns + op->dur_ns > prev_end)
+            if (op->ts_ns + op->dur_ns > prev_end) {
+                /* the stream's busy union grows by what this op adds */
+                if (lane && i > i0)
+                    bin_add(lane->busy_us, tl, op->ts_ns > prev_end ? op->ts_ns : prev_end, op->ts_ns + op->dur_ns);
                 prev_end = op->ts_ns + op->dur_ns;
+            }
             /* HTA queue length: +1 at a counted launch call, -1 when its op starts */
             if (rt && (gd_name_flags(a, rt->name_id) & NF_QLAUNCH)) {
                 qe[nq].key = 2 * rt->ts_ns; /* launches before op starts at equal times */
@@ -144,6 +228,20 @@ static int stream_breakdown(actx *a)
                     si->full_queue_us += (double)(qe[e + 1].key / 2 - qe[e].key / 2) / 1000.0;
             }
             si->queue_mean = (double)sum / (double)nq;
+            if (lane) {
+                /* the queue holds each value from its event to the next one */
+                if (!(lane->queue_max = calloc(tl->bins, sizeof *lane->queue_max)))
+                    goto oom;
+                q = 0;
+                for (size_t e = 0; e < nq; e++) {
+                    q += qe[e].delta;
+                    if (q > 0) {
+                        int64_t t0 = floor_half(qe[e].key);
+                        int64_t t1 = e + 1 < nq ? floor_half(qe[e + 1].key) : t0;
+                        bin_max(lane->queue_max, tl, t0, t1, (double)q);
+                    }
+                }
+            }
         }
         i0 = i1;
     }
@@ -197,9 +295,20 @@ int gd_build_idle(actx *a)
 {
     const gpudiag_trace *t = a->t;
     gpudiag_report *r = a->r;
+    gpudiag_timeline *tl = &r->timeline;
+    int have_span = a->nsteps && t->gpu_ops.len > 0 && a->span_e > a->span_s;
+    if (have_span) {
+        tl->start_ns = a->span_s;
+        tl->end_ns = a->span_e;
+        tl->bins = GPUDIAG_TIMELINE_BINS;
+        tl->bin_us = (double)(a->span_e - a->span_s) / 1000.0 / (double)tl->bins;
+        tl->devices = calloc(r->device_count + 1, sizeof *tl->devices);
+        if (!tl->devices)
+            return -1;
+    }
     if (stream_breakdown(a) != 0)
         return -1;
-    if (!a->nsteps || t->gpu_ops.len == 0 || a->span_e <= a->span_s)
+    if (!have_span)
         return 0;
 
     int rc = -1;
@@ -208,6 +317,8 @@ int gd_build_idle(actx *a)
         gd_vec_init(&host[h], sizeof(gd_iv));
     gd_vec_init(&busy, sizeof(gd_iv));
     gd_vec_init(&idle, sizeof(gd_iv));
+    gd_vec all;
+    gd_vec_init(&all, sizeof(gpudiag_gap));
     gpudiag_gap *top = calloc(GD_TOP_GAPS, sizeof *top);
     size_t ntop = 0;
     if (!top)
@@ -257,6 +368,16 @@ int gd_build_idle(actx *a)
                 goto out;
         }
         busy.len = gd_iv_merge(busy.data, busy.len);
+        gpudiag_timeline_device *td = &tl->devices[tl->device_count++];
+        td->device = dev;
+        if (!(td->busy_us = calloc(tl->bins, sizeof *td->busy_us)))
+            goto out;
+        for (int c = 0; c < GPUDIAG_IDLE_CAUSE_COUNT; c++)
+            if (!(td->idle_us[c] = calloc(tl->bins, sizeof *td->idle_us[c])))
+                goto out;
+        for (size_t b = 0; b < busy.len; b++)
+            bin_add(td->busy_us, tl, ((const gd_iv *)busy.data)[b].s, ((const gd_iv *)busy.data)[b].e);
+        size_t step_hint = 0;
         if (gd_vec_reserve(&idle, busy.len + 2) != 0)
             goto out;
         gd_iv span = {a->span_s, a->span_e};
@@ -298,6 +419,14 @@ int gd_build_idle(actx *a)
             r->idle_gap_count++;
             gpudiag_gap gg = {(double)gap->s / 1000.0, (double)len / 1000.0, gap->s, dev, -1, cause, NULL};
             keep_top(top, &ntop, &gg);
+            /* every gap, with its step (gaps come in time order on a device) */
+            while (step_hint < a->nsteps && a->steps[step_hint].e <= gap->s)
+                step_hint++;
+            if (step_hint < a->nsteps && a->steps[step_hint].s <= gap->s)
+                gg.step = r->steps[step_hint].number;
+            if (!gd_vec_push(&all, &gg))
+                goto out;
+            bin_add(td->idle_us[cause], tl, gap->s, gap->e);
         }
     }
     for (size_t i = 0; i < ntop; i++) {
@@ -319,8 +448,12 @@ int gd_build_idle(actx *a)
     r->top_gaps = top;
     r->top_gap_count = ntop;
     top = NULL;
+    r->gaps = all.data;
+    all.data = NULL;
+    all.len = all.cap = 0;
     rc = 0;
 out:
+    gd_vec_free(&all);
     for (int h = 0; h < HOST_SETS; h++)
         gd_vec_free(&host[h]);
     gd_vec_free(&busy);

@@ -19,6 +19,7 @@
 #include "cli/cmd_live.h"
 #include "cli/cmd_serve.h"
 #include "gpudiag/gpudiag.h"
+#include "gpudiag/html.h"
 
 enum exit_code {
     EXIT_OK = 0,
@@ -29,7 +30,7 @@ enum exit_code {
     EXIT_INTERNAL = 5
 };
 
-enum { OPT_NO_COLOR = 128, OPT_COLOR, OPT_FAIL_ON, OPT_WIDTH, OPT_JOBS };
+enum { OPT_NO_COLOR = 128, OPT_COLOR, OPT_FAIL_ON, OPT_WIDTH, OPT_JOBS, OPT_HTML, OPT_TRACE_OUT };
 
 typedef struct settings {
     int json;
@@ -39,6 +40,8 @@ typedef struct settings {
     int width;
     int fail_on;         /* -1 off, else severity */
     int jobs;            /* threads for a directory of rank traces; 0 = cores */
+    const char *html;    /* --html FILE, or NULL */
+    const char *trace_out; /* --trace-out FILE, or NULL */
     char **paths;
     int npaths;
     gd_trace_mfu_opts tm;        /* MFU options (model, tokens per step, GPU) */
@@ -97,12 +100,15 @@ static void usage_analyze(FILE *fp)
             "      --jobs N          threads for a directory of rank traces (default: cores)\n"
             "      --fail-on SEV     exit 1 if a finding of severity SEV or worse exists\n"
             "                        (info, low, medium, high)\n"
+            "      --html FILE       also write the report as one self-contained HTML page with\n"
+            "                        charts (no scripts, no network); one trace file only\n"
             "  -h, --help            show this help and exit\n"
             "\n"
             "%s"
             "\n"
             "Exit status: 0 ran (findings or not); 1 --fail-on matched; 2 usage error;\n"
-            "3 unreadable or malformed input (the message names the file and byte offset);\n"
+            "3 unreadable or malformed input (the message names the file and byte offset),\n"
+            "or an output file that cannot be written;\n"
             "5 internal error.\n"
             "\n"
             "Example:\n"
@@ -136,6 +142,7 @@ static int parse_analyze(int argc, char **argv, settings *s)
         {"width", required_argument, NULL, OPT_WIDTH},
         {"fail-on", required_argument, NULL, OPT_FAIL_ON},
         {"jobs", required_argument, NULL, OPT_JOBS},
+        {"html", required_argument, NULL, OPT_HTML},
         {"help", no_argument, NULL, 'h'},
     };
     struct option all[64]; /* the options above, then the MFU ones (cli/model_opts.c) */
@@ -186,6 +193,17 @@ static int parse_analyze(int argc, char **argv, settings *s)
                 return EXIT_USAGE;
             }
             break;
+        case OPT_HTML:
+        case OPT_TRACE_OUT:
+            if (optarg[0] == '\0') {
+                fprintf(stderr, "%s: error: %s wants a file name\n", prog, c == OPT_HTML ? "--html" : "--trace-out");
+                return EXIT_USAGE;
+            }
+            if (c == OPT_HTML)
+                s->html = optarg;
+            else
+                s->trace_out = optarg;
+            break;
         case 'h':
             usage_analyze(stdout);
             return EXIT_OK;
@@ -204,6 +222,11 @@ static int parse_analyze(int argc, char **argv, settings *s)
     s->npaths = argc - optind;
     if (s->npaths == 0) {
         fprintf(stderr, "%s: error: analyze needs a trace file (try 'gpudiag analyze --help')\n", prog);
+        return EXIT_USAGE;
+    }
+    if ((s->html || s->trace_out) && s->npaths != 1) {
+        fprintf(stderr, "%s: error: %s writes the report of one trace file; give exactly one PATH\n", prog,
+                s->html ? "--html" : "--trace-out");
         return EXIT_USAGE;
     }
     return -1;
@@ -421,6 +444,29 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
     return worst;
 }
 
+/* Write the HTML page to `path` ("-" = stdout); returns an exit code. */
+static int write_html(const gpudiag_report *r, const char *path)
+{
+    int to_stdout = strcmp(path, "-") == 0;
+    FILE *fp = to_stdout ? stdout : fopen(path, "w");
+    if (!fp) {
+        fprintf(stderr, "%s: error: %s: cannot create the HTML report: %s\n", prog, path, strerror(errno));
+        return EXIT_INPUT;
+    }
+    gpudiag_error err;
+    memset(&err, 0, sizeof err);
+    gpudiag_status st = gpudiag_report_write_html(r, fp, NULL, &err);
+    int bad = st != GPUDIAG_OK;
+    if (!to_stdout && fclose(fp) != 0)
+        bad = 1;
+    if (bad) {
+        fprintf(stderr, "%s: error: %s: writing the HTML report failed: %s\n", prog, path,
+                st != GPUDIAG_OK ? err.message : strerror(errno));
+        return EXIT_INPUT;
+    }
+    return EXIT_OK;
+}
+
 static int cmd_analyze(int argc, char **argv)
 {
     settings s = {.json = 0, .quiet = 0, .verbose = 0, .color = -1, .width = 0, .fail_on = -1, .jobs = 0};
@@ -445,6 +491,11 @@ static int cmd_analyze(int argc, char **argv)
         }
         struct stat sb;
         if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            if (s.html || s.trace_out) {
+                fprintf(stderr, "%s: error: %s: %s writes the report of one trace file, not a directory of ranks\n",
+                        prog, path, s.html ? "--html" : "--trace-out");
+                return EXIT_USAGE;
+            }
             int code = analyze_dir(path, &s, &topts, &matched);
             if (code > worst)
                 worst = code;
@@ -483,6 +534,11 @@ static int cmd_analyze(int argc, char **argv)
             if (i > 0)
                 printf("\n");
             st = gpudiag_report_write_text(r, stdout, &topts, &err);
+        }
+        if (st == GPUDIAG_OK && s.html) {
+            int code = write_html(r, s.html);
+            if (code > worst)
+                worst = code;
         }
         for (size_t k = 0; k < r->finding_count && s.fail_on >= 0; k++)
             if ((int)r->findings[k].severity >= s.fail_on)

@@ -111,6 +111,18 @@ void gpudiag_report_free(gpudiag_report **rp)
         free((char *)(uintptr_t)r->top_gaps[i].cpu_op);
     free(r->top_gaps);
     free(r->stream_idle);
+    free(r->gaps);
+    for (size_t i = 0; r->timeline.lanes && i < r->timeline.lane_count; i++) {
+        free(r->timeline.lanes[i].busy_us);
+        free(r->timeline.lanes[i].queue_max);
+    }
+    free(r->timeline.lanes);
+    for (size_t i = 0; r->timeline.devices && i < r->timeline.device_count; i++) {
+        free(r->timeline.devices[i].busy_us);
+        for (int c = 0; c < GPUDIAG_IDLE_CAUSE_COUNT; c++)
+            free(r->timeline.devices[i].idle_us[c]);
+    }
+    free(r->timeline.devices);
     free(r->comm_kernel_us);
     free((char *)(uintptr_t)r->verdict);
     free(r);

@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <yajl/yajl_gen.h>
@@ -13,6 +14,7 @@
 #include "util/util.h"
 
 #define JSON_TOP_KERNELS 50
+#define JSON_GAPS 1000
 
 typedef struct jw {
     yajl_gen g;
@@ -319,6 +321,53 @@ static void write_steps(jw *w, const gpudiag_report *r)
     yajl_gen_map_close(w->g);
 }
 
+/* idle.gaps[]: every gap when there are at most JSON_GAPS, else the
+ * JSON_GAPS longest (ties: earlier first), always listed by device, then start. */
+static int cmp_gap_len(const void *a, const void *b)
+{
+    const gpudiag_gap *x = *(const gpudiag_gap *const *)a, *y = *(const gpudiag_gap *const *)b;
+    if (x->duration_us != y->duration_us)
+        return x->duration_us > y->duration_us ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_gap_pos(const void *a, const void *b)
+{
+    const gpudiag_gap *x = *(const gpudiag_gap *const *)a, *y = *(const gpudiag_gap *const *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void write_gaps(jw *w, const gpudiag_report *r)
+{
+    size_t n = r->gaps ? (size_t)r->idle_gap_count : 0;
+    size_t listed = n < JSON_GAPS ? n : JSON_GAPS;
+    const gpudiag_gap **p = n ? malloc(n * sizeof *p) : NULL;
+    if (n && !p)
+        listed = 0;
+    for (size_t i = 0; p && i < n; i++)
+        p[i] = &r->gaps[i];
+    if (p && listed < n) {
+        qsort(p, n, sizeof *p, cmp_gap_len);
+        qsort(p, listed, sizeof *p, cmp_gap_pos);
+    }
+    kv_int(w, "gaps_listed", (long long)listed);
+    key(w, "gaps");
+    yajl_gen_array_open(w->g);
+    for (size_t i = 0; i < listed; i++) {
+        const gpudiag_gap *g = p[i];
+        yajl_gen_map_open(w->g);
+        key(w, "start_us");
+        num_ns_as_us(w, g->start_ns);
+        kv_us(w, "duration_us", g->duration_us);
+        kv_int(w, "device", g->device);
+        kv_int_opt(w, "step", (long long)g->step, g->step >= 0);
+        kv_str(w, "cause", gpudiag_idle_cause_name(g->cause));
+        yajl_gen_map_close(w->g);
+    }
+    yajl_gen_array_close(w->g);
+    free(p);
+}
+
 static void write_idle(jw *w, const gpudiag_report *r)
 {
     key(w, "idle");
@@ -357,6 +406,7 @@ static void write_idle(jw *w, const gpudiag_report *r)
         yajl_gen_map_close(w->g);
     }
     yajl_gen_array_close(w->g);
+    write_gaps(w, r);
     key(w, "streams");
     yajl_gen_array_open(w->g);
     for (size_t i = 0; i < r->stream_idle_count; i++) {
@@ -383,6 +433,72 @@ static void write_idle(jw *w, const gpudiag_report *r)
         kv_us(w, "span_us", d->span_us);
         kv_us(w, "idle_us", d->idle_us);
         kv_num(w, "idle_share", d->span_us > 0 ? d->idle_us / d->span_us : NAN);
+        yajl_gen_map_close(w->g);
+    }
+    yajl_gen_array_close(w->g);
+    yajl_gen_map_close(w->g);
+}
+
+static void us_array(jw *w, const char *k, const double *v, size_t n)
+{
+    key(w, k);
+    if (!v) {
+        yajl_gen_null(w->g);
+        return;
+    }
+    yajl_gen_array_open(w->g);
+    for (size_t i = 0; i < n; i++)
+        num_us(w, v[i]);
+    yajl_gen_array_close(w->g);
+}
+
+static void write_timeline(jw *w, const gpudiag_report *r)
+{
+    const gpudiag_timeline *tl = &r->timeline;
+    key(w, "timeline");
+    if (!tl->bins) {
+        yajl_gen_null(w->g);
+        return;
+    }
+    yajl_gen_map_open(w->g);
+    key(w, "start_us");
+    num_ns_as_us(w, tl->start_ns);
+    key(w, "end_us");
+    num_ns_as_us(w, tl->end_ns);
+    kv_int(w, "bins", (long long)tl->bins);
+    kv_us(w, "bin_us", tl->bin_us);
+    key(w, "streams");
+    yajl_gen_array_open(w->g);
+    for (size_t i = 0; i < tl->lane_count; i++) {
+        const gpudiag_timeline_lane *l = &tl->lanes[i];
+        yajl_gen_map_open(w->g);
+        kv_int(w, "device", l->device);
+        kv_int(w, "stream", l->stream);
+        us_array(w, "busy_us", l->busy_us, tl->bins);
+        key(w, "queue_max");
+        if (!l->queue_max) {
+            yajl_gen_null(w->g);
+        } else {
+            yajl_gen_array_open(w->g);
+            for (size_t b = 0; b < tl->bins; b++)
+                num(w, l->queue_max[b]);
+            yajl_gen_array_close(w->g);
+        }
+        yajl_gen_map_close(w->g);
+    }
+    yajl_gen_array_close(w->g);
+    key(w, "devices");
+    yajl_gen_array_open(w->g);
+    for (size_t i = 0; i < tl->device_count; i++) {
+        const gpudiag_timeline_device *d = &tl->devices[i];
+        yajl_gen_map_open(w->g);
+        kv_int(w, "device", d->device);
+        us_array(w, "busy_us", d->busy_us, tl->bins);
+        key(w, "idle_us");
+        yajl_gen_map_open(w->g);
+        for (int c = 0; c < GPUDIAG_IDLE_CAUSE_COUNT; c++)
+            us_array(w, gpudiag_idle_cause_name((gpudiag_idle_cause)c), d->idle_us[c], tl->bins);
+        yajl_gen_map_close(w->g);
         yajl_gen_map_close(w->g);
     }
     yajl_gen_array_close(w->g);
@@ -484,6 +600,7 @@ static void write_report(jw *w, const gpudiag_report *r)
     write_summary(w, r);
     write_steps(w, r);
     write_idle(w, r);
+    write_timeline(w, r);
     write_kernels(w, r);
     key(w, "transfers");
     yajl_gen_map_open(w->g);

@@ -1,0 +1,89 @@
+#!/bin/sh
+# test_html.sh — `gpudiag analyze --html FILE` and the timeline/gaps data behind it.
+#  1. tests/data/ok_hostile_names.json (ok_idle_causes.json with kernel, op and
+#     device names holding <script>, quotes, </svg>, </title>, on* handlers),
+#     read from a file whose name holds the same characters: the page passes
+#     htmlcheck.py (allow-listed elements only, no handlers, no external
+#     references, strict nesting) and shows every hostile name as text.
+#  2. The checker itself fails on a page with one name left unescaped.
+#  3. Every shared trace and test input gives a page that passes the checker.
+#  4. Hand-derived numbers (ok_idle_causes.json, see test_idle.sh for the
+#     trace): the steps span [1000,2000] us in 500 bins of 2 us; stream 7 is
+#     busy k1 [1000,1100] k2 [1300,1400] k3 [1500,1600] k4 [1800,2000] = 500 us;
+#     bin 0 [1000,1002] busy 2, bin 50 [1100,1102] idle by sync 2; sync idle
+#     fills bins 50..149 (200 us), dataloader 200..249, host_launch 300..399;
+#     busy + idle = 2 us in every bin; the queue holds 1 op from the k2 launch
+#     at 1250 to its start at 1300 (bins 125..149) and 0 in bins 150..209
+#     (k3 launched at 1420 = bin 210); idle.gaps lists the 3 gaps in time order.
+#     The page's idle chart says "200.0 µs/step (20.0% of step)" for sync.
+#  5. Usage: --html with two traces or a directory exits 2; an unwritable
+#     output exits 3.
+set -u
+GD_TMP_TAG=html
+# shellcheck source=tests/cli/common.sh
+. "$(cd "$(dirname "$0")" && pwd)/common.sh"
+PASS=0
+FAIL=0
+ok() { PASS=$((PASS + 1)); }
+nok() { FAIL=$((FAIL + 1)); echo "FAIL $*"; }
+CHECK="$HERE/htmlcheck.py"
+
+# 1. hostile names
+HOSTILE="$TMP/a\"<b onload=x>'&c<svg>.json"
+cp "$GD_TEST_DATA/ok_hostile_names.json" "$HOSTILE"
+if "$GPUDIAG" analyze -q --html "$TMP/hostile.html" "$HOSTILE" >/dev/null 2>"$TMP/err"; then ok; else nok "hostile: exit $?"; fi
+if python3 "$CHECK" "$TMP/hostile.html" '<script>alert(1)</script>' \
+    "\"quoted\" 'single' </svg><img src=x onerror=alert(2)>" 'aten::</svg><script>alert(3)</script>&amp;' \
+    'A100 <b onmouseover=alert(4)>' "$HOSTILE"; then ok; else nok "hostile page"; fi
+
+# 2. the checker can fail
+sed 's/&lt;script&gt;alert(1)/<script>alert(1)/' "$TMP/hostile.html" > "$TMP/unescaped.html"
+if python3 "$CHECK" "$TMP/unescaped.html" >/dev/null; then nok "checker accepted an unescaped <script>"; else ok; fi
+
+# 3. every input we have
+for f in "$GD_SHARED"/data/traces/*.json.gz "$GD_TEST_DATA"/ok_*.json "$GD_TEST_DATA"/warn_*.json; do
+    [ -f "$f" ] || continue
+    if "$GPUDIAG" analyze -q --html "$TMP/p.html" "$f" >/dev/null 2>&1; then ok; else nok "$f: exit $?"; continue; fi
+    if python3 "$CHECK" "$TMP/p.html" --no-charts; then ok; else nok "$f: page"; fi
+done
+
+# 4. hand-derived timeline numbers
+"$GPUDIAG" analyze --json "$GD_TEST_DATA/ok_idle_causes.json" > "$TMP/idle.json" || nok "idle json"
+if python3 - "$TMP/idle.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1])); t = d["timeline"]; bad = []
+def eq(name, got, want):
+    if got != want: bad.append("%s: got %r, want %r" % (name, got, want))
+eq("start", t["start_us"], 1000); eq("end", t["end_us"], 2000); eq("bins", t["bins"], 500); eq("bin_us", t["bin_us"], 2)
+s = t["streams"][0]; dv = t["devices"][0]; idle = dv["idle_us"]
+eq("lane", (s["device"], s["stream"]), (0, 7))
+eq("busy sum", sum(s["busy_us"]), 500); eq("device busy sum", sum(dv["busy_us"]), 500)
+eq("bin0 busy", s["busy_us"][0], 2); eq("bin50 busy", s["busy_us"][50], 0)
+want = {"sync": range(50, 150), "dataloader": range(200, 250), "host_launch": range(300, 400)}
+for c, v in idle.items():
+    eq(c + " bins", [i for i, x in enumerate(v) if x], list(want.get(c, [])))
+    eq(c + " per bin", set(x for x in v if x), {2} if c in want else set())
+eq("busy+idle", set(dv["busy_us"][i] + sum(v[i] for v in idle.values()) for i in range(500)), {2})
+q = s["queue_max"]
+eq("queue 125..149", set(q[125:150]), {1}); eq("queue 150..209", set(q[150:210]), {0}); eq("queue 210", q[210], 1)
+g = d["idle"]["gaps"]
+eq("gaps", [(x["start_us"], x["duration_us"], x["cause"], x["step"]) for x in g],
+   [(1100, 200, "sync", 1), (1400, 100, "dataloader", 1), (1600, 200, "host_launch", 1)])
+eq("gaps_listed", d["idle"]["gaps_listed"], 3)
+for b in bad: print("FAIL timeline:", b)
+sys.exit(1 if bad else 0)
+PYEOF
+then ok; else nok "timeline values"; fi
+"$GPUDIAG" analyze -q --html "$TMP/idle.html" "$GD_TEST_DATA/ok_idle_causes.json" >/dev/null
+if python3 "$CHECK" "$TMP/idle.html" "200.0 µs/step (20.0% of step)" "GPU 0 idle, host launch: 200.0 µs"; then ok; else nok "idle page values"; fi
+
+# 5. usage and output errors
+"$GPUDIAG" analyze --html "$TMP/x.html" "$GD_TEST_DATA/ok_idle_causes.json" "$GD_TEST_DATA/ok_two_steps.json" >/dev/null 2>&1
+rc=$?; if [ "$rc" -eq 2 ]; then ok; else nok "two traces: exit $rc, want 2"; fi
+"$GPUDIAG" analyze --html "$TMP/x.html" "$GD_TEST_DATA" >/dev/null 2>&1
+rc=$?; if [ "$rc" -eq 2 ]; then ok; else nok "directory: exit $rc, want 2"; fi
+"$GPUDIAG" analyze --html "$TMP/no/such/dir/x.html" "$GD_TEST_DATA/ok_idle_causes.json" >/dev/null 2>"$TMP/err"
+rc=$?; if [ "$rc" -eq 3 ] && grep -q "no/such/dir/x.html" "$TMP/err"; then ok; else nok "unwritable: exit $rc, want 3"; fi
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
