@@ -19,6 +19,7 @@
 #include "cli/cmd_live.h"
 #include "cli/cmd_serve.h"
 #include "gpudiag/gpudiag.h"
+#include "gpudiag/annotate.h"
 #include "gpudiag/html.h"
 
 enum exit_code {
@@ -102,6 +103,9 @@ static void usage_analyze(FILE *fp)
             "                        (info, low, medium, high)\n"
             "      --html FILE       also write the report as one self-contained HTML page with\n"
             "                        charts (no scripts, no network); one trace file only\n"
+            "      --trace-out FILE  also write the input trace plus gpudiag's annotations (idle\n"
+            "                        gaps by cause, findings, utilisation and queue counters) for\n"
+            "                        Perfetto or chrome://tracing; gzip when FILE ends in .gz\n"
             "  -h, --help            show this help and exit\n"
             "\n"
             "%s"
@@ -143,6 +147,7 @@ static int parse_analyze(int argc, char **argv, settings *s)
         {"fail-on", required_argument, NULL, OPT_FAIL_ON},
         {"jobs", required_argument, NULL, OPT_JOBS},
         {"html", required_argument, NULL, OPT_HTML},
+        {"trace-out", required_argument, NULL, OPT_TRACE_OUT},
         {"help", no_argument, NULL, 'h'},
     };
     struct option all[64]; /* the options above, then the MFU ones (cli/model_opts.c) */
@@ -539,6 +544,17 @@ static int cmd_analyze(int argc, char **argv)
             int code = write_html(r, s.html);
             if (code > worst)
                 worst = code;
+        }
+        if (st == GPUDIAG_OK && s.trace_out) {
+            gpudiag_error terr;
+            memset(&terr, 0, sizeof terr);
+            gpudiag_status ts = gpudiag_trace_write_annotated(path, r, s.trace_out, &terr);
+            if (ts != GPUDIAG_OK) {
+                print_error(&terr);
+                int code = ts == GPUDIAG_ERR_ARG ? EXIT_USAGE : exit_for_status(ts);
+                if (code > worst)
+                    worst = code;
+            }
         }
         for (size_t k = 0; k < r->finding_count && s.fail_on >= 0; k++)
             if ((int)r->findings[k].severity >= s.fail_on)

@@ -1,0 +1,502 @@
+/*
+ * annotate.c — the input trace plus gpudiag's annotations (include/gpudiag/annotate.h).
+ *
+ * The input is streamed through yajl's parser straight into yajl's generator
+ * (numbers are passed as their raw text, strings re-escaped by the generator),
+ * so the copy is exact in value whatever the trace size; the annotation events
+ * are generated into the same stream just before the events array closes.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_gen.h>
+#include <yajl/yajl_parse.h>
+#include <zlib.h>
+
+#include "gpudiag/annotate.h"
+#include "gpudiag/gpudiag.h"
+#include "ingest/input.h"
+#include "util/util.h"
+
+#define MAX_DEPTH 512
+
+typedef struct ann {
+    yajl_gen g;             /* the output */
+    yajl_gen eg;            /* one event of the events array, flushed into g when complete */
+    yajl_gen cur;           /* where the copy goes now: g, or eg inside an event */
+    int in_event;
+    FILE *fp;               /* plain output, or NULL */
+    gzFile gz;              /* gzip output, or NULL */
+    int io_error;
+    const gpudiag_report *r;
+    char stack[MAX_DEPTH];  /* 'm' map, 'a' array */
+    int depth;
+    int after_key;          /* a key was generated and its value not yet */
+    int key_is_events;      /* the last key at depth 1 was "traceEvents" */
+    int events_depth;       /* depth of the traceEvents array, 0 until seen */
+    int injected;
+    int too_deep;
+} ann;
+
+static void print_cb(void *ctx, const char *s, size_t len)
+{
+    ann *a = ctx;
+    if (a->gz) {
+        if (len && gzwrite(a->gz, s, (unsigned)len) != (int)len)
+            a->io_error = 1;
+    } else if (fwrite(s, 1, len, a->fp) != len) {
+        a->io_error = 1;
+    }
+}
+
+/* ---- the annotation events ------------------------------------------------- */
+
+static void gstr(ann *a, const char *s)
+{
+    if (!s)
+        yajl_gen_null(a->g);
+    else
+        yajl_gen_string(a->g, (const unsigned char *)s, strlen(s));
+}
+
+static void gkey(ann *a, const char *k) { gstr(a, k); }
+
+static void gint(ann *a, const char *k, long long v)
+{
+    gkey(a, k);
+    yajl_gen_integer(a->g, v);
+}
+
+static void gnum(ann *a, const char *k, double v)
+{
+    gkey(a, k);
+    if (!isfinite(v)) {
+        yajl_gen_null(a->g);
+        return;
+    }
+    char b[64];
+    snprintf(b, sizeof b, "%.6g", v);
+    yajl_gen_number(a->g, b, strlen(b));
+}
+
+/* A trace-clock time in µs from exact ns, 3 decimals. */
+static void gts(ann *a, const char *k, int64_t ns)
+{
+    char b[64];
+    int64_t q = ns / 1000, rem = ns % 1000;
+    if (rem < 0) {
+        rem += 1000;
+        q -= 1;
+    }
+    if (q < 0 && rem != 0)
+        snprintf(b, sizeof b, "-%lld.%03lld", (long long)(-(q + 1)), (long long)(1000 - rem));
+    else
+        snprintf(b, sizeof b, "%lld.%03lld", (long long)q, (long long)rem);
+    gkey(a, k);
+    yajl_gen_number(a->g, b, strlen(b));
+}
+
+static void meta(ann *a, const char *what, int tid, const char *name, int sort_index)
+{
+    yajl_gen_map_open(a->g);
+    gkey(a, "ph");
+    gstr(a, "M");
+    gkey(a, "name");
+    gstr(a, what);
+    gint(a, "pid", GPUDIAG_ANNOTATE_PID);
+    gint(a, "tid", tid);
+    gkey(a, "args");
+    yajl_gen_map_open(a->g);
+    if (name) {
+        gkey(a, "name");
+        gstr(a, name);
+    } else {
+        gint(a, "sort_index", sort_index);
+    }
+    yajl_gen_map_close(a->g);
+    yajl_gen_map_close(a->g);
+}
+
+static void write_annotations(ann *a)
+{
+    const gpudiag_report *r = a->r;
+    const gpudiag_timeline *tl = &r->timeline;
+    char name[96];
+    a->injected = 1;
+
+    meta(a, "process_name", 0, "gpudiag", 0);
+    meta(a, "process_sort_index", 0, NULL, -1);
+    meta(a, "thread_name", 0, "findings", 0);
+    for (size_t d = 0; d < r->device_count; d++) {
+        snprintf(name, sizeof name, "idle gaps, GPU %d", r->devices[d].id);
+        meta(a, "thread_name", (int)d + 1, name, 0);
+    }
+
+    /* idle gaps as spans, one track per device */
+    for (size_t i = 0; r->gaps && i < r->idle_gap_count; i++) {
+        const gpudiag_gap *g = &r->gaps[i];
+        size_t d = 0;
+        while (d < r->device_count && r->devices[d].id != g->device)
+            d++;
+        yajl_gen_map_open(a->g);
+        gkey(a, "ph");
+        gstr(a, "X");
+        gkey(a, "cat");
+        gstr(a, "gpudiag");
+        gkey(a, "name");
+        gstr(a, gpudiag_idle_cause_name(g->cause));
+        gint(a, "pid", GPUDIAG_ANNOTATE_PID);
+        gint(a, "tid", (long long)d + 1);
+        gts(a, "ts", g->start_ns);
+        gts(a, "dur", (int64_t)llround(g->duration_us * 1000.0));
+        gkey(a, "args");
+        yajl_gen_map_open(a->g);
+        gint(a, "device", g->device);
+        gkey(a, "step");
+        if (g->step >= 0)
+            yajl_gen_integer(a->g, g->step);
+        else
+            yajl_gen_null(a->g);
+        gkey(a, "cause");
+        gstr(a, gpudiag_idle_cause_name(g->cause));
+        yajl_gen_map_close(a->g);
+        yajl_gen_map_close(a->g);
+    }
+
+    /* findings at the start of the longest step */
+    size_t worst = 0;
+    for (size_t i = 1; i < r->step_count; i++)
+        if (r->steps[i].duration_us > r->steps[worst].duration_us)
+            worst = i;
+    for (size_t i = 0; r->step_count && i < r->finding_count; i++) {
+        const gpudiag_finding *f = &r->findings[i];
+        yajl_gen_map_open(a->g);
+        gkey(a, "ph");
+        gstr(a, "i");
+        gkey(a, "s");
+        gstr(a, "p");
+        gkey(a, "cat");
+        gstr(a, "gpudiag");
+        gkey(a, "name");
+        gstr(a, f->id);
+        gint(a, "pid", GPUDIAG_ANNOTATE_PID);
+        gint(a, "tid", 0);
+        gts(a, "ts", r->steps[worst].start_ns);
+        gkey(a, "args");
+        yajl_gen_map_open(a->g);
+        gkey(a, "title");
+        gstr(a, f->title);
+        gkey(a, "severity");
+        gstr(a, gpudiag_severity_name(f->severity));
+        gkey(a, "kind");
+        gstr(a, f->is_cause ? "cause" : strncmp(f->id, "input_", 6) == 0 ? "input" : "symptom");
+        gkey(a, "recommendation");
+        gstr(a, f->recommendation);
+        gnum(a, "est_gain", f->est_gain);
+        if (r->steps[worst].number >= 0)
+            gint(a, "worst_step", r->steps[worst].number);
+        for (size_t k = 0; k < f->evidence_count; k++)
+            gnum(a, f->evidence[k].key, f->evidence[k].value);
+        yajl_gen_map_close(a->g);
+        yajl_gen_map_close(a->g);
+    }
+
+    /* counters, one sample per bin */
+    for (size_t d = 0; d < tl->device_count; d++) {
+        snprintf(name, sizeof name, "GPU %d utilization", tl->devices[d].device);
+        for (size_t b = 0; b < tl->bins; b++) {
+            int64_t t = tl->start_ns + (int64_t)((double)(tl->end_ns - tl->start_ns) * (double)b / (double)tl->bins);
+            yajl_gen_map_open(a->g);
+            gkey(a, "ph");
+            gstr(a, "C");
+            gkey(a, "cat");
+            gstr(a, "gpudiag");
+            gkey(a, "name");
+            gstr(a, name);
+            gint(a, "pid", GPUDIAG_ANNOTATE_PID);
+            gts(a, "ts", t);
+            gkey(a, "args");
+            yajl_gen_map_open(a->g);
+            gnum(a, "busy_pct", tl->bin_us > 0 ? 100.0 * tl->devices[d].busy_us[b] / tl->bin_us : NAN);
+            yajl_gen_map_close(a->g);
+            yajl_gen_map_close(a->g);
+        }
+    }
+    for (size_t l = 0; l < tl->lane_count; l++) {
+        const gpudiag_timeline_lane *ln = &tl->lanes[l];
+        if (!ln->queue_max)
+            continue;
+        snprintf(name, sizeof name, "queue length, GPU %d stream %d", ln->device, ln->stream);
+        for (size_t b = 0; b < tl->bins; b++) {
+            int64_t t = tl->start_ns + (int64_t)((double)(tl->end_ns - tl->start_ns) * (double)b / (double)tl->bins);
+            yajl_gen_map_open(a->g);
+            gkey(a, "ph");
+            gstr(a, "C");
+            gkey(a, "cat");
+            gstr(a, "gpudiag");
+            gkey(a, "name");
+            gstr(a, name);
+            gint(a, "pid", GPUDIAG_ANNOTATE_PID);
+            gts(a, "ts", t);
+            gkey(a, "args");
+            yajl_gen_map_open(a->g);
+            gnum(a, "max_queued", ln->queue_max[b]);
+            yajl_gen_map_close(a->g);
+            yajl_gen_map_close(a->g);
+        }
+    }
+}
+
+/* ---- the copy ------------------------------------------------------------------ */
+
+static int value_done(ann *a)
+{
+    a->after_key = 0;
+    return 1;
+}
+
+static int cb_null(void *ctx)
+{
+    ann *a = ctx;
+    yajl_gen_null(a->cur);
+    return value_done(a);
+}
+
+static int cb_bool(void *ctx, int v)
+{
+    ann *a = ctx;
+    yajl_gen_bool(a->cur, v);
+    return value_done(a);
+}
+
+static int cb_number(void *ctx, const char *s, size_t len)
+{
+    ann *a = ctx;
+    yajl_gen_number(a->cur, s, len);
+    return value_done(a);
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t len)
+{
+    ann *a = ctx;
+    yajl_gen_string(a->cur, s, len);
+    return value_done(a);
+}
+
+static int push(ann *a, char kind)
+{
+    if (a->depth >= MAX_DEPTH) {
+        a->too_deep = 1;
+        return 0;
+    }
+    a->stack[a->depth++] = kind;
+    a->after_key = 0;
+    return 1;
+}
+
+/* An element of the events array starts: copy it aside until it is complete. */
+static void event_begin(ann *a)
+{
+    if (a->events_depth && a->depth == a->events_depth && !a->injected) {
+        yajl_gen_clear(a->eg);
+        yajl_gen_reset(a->eg, NULL);
+        a->cur = a->eg;
+        a->in_event = 1;
+    }
+}
+
+/* The element closed: hand its text to the output as one value (yajl_gen_number
+ * writes the bytes as they are and places the separator). */
+static void event_end(ann *a)
+{
+    if (a->in_event && a->depth == a->events_depth) {
+        const unsigned char *buf = NULL;
+        size_t len = 0;
+        yajl_gen_get_buf(a->eg, &buf, &len);
+        yajl_gen_number(a->g, (const char *)buf, len);
+        yajl_gen_clear(a->eg);
+        a->cur = a->g;
+        a->in_event = 0;
+    }
+}
+
+static int cb_start_map(void *ctx)
+{
+    ann *a = ctx;
+    event_begin(a);
+    yajl_gen_map_open(a->cur);
+    a->key_is_events = 0;
+    return push(a, 'm');
+}
+
+static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
+{
+    ann *a = ctx;
+    yajl_gen_string(a->cur, s, len);
+    a->after_key = 1;
+    a->key_is_events = a->depth == 1 && len == 11 && memcmp(s, "traceEvents", 11) == 0;
+    return 1;
+}
+
+static int cb_end_map(void *ctx)
+{
+    ann *a = ctx;
+    yajl_gen_map_close(a->cur);
+    a->depth--;
+    event_end(a);
+    return value_done(a);
+}
+
+static int cb_start_array(void *ctx)
+{
+    ann *a = ctx;
+    event_begin(a);
+    yajl_gen_array_open(a->cur);
+    if (a->events_depth == 0 && ((a->depth == 1 && a->key_is_events) || a->depth == 0))
+        a->events_depth = a->depth + 1;
+    a->key_is_events = 0;
+    return push(a, 'a');
+}
+
+static int cb_end_array(void *ctx)
+{
+    ann *a = ctx;
+    if (a->depth == a->events_depth && !a->injected)
+        write_annotations(a);
+    yajl_gen_array_close(a->cur);
+    a->depth--;
+    event_end(a);
+    return value_done(a);
+}
+
+static const yajl_callbacks callbacks = {
+    cb_null, cb_bool, NULL, NULL, cb_number, cb_string, cb_start_map, cb_map_key, cb_end_map, cb_start_array,
+    cb_end_array,
+};
+
+/* Close what a cut-off input left open (injecting at the events array). */
+static void close_open(ann *a)
+{
+    if (a->in_event) { /* an event cut short is left out */
+        a->depth = a->events_depth;
+        a->cur = a->g;
+        a->in_event = 0;
+        a->after_key = 0;
+    }
+    if (a->after_key)
+        yajl_gen_null(a->g);
+    a->after_key = 0;
+    while (a->depth > 0) {
+        if (a->stack[a->depth - 1] == 'a')
+            cb_end_array(a);
+        else
+            cb_end_map(a);
+    }
+}
+
+gpudiag_status gpudiag_trace_write_annotated(const char *in_path, const gpudiag_report *r, const char *out_path,
+                                             gpudiag_error *err)
+{
+    if (!in_path || !r || !out_path)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "NULL argument");
+    if (strcmp(in_path, "-") == 0)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, in_path, -1,
+                            "the annotated trace copies the input, which must be a file (not standard input)");
+    gd_input in;
+    if (gd_input_open(&in, in_path) != 0)
+        return gd_set_error(err, GPUDIAG_ERR_IO, in_path, -1, "%s", in.message[0] ? in.message : strerror(errno));
+
+    ann a;
+    memset(&a, 0, sizeof a);
+    a.r = r;
+    int to_stdout = strcmp(out_path, "-") == 0;
+    size_t ol = strlen(out_path);
+    int gz = !to_stdout && ol > 3 && strcmp(out_path + ol - 3, ".gz") == 0;
+    if (to_stdout)
+        a.fp = stdout;
+    else if (gz)
+        a.gz = gzopen(out_path, "wb6");
+    else
+        a.fp = fopen(out_path, "w");
+    if (!a.fp && !a.gz) {
+        gd_input_close(&in);
+        return gd_set_error(err, GPUDIAG_ERR_IO, out_path, -1, "cannot create: %s", strerror(errno));
+    }
+    gpudiag_status st = GPUDIAG_OK;
+    unsigned char *buf = malloc(1 << 16);
+    a.g = yajl_gen_alloc(NULL);
+    a.eg = yajl_gen_alloc(NULL);
+    a.cur = a.g;
+    yajl_handle h = a.g && a.eg ? yajl_alloc(&callbacks, NULL, &a) : NULL;
+    if (!buf || !h) {
+        st = gd_set_error(err, GPUDIAG_ERR_NOMEM, in_path, -1, "out of memory");
+        goto done;
+    }
+    yajl_gen_config(a.g, yajl_gen_print_callback, print_cb, &a);
+    yajl_config(h, yajl_dont_validate_strings, 1);
+    yajl_config(h, yajl_allow_trailing_garbage, 1);
+
+    int cut = 0;
+    for (;;) {
+        size_t got = 0;
+        gd_input_status is = gd_input_read(&in, buf, 1 << 16, &got);
+        if (is == GD_IN_EOF)
+            break;
+        if (is == GD_IN_TRUNCATED) {
+            cut = 1;
+            if (got == 0)
+                break;
+        } else if (is != GD_IN_OK) {
+            st = gd_set_error(err, GPUDIAG_ERR_IO, in_path, (int64_t)in.out_bytes, "%s", in.message);
+            goto done;
+        }
+        if (yajl_parse(h, buf, got) != yajl_status_ok) {
+            int64_t at = (int64_t)(in.out_bytes - got + yajl_get_bytes_consumed(h));
+            unsigned char *msg = yajl_get_error(h, 0, buf, got);
+            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, in_path, at,
+                              "%s; the annotated trace copies only valid JSON",
+                              a.too_deep ? "nesting deeper than 512 levels" : msg ? (const char *)msg : "invalid JSON");
+            if (msg)
+                yajl_free_error(h, msg);
+            goto done;
+        }
+        if (cut)
+            break;
+    }
+    if (yajl_complete_parse(h) != yajl_status_ok)
+        cut = 1; /* the input ended inside a value: close what is open */
+    close_open(&a);
+    if (!a.injected) {
+        st = gd_set_error(err, GPUDIAG_ERR_FORMAT, in_path, -1, "no traceEvents array to annotate");
+        goto done;
+    }
+    if (a.io_error)
+        st = gd_set_error(err, GPUDIAG_ERR_IO, out_path, -1, "write error");
+done:
+    if (h)
+        yajl_free(h);
+    if (a.g) {
+        if (st == GPUDIAG_OK)
+            print_cb(&a, "\n", 1);
+        yajl_gen_free(a.g);
+    }
+    if (a.eg)
+        yajl_gen_free(a.eg);
+    free(buf);
+    gd_input_close(&in);
+    int close_bad = 0;
+    if (a.gz)
+        close_bad = gzclose(a.gz) != Z_OK;
+    else if (!to_stdout)
+        close_bad = fclose(a.fp) != 0;
+    else
+        close_bad = fflush(a.fp) != 0;
+    if (st == GPUDIAG_OK && (close_bad || a.io_error))
+        st = gd_set_error(err, GPUDIAG_ERR_IO, out_path, -1, "write error");
+    if (st != GPUDIAG_OK && !to_stdout)
+        remove(out_path);
+    return st;
+}
