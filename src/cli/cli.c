@@ -62,6 +62,7 @@ static void usage_main(FILE *fp)
             "  specs [NAME]      the built-in GPU table, or one GPU with its ridge points\n"
             "  run [OPTS] -- CMD run CMD, sample the GPUs it uses through NVML, diagnose when it exits\n"
             "  watch             live view of the GPUs through NVML, with a rolling verdict\n"
+            "  serve             Prometheus exporter: dcgm-exporter metrics plus the rolling verdict\n"
             "  compare BASE NEW  did a change help? step time with confidence, utilization,\n"
             "                    findings and kernel diff; exit 1 on a regression (CI gate)\n"
             "\n"
