@@ -31,7 +31,7 @@ enum exit_code {
     EXIT_INTERNAL = 5
 };
 
-enum { OPT_NO_COLOR = 128, OPT_COLOR, OPT_FAIL_ON, OPT_WIDTH, OPT_JOBS, OPT_HTML, OPT_TRACE_OUT };
+enum { OPT_NO_COLOR = 128, OPT_COLOR, OPT_FAIL_ON, OPT_WIDTH, OPT_JOBS, OPT_SAVE, OPT_HTML, OPT_TRACE_OUT };
 
 typedef struct settings {
     int json;
@@ -43,6 +43,7 @@ typedef struct settings {
     int jobs;            /* threads for a directory of rank traces; 0 = cores */
     const char *html;    /* --html FILE, or NULL */
     const char *trace_out; /* --trace-out FILE, or NULL */
+    const char *save;    /* --save FILE: also write the JSON report there */
     char **paths;
     int npaths;
     gd_trace_mfu_opts tm;        /* MFU options (model, tokens per step, GPU) */
@@ -65,17 +66,18 @@ static void usage_main(FILE *fp)
             "  specs [NAME]      the built-in GPU table, or one GPU with its ridge points\n"
             "  run [OPTS] -- CMD run CMD, sample the GPUs it uses through NVML, diagnose when it exits\n"
             "  watch             live view of the GPUs through NVML, with a rolling verdict\n"
+            "  serve             Prometheus exporter: dcgm-exporter metrics plus the rolling verdict\n"
+            "  compare BASE NEW  did a change help? step time with confidence, utilization,\n"
+            "                    findings and kernel diff; exit 1 on a regression (CI gate)\n"
             "\n"
-            "Run 'gpudiag analyze --help' for the options of a command.\n"
-            "Other commands in the design (compare) are not\n"
-            "built yet; running them reports an unknown command (see README.md, Status).\n"
+            "Run 'gpudiag COMMAND --help' for the options of a command.\n"
             "\n"
             "Options:\n"
             "  -h, --help        show this help and exit\n"
             "  -V, --version     print the version and exit\n"
             "\n"
-            "Exit status: 0 ran; 1 --fail-on matched; 2 usage error; 3 unreadable or malformed\n"
-            "input; 4 no GPU/driver (live modes); 5 internal error.\n");
+            "Exit status: 0 ran; 1 --fail-on matched or compare found a regression; 2 usage error;\n"
+            "3 unreadable or malformed input; 4 no GPU/driver (live modes); 5 internal error.\n");
 }
 
 static void usage_analyze(FILE *fp)
@@ -99,6 +101,8 @@ static void usage_analyze(FILE *fp)
             "      --color           always colour\n"
             "      --width N         wrap prose at N columns, 40 to 1000 (default: $COLUMNS, else 100)\n"
             "      --jobs N          threads for a directory of rank traces (default: cores)\n"
+            "      --save FILE       also write the JSON report (as --json prints it) to FILE, for\n"
+            "                        'gpudiag compare' later; one PATH only\n"
             "      --fail-on SEV     exit 1 if a finding of severity SEV or worse exists\n"
             "                        (info, low, medium, high)\n"
             "      --html FILE       also write the report as one self-contained HTML page with\n"
@@ -148,6 +152,7 @@ static int parse_analyze(int argc, char **argv, settings *s)
         {"jobs", required_argument, NULL, OPT_JOBS},
         {"html", required_argument, NULL, OPT_HTML},
         {"trace-out", required_argument, NULL, OPT_TRACE_OUT},
+        {"save", required_argument, NULL, OPT_SAVE},
         {"help", no_argument, NULL, 'h'},
     };
     struct option all[64]; /* the options above, then the MFU ones (cli/model_opts.c) */
@@ -181,6 +186,7 @@ static int parse_analyze(int argc, char **argv, settings *s)
             s->width = (int)v;
             break;
         }
+        case OPT_SAVE: s->save = optarg; break;
         case OPT_JOBS: {
             char *end = NULL;
             long v = strtol(optarg, &end, 10);
@@ -234,6 +240,10 @@ static int parse_analyze(int argc, char **argv, settings *s)
                 s->html ? "--html" : "--trace-out");
         return EXIT_USAGE;
     }
+    if (s->save && s->npaths != 1) {
+        fprintf(stderr, "%s: error: --save writes one report: give one trace or one directory\n", prog);
+        return EXIT_USAGE;
+    }
     return -1;
 }
 
@@ -273,6 +283,25 @@ static void warn_input(const gpudiag_report *r)
             fprintf(stderr, "%s: warning: %s: byte %lld: %s\n", prog, r->input.path, (long long)f->evidence[1].value,
                     f->title);
     }
+}
+
+/* --save FILE: write a report (or a cluster) as pretty JSON; an exit code. */
+static int save_json(const char *file, const gpudiag_report *r, const gpudiag_cluster *c,
+                     const gpudiag_report *const *reports)
+{
+    FILE *fp = fopen(file, "w");
+    if (!fp) {
+        fprintf(stderr, "%s: error: %s: cannot write the report: %s\n", prog, file, strerror(errno));
+        return EXIT_INPUT;
+    }
+    gpudiag_error err;
+    memset(&err, 0, sizeof err);
+    gpudiag_status st = c ? gpudiag_cluster_write_json(c, reports, fp, 1, &err) : gpudiag_report_write_json(r, fp, 1, &err);
+    if (fclose(fp) != 0 || st != GPUDIAG_OK) {
+        fprintf(stderr, "%s: error: %s: writing the report failed\n", prog, file);
+        return EXIT_INPUT;
+    }
+    return EXIT_OK;
 }
 
 static int terminal_width(void)
@@ -416,6 +445,11 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
         gpudiag_error err;
         memset(&err, 0, sizeof err);
         gpudiag_status st = gpudiag_cluster_analyze(ok, nok, &c, &err);
+        if (st == GPUDIAG_OK && s->save) {
+            int code = save_json(s->save, NULL, c, ok);
+            if (code > worst)
+                worst = code;
+        }
         if (st == GPUDIAG_OK) {
             if (s->json) {
                 st = gpudiag_cluster_write_json(c, ok, stdout, s->npaths == 1, &err); /* JSON Lines with several paths */
@@ -529,6 +563,11 @@ static int cmd_analyze(int argc, char **argv)
                 worst = code;
             continue;
         }
+        if (s.save) {
+            int code = save_json(s.save, r, NULL, NULL);
+            if (code > worst)
+                worst = code;
+        }
         if (s.json) {
             st = gpudiag_report_write_json(r, stdout, s.npaths == 1, &err);
         } else if (s.quiet) {
@@ -608,6 +647,8 @@ int gd_cli_run(int argc, char **argv)
         return finish(gd_cmd_run(argc - 1, argv + 1));
     if (strcmp(cmd, "plan") == 0)
         return finish(gd_cmd_plan(argc - 1, argv + 1));
+    if (strcmp(cmd, "compare") == 0)
+        return finish(gd_cmd_compare(argc - 1, argv + 1));
     fprintf(stderr, "%s: error: unknown command '%s' (try 'gpudiag --help')\n", prog, cmd);
     return EXIT_USAGE;
 }

@@ -1,0 +1,55 @@
+/*
+ * compare_side.h — the inside of a gpudiag_side (include/gpudiag/compare.h),
+ * shared by the builders in compare.c and the saved-report reader.
+ */
+#ifndef GD_ANALYZE_COMPARE_SIDE_H
+#define GD_ANALYZE_COMPARE_SIDE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpudiag/compare.h"
+#include "gpudiag/gpudiag.h"
+
+typedef struct gd_side_finding {
+    char *id;
+    char *title;
+    int severity;          /* gpudiag_severity */
+    double est_gain;       /* NaN = not estimated */
+} gd_side_finding;
+
+typedef struct gd_side_kernel {
+    char *name;            /* full name; several entries may share one (ranks) */
+    double calls;
+    double total_us;
+} gd_side_kernel;
+
+struct gpudiag_side {
+    char *label;
+    size_t nsteps;
+    double *step_us;       /* step durations, µs */
+    int64_t *step_no;      /* ProfilerStep numbers; -1 for a whole-trace window */
+    double *step_util;     /* per-step kernel-busy share; NaN where unknown */
+    double gpu_utilization, sm_efficiency, achieved_occupancy, tensor_core_share;
+    double idle_share, comm_share, mfu;
+    double role_share[GPUDIAG_ROLE_COUNT];
+    double idle_cause_share[GPUDIAG_IDLE_CAUSE_COUNT];
+    size_t nfind;
+    gd_side_finding *find;
+    size_t nkern;
+    gd_side_kernel *kern;
+    int kernels_partial;   /* 1: only the top kernels are known (saved report) */
+    size_t ranks;          /* ranks combined into this run (1 for one trace) */
+};
+
+/* An empty side with every number unknown (NaN); NULL on OOM. */
+gpudiag_side *gd_side_new(const char *label);
+
+/* Combine n rank sides into one job side (DEFINITIONS "Comparing runs");
+ * takes ownership of nothing.  NULL on OOM. */
+gpudiag_side *gd_side_combine_ranks(gpudiag_side *const *ranks, size_t n, const char *label);
+
+/* Set nsteps and allocate step_us, step_no, step_util; 0 or -1 (OOM). */
+int gd_side_alloc_steps(gpudiag_side *s, size_t n);
+
+#endif

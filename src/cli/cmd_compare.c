@@ -1,0 +1,377 @@
+/*
+ * cmd_compare.c — `gpudiag compare BASE NEW` and `gpudiag compare --runs A... -- B...`:
+ * load each side (trace, directory of rank traces, saved JSON report), compare,
+ * print, and exit 1 when the gate metric regressed outside the noise.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "gpudiag/compare.h"
+#include "gpudiag/gpudiag.h"
+
+enum { C_OK = 0, C_REGRESSED = 1, C_USAGE = 2, C_INPUT = 3, C_INTERNAL = 5 };
+enum { OPT_METRIC = 200, OPT_THRESHOLD, OPT_ALPHA, OPT_FULL_NAMES, OPT_RUNS, OPT_JSON };
+
+static const char *prog = "gpudiag";
+
+void gd_usage_compare(FILE *fp)
+{
+    fprintf(fp,
+            "Usage: gpudiag compare [OPTIONS] BASE NEW\n"
+            "       gpudiag compare [OPTIONS] --runs BASE1 BASE2 ... -- NEW1 NEW2 ...\n"
+            "\n"
+            "Did my change help, and did anything regress?  Compares a baseline with a change:\n"
+            "step time (mean, median, p90) and throughput with a confidence statement from the\n"
+            "per-step distributions (Mann-Whitney U test, bootstrap interval of the median\n"
+            "difference), GPU utilization, breakdown categories, idle causes, MFU, findings that\n"
+            "appeared, disappeared or changed, and a kernel-level diff (calls and time per kernel\n"
+            "name, added and removed kernels, biggest movers).  Each side is a trace (.json,\n"
+            ".json.gz), a directory of the rank traces of one job, or a report saved with\n"
+            "'gpudiag analyze --save FILE' (or --json).  With --runs, each side is several runs\n"
+            "of the same setup: their run-to-run spread is reported and checked against the 5%%\n"
+            "bar, and a change must exceed that spread to count.\n"
+            "\n"
+            "Options:\n"
+            "      --json            write the comparison (schema gpudiag.compare/1) to stdout\n"
+            "      --metric M        the gate metric: step_time (mean, default), step_time_median,\n"
+            "                        step_time_p90, throughput, gpu_utilization\n"
+            "      --threshold T     relative change that counts: 0.05 or 5%% (default 5%%)\n"
+            "      --alpha A         significance level of the U test (default 0.05)\n"
+            "      --full-names      kernel diff by whole kernel names (default: HTA short names)\n"
+            "      --runs            several runs per side, BASE runs, then '--', then NEW runs\n"
+            "  -v, --verbose         list every kernel of the diff\n"
+            "  -h, --help            show this help and exit\n"
+            "\n"
+            "Exit status: 0 no regression (improved, no change or inconclusive); 1 the metric\n"
+            "regressed beyond --threshold and outside the noise; 2 usage error; 3 unreadable or\n"
+            "malformed input; 5 internal error.\n"
+            "\n"
+            "Example (CI gate):\n"
+            "  gpudiag compare --threshold 3%% base.pt.trace.json.gz new.pt.trace.json.gz\n");
+}
+
+static void print_err(const gpudiag_error *err)
+{
+    if (err->path[0] && err->offset >= 0)
+        fprintf(stderr, "%s: error: %s: byte %lld: %s\n", prog, err->path, (long long)err->offset, err->message);
+    else if (err->path[0])
+        fprintf(stderr, "%s: error: %s: %s\n", prog, err->path, err->message);
+    else
+        fprintf(stderr, "%s: error: %s\n", prog, err->message);
+}
+
+static int code_for(gpudiag_status st)
+{
+    return st == GPUDIAG_ERR_IO || st == GPUDIAG_ERR_FORMAT ? C_INPUT : st == GPUDIAG_ERR_ARG ? C_USAGE : C_INTERNAL;
+}
+
+/* Read and analyse one trace. */
+static int load_report(const char *path, gpudiag_report **out)
+{
+    gpudiag_error err;
+    memset(&err, 0, sizeof err);
+    gpudiag_trace *t = NULL;
+    gpudiag_status st = gpudiag_trace_read(path, &t, &err);
+    if (st == GPUDIAG_OK) {
+        st = gpudiag_analyze(t, NULL, out, &err);
+        gpudiag_trace_free(&t);
+    }
+    if (st != GPUDIAG_OK) {
+        print_err(&err);
+        return code_for(st);
+    }
+    return C_OK;
+}
+
+static int is_trace_name(const char *n)
+{
+    size_t l = strlen(n);
+    return (l > 5 && strcmp(n + l - 5, ".json") == 0) || (l > 8 && strcmp(n + l - 8, ".json.gz") == 0);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A directory of rank traces: one side, the job. */
+static int load_dir(const char *dir, gpudiag_side **out)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "%s: error: %s: cannot open the directory: %s\n", prog, dir, strerror(errno));
+        return C_INPUT;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = C_OK;
+    struct dirent *de;
+    while (rc == C_OK && (de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.' || !is_trace_name(de->d_name))
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            char **nn = realloc(names, cap * sizeof *nn);
+            if (!nn) {
+                rc = C_INTERNAL;
+                break;
+            }
+            names = nn;
+        }
+        size_t len = strlen(dir) + strlen(de->d_name) + 2;
+        if (!(names[n] = malloc(len))) {
+            rc = C_INTERNAL;
+            break;
+        }
+        snprintf(names[n], len, "%s/%s", dir, de->d_name);
+        n++;
+    }
+    closedir(d);
+    if (rc == C_OK && n == 0) {
+        fprintf(stderr, "%s: error: %s: no .json or .json.gz trace files in this directory\n", prog, dir);
+        rc = C_INPUT;
+    }
+    gpudiag_report **reps = rc == C_OK ? calloc(n, sizeof *reps) : NULL;
+    if (rc == C_OK && !reps)
+        rc = C_INTERNAL;
+    if (rc == C_OK) {
+        qsort(names, n, sizeof *names, cmp_str);
+        for (size_t i = 0; i < n && rc == C_OK; i++)
+            rc = load_report(names[i], &reps[i]);
+    }
+    if (rc == C_OK) {
+        gpudiag_error err;
+        memset(&err, 0, sizeof err);
+        gpudiag_status st = gpudiag_side_from_ranks((const gpudiag_report *const *)reps, n, dir, out, &err);
+        if (st != GPUDIAG_OK) {
+            print_err(&err);
+            rc = code_for(st);
+        }
+    }
+    if (rc == C_INTERNAL)
+        fprintf(stderr, "%s: error: out of memory\n", prog);
+    for (size_t i = 0; i < n; i++) {
+        if (reps)
+            gpudiag_report_free(&reps[i]);
+        free(names[i]);
+    }
+    free(reps);
+    free(names);
+    return rc;
+}
+
+/* 1 if the file starts like a saved gpudiag report (plain JSON, not gzip). */
+static int looks_saved(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    char head[256];
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return gpudiag_side_sniff_json(head, n);
+}
+
+static int load_side(const char *path, gpudiag_side **out)
+{
+    if (path[0] == '\0') {
+        fprintf(stderr, "%s: error: an empty file name was given\n", prog);
+        return C_INPUT;
+    }
+    struct stat sb;
+    if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return load_dir(path, out);
+    gpudiag_error err;
+    memset(&err, 0, sizeof err);
+    if (strcmp(path, "-") != 0 && looks_saved(path)) {
+        gpudiag_status st = gpudiag_side_read_json(path, out, &err);
+        if (st != GPUDIAG_OK) {
+            print_err(&err);
+            return code_for(st);
+        }
+        return C_OK;
+    }
+    gpudiag_report *r = NULL;
+    int rc = load_report(path, &r);
+    if (rc != C_OK)
+        return rc;
+    gpudiag_status st = gpudiag_side_from_report(r, out, &err);
+    gpudiag_report_free(&r);
+    if (st != GPUDIAG_OK) {
+        print_err(&err);
+        return code_for(st);
+    }
+    return C_OK;
+}
+
+static int parse_fraction(const char *s, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno)
+        return -1;
+    if (*end == '%') {
+        v /= 100;
+        end++;
+    }
+    if (*end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int gd_cmd_compare(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, OPT_JSON},
+        {"metric", required_argument, NULL, OPT_METRIC},
+        {"threshold", required_argument, NULL, OPT_THRESHOLD},
+        {"alpha", required_argument, NULL, OPT_ALPHA},
+        {"full-names", no_argument, NULL, OPT_FULL_NAMES},
+        {"runs", no_argument, NULL, OPT_RUNS},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    gpudiag_compare_opts o;
+    gpudiag_compare_opts_default(&o);
+    int json = 0, runs = 0, verbose = 0;
+    /* options are read only before a '--' (it separates the runs of --runs) */
+    int sep = argc;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--") == 0) {
+            sep = i;
+            break;
+        }
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(sep, argv, "vh", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_JSON: json = 1; break;
+        case OPT_FULL_NAMES: o.full_names = 1; break;
+        case OPT_RUNS: runs = 1; break;
+        case 'v': verbose = 1; break;
+        case OPT_METRIC: {
+            int m = gpudiag_compare_metric_parse(optarg);
+            if (m < 0) {
+                fprintf(stderr,
+                        "%s: error: --metric wants step_time, step_time_median, step_time_p90, throughput or "
+                        "gpu_utilization, got '%s'\n",
+                        prog, optarg);
+                return C_USAGE;
+            }
+            o.metric = (gpudiag_compare_metric)m;
+            break;
+        }
+        case OPT_THRESHOLD:
+            if (parse_fraction(optarg, &o.threshold) != 0 || !(o.threshold > 0 && o.threshold < 10)) {
+                fprintf(stderr, "%s: error: --threshold wants a relative change above 0, like 0.05 or 5%%, got '%s'\n",
+                        prog, optarg);
+                return C_USAGE;
+            }
+            break;
+        case OPT_ALPHA:
+            if (parse_fraction(optarg, &o.alpha) != 0 || !(o.alpha > 0 && o.alpha < 1)) {
+                fprintf(stderr, "%s: error: --alpha wants a probability between 0 and 1, got '%s'\n", prog, optarg);
+                return C_USAGE;
+            }
+            break;
+        case 'h':
+            gd_usage_compare(stdout);
+            return C_OK;
+        default:
+            if (optopt && optopt < 128)
+                fprintf(stderr, "%s: error: unknown option '-%c' (try 'gpudiag compare --help')\n", prog, optopt);
+            else
+                fprintf(stderr, "%s: error: unknown or incomplete option '%s' (try 'gpudiag compare --help')\n", prog,
+                        argv[optind - 1]);
+            return C_USAGE;
+        }
+    }
+    char **bpaths = argv + optind, **tpaths;
+    int nb = sep - optind, nt;
+    if (runs) {
+        if (sep == argc) {
+            fprintf(stderr, "%s: error: --runs wants the base runs, then '--', then the new runs\n", prog);
+            return C_USAGE;
+        }
+        tpaths = argv + sep + 1;
+        nt = argc - sep - 1;
+        if (nb < 1 || nt < 1) {
+            fprintf(stderr, "%s: error: --runs needs at least one run on each side of '--'\n", prog);
+            return C_USAGE;
+        }
+    } else {
+        /* without --runs, a '--' only ends the options */
+        if (sep < argc) {
+            for (int i = sep; i + 1 < argc; i++)
+                argv[i] = argv[i + 1];
+            argc--;
+            nb = argc - optind;
+        }
+        if (nb != 2) {
+            fprintf(stderr, "%s: error: compare wants two inputs, BASE and NEW (got %d; try 'gpudiag compare --help')\n",
+                    prog, nb);
+            return C_USAGE;
+        }
+        tpaths = bpaths + 1;
+        nb = nt = 1;
+    }
+    int nstdin = 0;
+    for (int i = 0; i < nb; i++)
+        nstdin += strcmp(bpaths[i], "-") == 0;
+    for (int i = 0; i < nt; i++)
+        nstdin += strcmp(tpaths[i], "-") == 0;
+    if (nstdin > 1) {
+        fprintf(stderr, "%s: error: standard input ('-') can be only one of the inputs\n", prog);
+        return C_USAGE;
+    }
+    gpudiag_side **sides = calloc((size_t)(nb + nt), sizeof *sides);
+    if (!sides) {
+        fprintf(stderr, "%s: error: out of memory\n", prog);
+        return C_INTERNAL;
+    }
+    int rc = C_OK;
+    for (int i = 0; i < nb + nt; i++) {
+        int r = load_side(i < nb ? bpaths[i] : tpaths[i - nb], &sides[i]);
+        if (r > rc)
+            rc = r;
+    }
+    if (rc == C_OK) {
+        gpudiag_error err;
+        memset(&err, 0, sizeof err);
+        gpudiag_comparison *cmp = NULL;
+        gpudiag_status st = gpudiag_compare((const gpudiag_side *const *)sides, (size_t)nb,
+                                            (const gpudiag_side *const *)(sides + nb), (size_t)nt, &o, &cmp, &err);
+        if (st == GPUDIAG_OK) {
+            if (json) {
+                st = gpudiag_comparison_write_json(cmp, stdout, 1, &err);
+            } else {
+                const char *cols = getenv("COLUMNS");
+                long w = cols ? strtol(cols, NULL, 10) : 100;
+                gpudiag_text_opts topts = {0, verbose, w >= 40 && w <= 1000 ? (int)w : 100};
+                st = gpudiag_comparison_write_text(cmp, stdout, &topts, &err);
+            }
+        }
+        if (st != GPUDIAG_OK) {
+            print_err(&err);
+            rc = st == GPUDIAG_ERR_ARG ? C_USAGE : C_INTERNAL;
+        } else if (cmp->verdict == GPUDIAG_CMP_REGRESSED) {
+            rc = C_REGRESSED;
+        }
+        gpudiag_comparison_free(&cmp);
+    }
+    for (int i = 0; i < nb + nt; i++)
+        gpudiag_side_free(&sides[i]);
+    free(sides);
+    return rc;
+}

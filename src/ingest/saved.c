@@ -1,0 +1,248 @@
+/*
+ * saved.c — read a saved gpudiag JSON report (gpudiag.report/1, or
+ * gpudiag.cluster/1 whose reports[] are the ranks of one job) back as one side
+ * of a comparison, with yajl's tree API.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_tree.h>
+
+#include "analyze/compare_side.h"
+#include "gpudiag/compare.h"
+#include "util/util.h"
+
+#define SAVED_MAX_BYTES (1u << 30)
+
+int gpudiag_side_sniff_json(const char *head, size_t len)
+{
+    size_t i = 0;
+    if (len >= 3 && (unsigned char)head[0] == 0xEF && (unsigned char)head[1] == 0xBB && (unsigned char)head[2] == 0xBF)
+        i = 3;
+    while (i < len && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
+        i++;
+    if (i >= len || head[i] != '{')
+        return 0;
+    /* "schema" then optional blanks, ':' and blanks, then "gpudiag. */
+    static const char key[] = "\"schema\"";
+    for (; i + sizeof key - 1 <= len; i++) {
+        if (memcmp(head + i, key, sizeof key - 1) != 0)
+            continue;
+        size_t j = i + sizeof key - 1;
+        while (j < len && (head[j] == ' ' || head[j] == '\n' || head[j] == '\r' || head[j] == '\t' || head[j] == ':'))
+            j++;
+        return j + 9 <= len && memcmp(head + j, "\"gpudiag.", 9) == 0;
+    }
+    return 0;
+}
+
+static yajl_val get(yajl_val v, const char *a, const char *b, const char *c)
+{
+    const char *path[4] = {a, b, c, NULL};
+    return v ? yajl_tree_get(v, path, yajl_t_any) : NULL;
+}
+
+static double num(yajl_val v)
+{
+    return YAJL_IS_NUMBER(v) ? YAJL_GET_DOUBLE(v) : NAN;
+}
+
+static int severity_of(const char *s)
+{
+    static const char *const names[] = {"info", "low", "medium", "high"};
+    for (int i = 0; s && i < 4; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* One gpudiag.report/1 object -> a side.  NULL with *bad set on a schema
+ * problem (message in err), NULL without on OOM. */
+static gpudiag_side *side_from_tree(yajl_val d, const char *label, const char *path, gpudiag_error *err, int *bad)
+{
+    *bad = 0;
+    const char *schema = YAJL_GET_STRING(get(d, "schema", NULL, NULL));
+    yajl_val steps = get(d, "steps", NULL, NULL);
+    if (!schema || strcmp(schema, GPUDIAG_REPORT_SCHEMA) != 0 || !YAJL_IS_ARRAY(steps)) {
+        *bad = 1;
+        gd_set_error(err, GPUDIAG_ERR_FORMAT, path, -1,
+                     "not a saved gpudiag report: wants schema \"%s\" with a steps array (got schema %s)",
+                     GPUDIAG_REPORT_SCHEMA, schema ? schema : "none");
+        return NULL;
+    }
+    gpudiag_side *s = gd_side_new(label);
+    if (!s || gd_side_alloc_steps(s, steps->u.array.len) != 0)
+        goto oom;
+    size_t m = 0;
+    for (size_t i = 0; i < steps->u.array.len; i++) {
+        yajl_val st = steps->u.array.values[i];
+        double dur = num(get(st, "duration_us", NULL, NULL));
+        if (isnan(dur))
+            continue;
+        yajl_val no = get(st, "number", NULL, NULL);
+        s->step_us[m] = dur;
+        s->step_no[m] = YAJL_IS_INTEGER(no) ? YAJL_GET_INTEGER(no) : -1;
+        double k = num(get(st, "breakdown_us", "kernel", NULL));
+        s->step_util[m] = dur > 0 ? k / dur : NAN;
+        m++;
+    }
+    s->nsteps = m;
+    s->gpu_utilization = num(get(d, "summary", "gpu_utilization", NULL));
+    s->sm_efficiency = num(get(d, "summary", "sm_efficiency", NULL));
+    s->achieved_occupancy = num(get(d, "summary", "achieved_occupancy", NULL));
+    s->tensor_core_share = num(get(d, "summary", "tensor_core_share", NULL));
+    s->idle_share = num(get(d, "summary", "idle_share", NULL));
+    s->comm_share = num(get(d, "summary", "comm_share", NULL));
+    s->mfu = num(get(d, "summary", "mfu", NULL));
+    for (int i = 0; i < GPUDIAG_ROLE_COUNT; i++)
+        s->role_share[i] = num(get(d, "breakdown", "share", gpudiag_role_name((gpudiag_role)i)));
+    for (int i = 0; i < GPUDIAG_IDLE_CAUSE_COUNT; i++)
+        s->idle_cause_share[i] =
+            num(get(d, "idle", "by_cause_share_of_step", gpudiag_idle_cause_name((gpudiag_idle_cause)i)));
+    yajl_val f = get(d, "findings", NULL, NULL);
+    size_t nf = YAJL_IS_ARRAY(f) ? f->u.array.len : 0;
+    s->find = calloc(nf + 1, sizeof *s->find);
+    if (!s->find)
+        goto oom;
+    for (size_t i = 0; i < nf; i++) {
+        yajl_val x = f->u.array.values[i];
+        const char *id = YAJL_GET_STRING(get(x, "id", NULL, NULL));
+        if (!id)
+            continue;
+        const char *title = YAJL_GET_STRING(get(x, "title", NULL, NULL));
+        gd_side_finding *g = &s->find[s->nfind];
+        g->id = gd_strdup(id);
+        g->title = gd_strdup(title ? title : "");
+        g->severity = severity_of(YAJL_GET_STRING(get(x, "severity", NULL, NULL)));
+        if (g->severity < 0)
+            g->severity = GPUDIAG_SEV_INFO;
+        g->est_gain = num(get(x, "est_gain", NULL, NULL));
+        if (!g->id || !g->title) {
+            free(g->id);
+            free(g->title);
+            goto oom;
+        }
+        s->nfind++;
+    }
+    yajl_val top = get(d, "kernels", "top", NULL);
+    size_t nk = YAJL_IS_ARRAY(top) ? top->u.array.len : 0;
+    s->kern = calloc(nk + 1, sizeof *s->kern);
+    if (!s->kern)
+        goto oom;
+    for (size_t i = 0; i < nk; i++) {
+        yajl_val x = top->u.array.values[i];
+        const char *name = YAJL_GET_STRING(get(x, "name", NULL, NULL));
+        double calls = num(get(x, "calls", NULL, NULL)), us = num(get(x, "total_us", NULL, NULL));
+        if (!name || isnan(calls) || isnan(us))
+            continue;
+        gd_side_kernel *k = &s->kern[s->nkern];
+        if (!(k->name = gd_strdup(name)))
+            goto oom;
+        k->calls = calls;
+        k->total_us = us;
+        s->nkern++;
+    }
+    double distinct = num(get(d, "kernels", "distinct", NULL));
+    s->kernels_partial = isnan(distinct) || distinct > (double)s->nkern;
+    return s;
+oom:
+    gpudiag_side_free(&s);
+    gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
+    return NULL;
+}
+
+gpudiag_status gpudiag_side_read_json(const char *path, gpudiag_side **out, gpudiag_error *err)
+{
+    if (!path || !out)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "gpudiag_side_read_json: NULL path or out");
+    *out = NULL;
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return gd_set_error(err, GPUDIAG_ERR_IO, path, -1, "cannot open: %s", strerror(errno));
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (len + 1 >= cap) {
+            if (cap >= SAVED_MAX_BYTES) {
+                free(buf);
+                fclose(fp);
+                return gd_set_error(err, GPUDIAG_ERR_FORMAT, path, (int64_t)len,
+                                    "a saved report larger than 1 GiB is not a gpudiag report");
+            }
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + len, 1, cap - 1 - len, fp);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    int rerr = ferror(fp);
+    fclose(fp);
+    if (!buf)
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
+    if (rerr) {
+        free(buf);
+        return gd_set_error(err, GPUDIAG_ERR_IO, path, -1, "read error");
+    }
+    buf[len] = '\0';
+    if (memchr(buf, '\0', len)) {
+        int64_t at = (int64_t)strlen(buf);
+        free(buf);
+        return gd_set_error(err, GPUDIAG_ERR_FORMAT, path, at, "a NUL byte inside a saved JSON report");
+    }
+    char ebuf[512];
+    ebuf[0] = '\0';
+    yajl_val d = yajl_tree_parse(buf, ebuf, sizeof ebuf);
+    free(buf);
+    if (!d) {
+        /* yajl's message names the byte ("... at byte N" is not part of the tree API's text) */
+        char *nl = strchr(ebuf, '\n');
+        if (nl)
+            *nl = '\0';
+        return gd_set_error(err, ebuf[0] && strstr(ebuf, "memory") ? GPUDIAG_ERR_NOMEM : GPUDIAG_ERR_FORMAT, path, -1,
+                            "not valid JSON: %s", ebuf[0] ? ebuf : "parse error");
+    }
+    gpudiag_status st = GPUDIAG_OK;
+    const char *schema = YAJL_GET_STRING(get(d, "schema", NULL, NULL));
+    int bad = 0;
+    if (schema && strcmp(schema, GPUDIAG_CLUSTER_SCHEMA) == 0) {
+        yajl_val reps = get(d, "reports", NULL, NULL);
+        size_t n = YAJL_IS_ARRAY(reps) ? reps->u.array.len : 0;
+        if (n == 0) {
+            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, -1, "a saved cluster report without reports[]");
+        } else {
+            gpudiag_side **rs = calloc(n, sizeof *rs);
+            if (!rs)
+                st = gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
+            for (size_t i = 0; rs && i < n && st == GPUDIAG_OK; i++) {
+                rs[i] = side_from_tree(reps->u.array.values[i], path, path, err, &bad);
+                if (!rs[i])
+                    st = bad ? GPUDIAG_ERR_FORMAT : GPUDIAG_ERR_NOMEM;
+            }
+            if (st == GPUDIAG_OK) {
+                *out = gd_side_combine_ranks(rs, n, path);
+                if (!*out)
+                    st = gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
+            }
+            for (size_t i = 0; rs && i < n; i++)
+                gpudiag_side_free(&rs[i]);
+            free(rs);
+        }
+    } else {
+        *out = side_from_tree(d, path, path, err, &bad);
+        if (!*out)
+            st = bad ? GPUDIAG_ERR_FORMAT : GPUDIAG_ERR_NOMEM;
+    }
+    yajl_tree_free(d);
+    return st;
+}

@@ -1,0 +1,178 @@
+#!/bin/sh
+# gpudiag compare on real traces: the kernel-level diff of the two shared HTA
+# trace_diff traces (a100_8rank_rank3_control/test) against counts taken
+# straight from the trace files by an independent python script (HTA's
+# shorten_name rewritten here), the U statistic and exact p-value by
+# brute-force enumeration of every split of the steps, identical inputs as
+# "no change", the ResNet-50 num_workers 0 -> 4 improvement, and saved
+# reports (analyze --save) read back as a side.
+. "$(dirname "$0")/common.sh"
+: "${GD_SRC:=$HERE/../..}"
+T=$GD_SHARED/data/traces
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect_rc WANT CMD...: run CMD, compare its exit status
+expect_rc() {
+    want=$1
+    shift
+    "$@" > "$TMP/out" 2> "$TMP/err"
+    got=$?
+    if [ "$got" -eq "$want" ]; then ok; else bad "exit $got, wanted $want: $* ($(head -c 300 "$TMP/err"))"; fi
+}
+
+# ---- independent checks on real traces ----------------------------------------
+cat > "$TMP/oracle.py" <<'PY'
+# Kernel counts and summed durations per name, read straight from the trace
+# files, and the Mann-Whitney U / exact p by enumerating every split.
+import gzip, itertools, json, math, sys
+
+def shorten(name):            # HTA hta/utils/utils.py shorten_name, rewritten
+    s = name.replace("->", "")
+    st = []
+    for ch in s:
+        if ch in ">)":
+            opener = "<" if ch == ">" else "("
+            while st and st[-1] != opener:
+                st.pop()
+            if st:
+                st.pop()
+        else:
+            st.append(ch)
+    w = "".join(st).split(" ")[-1]
+    return w if w else name
+
+def kernels(path):
+    op = gzip.open if path.endswith(".gz") else open
+    out = {}
+    for e in json.load(op(path, "rt"))["traceEvents"]:
+        if e.get("ph") == "X" and e.get("cat", "").lower() == "kernel":
+            c = out.setdefault(e["name"], [0, 0.0])
+            c[0] += 1
+            c[1] += float(e["dur"])
+    return out
+
+def shortened(full):
+    out = {}
+    for name, (n, us) in full.items():
+        c = out.setdefault(shorten(name), [0, 0.0])
+        c[0] += n
+        c[1] += us
+    return out
+
+def mwu(b, t):
+    u = sum((x < y) + 0.5 * (x == y) for y in b for x in t)
+    pool = b + t
+    m = len(b)
+    dist = []
+    for idx in itertools.combinations(range(len(pool)), m):
+        bs = [pool[i] for i in idx]
+        ts = [pool[i] for i in range(len(pool)) if i not in idx]
+        dist.append(sum((x < y) + 0.5 * (x == y) for y in bs for x in ts))
+    le = sum(1 for v in dist if v <= u) / len(dist)
+    ge = sum(1 for v in dist if v >= u) / len(dist)
+    return u, min(1.0, 2 * min(le, ge))
+
+if __name__ == "__main__":
+    base, new, base_rep, new_rep = sys.argv[1:5]
+    sb = [s["duration_us"] for s in json.load(open(base_rep))["steps"]]
+    sn = [s["duration_us"] for s in json.load(open(new_rep))["steps"]]
+    u, p = mwu(sb, sn)
+    mb, mn = sum(sb) / len(sb), sum(sn) / len(sn)
+    kfull = (kernels(base), kernels(new))      # each trace is read once
+    for arg in sys.argv[5:]:                   # CMP_JSON:short or CMP_JSON:full
+        cmp_json, mode = arg.rsplit(":", 1)
+        d = json.load(open(cmp_json))
+        kb, kn = (shortened(k) for k in kfull) if mode == "short" else kfull
+        diff = {r["name"]: r for r in d["kernels"]["diff"]}
+        names = set(kb) | set(kn)
+        assert set(diff) == names, (len(diff), len(names), sorted(names ^ set(diff))[:5])
+        for n in names:
+            r = diff[n]
+            bc, bu = kb.get(n, [0, 0.0])
+            nc, nu = kn.get(n, [0, 0.0])
+            assert r["base_calls"] == bc and r["new_calls"] == nc, (n, r, bc, nc)
+            assert abs(r["base_us"] - bu) < 1e-3 * max(1, bc) and abs(r["new_us"] - nu) < 1e-3 * max(1, nc), (n, r, bu, nu)
+            assert r["change"] == ("added" if bc == 0 else "removed" if nc == 0 else "both"), (n, r)
+        assert d["kernels"]["added"] == len(set(kn) - set(kb)), d["kernels"]["added"]
+        assert d["kernels"]["removed"] == len(set(kb) - set(kn)), d["kernels"]["removed"]
+        # movers: sorted by |delta per step|, descending
+        mv = [abs(r["delta_us_per_step"]) for r in d["kernels"]["diff"]]
+        assert all(mv[i] >= mv[i + 1] - 1e-6 for i in range(len(mv) - 1))
+        # step statistics from the per-step durations the analyses report
+        c = d["confidence"]
+        assert c["u"] == u and abs(c["p"] - p) <= 1e-5 * p, (c, u, p)
+        assert abs(d["metrics"]["step_time_us.mean"]["change"] - (mn - mb) / mb) < 1e-5, d["metrics"]["step_time_us.mean"]
+        print("kernel names %d (%s), U %g, p %.6g" % (len(names), mode, u, p))
+PY
+
+if [ -f "$T/a100_8rank_rank3_control.json.gz" ]; then
+    A=$T/a100_8rank_rank3_control.json.gz
+    B=$T/a100_8rank_rank3_test.json.gz
+    "$GPUDIAG" analyze --json "$A" > "$TMP/ra.json" && "$GPUDIAG" analyze --json "$B" > "$TMP/rb.json" || bad "analyze A100"
+    # the test run's steps are all slower than the control's: U = 0, regression, exit 1
+    expect_rc 1 "$GPUDIAG" compare --json "$A" "$B"
+    cp "$TMP/out" "$TMP/cmp_short.json"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["gate"]["verdict"]=="regressed" and d["confidence"]["u"]==0, d["gate"]' "$TMP/out" && ok || bad "A100 regressed"
+    expect_rc 1 "$GPUDIAG" compare --json --full-names "$A" "$B"
+    cp "$TMP/out" "$TMP/cmp_full.json"
+    python3 "$TMP/oracle.py" "$A" "$B" "$TMP/ra.json" "$TMP/rb.json" "$TMP/cmp_short.json:short" "$TMP/cmp_full.json:full" && ok || bad "A100 kernel diff (short and full names)"
+    # identical inputs: no change, exit 0, p = 1, nothing added, removed or moved
+    expect_rc 0 "$GPUDIAG" compare --json "$A" "$A"
+    python3 - "$TMP/out" <<'PY' && ok || bad "identical: no change"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["gate"]["verdict"] == "no_change" and d["gate"]["change"] == 0, d["gate"]
+assert d["confidence"]["p"] == 1 and d["confidence"]["median_diff"] == 0
+assert d["kernels"]["added"] == 0 and d["kernels"]["removed"] == 0
+assert all(r["delta_us"] == 0 for r in d["kernels"]["diff"])
+assert all(f["change"] == "unchanged" for f in d["findings"]) and d["findings"]
+assert all(v["delta"] in (0, None) for v in d["metrics"].values()), d["metrics"]
+PY
+else
+    echo "skip: shared A100 traces not found"
+fi
+
+R0=$GD_SRC/examples/resnet50_v100_num_workers_0.pt.trace.json.gz
+R4=$T/resnet50_v100_num_workers_4.pt.trace.json.gz
+if [ -f "$R4" ]; then
+    "$GPUDIAG" analyze --json --save "$TMP/saved0.json" "$R0" > "$TMP/r0.json" && "$GPUDIAG" analyze --json "$R4" > "$TMP/r4.json" || bad "analyze resnet"
+    cmp -s "$TMP/saved0.json" "$TMP/r0.json" && ok || bad "analyze --save writes what --json prints"
+    expect_rc 0 "$GPUDIAG" compare --json "$R0" "$R4"
+    cp "$TMP/out" "$TMP/cmp_resnet.json"
+    python3 "$TMP/oracle.py" "$R0" "$R4" "$TMP/r0.json" "$TMP/r4.json" "$TMP/cmp_resnet.json:short" && ok || bad "ResNet kernel diff"
+    python3 - "$TMP/out" <<'PY' && ok || bad "ResNet: DataLoader share falls, step time improves"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["metrics"]
+dl = m["breakdown.share.dataloader"]
+assert dl["base"] > 0.3 and dl["new"] < 0.05 and dl["delta"] < -0.25, dl
+assert m["idle.by_cause_share_of_step.dataloader"]["delta"] < -0.25, m["idle.by_cause_share_of_step.dataloader"]
+assert m["step_time_us.mean"]["change"] < -0.15 and m["throughput_steps_per_s"]["change"] > 0.15
+assert m["gpu_utilization"]["delta"] > 0.1, m["gpu_utilization"]
+assert d["gate"]["verdict"] == "improved" and d["gate"]["outside_noise"] is True, d["gate"]
+f = {x["id"]: x["change"] for x in d["findings"]}
+assert f.get("dataloader_stall") == "disappeared", f
+PY
+    # saved reports as either side give the same step statistics and findings diff
+    expect_rc 0 "$GPUDIAG" compare --json "$TMP/saved0.json" "$R4"
+    python3 - "$TMP/out" "$TMP/r0.json" <<'PY' && ok || bad "saved report as base"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["base"]["kernels_partial"] is True or json.load(open(sys.argv[2]))["kernels"]["distinct"] <= 50
+assert d["gate"]["verdict"] == "improved"
+assert abs(d["confidence"]["p"] - 0.0411255411) < 1e-6, d["confidence"]
+f = {x["id"]: x["change"] for x in d["findings"]}
+assert f.get("dataloader_stall") == "disappeared", f
+assert abs(d["metrics"]["breakdown.share.dataloader"]["base"] - 0.333696) < 1e-5
+PY
+    expect_rc 0 "$GPUDIAG" compare --json "$TMP/saved0.json" "$TMP/saved0.json"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["gate"]["verdict"]=="no_change" and d["kernels"]["partial"] is True, d["gate"]' "$TMP/out" && ok || bad "saved vs saved"
+else
+    echo "skip: shared ResNet-50 num_workers_4 trace not found"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
