@@ -1,0 +1,200 @@
+/* Monitoring series model and the log readers, on the real logs in
+ * ../shared/data/logs (values read off the raw lines / awk, see comments). */
+#include <stdint.h>
+
+#include "gpudiag/series.h"
+#include "ingest/monlog.h"
+#include "test.h"
+
+#define LOGS GD_SHARED_LOGS "/"
+
+static gpudiag_series *read_log(const char *name, gpudiag_log_format f)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s%s", LOGS, name);
+    gpudiag_series *s = NULL;
+    gpudiag_error err;
+    memset(&err, 0, sizeof err);
+    gpudiag_status st = gpudiag_series_read(path, f, &s, &err);
+    if (st != GPUDIAG_OK) {
+        fprintf(stderr, "%s: %s (offset %lld)\n", name, err.message, (long long)err.offset);
+        abort();
+    }
+    return s;
+}
+
+static const gpudiag_gpu_series *gpu_by_index(const gpudiag_series *s, int index)
+{
+    for (size_t g = 0; g < s->gpu_count; g++)
+        if (s->gpus[g].index == index && s->gpus[g].kind == GPUDIAG_ENTITY_GPU)
+            return &s->gpus[g];
+    fprintf(stderr, "no GPU %d\n", index);
+    abort();
+}
+
+static void test_model(void)
+{
+    gpudiag_series *s = NULL;
+    ASSERT_EQ_INT(gpudiag_series_new("nvml", &s), GPUDIAG_OK);
+    long a = gpudiag_series_gpu(s, GPUDIAG_ENTITY_GPU, 0, -1, NULL, "h1");
+    long b = gpudiag_series_gpu(s, GPUDIAG_ENTITY_GPU, 0, -1, NULL, "h2");
+    long a2 = gpudiag_series_gpu(s, GPUDIAG_ENTITY_GPU, 0, -1, NULL, "h1");
+    ASSERT_EQ_INT(a, 0);
+    ASSERT_EQ_INT(b, 1);
+    ASSERT_EQ_INT(a2, 0);
+    double v[GPUDIAG_M_COUNT];
+    for (int i = 0; i < 100; i++) {
+        gd_values_clear(v);
+        v[GPUDIAG_M_GPU_UTIL] = i / 100.0;
+        if (i >= 70)
+            v[GPUDIAG_M_POWER_W] = 300;
+        ASSERT_EQ_INT(gpudiag_series_append(s, 0, i * 1000, v), GPUDIAG_OK);
+    }
+    const gpudiag_gpu_series *g = &s->gpus[0];
+    ASSERT_EQ_INT(g->count, 100);
+    ASSERT_TRUE(g->v[GPUDIAG_M_TEMP_C] == NULL);          /* never present: absent */
+    ASSERT_NAN(g->v[GPUDIAG_M_POWER_W][69]);               /* present later: NaN before */
+    ASSERT_NEAR(g->v[GPUDIAG_M_POWER_W][70], 300, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_GPU_UTIL][99], 0.99, 1e-15);
+    ASSERT_EQ_INT(g->t_us[99], 99000);
+    ASSERT_STR_EQ(gpudiag_metric_name(GPUDIAG_M_TENSOR_ACTIVE), "tensor_active");
+    ASSERT_STR_EQ(gpudiag_metric_name(GPUDIAG_M_COUNT), "unknown");
+    gpudiag_series_free(&s);
+    ASSERT_TRUE(s == NULL);
+    gpudiag_series_free(&s);
+}
+
+static void test_values(void)
+{
+    int ok;
+    ASSERT_NEAR(gd_parse_value("45 %", 4, &ok), 45, 0);
+    ASSERT_EQ_INT(ok, 1);
+    ASSERT_NEAR(gd_parse_value(" 106.56 W", 9, &ok), 106.56, 1e-12);
+    ASSERT_NEAR(gd_parse_value("0.972", 5, &ok), 0.972, 0);
+    ASSERT_NEAR(gd_parse_value("1.5e3", 5, &ok), 1500, 0);
+    ASSERT_NEAR(gd_parse_value("10000 KB/s", 10, &ok), 10000, 0);
+    ASSERT_NAN(gd_parse_value("-", 1, &ok));
+    ASSERT_EQ_INT(ok, 1);
+    ASSERT_NAN(gd_parse_value("[N/A]", 5, &ok));
+    ASSERT_EQ_INT(ok, 1);
+    ASSERT_NAN(gd_parse_value("[Not Supported]", 15, &ok));
+    ASSERT_EQ_INT(ok, 1);
+    ASSERT_NAN(gd_parse_value("N/A", 3, &ok));
+    ASSERT_EQ_INT(ok, 1);
+    ASSERT_NAN(gd_parse_value("", 0, &ok));
+    ASSERT_EQ_INT(ok, 1);
+    ASSERT_NAN(gd_parse_value("9223372036854775794", 19, &ok)); /* DCGM int64 NOT_SUPPORTED */
+    ASSERT_EQ_INT(ok, 1);
+    ASSERT_NAN(gd_parse_value("140737488355328.000000", 22, &ok)); /* DCGM double BLANK */
+    ASSERT_EQ_INT(ok, 1);
+    ASSERT_NAN(gd_parse_value("12x4", 4, &ok));
+    ASSERT_EQ_INT(ok, 0);
+    ASSERT_NAN(gd_parse_value("abc", 3, &ok));
+    ASSERT_EQ_INT(ok, 0);
+    /* python3: calendar.timegm((2024,1,4,13,54,35))*10**6 */
+    ASSERT_EQ_INT(gd_parse_yyyymmdd("20240104", 8) + gd_parse_hms("13:54:35", 8), 1704376475000000LL);
+    /* calendar.timegm((2020,11,12,13,48,11))*10**6 + 412000 */
+    ASSERT_EQ_INT(gd_parse_datetime("2020/11/12 13:48:11.412", 23), 1605188891412000LL);
+    ASSERT_EQ_INT(gd_parse_hms("25:00:00", 8), -1);
+}
+
+static void test_dmon(void)
+{
+    /* 2 GPUs interleaved, old `temp` header, pwr '-': awk on the raw rows gives
+     * GPU 0 sm mean 83.75 over 4 rows, GPU 1 fb 3741 MB in all 4 rows */
+    gpudiag_series *s = read_log("nvsmi_dmon_pucvmet_2gpu_one_training_one_idle_geforce.log", GPUDIAG_LOG_AUTO);
+    ASSERT_STR_EQ(s->format, "dmon");
+    ASSERT_EQ_INT(s->gpu_count, 2);
+    ASSERT_EQ_INT(s->time_source, GPUDIAG_TIME_ASSUMED);
+    const gpudiag_gpu_series *g0 = gpu_by_index(s, 0), *g1 = gpu_by_index(s, 1);
+    ASSERT_EQ_INT(g0->count, 4);
+    double sum = 0;
+    for (size_t i = 0; i < g0->count; i++)
+        sum += g0->v[GPUDIAG_M_GPU_UTIL][i];
+    ASSERT_NEAR(sum / 4, 0.8375, 1e-12);
+    ASSERT_TRUE(g0->v[GPUDIAG_M_POWER_W] == NULL); /* every pwr is '-' */
+    ASSERT_NEAR(g1->v[GPUDIAG_M_MEM_USED_BYTES][3], 3741.0 * 1048576, 0);
+    ASSERT_NEAR(g0->v[GPUDIAG_M_TEMP_C][2], 51, 0);       /* row 5: "0 - 51 59 43 ..." */
+    ASSERT_NEAR(g0->v[GPUDIAG_M_PCIE_RX_BPS][2], 2638e6, 0);
+    ASSERT_NEAR(g0->v[GPUDIAG_M_SM_CLOCK_MHZ][3], 1771, 0); /* pclk of the last GPU 0 row */
+    ASSERT_EQ_INT(g1->t_us[3], 3000000);
+    gpudiag_series_free(&s);
+
+    /* -o TD with trailing spaces and a blank line; columns in -s mutc order */
+    s = read_log("nvsmi_dmon_mutc_TD_1gpu_bursty_pcie.log", GPUDIAG_LOG_AUTO);
+    ASSERT_EQ_INT(s->time_source, GPUDIAG_TIME_ABSOLUTE);
+    g0 = gpu_by_index(s, 0);
+    ASSERT_EQ_INT(g0->count, 6);
+    ASSERT_EQ_INT(g0->t_us[0], 1704376475000000LL);
+    ASSERT_EQ_INT(g0->t_us[5] - g0->t_us[0], 5000000);
+    sum = 0;
+    for (size_t i = 0; i < 6; i++)
+        sum += g0->v[GPUDIAG_M_PCIE_RX_BPS][i];
+    ASSERT_NEAR(sum / 6, 49.333333333e6, 1e3); /* awk: mean of rxpci 49.3333 MB/s */
+    ASSERT_NEAR(g0->v[GPUDIAG_M_PCIE_TX_BPS][1], 677e6, 0);
+    ASSERT_NEAR(g0->v[GPUDIAG_M_GPU_UTIL][3], 0.13, 1e-15);
+    ASSERT_NEAR(g0->v[GPUDIAG_M_MEM_USED_BYTES][3], 478.0 * 1048576, 0);
+    ASSERT_NEAR(g0->v[GPUDIAG_M_MEM_CLOCK_MHZ][0], 6250, 0);
+    ASSERT_EQ_INT(s->skipped_rows, 0);
+    gpudiag_series_free(&s);
+
+    /* -o DT -d 2, mtemp and ECC '-' */
+    s = read_log("nvsmi_dmon_pucet_DT_d2_1gpu_idle.log", GPUDIAG_LOG_DMON);
+    g0 = gpu_by_index(s, 0);
+    ASSERT_EQ_INT(g0->count, 3);
+    ASSERT_EQ_INT(g0->t_us[1], 1609614753000000LL); /* 2021-01-02 19:12:33 */
+    ASSERT_TRUE(g0->v[GPUDIAG_M_MEM_TEMP_C] == NULL);
+    ASSERT_NEAR(g0->v[GPUDIAG_M_SM_CLOCK_MHZ][0], 582, 0);
+    ASSERT_NEAR(g0->v[GPUDIAG_M_POWER_W][2], 39, 0);
+    gpudiag_series_free(&s);
+
+    /* collapsed single spaces, jpg/ofa */
+    s = read_log("nvsmi_dmon_default_1gpu_jpg_ofa_single_space.log", GPUDIAG_LOG_AUTO);
+    g0 = gpu_by_index(s, 0);
+    ASSERT_EQ_INT(g0->count, 3);
+    ASSERT_NEAR(g0->v[GPUDIAG_M_MEM_UTIL][0], 0.11, 1e-15);
+    ASSERT_NEAR(g0->v[GPUDIAG_M_MEM_CLOCK_MHZ][1], 7001, 0);
+    gpudiag_series_free(&s);
+
+    /* 8 GPUs, `-s m` only: two intervals */
+    s = read_log("nvsmi_dmon_m_8gpu_idle_ccpm.log", GPUDIAG_LOG_AUTO);
+    ASSERT_EQ_INT(s->gpu_count, 8);
+    ASSERT_EQ_INT(gpu_by_index(s, 7)->count, 2);
+    ASSERT_NEAR(gpu_by_index(s, 7)->v[GPUDIAG_M_MEM_USED_BYTES][1], 4.0 * 1048576, 0);
+    ASSERT_TRUE(gpu_by_index(s, 7)->v[GPUDIAG_M_GPU_UTIL] == NULL);
+    gpudiag_series_free(&s);
+
+    /* a banner line before the header (DCGM's Go dmon sample) */
+    s = read_log("dcgm_go_dmon_sample_nvsmi_format_idle.log", GPUDIAG_LOG_AUTO);
+    ASSERT_STR_EQ(s->format, "dmon");
+    ASSERT_EQ_INT(gpu_by_index(s, 0)->count, 2);
+    ASSERT_NEAR(gpu_by_index(s, 0)->v[GPUDIAG_M_SM_CLOCK_MHZ][1], 936, 0);
+    gpudiag_series_free(&s);
+
+    const char *others[] = {"nvsmi_dmon_pucvmet_1gpu_light_gtemp_mtemp.log",
+                            "nvsmi_dmon_pucvmet_4gpu_training_old_header.log",
+                            "nvsmi_dmon_pucvmet_c1_gpu1_encoder_busy.log"};
+    for (size_t i = 0; i < 3; i++) {
+        s = read_log(others[i], GPUDIAG_LOG_AUTO);
+        ASSERT_EQ_INT(s->skipped_rows, 0);
+        gpudiag_series_free(&s);
+    }
+    s = read_log("nvsmi_dmon_pucvmet_c1_gpu1_encoder_busy.log", GPUDIAG_LOG_AUTO);
+    ASSERT_EQ_INT(s->gpus[0].index, 1);
+    ASSERT_NEAR(s->gpus[0].v[GPUDIAG_M_ENC_UTIL][0], 0.40, 1e-15);
+    gpudiag_series_free(&s);
+    s = read_log("nvsmi_dmon_pucvmet_4gpu_training_old_header.log", GPUDIAG_LOG_AUTO);
+    ASSERT_EQ_INT(s->gpu_count, 4);
+    ASSERT_NEAR(gpu_by_index(s, 3)->v[GPUDIAG_M_POWER_W][0], 86, 0);
+    ASSERT_NEAR(gpu_by_index(s, 1)->v[GPUDIAG_M_TEMP_C][0], 84, 0);
+    gpudiag_series_free(&s);
+}
+
+int main(void)
+{
+    test_model();
+    test_values();
+    test_dmon();
+    printf("test_series: %d checks passed\n", gd_test_count);
+    return 0;
+}
