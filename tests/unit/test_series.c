@@ -190,11 +190,64 @@ static void test_dmon(void)
     gpudiag_series_free(&s);
 }
 
+static double col_mean(const gpudiag_gpu_series *g, gpudiag_metric m)
+{
+    double sum = 0;
+    for (size_t i = 0; i < g->count; i++)
+        sum += g->v[m][i];
+    return sum / (double)g->count;
+}
+
+static void test_smi_csv(void)
+{
+    /* units in values; awk: mean utilization.gpu 91.1176 % over 17 rows */
+    gpudiag_series *s = read_log("nvsmi_query_csv_l5_v100_training_steady.csv", GPUDIAG_LOG_AUTO);
+    ASSERT_STR_EQ(s->format, "smi-csv");
+    ASSERT_EQ_INT(s->gpu_count, 1);
+    const gpudiag_gpu_series *g = gpu_by_index(s, 0);
+    ASSERT_EQ_INT(g->count, 17);
+    ASSERT_NEAR(col_mean(g, GPUDIAG_M_GPU_UTIL), 1549.0 / 17 / 100, 1e-12);
+    ASSERT_EQ_INT(g->t_us[0], 1605188891412000LL);
+    ASSERT_NEAR(g->v[GPUDIAG_M_MEM_TOTAL_BYTES][0], 32480.0 * 1048576, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_MEM_USED_BYTES][16], 30994.0 * 1048576, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_MEM_UTIL][5], 0.33, 1e-15);
+    gpudiag_series_free(&s);
+
+    /* no index column, timestamps: one GPU; awk mean 45.625 % */
+    s = read_log("nvsmi_query_csv_l1_inference_job_gaps.csv", GPUDIAG_LOG_AUTO);
+    ASSERT_EQ_INT(s->gpu_count, 1);
+    ASSERT_NEAR(col_mean(&s->gpus[0], GPUDIAG_M_GPU_UTIL), 0.45625, 1e-12);
+    ASSERT_TRUE(s->gpus[0].v[GPUDIAG_M_MEM_USED_BYTES] == NULL);
+    gpudiag_series_free(&s);
+
+    /* -lms: pstate ignored, ~4 ms stamps; row 5 at 14:44:17.095 */
+    s = read_log("nvsmi_query_csv_lms_pstate_idle_p8.csv", GPUDIAG_LOG_AUTO);
+    ASSERT_EQ_INT(s->gpu_count, 1);
+    ASSERT_EQ_INT(s->gpus[0].count, 5);
+    ASSERT_EQ_INT(s->gpus[0].t_us[4], 1705416257095000LL);
+    ASSERT_NEAR(s->gpus[0].v[GPUDIAG_M_TEMP_C][2], 23, 0);
+    ASSERT_NEAR(s->gpus[0].v[GPUDIAG_M_MEM_USED_BYTES][1], 7.0 * 1048576, 0);
+    gpudiag_series_free(&s);
+
+    /* snapshot of two GPUs without index or timestamp: told apart by name;
+     * clocks.gr came back as clocks.current.graphics = SM clock */
+    s = read_log("nvsmi_query_csv_2gpu_power_clocks_snapshot.csv", GPUDIAG_LOG_AUTO);
+    ASSERT_EQ_INT(s->gpu_count, 2);
+    ASSERT_STR_EQ(s->gpus[0].name, "GeForce GTX 1080 Ti");
+    ASSERT_STR_EQ(s->gpus[1].name, "GeForce GTX 1060 6GB");
+    ASSERT_NEAR(s->gpus[0].v[GPUDIAG_M_POWER_W][0], 106.56, 1e-12);
+    ASSERT_NEAR(s->gpus[0].v[GPUDIAG_M_SM_CLOCK_MHZ][0], 1936, 0);
+    ASSERT_NEAR(s->gpus[1].v[GPUDIAG_M_MEM_CLOCK_MHZ][0], 405, 0);
+    ASSERT_NEAR(s->gpus[1].v[GPUDIAG_M_GPU_UTIL][0], 0, 0);
+    gpudiag_series_free(&s);
+}
+
 int main(void)
 {
     test_model();
     test_values();
     test_dmon();
+    test_smi_csv();
     printf("test_series: %d checks passed\n", gd_test_count);
     return 0;
 }
