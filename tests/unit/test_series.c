@@ -242,12 +242,54 @@ static void test_smi_csv(void)
     gpudiag_series_free(&s);
 }
 
+static void test_dcgmi(void)
+{
+    /* `# EntityId` header, GPUTL in %, SMACT ratio; awk: mean GPUTL 88, SMACT 0.589 */
+    gpudiag_series *s = read_log("dcgmi_dmon_triton_t4_resnet_1inst.log", GPUDIAG_LOG_AUTO);
+    ASSERT_STR_EQ(s->format, "dcgmi");
+    const gpudiag_gpu_series *g = gpu_by_index(s, 2);
+    ASSERT_EQ_INT(g->count, 3);
+    ASSERT_NEAR(col_mean(g, GPUDIAG_M_GPU_UTIL), 0.88, 1e-12);
+    ASSERT_NEAR(col_mean(g, GPUDIAG_M_SM_ACTIVE), 0.589, 1e-12);
+    ASSERT_NEAR(g->v[GPUDIAG_M_PCIE_RX_BPS][0], 2258816847.0, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_TENSOR_ACTIVE][2], 0.231, 1e-15);
+    ASSERT_NEAR(g->v[GPUDIAG_M_MEM_UTIL][1], 0.50, 1e-15);
+    ASSERT_EQ_INT(g->t_us[2], 2000000);
+    gpudiag_series_free(&s);
+
+    /* MIG group: GPU 0 + GPU-I 0 + GPU-I 1; awk: GPU-I 1 GRACT mean 0.825222 over 9 */
+    s = read_log("dcgmi_dmon_e1001_1004_mig_group_gpu_and_gi.log", GPUDIAG_LOG_AUTO);
+    ASSERT_EQ_INT(s->gpu_count, 3);
+    ASSERT_EQ_INT(s->gpus[2].kind, GPUDIAG_ENTITY_GPU_I);
+    ASSERT_EQ_INT(s->gpus[2].instance, 1);
+    ASSERT_EQ_INT(s->gpus[2].count, 9);
+    ASSERT_NEAR(col_mean(&s->gpus[2], GPUDIAG_M_GR_ENGINE_ACTIVE), 7.427 / 9, 1e-12);
+    ASSERT_NEAR(s->gpus[0].v[GPUDIAG_M_TENSOR_ACTIVE][2], 0.816, 1e-15);
+    gpudiag_series_free(&s);
+
+    /* old `# Entity` / `Id` header with indentation */
+    s = read_log("dcgmi_dmon_e1001_1005_mig_training_on_one_gi.log", GPUDIAG_LOG_AUTO);
+    ASSERT_EQ_INT(s->gpu_count, 3);
+    ASSERT_NEAR(s->gpus[2].v[GPUDIAG_M_DRAM_ACTIVE][0], 0.800, 1e-15);
+    ASSERT_NEAR(s->gpus[0].v[GPUDIAG_M_SM_OCCUPANCY][0], 0.364, 1e-15);
+    gpudiag_series_free(&s);
+
+    s = read_log("dcgmi_dmon_e1001_1004_1005_a100_tensor_ramp.log", GPUDIAG_LOG_AUTO);
+    ASSERT_EQ_INT(s->gpus[0].count, 15);
+    ASSERT_NEAR(s->gpus[0].v[GPUDIAG_M_TENSOR_ACTIVE][3], 0.527, 1e-15);
+    gpudiag_series_free(&s);
+    s = read_log("dcgmi_dmon_triton_t4_bert.log", GPUDIAG_LOG_AUTO);
+    ASSERT_NEAR(s->gpus[0].v[GPUDIAG_M_SM_ACTIVE][2], 0.995, 1e-15);
+    gpudiag_series_free(&s);
+}
+
 int main(void)
 {
     test_model();
     test_values();
     test_dmon();
     test_smi_csv();
+    test_dcgmi();
     printf("test_series: %d checks passed\n", gd_test_count);
     return 0;
 }
