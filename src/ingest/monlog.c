@@ -439,7 +439,8 @@ gpudiag_status gpudiag_series_read(const char *path, gpudiag_log_format format, 
     case GPUDIAG_LOG_DMON: st = gd_read_dmon(&l, s, err); break;
     case GPUDIAG_LOG_SMI_CSV: st = gd_read_smi_csv(&l, s, err); break;
     case GPUDIAG_LOG_DCGMI: st = gd_read_dcgmi(&l, s, err); break;
-    /* READERS: prom, smi-q land one by one (issue #4) */
+    case GPUDIAG_LOG_PROM: st = gd_read_prom(&l, s, err); break;
+    case GPUDIAG_LOG_SMI_Q: st = gd_read_smi_q(&l, s, err); break;
     default: st = gd_set_error(err, GPUDIAG_ERR_ARG, path, -1, "unknown log format %d", (int)format); break;
     }
     gd_lines_close(&l);

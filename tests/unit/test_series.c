@@ -283,6 +283,117 @@ static void test_dcgmi(void)
     gpudiag_series_free(&s);
 }
 
+static void test_prom(void)
+{
+    /* 8x A800, GPU 0 split into MIG instances 3, 5, 6 (grep GPU_I_ID): 7 GPUs + 3 GIs */
+    gpudiag_series *s = read_log("dcgm_exporter_metrics_8xA800_mig_idle.prom", GPUDIAG_LOG_AUTO);
+    ASSERT_STR_EQ(s->format, "prom");
+    ASSERT_EQ_INT(s->gpu_count, 10);
+    size_t mig = 0;
+    for (size_t g = 0; g < s->gpu_count; g++) {
+        ASSERT_EQ_INT(s->gpus[g].count, 1);
+        ASSERT_STR_EQ(s->gpus[g].hostname, "gpu-node-01");
+        if (s->gpus[g].kind == GPUDIAG_ENTITY_GPU_I) {
+            mig++;
+            ASSERT_STR_EQ(s->gpus[g].mig_profile, "2g.20gb");
+            ASSERT_TRUE(s->gpus[g].v[GPUDIAG_M_GPU_UTIL] == NULL); /* no MIG rows for GPU_UTIL */
+        }
+    }
+    ASSERT_EQ_INT(mig, 3);
+    const gpudiag_gpu_series *g3 = gpu_by_index(s, 3);
+    ASSERT_NEAR(g3->v[GPUDIAG_M_POWER_W][0], 56.99, 1e-12);
+    ASSERT_NEAR(g3->v[GPUDIAG_M_SM_CLOCK_MHZ][0], 210, 0);
+    ASSERT_STR_EQ(g3->name, "NVIDIA A800-SXM4-80GB");
+    ASSERT_STR_EQ(g3->uuid, "GPU-5a5a0001-1003-2003-3003-abc000000003");
+    gpudiag_series_free(&s);
+
+    /* DCP metrics, pod labels; 2 GPUs */
+    s = read_log("dcgm_exporter_metrics_2xT4_gke_pod_labels_prof.prom", GPUDIAG_LOG_AUTO);
+    ASSERT_EQ_INT(s->gpu_count, 2);
+    ASSERT_NEAR(s->gpus[1].v[GPUDIAG_M_SM_OCCUPANCY][0], 0, 0);
+    ASSERT_NEAR(s->gpus[0].v[GPUDIAG_M_TENSOR_ACTIVE][0], 0, 0);
+    ASSERT_STR_EQ(s->gpus[0].hostname, "gke-node-a1");
+    gpudiag_series_free(&s);
+
+    /* excerpt without HELP/TYPE at the start; 4 GPUs, power limit 300 W */
+    s = read_log("dcgm_exporter_metrics_4xV100_excerpt_no_pci_bus_id.prom", GPUDIAG_LOG_AUTO);
+    ASSERT_EQ_INT(s->gpu_count, 4);
+    ASSERT_NEAR(gpu_by_index(s, 2)->v[GPUDIAG_M_POWER_LIMIT_W][0], 300, 0);
+    gpudiag_series_free(&s);
+
+    /* lower-case hostname label, mixed GPUs: RTX 2000 Ada dec 46 %, enc 9 % */
+    s = read_log("dcgm_exporter_metrics_lowercase_hostname_mixed_gpus_excerpt.prom", GPUDIAG_LOG_AUTO);
+    const gpudiag_gpu_series *g1 = gpu_by_index(s, 1);
+    ASSERT_NEAR(g1->v[GPUDIAG_M_DEC_UTIL][0], 0.46, 1e-15);
+    ASSERT_NEAR(g1->v[GPUDIAG_M_ENC_UTIL][0], 0.09, 1e-15);
+    ASSERT_STR_EQ(g1->hostname, "dcgm-exporter-abcde");
+    ASSERT_STR_EQ(g1->bus_id, "00000000:B1:00.0");
+    gpudiag_series_free(&s);
+
+    /* 1.x compatibility names */
+    s = read_log("dcgm_exporter_metrics_1x_compat_names_excerpt.prom", GPUDIAG_LOG_AUTO);
+    ASSERT_EQ_INT(s->gpu_count, 1);
+    ASSERT_NEAR(s->gpus[0].v[GPUDIAG_M_POWER_W][0], 30.982, 1e-12);
+    ASSERT_NEAR(s->gpus[0].v[GPUDIAG_M_MEM_CLOCK_MHZ][0], 5000, 0);
+    gpudiag_series_free(&s);
+
+    s = read_log("dcgm_exporter_metrics_a30_mig_excerpt.prom", GPUDIAG_LOG_AUTO);
+    ASSERT_EQ_INT(s->gpu_count, 5);
+    gpudiag_series_free(&s);
+    s = read_log("dcgm_exporter_metrics_l40s_pods_excerpt.prom", GPUDIAG_LOG_AUTO);
+    ASSERT_EQ_INT(s->gpu_count, 3);
+    gpudiag_series_free(&s);
+}
+
+static void test_smi_q(void)
+{
+    /* nvidia-smi -a of an idle A100: values read off the text */
+    gpudiag_series *s = read_log("nvsmi_a_A100_SXM4_535_first_gpu_idle.txt", GPUDIAG_LOG_AUTO);
+    ASSERT_STR_EQ(s->format, "smi-q");
+    ASSERT_EQ_INT(s->time_source, GPUDIAG_TIME_SNAPSHOT);
+    ASSERT_EQ_INT(s->gpu_count, 1);
+    const gpudiag_gpu_series *g = &s->gpus[0];
+    ASSERT_EQ_INT(g->count, 1);
+    ASSERT_EQ_INT(g->t_us[0], 1704379273000000LL); /* Thu Jan  4 14:41:13 2024 */
+    ASSERT_STR_EQ(g->name, "NVIDIA A100-SXM4-40GB");
+    ASSERT_STR_EQ(g->uuid, "GPU-5a5a0009-1000-2000-3000-abc000000000");
+    ASSERT_STR_EQ(g->bus_id, "00000000:2F:00.0");
+    ASSERT_NEAR(g->v[GPUDIAG_M_PCIE_GEN][0], 4, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_PCIE_GEN_MAX][0], 4, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_PCIE_WIDTH][0], 16, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_MEM_TOTAL_BYTES][0], 40960.0 * 1048576, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_MEM_USED_BYTES][0], 4.0 * 1048576, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_CLOCK_REASONS][0], (double)GPUDIAG_REASON_GPU_IDLE, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_TEMP_C][0], 22, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_MEM_TEMP_C][0], 40, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_POWER_W][0], 52.12, 1e-12);
+    ASSERT_NEAR(g->v[GPUDIAG_M_POWER_LIMIT_W][0], 400, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_SM_CLOCK_MHZ][0], 210, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_SM_CLOCK_MAX_MHZ][0], 1410, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_MEM_CLOCK_MHZ][0], 1215, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_GPU_UTIL][0], 0, 0);
+    gpudiag_series_free(&s);
+
+    s = read_log("nvsmi_q_clocks_event_reasons_sw_power_cap_active.txt", GPUDIAG_LOG_AUTO);
+    ASSERT_EQ_INT(s->gpu_count, 1);
+    ASSERT_NEAR(s->gpus[0].v[GPUDIAG_M_CLOCK_REASONS][0], (double)GPUDIAG_REASON_SW_POWER_CAP, 0);
+    gpudiag_series_free(&s);
+    s = read_log("nvsmi_q_clocks_throttle_reasons_idle_old_naming.txt", GPUDIAG_LOG_AUTO);
+    ASSERT_NEAR(s->gpus[0].v[GPUDIAG_M_CLOCK_REASONS][0], (double)GPUDIAG_REASON_GPU_IDLE, 0);
+    gpudiag_series_free(&s);
+    /* excerpt starting inside PCI: width 16x/16x, Tx 1000 KB/s, Rx 10000 KB/s, FB 523/4046 MiB,
+     * no reason active (two N/A) */
+    s = read_log("nvsmi_q_p8_throttle_reasons_na_pcie_throughput_excerpt.txt", GPUDIAG_LOG_AUTO);
+    g = &s->gpus[0];
+    ASSERT_NEAR(g->v[GPUDIAG_M_PCIE_WIDTH_MAX][0], 16, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_PCIE_TX_BPS][0], 1e6, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_PCIE_RX_BPS][0], 1e7, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_MEM_USED_BYTES][0], 523.0 * 1048576, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_MEM_TOTAL_BYTES][0], 4046.0 * 1048576, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_CLOCK_REASONS][0], 0, 0);
+    gpudiag_series_free(&s);
+}
+
 int main(void)
 {
     test_model();
@@ -290,6 +401,8 @@ int main(void)
     test_dmon();
     test_smi_csv();
     test_dcgmi();
+    test_prom();
+    test_smi_q();
     printf("test_series: %d checks passed\n", gd_test_count);
     return 0;
 }
