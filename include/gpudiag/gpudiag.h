@@ -400,6 +400,10 @@ typedef struct gpudiag_report {
 
     gpudiag_bottleneck bottleneck;
     const char *verdict;          /**< one actionable line, owned by the report */
+
+    /** Monitoring-log input (gpudiag_series_analyze, include/gpudiag/series.h):
+     *  the `series` section; NULL for a trace.  Owned by the report. */
+    struct gpudiag_series_summary *series;
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */

@@ -201,6 +201,87 @@ gpudiag_log_format gpudiag_log_format_sniff(const char *buf, size_t len);
 gpudiag_status gpudiag_series_read(const char *path, gpudiag_log_format format, gpudiag_series **out,
                                    gpudiag_error *err);
 
+/* ---------------------------------------------------------------------- */
+/* Analysis of a series (docs/DEFINITIONS.md "Monitoring series")          */
+/* ---------------------------------------------------------------------- */
+
+/** Statistics of one metric of one GPU over its samples (each sample weighs
+ *  the same).  Percentiles are linear between closest ranks (numpy's
+ *  default); stddev is the population standard deviation; `low_share` is
+ *  the share of samples below 0.30 (fraction metrics only, else NaN);
+ *  `jitter` is the mean absolute difference of consecutive samples.  All NaN
+ *  (n = 0) when the metric is absent. */
+typedef struct gpudiag_metric_stats {
+    size_t n;
+    double mean, median, p5, p10, p90, p95, min, max, stddev;
+    double low_share;
+    double jitter;
+} gpudiag_metric_stats;
+
+#define GPUDIAG_SPARK_POINTS 48
+
+/** What one GPU's series says. */
+typedef struct gpudiag_gpu_summary {
+    int index;                    /**< as in gpudiag_gpu_series */
+    gpudiag_entity_kind kind;
+    int instance;
+    char name[96], uuid[96], bus_id[32], hostname[128], mig_profile[32];
+    size_t samples;
+    double duration_us;           /**< last − first sample time */
+    double interval_us;           /**< median spacing of consecutive samples; NaN with < 2 samples */
+    gpudiag_metric_stats stats[GPUDIAG_M_COUNT];
+    gpudiag_metric compute_metric;/**< the compute indicator: sm_active, else gpu_util, else gr_engine_active;
+                                       GPUDIAG_M_COUNT when none is present */
+    gpudiag_metric bandwidth_metric; /**< dram_active, else mem_util; GPUDIAG_M_COUNT when none */
+    double mem_used_share;        /**< median of used ÷ total memory; NaN unknown */
+    double mem_used_share_max;    /**< max of used ÷ total */
+    int health_median_ok, health_p10_ok, health_low_ok; /**< seeds' targets on the compute indicator:
+                                       median ≥ 0.70, p10 ≥ 0.40, low share < 0.10; -1 unknown */
+    int in_use;                   /**< 1 when the GPU did work or held memory (DEFINITIONS) */
+    int idle_holding_memory;      /**< 1: holds memory, computes nothing */
+    const char *memory_level;     /**< "full" / "low" / NULL unknown (static string) */
+    const char *compute_level;    /**< "high" / "low" / NULL unknown */
+    const char *bandwidth_level;  /**< "high" / "low" / NULL unknown */
+    double dip_period_us;         /**< period of repeating dips in the compute indicator; NaN none */
+    double dip_acf;               /**< autocorrelation at that period; NaN none */
+    double traffic_corr;          /**< correlation of compute with NVLink (else PCIe) traffic; NaN unknown */
+    uint64_t reasons_any;         /**< OR of the clock-reason bits over samples */
+    double throttle_share;        /**< samples with a power/thermal/HW reason (or pviol/tviol) ÷ samples with
+                                       reason data; NaN without */
+    double clock_below_max_share; /**< of loaded samples (compute ≥ 0.5), share with SM clock < 0.9 × max; NaN unknown */
+    int pcie_degraded;            /**< 1: current gen or width < max while loaded; 0 no; -1 unknown */
+    gpudiag_bottleneck bottleneck;/**< this GPU's class (UNKNOWN when idle or unknown) */
+    const char *pipeline;         /**< seeds' pipeline: "data_supply", "operator_scheduling",
+                                       "communication_sync", "memory_transfer", "compute", or NULL */
+    double spark[GPUDIAG_SPARK_POINTS]; /**< compute indicator averaged into equal-time buckets; NaN empty */
+    double spark_mem[GPUDIAG_SPARK_POINTS]; /**< memory used ÷ total, same buckets */
+} gpudiag_gpu_summary;
+
+/** The `series` section of a report made from a monitoring log. */
+typedef struct gpudiag_series_summary {
+    char format[16];
+    gpudiag_time_source time_source;
+    int snapshot;                 /**< 1 when no GPU has more than one sample */
+    uint64_t rows, skipped_rows;
+    int64_t first_skipped_line;
+    size_t gpu_count;
+    gpudiag_gpu_summary *gpus;    /**< owned by the report */
+} gpudiag_series_summary;
+
+/**
+ * Analyse a monitoring series: per-GPU statistics, the three indicators, the
+ * seeds' classification, findings and a verdict (docs/DEFINITIONS.md
+ * "Monitoring series", docs/FINDINGS.md).
+ *
+ * s:    read with gpudiag_series_read() or filled by a sampler; not modified.
+ * path: the input's name for the report (may be NULL).
+ * out:  a report whose `series` points at the summary; trace sections are
+ *       empty (counts 0, numbers NaN).  Free with gpudiag_report_free().
+ * Returns GPUDIAG_OK, GPUDIAG_ERR_ARG or GPUDIAG_ERR_NOMEM.
+ */
+gpudiag_status gpudiag_series_analyze(const gpudiag_series *s, const char *path, gpudiag_report **out,
+                                      gpudiag_error *err);
+
 #ifdef __cplusplus
 }
 #endif

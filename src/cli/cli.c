@@ -19,6 +19,7 @@
 #include "cli/cmd_live.h"
 #include "cli/cmd_serve.h"
 #include "gpudiag/gpudiag.h"
+#include "gpudiag/series.h"
 
 enum exit_code {
     EXIT_OK = 0,
@@ -29,7 +30,7 @@ enum exit_code {
     EXIT_INTERNAL = 5
 };
 
-enum { OPT_NO_COLOR = 128, OPT_COLOR, OPT_FAIL_ON, OPT_WIDTH, OPT_JOBS, OPT_SAVE };
+enum { OPT_NO_COLOR = 128, OPT_COLOR, OPT_FAIL_ON, OPT_WIDTH, OPT_JOBS, OPT_SAVE, OPT_FORMAT };
 
 typedef struct settings {
     int json;
@@ -40,6 +41,7 @@ typedef struct settings {
     int fail_on;         /* -1 off, else severity */
     int jobs;            /* threads for a directory of rank traces; 0 = cores */
     const char *save;    /* --save FILE: also write the JSON report there */
+    int format;          /* FMT_*: --format */
     char **paths;
     int npaths;
     gd_trace_mfu_opts tm;        /* MFU options (model, tokens per step, GPU) */
@@ -47,6 +49,10 @@ typedef struct settings {
 } settings;
 
 static const char *prog = "gpudiag";
+
+/* --format values: auto, the trace readers, then the monitoring-log readers */
+enum { FMT_AUTO = 0, FMT_KINETO, FMT_NSYS, FMT_DMON, FMT_SMI_CSV, FMT_DCGMI, FMT_PROM, FMT_SMI_Q };
+static const char *const format_names[] = {"auto", "kineto", "nsys", "dmon", "smi-csv", "dcgmi", "prom", "smi-q"};
 
 static void usage_main(FILE *fp)
 {
@@ -99,6 +105,11 @@ static void usage_analyze(FILE *fp)
             "      --jobs N          threads for a directory of rank traces (default: cores)\n"
             "      --save FILE       also write the JSON report (as --json prints it) to FILE, for\n"
             "                        'gpudiag compare' later; one PATH only\n"
+            "      --format F        input format: auto (default: by content), kineto, nsys (traces),\n"
+            "                        dmon, smi-csv, dcgmi, prom, smi-q (monitoring logs: nvidia-smi dmon,\n"
+            "                        nvidia-smi --query-gpu CSV, dcgmi dmon, dcgm-exporter Prometheus\n"
+            "                        text, nvidia-smi -q); standard input is read as a trace unless\n"
+            "                        --format names a log format\n"
             "      --fail-on SEV     exit 1 if a finding of severity SEV or worse exists\n"
             "                        (info, low, medium, high)\n"
             "  -h, --help            show this help and exit\n"
@@ -141,6 +152,7 @@ static int parse_analyze(int argc, char **argv, settings *s)
         {"fail-on", required_argument, NULL, OPT_FAIL_ON},
         {"jobs", required_argument, NULL, OPT_JOBS},
         {"save", required_argument, NULL, OPT_SAVE},
+        {"format", required_argument, NULL, OPT_FORMAT},
         {"help", no_argument, NULL, 'h'},
     };
     struct option all[64]; /* the options above, then the MFU ones (cli/model_opts.c) */
@@ -183,6 +195,20 @@ static int parse_analyze(int argc, char **argv, settings *s)
                 return EXIT_USAGE;
             }
             s->jobs = (int)v;
+            break;
+        }
+        case OPT_FORMAT: {
+            int f = -1;
+            for (int k = 0; k < (int)(sizeof format_names / sizeof format_names[0]); k++)
+                if (strcmp(optarg, format_names[k]) == 0)
+                    f = k;
+            if (f < 0) {
+                fprintf(stderr,
+                        "%s: error: --format wants auto, kineto, nsys, dmon, smi-csv, dcgmi, prom or smi-q, got '%s'\n",
+                        prog, optarg);
+                return EXIT_USAGE;
+            }
+            s->format = f;
             break;
         }
         case OPT_FAIL_ON:
@@ -246,6 +272,9 @@ static void print_error(const gpudiag_error *err)
 /* Partly valid input is analysed; say so on stderr too, with file and offset. */
 static void warn_input(const gpudiag_report *r)
 {
+    if (r->series && r->series->first_skipped_line > 0)
+        fprintf(stderr, "%s: warning: %s: line %lld: %llu data row(s) could not be read and were left out\n", prog,
+                r->input.path, (long long)r->series->first_skipped_line, (unsigned long long)r->series->skipped_rows);
     for (size_t i = 0; i < r->finding_count; i++) {
         const gpudiag_finding *f = &r->findings[i];
         if (strcmp(f->id, "input_truncated") == 0)
@@ -455,6 +484,64 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
     return worst;
 }
 
+/* Which reader a file goes to: a trace (Kineto JSON, gzip, SQLite: what
+ * gpudiag_trace_read takes) or a monitoring log (sniffed by content). */
+static gpudiag_log_format route(const char *path, int format)
+{
+    switch (format) {
+    case FMT_DMON: return GPUDIAG_LOG_DMON;
+    case FMT_SMI_CSV: return GPUDIAG_LOG_SMI_CSV;
+    case FMT_DCGMI: return GPUDIAG_LOG_DCGMI;
+    case FMT_PROM: return GPUDIAG_LOG_PROM;
+    case FMT_SMI_Q: return GPUDIAG_LOG_SMI_Q;
+    case FMT_KINETO:
+    case FMT_NSYS: return GPUDIAG_LOG_AUTO;
+    default: break;
+    }
+    if (strcmp(path, "-") == 0)
+        return GPUDIAG_LOG_AUTO;
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return GPUDIAG_LOG_AUTO; /* the trace reader reports the error */
+    static char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf, fp);
+    fclose(fp);
+    size_t i = 0;
+    while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
+        i++;
+    if (i < n && (buf[i] == '{' || buf[i] == '['))
+        return GPUDIAG_LOG_AUTO;
+    if (n >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b)
+        return GPUDIAG_LOG_AUTO;
+    if (n >= 16 && memcmp(buf, "SQLite format 3", 16) == 0)
+        return GPUDIAG_LOG_AUTO;
+    return gpudiag_log_format_sniff(buf, n);
+}
+
+/* Read and analyse one file with the reader route() picks. */
+static gpudiag_status read_and_analyze(const char *path, int format, const gpudiag_analyze_opts *aopts,
+                                       gpudiag_report **r, gpudiag_error *err)
+{
+    gpudiag_log_format lf = route(path, format);
+    gpudiag_status st;
+    if (lf != GPUDIAG_LOG_AUTO) {
+        gpudiag_series *ser = NULL;
+        st = gpudiag_series_read(path, lf, &ser, err);
+        if (st != GPUDIAG_OK)
+            return st;
+        st = gpudiag_series_analyze(ser, path, r, err);
+        gpudiag_series_free(&ser);
+        return st;
+    }
+    gpudiag_trace *t = NULL;
+    st = gpudiag_trace_read(path, &t, err);
+    if (st != GPUDIAG_OK)
+        return st;
+    st = gpudiag_analyze(t, aopts, r, err);
+    gpudiag_trace_free(&t);
+    return st;
+}
+
 static int cmd_analyze(int argc, char **argv)
 {
     settings s = {.json = 0, .quiet = 0, .verbose = 0, .color = -1, .width = 0, .fail_on = -1, .jobs = 0};
@@ -486,20 +573,10 @@ static int cmd_analyze(int argc, char **argv)
         }
         gpudiag_error err;
         memset(&err, 0, sizeof err);
-        gpudiag_trace *t = NULL;
-        gpudiag_status st = gpudiag_trace_read(path, &t, &err);
-        if (st != GPUDIAG_OK) {
-            print_error(&err);
-            int code = exit_for_status(st);
-            if (code > worst)
-                worst = code;
-            continue;
-        }
         gpudiag_report *r = NULL;
-        st = gpudiag_analyze(t, &s.aopts, &r, &err);
+        gpudiag_status st = read_and_analyze(path, s.format, &s.aopts, &r, &err);
         if (st == GPUDIAG_OK)
             warn_input(r);
-        gpudiag_trace_free(&t);
         if (st != GPUDIAG_OK) {
             print_error(&err);
             int code = exit_for_status(st);

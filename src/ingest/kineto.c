@@ -1075,7 +1075,8 @@ static int find_event_start(const unsigned char *d, size_t *pos, size_t end, int
 }
 
 /* When the input is not JSON at all, a hint for the formats people most often
- * pass by mistake: monitoring logs, which gpudiag does not read yet. */
+ * pass here by mistake: monitoring logs, which have their own reader
+ * (gpudiag_series_read; the CLI routes them there by content). */
 static const char *not_a_trace_hint(const reader *r)
 {
     if (r->base != 0 || r->end == 0)
@@ -1087,12 +1088,12 @@ static const char *not_a_trace_hint(const reader *r)
     if (i < n && (d[i] == '{' || d[i] == '['))
         return "";
     if (i < n && d[i] == '#')
-        return " (this looks like a monitoring log, e.g. nvidia-smi dmon, dcgmi dmon or Prometheus text; "
-               "gpudiag reads PyTorch profiler traces so far, monitoring logs are planned: README, Status)";
+        return " (this looks like a monitoring log, e.g. nvidia-smi dmon, dcgmi dmon or Prometheus text, not a "
+               "trace: read it with gpudiag_series_read(), or `gpudiag analyze --format dmon|dcgmi|prom FILE`)";
     if (n - i >= 10 && (memcmp(d + i, "timestamp,", 10) == 0 || memcmp(d + i, "index,", 6) == 0 ||
                         memcmp(d + i, "name,", 5) == 0))
-        return " (this looks like nvidia-smi --query-gpu CSV; gpudiag reads PyTorch profiler traces so far, "
-               "monitoring logs are planned: README, Status)";
+        return " (this looks like nvidia-smi --query-gpu CSV, not a trace: read it with gpudiag_series_read(), "
+               "or `gpudiag analyze --format smi-csv FILE`)";
     return "";
 }
 

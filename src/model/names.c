@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "gpudiag/gpudiag.h"
+#include "gpudiag/series.h"
 
 const char *gpudiag_strerror(gpudiag_status code)
 {
@@ -113,6 +114,10 @@ void gpudiag_report_free(gpudiag_report **rp)
     free(r->stream_idle);
     free(r->comm_kernel_us);
     free((char *)(uintptr_t)r->verdict);
+    if (r->series) {
+        free(r->series->gpus);
+        free(r->series);
+    }
     free(r);
     *rp = NULL;
 }

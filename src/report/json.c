@@ -10,6 +10,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "gpudiag/gpudiag.h"
+#include "gpudiag/series.h"
 #include "util/util.h"
 
 #define JSON_TOP_KERNELS 50
@@ -470,6 +471,136 @@ static void write_findings(jw *w, const gpudiag_finding *findings, size_t count)
     yajl_gen_array_close(w->g);
 }
 
+static const char *time_source_name(gpudiag_time_source t)
+{
+    return t == GPUDIAG_TIME_ABSOLUTE ? "absolute" : t == GPUDIAG_TIME_ASSUMED ? "assumed" : "snapshot";
+}
+
+static const char *entity_name(gpudiag_entity_kind k)
+{
+    return k == GPUDIAG_ENTITY_GPU ? "gpu" : k == GPUDIAG_ENTITY_GPU_I ? "gpu_instance" : "compute_instance";
+}
+
+static void kv_str_opt(jw *w, const char *k, const char *v)
+{
+    key(w, k);
+    if (v && v[0])
+        str(w, v);
+    else
+        yajl_gen_null(w->g);
+}
+
+static void kv_tri(jw *w, const char *k, int v)
+{
+    key(w, k);
+    if (v < 0)
+        yajl_gen_null(w->g);
+    else
+        yajl_gen_bool(w->g, v);
+}
+
+static void write_spark(jw *w, const char *k, const double *v)
+{
+    key(w, k);
+    yajl_gen_array_open(w->g);
+    for (int i = 0; i < GPUDIAG_SPARK_POINTS; i++)
+        num(w, v[i]);
+    yajl_gen_array_close(w->g);
+}
+
+/* The `series` section (docs/REPORT.md): null for a trace. */
+static void write_series(jw *w, const gpudiag_report *r)
+{
+    key(w, "series");
+    const gpudiag_series_summary *s = r->series;
+    if (!s) {
+        yajl_gen_null(w->g);
+        return;
+    }
+    yajl_gen_map_open(w->g);
+    kv_str(w, "format", s->format);
+    kv_str(w, "time_source", time_source_name(s->time_source));
+    kv_bool(w, "snapshot", s->snapshot);
+    kv_int(w, "rows", (long long)s->rows);
+    kv_int(w, "skipped_rows", (long long)s->skipped_rows);
+    kv_int_opt(w, "first_skipped_line", s->first_skipped_line, s->first_skipped_line > 0);
+    key(w, "gpus");
+    yajl_gen_array_open(w->g);
+    for (size_t i = 0; i < s->gpu_count; i++) {
+        const gpudiag_gpu_summary *g = &s->gpus[i];
+        yajl_gen_map_open(w->g);
+        kv_int_opt(w, "index", g->index, g->index >= 0);
+        kv_str(w, "entity", entity_name(g->kind));
+        kv_int_opt(w, "instance", g->instance, g->instance >= 0);
+        kv_str_opt(w, "name", g->name);
+        kv_str_opt(w, "uuid", g->uuid);
+        kv_str_opt(w, "bus_id", g->bus_id);
+        kv_str_opt(w, "hostname", g->hostname);
+        kv_str_opt(w, "mig_profile", g->mig_profile);
+        kv_int(w, "samples", (long long)g->samples);
+        kv_us(w, "duration_us", g->duration_us);
+        kv_us(w, "interval_us", g->interval_us);
+        key(w, "metrics");
+        yajl_gen_map_open(w->g);
+        for (int m = 0; m < GPUDIAG_M_COUNT; m++) {
+            const gpudiag_metric_stats *st = &g->stats[m];
+            if (!st->n)
+                continue;
+            key(w, gpudiag_metric_name((gpudiag_metric)m));
+            yajl_gen_map_open(w->g);
+            kv_int(w, "n", (long long)st->n);
+            kv_num(w, "mean", st->mean);
+            kv_num(w, "median", st->median);
+            kv_num(w, "p5", st->p5);
+            kv_num(w, "p10", st->p10);
+            kv_num(w, "p90", st->p90);
+            kv_num(w, "p95", st->p95);
+            kv_num(w, "min", st->min);
+            kv_num(w, "max", st->max);
+            kv_num(w, "stddev", st->stddev);
+            kv_num(w, "low_share", st->low_share);
+            kv_num(w, "jitter", st->jitter);
+            yajl_gen_map_close(w->g);
+        }
+        yajl_gen_map_close(w->g);
+        kv_str_opt(w, "compute_metric",
+                   g->compute_metric < GPUDIAG_M_COUNT ? gpudiag_metric_name(g->compute_metric) : NULL);
+        kv_str_opt(w, "bandwidth_metric",
+                   g->bandwidth_metric < GPUDIAG_M_COUNT ? gpudiag_metric_name(g->bandwidth_metric) : NULL);
+        key(w, "health");
+        yajl_gen_map_open(w->g);
+        kv_tri(w, "median_ok", g->health_median_ok);
+        kv_tri(w, "p10_ok", g->health_p10_ok);
+        kv_tri(w, "low_share_ok", g->health_low_ok);
+        yajl_gen_map_close(w->g);
+        key(w, "indicators");
+        yajl_gen_map_open(w->g);
+        kv_str_opt(w, "memory", g->memory_level);
+        kv_str_opt(w, "compute", g->compute_level);
+        kv_str_opt(w, "bandwidth", g->bandwidth_level);
+        kv_num(w, "mem_used_share", g->mem_used_share);
+        kv_num(w, "mem_used_share_max", g->mem_used_share_max);
+        yajl_gen_map_close(w->g);
+        kv_bool(w, "in_use", g->in_use);
+        kv_bool(w, "idle_holding_memory", g->idle_holding_memory);
+        kv_us(w, "dip_period_us", g->dip_period_us);
+        kv_num(w, "dip_acf", g->dip_acf);
+        kv_num(w, "traffic_corr", g->traffic_corr);
+        kv_int_opt(w, "clock_event_reasons", (long long)g->reasons_any,
+                   g->stats[GPUDIAG_M_CLOCK_REASONS].n > 0);
+        kv_num(w, "throttle_share", g->throttle_share);
+        kv_num(w, "clock_below_max_share", g->clock_below_max_share);
+        kv_tri(w, "pcie_degraded", g->pcie_degraded);
+        kv_str(w, "bottleneck", gpudiag_bottleneck_name(g->bottleneck));
+        kv_str_opt(w, "pipeline", g->pipeline);
+        write_spark(w, "spark_compute", g->spark);
+        write_spark(w, "spark_mem_used_share", g->spark_mem);
+        yajl_gen_map_close(w->g);
+    }
+    yajl_gen_array_close(w->g);
+    yajl_gen_map_close(w->g);
+}
+
 static void write_report(jw *w, const gpudiag_report *r)
 {
     yajl_gen_map_open(w->g);
@@ -505,8 +636,7 @@ static void write_report(jw *w, const gpudiag_report *r)
         yajl_gen_map_close(w->g);
     }
     yajl_gen_map_close(w->g);
-    key(w, "series");
-    yajl_gen_null(w->g);
+    write_series(w, r);
     write_findings(w, r->findings, r->finding_count);
     key(w, "verdict");
     yajl_gen_map_open(w->g);
