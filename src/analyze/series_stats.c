@@ -125,7 +125,7 @@ static void dips(const double *x, size_t n, const gpudiag_metric_stats *st, doub
     if (den <= 0)
         return;
     int went_negative = 0;
-    double prev = 1, best = NAN;
+    double best = NAN;
     size_t best_lag = 0;
     for (size_t lag = 1; lag <= maxlag; lag++) {
         double num = 0;
@@ -136,14 +136,16 @@ static void dips(const double *x, size_t n, const gpudiag_metric_stats *st, doub
         double r = num / den;
         if (r < 0)
             went_negative = 1;
-        if (went_negative && !isnan(best) && r < best) {
-            break; /* past the first peak */
+        if (went_negative && r > 0) {
+            if (isnan(best) || r > best) {
+                best = r;
+                best_lag = lag;
+            } else {
+                break; /* past the first positive peak */
+            }
+        } else if (!isnan(best)) {
+            break;
         }
-        if (went_negative && r > prev && (isnan(best) || r > best)) {
-            best = r;
-            best_lag = lag;
-        }
-        prev = r;
     }
     if (!isnan(best) && best >= GD_SERIES_ACF_MIN && best_lag >= 2) {
         *period_us = (double)best_lag * interval_us;
@@ -274,15 +276,18 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
         o->dip_period_us = o->dip_acf = o->traffic_corr = NAN;
         if (cs && works && !out->snapshot) {
             dips(x->v[o->compute_metric], n, cs, o->interval_us, &o->dip_period_us, &o->dip_acf);
+            /* collectives send and receive alike; input batches flow host→GPU only: NVLink rx+tx,
+             * else the bidirectional part of PCIe, min(rx, tx) */
             const double *a = x->v[GPUDIAG_M_NVLINK_RX_BPS], *b = x->v[GPUDIAG_M_NVLINK_TX_BPS];
-            if (!a && !b) {
+            int nvl = a || b;
+            if (!nvl) {
                 a = x->v[GPUDIAG_M_PCIE_RX_BPS];
                 b = x->v[GPUDIAG_M_PCIE_TX_BPS];
             }
-            if (a || b) {
+            if (nvl || (a && b)) {
                 for (size_t i = 0; i < n; i++) {
                     double va = a ? a[i] : 0, vb = b ? b[i] : 0;
-                    tmp[i] = va + vb;
+                    tmp[i] = nvl ? va + vb : (va < vb ? va : vb);
                 }
                 o->traffic_corr = corr(x->v[o->compute_metric], tmp, n);
             }

@@ -118,11 +118,11 @@ static int pick_low_util(const gpudiag_gpu_summary *g)
     return g->in_use && !g->idle_holding_memory && cstats(g) && cstats(g)->n >= 2 &&
            (g->health_median_ok == 0 || g->health_p10_ok == 0 || g->health_low_ok == 0);
 }
-static int pick_dips(const gpudiag_gpu_summary *g) { return !isnan(g->dip_period_us); }
 static int pick_sawtooth(const gpudiag_gpu_summary *g)
 {
     return !isnan(g->dip_period_us) && !isnan(g->traffic_corr) && g->traffic_corr <= -GD_SERIES_TRAFFIC_CORR;
 }
+static int pick_dips(const gpudiag_gpu_summary *g) { return !isnan(g->dip_period_us) && !pick_sawtooth(g); }
 static int pick_misleading(const gpudiag_gpu_summary *g)
 {
     const gpudiag_metric_stats *u = &g->stats[GPUDIAG_M_GPU_UTIL], *a = &g->stats[GPUDIAG_M_SM_ACTIVE],
@@ -161,11 +161,13 @@ static void classify(gpudiag_gpu_summary *g)
     if (!c || !g->in_use || g->idle_holding_memory)
         return;
     if (pick_throttle(g) && ((g->reasons_any & HW_BITS) || g->clock_below_max_share >= 0.2 ||
-                             (!isnan(g->stats[GPUDIAG_M_THERMAL_VIOLATION].max) && g->stats[GPUDIAG_M_THERMAL_VIOLATION].max > 0))) {
+                             (!isnan(g->stats[GPUDIAG_M_THERMAL_VIOLATION].max) && g->stats[GPUDIAG_M_THERMAL_VIOLATION].max > 0) ||
+                             g->stats[GPUDIAG_M_POWER_VIOLATION].median >= GD_SERIES_THROTTLE_SHARE)) {
         g->bottleneck = GPUDIAG_BN_THROTTLING;
         return;
     }
-    if (g->compute_level && strcmp(g->compute_level, "high") == 0) {
+    /* compute high and healthy: p10 and low share pass too (dips are a pattern, below) */
+    if (g->compute_level && strcmp(g->compute_level, "high") == 0 && g->health_p10_ok != 0 && g->health_low_ok != 0) {
         g->bottleneck = GPUDIAG_BN_COMPUTE;
         g->pipeline = "compute";
         return;
@@ -180,12 +182,12 @@ static void classify(gpudiag_gpu_summary *g)
     if (pick_sawtooth(g)) {
         g->bottleneck = GPUDIAG_BN_COMMUNICATION;
         g->pipeline = "communication_sync";
-    } else if (g->bandwidth_level && strcmp(g->bandwidth_level, "high") == 0) {
-        g->bottleneck = GPUDIAG_BN_MEMORY_BANDWIDTH;
-        g->pipeline = "memory_transfer";
     } else if (pick_dips(g)) {
         g->bottleneck = GPUDIAG_BN_DATA_PIPELINE;
         g->pipeline = "data_supply";
+    } else if (g->bandwidth_level && strcmp(g->bandwidth_level, "high") == 0) {
+        g->bottleneck = GPUDIAG_BN_MEMORY_BANDWIDTH;
+        g->pipeline = "memory_transfer";
     } else if (c->median >= GD_SERIES_LOW_UTIL && c->low_share < GD_SERIES_HEALTH_LOW_SHARE) {
         g->bottleneck = GPUDIAG_BN_HOST_LAUNCH; /* steady but moderate: kernels too small, launch overhead */
         g->pipeline = "operator_scheduling";
@@ -231,7 +233,8 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
              gd_format("Gradient synchronisation is not overlapped with compute: DDP bucket_cap_mb (e.g. 64), "
                        "gradient_as_bucket_view=True, fewer syncs with gradient accumulation (no_sync), ZeRO-3 "
                        "prefetch; check NCCL uses NVLink/InfiniBand, not PCIe/TCP."));
-    } else if ((k = list_gpus(s, pick_dips, gpus, sizeof gpus, &first))) {
+    }
+    if ((k = list_gpus(s, pick_dips, gpus, sizeof gpus, &first))) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
         f = add(b, "utilization_dips", GPUDIAG_SEV_MEDIUM, 1, GPUDIAG_BN_DATA_PIPELINE);
         ev(f, "gpu_index", g->index);
@@ -288,7 +291,8 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
         const gpudiag_gpu_summary *g = &s->gpus[first];
         int hw = (g->reasons_any & HW_BITS) != 0 ||
                  (!isnan(g->stats[GPUDIAG_M_THERMAL_VIOLATION].max) && g->stats[GPUDIAG_M_THERMAL_VIOLATION].max > 0);
-        f = add(b, "throttling", hw ? GPUDIAG_SEV_HIGH : GPUDIAG_SEV_LOW, 1, GPUDIAG_BN_THROTTLING);
+        int pv = g->stats[GPUDIAG_M_POWER_VIOLATION].median >= GD_SERIES_THROTTLE_SHARE;
+        f = add(b, "throttling", hw ? GPUDIAG_SEV_HIGH : pv ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW, 1, GPUDIAG_BN_THROTTLING);
         ev(f, "gpu_index", g->index);
         ev(f, "throttle_share", g->throttle_share);
         ev(f, "reason_bits", (double)g->reasons_any);
@@ -318,6 +322,9 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
                  : gd_format("%s: clocks held down (%s) in %.0f %% of samples", gpus, why, 100 * g->throttle_share),
              hw ? gd_format("Hardware or thermal slowdown: fix cooling, airflow, power delivery or the board before "
                             "tuning the model (check nvidia-smi -q -d PERFORMANCE,TEMPERATURE; dcgmi diag).")
+             : pv ? gd_format("The power limit holds the clocks down for much of the time: check power.limit against "
+                              "power.max_limit (nvidia-smi -pl), the PSU and cooling; expect the clock, not the "
+                              "model, to set the speed until then.")
                 : gd_format("SW power cap while the GPU is busy is normal on air-cooled boards; it matters if power "
                             "is far below the limit or utilisation is low. Check power.limit (nvidia-smi -pl) and "
                             "consider locking clocks (nvidia-smi -lgc) for steadier throughput."));
@@ -399,8 +406,14 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
         r->verdict = gd_format("%s: no GPU did measurable work in this log%s", s->gpu_count == 1 ? "The GPU is idle" : "All GPUs are idle",
                                idle_mem ? " (some hold memory: see idle_gpu_holding_memory)" : "");
     } else {
-        r->verdict = gd_format("%s%s — %zu of %zu GPU%s in use%s", s->snapshot ? "Snapshot: " : "", bn_sentence(best),
-                               votes[best], used, used == 1 ? "" : "s",
+        char others[256] = "";
+        size_t ol = 0;
+        for (int bn = 1; bn <= GPUDIAG_BN_THROTTLING; bn++)
+            if (bn != (int)best && votes[bn] && ol + 40 < sizeof others)
+                ol += (size_t)snprintf(others + ol, sizeof others - ol, "%s%s on %zu", ol ? ", " : "; other GPUs: ",
+                                       gpudiag_bottleneck_name((gpudiag_bottleneck)bn), votes[bn]);
+        r->verdict = gd_format("%s%s — %zu of %zu GPU%s in use%s%s", s->snapshot ? "Snapshot: " : "", bn_sentence(best),
+                               votes[best], used, used == 1 ? "" : "s", others,
                                idle_mem ? "; some GPUs hold memory without working" : "");
     }
     if (!r->verdict)
