@@ -19,6 +19,29 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Sort doubles (no NaN) ascending: map each to an int64 with the same order
+ * and radix-sort those (qsort's comparator was most of the analysis time). */
+static void sort_doubles(double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int64_t k;
+        memcpy(&k, &v[i], sizeof k);
+        if (k < 0)
+            k ^= INT64_MAX;
+        memcpy(&v[i], &k, sizeof k);
+    }
+    int rc = gd_radix_sort_i64(v, n, sizeof *v, 0);
+    for (size_t i = 0; i < n; i++) {
+        int64_t k;
+        memcpy(&k, &v[i], sizeof k);
+        if (k < 0)
+            k ^= INT64_MAX;
+        memcpy(&v[i], &k, sizeof k);
+    }
+    if (rc != 0)
+        qsort(v, n, sizeof *v, cmp_double);
+}
+
 /* linear interpolation between closest ranks of sorted v[0..n) (numpy default) */
 static double pct(const double *v, size_t n, double p)
 {
@@ -76,7 +99,7 @@ void gd_metric_stats(const double *col, size_t count, int fraction, double *scra
     for (size_t i = 0; i < n; i++)
         ss += (scratch[i] - st->mean) * (scratch[i] - st->mean);
     st->stddev = sqrt(ss / (double)n);
-    qsort(scratch, n, sizeof *scratch, cmp_double);
+    sort_doubles(scratch, n);
     st->min = scratch[0];
     st->max = scratch[n - 1];
     st->median = pct(scratch, n, 0.5);
@@ -106,7 +129,7 @@ static void dips(const double *x, size_t n, const gpudiag_metric_stats *st, doub
     if ((double)deep < GD_SERIES_DIP_MIN_SHARE * (double)st->n || deep < 2)
         return;
     size_t m = n < GD_SERIES_ACF_SAMPLES ? n : GD_SERIES_ACF_SAMPLES;
-    size_t maxlag = m / 3;
+    size_t maxlag = m / 3 < GD_SERIES_ACF_MAXLAG ? m / 3 : GD_SERIES_ACF_MAXLAG;
     double mu = 0;
     size_t k = 0;
     for (size_t i = 0; i < m; i++)
@@ -223,7 +246,7 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
         if (n >= 2) {
             for (size_t i = 1; i < n; i++)
                 scratch[i - 1] = (double)(x->t_us[i] - x->t_us[i - 1]);
-            qsort(scratch, n - 1, sizeof *scratch, cmp_double);
+            sort_doubles(scratch, n - 1);
             o->interval_us = pct(scratch, n - 1, 0.5);
         }
         for (int m = 0; m < GPUDIAG_M_COUNT; m++)
@@ -251,7 +274,7 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
                 }
             }
             if (k) {
-                qsort(scratch, k, sizeof *scratch, cmp_double);
+                sort_doubles(scratch, k);
                 o->mem_used_share = pct(scratch, k, 0.5);
                 o->mem_used_share_max = mx;
             }

@@ -23,7 +23,8 @@
 #define GD_SERIES_DIP_DEPTH 0.20         /* a dip: at least 0.20 below the median */
 #define GD_SERIES_DIP_MIN_SHARE 0.02     /* ... in at least 2 % of samples */
 #define GD_SERIES_ACF_MIN 0.30           /* autocorrelation at the period */
-#define GD_SERIES_ACF_SAMPLES 20000      /* samples used for the autocorrelation */
+#define GD_SERIES_ACF_SAMPLES 8192       /* samples used for the autocorrelation (the first ones) */
+#define GD_SERIES_ACF_MAXLAG 1024        /* longest period searched, in samples */
 #define GD_SERIES_TRAFFIC_CORR 0.30      /* |corr(compute, traffic)| for a sawtooth */
 #define GD_SERIES_LOADED 0.50            /* compute indicator at which a GPU is "under load" */
 #define GD_SERIES_CLOCK_FRACTION 0.90    /* SM clock below 90 % of max under load */

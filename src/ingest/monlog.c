@@ -176,7 +176,11 @@ double gd_parse_value(const char *s, size_t n, int *ok)
     }
     while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
         n--;
-    if (n == 0 || is_missing_word(s, n))
+    if (n == 0)
+        return NAN;
+    if (!((s[0] >= '0' && s[0] <= '9') || (n > 1 && (s[0] == '-' || s[0] == '+' || s[0] == '.') && s[1] >= '0' &&
+                                           s[1] <= '9')) &&
+        is_missing_word(s, n))
         return NAN;
     size_t i = 0;
     int neg = 0;

@@ -1,6 +1,9 @@
 /* Monitoring series model and the log readers, on the real logs in
  * ../shared/data/logs (values read off the raw lines / awk, see comments). */
+#define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "gpudiag/series.h"
 #include "ingest/monlog.h"
@@ -394,6 +397,50 @@ static void test_smi_q(void)
     gpudiag_series_free(&s);
 }
 
+static gpudiag_series *read_text(const char *text, gpudiag_log_format f)
+{
+    char path[] = "/tmp/gd_series_XXXXXX";
+    int fd = mkstemp(path);
+    ASSERT_TRUE(fd >= 0);
+    FILE *fp = fdopen(fd, "w");
+    fputs(text, fp);
+    fclose(fp);
+    gpudiag_series *s = NULL;
+    gpudiag_error err;
+    gpudiag_status st = gpudiag_series_read(path, f, &s, &err);
+    remove(path);
+    if (st != GPUDIAG_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        abort();
+    }
+    return s;
+}
+
+static void test_dmon_variants(void)
+{
+    /* dmon --format csv: comma-separated header and rows */
+    gpudiag_series *s = read_text("# gpu, pwr, gtemp, sm, mem\n# Idx, W, C, %, %\n0, 50, 40, 30, 10\n1, 60, 41, -, 11\n",
+                                  GPUDIAG_LOG_AUTO);
+    ASSERT_STR_EQ(s->format, "dmon");
+    ASSERT_EQ_INT(s->gpu_count, 2);
+    ASSERT_NEAR(s->gpus[0].v[GPUDIAG_M_GPU_UTIL][0], 0.30, 1e-15);
+    ASSERT_NEAR(s->gpus[1].v[GPUDIAG_M_POWER_W][0], 60, 0);
+    ASSERT_TRUE(s->gpus[1].v[GPUDIAG_M_GPU_UTIL] == NULL); /* only "-": absent */
+    gpudiag_series_free(&s);
+    /* -o T only, passing midnight: 23:59:59 then 00:00:01 is 2 s later */
+    s = read_text("#Time        gpu    sm\n#HH:MM:SS    Idx     %\n 23:59:59      0    10\n 00:00:01      0    20\n",
+                  GPUDIAG_LOG_AUTO);
+    ASSERT_EQ_INT(s->time_source, GPUDIAG_TIME_ABSOLUTE);
+    ASSERT_EQ_INT(s->gpus[0].t_us[1] - s->gpus[0].t_us[0], 2000000);
+    gpudiag_series_free(&s);
+    /* CRLF line ends and a units row repeated mid-file */
+    s = read_text("# gpu sm\r\n# Idx %\r\n0 5\r\n# gpu sm\r\n# Idx %\r\n0 7\r\n", GPUDIAG_LOG_DMON);
+    ASSERT_EQ_INT(s->gpus[0].count, 2);
+    ASSERT_NEAR(s->gpus[0].v[GPUDIAG_M_GPU_UTIL][1], 0.07, 1e-15);
+    ASSERT_EQ_INT(s->skipped_rows, 0);
+    gpudiag_series_free(&s);
+}
+
 int main(void)
 {
     test_model();
@@ -403,6 +450,7 @@ int main(void)
     test_dcgmi();
     test_prom();
     test_smi_q();
+    test_dmon_variants();
     printf("test_series: %d checks passed\n", gd_test_count);
     return 0;
 }
