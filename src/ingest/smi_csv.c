@@ -92,6 +92,15 @@ static csv_col map_field(const char *s, size_t n)
         {"pcie.link.gen.max", GPUDIAG_M_PCIE_GEN_MAX, 1},
         {"pcie.link.width.current", GPUDIAG_M_PCIE_WIDTH, 1},
         {"pcie.link.width.max", GPUDIAG_M_PCIE_WIDTH_MAX, 1},
+        /* gpudiag's own live log (gpudiag run / watch --csv, src/cli/live.c): nvidia-smi names plus these */
+        {"pcie.rx", GPUDIAG_M_PCIE_RX_BPS, 1048576.0},
+        {"pcie.tx", GPUDIAG_M_PCIE_TX_BPS, 1048576.0},
+        {"gpm.sm_active", GPUDIAG_M_SM_ACTIVE, 0.01},
+        {"gpm.sm_occupancy", GPUDIAG_M_SM_OCCUPANCY, 0.01},
+        {"gpm.tensor_active", GPUDIAG_M_TENSOR_ACTIVE, 0.01},
+        {"gpm.dram_active", GPUDIAG_M_DRAM_ACTIVE, 0.01},
+        {"gpm.nvlink.rx", GPUDIAG_M_NVLINK_RX_BPS, 1048576.0},
+        {"gpm.nvlink.tx", GPUDIAG_M_NVLINK_TX_BPS, 1048576.0},
         {"clocks_event_reasons.active", F_REASONS_MASK, 1},
         {"clocks_throttle_reasons.active", F_REASONS_MASK, 1},
     };

@@ -441,6 +441,36 @@ static void test_dmon_variants(void)
     gpudiag_series_free(&s);
 }
 
+static void test_live_csv(void)
+{
+    /* the header gpudiag run / watch --csv write (src/cli/live.c), one row written by hand:
+     * GPM percents become fractions, MiB/s bytes/s, the reason mask is hex */
+    gpudiag_series *s = read_text(
+        "timestamp, index, uuid, name, utilization.gpu [%], utilization.memory [%], memory.used [MiB], "
+        "memory.total [MiB], memory.reserved [MiB], clocks.current.sm [MHz], clocks.max.sm [MHz], "
+        "clocks.current.memory [MHz], clocks.max.memory [MHz], power.draw [W], enforced.power.limit [W], "
+        "temperature.gpu, pcie.link.gen.current, pcie.link.gen.max, pcie.link.width.current, "
+        "pcie.link.width.max, clocks_event_reasons.active, pcie.rx [MiB/s], pcie.tx [MiB/s], "
+        "gpm.sm_active [%], gpm.sm_occupancy [%], gpm.tensor_active [%], gpm.dram_active [%], "
+        "gpm.nvlink.rx [MiB/s], gpm.nvlink.tx [MiB/s]\n"
+        "2026/12/02 01:00:00.250, 3, GPU-abc, NVIDIA H100, 97, 40, 60000, 81559, 500, 1755, 1980, 2619, 2619, "
+        "650.5, 700.0, 71, 5, 5, 16, 16, 0x0000000000000004, 12.5, 3.0, 81.2, 40.0, 55.5, 30.0, [N/A], [N/A]\n",
+        GPUDIAG_LOG_AUTO);
+    ASSERT_STR_EQ(s->format, "smi-csv");
+    const gpudiag_gpu_series *g = &s->gpus[0];
+    ASSERT_EQ_INT(g->index, 3);
+    ASSERT_STR_EQ(g->uuid, "GPU-abc");
+    ASSERT_NEAR(g->v[GPUDIAG_M_SM_ACTIVE][0], 0.812, 1e-15);
+    ASSERT_NEAR(g->v[GPUDIAG_M_TENSOR_ACTIVE][0], 0.555, 1e-15);
+    ASSERT_NEAR(g->v[GPUDIAG_M_PCIE_RX_BPS][0], 12.5 * 1048576, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_CLOCK_REASONS][0], 4, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_SM_CLOCK_MAX_MHZ][0], 1980, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_POWER_LIMIT_W][0], 700, 0);
+    ASSERT_TRUE(g->v[GPUDIAG_M_NVLINK_RX_BPS] == NULL);
+    ASSERT_EQ_INT(g->t_us[0] % 1000000, 250000);
+    gpudiag_series_free(&s);
+}
+
 int main(void)
 {
     test_model();
@@ -451,6 +481,7 @@ int main(void)
     test_prom();
     test_smi_q();
     test_dmon_variants();
+    test_live_csv();
     printf("test_series: %d checks passed\n", gd_test_count);
     return 0;
 }
