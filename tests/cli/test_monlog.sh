@@ -20,15 +20,18 @@ ok() { PASS=$((PASS + 1)); }
 nok() { FAIL=$((FAIL + 1)); echo "FAIL $*"; }
 
 if [ -d "$LOGS" ]; then
+    mkdir -p "$TMP/all"
     for f in "$LOGS"/*.log "$LOGS"/*.csv "$LOGS"/*.prom "$LOGS"/*.txt; do
-        if "$GPUDIAG" analyze --json "$f" > "$TMP/r.json" 2> "$TMP/err" &&
-            python3 -c "import json,sys; d=json.load(open(sys.argv[1])); s=d['series']; assert s and s['gpus'] and d['verdict']['summary']" "$TMP/r.json"; then
-            ok
-        else
-            nok "$(basename "$f"): $(cat "$TMP/err")"
-        fi
-        "$GPUDIAG" analyze --no-color "$f" > "$TMP/r.txt" 2>&1 && grep -q "^VERDICT" "$TMP/r.txt" && ok || nok "text $(basename "$f")"
+        b=$(basename "$f")
+        "$GPUDIAG" analyze --json "$f" > "$TMP/all/$b.json" 2> "$TMP/err" && ok || nok "$b: $(cat "$TMP/err")"
+        "$GPUDIAG" analyze --no-color "$f" > "$TMP/r.txt" 2>&1 && grep -q "^VERDICT" "$TMP/r.txt" && ok || nok "text $b"
     done
+    # one Python for all: each report has a series with GPUs and a verdict sentence
+    python3 -c "
+import json, sys, glob
+bad = [p for p in glob.glob(sys.argv[1] + '/*.json')
+       if not (lambda d: d['series'] and d['series']['gpus'] and d['verdict']['summary'])(json.load(open(p)))]
+print('\\n'.join('FAIL series ' + b for b in bad)); sys.exit(1 if bad else 0)" "$TMP/all" && ok || nok "series sections"
 
     "$GPUDIAG" analyze --json "$LOGS/nvsmi_query_csv_l5_v100_training_steady.csv" > "$TMP/v100.json" || nok "v100"
     "$GPUDIAG" analyze --json "$LOGS/nvsmi_dmon_pucvmet_2gpu_one_training_one_idle_geforce.log" > "$TMP/gf.json" || nok "geforce"
