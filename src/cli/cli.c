@@ -18,6 +18,7 @@
 #include "cli/model_opts.h"
 #include "cli/cmd_live.h"
 #include "cli/cmd_serve.h"
+#include "cli/opts.h"
 #include "gpudiag/gpudiag.h"
 #include "gpudiag/series.h"
 
@@ -126,19 +127,6 @@ static void usage_analyze(FILE *fp)
             gd_trace_mfu_help);
 }
 
-static int parse_severity(const char *s)
-{
-    if (strcmp(s, "info") == 0)
-        return GPUDIAG_SEV_INFO;
-    if (strcmp(s, "low") == 0)
-        return GPUDIAG_SEV_LOW;
-    if (strcmp(s, "medium") == 0)
-        return GPUDIAG_SEV_MEDIUM;
-    if (strcmp(s, "high") == 0)
-        return GPUDIAG_SEV_HIGH;
-    return -1;
-}
-
 /* Returns -1 to continue, else an exit code. */
 static int parse_analyze(int argc, char **argv, settings *s)
 {
@@ -176,9 +164,8 @@ static int parse_analyze(int argc, char **argv, settings *s)
         case OPT_NO_COLOR: s->color = 0; break;
         case OPT_COLOR: s->color = 1; break;
         case OPT_WIDTH: {
-            char *end = NULL;
-            long v = strtol(optarg, &end, 10);
-            if (!end || *end || v < 40 || v > 1000) {
+            long v = 0;
+            if (gd_opt_long(optarg, 40, 1000, &v) != 0) {
                 fprintf(stderr, "%s: error: --width wants a number of columns from 40 to 1000, got '%s'\n", prog,
                         optarg);
                 return EXIT_USAGE;
@@ -188,9 +175,8 @@ static int parse_analyze(int argc, char **argv, settings *s)
         }
         case OPT_SAVE: s->save = optarg; break;
         case OPT_JOBS: {
-            char *end = NULL;
-            long v = strtol(optarg, &end, 10);
-            if (!end || *end || v < 1 || v > 1024) {
+            long v = 0;
+            if (gd_opt_long(optarg, 1, 1024, &v) != 0) {
                 fprintf(stderr, "%s: error: --jobs wants a number of threads from 1 to 1024, got '%s'\n", prog, optarg);
                 return EXIT_USAGE;
             }
@@ -212,7 +198,7 @@ static int parse_analyze(int argc, char **argv, settings *s)
             break;
         }
         case OPT_FAIL_ON:
-            s->fail_on = parse_severity(optarg);
+            s->fail_on = gd_opt_severity(optarg);
             if (s->fail_on < 0) {
                 fprintf(stderr, "%s: error: --fail-on wants info, low, medium or high, got '%s'\n", prog, optarg);
                 return EXIT_USAGE;
@@ -308,11 +294,9 @@ static int save_json(const char *file, const gpudiag_report *r, const gpudiag_cl
 static int terminal_width(void)
 {
     const char *cols = getenv("COLUMNS");
-    if (cols) {
-        long v = strtol(cols, NULL, 10);
-        if (v >= 40 && v <= 1000)
-            return (int)v;
-    }
+    long v = 0;
+    if (cols && gd_opt_long(cols, 40, 1000, &v) == 0)
+        return (int)v;
     return 100;
 }
 

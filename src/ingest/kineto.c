@@ -928,8 +928,14 @@ void gpudiag_trace_free(gpudiag_trace **tp)
 
 /* ---- the driver: yajl for the head and tail, simdjson for the events ---- */
 
+/* The fuzz build (GPUDIAG_FUZZ) makes both small, so that a 64 KB input
+ * crosses many window and refill boundaries. */
+#ifndef GD_READ_CHUNK
 #define GD_READ_CHUNK (512u * 1024u)
+#endif
+#ifndef GD_BUF_CAP
 #define GD_BUF_CAP (2u << 20)
+#endif
 
 typedef struct reader {
     parser p;
@@ -1283,7 +1289,22 @@ static int sj_consume(reader *r)
 }
 #endif
 
+static gpudiag_status read_trace(const char *path, FILE *fp, gpudiag_trace **out, gpudiag_error *err);
+
 gpudiag_status gd_kineto_read(const char *path, gpudiag_trace **out, gpudiag_error *err)
+{
+    return read_trace(path, NULL, out, err);
+}
+
+gpudiag_status gd_kineto_read_fp(FILE *fp, const char *name, gpudiag_trace **out, gpudiag_error *err)
+{
+    if (!fp)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, name, -1, "no stream");
+    return read_trace(name, fp, out, err);
+}
+
+/* fp: read from this stream (not closed) instead of opening path. */
+static gpudiag_status read_trace(const char *path, FILE *fp, gpudiag_trace **out, gpudiag_error *err)
 {
     if (!path || !out)
         return gd_set_error(err, GPUDIAG_ERR_ARG, path, -1, "no path or out pointer");
@@ -1295,7 +1316,7 @@ gpudiag_status gd_kineto_read(const char *path, gpudiag_trace **out, gpudiag_err
     r->err = err;
     r->first_error_at = -1;
     parser *p = &r->p;
-    if (gd_input_open(&r->in, path) != 0) {
+    if ((fp ? gd_input_open_fp(&r->in, fp, 0) : gd_input_open(&r->in, path)) != 0) {
         gpudiag_status st = r->in.unsupported
                                 ? gd_set_error(err, GPUDIAG_ERR_FORMAT, path, 0, "%s", r->in.message)
                                 : gd_set_error(err, GPUDIAG_ERR_IO, path, -1, "cannot open: %s", r->in.message);

@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <yajl/yajl_gen.h>
@@ -33,12 +34,26 @@ static void key(jw *w, const char *k)
     yajl_gen_string(w->g, (const unsigned char *)k, strlen(k));
 }
 
+/* Every string goes out as valid UTF-8: bytes from a trace (a device name,
+ * a path) may be anything; invalid sequences become U+FFFD (found by
+ * tests/fuzz/fuzz_kineto: a device name with Latin-1 bytes). */
 static void str(jw *w, const char *s)
 {
-    if (!s)
+    if (!s) {
         yajl_gen_null(w->g);
+        return;
+    }
+    size_t n = strlen(s);
+    if (gd_utf8_valid(s, n)) {
+        yajl_gen_string(w->g, (const unsigned char *)s, n);
+        return;
+    }
+    char *clean = gd_utf8_clean(s, n);
+    if (clean)
+        yajl_gen_string(w->g, (const unsigned char *)clean, strlen(clean));
     else
-        yajl_gen_string(w->g, (const unsigned char *)s, strlen(s));
+        yajl_gen_string(w->g, (const unsigned char *)"\xef\xbf\xbd", 3);
+    free(clean);
 }
 
 static void raw_number(jw *w, const char *buf)

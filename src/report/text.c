@@ -436,7 +436,10 @@ static void details(const tw *w, const gpudiag_report *r)
             continue;
         if (t->bytes > 0) {
             mib(a, sizeof a, t->bytes / steps);
-            snprintf(b, sizeof b, t->time_us > 0 ? " at %.1f GB/s" : "", t->bytes / t->time_us / 1e3);
+            if (t->time_us > 0)
+                snprintf(b, sizeof b, " at %.1f GB/s", t->bytes / t->time_us / 1e3);
+            else
+                b[0] = '\0';
         } else {
             snprintf(a, sizeof a, "%.1f copies", (double)t->count / steps);
             snprintf(b, sizeof b, " (size not recorded)");

@@ -364,6 +364,18 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
     return len;
 }
 
+int gd_utf8_valid(const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < len;) {
+        size_t k = utf8_seq(u + i, len - i);
+        if (k == 0)
+            return 0;
+        i += k;
+    }
+    return 1;
+}
+
 char *gd_utf8_clean(const char *s, size_t len)
 {
     char *out = malloc(len * 3 + 1);

@@ -87,6 +87,10 @@ int gd_radix_sort_i64(void *base, size_t n, size_t size, size_t key_offset) GD_A
  * sequence becomes U+FFFD.  NULL on OOM. */
 char *gd_utf8_clean(const char *s, size_t len);
 
+/* 1 if s[0..len) is valid UTF-8 (no overlong forms, surrogates or code
+ * points beyond U+10FFFF), else 0. */
+int gd_utf8_valid(const char *s, size_t len);
+
 /* Length of the longest prefix of s (NUL-terminated) that is at most max bytes
  * and does not end inside a UTF-8 sequence. */
 size_t gd_utf8_prefix(const char *s, size_t max);
