@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,20 @@ static int parse_analyze(int argc, char **argv, settings *s)
     return -1;
 }
 
+/* A failed write to standard output (disk full, closed pipe) is reported
+ * once, with the reason, and exits 5 (documented: docs/gpudiag.1). */
+static int out_error_reported;
+
+static int write_failed(void)
+{
+    int e = errno;
+    if (!out_error_reported)
+        fprintf(stderr, "%s: error: cannot write the report to standard output: %s\n", prog,
+                e ? strerror(e) : "write error");
+    out_error_reported = 1;
+    return EXIT_INTERNAL;
+}
+
 static int exit_for_status(gpudiag_status st)
 {
     switch (st) {
@@ -453,7 +468,9 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
                     printf("(--verbose adds each rank's full report; --json gives all of them)\n");
             }
         }
-        if (st != GPUDIAG_OK) {
+        if (st == GPUDIAG_ERR_IO) {
+            worst = write_failed();
+        } else if (st != GPUDIAG_OK) {
             fprintf(stderr, "%s: error: %s\n", prog, err.message);
             worst = EXIT_INTERNAL;
         }
@@ -588,6 +605,8 @@ static int cmd_analyze(int argc, char **argv)
             if ((int)r->findings[k].severity >= s.fail_on)
                 matched = 1;
         gpudiag_report_free(&r);
+        if (st == GPUDIAG_ERR_IO)
+            return write_failed();
         if (st != GPUDIAG_OK) {
             fprintf(stderr, "%s: error: writing the report: %s\n", prog, err.message);
             return EXIT_INTERNAL;
@@ -600,15 +619,22 @@ static int cmd_analyze(int argc, char **argv)
 
 static int finish(int rc)
 {
+    errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "%s: error: cannot write to standard output: %s\n", prog, strerror(errno));
-        return rc == EXIT_OK ? EXIT_INTERNAL : rc;
+        int wrc = write_failed();
+        return rc == EXIT_OK || rc == EXIT_FINDINGS ? wrc : rc;
     }
     return rc;
 }
 
 int gd_cli_run(int argc, char **argv)
 {
+    /* a closed pipe (gpudiag ... | head -1) becomes EPIPE, a file-size limit
+     * EFBIG: reported and exit 5, instead of a silent death by signal */
+    signal(SIGPIPE, SIG_IGN);
+#ifdef SIGXFSZ
+    signal(SIGXFSZ, SIG_IGN);
+#endif
     if (argc < 2) {
         usage_main(stderr);
         return EXIT_USAGE;

@@ -21,8 +21,10 @@ int gd_input_open(gd_input *in, const char *path)
         return gd_input_open_fp(in, stdin, 0);
     FILE *fp = fopen(path, "rb");
     if (!fp) {
+        int e = errno;
         memset(in, 0, sizeof *in);
-        snprintf(in->message, sizeof in->message, "%s", strerror(errno));
+        snprintf(in->message, sizeof in->message, "%s", strerror(e));
+        in->oom = e == ENOMEM;
         return -1;
     }
     return gd_input_open_fp(in, fp, 1);
@@ -38,6 +40,7 @@ int gd_input_open_fp(gd_input *in, FILE *fp, int owns_fp)
     if (!in->inbuf) {
         snprintf(in->message, sizeof in->message, "out of memory");
         gd_input_close(in);
+        in->oom = 1;
         return -1;
     }
     /* Peek at the first bytes to detect gzip. */
@@ -88,6 +91,7 @@ int gd_input_open_fp(gd_input *in, FILE *fp, int owns_fp)
             if (!st) {
                 snprintf(in->message, sizeof in->message, "out of memory");
                 gd_input_close(in);
+                in->oom = 1;
                 return -1;
             }
             isal_inflate_init(st);
@@ -97,9 +101,12 @@ int gd_input_open_fp(gd_input *in, FILE *fp, int owns_fp)
             return 0;
         }
 #endif
-        if (inflateInit2(&in->zs, 15 + 16) != Z_OK) {
-            snprintf(in->message, sizeof in->message, "zlib initialisation failed");
+        int zr = inflateInit2(&in->zs, 15 + 16);
+        if (zr != Z_OK) {
+            snprintf(in->message, sizeof in->message, "%s",
+                     zr == Z_MEM_ERROR ? "out of memory" : "zlib initialisation failed");
             gd_input_close(in);
+            in->oom = zr == Z_MEM_ERROR;
             return -1;
         }
         in->z_inited = 1;

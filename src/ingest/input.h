@@ -39,6 +39,7 @@ typedef struct gd_input {
     void *isal;               /* ISA-L inflate state when built with it (faster inflate + CRC) */
     int member_start;         /* ISA-L: a gzip member begins at next_in (its header not checked yet) */
     int unsupported;          /* open failed because the content is another compression format */
+    int oom;                  /* open failed for want of memory (not an input error) */
 } gd_input;
 
 /* Open `path` ("-" = stdin).  Returns 0, or -1 with errno-derived message. */

@@ -862,7 +862,8 @@ static const yajl_callbacks callbacks = {
 
 static yajl_handle new_handle(parser *p)
 {
-    yajl_handle h = yajl_alloc(&callbacks, NULL, p);
+    static yajl_alloc_funcs afs = {gd_yajl_malloc, gd_yajl_realloc, gd_yajl_free, NULL};
+    yajl_handle h = yajl_alloc(&callbacks, &afs, p);
     if (!h)
         return NULL;
     yajl_config(h, yajl_dont_validate_strings, 1);
@@ -1006,7 +1007,7 @@ static int fill(reader *r)
                         (unsigned long long)r->in.file_bytes);
             return -1;
         }
-        if (ist == GD_IN_EOF || ist == GD_IN_TRUNCATED || ist == GD_IN_CORRUPT) {
+        if (ist == GD_IN_EOF || ist == GD_IN_TRUNCATED) {
             r->eof = 1;
             if (ist != GD_IN_EOF) {
                 r->p.t->truncated = 1;
@@ -1096,6 +1097,7 @@ static const char *not_a_trace_hint(const reader *r)
     if (i < n && d[i] == '#')
         return " (this looks like a monitoring log, e.g. nvidia-smi dmon, dcgmi dmon or Prometheus text, not a "
                "trace: read it with gpudiag_series_read(), or `gpudiag analyze --format dmon|dcgmi|prom FILE`)";
+    /* cppcheck-suppress knownConditionTrueFalse ; false positive: i < n says nothing of n - i */
     if (n - i >= 10 && (memcmp(d + i, "timestamp,", 10) == 0 || memcmp(d + i, "index,", 6) == 0 ||
                         memcmp(d + i, "name,", 5) == 0))
         return " (this looks like nvidia-smi --query-gpu CSV, not a trace: read it with gpudiag_series_read(), "
@@ -1317,9 +1319,9 @@ static gpudiag_status read_trace(const char *path, FILE *fp, gpudiag_trace **out
     r->first_error_at = -1;
     parser *p = &r->p;
     if ((fp ? gd_input_open_fp(&r->in, fp, 0) : gd_input_open(&r->in, path)) != 0) {
-        gpudiag_status st = r->in.unsupported
-                                ? gd_set_error(err, GPUDIAG_ERR_FORMAT, path, 0, "%s", r->in.message)
-                                : gd_set_error(err, GPUDIAG_ERR_IO, path, -1, "cannot open: %s", r->in.message);
+        gpudiag_status st = r->in.unsupported ? gd_set_error(err, GPUDIAG_ERR_FORMAT, path, 0, "%s", r->in.message)
+                            : r->in.oom       ? gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "%s", r->in.message)
+                                              : gd_set_error(err, GPUDIAG_ERR_IO, path, -1, "cannot open: %s", r->in.message);
         free(r);
         return st;
     }

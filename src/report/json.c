@@ -438,6 +438,7 @@ static void write_kernels(jw *w, const gpudiag_report *r)
     key(w, "top");
     yajl_gen_array_open(w->g);
     size_t n = r->kernel_stat_count < JSON_TOP_KERNELS ? r->kernel_stat_count : JSON_TOP_KERNELS;
+    /* cppcheck-suppress knownConditionTrueFalse ; false positive: kernel_stat_count is not known to be 0 */
     for (size_t i = 0; i < n; i++) {
         const gpudiag_kernel_stat *k = &r->kernel_stats[i];
         yajl_gen_map_open(w->g);
@@ -665,7 +666,8 @@ static gpudiag_status open_writer(jw *w, FILE *fp, int pretty, gpudiag_error *er
 {
     w->fp = fp;
     w->io_error = 0;
-    w->g = yajl_gen_alloc(NULL);
+    static yajl_alloc_funcs afs = {gd_yajl_malloc, gd_yajl_realloc, gd_yajl_free, NULL};
+    w->g = yajl_gen_alloc(&afs);
     if (!w->g)
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
     yajl_gen_config(w->g, yajl_gen_beautify, pretty ? 1 : 0);

@@ -432,3 +432,37 @@ size_t gd_find_i64(const void *base, size_t n, size_t size, int64_t key)
     }
     return n;
 }
+
+void gd_oom_exit(const char *where)
+{
+    char msg[160];
+    int n = snprintf(msg, sizeof msg, "gpudiag: error: out of memory (%s)\n", where);
+    if (n > 0)
+        fputs(msg, stderr);
+    fflush(stderr);
+    _Exit(5);
+}
+
+void *gd_yajl_malloc(void *ctx, size_t n)
+{
+    (void)ctx;
+    void *p = malloc(n);
+    if (!p)
+        gd_oom_exit("JSON library");
+    return p;
+}
+
+void *gd_yajl_realloc(void *ctx, void *p, size_t n)
+{
+    (void)ctx;
+    void *q = realloc(p, n);
+    if (!q)
+        gd_oom_exit("JSON library");
+    return q;
+}
+
+void gd_yajl_free(void *ctx, void *p)
+{
+    (void)ctx;
+    free(p);
+}
