@@ -629,12 +629,6 @@ static int finish(int rc)
 
 int gd_cli_run(int argc, char **argv)
 {
-    /* a closed pipe (gpudiag ... | head -1) becomes EPIPE, a file-size limit
-     * EFBIG: reported and exit 5, instead of a silent death by signal */
-    signal(SIGPIPE, SIG_IGN);
-#ifdef SIGXFSZ
-    signal(SIGXFSZ, SIG_IGN);
-#endif
     if (argc < 2) {
         usage_main(stderr);
         return EXIT_USAGE;
@@ -648,8 +642,16 @@ int gd_cli_run(int argc, char **argv)
         printf("gpudiag %s\n", GPUDIAG_VERSION);
         return finish(EXIT_OK);
     }
-    if (strcmp(cmd, "analyze") == 0)
+    if (strcmp(cmd, "analyze") == 0) {
+        /* a closed pipe (gpudiag analyze ... | head -1) becomes EPIPE, a
+         * file-size limit EFBIG: reported and exit 5, instead of a silent
+         * death by signal (not for run/watch: their children inherit it) */
+        signal(SIGPIPE, SIG_IGN);
+#ifdef SIGXFSZ
+        signal(SIGXFSZ, SIG_IGN);
+#endif
         return finish(cmd_analyze(argc - 1, argv + 1));
+    }
     if (strcmp(cmd, "specs") == 0)
         return finish(gd_cmd_specs(argc - 1, argv + 1));
     if (strcmp(cmd, "mfu") == 0)

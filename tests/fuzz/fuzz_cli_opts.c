@@ -1,15 +1,22 @@
 /*
  * fuzz_cli_opts.c — libFuzzer target for the command line's option value
- * parsers (src/cli/opts.c), checked against a reference written here from
- * the documented grammar: [+-]?[0-9]+ whose value lies in [lo, hi].
+ * parsers: the integer and severity options (src/cli/opts.c), checked
+ * against a reference written here from the documented grammar
+ * [+-]?[0-9]+ in [lo, hi]; the durations of run/watch --interval
+ * (gd_live_parse_interval: "500ms", "2s", "0.5", "1m") and the numbers with
+ * k/M/B/T suffixes of mfu/plan (gd_opt_number), checked for their promise:
+ * accepted means a finite value within the documented bounds.
  * Input: byte 0 picks the range, the rest (to the first NUL) is the value.
  */
+#include <math.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cmd.h"
+#include "cli/live.h"
 #include "cli/opts.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -58,8 +65,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort(); /* *out untouched on failure */
     int sev = gd_opt_severity(s);
     int want_sev = !strcmp(s, "info") ? 0 : !strcmp(s, "low") ? 1 : !strcmp(s, "medium") ? 2 : !strcmp(s, "high") ? 3 : -1;
-    free(s);
     if (sev != want_sev)
         abort();
+    double secs = -1;
+    if (gd_live_parse_interval(s, &secs) == 0 && !(isfinite(secs) && secs >= 0.01 && secs <= 3600.0)) {
+        fprintf(stderr, "fuzz_cli_opts: interval '%s' taken as %g s\n", s, secs);
+        abort();
+    }
+    double v = NAN;
+    double lo = rg[0] < -1e6 ? -1e15 : (double)rg[0], hi = rg[1] > 1e6 ? 1e15 : (double)rg[1];
+    if (gd_opt_number("--x", s, data[0] & 1, lo, hi, &v) == 0 && !(isfinite(v) && v >= lo && v <= hi)) {
+        fprintf(stderr, "fuzz_cli_opts: number '%s' taken as %g outside [%g, %g]\n", s, v, lo, hi);
+        abort();
+    }
+    free(s);
     return 0;
 }

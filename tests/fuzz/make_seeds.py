@@ -68,7 +68,9 @@ elif kind == "gzip":
 elif kind == "cli":
     for v in (b"\x00100", b"\x0040", b"\x001000", b"\x001001", b"\x01+8", b"\x01-1", b"\x02 5",
               b"\x029223372036854775807", b"\x039223372036854775808", b"\x03-9223372036854775808",
-              b"\x040x10", b"\x04", b"\x00medium", b"\x00high", b"\x0012abc"):
+              b"\x040x10", b"\x04", b"\x00medium", b"\x00high", b"\x0012abc",
+              b"\x00500ms", b"\x002s", b"\x000.5", b"\x001m", b"\x001min", b"\x017B", b"\x0170k", b"\x011.5T",
+              b"\x02inf", b"\x03nan", b"\x031e308", b"\x020x1p4"):
         put("opt", v)
 else:
     sys.exit("unknown kind " + kind)
