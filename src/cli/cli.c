@@ -32,7 +32,7 @@ enum exit_code {
     EXIT_INTERNAL = 5
 };
 
-enum { OPT_NO_COLOR = 128, OPT_COLOR, OPT_FAIL_ON, OPT_WIDTH, OPT_JOBS, OPT_SAVE, OPT_FORMAT };
+enum { OPT_NO_COLOR = 128, OPT_COLOR, OPT_FAIL_ON, OPT_WIDTH, OPT_JOBS, OPT_SAVE, OPT_FORMAT, OPT_STEP_RANGE };
 
 typedef struct settings {
     int json;
@@ -44,6 +44,7 @@ typedef struct settings {
     int jobs;            /* threads for a directory of rank traces; 0 = cores */
     const char *save;    /* --save FILE: also write the JSON report there */
     int format;          /* FMT_*: --format */
+    const char *step_range; /* --step-range NAME, or NULL */
     char **paths;
     int npaths;
     gd_trace_mfu_opts tm;        /* MFU options (model, tokens per step, GPU) */
@@ -65,6 +66,7 @@ static void usage_main(FILE *fp)
             "\n"
             "Commands:\n"
             "  analyze PATH...   diagnose PyTorch profiler (Kineto) traces (.json, .json.gz)\n"
+            "                    and Nsight Systems SQLite exports (nsys export --type sqlite)\n"
             "  mfu ...           MFU / HFU from a model, its throughput and the GPU\n"
             "  plan ...          memory bill and time cost of a training setup, before running it\n"
             "  specs [NAME]      the built-in GPU table, or one GPU with its ridge points\n"
@@ -92,7 +94,9 @@ static void usage_analyze(FILE *fp)
             "Diagnose PyTorch profiler traces: verdict (the bottleneck), step-time breakdown,\n"
             "GPU utilization, SM efficiency, achieved occupancy, Tensor Core use, and ranked\n"
             "findings with the knobs to change.  PATH is a .json or .json.gz trace (gzip is\n"
-            "detected from the content); '-' reads standard input.  A directory is read as\n"
+            "detected from the content), or an Nsight Systems export (`nsys export --type\n"
+            "sqlite`, detected by the SQLite header; NVIDIA's expert-system rules are added);\n"
+            "'-' reads standard input (JSON only).  A directory is read as\n"
             "the per-rank traces of one job: each is analysed (in parallel), the ranks are\n"
             "shown side by side and the straggler, if any, is named.\n"
             "\n"
@@ -112,6 +116,11 @@ static void usage_analyze(FILE *fp)
             "                        nvidia-smi --query-gpu CSV, dcgmi dmon, dcgm-exporter Prometheus\n"
             "                        text, nvidia-smi -q); standard input is read as a trace unless\n"
             "                        --format names a log format\n"
+            "      --step-range NAME one step per range named NAME (NVTX range in an Nsight\n"
+            "                        export, user annotation in a PyTorch trace), optionally\n"
+            "                        numbered: NAME#N, 'NAME N', NAME_N, NAME-N, NAME:N. Default:\n"
+            "                        ProfilerStep#N; in Nsight exports also iteration, train_step,\n"
+            "                        training_step, train_batch, step; else the whole capture\n"
             "      --fail-on SEV     exit 1 if a finding of severity SEV or worse exists\n"
             "                        (info, low, medium, high)\n"
             "  -h, --help            show this help and exit\n"
@@ -142,6 +151,7 @@ static int parse_analyze(int argc, char **argv, settings *s)
         {"jobs", required_argument, NULL, OPT_JOBS},
         {"save", required_argument, NULL, OPT_SAVE},
         {"format", required_argument, NULL, OPT_FORMAT},
+        {"step-range", required_argument, NULL, OPT_STEP_RANGE},
         {"help", no_argument, NULL, 'h'},
     };
     struct option all[64]; /* the options above, then the MFU ones (cli/model_opts.c) */
@@ -198,6 +208,13 @@ static int parse_analyze(int argc, char **argv, settings *s)
             s->format = f;
             break;
         }
+        case OPT_STEP_RANGE:
+            if (!optarg[0] || strlen(optarg) >= 128) {
+                fprintf(stderr, "%s: error: --step-range wants a range name of 1 to 127 bytes\n", prog);
+                return EXIT_USAGE;
+            }
+            s->step_range = optarg;
+            break;
         case OPT_FAIL_ON:
             s->fail_on = gd_opt_severity(optarg);
             if (s->fail_on < 0) {
@@ -325,6 +342,7 @@ typedef struct rank_job {
 } rank_job;
 
 typedef struct rank_pool {
+    const gpudiag_read_opts *ropts;
     rank_job *jobs;
     size_t n;
     size_t next;
@@ -343,7 +361,7 @@ static void *rank_worker(void *arg)
             return NULL;
         rank_job *j = &pool->jobs[i];
         gpudiag_trace *t = NULL;
-        j->st = gpudiag_trace_read(j->path, &t, &j->err);
+        j->st = gpudiag_trace_read_opts(j->path, pool->ropts, &t, &j->err);
         if (j->st == GPUDIAG_OK) {
             j->st = gpudiag_analyze(t, pool->opts, &j->report, &j->err);
             gpudiag_trace_free(&t);
@@ -354,7 +372,8 @@ static void *rank_worker(void *arg)
 static int is_trace_name(const char *n)
 {
     size_t l = strlen(n);
-    return (l > 5 && strcmp(n + l - 5, ".json") == 0) || (l > 8 && strcmp(n + l - 8, ".json.gz") == 0);
+    return (l > 5 && strcmp(n + l - 5, ".json") == 0) || (l > 8 && strcmp(n + l - 8, ".json.gz") == 0) ||
+           (l > 7 && strcmp(n + l - 7, ".sqlite") == 0);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -407,7 +426,8 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
     for (size_t i = 0; i < n; i++)
         jobs[i].path = names[i];
     free(names);
-    rank_pool pool = {jobs, n, 0, PTHREAD_MUTEX_INITIALIZER, &s->aopts};
+    gpudiag_read_opts ropts = {s->step_range};
+    rank_pool pool = {&ropts, jobs, n, 0, PTHREAD_MUTEX_INITIALIZER, &s->aopts};
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     size_t nthreads = s->jobs > 0 ? (size_t)s->jobs : (size_t)(cores > 0 ? cores : 1);
     if (nthreads > n)
@@ -520,8 +540,8 @@ static gpudiag_log_format route(const char *path, int format)
 }
 
 /* Read and analyse one file with the reader route() picks. */
-static gpudiag_status read_and_analyze(const char *path, int format, const gpudiag_analyze_opts *aopts,
-                                       gpudiag_report **r, gpudiag_error *err)
+static gpudiag_status read_and_analyze(const char *path, int format, const char *step_range,
+                                       const gpudiag_analyze_opts *aopts, gpudiag_report **r, gpudiag_error *err)
 {
     gpudiag_log_format lf = route(path, format);
     gpudiag_status st;
@@ -535,7 +555,8 @@ static gpudiag_status read_and_analyze(const char *path, int format, const gpudi
         return st;
     }
     gpudiag_trace *t = NULL;
-    st = gpudiag_trace_read(path, &t, err);
+    gpudiag_read_opts ropts = {step_range};
+    st = gpudiag_trace_read_opts(path, &ropts, &t, err);
     if (st != GPUDIAG_OK)
         return st;
     st = gpudiag_analyze(t, aopts, r, err);
@@ -575,7 +596,7 @@ static int cmd_analyze(int argc, char **argv)
         gpudiag_error err;
         memset(&err, 0, sizeof err);
         gpudiag_report *r = NULL;
-        gpudiag_status st = read_and_analyze(path, s.format, &s.aopts, &r, &err);
+        gpudiag_status st = read_and_analyze(path, s.format, s.step_range, &s.aopts, &r, &err);
         if (st == GPUDIAG_OK)
             warn_input(r);
         if (st != GPUDIAG_OK) {

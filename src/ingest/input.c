@@ -65,8 +65,8 @@ int gd_input_open_fp(gd_input *in, FILE *fp, int owns_fp)
     };
     if (n >= 16 && memcmp(in->inbuf, "SQLite format 3", 16) == 0) {
         snprintf(in->message, sizeof in->message,
-                 "an SQLite database (an Nsight Systems export?); gpudiag reads PyTorch profiler traces (.json, "
-                 ".json.gz) so far: Nsight Systems exports are planned (README, Status)");
+                 "an SQLite database (an Nsight Systems export?) on standard input: give the .sqlite file's path "
+                 "instead of '-' (SQLite needs a file it can seek in)");
         gd_input_close(in);
         in->unsupported = 1;
         return -1;

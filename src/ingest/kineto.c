@@ -886,7 +886,7 @@ static void describe_yajl_error(yajl_handle h, const unsigned char *buf, size_t 
         yajl_free_error(h, m);
 }
 
-static gpudiag_trace *trace_new(const char *path)
+gpudiag_trace *gd_trace_new(const char *path)
 {
     gpudiag_trace *t = calloc(1, sizeof *t);
     if (!t)
@@ -1325,7 +1325,7 @@ static gpudiag_status read_trace(const char *path, FILE *fp, gpudiag_trace **out
         free(r);
         return st;
     }
-    p->t = trace_new(path);
+    p->t = gd_trace_new(path);
     p->name = malloc(GD_NAME_CAP + 1);
     r->alloc = malloc(1 + GD_BUF_CAP + GD_SJ_PADDING_BYTES);
     if (!p->t || !p->name || !r->alloc) {
@@ -1459,7 +1459,3 @@ done:;
     return st;
 }
 
-gpudiag_status gpudiag_trace_read(const char *path, gpudiag_trace **out, gpudiag_error *err)
-{
-    return gd_kineto_read(path, out, err);
-}

@@ -16,4 +16,8 @@ gpudiag_status gd_kineto_read(const char *path, gpudiag_trace **out, gpudiag_err
  * read to its end or the first error and is not closed. */
 gpudiag_status gd_kineto_read_fp(FILE *fp, const char *name, gpudiag_trace **out, gpudiag_error *err);
 
+/* An empty trace for `path` (copied), with the model's "unknown" defaults;
+ * NULL on OOM.  Free with gpudiag_trace_free(). */
+gpudiag_trace *gd_trace_new(const char *path);
+
 #endif

@@ -98,6 +98,10 @@ void gpudiag_report_free(gpudiag_report **rp)
         return;
     gpudiag_report *r = *rp;
     free((char *)(uintptr_t)r->input.path);
+    free((char *)(uintptr_t)r->input.nsys.version);
+    free((char *)(uintptr_t)r->input.nsys.schema_gaps);
+    free((char *)(uintptr_t)r->input.nsys.steps_source);
+    free((char *)(uintptr_t)r->input.step_range);
     free(r->steps);
     free(r->devices);
     for (size_t i = 0; i < r->kernel_stat_count; i++)

@@ -178,8 +178,98 @@ static void write_inputs(jw *w, const gpudiag_report *r)
     kv_int_opt(w, "rank", in->rank, in->rank >= 0);
     kv_int_opt(w, "world_size", in->world_size, in->world_size >= 0);
     kv_bool(w, "amd", r->is_amd);
+    key(w, "step_range");
+    if (in->step_range)
+        str(w, in->step_range);
+    else
+        yajl_gen_null(w->g);
+    kv_bool(w, "step_range_missing", in->step_range_missing);
+    key(w, "nsys");
+    if (in->nsys.present) {
+        const gpudiag_nsys_info *n = &in->nsys;
+        yajl_gen_map_open(w->g);
+        kv_str(w, "version", n->version ? n->version : "");
+        kv_int_opt(w, "session_start_utc_ns", (long long)n->session_start_utc_ns, n->session_start_utc_ns >= 0);
+        kv_int(w, "kernels", (long long)n->kernels);
+        kv_int(w, "memcpys", (long long)n->memcpys);
+        kv_int(w, "memsets", (long long)n->memsets);
+        kv_int(w, "runtime_calls", (long long)n->runtime_calls);
+        kv_int(w, "nvtx_ranges", (long long)n->nvtx_ranges);
+        kv_int(w, "sync_events", (long long)n->sync_events);
+        kv_int(w, "graph_kernels", (long long)n->graph_kernels);
+        kv_int(w, "graph_events", (long long)n->graph_events);
+        kv_str(w, "steps_source", n->steps_source ? n->steps_source : "");
+        key(w, "schema_gaps");
+        yajl_gen_array_open(w->g);
+        const char *g = n->schema_gaps ? n->schema_gaps : "";
+        while (*g) {
+            const char *e = strstr(g, "; ");
+            size_t len = e ? (size_t)(e - g) : strlen(g);
+            yajl_gen_string(w->g, (const unsigned char *)g, len);
+            g += len;
+            if (e)
+                g += 2;
+        }
+        yajl_gen_array_close(w->g);
+        yajl_gen_map_close(w->g);
+    } else {
+        yajl_gen_null(w->g);
+    }
     yajl_gen_map_close(w->g);
     yajl_gen_array_close(w->g);
+}
+
+/* NVIDIA's expert-system rules (Nsight exports), null otherwise. */
+static void write_nsight(jw *w, const gpudiag_report *r)
+{
+    const gpudiag_nsight_rules *R = &r->nsight;
+    key(w, "nsight_rules");
+    if (!R->available) {
+        yajl_gen_null(w->g);
+        return;
+    }
+    yajl_gen_map_open(w->g);
+    kv_str(w, "source", "NVIDIA Nsight Systems expert-system rules (nsys analyze), default options, whole capture");
+    key(w, "gpu_gaps");
+    yajl_gen_map_open(w->g);
+    kv_us(w, "threshold_us", R->gap_threshold_us);
+    kv_int(w, "count", (long long)R->gaps);
+    kv_us(w, "total_us", R->gap_time_us);
+    kv_us(w, "max_us", R->gap_max_us);
+    yajl_gen_map_close(w->g);
+    key(w, "gpu_time_util");
+    yajl_gen_map_open(w->g);
+    kv_int(w, "chunks_per_device", R->util_chunks);
+    kv_num(w, "threshold", R->util_threshold);
+    kv_int(w, "chunks", (long long)R->util_chunks_total);
+    kv_int(w, "low_chunks", (long long)R->util_low_chunks);
+    kv_int(w, "low_regions", (long long)R->util_low_regions);
+    kv_us(w, "low_time_us", R->util_low_time_us);
+    kv_num(w, "min_utilization", R->util_min);
+    yajl_gen_map_close(w->g);
+    struct {
+        const char *name;
+        uint64_t count;
+        double bytes, us;
+    } rows[] = {
+        {"cuda_memcpy_sync", R->memcpy_sync, R->memcpy_sync_bytes, R->memcpy_sync_us},
+        {"cuda_memset_sync", R->memset_sync, R->memset_sync_bytes, R->memset_sync_us},
+        {"cuda_memcpy_async", R->memcpy_async_pageable, R->memcpy_async_pageable_bytes, R->memcpy_async_pageable_us},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        key(w, rows[i].name);
+        yajl_gen_map_open(w->g);
+        kv_int(w, "count", (long long)rows[i].count);
+        kv_num(w, "bytes", rows[i].bytes);
+        kv_us(w, "gpu_time_us", rows[i].us);
+        yajl_gen_map_close(w->g);
+    }
+    key(w, "cuda_api_sync");
+    yajl_gen_map_open(w->g);
+    kv_int(w, "count", (long long)R->api_sync);
+    kv_us(w, "host_time_us", R->api_sync_us);
+    yajl_gen_map_close(w->g);
+    yajl_gen_map_close(w->g);
 }
 
 static void write_devices(jw *w, const gpudiag_report *r)
@@ -652,6 +742,7 @@ static void write_report(jw *w, const gpudiag_report *r)
         yajl_gen_map_close(w->g);
     }
     yajl_gen_map_close(w->g);
+    write_nsight(w, r);
     write_series(w, r);
     write_findings(w, r->findings, r->finding_count);
     key(w, "verdict");

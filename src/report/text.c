@@ -121,8 +121,12 @@ static void header(const tw *w, const gpudiag_report *r)
     const gpudiag_input_info *in = &r->input;
     fprintf(w->fp, "%sgpudiag %s%s  ", c_bold(w), GPUDIAG_VERSION, c_off(w));
     put_clean(w->fp, in->path ? in->path : "-", 4096);
-    fprintf(w->fp, "  (%s, %.1f MB of JSON, %llu events", in->format, (double)in->bytes / 1e6,
-            (unsigned long long)in->events);
+    if (in->nsys.present)
+        fprintf(w->fp, "  (Nsight Systems export%s%s, %.1f MB of SQLite, %llu records", in->nsys.version && in->nsys.version[0] ? " from nsys " : "",
+                in->nsys.version ? in->nsys.version : "", (double)in->bytes / 1e6, (unsigned long long)in->events);
+    else
+        fprintf(w->fp, "  (%s, %.1f MB of JSON, %llu events", in->format, (double)in->bytes / 1e6,
+                (unsigned long long)in->events);
     if (in->rank >= 0)
         fprintf(w->fp, ", rank %d", in->rank);
     if (in->world_size > 0)
@@ -472,6 +476,43 @@ static void details(const tw *w, const gpudiag_report *r)
     fputc('\n', w->fp);
 }
 
+/* NVIDIA's expert-system rules, each with its verdict (Nsight exports only). */
+static void nsight_rules(const tw *w, const gpudiag_report *r)
+{
+    const gpudiag_nsight_rules *R = &r->nsight;
+    if (!R->available)
+        return;
+    char a[32], b[32];
+    fprintf(w->fp, "%sNSIGHT RULES%s  NVIDIA's expert system (nsys analyze, default options, whole capture)\n",
+            c_bold(w), c_off(w));
+    ms(a, sizeof a, R->gap_time_us);
+    fprintf(w->fp, "  gpu_gaps           %s: %llu gap(s) > %.0f ms, %s in all\n", R->gaps ? "FIRES" : "ok   ",
+            (unsigned long long)R->gaps, R->gap_threshold_us / 1000.0, a);
+    pct(b, sizeof b, R->util_min);
+    fprintf(w->fp, "  gpu_time_util      %s: %llu of %llu chunks below %.0f%% time utilization (lowest %s)\n",
+            R->util_low_chunks ? "FIRES" : "ok   ", (unsigned long long)R->util_low_chunks,
+            (unsigned long long)R->util_chunks_total, 100.0 * R->util_threshold, b);
+    ms(a, sizeof a, R->memcpy_sync_us);
+    fprintf(w->fp, "  cuda_memcpy_sync   %s: %llu synchronous copies, %.3g MB, %s on the GPU\n",
+            R->memcpy_sync ? "FIRES" : "ok   ", (unsigned long long)R->memcpy_sync, R->memcpy_sync_bytes / 1e6, a);
+    ms(a, sizeof a, R->memset_sync_us);
+    fprintf(w->fp, "  cuda_memset_sync   %s: %llu synchronous memsets on pinned/managed memory, %s\n",
+            R->memset_sync ? "FIRES" : "ok   ", (unsigned long long)R->memset_sync, a);
+    ms(a, sizeof a, R->memcpy_async_pageable_us);
+    fprintf(w->fp, "  cuda_memcpy_async  %s: %llu async copies with pageable memory, %.3g MB, %s\n",
+            R->memcpy_async_pageable ? "FIRES" : "ok   ", (unsigned long long)R->memcpy_async_pageable,
+            R->memcpy_async_pageable_bytes / 1e6, a);
+    ms(a, sizeof a, R->api_sync_us);
+    fprintf(w->fp, "  cuda_api_sync      %s: %llu device/stream synchronize calls, %s of host time\n",
+            R->api_sync ? "FIRES" : "ok   ", (unsigned long long)R->api_sync, a);
+    if (r->input.nsys.steps_source && r->input.nsys.steps_source[0]) {
+        fprintf(w->fp, "  %ssteps: ", c_dim(w));
+        put_clean(w->fp, r->input.nsys.steps_source, 200);
+        fprintf(w->fp, "%s\n", c_off(w));
+    }
+    fputc('\n', w->fp);
+}
+
 static void steps_table(const tw *w, const gpudiag_report *r)
 {
     if (!r->step_count)
@@ -618,6 +659,7 @@ gpudiag_status gpudiag_report_write_text(const gpudiag_report *r, FILE *fp, cons
     findings(&w, r, verbose);
     kernels(&w, r, verbose);
     details(&w, r);
+    nsight_rules(&w, r);
     if (verbose)
         steps_table(&w, r);
     else if (r->step_count > 1)
