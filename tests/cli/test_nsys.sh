@@ -367,5 +367,35 @@ assert d['summary']['steps'] == 1 and 'input_step_range_missing' in ids, (d['sum
 assert d['steps'][0]['number'] is None
 " "$TMP/old_miss.json" && ok || bad "old export: --step-range with an absent name"
 
+# ---- 4. --step-range on a PyTorch (Kineto) trace ---------------------------
+# two unnumbered user annotations "train_step" of 100 us, each launching a 50 us kernel: 2 steps,
+# numbered 0 and 1 in start order; without the option the trace has no ProfilerStep: one window
+cat > "$TMP/k.json" <<'JSON'
+{"traceEvents": [
+{"ph": "X", "cat": "user_annotation", "name": "train_step", "pid": 1, "tid": 1, "ts": 1000, "dur": 100},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1010, "dur": 5, "args": {"correlation": 1}},
+{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1020, "dur": 50, "args": {"correlation": 1, "device": 0, "stream": 7}},
+{"ph": "X", "cat": "user_annotation", "name": "train_step", "pid": 1, "tid": 1, "ts": 1100, "dur": 100},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1110, "dur": 5, "args": {"correlation": 2}},
+{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1120, "dur": 50, "args": {"correlation": 2, "device": 0, "stream": 7}}
+]}
+JSON
+"$GPUDIAG" analyze --json --step-range train_step "$TMP/k.json" > "$TMP/k_sr.json" 2>/dev/null
+"$GPUDIAG" analyze --json "$TMP/k.json" > "$TMP/k_no.json" 2>/dev/null
+python3 - "$TMP/k_sr.json" "$TMP/k_no.json" <<'PY' && ok || bad "kineto --step-range"
+import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+a = json.load(open(sys.argv[1]))
+b = json.load(open(sys.argv[2]))
+valcheck.run([
+    ("with: steps", [(s["number"], s["start_us"], s["duration_us"]) for s in a["steps"]], [(0, 1000, 100), (1, 1100, 100)]),
+    ("with: format", a["inputs"][0]["format"], "kineto"),
+    ("with: nsys", a["inputs"][0]["nsys"], None),
+    ("without: steps", b["summary"]["steps"], 1),
+    ("without: step_range", b["inputs"][0]["step_range"], None),
+], "kineto --step-range")
+PY
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
