@@ -31,6 +31,7 @@ int gd_step_name_match(const char *s, size_t len, const char *name, int icase, i
             return 0;
     }
     size_t i = nl;
+    /* cppcheck-suppress knownConditionTrueFalse ; false positive: len == nl when the text is exactly the name */
     if (i == len)
         return 1;
     /* a name that already ends in a separator ("ProfilerStep#") takes digits directly */
