@@ -3,7 +3,8 @@
 # Usage: scripts/bootstrap.sh            (as root, or with sudo available)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PKGS=(gcc g++ make cmake pkg-config libyajl-dev libsimdjson-dev libisal-dev zlib1g-dev python3 python3-yaml gzip libmicrohttpd-dev prometheus chromium python3-jsonschema)
+PKGS=(gcc g++ make cmake pkg-config libyajl-dev libsimdjson-dev libisal-dev zlib1g-dev libsqlite3-dev sqlite3 python3 python3-yaml gzip libmicrohttpd-dev prometheus chromium python3-jsonschema
+  clang libclang-rt-dev valgrind cppcheck)  # the last four: fuzzing, memcheck, static analysis (scripts/check.sh)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -101,6 +101,39 @@ typedef struct gpudiag_trace gpudiag_trace;
  */
 gpudiag_status gpudiag_trace_read(const char *path, gpudiag_trace **out, gpudiag_error *err);
 
+/** Options for gpudiag_trace_read_opts(); zero-initialise, then set what you need. */
+typedef struct gpudiag_read_opts {
+    /** NULL or "": steps as the format defines them (Kineto: ProfilerStep#N; Nsight:
+     *  ProfilerStep#N NVTX ranges, else the iteration ranges of docs/DEFINITIONS.md
+     *  "Steps of an Nsight Systems export", else the whole capture).  Otherwise the
+     *  name of the range (NVTX range, or Kineto user_annotation) that marks one step:
+     *  a range is a step when its text is NAME, or NAME followed by an optional
+     *  separator ('#', ' ', '_', '-', ':') and a step number.  When no range matches,
+     *  the whole capture is one window and the report carries the finding
+     *  `input_step_range_missing`.  Copied; need not outlive the call. */
+    const char *step_range;
+} gpudiag_read_opts;
+
+/**
+ * gpudiag_trace_read() with options.  The format is chosen by content: a file
+ * that starts with the SQLite magic "SQLite format 3\0" is read as an Nsight
+ * Systems export (`nsys export --type sqlite`) through libsqlite3; anything else
+ * as a Kineto trace (gzip detected by its magic).  An Nsight export must be a
+ * file (standard input is refused with GPUDIAG_ERR_FORMAT).
+ *
+ * Nsight exports: tables and columns differ between nsys versions; what is
+ * missing is skipped and listed in the report (finding `input_schema_gaps`).
+ * Times are integer ns on the export's clock (session-relative), kept exact.
+ * A corrupt or truncated database returns GPUDIAG_ERR_FORMAT with SQLite's
+ * message (and, for a file shorter than its header declares, the byte offset
+ * where it ends).
+ *
+ * opts: may be NULL (same as gpudiag_trace_read()).  Other arguments and
+ * returns as for gpudiag_trace_read().
+ */
+gpudiag_status gpudiag_trace_read_opts(const char *path, const gpudiag_read_opts *opts, gpudiag_trace **out,
+                                       gpudiag_error *err);
+
 /** Free a trace and set *trace to NULL.  NULL and *trace == NULL are no-ops. */
 void gpudiag_trace_free(gpudiag_trace **trace);
 
@@ -345,10 +378,65 @@ typedef struct gpudiag_finding {
     gpudiag_evidence evidence[GPUDIAG_MAX_EVIDENCE];
 } gpudiag_finding;
 
+/** NVIDIA Nsight Systems expert-system rules (`nsys analyze -r RULE`, NVIDIA's
+ *  default options), reproduced over the whole capture of an Nsight Systems
+ *  export; docs/DEFINITIONS.md "Nsight Systems rules" has each definition.
+ *  All zero / NaN (and `available` 0) for a Kineto trace. */
+typedef struct gpudiag_nsight_rules {
+    int available;                /**< 1 when read from an nsys export */
+    /* gpu_gaps: per (process, device), from the first to the last GPU op (kernels,
+     * memcpys, memsets and CUDA profiling-overhead ranges), each op end joined to
+     * the next op start in end/start order; gaps longer than the threshold */
+    double gap_threshold_us;      /**< 500000 (NVIDIA's default gap=500 ms) */
+    uint64_t gaps;                /**< gaps above the threshold */
+    double gap_time_us;           /**< their summed length */
+    double gap_max_us;            /**< the longest, NaN when none */
+    /* gpu_time_util: each (process, device) range in `util_chunks` equal chunks
+     * (length rounded up to a whole ns); utilization = summed op overlap / chunk
+     * length (summed over streams: may exceed 1) */
+    int util_chunks;              /**< 30 (NVIDIA's default chunks=30) */
+    double util_threshold;        /**< 0.50 (NVIDIA's default threshold=50 %) */
+    uint64_t util_chunks_total;   /**< chunks examined over all (process, device) */
+    uint64_t util_low_chunks;     /**< chunks below the threshold */
+    uint64_t util_low_regions;    /**< after merging consecutive low chunks (NVIDIA's rows) */
+    double util_low_time_us;      /**< summed length of the low chunks */
+    double util_min;              /**< lowest chunk utilization (fraction), NaN without chunks */
+    /* cuda_memcpy_sync: memcpys launched by cudaMemcpy* calls without "async" in
+     * the name, except host-to-device copies of <= 64000 bytes and copies with
+     * srcDeviceId == dstDeviceId */
+    uint64_t memcpy_sync;
+    double memcpy_sync_bytes, memcpy_sync_us; /**< bytes and GPU duration of those copies */
+    /* cuda_memset_sync: memsets launched by cudaMemset* calls without "async" in
+     * the name on pinned (1) or managed (4) memory */
+    uint64_t memset_sync;
+    double memset_sync_bytes, memset_sync_us;
+    /* cuda_memcpy_async: memcpys launched by cudaMemcpy*Async* with pageable (0)
+     * memory as source or destination */
+    uint64_t memcpy_async_pageable;
+    double memcpy_async_pageable_bytes, memcpy_async_pageable_us;
+    /* cuda_api_sync: cudaDeviceSynchronize* and cudaStreamSynchronize* calls */
+    uint64_t api_sync;
+    double api_sync_us;           /**< their summed host duration */
+} gpudiag_nsight_rules;
+
+/** What an Nsight Systems export held (input.nsys in JSON); zero for Kineto. */
+typedef struct gpudiag_nsys_info {
+    int present;                  /**< 1 when read from an nsys export */
+    const char *version;          /**< nsys version that exported it, "" if unknown; owned by the report */
+    int64_t session_start_utc_ns; /**< UTC epoch ns of the capture start, -1 if absent */
+    uint64_t kernels, memcpys, memsets, runtime_calls, nvtx_ranges;
+    uint64_t sync_events;         /**< CUPTI synchronization activity records */
+    uint64_t graph_kernels;       /**< kernels launched from a CUDA graph */
+    uint64_t graph_events;        /**< CUDA graph / graph-node records */
+    const char *schema_gaps;      /**< "; "-separated missing tables/columns, "" if none; owned */
+    unsigned schema_gap_count;
+    const char *steps_source;     /**< where the steps came from; owned by the report */
+} gpudiag_nsys_info;
+
 /** What was read and what had to be skipped. */
 typedef struct gpudiag_input_info {
     const char *path;             /**< owned by the report */
-    const char *format;           /**< "kineto" */
+    const char *format;           /**< "kineto" or "nsys" (Nsight Systems SQLite export) */
     uint64_t bytes;               /**< decompressed bytes parsed */
     uint64_t events;              /**< trace events seen */
     int truncated;                /**< 1 if the file ended before the JSON closed */
@@ -359,6 +447,9 @@ typedef struct gpudiag_input_info {
     uint64_t skipped_bad_value;   /**< GPU events with an impossible device index (< -1 or > 65535) */
     int rank;                     /**< distributedInfo.rank, -1 if absent */
     int world_size;               /**< distributedInfo.world_size, -1 if absent */
+    gpudiag_nsys_info nsys;       /**< Nsight Systems export details */
+    const char *step_range;       /**< --step-range NAME given, or NULL; owned by the report */
+    int step_range_missing;       /**< 1 if no range matched it */
 } gpudiag_input_info;
 
 /** The whole diagnosis.  Every pointer is owned by the report. */
@@ -439,8 +530,14 @@ typedef struct gpudiag_report {
     size_t finding_count;         /**< ranked: causes by est_gain, then the rest */
     gpudiag_finding *findings;
 
+    gpudiag_nsight_rules nsight;  /**< NVIDIA's rules (Nsight exports only; `available` 0 otherwise) */
+
     gpudiag_bottleneck bottleneck;
     const char *verdict;          /**< one actionable line, owned by the report */
+
+    /** Monitoring-log input (gpudiag_series_analyze, include/gpudiag/series.h):
+     *  the `series` section; NULL for a trace.  Owned by the report. */
+    struct gpudiag_series_summary *series;
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */

@@ -1079,7 +1079,7 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
 
     gpudiag_input_info *in = &r->input;
     in->path = gd_utf8_clean(t->path, strlen(t->path));
-    in->format = "kineto";
+    in->format = t->nsys.present ? "nsys" : "kineto";
     in->bytes = t->bytes;
     in->events = t->events;
     in->truncated = t->truncated;
@@ -1092,8 +1092,36 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
     in->world_size = t->world_size;
     r->is_amd = t->is_amd;
     r->has_gpu = t->gpu_ops.len > 0;
+    int strings_ok = 1;
+    if (t->nsys.present) {
+        gpudiag_nsys_info *ni = &in->nsys;
+        ni->present = 1;
+        ni->version = gd_utf8_clean(t->nsys.version, strlen(t->nsys.version));
+        ni->session_start_utc_ns = t->nsys.session_start_utc_ns;
+        ni->kernels = t->nsys.kernels;
+        ni->memcpys = t->nsys.memcpys;
+        ni->memsets = t->nsys.memsets;
+        ni->runtime_calls = t->nsys.runtime_calls;
+        ni->nvtx_ranges = t->nsys.nvtx_ranges;
+        ni->sync_events = t->nsys.sync_events;
+        ni->graph_kernels = t->nsys.graph_kernels;
+        ni->graph_events = t->nsys.graph_events;
+        ni->schema_gaps = gd_utf8_clean(t->nsys.schema_gaps, strlen(t->nsys.schema_gaps));
+        ni->schema_gap_count = t->nsys.schema_gap_count;
+        ni->steps_source = gd_utf8_clean(t->nsys.steps_source, strlen(t->nsys.steps_source));
+        strings_ok = ni->version && ni->schema_gaps && ni->steps_source;
+        r->nsight = t->nsys.rules;
+    } else {
+        r->nsight.gap_max_us = NAN;
+        r->nsight.util_min = NAN;
+    }
+    if (t->step_range[0]) {
+        in->step_range = gd_utf8_clean(t->step_range, strlen(t->step_range));
+        strings_ok = strings_ok && in->step_range;
+        in->step_range_missing = t->step_range_missing;
+    }
 
-    if (!in->path || build_corr_index(&a) || build_steps(&a) || build_breakdown(&a) || build_devices(&a) ||
+    if (!in->path || !strings_ok || build_corr_index(&a) || build_steps(&a) || build_breakdown(&a) || build_devices(&a) ||
         build_kernels(&a) || build_launch_stats(&a) || gd_build_idle(&a))
         goto oom;
     build_transfers(&a);

@@ -52,7 +52,7 @@ static int add_straggler_finding(gpudiag_cluster *c, size_t participants)
     f->bottleneck = GPUDIAG_BN_COMMUNICATION;
     f->est_gain = s;
     const char *keys[] = {"straggler_rank", "wait_us_per_step", "wait_share_of_step", "collectives", "ranks"};
-    double vals[] = {(double)c->straggler, c->straggler_wait_us_per_step, s, (double)c->collectives,
+    const double vals[] = {(double)c->straggler, c->straggler_wait_us_per_step, s, (double)c->collectives,
                      (double)participants};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         f->evidence[i].key = keys[i];

@@ -142,7 +142,7 @@ int gd_runtime_is_sync(const char *n, size_t len)
     /* strip a version suffix such as _v2 or _v7000 */
     for (size_t i = len; i > 2; i--) {
         if (n[i - 1] < '0' || n[i - 1] > '9') {
-            if (n[i - 1] == 'v' && i >= 2 && n[i - 2] == '_' && i < len)
+            if (n[i - 1] == 'v' && n[i - 2] == '_' && i < len)
                 len = i - 2;
             break;
         }

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,9 +19,11 @@
 #include "cli/model_opts.h"
 #include "cli/cmd_live.h"
 #include "cli/cmd_serve.h"
+#include "cli/opts.h"
 #include "gpudiag/gpudiag.h"
 #include "gpudiag/annotate.h"
 #include "gpudiag/html.h"
+#include "gpudiag/series.h"
 
 enum exit_code {
     EXIT_OK = 0,
@@ -31,7 +34,7 @@ enum exit_code {
     EXIT_INTERNAL = 5
 };
 
-enum { OPT_NO_COLOR = 128, OPT_COLOR, OPT_FAIL_ON, OPT_WIDTH, OPT_JOBS, OPT_SAVE, OPT_HTML, OPT_TRACE_OUT };
+enum { OPT_NO_COLOR = 128, OPT_COLOR, OPT_FAIL_ON, OPT_WIDTH, OPT_JOBS, OPT_SAVE, OPT_FORMAT, OPT_STEP_RANGE, OPT_HTML, OPT_TRACE_OUT };
 
 typedef struct settings {
     int json;
@@ -44,6 +47,8 @@ typedef struct settings {
     const char *html;    /* --html FILE, or NULL */
     const char *trace_out; /* --trace-out FILE, or NULL */
     const char *save;    /* --save FILE: also write the JSON report there */
+    int format;          /* FMT_*: --format */
+    const char *step_range; /* --step-range NAME, or NULL */
     char **paths;
     int npaths;
     gd_trace_mfu_opts tm;        /* MFU options (model, tokens per step, GPU) */
@@ -51,6 +56,10 @@ typedef struct settings {
 } settings;
 
 static const char *prog = "gpudiag";
+
+/* --format values: auto, the trace readers, then the monitoring-log readers */
+enum { FMT_AUTO = 0, FMT_KINETO, FMT_NSYS, FMT_DMON, FMT_SMI_CSV, FMT_DCGMI, FMT_PROM, FMT_SMI_Q };
+static const char *const format_names[] = {"auto", "kineto", "nsys", "dmon", "smi-csv", "dcgmi", "prom", "smi-q"};
 
 static void usage_main(FILE *fp)
 {
@@ -61,6 +70,7 @@ static void usage_main(FILE *fp)
             "\n"
             "Commands:\n"
             "  analyze PATH...   diagnose PyTorch profiler (Kineto) traces (.json, .json.gz)\n"
+            "                    and Nsight Systems SQLite exports (nsys export --type sqlite)\n"
             "  mfu ...           MFU / HFU from a model, its throughput and the GPU\n"
             "  plan ...          memory bill and time cost of a training setup, before running it\n"
             "  specs [NAME]      the built-in GPU table, or one GPU with its ridge points\n"
@@ -88,7 +98,9 @@ static void usage_analyze(FILE *fp)
             "Diagnose PyTorch profiler traces: verdict (the bottleneck), step-time breakdown,\n"
             "GPU utilization, SM efficiency, achieved occupancy, Tensor Core use, and ranked\n"
             "findings with the knobs to change.  PATH is a .json or .json.gz trace (gzip is\n"
-            "detected from the content); '-' reads standard input.  A directory is read as\n"
+            "detected from the content), or an Nsight Systems export (`nsys export --type\n"
+            "sqlite`, detected by the SQLite header; NVIDIA's expert-system rules are added);\n"
+            "'-' reads standard input (JSON only).  A directory is read as\n"
             "the per-rank traces of one job: each is analysed (in parallel), the ranks are\n"
             "shown side by side and the straggler, if any, is named.\n"
             "\n"
@@ -103,6 +115,16 @@ static void usage_analyze(FILE *fp)
             "      --jobs N          threads for a directory of rank traces (default: cores)\n"
             "      --save FILE       also write the JSON report (as --json prints it) to FILE, for\n"
             "                        'gpudiag compare' later; one PATH only\n"
+            "      --format F        input format: auto (default: by content), kineto, nsys (traces),\n"
+            "                        dmon, smi-csv, dcgmi, prom, smi-q (monitoring logs: nvidia-smi dmon,\n"
+            "                        nvidia-smi --query-gpu CSV, dcgmi dmon, dcgm-exporter Prometheus\n"
+            "                        text, nvidia-smi -q); standard input is read as a trace unless\n"
+            "                        --format names a log format\n"
+            "      --step-range NAME one step per range named NAME (NVTX range in an Nsight\n"
+            "                        export, user annotation in a PyTorch trace), optionally\n"
+            "                        numbered: NAME#N, 'NAME N', NAME_N, NAME-N, NAME:N. Default:\n"
+            "                        ProfilerStep#N; in Nsight exports also iteration, train_step,\n"
+            "                        training_step, train_batch, step; else the whole capture\n"
             "      --fail-on SEV     exit 1 if a finding of severity SEV or worse exists\n"
             "                        (info, low, medium, high)\n"
             "      --html FILE       also write the report as one self-contained HTML page with\n"
@@ -125,19 +147,6 @@ static void usage_analyze(FILE *fp)
             gd_trace_mfu_help);
 }
 
-static int parse_severity(const char *s)
-{
-    if (strcmp(s, "info") == 0)
-        return GPUDIAG_SEV_INFO;
-    if (strcmp(s, "low") == 0)
-        return GPUDIAG_SEV_LOW;
-    if (strcmp(s, "medium") == 0)
-        return GPUDIAG_SEV_MEDIUM;
-    if (strcmp(s, "high") == 0)
-        return GPUDIAG_SEV_HIGH;
-    return -1;
-}
-
 /* Returns -1 to continue, else an exit code. */
 static int parse_analyze(int argc, char **argv, settings *s)
 {
@@ -153,6 +162,8 @@ static int parse_analyze(int argc, char **argv, settings *s)
         {"html", required_argument, NULL, OPT_HTML},
         {"trace-out", required_argument, NULL, OPT_TRACE_OUT},
         {"save", required_argument, NULL, OPT_SAVE},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"step-range", required_argument, NULL, OPT_STEP_RANGE},
         {"help", no_argument, NULL, 'h'},
     };
     struct option all[64]; /* the options above, then the MFU ones (cli/model_opts.c) */
@@ -176,9 +187,8 @@ static int parse_analyze(int argc, char **argv, settings *s)
         case OPT_NO_COLOR: s->color = 0; break;
         case OPT_COLOR: s->color = 1; break;
         case OPT_WIDTH: {
-            char *end = NULL;
-            long v = strtol(optarg, &end, 10);
-            if (!end || *end || v < 40 || v > 1000) {
+            long v = 0;
+            if (gd_opt_long(optarg, 40, 1000, &v) != 0) {
                 fprintf(stderr, "%s: error: --width wants a number of columns from 40 to 1000, got '%s'\n", prog,
                         optarg);
                 return EXIT_USAGE;
@@ -188,17 +198,37 @@ static int parse_analyze(int argc, char **argv, settings *s)
         }
         case OPT_SAVE: s->save = optarg; break;
         case OPT_JOBS: {
-            char *end = NULL;
-            long v = strtol(optarg, &end, 10);
-            if (!end || *end || v < 1 || v > 1024) {
+            long v = 0;
+            if (gd_opt_long(optarg, 1, 1024, &v) != 0) {
                 fprintf(stderr, "%s: error: --jobs wants a number of threads from 1 to 1024, got '%s'\n", prog, optarg);
                 return EXIT_USAGE;
             }
             s->jobs = (int)v;
             break;
         }
+        case OPT_FORMAT: {
+            int f = -1;
+            for (int k = 0; k < (int)(sizeof format_names / sizeof format_names[0]); k++)
+                if (strcmp(optarg, format_names[k]) == 0)
+                    f = k;
+            if (f < 0) {
+                fprintf(stderr,
+                        "%s: error: --format wants auto, kineto, nsys, dmon, smi-csv, dcgmi, prom or smi-q, got '%s'\n",
+                        prog, optarg);
+                return EXIT_USAGE;
+            }
+            s->format = f;
+            break;
+        }
+        case OPT_STEP_RANGE:
+            if (!optarg[0] || strlen(optarg) >= 128) {
+                fprintf(stderr, "%s: error: --step-range wants a range name of 1 to 127 bytes\n", prog);
+                return EXIT_USAGE;
+            }
+            s->step_range = optarg;
+            break;
         case OPT_FAIL_ON:
-            s->fail_on = parse_severity(optarg);
+            s->fail_on = gd_opt_severity(optarg);
             if (s->fail_on < 0) {
                 fprintf(stderr, "%s: error: --fail-on wants info, low, medium or high, got '%s'\n", prog, optarg);
                 return EXIT_USAGE;
@@ -247,6 +277,20 @@ static int parse_analyze(int argc, char **argv, settings *s)
     return -1;
 }
 
+/* A failed write to standard output (disk full, closed pipe) is reported
+ * once, with the reason, and exits 5 (documented: docs/gpudiag.1). */
+static int out_error_reported;
+
+static int write_failed(void)
+{
+    int e = errno;
+    if (!out_error_reported)
+        fprintf(stderr, "%s: error: cannot write the report to standard output: %s\n", prog,
+                e ? strerror(e) : "write error");
+    out_error_reported = 1;
+    return EXIT_INTERNAL;
+}
+
 static int exit_for_status(gpudiag_status st)
 {
     switch (st) {
@@ -274,6 +318,9 @@ static void print_error(const gpudiag_error *err)
 /* Partly valid input is analysed; say so on stderr too, with file and offset. */
 static void warn_input(const gpudiag_report *r)
 {
+    if (r->series && r->series->first_skipped_line > 0)
+        fprintf(stderr, "%s: warning: %s: line %lld: %llu data row(s) could not be read and were left out\n", prog,
+                r->input.path, (long long)r->series->first_skipped_line, (unsigned long long)r->series->skipped_rows);
     for (size_t i = 0; i < r->finding_count; i++) {
         const gpudiag_finding *f = &r->findings[i];
         if (strcmp(f->id, "input_truncated") == 0)
@@ -307,11 +354,9 @@ static int save_json(const char *file, const gpudiag_report *r, const gpudiag_cl
 static int terminal_width(void)
 {
     const char *cols = getenv("COLUMNS");
-    if (cols) {
-        long v = strtol(cols, NULL, 10);
-        if (v >= 40 && v <= 1000)
-            return (int)v;
-    }
+    long v = 0;
+    if (cols && gd_opt_long(cols, 40, 1000, &v) == 0)
+        return (int)v;
     return 100;
 }
 
@@ -325,6 +370,7 @@ typedef struct rank_job {
 } rank_job;
 
 typedef struct rank_pool {
+    const gpudiag_read_opts *ropts;
     rank_job *jobs;
     size_t n;
     size_t next;
@@ -343,7 +389,7 @@ static void *rank_worker(void *arg)
             return NULL;
         rank_job *j = &pool->jobs[i];
         gpudiag_trace *t = NULL;
-        j->st = gpudiag_trace_read(j->path, &t, &j->err);
+        j->st = gpudiag_trace_read_opts(j->path, pool->ropts, &t, &j->err);
         if (j->st == GPUDIAG_OK) {
             j->st = gpudiag_analyze(t, pool->opts, &j->report, &j->err);
             gpudiag_trace_free(&t);
@@ -354,7 +400,8 @@ static void *rank_worker(void *arg)
 static int is_trace_name(const char *n)
 {
     size_t l = strlen(n);
-    return (l > 5 && strcmp(n + l - 5, ".json") == 0) || (l > 8 && strcmp(n + l - 8, ".json.gz") == 0);
+    return (l > 5 && strcmp(n + l - 5, ".json") == 0) || (l > 8 && strcmp(n + l - 8, ".json.gz") == 0) ||
+           (l > 7 && strcmp(n + l - 7, ".sqlite") == 0);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -407,7 +454,8 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
     for (size_t i = 0; i < n; i++)
         jobs[i].path = names[i];
     free(names);
-    rank_pool pool = {jobs, n, 0, PTHREAD_MUTEX_INITIALIZER, &s->aopts};
+    gpudiag_read_opts ropts = {s->step_range};
+    rank_pool pool = {&ropts, jobs, n, 0, PTHREAD_MUTEX_INITIALIZER, &s->aopts};
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     size_t nthreads = s->jobs > 0 ? (size_t)s->jobs : (size_t)(cores > 0 ? cores : 1);
     if (nthreads > n)
@@ -468,7 +516,9 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
                     printf("(--verbose adds each rank's full report; --json gives all of them)\n");
             }
         }
-        if (st != GPUDIAG_OK) {
+        if (st == GPUDIAG_ERR_IO) {
+            worst = write_failed();
+        } else if (st != GPUDIAG_OK) {
             fprintf(stderr, "%s: error: %s\n", prog, err.message);
             worst = EXIT_INTERNAL;
         }
@@ -504,6 +554,65 @@ static int write_html(const gpudiag_report *r, const char *path)
         return EXIT_INPUT;
     }
     return EXIT_OK;
+}
+
+/* Which reader a file goes to: a trace (Kineto JSON, gzip, SQLite: what
+ * gpudiag_trace_read takes) or a monitoring log (sniffed by content). */
+static gpudiag_log_format route(const char *path, int format)
+{
+    switch (format) {
+    case FMT_DMON: return GPUDIAG_LOG_DMON;
+    case FMT_SMI_CSV: return GPUDIAG_LOG_SMI_CSV;
+    case FMT_DCGMI: return GPUDIAG_LOG_DCGMI;
+    case FMT_PROM: return GPUDIAG_LOG_PROM;
+    case FMT_SMI_Q: return GPUDIAG_LOG_SMI_Q;
+    case FMT_KINETO:
+    case FMT_NSYS: return GPUDIAG_LOG_AUTO;
+    default: break;
+    }
+    if (strcmp(path, "-") == 0)
+        return GPUDIAG_LOG_AUTO;
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return GPUDIAG_LOG_AUTO; /* the trace reader reports the error */
+    static char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf, fp);
+    fclose(fp);
+    size_t i = 0;
+    while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
+        i++;
+    if (i < n && (buf[i] == '{' || buf[i] == '['))
+        return GPUDIAG_LOG_AUTO;
+    if (n >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b)
+        return GPUDIAG_LOG_AUTO;
+    if (n >= 16 && memcmp(buf, "SQLite format 3", 16) == 0)
+        return GPUDIAG_LOG_AUTO;
+    return gpudiag_log_format_sniff(buf, n);
+}
+
+/* Read and analyse one file with the reader route() picks. */
+static gpudiag_status read_and_analyze(const char *path, int format, const char *step_range,
+                                       const gpudiag_analyze_opts *aopts, gpudiag_report **r, gpudiag_error *err)
+{
+    gpudiag_log_format lf = route(path, format);
+    gpudiag_status st;
+    if (lf != GPUDIAG_LOG_AUTO) {
+        gpudiag_series *ser = NULL;
+        st = gpudiag_series_read(path, lf, &ser, err);
+        if (st != GPUDIAG_OK)
+            return st;
+        st = gpudiag_series_analyze(ser, path, r, err);
+        gpudiag_series_free(&ser);
+        return st;
+    }
+    gpudiag_trace *t = NULL;
+    gpudiag_read_opts ropts = {step_range};
+    st = gpudiag_trace_read_opts(path, &ropts, &t, err);
+    if (st != GPUDIAG_OK)
+        return st;
+    st = gpudiag_analyze(t, aopts, r, err);
+    gpudiag_trace_free(&t);
+    return st;
 }
 
 static int cmd_analyze(int argc, char **argv)
@@ -542,20 +651,10 @@ static int cmd_analyze(int argc, char **argv)
         }
         gpudiag_error err;
         memset(&err, 0, sizeof err);
-        gpudiag_trace *t = NULL;
-        gpudiag_status st = gpudiag_trace_read(path, &t, &err);
-        if (st != GPUDIAG_OK) {
-            print_error(&err);
-            int code = exit_for_status(st);
-            if (code > worst)
-                worst = code;
-            continue;
-        }
         gpudiag_report *r = NULL;
-        st = gpudiag_analyze(t, &s.aopts, &r, &err);
+        gpudiag_status st = read_and_analyze(path, s.format, s.step_range, &s.aopts, &r, &err);
         if (st == GPUDIAG_OK)
             warn_input(r);
-        gpudiag_trace_free(&t);
         if (st != GPUDIAG_OK) {
             print_error(&err);
             int code = exit_for_status(st);
@@ -599,6 +698,8 @@ static int cmd_analyze(int argc, char **argv)
             if ((int)r->findings[k].severity >= s.fail_on)
                 matched = 1;
         gpudiag_report_free(&r);
+        if (st == GPUDIAG_ERR_IO)
+            return write_failed();
         if (st != GPUDIAG_OK) {
             fprintf(stderr, "%s: error: writing the report: %s\n", prog, err.message);
             return EXIT_INTERNAL;
@@ -611,9 +712,10 @@ static int cmd_analyze(int argc, char **argv)
 
 static int finish(int rc)
 {
+    errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "%s: error: cannot write to standard output: %s\n", prog, strerror(errno));
-        return rc == EXIT_OK ? EXIT_INTERNAL : rc;
+        int wrc = write_failed();
+        return rc == EXIT_OK || rc == EXIT_FINDINGS ? wrc : rc;
     }
     return rc;
 }
@@ -633,8 +735,16 @@ int gd_cli_run(int argc, char **argv)
         printf("gpudiag %s\n", GPUDIAG_VERSION);
         return finish(EXIT_OK);
     }
-    if (strcmp(cmd, "analyze") == 0)
+    if (strcmp(cmd, "analyze") == 0) {
+        /* a closed pipe (gpudiag analyze ... | head -1) becomes EPIPE, a
+         * file-size limit EFBIG: reported and exit 5, instead of a silent
+         * death by signal (not for run/watch: their children inherit it) */
+        signal(SIGPIPE, SIG_IGN);
+#ifdef SIGXFSZ
+        signal(SIGXFSZ, SIG_IGN);
+#endif
         return finish(cmd_analyze(argc - 1, argv + 1));
+    }
     if (strcmp(cmd, "specs") == 0)
         return finish(gd_cmd_specs(argc - 1, argv + 1));
     if (strcmp(cmd, "mfu") == 0)

@@ -152,6 +152,16 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
         text(b, f, gd_format("The trace has no GPU activity (no kernels, copies or memsets)"),
              gd_format("Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] and make "
                        "sure the model and data are on the GPU (model.to('cuda'))."));
+    } else if (!r->steps_from_profiler && r->input.nsys.present) {
+        gpudiag_finding *f = add(b, "no_step_markers", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        ev(f, "host_steps", 0);
+        ev(f, "nvtx_ranges", (double)r->input.nsys.nvtx_ranges);
+        text(b, f,
+             gd_format("No step ranges in the Nsight Systems export: the whole capture is analysed as one window"),
+             gd_format("Mark each training iteration with an NVTX range (torch.cuda.nvtx.range_push(\"step\") / "
+                       "range_pop(), or nvtx.annotate) and profile with `nsys profile -t cuda,nvtx`; gpudiag "
+                       "recognises ProfilerStep#N and ranges named iteration, train_step, training_step, "
+                       "train_batch or step, and any other name given with --step-range NAME."));
     } else if (!r->steps_from_profiler) {
         gpudiag_finding *f = add(b, "no_step_markers", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
         ev(f, "host_steps", 0);
@@ -159,6 +169,124 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
              gd_format("Use torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, warmup=1, "
                        "active=3)) and call prof.step() once per training iteration, so per-step "
                        "numbers and the step-time spread can be computed."));
+    }
+    if (r->input.step_range_missing) {
+        gpudiag_finding *f = add(b, "input_step_range_missing", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        ev(f, "annotation_ranges", (double)r->input.nsys.nvtx_ranges);
+        text(b, f,
+             gd_format("No range named '%s' (--step-range) in the trace: the whole capture is analysed as one window",
+                       r->input.step_range ? r->input.step_range : ""),
+             gd_format("Check the range name: it must be the NVTX range (Nsight export) or user annotation "
+                       "(PyTorch profiler trace) text, optionally followed by '#', ' ', '_', '-' or ':' and the step "
+                       "number (e.g. --step-range ProfilerStep matches ProfilerStep#12). `nsys stats -r nvtx_sum` "
+                       "lists the ranges of an export."));
+    }
+    if (r->input.nsys.present && r->input.nsys.schema_gap_count) {
+        gpudiag_finding *f = add(b, "input_schema_gaps", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        ev(f, "missing_tables_or_columns", (double)r->input.nsys.schema_gap_count);
+        text(b, f,
+             gd_format("The Nsight Systems export lacks %u table(s)/column(s) gpudiag reads: %s",
+                       r->input.nsys.schema_gap_count, r->input.nsys.schema_gaps ? r->input.nsys.schema_gaps : ""),
+             gd_format("nsys creates a table only when the capture recorded that kind of event, and older "
+                       "releases export fewer columns; the numbers that need what is missing are left out or "
+                       "marked n/a. Trace CUDA and NVTX (`nsys profile -t cuda,nvtx`) and export with a recent "
+                       "nsys (`nsys export --type sqlite`) to get them all."));
+    }
+}
+
+/* ---- NVIDIA Nsight Systems expert-system rules ------------------------- */
+
+/* Each rule of `nsys analyze` that fires on the export becomes one finding
+ * nsight_<rule name>, with NVIDIA's definition and default threshold
+ * (docs/DEFINITIONS.md "Nsight Systems rules").  They are NVIDIA's opinion,
+ * reported beside gpudiag's own causes: never causes themselves (no est_gain). */
+static void rule_nsight(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    const gpudiag_nsight_rules *R = &r->nsight;
+    if (!R->available)
+        return;
+    if (R->gaps) {
+        gpudiag_finding *f = add(b, "nsight_gpu_gaps", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        ev(f, "gaps", (double)R->gaps);
+        ev(f, "gap_time_us", R->gap_time_us);
+        ev(f, "gap_max_us", R->gap_max_us);
+        ev(f, "threshold_us", R->gap_threshold_us);
+        text(b, f,
+             gd_format("Nsight rule gpu_gaps (GPU Gaps): %llu gap(s) longer than %.0f ms with the GPU idle, %.1f ms in "
+                       "all, the longest %.1f ms",
+                       (unsigned long long)R->gaps, R->gap_threshold_us / 1000.0, R->gap_time_us / 1000.0,
+                       R->gap_max_us / 1000.0),
+             gd_format("NVIDIA's advice: use CPU sampling data, OS runtime blocked-state backtraces and NVTX "
+                       "annotations to learn why the CPU did not feed the GPU (data loading, checkpointing, "
+                       "host-side work between iterations); IDLE GAPS above says what the host was doing."));
+    }
+    if (R->util_low_chunks) {
+        gpudiag_finding *f = add(b, "nsight_gpu_time_util", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        ev(f, "low_chunks", (double)R->util_low_chunks);
+        ev(f, "chunks", (double)R->util_chunks_total);
+        ev(f, "low_regions", (double)R->util_low_regions);
+        ev(f, "low_time_us", R->util_low_time_us);
+        ev(f, "min_utilization", R->util_min);
+        ev(f, "threshold", R->util_threshold);
+        text(b, f,
+             gd_format("Nsight rule gpu_time_util (GPU Time Utilization): %llu of %llu time chunks have the GPU busy "
+                       "less than %.0f%% of the time (%llu region(s), %.1f ms; the lowest %.1f%%)",
+                       (unsigned long long)R->util_low_chunks, (unsigned long long)R->util_chunks_total,
+                       100.0 * R->util_threshold, (unsigned long long)R->util_low_regions, R->util_low_time_us / 1000.0,
+                       100.0 * R->util_min),
+             gd_format("NVIDIA's advice: as for GPU gaps, find what the CPU does in those regions (CPU sampling, "
+                       "OS runtime backtraces, NVTX). This is time utilization, not resource use: a region "
+                       "full of tiny kernels counts as busy."));
+    }
+    if (R->memcpy_sync) {
+        gpudiag_finding *f = add(b, "nsight_cuda_memcpy_sync", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_SYNCHRONIZATION, NAN);
+        ev(f, "copies", (double)R->memcpy_sync);
+        ev(f, "bytes", R->memcpy_sync_bytes);
+        ev(f, "copy_time_us", R->memcpy_sync_us);
+        text(b, f,
+             gd_format("Nsight rule cuda_memcpy_sync (CUDA Synchronous Memcpy): %llu synchronous copies "
+                       "(%.3g MB, %.1f ms on the GPU) block the host",
+                       (unsigned long long)R->memcpy_sync, R->memcpy_sync_bytes / 1e6, R->memcpy_sync_us / 1000.0),
+             gd_format("NVIDIA's advice: use cudaMemcpy*Async with pinned host memory so the host does not wait "
+                       "(in PyTorch: tensor.to(device, non_blocking=True) from pinned memory)."));
+    }
+    if (R->memset_sync) {
+        gpudiag_finding *f = add(b, "nsight_cuda_memset_sync", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_SYNCHRONIZATION, NAN);
+        ev(f, "memsets", (double)R->memset_sync);
+        ev(f, "bytes", R->memset_sync_bytes);
+        ev(f, "memset_time_us", R->memset_sync_us);
+        text(b, f,
+             gd_format("Nsight rule cuda_memset_sync (CUDA Synchronous Memset): %llu synchronous memsets on pinned "
+                       "or managed memory (%.1f ms on the GPU)",
+                       (unsigned long long)R->memset_sync, R->memset_sync_us / 1000.0),
+             gd_format("NVIDIA's advice: avoid the implied synchronisation: use cudaMemsetAsync, or "
+                       "synchronise with events."));
+    }
+    if (R->memcpy_async_pageable) {
+        gpudiag_finding *f =
+            add(b, "nsight_cuda_memcpy_async", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_MEMORY_TRANSFER, NAN);
+        ev(f, "copies", (double)R->memcpy_async_pageable);
+        ev(f, "bytes", R->memcpy_async_pageable_bytes);
+        ev(f, "copy_time_us", R->memcpy_async_pageable_us);
+        text(b, f,
+             gd_format("Nsight rule cuda_memcpy_async (CUDA Async Memcpy with Pageable Memory): %llu asynchronous "
+                       "copies touch pageable memory and so run synchronously (%.3g MB, %.1f ms)",
+                       (unsigned long long)R->memcpy_async_pageable, R->memcpy_async_pageable_bytes / 1e6,
+                       R->memcpy_async_pageable_us / 1000.0),
+             gd_format("NVIDIA's advice: use pinned host memory for asynchronous copies (PyTorch: "
+                       "DataLoader(pin_memory=True), tensor.pin_memory())."));
+    }
+    if (R->api_sync) {
+        gpudiag_finding *f = add(b, "nsight_cuda_api_sync", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_SYNCHRONIZATION, NAN);
+        ev(f, "calls", (double)R->api_sync);
+        ev(f, "call_time_us", R->api_sync_us);
+        text(b, f,
+             gd_format("Nsight rule cuda_api_sync (CUDA Synchronization APIs): %llu cudaDeviceSynchronize / "
+                       "cudaStreamSynchronize calls, %.1f ms of host time in them",
+                       (unsigned long long)R->api_sync, R->api_sync_us / 1000.0),
+             gd_format("NVIDIA's advice: avoid excessive synchronisation; wait on events instead "
+                       "(cudaStreamWaitEvent, cudaEventSynchronize) so only the dependent work waits."));
     }
 }
 
@@ -802,6 +930,7 @@ int gd_diagnose(const gpudiag_trace *t, gpudiag_report *r)
         rule_tensor_cores(&b);
         rule_low_util(&b);
         rule_low_mfu(&b);
+        rule_nsight(&b);
     } else {
         rule_dataloader(&b);
     }

@@ -37,11 +37,16 @@ typedef struct gd_input {
     uint64_t out_bytes;       /* decompressed bytes produced */
     char message[256];        /* why the last read failed */
     void *isal;               /* ISA-L inflate state when built with it (faster inflate + CRC) */
+    int member_start;         /* ISA-L: a gzip member begins at next_in (its header not checked yet) */
     int unsupported;          /* open failed because the content is another compression format */
+    int oom;                  /* open failed for want of memory (not an input error) */
 } gd_input;
 
 /* Open `path` ("-" = stdin).  Returns 0, or -1 with errno-derived message. */
 int gd_input_open(gd_input *in, const char *path);
+/* The same over an open stream (a memory buffer via fmemopen(), a pipe).
+ * With owns_fp, gd_input_close() closes fp, also when this call fails. */
+int gd_input_open_fp(gd_input *in, FILE *fp, int owns_fp);
 /* Read up to cap decompressed bytes into buf; *got receives the count.
  * Returns GD_IN_OK with *got > 0, GD_IN_EOF with *got == 0, or an error. */
 gd_input_status gd_input_read(gd_input *in, unsigned char *buf, size_t cap, size_t *got);

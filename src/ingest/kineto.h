@@ -4,9 +4,20 @@
 #ifndef GD_INGEST_KINETO_H
 #define GD_INGEST_KINETO_H
 
+#include <stdio.h>
+
 #include "gpudiag/gpudiag.h"
 
 /* See gpudiag_trace_read() in gpudiag.h for the contract. */
 gpudiag_status gd_kineto_read(const char *path, gpudiag_trace **out, gpudiag_error *err);
+
+/* The same over an open stream, e.g. a memory buffer from fmemopen() (the
+ * fuzz targets use this).  name: used in messages and the report only.  fp is
+ * read to its end or the first error and is not closed. */
+gpudiag_status gd_kineto_read_fp(FILE *fp, const char *name, gpudiag_trace **out, gpudiag_error *err);
+
+/* An empty trace for `path` (copied), with the model's "unknown" defaults;
+ * NULL on OOM.  Free with gpudiag_trace_free(). */
+gpudiag_trace *gd_trace_new(const char *path);
 
 #endif

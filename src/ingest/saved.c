@@ -181,6 +181,7 @@ gpudiag_status gpudiag_side_read_json(const char *path, gpudiag_side **out, gpud
             buf = nb;
             cap *= 2;
         }
+        /* cppcheck-suppress nullPointerArithmeticRedundantCheck ; the loop runs only while buf is set */
         size_t got = fread(buf + len, 1, cap - 1 - len, fp);
         len += got;
         if (got == 0)

@@ -4,6 +4,7 @@
 // end-to-end speed of `analyze` (docs/PERFORMANCE.md).
 #include "ingest/sj_shim.h"
 
+#include <new>
 #include <string_view>
 
 #include <simdjson.h>
@@ -14,8 +15,20 @@ struct gd_sj {
     ondemand::parser parser;
 };
 
+extern "C" void gd_oom_exit(const char *where); // util.h: prints, _exit(5)
+
+static void gd_sj_out_of_memory()
+{
+    gd_oom_exit("simdjson");
+}
+
 extern "C" gd_sj *gd_sj_new(void)
 {
+    // simdjson allocates with a throwing new; built without exceptions, a
+    // failure would end in std::terminate (SIGABRT): say so and exit 5
+    // instead (tests/fault).  A handler the host program set is kept.
+    if (!std::get_new_handler())
+        std::set_new_handler(gd_sj_out_of_memory);
     return new (std::nothrow) gd_sj();
 }
 
@@ -118,6 +131,7 @@ static bool check_skipped(ondemand::value v, const gd_sj_cb *cb, void *ctx, int 
     }
 }
 
+// cppcheck-suppress constParameter ; iterating an On-Demand object advances it: it cannot be const
 static bool object(ondemand::object &obj, const gd_sj_cb *cb, void *ctx, int depth, bool *cancel)
 {
     for (auto field : obj) {

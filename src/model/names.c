@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "gpudiag/gpudiag.h"
+#include "gpudiag/series.h"
 
 const char *gpudiag_strerror(gpudiag_status code)
 {
@@ -97,6 +98,10 @@ void gpudiag_report_free(gpudiag_report **rp)
         return;
     gpudiag_report *r = *rp;
     free((char *)(uintptr_t)r->input.path);
+    free((char *)(uintptr_t)r->input.nsys.version);
+    free((char *)(uintptr_t)r->input.nsys.schema_gaps);
+    free((char *)(uintptr_t)r->input.nsys.steps_source);
+    free((char *)(uintptr_t)r->input.step_range);
     free(r->steps);
     free(r->devices);
     for (size_t i = 0; i < r->kernel_stat_count; i++)
@@ -125,6 +130,10 @@ void gpudiag_report_free(gpudiag_report **rp)
     free(r->timeline.devices);
     free(r->comm_kernel_us);
     free((char *)(uintptr_t)r->verdict);
+    if (r->series) {
+        free(r->series->gpus);
+        free(r->series);
+    }
     free(r);
     *rp = NULL;
 }

@@ -94,6 +94,23 @@ typedef struct gd_device_prop {
     double total_mem_bytes;
 } gd_device_prop;
 
+/* What an Nsight Systems SQLite export added to the model (ingest/nsys.c);
+ * all zero for a Kineto trace. */
+typedef struct gd_nsys_info {
+    int present;                  /* 1: read from an nsys export */
+    char version[64];             /* META_DATA_EXPORT EXPORT_PRODUCT_VERSION, "" if absent */
+    int64_t session_start_utc_ns; /* TARGET_INFO_SESSION_START_TIME.utcEpochNs, -1 if absent */
+    uint64_t kernels, memcpys, memsets, runtime_calls, nvtx_ranges;
+    uint64_t sync_events;         /* CUPTI_ACTIVITY_KIND_SYNCHRONIZATION rows */
+    uint64_t graph_kernels;       /* kernels with a graphNodeId (launched from a CUDA graph) */
+    uint64_t graph_events;        /* rows of CUDA_GRAPH_EVENTS / CUDA_GRAPH_NODE_EVENTS */
+    uint64_t overhead_ranges;     /* PROFILER_OVERHEAD rows counted as GPU ops by the Nsight rules */
+    unsigned schema_gap_count;    /* tables/columns missing that would have been read */
+    char schema_gaps[1024];       /* "; "-separated, e.g. "NVTX_EVENTS (no NVTX ranges)" */
+    char steps_source[160];       /* where the steps came from, for the report */
+    gpudiag_nsight_rules rules;   /* NVIDIA's expert-system rules over the whole capture */
+} gd_nsys_info;
+
 struct gpudiag_trace {
     char *path;
     gd_strtab names;
@@ -120,6 +137,9 @@ struct gpudiag_trace {
     char truncation_reason[256];
     int64_t first_error_at;   /* byte offset of the first skipped broken event, -1 if none */
     char first_error[256];
+    gd_nsys_info nsys;
+    int step_range_missing;       /* --step-range NAME matched no range */
+    char step_range[128];         /* that NAME ("" when not given) */
 };
 
 #endif

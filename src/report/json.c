@@ -11,6 +11,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "gpudiag/gpudiag.h"
+#include "gpudiag/series.h"
 #include "util/util.h"
 
 #define JSON_TOP_KERNELS 50
@@ -34,12 +35,26 @@ static void key(jw *w, const char *k)
     yajl_gen_string(w->g, (const unsigned char *)k, strlen(k));
 }
 
+/* Every string goes out as valid UTF-8: bytes from a trace (a device name,
+ * a path) may be anything; invalid sequences become U+FFFD (found by
+ * tests/fuzz/fuzz_kineto: a device name with Latin-1 bytes). */
 static void str(jw *w, const char *s)
 {
-    if (!s)
+    if (!s) {
         yajl_gen_null(w->g);
+        return;
+    }
+    size_t n = strlen(s);
+    if (gd_utf8_valid(s, n)) {
+        yajl_gen_string(w->g, (const unsigned char *)s, n);
+        return;
+    }
+    char *clean = gd_utf8_clean(s, n);
+    if (clean)
+        yajl_gen_string(w->g, (const unsigned char *)clean, strlen(clean));
     else
-        yajl_gen_string(w->g, (const unsigned char *)s, strlen(s));
+        yajl_gen_string(w->g, (const unsigned char *)"\xef\xbf\xbd", 3);
+    free(clean);
 }
 
 static void raw_number(jw *w, const char *buf)
@@ -164,8 +179,98 @@ static void write_inputs(jw *w, const gpudiag_report *r)
     kv_int_opt(w, "rank", in->rank, in->rank >= 0);
     kv_int_opt(w, "world_size", in->world_size, in->world_size >= 0);
     kv_bool(w, "amd", r->is_amd);
+    key(w, "step_range");
+    if (in->step_range)
+        str(w, in->step_range);
+    else
+        yajl_gen_null(w->g);
+    kv_bool(w, "step_range_missing", in->step_range_missing);
+    key(w, "nsys");
+    if (in->nsys.present) {
+        const gpudiag_nsys_info *n = &in->nsys;
+        yajl_gen_map_open(w->g);
+        kv_str(w, "version", n->version ? n->version : "");
+        kv_int_opt(w, "session_start_utc_ns", (long long)n->session_start_utc_ns, n->session_start_utc_ns >= 0);
+        kv_int(w, "kernels", (long long)n->kernels);
+        kv_int(w, "memcpys", (long long)n->memcpys);
+        kv_int(w, "memsets", (long long)n->memsets);
+        kv_int(w, "runtime_calls", (long long)n->runtime_calls);
+        kv_int(w, "nvtx_ranges", (long long)n->nvtx_ranges);
+        kv_int(w, "sync_events", (long long)n->sync_events);
+        kv_int(w, "graph_kernels", (long long)n->graph_kernels);
+        kv_int(w, "graph_events", (long long)n->graph_events);
+        kv_str(w, "steps_source", n->steps_source ? n->steps_source : "");
+        key(w, "schema_gaps");
+        yajl_gen_array_open(w->g);
+        const char *g = n->schema_gaps ? n->schema_gaps : "";
+        while (*g) {
+            const char *e = strstr(g, "; ");
+            size_t len = e ? (size_t)(e - g) : strlen(g);
+            yajl_gen_string(w->g, (const unsigned char *)g, len);
+            g += len;
+            if (e)
+                g += 2;
+        }
+        yajl_gen_array_close(w->g);
+        yajl_gen_map_close(w->g);
+    } else {
+        yajl_gen_null(w->g);
+    }
     yajl_gen_map_close(w->g);
     yajl_gen_array_close(w->g);
+}
+
+/* NVIDIA's expert-system rules (Nsight exports), null otherwise. */
+static void write_nsight(jw *w, const gpudiag_report *r)
+{
+    const gpudiag_nsight_rules *R = &r->nsight;
+    key(w, "nsight_rules");
+    if (!R->available) {
+        yajl_gen_null(w->g);
+        return;
+    }
+    yajl_gen_map_open(w->g);
+    kv_str(w, "source", "NVIDIA Nsight Systems expert-system rules (nsys analyze), default options, whole capture");
+    key(w, "gpu_gaps");
+    yajl_gen_map_open(w->g);
+    kv_us(w, "threshold_us", R->gap_threshold_us);
+    kv_int(w, "count", (long long)R->gaps);
+    kv_us(w, "total_us", R->gap_time_us);
+    kv_us(w, "max_us", R->gap_max_us);
+    yajl_gen_map_close(w->g);
+    key(w, "gpu_time_util");
+    yajl_gen_map_open(w->g);
+    kv_int(w, "chunks_per_device", R->util_chunks);
+    kv_num(w, "threshold", R->util_threshold);
+    kv_int(w, "chunks", (long long)R->util_chunks_total);
+    kv_int(w, "low_chunks", (long long)R->util_low_chunks);
+    kv_int(w, "low_regions", (long long)R->util_low_regions);
+    kv_us(w, "low_time_us", R->util_low_time_us);
+    kv_num(w, "min_utilization", R->util_min);
+    yajl_gen_map_close(w->g);
+    struct {
+        const char *name;
+        uint64_t count;
+        double bytes, us;
+    } rows[] = {
+        {"cuda_memcpy_sync", R->memcpy_sync, R->memcpy_sync_bytes, R->memcpy_sync_us},
+        {"cuda_memset_sync", R->memset_sync, R->memset_sync_bytes, R->memset_sync_us},
+        {"cuda_memcpy_async", R->memcpy_async_pageable, R->memcpy_async_pageable_bytes, R->memcpy_async_pageable_us},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        key(w, rows[i].name);
+        yajl_gen_map_open(w->g);
+        kv_int(w, "count", (long long)rows[i].count);
+        kv_num(w, "bytes", rows[i].bytes);
+        kv_us(w, "gpu_time_us", rows[i].us);
+        yajl_gen_map_close(w->g);
+    }
+    key(w, "cuda_api_sync");
+    yajl_gen_map_open(w->g);
+    kv_int(w, "count", (long long)R->api_sync);
+    kv_us(w, "host_time_us", R->api_sync_us);
+    yajl_gen_map_close(w->g);
+    yajl_gen_map_close(w->g);
 }
 
 static void write_devices(jw *w, const gpudiag_report *r)
@@ -538,6 +643,7 @@ static void write_kernels(jw *w, const gpudiag_report *r)
     key(w, "top");
     yajl_gen_array_open(w->g);
     size_t n = r->kernel_stat_count < JSON_TOP_KERNELS ? r->kernel_stat_count : JSON_TOP_KERNELS;
+    /* cppcheck-suppress knownConditionTrueFalse ; false positive: kernel_stat_count is not known to be 0 */
     for (size_t i = 0; i < n; i++) {
         const gpudiag_kernel_stat *k = &r->kernel_stats[i];
         yajl_gen_map_open(w->g);
@@ -586,6 +692,136 @@ static void write_findings(jw *w, const gpudiag_finding *findings, size_t count)
     yajl_gen_array_close(w->g);
 }
 
+static const char *time_source_name(gpudiag_time_source t)
+{
+    return t == GPUDIAG_TIME_ABSOLUTE ? "absolute" : t == GPUDIAG_TIME_ASSUMED ? "assumed" : "snapshot";
+}
+
+static const char *entity_name(gpudiag_entity_kind k)
+{
+    return k == GPUDIAG_ENTITY_GPU ? "gpu" : k == GPUDIAG_ENTITY_GPU_I ? "gpu_instance" : "compute_instance";
+}
+
+static void kv_str_opt(jw *w, const char *k, const char *v)
+{
+    key(w, k);
+    if (v && v[0])
+        str(w, v);
+    else
+        yajl_gen_null(w->g);
+}
+
+static void kv_tri(jw *w, const char *k, int v)
+{
+    key(w, k);
+    if (v < 0)
+        yajl_gen_null(w->g);
+    else
+        yajl_gen_bool(w->g, v);
+}
+
+static void write_spark(jw *w, const char *k, const double *v)
+{
+    key(w, k);
+    yajl_gen_array_open(w->g);
+    for (int i = 0; i < GPUDIAG_SPARK_POINTS; i++)
+        num(w, v[i]);
+    yajl_gen_array_close(w->g);
+}
+
+/* The `series` section (docs/REPORT.md): null for a trace. */
+static void write_series(jw *w, const gpudiag_report *r)
+{
+    key(w, "series");
+    const gpudiag_series_summary *s = r->series;
+    if (!s) {
+        yajl_gen_null(w->g);
+        return;
+    }
+    yajl_gen_map_open(w->g);
+    kv_str(w, "format", s->format);
+    kv_str(w, "time_source", time_source_name(s->time_source));
+    kv_bool(w, "snapshot", s->snapshot);
+    kv_int(w, "rows", (long long)s->rows);
+    kv_int(w, "skipped_rows", (long long)s->skipped_rows);
+    kv_int_opt(w, "first_skipped_line", s->first_skipped_line, s->first_skipped_line > 0);
+    key(w, "gpus");
+    yajl_gen_array_open(w->g);
+    for (size_t i = 0; i < s->gpu_count; i++) {
+        const gpudiag_gpu_summary *g = &s->gpus[i];
+        yajl_gen_map_open(w->g);
+        kv_int_opt(w, "index", g->index, g->index >= 0);
+        kv_str(w, "entity", entity_name(g->kind));
+        kv_int_opt(w, "instance", g->instance, g->instance >= 0);
+        kv_str_opt(w, "name", g->name);
+        kv_str_opt(w, "uuid", g->uuid);
+        kv_str_opt(w, "bus_id", g->bus_id);
+        kv_str_opt(w, "hostname", g->hostname);
+        kv_str_opt(w, "mig_profile", g->mig_profile);
+        kv_int(w, "samples", (long long)g->samples);
+        kv_us(w, "duration_us", g->duration_us);
+        kv_us(w, "interval_us", g->interval_us);
+        key(w, "metrics");
+        yajl_gen_map_open(w->g);
+        for (int m = 0; m < GPUDIAG_M_COUNT; m++) {
+            const gpudiag_metric_stats *st = &g->stats[m];
+            if (!st->n)
+                continue;
+            key(w, gpudiag_metric_name((gpudiag_metric)m));
+            yajl_gen_map_open(w->g);
+            kv_int(w, "n", (long long)st->n);
+            kv_num(w, "mean", st->mean);
+            kv_num(w, "median", st->median);
+            kv_num(w, "p5", st->p5);
+            kv_num(w, "p10", st->p10);
+            kv_num(w, "p90", st->p90);
+            kv_num(w, "p95", st->p95);
+            kv_num(w, "min", st->min);
+            kv_num(w, "max", st->max);
+            kv_num(w, "stddev", st->stddev);
+            kv_num(w, "low_share", st->low_share);
+            kv_num(w, "jitter", st->jitter);
+            yajl_gen_map_close(w->g);
+        }
+        yajl_gen_map_close(w->g);
+        kv_str_opt(w, "compute_metric",
+                   g->compute_metric < GPUDIAG_M_COUNT ? gpudiag_metric_name(g->compute_metric) : NULL);
+        kv_str_opt(w, "bandwidth_metric",
+                   g->bandwidth_metric < GPUDIAG_M_COUNT ? gpudiag_metric_name(g->bandwidth_metric) : NULL);
+        key(w, "health");
+        yajl_gen_map_open(w->g);
+        kv_tri(w, "median_ok", g->health_median_ok);
+        kv_tri(w, "p10_ok", g->health_p10_ok);
+        kv_tri(w, "low_share_ok", g->health_low_ok);
+        yajl_gen_map_close(w->g);
+        key(w, "indicators");
+        yajl_gen_map_open(w->g);
+        kv_str_opt(w, "memory", g->memory_level);
+        kv_str_opt(w, "compute", g->compute_level);
+        kv_str_opt(w, "bandwidth", g->bandwidth_level);
+        kv_num(w, "mem_used_share", g->mem_used_share);
+        kv_num(w, "mem_used_share_max", g->mem_used_share_max);
+        yajl_gen_map_close(w->g);
+        kv_bool(w, "in_use", g->in_use);
+        kv_bool(w, "idle_holding_memory", g->idle_holding_memory);
+        kv_us(w, "dip_period_us", g->dip_period_us);
+        kv_num(w, "dip_acf", g->dip_acf);
+        kv_num(w, "traffic_corr", g->traffic_corr);
+        kv_int_opt(w, "clock_event_reasons", (long long)g->reasons_any,
+                   g->stats[GPUDIAG_M_CLOCK_REASONS].n > 0);
+        kv_num(w, "throttle_share", g->throttle_share);
+        kv_num(w, "clock_below_max_share", g->clock_below_max_share);
+        kv_tri(w, "pcie_degraded", g->pcie_degraded);
+        kv_str(w, "bottleneck", gpudiag_bottleneck_name(g->bottleneck));
+        kv_str_opt(w, "pipeline", g->pipeline);
+        write_spark(w, "spark_compute", g->spark);
+        write_spark(w, "spark_mem_used_share", g->spark_mem);
+        yajl_gen_map_close(w->g);
+    }
+    yajl_gen_array_close(w->g);
+    yajl_gen_map_close(w->g);
+}
+
 static void write_report(jw *w, const gpudiag_report *r)
 {
     yajl_gen_map_open(w->g);
@@ -622,8 +858,8 @@ static void write_report(jw *w, const gpudiag_report *r)
         yajl_gen_map_close(w->g);
     }
     yajl_gen_map_close(w->g);
-    key(w, "series");
-    yajl_gen_null(w->g);
+    write_nsight(w, r);
+    write_series(w, r);
     write_findings(w, r->findings, r->finding_count);
     key(w, "verdict");
     yajl_gen_map_open(w->g);
@@ -637,7 +873,8 @@ static gpudiag_status open_writer(jw *w, FILE *fp, int pretty, gpudiag_error *er
 {
     w->fp = fp;
     w->io_error = 0;
-    w->g = yajl_gen_alloc(NULL);
+    static yajl_alloc_funcs afs = {gd_yajl_malloc, gd_yajl_realloc, gd_yajl_free, NULL};
+    w->g = yajl_gen_alloc(&afs);
     if (!w->g)
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
     yajl_gen_config(w->g, yajl_gen_beautify, pretty ? 1 : 0);

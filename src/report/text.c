@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gpudiag/gpudiag.h"
+#include "gpudiag/series.h"
 #include "util/util.h"
 
 typedef struct tw {
@@ -120,8 +121,12 @@ static void header(const tw *w, const gpudiag_report *r)
     const gpudiag_input_info *in = &r->input;
     fprintf(w->fp, "%sgpudiag %s%s  ", c_bold(w), GPUDIAG_VERSION, c_off(w));
     put_clean(w->fp, in->path ? in->path : "-", 4096);
-    fprintf(w->fp, "  (%s, %.1f MB of JSON, %llu events", in->format, (double)in->bytes / 1e6,
-            (unsigned long long)in->events);
+    if (in->nsys.present)
+        fprintf(w->fp, "  (Nsight Systems export%s%s, %.1f MB of SQLite, %llu records", in->nsys.version && in->nsys.version[0] ? " from nsys " : "",
+                in->nsys.version ? in->nsys.version : "", (double)in->bytes / 1e6, (unsigned long long)in->events);
+    else
+        fprintf(w->fp, "  (%s, %.1f MB of JSON, %llu events", in->format, (double)in->bytes / 1e6,
+                (unsigned long long)in->events);
     if (in->rank >= 0)
         fprintf(w->fp, ", rank %d", in->rank);
     if (in->world_size > 0)
@@ -435,7 +440,10 @@ static void details(const tw *w, const gpudiag_report *r)
             continue;
         if (t->bytes > 0) {
             mib(a, sizeof a, t->bytes / steps);
-            snprintf(b, sizeof b, t->time_us > 0 ? " at %.1f GB/s" : "", t->bytes / t->time_us / 1e3);
+            if (t->time_us > 0)
+                snprintf(b, sizeof b, " at %.1f GB/s", t->bytes / t->time_us / 1e3);
+            else
+                b[0] = '\0';
         } else {
             snprintf(a, sizeof a, "%.1f copies", (double)t->count / steps);
             snprintf(b, sizeof b, " (size not recorded)");
@@ -468,6 +476,43 @@ static void details(const tw *w, const gpudiag_report *r)
     fputc('\n', w->fp);
 }
 
+/* NVIDIA's expert-system rules, each with its verdict (Nsight exports only). */
+static void nsight_rules(const tw *w, const gpudiag_report *r)
+{
+    const gpudiag_nsight_rules *R = &r->nsight;
+    if (!R->available)
+        return;
+    char a[32], b[32];
+    fprintf(w->fp, "%sNSIGHT RULES%s  NVIDIA's expert system (nsys analyze, default options, whole capture)\n",
+            c_bold(w), c_off(w));
+    ms(a, sizeof a, R->gap_time_us);
+    fprintf(w->fp, "  gpu_gaps           %s: %llu gap(s) > %.0f ms, %s in all\n", R->gaps ? "FIRES" : "ok   ",
+            (unsigned long long)R->gaps, R->gap_threshold_us / 1000.0, a);
+    pct(b, sizeof b, R->util_min);
+    fprintf(w->fp, "  gpu_time_util      %s: %llu of %llu chunks below %.0f%% time utilization (lowest %s)\n",
+            R->util_low_chunks ? "FIRES" : "ok   ", (unsigned long long)R->util_low_chunks,
+            (unsigned long long)R->util_chunks_total, 100.0 * R->util_threshold, b);
+    ms(a, sizeof a, R->memcpy_sync_us);
+    fprintf(w->fp, "  cuda_memcpy_sync   %s: %llu synchronous copies, %.3g MB, %s on the GPU\n",
+            R->memcpy_sync ? "FIRES" : "ok   ", (unsigned long long)R->memcpy_sync, R->memcpy_sync_bytes / 1e6, a);
+    ms(a, sizeof a, R->memset_sync_us);
+    fprintf(w->fp, "  cuda_memset_sync   %s: %llu synchronous memsets on pinned/managed memory, %s\n",
+            R->memset_sync ? "FIRES" : "ok   ", (unsigned long long)R->memset_sync, a);
+    ms(a, sizeof a, R->memcpy_async_pageable_us);
+    fprintf(w->fp, "  cuda_memcpy_async  %s: %llu async copies with pageable memory, %.3g MB, %s\n",
+            R->memcpy_async_pageable ? "FIRES" : "ok   ", (unsigned long long)R->memcpy_async_pageable,
+            R->memcpy_async_pageable_bytes / 1e6, a);
+    ms(a, sizeof a, R->api_sync_us);
+    fprintf(w->fp, "  cuda_api_sync      %s: %llu device/stream synchronize calls, %s of host time\n",
+            R->api_sync ? "FIRES" : "ok   ", (unsigned long long)R->api_sync, a);
+    if (r->input.nsys.steps_source && r->input.nsys.steps_source[0]) {
+        fprintf(w->fp, "  %ssteps: ", c_dim(w));
+        put_clean(w->fp, r->input.nsys.steps_source, 200);
+        fprintf(w->fp, "%s\n", c_off(w));
+    }
+    fputc('\n', w->fp);
+}
+
 static void steps_table(const tw *w, const gpudiag_report *r)
 {
     if (!r->step_count)
@@ -489,6 +534,110 @@ static void steps_table(const tw *w, const gpudiag_report *r)
     fputc('\n', w->fp);
 }
 
+/* ---- monitoring-log reports (the `series` section) ----------------------- */
+
+/* One character per bucket: 0..1 in 9 levels; blank = no sample. */
+static void spark(const tw *w, const double *v, int n)
+{
+    while (n > 0 && isnan(v[n - 1]))
+        n--;
+    static const char *ascii = "_.,:-=+*#";
+    static const char *blocks[] = {"\xe2\x96\x81", "\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x96\x83", "\xe2\x96\x84",
+                                   "\xe2\x96\x85", "\xe2\x96\x86", "\xe2\x96\x87", "\xe2\x96\x88"};
+    for (int i = 0; i < n; i++) {
+        if (isnan(v[i])) {
+            fputc(' ', w->fp);
+            continue;
+        }
+        double x = v[i] < 0 ? 0 : v[i] > 1 ? 1 : v[i];
+        int k = (int)lround(x * 8);
+        if (w->color)
+            fputs(blocks[k], w->fp);
+        else
+            fputc(ascii[k], w->fp);
+    }
+}
+
+static void series_report(const tw *w, const gpudiag_report *r, int verbose)
+{
+    const gpudiag_series_summary *s = r->series;
+    fprintf(w->fp, "%sgpudiag %s%s  ", c_bold(w), GPUDIAG_VERSION, c_off(w));
+    put_clean(w->fp, r->input.path ? r->input.path : "-", 4096);
+    size_t samples = 0;
+    for (size_t i = 0; i < s->gpu_count; i++)
+        samples += s->gpus[i].samples;
+    fprintf(w->fp, "  (%s monitoring log, %zu GPU%s, %zu samples%s%s)\n", s->format, s->gpu_count,
+            s->gpu_count == 1 ? "" : "s", samples, s->snapshot ? ", a snapshot" : "",
+            s->time_source == GPUDIAG_TIME_ASSUMED ? ", times assumed from the sample order" : "");
+    if (s->first_skipped_line > 0)
+        fprintf(w->fp, "%swarning:%s %llu row(s) left out, first at line %lld\n", c_yellow(w), c_off(w),
+                (unsigned long long)s->skipped_rows, (long long)s->first_skipped_line);
+    fputc('\n', w->fp);
+    verdict(w, r);
+    fprintf(w->fp, "%sGPUS%s  compute indicator over time (%s); memory full/low x compute high/low x bandwidth\n",
+            c_bold(w), c_off(w), w->color ? "bar height = 0..100 %" : "_ 0 % ... # 100 %");
+    size_t shown = verbose || s->gpu_count <= 16 ? s->gpu_count : 16;
+    for (size_t i = 0; i < shown; i++) {
+        const gpudiag_gpu_summary *g = &s->gpus[i];
+        char label[64];
+        if (g->kind == GPUDIAG_ENTITY_GPU)
+            snprintf(label, sizeof label, "GPU %d", g->index);
+        else
+            snprintf(label, sizeof label, "%s %d", g->kind == GPUDIAG_ENTITY_GPU_I ? "GPU-I" : "GPU-CI", g->instance);
+        fprintf(w->fp, "  %s%-9s%s ", c_bold(w), label, c_off(w));
+        if (g->name[0])
+            put_clean(w->fp, g->name, 60);
+        if (g->hostname[0]) {
+            fprintf(w->fp, " @ ");
+            put_clean(w->fp, g->hostname, 60);
+        }
+        if (g->mig_profile[0])
+            fprintf(w->fp, " [%s]", g->mig_profile);
+        char d[32];
+        ms(d, sizeof d, g->duration_us);
+        fprintf(w->fp, "  %zu sample%s over %s\n", g->samples, g->samples == 1 ? "" : "s", d);
+        const gpudiag_metric_stats *c = g->compute_metric < GPUDIAG_M_COUNT ? &g->stats[g->compute_metric] : NULL;
+        if (c) {
+            char mean[16], med[16], p10[16], p90[16], low[16], jit[16];
+            pct(mean, sizeof mean, c->mean);
+            pct(med, sizeof med, c->median);
+            pct(p10, sizeof p10, c->p10);
+            pct(p90, sizeof p90, c->p90);
+            pct(low, sizeof low, c->low_share);
+            pct(jit, sizeof jit, c->jitter);
+            fprintf(w->fp, "    %-14s mean %s  median %s%s  p10 %s%s  p90 %s  <30%%: %s%s  jitter %s\n",
+                    gpudiag_metric_name(g->compute_metric), mean, med, g->health_median_ok == 0 ? "(!)" : "", p10,
+                    g->health_p10_ok == 0 ? "(!)" : "", p90, low, g->health_low_ok == 0 ? "(!)" : "", jit);
+            if (g->samples > 1) {
+                fprintf(w->fp, "    compute   |");
+                spark(w, g->spark, GPUDIAG_SPARK_POINTS);
+                fprintf(w->fp, "|\n");
+            }
+        } else {
+            fprintf(w->fp, "    no compute indicator in this log (no GPU-Util, SM active or GR engine active)\n");
+        }
+        if (!isnan(g->mem_used_share) && g->samples > 1) {
+            fprintf(w->fp, "    memory    |");
+            spark(w, g->spark_mem, GPUDIAG_SPARK_POINTS);
+            fprintf(w->fp, "|\n");
+        }
+        char mem[16], bw[16];
+        pct(mem, sizeof mem, g->mem_used_share);
+        pct(bw, sizeof bw, g->bandwidth_metric < GPUDIAG_M_COUNT ? g->stats[g->bandwidth_metric].median : NAN);
+        fprintf(w->fp, "    memory %s (%s used)  compute %s  bandwidth %s (%s %s)", g->memory_level ? g->memory_level : "n/a",
+                mem, g->compute_level ? g->compute_level : "n/a", g->bandwidth_level ? g->bandwidth_level : "n/a",
+                g->bandwidth_metric < GPUDIAG_M_COUNT ? gpudiag_metric_name(g->bandwidth_metric) : "-", bw);
+        if (!isnan(g->dip_period_us))
+            fprintf(w->fp, "  dips every %.1f s", g->dip_period_us / 1e6);
+        fprintf(w->fp, "  -> %s%s%s\n", g->idle_holding_memory ? "idle, holding memory" : !g->in_use ? "idle" : gpudiag_bottleneck_name(g->bottleneck),
+                g->pipeline ? " / " : "", g->pipeline ? g->pipeline : "");
+    }
+    if (shown < s->gpu_count)
+        fprintf(w->fp, "  ... and %zu more (--verbose or --json)\n", s->gpu_count - shown);
+    fputc('\n', w->fp);
+    findings(w, r, verbose);
+}
+
 gpudiag_status gpudiag_report_write_text(const gpudiag_report *r, FILE *fp, const gpudiag_text_opts *opts,
                                          gpudiag_error *err)
 {
@@ -496,6 +645,12 @@ gpudiag_status gpudiag_report_write_text(const gpudiag_report *r, FILE *fp, cons
         return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "NULL report or stream");
     tw w = {fp, opts ? opts->color : 0, opts && opts->width > 0 ? opts->width : 100};
     int verbose = opts ? opts->verbose : 0;
+    if (r->series) {
+        series_report(&w, r, verbose);
+        if (ferror(fp))
+            return gd_set_error(err, GPUDIAG_ERR_IO, NULL, -1, "write error");
+        return GPUDIAG_OK;
+    }
     header(&w, r);
     verdict(&w, r);
     numbers(&w, r);
@@ -504,6 +659,7 @@ gpudiag_status gpudiag_report_write_text(const gpudiag_report *r, FILE *fp, cons
     findings(&w, r, verbose);
     kernels(&w, r, verbose);
     details(&w, r);
+    nsight_rules(&w, r);
     if (verbose)
         steps_table(&w, r);
     else if (r->step_count > 1)

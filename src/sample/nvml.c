@@ -317,6 +317,7 @@ static gpudiag_status nvml_open(void **state, gpudiag_error *err)
         if (n->f.pci) {
             union {
                 nvmlPciInfo_t info;
+                /* cppcheck-suppress unusedStructMember ; never read: it sizes the union */
                 unsigned char pad[256]; /* room should an older layout be larger */
             } pci;
             memset(&pci, 0, sizeof pci);

@@ -364,6 +364,18 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
     return len;
 }
 
+int gd_utf8_valid(const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < len;) {
+        size_t k = utf8_seq(u + i, len - i);
+        if (k == 0)
+            return 0;
+        i += k;
+    }
+    return 1;
+}
+
 char *gd_utf8_clean(const char *s, size_t len)
 {
     char *out = malloc(len * 3 + 1);
@@ -419,4 +431,38 @@ size_t gd_find_i64(const void *base, size_t n, size_t size, int64_t key)
             return lo;
     }
     return n;
+}
+
+void gd_oom_exit(const char *where)
+{
+    char msg[160];
+    int n = snprintf(msg, sizeof msg, "gpudiag: error: out of memory (%s)\n", where);
+    if (n > 0)
+        fputs(msg, stderr);
+    fflush(stderr);
+    _Exit(5);
+}
+
+void *gd_yajl_malloc(void *ctx, size_t n)
+{
+    (void)ctx;
+    void *p = malloc(n);
+    if (!p)
+        gd_oom_exit("JSON library");
+    return p;
+}
+
+void *gd_yajl_realloc(void *ctx, void *p, size_t n)
+{
+    (void)ctx;
+    void *q = realloc(p, n);
+    if (!q)
+        gd_oom_exit("JSON library");
+    return q;
+}
+
+void gd_yajl_free(void *ctx, void *p)
+{
+    (void)ctx;
+    free(p);
 }

@@ -87,9 +87,25 @@ int gd_radix_sort_i64(void *base, size_t n, size_t size, size_t key_offset) GD_A
  * sequence becomes U+FFFD.  NULL on OOM. */
 char *gd_utf8_clean(const char *s, size_t len);
 
+/* 1 if s[0..len) is valid UTF-8 (no overlong forms, surrogates or code
+ * points beyond U+10FFFF), else 0. */
+int gd_utf8_valid(const char *s, size_t len);
+
 /* Length of the longest prefix of s (NUL-terminated) that is at most max bytes
  * and does not end inside a UTF-8 sequence. */
 size_t gd_utf8_prefix(const char *s, size_t max);
+
+/* Out of memory where the caller cannot fail softly (inside yajl, which does
+ * not check its own allocations, and simdjson, which throws): write
+ * "gpudiag: error: out of memory (WHERE)" to stderr and _Exit(5), the
+ * documented exit status for an internal error.  Found by tests/fault. */
+void gd_oom_exit(const char *where) __attribute__((noreturn));
+
+/* yajl_alloc_funcs members that call gd_oom_exit() instead of returning NULL
+ * (ctx unused). */
+void *gd_yajl_malloc(void *ctx, size_t n);
+void *gd_yajl_realloc(void *ctx, void *p, size_t n);
+void gd_yajl_free(void *ctx, void *p);
 
 /* Index of the first of n records (sorted by the int64 key at offset 0) whose
  * key equals `key`, or n if none. */

@@ -1,0 +1,414 @@
+/*
+ * series_stats.c — statistics and classification of a monitoring series
+ * (docs/DEFINITIONS.md "Monitoring series"): per-metric statistics, the seeds'
+ * health targets, the three indicators (memory, compute, bandwidth), repeating
+ * dips by autocorrelation, traffic correlation, throttling and PCIe link state.
+ * Findings and the verdict are made from these numbers by
+ * src/diagnose/series_rules.c.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/series_stats.h"
+#include "util/util.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sort doubles (no NaN) ascending: map each to an int64 with the same order
+ * and radix-sort those (qsort's comparator was most of the analysis time). */
+static void sort_doubles(double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int64_t k;
+        memcpy(&k, &v[i], sizeof k);
+        if (k < 0)
+            k ^= INT64_MAX;
+        memcpy(&v[i], &k, sizeof k);
+    }
+    int rc = gd_radix_sort_i64(v, n, sizeof *v, 0);
+    for (size_t i = 0; i < n; i++) {
+        int64_t k;
+        memcpy(&k, &v[i], sizeof k);
+        if (k < 0)
+            k ^= INT64_MAX;
+        memcpy(&v[i], &k, sizeof k);
+    }
+    if (rc != 0)
+        qsort(v, n, sizeof *v, cmp_double);
+}
+
+/* linear interpolation between closest ranks of sorted v[0..n) (numpy default) */
+static double pct(const double *v, size_t n, double p)
+{
+    double pos = p * (double)(n - 1);
+    size_t i = (size_t)pos;
+    if (i + 1 >= n)
+        return v[n - 1];
+    return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
+}
+
+static int is_fraction(gpudiag_metric m)
+{
+    switch (m) {
+    case GPUDIAG_M_GPU_UTIL:
+    case GPUDIAG_M_MEM_UTIL:
+    case GPUDIAG_M_SM_ACTIVE:
+    case GPUDIAG_M_SM_OCCUPANCY:
+    case GPUDIAG_M_TENSOR_ACTIVE:
+    case GPUDIAG_M_DRAM_ACTIVE:
+    case GPUDIAG_M_GR_ENGINE_ACTIVE:
+    case GPUDIAG_M_ENC_UTIL:
+    case GPUDIAG_M_DEC_UTIL:
+    case GPUDIAG_M_POWER_VIOLATION: return 1;
+    default: return 0;
+    }
+}
+
+void gd_metric_stats(const double *col, size_t count, int fraction, double *scratch, gpudiag_metric_stats *st)
+{
+    st->n = 0;
+    st->mean = st->median = st->p5 = st->p10 = st->p90 = st->p95 = st->min = st->max = st->stddev = NAN;
+    st->low_share = st->jitter = NAN;
+    if (!col)
+        return;
+    size_t n = 0, low = 0, pairs = 0;
+    double sum = 0, jsum = 0, prev = NAN;
+    for (size_t i = 0; i < count; i++) {
+        double x = col[i];
+        if (isnan(x))
+            continue;
+        scratch[n++] = x;
+        sum += x;
+        low += x < GD_SERIES_LOW_UTIL;
+        if (!isnan(prev)) {
+            jsum += fabs(x - prev);
+            pairs++;
+        }
+        prev = x;
+    }
+    if (!n)
+        return;
+    st->n = n;
+    st->mean = sum / (double)n;
+    double ss = 0;
+    for (size_t i = 0; i < n; i++)
+        ss += (scratch[i] - st->mean) * (scratch[i] - st->mean);
+    st->stddev = sqrt(ss / (double)n);
+    sort_doubles(scratch, n);
+    st->min = scratch[0];
+    st->max = scratch[n - 1];
+    st->median = pct(scratch, n, 0.5);
+    st->p5 = pct(scratch, n, 0.05);
+    st->p10 = pct(scratch, n, 0.10);
+    st->p90 = pct(scratch, n, 0.90);
+    st->p95 = pct(scratch, n, 0.95);
+    if (fraction)
+        st->low_share = (double)low / (double)n;
+    if (pairs)
+        st->jitter = jsum / (double)pairs;
+}
+
+/* The first local maximum of the autocorrelation after it fell below zero,
+ * over at most GD_SERIES_ACF_SAMPLES samples and lags up to a third of them. */
+static void dips(const double *x, size_t n, const gpudiag_metric_stats *st, double interval_us, double *period_us,
+                 double *acf_at)
+{
+    *period_us = NAN;
+    *acf_at = NAN;
+    if (n < 12 || isnan(interval_us) || st->n < 12)
+        return;
+    /* dips exist: samples at least GD_SERIES_DIP_DEPTH below the median */
+    size_t deep = 0;
+    for (size_t i = 0; i < n; i++)
+        deep += !isnan(x[i]) && x[i] < st->median - GD_SERIES_DIP_DEPTH;
+    if ((double)deep < GD_SERIES_DIP_MIN_SHARE * (double)st->n || deep < 2)
+        return;
+    size_t m = n < GD_SERIES_ACF_SAMPLES ? n : GD_SERIES_ACF_SAMPLES;
+    size_t maxlag = m / 3 < GD_SERIES_ACF_MAXLAG ? m / 3 : GD_SERIES_ACF_MAXLAG;
+    double mu = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++)
+        if (!isnan(x[i])) {
+            mu += x[i];
+            k++;
+        }
+    if (!k)
+        return;
+    mu /= (double)k;
+    double den = 0;
+    for (size_t i = 0; i < m; i++) {
+        double d = isnan(x[i]) ? 0 : x[i] - mu;
+        den += d * d;
+    }
+    if (den <= 0)
+        return;
+    int went_negative = 0;
+    double best = NAN;
+    size_t best_lag = 0;
+    for (size_t lag = 1; lag <= maxlag; lag++) {
+        double num = 0;
+        for (size_t i = 0; i + lag < m; i++) {
+            double a = isnan(x[i]) ? 0 : x[i] - mu, b = isnan(x[i + lag]) ? 0 : x[i + lag] - mu;
+            num += a * b;
+        }
+        double r = num / den;
+        if (r < 0)
+            went_negative = 1;
+        if (went_negative && r > 0) {
+            if (isnan(best) || r > best) {
+                best = r;
+                best_lag = lag;
+            } else {
+                break; /* past the first positive peak */
+            }
+        } else if (!isnan(best)) {
+            break;
+        }
+    }
+    if (!isnan(best) && best >= GD_SERIES_ACF_MIN && best_lag >= 2) {
+        *period_us = (double)best_lag * interval_us;
+        *acf_at = best;
+    }
+}
+
+static double corr(const double *a, const double *b, size_t n)
+{
+    double sa = 0, sb = 0, saa = 0, sbb = 0, sab = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(a[i]) || isnan(b[i]))
+            continue;
+        sa += a[i];
+        sb += b[i];
+        saa += a[i] * a[i];
+        sbb += b[i] * b[i];
+        sab += a[i] * b[i];
+        k++;
+    }
+    if (k < 4)
+        return NAN;
+    double kn = (double)k;
+    double va = saa - sa * sa / kn, vb = sbb - sb * sb / kn;
+    if (va <= 1e-12 || vb <= 1e-12)
+        return NAN;
+    return (sab - sa * sb / kn) / sqrt(va * vb);
+}
+
+#define THROTTLE_BITS                                                                                              \
+    (GPUDIAG_REASON_SW_POWER_CAP | GPUDIAG_REASON_HW_SLOWDOWN | GPUDIAG_REASON_SW_THERMAL |                       \
+     GPUDIAG_REASON_HW_THERMAL | GPUDIAG_REASON_HW_POWER_BRAKE)
+
+int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->format, sizeof out->format, "%s", s->format);
+    out->time_source = s->time_source;
+    out->rows = s->rows;
+    out->skipped_rows = s->skipped_rows;
+    out->first_skipped_line = s->first_skipped_line;
+    out->gpu_count = s->gpu_count;
+    out->snapshot = 1;
+    size_t maxn = 1;
+    for (size_t g = 0; g < s->gpu_count; g++) {
+        if (s->gpus[g].count > 1)
+            out->snapshot = 0;
+        if (s->gpus[g].count > maxn)
+            maxn = s->gpus[g].count;
+    }
+    out->gpus = calloc(s->gpu_count ? s->gpu_count : 1, sizeof *out->gpus);
+    double *scratch = malloc(maxn * sizeof *scratch);
+    double *tmp = malloc(maxn * sizeof *tmp);
+    if (!out->gpus || !scratch || !tmp) {
+        free(scratch);
+        free(tmp);
+        return -1;
+    }
+    for (size_t g = 0; g < s->gpu_count; g++) {
+        const gpudiag_gpu_series *x = &s->gpus[g];
+        gpudiag_gpu_summary *o = &out->gpus[g];
+        o->index = x->index;
+        o->kind = x->kind;
+        o->instance = x->instance;
+        memcpy(o->name, x->name, sizeof o->name);
+        memcpy(o->uuid, x->uuid, sizeof o->uuid);
+        memcpy(o->bus_id, x->bus_id, sizeof o->bus_id);
+        memcpy(o->hostname, x->hostname, sizeof o->hostname);
+        memcpy(o->mig_profile, x->mig_profile, sizeof o->mig_profile);
+        o->samples = x->count;
+        size_t n = x->count;
+        o->duration_us = n ? (double)(x->t_us[n - 1] - x->t_us[0]) : NAN;
+        o->interval_us = NAN;
+        if (n >= 2) {
+            for (size_t i = 1; i < n; i++)
+                scratch[i - 1] = (double)(x->t_us[i] - x->t_us[i - 1]);
+            sort_doubles(scratch, n - 1);
+            o->interval_us = pct(scratch, n - 1, 0.5);
+        }
+        for (int m = 0; m < GPUDIAG_M_COUNT; m++)
+            gd_metric_stats(x->v[m], n, is_fraction((gpudiag_metric)m), scratch, &o->stats[m]);
+        const gpudiag_metric_stats *st = o->stats;
+        o->compute_metric = st[GPUDIAG_M_SM_ACTIVE].n         ? GPUDIAG_M_SM_ACTIVE
+                            : st[GPUDIAG_M_GPU_UTIL].n        ? GPUDIAG_M_GPU_UTIL
+                            : st[GPUDIAG_M_GR_ENGINE_ACTIVE].n ? GPUDIAG_M_GR_ENGINE_ACTIVE
+                                                              : GPUDIAG_M_COUNT;
+        o->bandwidth_metric = st[GPUDIAG_M_DRAM_ACTIVE].n ? GPUDIAG_M_DRAM_ACTIVE
+                              : st[GPUDIAG_M_MEM_UTIL].n  ? GPUDIAG_M_MEM_UTIL
+                                                          : GPUDIAG_M_COUNT;
+        /* memory used ÷ total per sample */
+        o->mem_used_share = o->mem_used_share_max = NAN;
+        const double *used = x->v[GPUDIAG_M_MEM_USED_BYTES], *total = x->v[GPUDIAG_M_MEM_TOTAL_BYTES];
+        if (used && total) {
+            size_t k = 0;
+            double mx = NAN;
+            for (size_t i = 0; i < n; i++) {
+                tmp[i] = (!isnan(used[i]) && !isnan(total[i]) && total[i] > 0) ? used[i] / total[i] : NAN;
+                if (!isnan(tmp[i])) {
+                    scratch[k++] = tmp[i];
+                    if (isnan(mx) || tmp[i] > mx)
+                        mx = tmp[i];
+                }
+            }
+            if (k) {
+                sort_doubles(scratch, k);
+                o->mem_used_share = pct(scratch, k, 0.5);
+                o->mem_used_share_max = mx;
+            }
+        }
+        /* three indicators */
+        const gpudiag_metric_stats *cs = o->compute_metric < GPUDIAG_M_COUNT ? &st[o->compute_metric] : NULL;
+        const gpudiag_metric_stats *bs = o->bandwidth_metric < GPUDIAG_M_COUNT ? &st[o->bandwidth_metric] : NULL;
+        o->memory_level = isnan(o->mem_used_share) ? NULL : o->mem_used_share >= GD_SERIES_MEM_FULL ? "full" : "low";
+        o->compute_level = cs ? (cs->median >= GD_SERIES_HEALTH_MEDIAN ? "high" : "low") : NULL;
+        o->bandwidth_level = bs ? (bs->median >= GD_SERIES_BW_HIGH ? "high" : "low") : NULL;
+        o->health_median_ok = cs ? cs->median >= GD_SERIES_HEALTH_MEDIAN : -1;
+        o->health_p10_ok = cs ? cs->p10 >= GD_SERIES_HEALTH_P10 : -1;
+        o->health_low_ok = cs ? cs->low_share < GD_SERIES_HEALTH_LOW_SHARE : -1;
+        /* in use / idle holding memory */
+        double used_max = st[GPUDIAG_M_MEM_USED_BYTES].max;
+        int holds = (!isnan(o->mem_used_share) && o->mem_used_share >= GD_SERIES_HOLD_SHARE) ||
+                    (!isnan(used_max) && st[GPUDIAG_M_MEM_USED_BYTES].median >= GD_SERIES_HOLD_BYTES);
+        int works = cs && cs->max >= GD_SERIES_WORK_MIN;
+        o->in_use = works || holds;
+        o->idle_holding_memory = holds && cs && cs->p95 < GD_SERIES_IDLE_MAX;
+        /* repeating dips, traffic */
+        o->dip_period_us = o->dip_acf = o->traffic_corr = NAN;
+        if (cs && works && !out->snapshot) {
+            dips(x->v[o->compute_metric], n, cs, o->interval_us, &o->dip_period_us, &o->dip_acf);
+            /* collectives send and receive alike; input batches flow host→GPU only: NVLink rx+tx,
+             * else the bidirectional part of PCIe, min(rx, tx) */
+            const double *a = x->v[GPUDIAG_M_NVLINK_RX_BPS], *b = x->v[GPUDIAG_M_NVLINK_TX_BPS];
+            int nvl = a || b;
+            if (!nvl) {
+                a = x->v[GPUDIAG_M_PCIE_RX_BPS];
+                b = x->v[GPUDIAG_M_PCIE_TX_BPS];
+            }
+            if (nvl || (a && b)) {
+                for (size_t i = 0; i < n; i++) {
+                    double va = a ? a[i] : 0, vb = b ? b[i] : 0;
+                    tmp[i] = nvl ? va + vb : (va < vb ? va : vb);
+                }
+                o->traffic_corr = corr(x->v[o->compute_metric], tmp, n);
+            }
+        }
+        /* throttling */
+        o->throttle_share = NAN;
+        const double *rs = x->v[GPUDIAG_M_CLOCK_REASONS], *pv = x->v[GPUDIAG_M_POWER_VIOLATION],
+                     *tv = x->v[GPUDIAG_M_THERMAL_VIOLATION];
+        if (rs || pv || tv) {
+            size_t known = 0, thr = 0;
+            for (size_t i = 0; i < n; i++) {
+                int k = 0, t = 0;
+                if (rs && !isnan(rs[i])) {
+                    uint64_t bits = (uint64_t)rs[i];
+                    o->reasons_any |= bits;
+                    k = 1;
+                    t |= (bits & THROTTLE_BITS) != 0;
+                }
+                if (pv && !isnan(pv[i])) {
+                    k = 1;
+                    t |= pv[i] > 0;
+                }
+                if (tv && !isnan(tv[i])) {
+                    k = 1;
+                    t |= tv[i] > 0;
+                }
+                known += k;
+                thr += t;
+            }
+            if (known)
+                o->throttle_share = (double)thr / (double)known;
+        }
+        o->clock_below_max_share = NAN;
+        const double *clk = x->v[GPUDIAG_M_SM_CLOCK_MHZ], *cmax = x->v[GPUDIAG_M_SM_CLOCK_MAX_MHZ];
+        if (clk && cmax && cs) {
+            const double *c = x->v[o->compute_metric];
+            size_t loaded = 0, below = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (isnan(c[i]) || c[i] < GD_SERIES_LOADED || isnan(clk[i]) || isnan(cmax[i]))
+                    continue;
+                loaded++;
+                below += clk[i] < GD_SERIES_CLOCK_FRACTION * cmax[i];
+            }
+            if (loaded)
+                o->clock_below_max_share = (double)below / (double)loaded;
+        }
+        /* PCIe link: current below max while loaded */
+        o->pcie_degraded = -1;
+        const double *gen = x->v[GPUDIAG_M_PCIE_GEN], *genmax = x->v[GPUDIAG_M_PCIE_GEN_MAX],
+                     *w = x->v[GPUDIAG_M_PCIE_WIDTH], *wmax = x->v[GPUDIAG_M_PCIE_WIDTH_MAX];
+        if ((gen && genmax) || (w && wmax)) {
+            const double *c = cs ? x->v[o->compute_metric] : NULL;
+            for (size_t i = 0; i < n; i++) {
+                int loaded = c && !isnan(c[i]) && c[i] >= GD_SERIES_LOADED;
+                if (!loaded)
+                    continue;
+                int deg = (gen && genmax && !isnan(gen[i]) && !isnan(genmax[i]) && gen[i] < genmax[i]) ||
+                          (w && wmax && !isnan(w[i]) && !isnan(wmax[i]) && w[i] < wmax[i]);
+                if (deg)
+                    o->pcie_degraded = 1;
+                else if (o->pcie_degraded < 0)
+                    o->pcie_degraded = 0;
+            }
+        }
+        /* sparklines: equal-time buckets */
+        for (int b = 0; b < GPUDIAG_SPARK_POINTS; b++)
+            o->spark[b] = o->spark_mem[b] = NAN;
+        if (n) {
+            double sum[GPUDIAG_SPARK_POINTS] = {0}, msum[GPUDIAG_SPARK_POINTS] = {0};
+            size_t cnt[GPUDIAG_SPARK_POINTS] = {0}, mcnt[GPUDIAG_SPARK_POINTS] = {0};
+            int64_t t0 = x->t_us[0], span = x->t_us[n - 1] - t0;
+            for (size_t i = 0; i < n; i++) {
+                /* few samples: one bucket each, in order; else equal-time buckets */
+                int b = n <= GPUDIAG_SPARK_POINTS ? (int)i
+                        : span > 0 ? (int)((double)(x->t_us[i] - t0) / (double)span * (GPUDIAG_SPARK_POINTS - 1) + 0.5)
+                                   : (int)(i * GPUDIAG_SPARK_POINTS / n);
+                if (b < 0)
+                    b = 0;
+                if (b >= GPUDIAG_SPARK_POINTS)
+                    b = GPUDIAG_SPARK_POINTS - 1;
+                if (cs && !isnan(x->v[o->compute_metric][i])) {
+                    sum[b] += x->v[o->compute_metric][i];
+                    cnt[b]++;
+                }
+                if (used && total && !isnan(used[i]) && !isnan(total[i]) && total[i] > 0) {
+                    msum[b] += used[i] / total[i];
+                    mcnt[b]++;
+                }
+            }
+            for (int b = 0; b < GPUDIAG_SPARK_POINTS; b++) {
+                if (cnt[b])
+                    o->spark[b] = sum[b] / (double)cnt[b];
+                if (mcnt[b])
+                    o->spark_mem[b] = msum[b] / (double)mcnt[b];
+            }
+        }
+    }
+    free(scratch);
+    free(tmp);
+    return 0;
+}

@@ -1,0 +1,43 @@
+/*
+ * series_stats.h — statistics of a monitoring series (series_stats.c) and the
+ * thresholds of its classification (docs/DEFINITIONS.md "Monitoring series",
+ * docs/FINDINGS.md give the source of each).
+ */
+#ifndef GD_ANALYZE_SERIES_STATS_H
+#define GD_ANALYZE_SERIES_STATS_H
+
+#include "gpudiag/series.h"
+
+#define GD_SERIES_LOW_UTIL 0.30          /* seeds: "利用率低于 30% 的时间占比" */
+#define GD_SERIES_HEALTH_MEDIAN 0.70     /* seeds: median ≥ 70 % */
+#define GD_SERIES_HEALTH_P10 0.40        /* seeds: P10 ≥ 40 % */
+#define GD_SERIES_HEALTH_LOW_SHARE 0.10  /* seeds: low-utilisation share < 10 % */
+#define GD_SERIES_MEM_FULL 0.80          /* seeds: keep ~20 % headroom; ≥ 80 % used is "full" */
+#define GD_SERIES_MEM_NEAR_CAP 0.95      /* used ÷ total at which OOM is one batch away */
+#define GD_SERIES_MEM_HEADROOM 0.50      /* below this, raise the micro-batch toward ~85 % (seeds) */
+#define GD_SERIES_BW_HIGH 0.50           /* DRAM active / memory-controller busy counted as high */
+#define GD_SERIES_HOLD_SHARE 0.10        /* a GPU holding ≥ 10 % of its memory ... */
+#define GD_SERIES_HOLD_BYTES 1073741824.0 /* ... or ≥ 1 GiB when the total is unknown */
+#define GD_SERIES_WORK_MIN 0.10          /* a GPU whose compute indicator reached 0.10 did work */
+#define GD_SERIES_IDLE_MAX 0.05          /* p95 of the compute indicator below this: idle */
+#define GD_SERIES_DIP_DEPTH 0.20         /* a dip: at least 0.20 below the median */
+#define GD_SERIES_DIP_MIN_SHARE 0.02     /* ... in at least 2 % of samples */
+#define GD_SERIES_ACF_MIN 0.30           /* autocorrelation at the period */
+#define GD_SERIES_ACF_SAMPLES 8192       /* samples used for the autocorrelation (the first ones) */
+#define GD_SERIES_ACF_MAXLAG 1024        /* longest period searched, in samples */
+#define GD_SERIES_TRAFFIC_CORR 0.30      /* |corr(compute, traffic)| for a sawtooth */
+#define GD_SERIES_LOADED 0.50            /* compute indicator at which a GPU is "under load" */
+#define GD_SERIES_CLOCK_FRACTION 0.90    /* SM clock below 90 % of max under load */
+#define GD_SERIES_THROTTLE_SHARE 0.10    /* samples with a throttle reason */
+#define GD_SERIES_UTIL_MISLEADING 0.80   /* GPU-Util at or above ... */
+#define GD_SERIES_SMACT_EFFECTIVE 0.80   /* ... while SM active below (DCGM: ≥ 0.8 necessary) */
+#define GD_SERIES_UTIL_SMACT_GAP 0.20    /* ... by at least this much */
+#define GD_SERIES_TENSOR_LOW 0.30        /* seeds: tensor active < 30 % = compute wasted */
+
+/* Statistics of col[0..count) (NaN skipped); scratch holds count doubles. */
+void gd_metric_stats(const double *col, size_t count, int fraction, double *scratch, gpudiag_metric_stats *st);
+
+/* Fill out (its gpus array is malloc'd); 0 or -1 on OOM. */
+int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out);
+
+#endif

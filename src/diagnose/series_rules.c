@@ -1,0 +1,492 @@
+/*
+ * series_rules.c — findings and verdict for a monitoring series
+ * (docs/FINDINGS.md "Monitoring logs"), and gpudiag_series_analyze().
+ *
+ * Each rule looks at the per-GPU summaries and adds at most one finding,
+ * naming the GPUs it concerns and carrying the numbers of the worst one.
+ * The verdict follows the seeds: the three-indicator quadrant (memory
+ * full/low × compute high/low, bandwidth as the tie-breaker) and the
+ * four-pipeline table (data supply, operator scheduling, communication/sync,
+ * memory transfer).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/series_stats.h"
+#include "util/util.h"
+
+typedef struct sbuild {
+    gpudiag_report *r;
+    size_t cap;
+    int oom;
+} sbuild;
+
+static gpudiag_finding *add(sbuild *b, const char *id, gpudiag_severity sev, int is_cause, gpudiag_bottleneck bn)
+{
+    gpudiag_report *r = b->r;
+    if (r->finding_count == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 8;
+        gpudiag_finding *f = realloc(r->findings, cap * sizeof *f);
+        if (!f) {
+            b->oom = 1;
+            return NULL;
+        }
+        r->findings = f;
+        b->cap = cap;
+    }
+    gpudiag_finding *f = &r->findings[r->finding_count++];
+    memset(f, 0, sizeof *f);
+    f->id = id;
+    f->severity = sev;
+    f->is_cause = is_cause;
+    f->bottleneck = bn;
+    f->est_gain = NAN;
+    return f;
+}
+
+static void ev(gpudiag_finding *f, const char *key, double v)
+{
+    if (f && f->evidence_count < GPUDIAG_MAX_EVIDENCE) {
+        f->evidence[f->evidence_count].key = key;
+        f->evidence[f->evidence_count].value = v;
+        f->evidence_count++;
+    }
+}
+
+static void text(sbuild *b, gpudiag_finding *f, char *title, char *rec)
+{
+    if (!f || !title || !rec) {
+        free(title);
+        free(rec);
+        b->oom = 1;
+        return;
+    }
+    f->title = title;
+    f->recommendation = rec;
+}
+
+/* "GPU 0", "GPU 0 MIG 3 (2g.20gb)", with the host when there are several */
+static void gpu_label(const gpudiag_gpu_summary *g, char *buf, size_t cap)
+{
+    if (g->kind == GPUDIAG_ENTITY_GPU)
+        snprintf(buf, cap, "GPU %d", g->index);
+    else if (g->index >= 0)
+        snprintf(buf, cap, "GPU %d %s %d", g->index, g->kind == GPUDIAG_ENTITY_GPU_I ? "GI" : "CI", g->instance);
+    else
+        snprintf(buf, cap, "%s %d", g->kind == GPUDIAG_ENTITY_GPU_I ? "GPU-I" : "GPU-CI", g->instance);
+}
+
+/* List the GPUs for which pick() is true into buf; returns how many. */
+typedef int (*pick_fn)(const gpudiag_gpu_summary *g);
+static size_t list_gpus(const gpudiag_series_summary *s, pick_fn pick, char *buf, size_t cap, size_t *first)
+{
+    size_t k = 0, len = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < s->gpu_count; i++) {
+        if (!pick(&s->gpus[i]))
+            continue;
+        if (k == 0)
+            *first = i;
+        char one[96];
+        gpu_label(&s->gpus[i], one, sizeof one);
+        if (k < 8 && len + strlen(one) + 3 < cap)
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s", k ? ", " : "", one);
+        else if (k == 8 && len + 6 < cap)
+            len += (size_t)snprintf(buf + len, cap - len, ", ...");
+        k++;
+    }
+    return k;
+}
+
+static const gpudiag_metric_stats *cstats(const gpudiag_gpu_summary *g)
+{
+    return g->compute_metric < GPUDIAG_M_COUNT ? &g->stats[g->compute_metric] : NULL;
+}
+
+/* never NULL: the absent indicator reads as NaN */
+static const gpudiag_metric_stats *cs(const gpudiag_gpu_summary *g)
+{
+    static const gpudiag_metric_stats none = {0, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+    const gpudiag_metric_stats *c = cstats(g);
+    return c ? c : &none;
+}
+
+static int pick_low_util(const gpudiag_gpu_summary *g)
+{
+    return g->in_use && !g->idle_holding_memory && cstats(g) && cstats(g)->n >= 2 &&
+           (g->health_median_ok == 0 || g->health_p10_ok == 0 || g->health_low_ok == 0);
+}
+static int pick_sawtooth(const gpudiag_gpu_summary *g)
+{
+    return !isnan(g->dip_period_us) && !isnan(g->traffic_corr) && g->traffic_corr <= -GD_SERIES_TRAFFIC_CORR;
+}
+static int pick_dips(const gpudiag_gpu_summary *g) { return !isnan(g->dip_period_us) && !pick_sawtooth(g); }
+static int pick_misleading(const gpudiag_gpu_summary *g)
+{
+    const gpudiag_metric_stats *u = &g->stats[GPUDIAG_M_GPU_UTIL], *a = &g->stats[GPUDIAG_M_SM_ACTIVE],
+                               *t = &g->stats[GPUDIAG_M_TENSOR_ACTIVE];
+    if (!u->n || u->median < GD_SERIES_UTIL_MISLEADING)
+        return 0;
+    return (a->n && a->median < GD_SERIES_SMACT_EFFECTIVE && u->median - a->median >= GD_SERIES_UTIL_SMACT_GAP) ||
+           (t->n && t->median < GD_SERIES_TENSOR_LOW);
+}
+static int pick_headroom(const gpudiag_gpu_summary *g)
+{
+    return g->in_use && !g->idle_holding_memory && !isnan(g->mem_used_share) &&
+           g->mem_used_share < GD_SERIES_MEM_HEADROOM && g->compute_level && strcmp(g->compute_level, "low") == 0;
+}
+static int pick_near_cap(const gpudiag_gpu_summary *g)
+{
+    return !isnan(g->mem_used_share_max) && g->mem_used_share_max >= GD_SERIES_MEM_NEAR_CAP;
+}
+#define HW_BITS (GPUDIAG_REASON_HW_SLOWDOWN | GPUDIAG_REASON_HW_THERMAL | GPUDIAG_REASON_HW_POWER_BRAKE | GPUDIAG_REASON_SW_THERMAL)
+static int pick_throttle(const gpudiag_gpu_summary *g)
+{
+    int reasons = !isnan(g->throttle_share) &&
+                  (g->throttle_share >= GD_SERIES_THROTTLE_SHARE || (g->samples == 1 && g->throttle_share > 0));
+    int clocks = !isnan(g->clock_below_max_share) && g->clock_below_max_share >= 0.2;
+    return reasons || clocks;
+}
+static int pick_pcie(const gpudiag_gpu_summary *g) { return g->pcie_degraded == 1; }
+static int pick_idle_mem(const gpudiag_gpu_summary *g) { return g->idle_holding_memory; }
+
+/* Seeds' classification of one GPU (DEFINITIONS "Monitoring series"). */
+static void classify(gpudiag_gpu_summary *g)
+{
+    g->bottleneck = GPUDIAG_BN_UNKNOWN;
+    g->pipeline = NULL;
+    const gpudiag_metric_stats *c = cstats(g);
+    if (!c || !g->in_use || g->idle_holding_memory)
+        return;
+    if (pick_throttle(g) && ((g->reasons_any & HW_BITS) || g->clock_below_max_share >= 0.2 ||
+                             (!isnan(g->stats[GPUDIAG_M_THERMAL_VIOLATION].max) && g->stats[GPUDIAG_M_THERMAL_VIOLATION].max > 0) ||
+                             g->stats[GPUDIAG_M_POWER_VIOLATION].median >= GD_SERIES_THROTTLE_SHARE)) {
+        g->bottleneck = GPUDIAG_BN_THROTTLING;
+        return;
+    }
+    /* compute high and healthy: p10 and low share pass too (dips are a pattern, below) */
+    if (g->compute_level && strcmp(g->compute_level, "high") == 0 && g->health_p10_ok != 0 && g->health_low_ok != 0) {
+        g->bottleneck = GPUDIAG_BN_COMPUTE;
+        g->pipeline = "compute";
+        return;
+    }
+    if (g->samples < 2) { /* a snapshot shows a level, not a pattern */
+        if (g->bandwidth_level && strcmp(g->bandwidth_level, "high") == 0) {
+            g->bottleneck = GPUDIAG_BN_MEMORY_BANDWIDTH;
+            g->pipeline = "memory_transfer";
+        }
+        return;
+    }
+    if (pick_sawtooth(g)) {
+        g->bottleneck = GPUDIAG_BN_COMMUNICATION;
+        g->pipeline = "communication_sync";
+    } else if (pick_dips(g)) {
+        g->bottleneck = GPUDIAG_BN_DATA_PIPELINE;
+        g->pipeline = "data_supply";
+    } else if (g->bandwidth_level && strcmp(g->bandwidth_level, "high") == 0) {
+        g->bottleneck = GPUDIAG_BN_MEMORY_BANDWIDTH;
+        g->pipeline = "memory_transfer";
+    } else if (c->median >= GD_SERIES_LOW_UTIL && c->low_share < GD_SERIES_HEALTH_LOW_SHARE) {
+        g->bottleneck = GPUDIAG_BN_HOST_LAUNCH; /* steady but moderate: kernels too small, launch overhead */
+        g->pipeline = "operator_scheduling";
+    } else {
+        g->bottleneck = GPUDIAG_BN_DATA_PIPELINE; /* low and low, no pattern: the GPU waits for work */
+        g->pipeline = "data_supply";
+    }
+}
+
+static void rules(sbuild *b, gpudiag_series_summary *s)
+{
+    char gpus[512];
+    size_t first = 0, k;
+    gpudiag_finding *f;
+
+    if ((k = list_gpus(s, pick_low_util, gpus, sizeof gpus, &first))) {
+        const gpudiag_gpu_summary *g = &s->gpus[first];
+        const gpudiag_metric_stats *c = cs(g);
+        f = add(b, "low_gpu_utilization", c->median < 0.3 ? GPUDIAG_SEV_HIGH : c->median < 0.5 ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW,
+                0, g->bottleneck);
+        ev(f, "gpu_index", g->index);
+        ev(f, "median", c->median);
+        ev(f, "p10", c->p10);
+        ev(f, "low_share", c->low_share);
+        ev(f, "mean", c->mean);
+        ev(f, "jitter", c->jitter);
+        text(b, f,
+             gd_format("%s below the seeds' health targets: %s median %.0f %%, p10 %.0f %%, %.0f %% of samples under 30 %%",
+                       gpus, gpudiag_metric_name(g->compute_metric), 100 * c->median, 100 * c->p10, 100 * c->low_share),
+             gd_format("Targets: median >= 70 %%, p10 >= 40 %%, under 30 %% less than 10 %% of the time. Follow the "
+                       "verdict's pipeline first; profile a few steps (torch.profiler) and run `gpudiag analyze` on "
+                       "the trace to see where the GPU waits."));
+    }
+    if ((k = list_gpus(s, pick_sawtooth, gpus, sizeof gpus, &first))) {
+        const gpudiag_gpu_summary *g = &s->gpus[first];
+        f = add(b, "communication_sawtooth", GPUDIAG_SEV_MEDIUM, 1, GPUDIAG_BN_COMMUNICATION);
+        ev(f, "gpu_index", g->index);
+        ev(f, "period_us", g->dip_period_us);
+        ev(f, "traffic_corr", g->traffic_corr);
+        text(b, f,
+             gd_format("%s: compute falls while interconnect traffic rises, every %.1f s (sawtooth)", gpus,
+                       g->dip_period_us / 1e6),
+             gd_format("Gradient synchronisation is not overlapped with compute: DDP bucket_cap_mb (e.g. 64), "
+                       "gradient_as_bucket_view=True, fewer syncs with gradient accumulation (no_sync), ZeRO-3 "
+                       "prefetch; check NCCL uses NVLink/InfiniBand, not PCIe/TCP."));
+    }
+    if ((k = list_gpus(s, pick_dips, gpus, sizeof gpus, &first))) {
+        const gpudiag_gpu_summary *g = &s->gpus[first];
+        f = add(b, "utilization_dips", GPUDIAG_SEV_MEDIUM, 1, GPUDIAG_BN_DATA_PIPELINE);
+        ev(f, "gpu_index", g->index);
+        ev(f, "period_us", g->dip_period_us);
+        ev(f, "acf", g->dip_acf);
+        ev(f, "low_share", cs(g)->low_share);
+        text(b, f,
+             gd_format("%s: %s dips repeat every %.1f s (autocorrelation %.2f)", gpus,
+                       gpudiag_metric_name(g->compute_metric), g->dip_period_us / 1e6, g->dip_acf),
+             gd_format("A dip at a fixed period is a sync point or the input pipeline: if the period matches the "
+                       "step time, look for .item()/.cpu() syncs and DataLoader stalls (num_workers, "
+                       "prefetch_factor 4-6, pin_memory=True, persistent_workers=True); if it matches the logging "
+                       "or checkpoint interval, make those asynchronous."));
+    }
+    if ((k = list_gpus(s, pick_misleading, gpus, sizeof gpus, &first))) {
+        const gpudiag_gpu_summary *g = &s->gpus[first];
+        f = add(b, "gpu_util_misleading", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_COMPUTE);
+        ev(f, "gpu_index", g->index);
+        ev(f, "gpu_util_median", g->stats[GPUDIAG_M_GPU_UTIL].median);
+        ev(f, "sm_active_median", g->stats[GPUDIAG_M_SM_ACTIVE].median);
+        ev(f, "tensor_active_median", g->stats[GPUDIAG_M_TENSOR_ACTIVE].median);
+        text(b, f,
+             gd_format("%s: GPU-Util %.0f %% but SM active %.2f, tensor active %.2f: busy is not full load", gpus,
+                       100 * g->stats[GPUDIAG_M_GPU_UTIL].median, g->stats[GPUDIAG_M_SM_ACTIVE].median,
+                       g->stats[GPUDIAG_M_TENSOR_ACTIVE].median),
+             gd_format("GPU-Util counts time with any kernel running. Raise the work per kernel: larger batch or "
+                       "more model instances/concurrent requests, dimensions multiple of 8, BF16/FP16 or INT8 "
+                       "Tensor Core paths, fused kernels (torch.compile, FlashAttention)."));
+    }
+    if ((k = list_gpus(s, pick_headroom, gpus, sizeof gpus, &first))) {
+        const gpudiag_gpu_summary *g = &s->gpus[first];
+        f = add(b, "memory_headroom", GPUDIAG_SEV_LOW, 1, g->bottleneck);
+        ev(f, "gpu_index", g->index);
+        ev(f, "mem_used_share", g->mem_used_share);
+        ev(f, "compute_median", cs(g)->median);
+        text(b, f,
+             gd_format("%s: memory %.0f %% used while compute is low (median %.0f %%)", gpus, 100 * g->mem_used_share,
+                       100 * cs(g)->median),
+             gd_format("Raise the micro-batch until memory use is near 85 %% and make up the global batch with "
+                       "fewer gradient-accumulation steps; turn off activation checkpointing or CPU offload you "
+                       "no longer need."));
+    }
+    if ((k = list_gpus(s, pick_near_cap, gpus, sizeof gpus, &first))) {
+        const gpudiag_gpu_summary *g = &s->gpus[first];
+        f = add(b, "memory_near_capacity", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_UNKNOWN);
+        ev(f, "gpu_index", g->index);
+        ev(f, "mem_used_share_max", g->mem_used_share_max);
+        text(b, f, gd_format("%s: memory up to %.1f %% used", gpus, 100 * g->mem_used_share_max),
+             gd_format("One longer sequence or fragmentation away from OOM; memory full says nothing about speed. "
+                       "Keep ~15 %% headroom (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True), and judge speed "
+                       "by compute, not memory."));
+    }
+    if ((k = list_gpus(s, pick_throttle, gpus, sizeof gpus, &first))) {
+        const gpudiag_gpu_summary *g = &s->gpus[first];
+        int hw = (g->reasons_any & HW_BITS) != 0 ||
+                 (!isnan(g->stats[GPUDIAG_M_THERMAL_VIOLATION].max) && g->stats[GPUDIAG_M_THERMAL_VIOLATION].max > 0);
+        int pv = g->stats[GPUDIAG_M_POWER_VIOLATION].median >= GD_SERIES_THROTTLE_SHARE;
+        f = add(b, "throttling", hw ? GPUDIAG_SEV_HIGH : pv ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW, 1, GPUDIAG_BN_THROTTLING);
+        ev(f, "gpu_index", g->index);
+        ev(f, "throttle_share", g->throttle_share);
+        ev(f, "reason_bits", (double)g->reasons_any);
+        ev(f, "clock_below_max_share", g->clock_below_max_share);
+        ev(f, "power_violation_max", g->stats[GPUDIAG_M_POWER_VIOLATION].max);
+        char why[160] = "";
+        size_t wl = 0;
+        static const struct {
+            uint64_t bit;
+            const char *name;
+        } names[] = {{GPUDIAG_REASON_SW_POWER_CAP, "SW power cap"}, {GPUDIAG_REASON_HW_SLOWDOWN, "HW slowdown"},
+                     {GPUDIAG_REASON_HW_THERMAL, "HW thermal slowdown"}, {GPUDIAG_REASON_SW_THERMAL, "SW thermal slowdown"},
+                     {GPUDIAG_REASON_HW_POWER_BRAKE, "HW power brake"}};
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (g->reasons_any & names[i].bit)
+                wl += (size_t)snprintf(why + wl, sizeof why - wl, "%s%s", wl ? ", " : "", names[i].name);
+        if (!wl && !isnan(g->stats[GPUDIAG_M_POWER_VIOLATION].max) && g->stats[GPUDIAG_M_POWER_VIOLATION].max > 0)
+            wl += (size_t)snprintf(why, sizeof why, "power violation up to %.0f %%",
+                                   100 * g->stats[GPUDIAG_M_POWER_VIOLATION].max);
+        if (!wl && !isnan(g->stats[GPUDIAG_M_THERMAL_VIOLATION].max) && g->stats[GPUDIAG_M_THERMAL_VIOLATION].max > 0)
+            wl += (size_t)snprintf(why, sizeof why, "thermal violation");
+        if (!wl)
+            snprintf(why, sizeof why, "SM clock below 90 %% of max under load");
+        text(b, f,
+             isnan(g->throttle_share)
+                 ? gd_format("%s: clocks held down (%s)", gpus, why)
+                 : gd_format("%s: clocks held down (%s) in %.0f %% of samples", gpus, why, 100 * g->throttle_share),
+             hw ? gd_format("Hardware or thermal slowdown: fix cooling, airflow, power delivery or the board before "
+                            "tuning the model (check nvidia-smi -q -d PERFORMANCE,TEMPERATURE; dcgmi diag).")
+             : pv ? gd_format("The power limit holds the clocks down for much of the time: check power.limit against "
+                              "power.max_limit (nvidia-smi -pl), the PSU and cooling; expect the clock, not the "
+                              "model, to set the speed until then.")
+                : gd_format("SW power cap while the GPU is busy is normal on air-cooled boards; it matters if power "
+                            "is far below the limit or utilisation is low. Check power.limit (nvidia-smi -pl) and "
+                            "consider locking clocks (nvidia-smi -lgc) for steadier throughput."));
+    }
+    if ((k = list_gpus(s, pick_pcie, gpus, sizeof gpus, &first))) {
+        const gpudiag_gpu_summary *g = &s->gpus[first];
+        f = add(b, "pcie_link_degraded", GPUDIAG_SEV_MEDIUM, 1, GPUDIAG_BN_MEMORY_TRANSFER);
+        ev(f, "gpu_index", g->index);
+        ev(f, "pcie_gen", g->stats[GPUDIAG_M_PCIE_GEN].min);
+        ev(f, "pcie_gen_max", g->stats[GPUDIAG_M_PCIE_GEN_MAX].max);
+        ev(f, "pcie_width", g->stats[GPUDIAG_M_PCIE_WIDTH].min);
+        ev(f, "pcie_width_max", g->stats[GPUDIAG_M_PCIE_WIDTH_MAX].max);
+        text(b, f, gd_format("%s: PCIe link below its maximum generation or width under load", gpus),
+             gd_format("Reseat the card or riser, check the slot (x16, BIOS link speed), and nvidia-smi -q -d PCI "
+                       "for replays; host-device copies run at the degraded rate."));
+    }
+    if (s->first_skipped_line > 0) {
+        f = add(b, "input_skipped_rows", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN);
+        ev(f, "skipped_rows", (double)s->skipped_rows);
+        ev(f, "first_line", (double)s->first_skipped_line);
+        text(b, f,
+             gd_format("%llu data row(s) could not be read (first at line %lld) and were left out",
+                       (unsigned long long)s->skipped_rows, (long long)s->first_skipped_line),
+             gd_format("Rows whose column count differs from the header, or whose values are not numbers; check "
+                       "the log was not cut or two logs interleaved."));
+    }
+    if ((k = list_gpus(s, pick_idle_mem, gpus, sizeof gpus, &first))) {
+        const gpudiag_gpu_summary *g = &s->gpus[first];
+        f = add(b, "idle_gpu_holding_memory", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN);
+        ev(f, "gpu_index", g->index);
+        ev(f, "mem_used_bytes", g->stats[GPUDIAG_M_MEM_USED_BYTES].median);
+        ev(f, "mem_used_share", g->mem_used_share);
+        ev(f, "compute_p95", cs(g)->p95);
+        text(b, f, gd_format("%s: memory held (%.0f MiB) but no work", gpus,
+                             g->stats[GPUDIAG_M_MEM_USED_BYTES].median / 1048576.0),
+             gd_format("A process reserved the GPU and does not use it: a job started with more GPUs than it "
+                       "uses (check --num_gpus / CUDA_VISIBLE_DEVICES / world size), a context created on the wrong "
+                       "device (torch.cuda.set_device before any CUDA call), or a stale process (nvidia-smi "
+                       "--query-compute-apps=pid,used_memory --format=csv)."));
+    }
+}
+
+static const char *bn_sentence(gpudiag_bottleneck bn)
+{
+    switch (bn) {
+    case GPUDIAG_BN_DATA_PIPELINE: return "the GPU waits for work (data supply first: DataLoader workers, prefetch, pinned memory, host syncs)";
+    case GPUDIAG_BN_HOST_LAUNCH: return "steady but moderate compute: kernels too small or launch-bound (larger batch, torch.compile, CUDA Graphs)";
+    case GPUDIAG_BN_COMMUNICATION: return "compute stalls on communication (overlap gradient sync with backward)";
+    case GPUDIAG_BN_MEMORY_BANDWIDTH: return "memory traffic is high while compute is low: bandwidth-bound kernels (fuse them, FlashAttention)";
+    case GPUDIAG_BN_MEMORY_TRANSFER: return "host-device transfers limit the GPU";
+    case GPUDIAG_BN_COMPUTE: return "compute is high: the GPU is the bottleneck, make the work cheaper (Tensor Cores, mixed precision)";
+    case GPUDIAG_BN_THROTTLING: return "clocks are held down by power or temperature: fix the hardware first";
+    default: return "no conclusion";
+    }
+}
+
+static void verdict(sbuild *b, gpudiag_series_summary *s)
+{
+    gpudiag_report *r = b->r;
+    size_t votes[GPUDIAG_BN_THROTTLING + 1] = {0}, used = 0, idle_mem = 0;
+    for (size_t i = 0; i < s->gpu_count; i++) {
+        classify(&s->gpus[i]);
+        if (s->gpus[i].bottleneck != GPUDIAG_BN_UNKNOWN) {
+            votes[s->gpus[i].bottleneck]++;
+            used++;
+        }
+        idle_mem += s->gpus[i].idle_holding_memory;
+    }
+    gpudiag_bottleneck best = GPUDIAG_BN_UNKNOWN;
+    for (int bn = 1; bn <= GPUDIAG_BN_THROTTLING; bn++)
+        if (votes[bn] > votes[best])
+            best = (gpudiag_bottleneck)bn;
+    r->bottleneck = best;
+    if (s->snapshot && best == GPUDIAG_BN_UNKNOWN) {
+        r->verdict = gd_format("A snapshot of %zu GPU%s (one sample each): no time series to classify%s", s->gpu_count,
+                               s->gpu_count == 1 ? "" : "s",
+                               r->finding_count ? "; see the findings" : "");
+    } else if (best == GPUDIAG_BN_UNKNOWN) {
+        r->verdict = gd_format("%s: no GPU did measurable work in this log%s", s->gpu_count == 1 ? "The GPU is idle" : "All GPUs are idle",
+                               idle_mem ? " (some hold memory: see idle_gpu_holding_memory)" : "");
+    } else {
+        char others[256] = "";
+        size_t ol = 0;
+        for (int bn = 1; bn <= GPUDIAG_BN_THROTTLING; bn++)
+            if (bn != (int)best && votes[bn] && ol + 40 < sizeof others)
+                ol += (size_t)snprintf(others + ol, sizeof others - ol, "%s%s on %zu", ol ? ", " : "; other GPUs: ",
+                                       gpudiag_bottleneck_name((gpudiag_bottleneck)bn), votes[bn]);
+        r->verdict = gd_format("%s%s — %zu of %zu GPU%s in use%s%s", s->snapshot ? "Snapshot: " : "", bn_sentence(best),
+                               votes[best], used, used == 1 ? "" : "s", others,
+                               idle_mem ? "; some GPUs hold memory without working" : "");
+    }
+    if (!r->verdict)
+        b->oom = 1;
+    /* attach each finding to the verdict when it names no bottleneck of its own */
+    for (size_t i = 0; i < r->finding_count; i++)
+        if (r->findings[i].bottleneck == GPUDIAG_BN_UNKNOWN && !strcmp(r->findings[i].id, "low_gpu_utilization"))
+            r->findings[i].bottleneck = best;
+}
+
+static int frank(const gpudiag_finding *f)
+{
+    return (f->is_cause ? 0 : 2) + (f->severity >= GPUDIAG_SEV_MEDIUM ? 0 : 1);
+}
+static int cmp_f(const void *a, const void *b)
+{
+    const gpudiag_finding *x = a, *y = b;
+    if (frank(x) != frank(y))
+        return frank(x) - frank(y);
+    return (int)y->severity - (int)x->severity;
+}
+
+gpudiag_status gpudiag_series_analyze(const gpudiag_series *s, const char *path, gpudiag_report **out,
+                                      gpudiag_error *err)
+{
+    if (!s || !out)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, path ? path : "", -1, "series and out must not be NULL");
+    *out = NULL;
+    gpudiag_report *r = calloc(1, sizeof *r);
+    if (!r)
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, path ? path : "", -1, "out of memory");
+    r->input.path = gd_strdup(path ? path : "");
+    r->input.format = "monitoring";
+    r->input.truncated_at = -1;
+    r->input.rank = r->input.world_size = -1;
+    r->step_time.mean = r->step_time.median = r->step_time.p90 = r->step_time.min = r->step_time.max =
+        r->step_time.stddev = NAN;
+    r->avg_step_us = NAN;
+    for (int i = 0; i < GPUDIAG_ROLE_COUNT; i++)
+        r->avg_role_us[i] = NAN;
+    r->gpu_utilization = r->sm_efficiency = r->achieved_occupancy = r->tensor_core_share = NAN;
+    r->idle_share = r->compute_share = r->non_compute_share = r->comm_share = r->comm_overlap = NAN;
+    r->mfu = r->hfu = r->short_kernel_share = r->median_kernel_us = r->launch_delay_median_us = NAN;
+    r->optimizer_time_us = r->optimizer_kernel_time_us = r->matmul_tensor_core_share = NAN;
+    r->kernel_time_us = NAN;
+    r->series = calloc(1, sizeof *r->series);
+    if (!r->input.path || !r->series || gd_series_summarize(s, r->series) != 0) {
+        gpudiag_report_free(&r);
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, path ? path : "", -1, "out of memory");
+    }
+    r->has_gpu = r->series->gpu_count > 0;
+    snprintf(r->series->format, sizeof r->series->format, "%s", s->format);
+    /* headline: mean GPU utilization over GPUs that have it */
+    double su = 0;
+    size_t nu = 0;
+    for (size_t i = 0; i < r->series->gpu_count; i++)
+        if (r->series->gpus[i].stats[GPUDIAG_M_GPU_UTIL].n) {
+            su += r->series->gpus[i].stats[GPUDIAG_M_GPU_UTIL].mean;
+            nu++;
+        }
+    if (nu)
+        r->gpu_utilization = su / (double)nu;
+    sbuild b = {r, 0, 0};
+    for (size_t i = 0; i < r->series->gpu_count; i++)
+        classify(&r->series->gpus[i]);
+    rules(&b, r->series);
+    verdict(&b, r->series);
+    if (b.oom) {
+        gpudiag_report_free(&r);
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, path ? path : "", -1, "out of memory");
+    }
+    if (r->finding_count > 1)
+        qsort(r->findings, r->finding_count, sizeof *r->findings, cmp_f);
+    *out = r;
+    return GPUDIAG_OK;
+}

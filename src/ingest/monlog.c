@@ -1,0 +1,466 @@
+/*
+ * monlog.c — line iterator, value parsing, time conversion and the format
+ * dispatcher of the monitoring-log readers (see monlog.h, series.h).
+ */
+#include "ingest/monlog.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+#define GD_LINES_CHUNK (1u << 20)
+
+int gd_lines_open(gd_lines *l, const char *path, gpudiag_error *err)
+{
+    memset(l, 0, sizeof *l);
+    l->path = path;
+    if (gd_input_open(&l->in, path) != 0) {
+        gd_set_error(err, l->in.unsupported ? GPUDIAG_ERR_FORMAT : GPUDIAG_ERR_IO, path, -1, "%s", l->in.message);
+        return -1;
+    }
+    l->cap = GD_LINES_CHUNK;
+    l->buf = malloc(l->cap);
+    if (!l->buf) {
+        gd_input_close(&l->in);
+        gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
+        return -1;
+    }
+    /* fill the first chunk so that the sniffer can look at it */
+    while (l->len < l->cap && !l->eof) {
+        size_t got = 0;
+        gd_input_status st = gd_input_read(&l->in, (unsigned char *)l->buf + l->len, l->cap - l->len, &got);
+        if (st == GD_IN_EOF) {
+            l->eof = 1;
+        } else if (st != GD_IN_OK) {
+            l->status = st;
+            l->eof = 1;
+        }
+        l->len += got;
+        if (st == GD_IN_OK && got == 0)
+            break;
+    }
+    return 0;
+}
+
+void gd_lines_close(gd_lines *l)
+{
+    free(l->buf);
+    l->buf = NULL;
+    gd_input_close(&l->in);
+}
+
+int gd_lines_next(gd_lines *l, const char **s, size_t *n, gpudiag_error *err)
+{
+    for (;;) {
+        char *start = l->buf + l->pos;
+        size_t avail = l->len - l->pos;
+        char *nl = avail ? memchr(start, '\n', avail) : NULL;
+        if (nl || (l->eof && avail)) {
+            size_t len = nl ? (size_t)(nl - start) : avail;
+            l->pos += nl ? len + 1 : len;
+            l->line_off = l->next_off;
+            l->next_off += (int64_t)(nl ? len + 1 : len);
+            l->line_no++;
+            if (len && start[len - 1] == '\r')
+                len--;
+            *s = start;
+            *n = len;
+            return 1;
+        }
+        if (l->eof) {
+            if (l->status != GD_IN_OK) {
+                gd_set_error(err, GPUDIAG_ERR_IO, l->path, l->next_off, "read failed: %s",
+                             l->in.message[0] ? l->in.message : "input error");
+                return -1;
+            }
+            return 0;
+        }
+        /* move the partial line to the front, grow when it fills the buffer */
+        if (l->pos) {
+            memmove(l->buf, l->buf + l->pos, avail);
+            l->len = avail;
+            l->pos = 0;
+        }
+        if (l->len == l->cap) {
+            if (l->cap >= (size_t)64 << 20) {
+                gd_set_error(err, GPUDIAG_ERR_FORMAT, l->path, l->next_off,
+                             "a line longer than 64 MiB: not a monitoring log");
+                return -1;
+            }
+            char *nb = realloc(l->buf, l->cap * 2);
+            if (!nb) {
+                gd_set_error(err, GPUDIAG_ERR_NOMEM, l->path, -1, "out of memory");
+                return -1;
+            }
+            l->buf = nb;
+            l->cap *= 2;
+        }
+        size_t got = 0;
+        gd_input_status st = gd_input_read(&l->in, (unsigned char *)l->buf + l->len, l->cap - l->len, &got);
+        l->len += got;
+        if (st == GD_IN_EOF) {
+            l->eof = 1;
+        } else if (st != GD_IN_OK) {
+            l->status = st;
+            l->eof = 1;
+        }
+    }
+}
+
+size_t gd_split_ws(const char *s, size_t n, gd_tok *tok, size_t max)
+{
+    size_t k = 0, i = 0;
+    while (i < n) {
+        while (i < n && (s[i] == ' ' || s[i] == '\t'))
+            i++;
+        if (i >= n)
+            break;
+        size_t b = i;
+        while (i < n && s[i] != ' ' && s[i] != '\t')
+            i++;
+        if (k < max) {
+            tok[k].s = s + b;
+            tok[k].n = i - b;
+        }
+        k++;
+    }
+    return k < max ? k : max;
+}
+
+size_t gd_split_comma(const char *s, size_t n, gd_tok *tok, size_t max)
+{
+    size_t k = 0, i = 0;
+    for (;;) {
+        size_t b = i;
+        while (i < n && s[i] != ',')
+            i++;
+        size_t e = i;
+        while (b < e && (s[b] == ' ' || s[b] == '\t'))
+            b++;
+        while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t'))
+            e--;
+        if (k < max) {
+            tok[k].s = s + b;
+            tok[k].n = e - b;
+        }
+        k++;
+        if (i >= n)
+            break;
+        i++;
+    }
+    return k < max ? k : max;
+}
+
+static const double pow10_tab[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+static int is_missing_word(const char *s, size_t n)
+{
+    if (n == 1 && s[0] == '-')
+        return 1;
+    if (s[0] == '[')
+        return 1; /* [N/A], [Not Supported], [Unknown Error], [Insufficient Permissions] */
+    return gd_ieq(s, n, "n/a") || gd_ieq(s, n, "na") || gd_ieq(s, n, "not supported") || gd_ieq(s, n, "nan") ||
+           gd_ieq(s, n, "unknown error") || gd_ieq(s, n, "");
+}
+
+double gd_parse_value(const char *s, size_t n, int *ok)
+{
+    *ok = 1;
+    while (n && (*s == ' ' || *s == '\t')) {
+        s++;
+        n--;
+    }
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    if (n == 0)
+        return NAN;
+    if (!((s[0] >= '0' && s[0] <= '9') || (n > 1 && (s[0] == '-' || s[0] == '+' || s[0] == '.') && s[1] >= '0' &&
+                                           s[1] <= '9')) &&
+        is_missing_word(s, n))
+        return NAN;
+    size_t i = 0;
+    int neg = 0;
+    if (s[i] == '-' || s[i] == '+') {
+        neg = s[i] == '-';
+        i++;
+    }
+    uint64_t mant = 0;
+    int digits = 0, frac = 0, any = 0;
+    while (i < n && s[i] >= '0' && s[i] <= '9') {
+        if (digits < 19) {
+            mant = mant * 10 + (uint64_t)(s[i] - '0');
+            if (mant)
+                digits++;
+        } else {
+            digits = 99;
+        }
+        i++;
+        any = 1;
+    }
+    if (i < n && s[i] == '.') {
+        i++;
+        while (i < n && s[i] >= '0' && s[i] <= '9') {
+            if (digits < 19 && frac < 22) {
+                mant = mant * 10 + (uint64_t)(s[i] - '0');
+                if (mant)
+                    digits++;
+                frac++;
+            } else {
+                digits = 99;
+            }
+            i++;
+            any = 1;
+        }
+    }
+    if (!any) {
+        *ok = 0;
+        return NAN;
+    }
+    double v;
+    if (digits > 19 || (i < n && (s[i] == 'e' || s[i] == 'E'))) {
+        char tmp[64];
+        size_t m = n < sizeof tmp - 1 ? n : sizeof tmp - 1;
+        memcpy(tmp, s, m);
+        tmp[m] = 0;
+        char *end = NULL;
+        v = strtod(tmp, &end);
+        i = (size_t)(end - tmp);
+    } else {
+        v = (double)mant / pow10_tab[frac];
+        if (neg)
+            v = -v;
+    }
+    /* what follows must be a unit ("%", "MiB", "W", "MHz", "KB/s", "x") */
+    while (i < n && s[i] == ' ')
+        i++;
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (!(isalpha(c) || c == '%' || c == '/')) {
+            *ok = 0;
+            return NAN;
+        }
+    }
+    /* DCGM blank sentinels: int64 0x7ffffffffffffff0.. and double 2^47 + 0..3 (dcgm_structs.h) */
+    if (v >= 9.2233720368547e18 || (v >= 140737488355328.0 && v <= 140737488355331.0))
+        return NAN;
+    if (!isfinite(v)) {
+        *ok = 0;
+        return NAN;
+    }
+    return v;
+}
+
+int64_t gd_days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+    /* Howard Hinnant's days_from_civil */
+    y -= m <= 2;
+    const int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const unsigned yoe = (unsigned)(y - era * 400);
+    const unsigned doy = (153 * (m + (m > 2 ? (unsigned)-3 : 9)) + 2) / 5 + d - 1;
+    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (int64_t)doe - 719468;
+}
+
+static int digits_at(const char *s, size_t n, size_t at, size_t count, unsigned *out)
+{
+    if (at + count > n)
+        return 0;
+    unsigned v = 0;
+    for (size_t i = 0; i < count; i++) {
+        char c = s[at + i];
+        if (c < '0' || c > '9')
+            return 0;
+        v = v * 10 + (unsigned)(c - '0');
+    }
+    *out = v;
+    return 1;
+}
+
+int64_t gd_parse_yyyymmdd(const char *s, size_t n)
+{
+    unsigned y, m, d;
+    if (n != 8 || !digits_at(s, n, 0, 4, &y) || !digits_at(s, n, 4, 2, &m) || !digits_at(s, n, 6, 2, &d) || m < 1 ||
+        m > 12 || d < 1 || d > 31)
+        return -1;
+    return gd_days_from_civil(y, m, d) * 86400000000LL;
+}
+
+int64_t gd_parse_hms(const char *s, size_t n)
+{
+    unsigned h, mi, se;
+    if (n < 8 || !digits_at(s, n, 0, 2, &h) || s[2] != ':' || !digits_at(s, n, 3, 2, &mi) || s[5] != ':' ||
+        !digits_at(s, n, 6, 2, &se) || h > 23 || mi > 59 || se > 60)
+        return -1;
+    int64_t us = ((int64_t)h * 3600 + mi * 60 + se) * 1000000LL;
+    if (n > 8) {
+        if (s[8] != '.' && s[8] != ',')
+            return -1;
+        int64_t scale = 100000;
+        for (size_t i = 9; i < n; i++) {
+            if (s[i] < '0' || s[i] > '9')
+                return -1;
+            us += (s[i] - '0') * scale;
+            scale /= 10;
+        }
+    }
+    return us;
+}
+
+int64_t gd_parse_datetime(const char *s, size_t n)
+{
+    unsigned y, m, d;
+    if (n < 19 || !digits_at(s, n, 0, 4, &y) || (s[4] != '/' && s[4] != '-') || !digits_at(s, n, 5, 2, &m) ||
+        s[7] != s[4] || !digits_at(s, n, 8, 2, &d) || (s[10] != ' ' && s[10] != 'T') || m < 1 || m > 12 || d < 1 ||
+        d > 31)
+        return -1;
+    int64_t t = gd_parse_hms(s + 11, n - 11);
+    if (t < 0)
+        return -1;
+    return gd_days_from_civil(y, m, d) * 86400000000LL + t;
+}
+
+void gd_values_clear(double v[GPUDIAG_M_COUNT])
+{
+    for (int m = 0; m < GPUDIAG_M_COUNT; m++)
+        v[m] = NAN;
+}
+
+void gd_series_skip(gpudiag_series *s, uint64_t line_no)
+{
+    s->skipped_rows++;
+    if (s->first_skipped_line < 0)
+        s->first_skipped_line = (int64_t)line_no;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Detection by content                                                    */
+/* ---------------------------------------------------------------------- */
+
+static int line_is_prom_sample(const char *s, size_t n)
+{
+    size_t i = 0;
+    if (!n || !(isalpha((unsigned char)s[0]) || s[0] == '_' || s[0] == ':'))
+        return 0;
+    while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == ':'))
+        i++;
+    if (i < n && s[i] == '{') {
+        const char *close = memchr(s + i, '}', n - i);
+        if (!close)
+            return 0;
+        i = (size_t)(close - s) + 1;
+    }
+    if (i >= n || s[i] != ' ')
+        return 0;
+    while (i < n && s[i] == ' ')
+        i++;
+    return i < n && (isdigit((unsigned char)s[i]) || s[i] == '-' || s[i] == '+' || s[i] == 'N' || s[i] == '.');
+}
+
+gpudiag_log_format gpudiag_log_format_sniff(const char *buf, size_t len)
+{
+    size_t pos = 0;
+    int lines = 0, colon_lines = 0;
+    while (pos < len && lines < 80) {
+        const char *s = buf + pos;
+        const char *nl = memchr(s, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - s) : len - pos;
+        pos += n + 1;
+        if (n && s[n - 1] == '\r')
+            n--;
+        size_t b = 0;
+        while (b < n && (s[b] == ' ' || s[b] == '\t'))
+            b++;
+        if (b == n)
+            continue;
+        lines++;
+        const char *t = s + b;
+        size_t tn = n - b;
+        if (t[0] == '#') {
+            size_t k = 1;
+            while (k < tn && t[k] == ' ')
+                k++;
+            if (gd_starts_with(t + k, tn - k, "Entity"))
+                return GPUDIAG_LOG_DCGMI;
+            if (gd_starts_with(t, tn, "# HELP ") || gd_starts_with(t, tn, "# TYPE "))
+                return GPUDIAG_LOG_PROM;
+            gd_tok tok[4];
+            size_t c = gd_split_ws(t + 1, tn - 1, tok, 4);
+            if (gd_starts_with(t, tn, "#Date") || gd_starts_with(t, tn, "#Time") ||
+                (c && tok[0].n >= 3 && gd_starts_with(tok[0].s, tok[0].n, "gpu") &&
+                 (tok[0].n == 3 || tok[0].s[3] == ',')))
+                return GPUDIAG_LOG_DMON;
+            continue;
+        }
+        if (line_is_prom_sample(t, tn))
+            return GPUDIAG_LOG_PROM;
+        if (gd_icontains(t, tn, "nvsmi log") || gd_starts_with(t, tn, "Clocks Event Reasons") ||
+            gd_starts_with(t, tn, "Clocks Throttle Reasons"))
+            return GPUDIAG_LOG_SMI_Q;
+        if (memchr(t, ',', tn) &&
+            (gd_icontains(t, tn, "utilization.") || gd_icontains(t, tn, "memory.") || gd_icontains(t, tn, "timestamp") ||
+             gd_icontains(t, tn, "temperature.") || gd_icontains(t, tn, "power.") || gd_icontains(t, tn, "clocks.") ||
+             gd_icontains(t, tn, "pci.bus_id") || gd_icontains(t, tn, "pstate")))
+            return GPUDIAG_LOG_SMI_CSV;
+        /* "    Key                 : value" lines of nvidia-smi -q */
+        const char *colon = memchr(t, ':', tn);
+        if (colon && colon > t + 1 && colon[-1] == ' ' && isupper((unsigned char)t[0]))
+            colon_lines++;
+        if (colon_lines >= 3 && b > 0)
+            return GPUDIAG_LOG_SMI_Q;
+    }
+    return GPUDIAG_LOG_AUTO;
+}
+
+gpudiag_status gpudiag_series_read(const char *path, gpudiag_log_format format, gpudiag_series **out,
+                                   gpudiag_error *err)
+{
+    if (!path || !out)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, path ? path : "", -1, "path and out must not be NULL");
+    *out = NULL;
+    gd_lines l;
+    if (gd_lines_open(&l, path, err) != 0)
+        return err ? err->code : GPUDIAG_ERR_IO;
+    if (format == GPUDIAG_LOG_AUTO) {
+        format = gpudiag_log_format_sniff(l.buf, l.len < 65536 ? l.len : 65536);
+        if (format == GPUDIAG_LOG_AUTO) {
+            gd_lines_close(&l);
+            return gd_set_error(err, GPUDIAG_ERR_FORMAT, path, 0,
+                                "not a monitoring log gpudiag reads (nvidia-smi dmon, nvidia-smi --query-gpu CSV "
+                                "with its header, dcgmi dmon, dcgm-exporter Prometheus text, nvidia-smi -q)");
+        }
+    }
+    gpudiag_series *s = NULL;
+    gpudiag_status st = gpudiag_series_new(gpudiag_log_format_name(format), &s);
+    if (st != GPUDIAG_OK) {
+        gd_lines_close(&l);
+        return gd_set_error(err, st, path, -1, "out of memory");
+    }
+    switch (format) {
+    case GPUDIAG_LOG_DMON: st = gd_read_dmon(&l, s, err); break;
+    case GPUDIAG_LOG_SMI_CSV: st = gd_read_smi_csv(&l, s, err); break;
+    case GPUDIAG_LOG_DCGMI: st = gd_read_dcgmi(&l, s, err); break;
+    case GPUDIAG_LOG_PROM: st = gd_read_prom(&l, s, err); break;
+    case GPUDIAG_LOG_SMI_Q: st = gd_read_smi_q(&l, s, err); break;
+    default: st = gd_set_error(err, GPUDIAG_ERR_ARG, path, -1, "unknown log format %d", (int)format); break;
+    }
+    gd_lines_close(&l);
+    if (st == GPUDIAG_OK) {
+        size_t samples = 0;
+        for (size_t g = 0; g < s->gpu_count; g++)
+            samples += s->gpus[g].count;
+        if (samples == 0)
+            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, -1, "no sample found in this %s log%s",
+                              gpudiag_log_format_name(format),
+                              s->first_skipped_line > 0 ? " (every data row was malformed)" : "");
+    }
+    if (st != GPUDIAG_OK) {
+        gpudiag_series_free(&s);
+        return st;
+    }
+    *out = s;
+    return GPUDIAG_OK;
+}

@@ -1,0 +1,77 @@
+/*
+ * monlog.h — shared pieces of the monitoring-log readers (dmon.c, smi_csv.c,
+ * dcgmi.c, prom.c, smi_q.c): a line iterator over a plain or gzip file, a fast
+ * number parser that knows the missing-value spellings, and civil-time
+ * conversion.  Each reader turns lines into gpudiag_series samples.
+ */
+#ifndef GD_INGEST_MONLOG_H
+#define GD_INGEST_MONLOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpudiag/series.h"
+#include "ingest/input.h"
+
+/* Lines of a file, '\n' or "\r\n" terminated (the terminator is not part of
+ * the line); the last line may lack one. */
+typedef struct gd_lines {
+    gd_input in;
+    char *buf;
+    size_t cap, len, pos;
+    int eof;
+    const char *path;
+    uint64_t line_no;        /* 1-based number of the current line */
+    int64_t line_off;        /* byte offset of the current line */
+    int64_t next_off;
+    gd_input_status status;  /* set when the stream failed */
+} gd_lines;
+
+/* Open; 0 or -1 (err filled with GPUDIAG_ERR_IO). */
+int gd_lines_open(gd_lines *l, const char *path, gpudiag_error *err);
+/* Next line: 1 with *s and *n set, 0 at the end, -1 on a read error (err filled)
+ * or out of memory. */
+int gd_lines_next(gd_lines *l, const char **s, size_t *n, gpudiag_error *err);
+void gd_lines_close(gd_lines *l);
+
+/* A token of a line: [s, s+n). */
+typedef struct gd_tok {
+    const char *s;
+    size_t n;
+} gd_tok;
+
+/* Split on runs of blanks (space, tab); returns the token count (at most max). */
+size_t gd_split_ws(const char *s, size_t n, gd_tok *tok, size_t max);
+/* Split on commas, trimming blanks around each field; returns the count (at most max). */
+size_t gd_split_comma(const char *s, size_t n, gd_tok *tok, size_t max);
+
+/* Parse a number that may carry a unit suffix ("45 %", "1234 MiB", "106.56 W").
+ * Missing spellings ("", "-", "N/A", "[N/A]", "[Not Supported]", "Not Supported",
+ * "[Unknown Error]", DCGM blank sentinels >= 1.4e14) give NaN with *ok = 1.
+ * Anything else that is not a number gives NaN with *ok = 0. */
+double gd_parse_value(const char *s, size_t n, int *ok);
+
+/* Days since 1970-01-01 of a proleptic Gregorian date. */
+int64_t gd_days_from_civil(int64_t y, unsigned m, unsigned d);
+
+/* "YYYYMMDD" -> µs since epoch at midnight; -1 if malformed. */
+int64_t gd_parse_yyyymmdd(const char *s, size_t n);
+/* "HH:MM:SS[.frac]" -> µs since midnight; -1 if malformed. */
+int64_t gd_parse_hms(const char *s, size_t n);
+/* "YYYY/MM/DD HH:MM:SS[.mmm]" (also '-' separators) -> µs since epoch; -1 if malformed. */
+int64_t gd_parse_datetime(const char *s, size_t n);
+
+/* A sample row being assembled: all metrics NaN. */
+void gd_values_clear(double v[GPUDIAG_M_COUNT]);
+
+/* Record a row that could not be used. */
+void gd_series_skip(gpudiag_series *s, uint64_t line_no);
+
+/* Readers (one per format).  Each reads the whole file into s. */
+gpudiag_status gd_read_dmon(gd_lines *l, gpudiag_series *s, gpudiag_error *err);
+gpudiag_status gd_read_smi_csv(gd_lines *l, gpudiag_series *s, gpudiag_error *err);
+gpudiag_status gd_read_dcgmi(gd_lines *l, gpudiag_series *s, gpudiag_error *err);
+gpudiag_status gd_read_prom(gd_lines *l, gpudiag_series *s, gpudiag_error *err);
+gpudiag_status gd_read_smi_q(gd_lines *l, gpudiag_series *s, gpudiag_error *err);
+
+#endif

@@ -1,0 +1,308 @@
+/*
+ * prom.c — dcgm-exporter Prometheus text exposition (monitoring-peers.md §2.4),
+ * one scrape or many concatenated.
+ *
+ * Samples `NAME{labels} value [timestamp_ms]`; `# HELP`/`# TYPE` lines are not
+ * needed (excerpts lack them).  Names: DCGM_FI_* classic and DCGM 4.6
+ * `_UTIL_RATIO` spellings, and the 1.x compatibility names (dcgm_sm_clock ...).
+ * Labels: gpu, UUID/uuid, pci_bus_id, modelName, GPU_I_PROFILE/GPU_I_ID (a MIG
+ * instance is its own entity), Hostname/hostname.  A metric seen again for the
+ * same entity starts the next scrape.  Times: the sample timestamp when
+ * present, else scrape k at k × 30 s (the exporter's default collect interval;
+ * GPUDIAG_TIME_ASSUMED).  Values: DCGM blank sentinels and NaN are missing.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ingest/monlog.h"
+#include "util/util.h"
+
+enum { P_IGNORE = -1, P_FB_FREE = -2, P_FB_TOTAL = -3 };
+
+static void map_name(const char *s, size_t n, int *metric, double *scale)
+{
+    static const struct {
+        const char *name;
+        int metric;
+        double scale;
+    } map[] = {
+        {"DCGM_FI_DEV_SM_CLOCK", GPUDIAG_M_SM_CLOCK_MHZ, 1},
+        {"DCGM_FI_DEV_MEM_CLOCK", GPUDIAG_M_MEM_CLOCK_MHZ, 1},
+        {"DCGM_FI_DEV_GPU_TEMP", GPUDIAG_M_TEMP_C, 1},
+        {"DCGM_FI_DEV_MEMORY_TEMP", GPUDIAG_M_MEM_TEMP_C, 1},
+        {"DCGM_FI_DEV_POWER_USAGE", GPUDIAG_M_POWER_W, 1},
+        {"DCGM_FI_DEV_POWER_MGMT_LIMIT", GPUDIAG_M_POWER_LIMIT_W, 1},
+        {"DCGM_FI_DEV_ENFORCED_POWER_LIMIT", GPUDIAG_M_POWER_LIMIT_W, 1},
+        {"DCGM_FI_DEV_GPU_UTIL", GPUDIAG_M_GPU_UTIL, 0.01},
+        {"DCGM_FI_DEV_MEM_COPY_UTIL", GPUDIAG_M_MEM_UTIL, 0.01},
+        {"DCGM_FI_DEV_ENC_UTIL", GPUDIAG_M_ENC_UTIL, 0.01},
+        {"DCGM_FI_DEV_DEC_UTIL", GPUDIAG_M_DEC_UTIL, 0.01},
+        {"DCGM_FI_DEV_FB_USED", GPUDIAG_M_MEM_USED_BYTES, 1048576.0},
+        {"DCGM_FI_DEV_FB_FREE", P_FB_FREE, 1048576.0},
+        {"DCGM_FI_DEV_FB_TOTAL", P_FB_TOTAL, 1048576.0},
+        {"DCGM_FI_DEV_PCIE_TX_THROUGHPUT", GPUDIAG_M_PCIE_TX_BPS, 1000.0}, /* KB/s */
+        {"DCGM_FI_DEV_PCIE_RX_THROUGHPUT", GPUDIAG_M_PCIE_RX_BPS, 1000.0},
+        {"DCGM_FI_DEV_CLOCKS_EVENT_REASONS", GPUDIAG_M_CLOCK_REASONS, 1},
+        {"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", GPUDIAG_M_CLOCK_REASONS, 1},
+        {"DCGM_FI_DEV_PCIE_LINK_GEN", GPUDIAG_M_PCIE_GEN, 1},
+        {"DCGM_FI_DEV_PCIE_LINK_WIDTH", GPUDIAG_M_PCIE_WIDTH, 1},
+        {"DCGM_FI_DEV_PCIE_MAX_LINK_GEN", GPUDIAG_M_PCIE_GEN_MAX, 1},
+        {"DCGM_FI_DEV_PCIE_MAX_LINK_WIDTH", GPUDIAG_M_PCIE_WIDTH_MAX, 1},
+        {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", GPUDIAG_M_GR_ENGINE_ACTIVE, 1},
+        {"DCGM_FI_PROF_GR_ENGINE_UTIL_RATIO", GPUDIAG_M_GR_ENGINE_ACTIVE, 1},
+        {"DCGM_FI_PROF_SM_ACTIVE", GPUDIAG_M_SM_ACTIVE, 1},
+        {"DCGM_FI_PROF_SM_UTIL_RATIO", GPUDIAG_M_SM_ACTIVE, 1},
+        {"DCGM_FI_PROF_SM_OCCUPANCY", GPUDIAG_M_SM_OCCUPANCY, 1},
+        {"DCGM_FI_PROF_SM_OCCUPANCY_RATIO", GPUDIAG_M_SM_OCCUPANCY, 1},
+        {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", GPUDIAG_M_TENSOR_ACTIVE, 1},
+        {"DCGM_FI_PROF_PIPE_TENSOR_UTIL_RATIO", GPUDIAG_M_TENSOR_ACTIVE, 1},
+        {"DCGM_FI_PROF_TENSOR_UTIL_RATIO", GPUDIAG_M_TENSOR_ACTIVE, 1},
+        {"DCGM_FI_PROF_DRAM_ACTIVE", GPUDIAG_M_DRAM_ACTIVE, 1},
+        {"DCGM_FI_PROF_DRAM_UTIL_RATIO", GPUDIAG_M_DRAM_ACTIVE, 1},
+        {"DCGM_FI_PROF_PCIE_TX_BYTES", GPUDIAG_M_PCIE_TX_BPS, 1},
+        {"DCGM_FI_PROF_PCIE_RX_BYTES", GPUDIAG_M_PCIE_RX_BPS, 1},
+        {"DCGM_FI_PROF_NVLINK_TX_BYTES", GPUDIAG_M_NVLINK_TX_BPS, 1},
+        {"DCGM_FI_PROF_NVLINK_RX_BYTES", GPUDIAG_M_NVLINK_RX_BPS, 1},
+        /* dcgm-exporter 1.x-compatibility names */
+        {"dcgm_sm_clock", GPUDIAG_M_SM_CLOCK_MHZ, 1},
+        {"dcgm_memory_clock", GPUDIAG_M_MEM_CLOCK_MHZ, 1},
+        {"dcgm_gpu_temp", GPUDIAG_M_TEMP_C, 1},
+        {"dcgm_memory_temp", GPUDIAG_M_MEM_TEMP_C, 1},
+        {"dcgm_power_usage", GPUDIAG_M_POWER_W, 1},
+        {"dcgm_gpu_utilization", GPUDIAG_M_GPU_UTIL, 0.01},
+        {"dcgm_mem_copy_utilization", GPUDIAG_M_MEM_UTIL, 0.01},
+        {"dcgm_enc_utilization", GPUDIAG_M_ENC_UTIL, 0.01},
+        {"dcgm_dec_utilization", GPUDIAG_M_DEC_UTIL, 0.01},
+        {"dcgm_fb_used", GPUDIAG_M_MEM_USED_BYTES, 1048576.0},
+        {"dcgm_fb_free", P_FB_FREE, 1048576.0},
+        {"dcgm_pcie_tx_throughput", GPUDIAG_M_PCIE_TX_BPS, 1000.0},
+        {"dcgm_pcie_rx_throughput", GPUDIAG_M_PCIE_RX_BPS, 1000.0},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+        size_t ln = strlen(map[i].name);
+        if (ln == n && memcmp(s, map[i].name, n) == 0) {
+            *metric = map[i].metric;
+            *scale = map[i].scale;
+            return;
+        }
+    }
+    *metric = P_IGNORE;
+    *scale = 1;
+}
+
+/* Labels we use, copied out of {...}. */
+typedef struct prom_labels {
+    char gpu[16], uuid[96], bus[32], model[96], mig_profile[32], mig_id[16], host[128];
+} prom_labels;
+
+static int parse_labels(const char *s, size_t n, prom_labels *lb)
+{
+    memset(lb, 0, sizeof *lb);
+    size_t i = 0;
+    while (i < n) {
+        while (i < n && (s[i] == ' ' || s[i] == ','))
+            i++;
+        if (i >= n)
+            break;
+        size_t kb = i;
+        while (i < n && s[i] != '=')
+            i++;
+        if (i + 1 >= n || s[i + 1] != '"')
+            return -1;
+        size_t kn = i - kb;
+        i += 2;
+        size_t vb = i;
+        while (i < n && s[i] != '"') {
+            if (s[i] == '\\')
+                i++;
+            i++;
+        }
+        if (i >= n)
+            return -1;
+        size_t vn = i - vb;
+        i++;
+        const char *k = s + kb, *v = s + vb;
+        char *dst = NULL;
+        size_t cap = 0;
+#define LB(lit, field)                                                                                             \
+    else if (kn == sizeof(lit) - 1 && memcmp(k, lit, kn) == 0)                                                     \
+    {                                                                                                              \
+        dst = lb->field;                                                                                           \
+        cap = sizeof lb->field;                                                                                    \
+    }
+        if (0) {
+        }
+        LB("gpu", gpu)
+        LB("UUID", uuid)
+        LB("uuid", uuid)
+        LB("pci_bus_id", bus)
+        LB("modelName", model)
+        LB("GPU_I_PROFILE", mig_profile)
+        LB("GPU_I_ID", mig_id)
+        LB("Hostname", host)
+        LB("hostname", host)
+#undef LB
+        if (dst)
+            snprintf(dst, cap, "%.*s", (int)vn, v);
+    }
+    return 0;
+}
+
+typedef struct prom_pending {
+    double v[GPUDIAG_M_COUNT];
+    double fb_free, fb_total;
+    int any;
+    int64_t t_ms; /* sample timestamp, -1 none */
+} prom_pending;
+
+static gpudiag_status flush(gpudiag_series *s, prom_pending *pend, size_t npend, int64_t scrape, gd_lines *l,
+                            gpudiag_error *err)
+{
+    for (size_t g = 0; g < npend; g++) {
+        prom_pending *p = &pend[g];
+        if (!p->any)
+            continue;
+        if (isnan(p->v[GPUDIAG_M_MEM_TOTAL_BYTES])) {
+            if (!isnan(p->fb_total))
+                p->v[GPUDIAG_M_MEM_TOTAL_BYTES] = p->fb_total;
+            else if (!isnan(p->fb_free) && !isnan(p->v[GPUDIAG_M_MEM_USED_BYTES]))
+                p->v[GPUDIAG_M_MEM_TOTAL_BYTES] = p->fb_free + p->v[GPUDIAG_M_MEM_USED_BYTES];
+        }
+        int64_t t = p->t_ms >= 0 ? p->t_ms * 1000 : scrape * s->interval_us;
+        if (gpudiag_series_append(s, g, t, p->v) != GPUDIAG_OK)
+            return gd_set_error(err, GPUDIAG_ERR_NOMEM, l->path, -1, "out of memory");
+        s->rows++;
+        gd_values_clear(p->v);
+        p->fb_free = p->fb_total = NAN;
+        p->any = 0;
+        p->t_ms = -1;
+    }
+    return GPUDIAG_OK;
+}
+
+gpudiag_status gd_read_prom(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
+{
+    prom_pending *pend = NULL;
+    size_t npend = 0, cap = 0;
+    int64_t scrape = 0;
+    int have_ts = 0;
+    gpudiag_status st = GPUDIAG_OK;
+    const char *line;
+    size_t n;
+    int r;
+    s->time_source = GPUDIAG_TIME_ASSUMED;
+    s->interval_us = 30000000;
+    while ((r = gd_lines_next(l, &line, &n, err)) == 1) {
+        s->lines++;
+        size_t b = 0;
+        while (b < n && (line[b] == ' ' || line[b] == '\t'))
+            b++;
+        if (b == n || line[b] == '#')
+            continue;
+        const char *p = line + b;
+        size_t pn = n - b, i = 0;
+        while (i < pn && p[i] != '{' && p[i] != ' ')
+            i++;
+        int metric;
+        double scale;
+        map_name(p, i, &metric, &scale);
+        prom_labels lb;
+        memset(&lb, 0, sizeof lb);
+        if (i < pn && p[i] == '{') {
+            const char *close = memchr(p + i, '}', pn - i);
+            if (!close || parse_labels(p + i + 1, (size_t)(close - p - i - 1), &lb) != 0) {
+                gd_series_skip(s, l->line_no);
+                continue;
+            }
+            i = (size_t)(close - p) + 1;
+        }
+        gd_tok tok[3];
+        size_t c = gd_split_ws(p + i, pn - i, tok, 3);
+        if (c < 1 || c > 2) {
+            gd_series_skip(s, l->line_no);
+            continue;
+        }
+        int ok;
+        double x = gd_parse_value(tok[0].s, tok[0].n, &ok);
+        if (!ok && (gd_ieq(tok[0].s, tok[0].n, "+inf") || gd_ieq(tok[0].s, tok[0].n, "-inf"))) {
+            ok = 1;
+            x = NAN;
+        }
+        if (!ok) {
+            gd_series_skip(s, l->line_no);
+            continue;
+        }
+        int64_t ts = -1;
+        if (c == 2) {
+            double tv = gd_parse_value(tok[1].s, tok[1].n, &ok);
+            if (ok && !isnan(tv) && tv > 0)
+                ts = (int64_t)tv;
+        }
+        double gi = gd_parse_value(lb.gpu, strlen(lb.gpu), &ok);
+        int index = (!ok || isnan(gi)) ? -1 : (int)gi;
+        int mig = lb.mig_id[0] != 0;
+        int instance = mig ? atoi(lb.mig_id) : -1;
+        long g = gpudiag_series_gpu(s, mig ? GPUDIAG_ENTITY_GPU_I : GPUDIAG_ENTITY_GPU, index, instance,
+                                    lb.uuid[0] ? lb.uuid : NULL, lb.host);
+        if (g < 0) {
+            st = gd_set_error(err, GPUDIAG_ERR_NOMEM, l->path, -1, "out of memory");
+            break;
+        }
+        gpudiag_gpu_series *gs = &s->gpus[g];
+        if (!gs->name[0] && lb.model[0])
+            snprintf(gs->name, sizeof gs->name, "%s", lb.model);
+        if (!gs->bus_id[0] && lb.bus[0])
+            snprintf(gs->bus_id, sizeof gs->bus_id, "%s", lb.bus);
+        if (!gs->mig_profile[0] && lb.mig_profile[0])
+            snprintf(gs->mig_profile, sizeof gs->mig_profile, "%s", lb.mig_profile);
+        while ((size_t)g >= npend) {
+            if (npend == cap) {
+                size_t nc = cap ? cap * 2 : 16;
+                prom_pending *np = realloc(pend, nc * sizeof *np);
+                if (!np) {
+                    st = gd_set_error(err, GPUDIAG_ERR_NOMEM, l->path, -1, "out of memory");
+                    goto done;
+                }
+                pend = np;
+                cap = nc;
+            }
+            gd_values_clear(pend[npend].v);
+            pend[npend].fb_free = pend[npend].fb_total = NAN;
+            pend[npend].any = 0;
+            pend[npend].t_ms = -1;
+            npend++;
+        }
+        prom_pending *pp = &pend[g];
+        if (metric == P_IGNORE) { /* the GPU exists even if only unused families name it */
+            pp->any = 1;
+            continue;
+        }
+        double *slot = metric == P_FB_FREE ? &pp->fb_free : metric == P_FB_TOTAL ? &pp->fb_total : &pp->v[metric];
+        int seen = !isnan(*slot) || (ts >= 0 && pp->t_ms >= 0 && ts != pp->t_ms);
+        if (seen) { /* the next scrape started */
+            st = flush(s, pend, npend, scrape, l, err);
+            if (st != GPUDIAG_OK)
+                goto done;
+            scrape++;
+        }
+        if (!isnan(x))
+            *slot = x * scale;
+        else
+            *slot = NAN;
+        pp->any = 1;
+        if (ts >= 0) {
+            pp->t_ms = ts;
+            have_ts = 1;
+        }
+    }
+    if (r < 0)
+        st = err ? err->code : GPUDIAG_ERR_IO;
+    else
+        st = flush(s, pend, npend, scrape, l, err);
+    if (have_ts)
+        s->time_source = GPUDIAG_TIME_ABSOLUTE;
+done:
+    free(pend);
+    return st;
+}

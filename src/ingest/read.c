@@ -1,0 +1,48 @@
+/*
+ * read.c — gpudiag_trace_read(): choose the reader by content, then the steps.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ingest/kineto.h"
+#include "ingest/nsys.h"
+#include "model/steps.h"
+#include "model/trace.h"
+#include "util/util.h"
+
+/* 1 if the file starts with the SQLite magic, 0 otherwise (or unreadable:
+ * the Kineto reader then reports why). */
+static int is_sqlite(const char *path)
+{
+    if (strcmp(path, "-") == 0)
+        return 0;
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return 0;
+    char magic[16];
+    size_t n = fread(magic, 1, sizeof magic, fp);
+    fclose(fp);
+    return n == sizeof magic && memcmp(magic, "SQLite format 3", 16) == 0;
+}
+
+gpudiag_status gpudiag_trace_read_opts(const char *path, const gpudiag_read_opts *opts, gpudiag_trace **out,
+                                       gpudiag_error *err)
+{
+    if (!path || !out)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, path, -1, "no path or out pointer");
+    int nsys = is_sqlite(path);
+    gpudiag_status st = nsys ? gd_nsys_read(path, out, err) : gd_kineto_read(path, out, err);
+    if (st != GPUDIAG_OK)
+        return st;
+    const char *name = opts ? opts->step_range : NULL;
+    if ((nsys || (name && name[0])) && gd_steps_select(*out, name, nsys) != 0) {
+        gpudiag_trace_free(out);
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
+    }
+    return GPUDIAG_OK;
+}
+
+gpudiag_status gpudiag_trace_read(const char *path, gpudiag_trace **out, gpudiag_error *err)
+{
+    return gpudiag_trace_read_opts(path, NULL, out, err);
+}

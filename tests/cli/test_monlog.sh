@@ -1,0 +1,198 @@
+#!/bin/sh
+# test_monlog.sh — `gpudiag analyze` on monitoring logs (issue #4):
+#  * every real log in ../shared/data/logs is read and analysed (exit 0, a series section);
+#  * statistics recomputed independently by Python from the raw files (csv module / split,
+#    its own percentile) on the V100 query CSV and the 2-GPU dmon log;
+#  * hand-made logs in tests/data/monlog, one per rule or reader edge (expected values by hand,
+#    in the comments of the Python block);
+#  * a generated 4-GPU log with known ground truth (bench/gen_monlog.py): periodic DataLoader
+#    dips every 10 s, a power-throttled GPU, an idle GPU holding memory, an 8 s communication
+#    sawtooth;
+#  * bad input and usage: exit 3 / 2 with the file named.
+GD_TMP_TAG=monlog
+# shellcheck source=tests/cli/common.sh
+. "$(cd "$(dirname "$0")" && pwd)/common.sh"
+LOGS="$GD_SHARED/data/logs"
+DATA="$GD_TEST_DATA/monlog"
+PASS=0
+FAIL=0
+ok() { PASS=$((PASS + 1)); }
+nok() { FAIL=$((FAIL + 1)); echo "FAIL $*"; }
+
+if [ -d "$LOGS" ]; then
+    mkdir -p "$TMP/all"
+    for f in "$LOGS"/*.log "$LOGS"/*.csv "$LOGS"/*.prom "$LOGS"/*.txt; do
+        b=$(basename "$f")
+        "$GPUDIAG" analyze --json "$f" > "$TMP/all/$b.json" 2> "$TMP/err" && ok || nok "$b: $(cat "$TMP/err")"
+        "$GPUDIAG" analyze --no-color "$f" > "$TMP/r.txt" 2>&1 && grep -q "^VERDICT" "$TMP/r.txt" && ok || nok "text $b"
+    done
+    # one Python for all: each report has a series with GPUs and a verdict sentence
+    python3 -c "
+import json, sys, glob
+bad = [p for p in glob.glob(sys.argv[1] + '/*.json')
+       if not (lambda d: d['series'] and d['series']['gpus'] and d['verdict']['summary'])(json.load(open(p)))]
+print('\\n'.join('FAIL series ' + b for b in bad)); sys.exit(1 if bad else 0)" "$TMP/all" && ok || nok "series sections"
+
+    "$GPUDIAG" analyze --json "$LOGS/nvsmi_query_csv_l5_v100_training_steady.csv" > "$TMP/v100.json" || nok "v100"
+    "$GPUDIAG" analyze --json "$LOGS/nvsmi_dmon_pucvmet_2gpu_one_training_one_idle_geforce.log" > "$TMP/gf.json" || nok "geforce"
+    "$GPUDIAG" analyze --json "$LOGS/dcgmi_dmon_triton_t4_resnet_1inst.log" > "$TMP/t4.json" || nok "t4"
+    "$GPUDIAG" analyze --json "$LOGS/nvsmi_q_clocks_event_reasons_sw_power_cap_active.txt" > "$TMP/cap.json" || nok "cap"
+    "$GPUDIAG" analyze --json "$LOGS/dcgm_exporter_metrics_8xA800_mig_idle.prom" > "$TMP/a800.json" || nok "a800"
+    if python3 - "$TMP" "$LOGS" <<'PY'; then ok; else nok "real-log values"; fi
+import csv, json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+tmp, logs = sys.argv[1], sys.argv[2]
+def pct(v, p):  # linear between closest ranks, written here independently of gpudiag
+    v = sorted(v); pos = p * (len(v) - 1); i = int(pos)
+    return v[-1] if i + 1 >= len(v) else v[i] + (pos - i) * (v[i + 1] - v[i])
+def load(n): return json.load(open(os.path.join(tmp, n)))
+checks = []
+# V100 query CSV: utilization.gpu "99 %" -> 0.99
+rows = list(csv.reader(open(os.path.join(logs, "nvsmi_query_csv_l5_v100_training_steady.csv")), skipinitialspace=True))
+util = [float(r[2].split()[0]) / 100 for r in rows[1:]]
+used = [float(r[5].split()[0]) / float(r[4].split()[0]) for r in rows[1:]]
+g = load("v100.json")["series"]["gpus"][0]
+m = g["metrics"]["gpu_util"]
+for k, p in (("median", .5), ("p5", .05), ("p10", .1), ("p90", .9), ("p95", .95)):
+    checks.append((f"v100 gpu_util {k}", m[k], pct(util, p)))
+checks += [("v100 mean", m["mean"], sum(util) / len(util)), ("v100 min", m["min"], min(util)),
+           ("v100 low_share", m["low_share"], sum(u < .3 for u in util) / len(util)),
+           ("v100 jitter", m["jitter"], sum(abs(a - b) for a, b in zip(util, util[1:])) / (len(util) - 1)),
+           ("v100 stddev", m["stddev"], (sum((u - sum(util) / len(util)) ** 2 for u in util) / len(util)) ** .5),
+           ("v100 mem share", g["indicators"]["mem_used_share"], pct(used, .5)),
+           ("v100 duration", g["duration_us"], 80039000.0),  # 13:48:11.412 -> 13:49:31.451
+           ("v100 health p10", g["health"]["p10_ok"], pct(util, .1) >= .4)]
+ids = [f["id"] for f in load("v100.json")["findings"]]
+checks.append(("v100 memory_near_capacity", "memory_near_capacity" in ids, True))  # 30994/32480 = 0.954
+# 2 GPUs interleaved, old header: sm column, GPU 1 holds 3741 MB and does nothing
+lines = [l.split() for l in open(os.path.join(logs, "nvsmi_dmon_pucvmet_2gpu_one_training_one_idle_geforce.log")) if l.strip() and not l.startswith("#")]
+sm0 = [int(l[3]) / 100 for l in lines if l[0] == "0"]
+d = load("gf.json")
+g0 = [x for x in d["series"]["gpus"] if x["index"] == 0][0]
+g1 = [x for x in d["series"]["gpus"] if x["index"] == 1][0]
+checks += [("gf gpu0 mean", g0["metrics"]["gpu_util"]["mean"], sum(sm0) / len(sm0)),
+           ("gf gpu0 median", g0["metrics"]["gpu_util"]["median"], pct(sm0, .5)),
+           ("gf gpu0 p10", g0["metrics"]["gpu_util"]["p10"], pct(sm0, .1)),
+           ("gf gpu1 idle holding", g1["idle_holding_memory"], True),
+           ("gf gpu1 fb", g1["metrics"]["mem_used_bytes"]["median"], 3741 * 1048576),
+           ("gf power absent", "power_w" in g0["metrics"], False),
+           ("gf finding", [f["id"] for f in d["findings"]], ["idle_gpu_holding_memory"])]
+# Triton T4 ResNet: GPUTL 79/92/93 % but SMACT 0.55-0.65 -> gpu_util_misleading
+d = load("t4.json")
+ids = [f["id"] for f in d["findings"]]
+checks += [("t4 misleading", "gpu_util_misleading" in ids, True),
+           ("t4 compute metric", d["series"]["gpus"][0]["compute_metric"], "sm_active"),
+           ("t4 sm_active median", d["series"]["gpus"][0]["metrics"]["sm_active"]["median"], 0.562)]
+# -q snapshot with SW Power Cap active: throttling (low), reason bit 0x4, a snapshot
+d = load("cap.json")
+checks += [("cap snapshot", d["series"]["snapshot"], True),
+           ("cap reasons", d["series"]["gpus"][0]["clock_event_reasons"], 4),
+           ("cap finding", [(f["id"], f["severity"]) for f in d["findings"]], [("throttling", "low")])]
+# A800 exporter: 7 GPUs + 3 MIG instances (grep GPU_I_ID), one scrape
+d = load("a800.json")
+checks += [("a800 entities", len(d["series"]["gpus"]), 10),
+           ("a800 mig", sum(x["entity"] == "gpu_instance" for x in d["series"]["gpus"]), 3),
+           ("a800 snapshot", d["series"]["snapshot"], True),
+           ("a800 format", d["series"]["format"], "prom")]
+valcheck.run(checks, "real logs")
+PY
+fi
+
+# hand-made logs
+"$GPUDIAG" analyze --json "$DATA/dmon_columns_change.log" > "$TMP/cc.json" 2> "$TMP/cc.err" || nok "columns change"
+grep -q "line 6: 2 data row(s)" "$TMP/cc.err" && ok || nok "columns change warning: $(cat "$TMP/cc.err")"
+"$GPUDIAG" analyze --json "$DATA/csv_pcie_degraded.csv" > "$TMP/pcie.json" || nok "pcie"
+"$GPUDIAG" analyze --json "$DATA/csv_hw_slowdown_headroom.csv" > "$TMP/hw.json" || nok "hw"
+"$GPUDIAG" analyze --json "$DATA/dcgmi_misleading.log" > "$TMP/mis.json" 2>/dev/null || nok "misleading"
+"$GPUDIAG" analyze --json "$DATA/prom_two_scrapes.prom" > "$TMP/prom.json" || nok "prom scrapes"
+if python3 - "$TMP" <<'PY'; then ok; else nok "hand-made values"; fi
+import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+tmp = sys.argv[1]
+def load(n): return json.load(open(os.path.join(tmp, n)))
+def fids(d): return sorted(f["id"] for f in d["findings"])
+checks = []
+# header redefined mid-file; '-' is missing; a 6-field row (line 6) and 'abc' (line 10) skipped:
+# sm 0.80, -, 0.50, 0.60 -> n 3, mean 0.6333, median 0.60; pwr 100, 101 -> n 2; pclk 1400, 1410
+d = load("cc.json"); s = d["series"]; g = s["gpus"][0]
+checks += [("cc samples", g["samples"], 4), ("cc skipped", s["skipped_rows"], 2), ("cc first", s["first_skipped_line"], 6),
+           ("cc util n", g["metrics"]["gpu_util"]["n"], 3), ("cc util mean", g["metrics"]["gpu_util"]["mean"], 1.9 / 3),
+           ("cc util median", g["metrics"]["gpu_util"]["median"], 0.6), ("cc pwr n", g["metrics"]["power_w"]["n"], 2),
+           ("cc pwr mean", g["metrics"]["power_w"]["mean"], 100.5), ("cc pclk mean", g["metrics"]["sm_clock_mhz"]["mean"], 1405),
+           ("cc input finding", "input_skipped_rows" in fids(d), True)]
+# PCIe gen 3 of 4 while GPU 0 is at 90 %: degraded; GPU 1 drops to gen 1 / x8 only when idle: not
+d = load("pcie.json")
+gs = {x["index"]: x for x in d["series"]["gpus"]}
+f = [x for x in d["findings"] if x["id"] == "pcie_link_degraded"]
+checks += [("pcie gpu0", gs[0]["pcie_degraded"], True), ("pcie gpu1", gs[1]["pcie_degraded"], False),
+           ("pcie finding gpu", f[0]["evidence"]["gpu_index"] if f else None, 0),
+           ("pcie title", f[0]["title"].startswith("GPU 0:") if f else None, True)]
+# HW slowdown in 3 of 4 samples ([Not Supported] power cap leaves its bit unknown); 8000 of 81920 MiB
+# used (0.0977) with ~40 % utilisation -> memory_headroom; the GPU is classed throttling
+d = load("hw.json"); g = d["series"]["gpus"][0]
+checks += [("hw throttle share", g["throttle_share"], 0.75), ("hw reasons", g["clock_event_reasons"], 8),
+           ("hw mem share", g["indicators"]["mem_used_share"], 8000 / 81920), ("hw class", g["bottleneck"], "throttling"),
+           ("hw findings", fids(d), ["low_gpu_utilization", "memory_headroom", "throttling"]),
+           ("hw severity", [x["severity"] for x in d["findings"] if x["id"] == "throttling"], ["high"]),
+           ("hw mem n", g["metrics"]["mem_used_bytes"]["n"], 3), ("hw interval", g["interval_us"], 1e6)]
+# dcgmi: GPUTL 95/96/N-A/94, SMACT 0.40/0.42/N-A/0.41; the Switch row is skipped (line 7)
+d = load("mis.json"); s = d["series"]; g = s["gpus"][0]
+checks += [("mis samples", g["samples"], 4), ("mis util n", g["metrics"]["gpu_util"]["n"], 3),
+           ("mis util median", g["metrics"]["gpu_util"]["median"], 0.95), ("mis smact median", g["metrics"]["sm_active"]["median"], 0.41),
+           ("mis skipped", s["skipped_rows"], 1), ("mis first", s["first_skipped_line"], 7),
+           ("mis finding", "gpu_util_misleading" in fids(d), True)]
+# two concatenated scrapes, two hosts; total = used + free; the int64 NOT_SUPPORTED sentinel is missing
+d = load("prom.json"); s = d["series"]
+a = [x for x in s["gpus"] if x["hostname"] == "n1"][0]
+b = [x for x in s["gpus"] if x["hostname"] == "n2"][0]
+checks += [("prom gpus", len(s["gpus"]), 2), ("prom a samples", a["samples"], 2), ("prom b util mean", b["metrics"]["gpu_util"]["mean"], 0.15),
+           ("prom a share", a["indicators"]["mem_used_share"], 0.375), ("prom a duration", a["duration_us"], 30e6),
+           ("prom mem temp absent", "mem_temp_c" in a["metrics"], False), ("prom uuid", a["uuid"], "GPU-aaaa")]
+valcheck.run(checks, "hand-made logs")
+PY
+
+# generated log with ground truth
+python3 "$GD_SRC/bench/gen_monlog.py" --lines 12000 > "$TMP/gen.log"
+"$GPUDIAG" analyze --json "$TMP/gen.log" > "$TMP/gen.json" || nok "generated"
+if python3 - "$TMP/gen.json" <<'PY'; then ok; else nok "generated ground truth"; fi
+import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+d = json.load(open(sys.argv[1]))
+gs = {x["index"]: x for x in d["series"]["gpus"]}
+ids = sorted(f["id"] for f in d["findings"])
+checks = [("gpu0 class", gs[0]["bottleneck"], "data_pipeline"), ("gpu0 period", gs[0]["dip_period_us"], 10e6),
+          ("gpu1 class", gs[1]["bottleneck"], "throttling"), ("gpu2 idle", gs[2]["idle_holding_memory"], True),
+          ("gpu2 class", gs[2]["bottleneck"], "unknown"), ("gpu3 class", gs[3]["bottleneck"], "communication"),
+          ("gpu3 period", gs[3]["dip_period_us"], 8e6), ("samples", gs[0]["samples"], 3000),
+          ("gpu0 low share", gs[0]["metrics"]["gpu_util"]["low_share"], 0.2),  # 2 s of every 10
+          ("findings", ids, ["communication_sawtooth", "idle_gpu_holding_memory", "low_gpu_utilization", "throttling", "utilization_dips"])]
+valcheck.run(checks, "generated")
+PY
+
+# bad input and usage
+printf 'hello\nworld\n' > "$TMP/junk.txt"
+"$GPUDIAG" analyze --format dmon "$TMP/junk.txt" > /dev/null 2> "$TMP/err"; rc=$?
+[ "$rc" -eq 3 ] && grep -q "junk.txt" "$TMP/err" && grep -q "dmon header" "$TMP/err" && ok || nok "junk as dmon: rc $rc $(cat "$TMP/err")"
+"$GPUDIAG" analyze --format smi-csv "$DATA/dmon_columns_change.log" > /dev/null 2> "$TMP/err"; rc=$?
+[ "$rc" -eq 3 ] && ok || nok "dmon as smi-csv: rc $rc"
+printf '# gpu sm\n# Idx %%\n0 x\n0 y\n' > "$TMP/allbad.log"
+"$GPUDIAG" analyze "$TMP/allbad.log" > /dev/null 2> "$TMP/err"; rc=$?
+[ "$rc" -eq 3 ] && grep -q "no sample" "$TMP/err" && ok || nok "all rows bad: rc $rc $(cat "$TMP/err")"
+printf 'utilization.gpu [%%]\n' > "$TMP/hdr.csv"
+"$GPUDIAG" analyze "$TMP/hdr.csv" > /dev/null 2> "$TMP/err"; rc=$?
+[ "$rc" -eq 3 ] && ok || nok "header only: rc $rc"
+printf '0, 45 %%, 1234 MiB\n' > "$TMP/nohdr.csv"
+"$GPUDIAG" analyze --format smi-csv "$TMP/nohdr.csv" > /dev/null 2> "$TMP/err"; rc=$?
+[ "$rc" -eq 3 ] && grep -q "noheader" "$TMP/err" && ok || nok "noheader: rc $rc $(cat "$TMP/err")"
+"$GPUDIAG" analyze --format bogus "$DATA/dmon_columns_change.log" > /dev/null 2> "$TMP/err"; rc=$?
+[ "$rc" -eq 2 ] && grep -q "smi-csv" "$TMP/err" && ok || nok "--format bogus: rc $rc"
+"$GPUDIAG" analyze --format dmon - < "$DATA/dmon_columns_change.log" > "$TMP/out" 2>/dev/null; rc=$?
+[ "$rc" -eq 0 ] && grep -q "^VERDICT" "$TMP/out" && ok || nok "stdin with --format dmon: rc $rc"
+"$GPUDIAG" analyze --format dmon "$TMP/missing.log" > /dev/null 2> "$TMP/err"; rc=$?
+[ "$rc" -eq 3 ] && grep -q "missing.log" "$TMP/err" && ok || nok "missing file: rc $rc"
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
