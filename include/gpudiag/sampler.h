@@ -145,6 +145,22 @@ gpudiag_status gpudiag_sampler_read(gpudiag_sampler *s, size_t i, gpudiag_gpu_sa
 /** Shut the backend down, free the sampler and set *s to NULL.  NULL is a no-op. */
 void gpudiag_sampler_free(gpudiag_sampler **s);
 
+struct gpudiag_series;
+
+/**
+ * Append one live sample to a monitoring series (include/gpudiag/series.h),
+ * the model the log readers fill, in its units: percentages become fractions
+ * 0..1, memory stays bytes, PCIe/NVLink bytes/s, clock reasons the NVML bits.
+ * The GPU is found or added by (index, uuid); its name and bus id are copied.
+ * The time is the readers' base for logs with stamps: local wall time read
+ * as if it were UTC, in µs.  A lost GPU's sample is appended with every
+ * metric missing.
+ *
+ * Returns GPUDIAG_OK, GPUDIAG_ERR_ARG (NULL argument) or GPUDIAG_ERR_NOMEM.
+ */
+gpudiag_status gpudiag_series_append_sample(struct gpudiag_series *s, const gpudiag_gpu_info *info,
+                                            const gpudiag_gpu_sample *smp, gpudiag_error *err);
+
 #ifdef __cplusplus
 }
 #endif

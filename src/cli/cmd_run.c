@@ -36,9 +36,10 @@
 
 #include "cli/cmd_live.h"
 #include "cli/live.h"
+#include "gpudiag/series.h"
 #include "model/markers.h"
 
-enum { R_OPT_BACKEND = 300, R_OPT_GPUS };
+enum { R_OPT_BACKEND = 300, R_OPT_GPUS, R_OPT_JSON };
 enum { RUN_FAIL = 125, RUN_NOEXEC = 126, RUN_NOTFOUND = 127 };
 
 static volatile sig_atomic_t run_child_pid;
@@ -58,7 +59,9 @@ static void usage_run(FILE *fp)
             "Usage: gpudiag run [OPTIONS] -- CMD [ARGS...]\n"
             "\n"
             "Run CMD, sample the GPUs it uses through NVML while it runs, write every sample to\n"
-            "a log as it goes, and when CMD exits print the diagnosis of the run (on stderr).\n"
+            "a log as it goes, and when CMD exits print the diagnosis of the run on stderr: the\n"
+            "same analysis as 'gpudiag analyze LOG' (statistics per GPU, the three indicators,\n"
+            "findings and the verdict).\n"
             "CMD keeps the terminal: stdin, stdout and stderr are untouched, and SIGINT, SIGTERM,\n"
             "SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 sent to gpudiag are forwarded to CMD.\n"
             "\n"
@@ -69,6 +72,7 @@ static void usage_run(FILE *fp)
             "      --gpus LIST       GPUs to sample: NVML indices or UUID prefixes, comma-separated\n"
             "                        (default: CUDA_VISIBLE_DEVICES when set, else all)\n"
             "  -q, --quiet           print only the verdict line at the end\n"
+            "      --json FILE       also write the report (schema gpudiag.report/1) to FILE\n"
             "      --backend NAME    nvml (default) or test (synthetic GPUs; also $GPUDIAG_BACKEND)\n"
             "  -h, --help            show this help and exit\n"
             "\n"
@@ -163,6 +167,80 @@ static double mono_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Diagnose the run: the series of the GPUs the command used (all sampled
+ * GPUs when none was seen) through the monitoring-log analysis, so the
+ * report is the one `gpudiag analyze LOG` gives.  Returns 0, or -1 when the
+ * analysis or a write failed (the message is printed). */
+static int run_report(const gpudiag_series *all, const gpudiag_sampler *s, const int *sel, const int *used, size_t n,
+                      size_t nused, const char *logname, const char *json, int quiet)
+{
+    gpudiag_series *pick = NULL;
+    gpudiag_report *r = NULL;
+    gpudiag_error err;
+    memset(&err, 0, sizeof err);
+    int rc = -1;
+    if (gpudiag_series_new("nvml", &pick) != GPUDIAG_OK)
+        goto out;
+    pick->time_source = all->time_source;
+    pick->interval_us = all->interval_us;
+    for (size_t i = 0; i < n; i++) {
+        if (!sel[i] || (nused && !used[i]))
+            continue;
+        const gpudiag_gpu_info *info = gpudiag_sampler_gpu(s, i);
+        for (size_t g = 0; g < all->gpu_count; g++) {
+            const gpudiag_gpu_series *gs = &all->gpus[g];
+            if (gs->index != (int)info->index)
+                continue;
+            long pg = gpudiag_series_gpu(pick, GPUDIAG_ENTITY_GPU, gs->index, -1, gs->uuid, NULL);
+            if (pg < 0)
+                goto out;
+            memcpy(pick->gpus[pg].name, gs->name, sizeof gs->name);
+            memcpy(pick->gpus[pg].bus_id, gs->bus_id, sizeof gs->bus_id);
+            for (size_t k = 0; k < gs->count; k++) {
+                double v[GPUDIAG_M_COUNT];
+                for (int m = 0; m < GPUDIAG_M_COUNT; m++)
+                    v[m] = gs->v[m] ? gs->v[m][k] : NAN;
+                if (gpudiag_series_append(pick, (size_t)pg, gs->t_us[k], v) != GPUDIAG_OK)
+                    goto out;
+                pick->rows++;
+            }
+        }
+    }
+    if (gpudiag_series_analyze(pick, logname, &r, &err) != GPUDIAG_OK) {
+        fprintf(stderr, "gpudiag: error: analysing the run: %s\n", err.message);
+        goto out;
+    }
+    if (quiet) {
+        fprintf(stderr, "gpudiag run: %s: %s\n", gpudiag_bottleneck_name(r->bottleneck), r->verdict ? r->verdict : "");
+    } else {
+        const char *nc = getenv("NO_COLOR");
+        const char *cols = getenv("COLUMNS");
+        long w = cols ? strtol(cols, NULL, 10) : 0;
+        gpudiag_text_opts topts = {isatty(STDERR_FILENO) && !(nc && nc[0]), 0, (w >= 40 && w <= 1000) ? (int)w : 100};
+        if (gpudiag_report_write_text(r, stderr, &topts, &err) != GPUDIAG_OK)
+            goto out;
+    }
+    if (json) {
+        FILE *jf = fopen(json, "w");
+        if (!jf) {
+            fprintf(stderr, "gpudiag: error: %s: cannot write the JSON report: %s\n", json, strerror(errno));
+            goto out;
+        }
+        gpudiag_status st = gpudiag_report_write_json(r, jf, 1, &err);
+        if (fclose(jf) != 0 || st != GPUDIAG_OK) {
+            fprintf(stderr, "gpudiag: error: %s: cannot write the JSON report\n", json);
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    if (rc != 0 && !err.message[0] && !r)
+        fprintf(stderr, "gpudiag: error: out of memory while analysing the run\n");
+    gpudiag_report_free(&r);
+    gpudiag_series_free(&pick);
+    return rc;
+}
+
 int gd_cmd_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -170,12 +248,13 @@ int gd_cmd_run(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},
         {"gpus", required_argument, NULL, R_OPT_GPUS},
         {"quiet", no_argument, NULL, 'q'},
+        {"json", required_argument, NULL, R_OPT_JSON},
         {"backend", required_argument, NULL, R_OPT_BACKEND},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     double interval = 0.5;
-    const char *output = NULL, *gpus = NULL, *backend = NULL;
+    const char *output = NULL, *gpus = NULL, *backend = NULL, *json = NULL;
     int quiet = 0;
     optind = 1;
     opterr = 0;
@@ -192,6 +271,7 @@ int gd_cmd_run(int argc, char **argv)
         case 'o': output = optarg; break;
         case 'q': quiet = 1; break;
         case R_OPT_GPUS: gpus = optarg; break;
+        case R_OPT_JSON: json = optarg; break;
         case R_OPT_BACKEND: backend = optarg; break;
         case 'h': usage_run(stdout); return 0;
         default:
@@ -226,6 +306,7 @@ int gd_cmd_run(int argc, char **argv)
     gd_markers mk;
     memset(&mk, 0, sizeof mk);
     run_hist hist = {NULL, NULL, NULL, 0, 0};
+    gpudiag_series *ser = NULL;
     if (!sel || !used || !win) {
         fprintf(stderr, "gpudiag: error: out of memory\n");
         code = RUN_FAIL;
@@ -268,6 +349,13 @@ int gd_cmd_run(int argc, char **argv)
     }
     gd_live_csv_header(log);
     fflush(log);
+    if (gpudiag_series_new("nvml", &ser) != GPUDIAG_OK) {
+        fprintf(stderr, "gpudiag: error: out of memory\n");
+        code = RUN_FAIL;
+        goto done;
+    }
+    ser->time_source = GPUDIAG_TIME_ABSOLUTE;
+    ser->interval_us = (int64_t)llround(interval * 1e6);
 
     /* step markers: the script appends to $GPUDIAG_MARKERS (ours when unset) */
     char mpath[600];
@@ -362,6 +450,8 @@ int gd_cmd_run(int argc, char **argv)
             gpudiag_sampler_read(s, i, &smp, NULL);
             gd_live_window_push(&win[i], &smp);
             hist_add(&hist, smp.t_s, smp.gpu_util_pct, i);
+            if (gpudiag_series_append_sample(ser, gpudiag_sampler_gpu(s, i), &smp, NULL) == GPUDIAG_OK)
+                ser->rows++;
             for (size_t k = 0; k < smp.process_count && !used[i]; k++)
                 if (in_tree((pid_t)smp.processes[k].pid, child))
                     used[i] = 1;
@@ -421,13 +511,8 @@ int gd_cmd_run(int argc, char **argv)
             fprintf(stderr, "gpudiag run: no process of the command was seen in NVML's process lists; "
                             "the diagnosis covers every sampled GPU\n");
     }
-    for (size_t i = 0; i < n; i++) {
-        if (!sel[i] || (nused && !used[i]))
-            continue;
-        char v[256];
-        gd_live_verdict(&win[i], gpudiag_sampler_gpu(s, i)->index, v, sizeof v);
-        fprintf(stderr, "gpudiag run: %s\n", v);
-    }
+    if (nsel > 0 && run_report(ser, s, sel, used, n, nused, logname, json, quiet) != 0 && code == 0)
+        code = RUN_FAIL;
     if (!quiet && own_markers >= 0 && (mk.n > 0 || !own_markers)) {
         size_t k = 0;
         for (size_t i = 0; i < hist.n; i++) /* keep the diagnosed GPUs' samples */
@@ -445,6 +530,7 @@ done:
     if (log)
         fclose(log);
     gd_markers_free(&mk);
+    gpudiag_series_free(&ser);
     free(hist.t);
     free(hist.util);
     free(hist.gpu);
