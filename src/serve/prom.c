@@ -170,7 +170,7 @@ int gd_prom_write(FILE *fp, const gd_prom_state *st, int openmetrics)
             continue;
         if (!headed++)
             put_head(fp, "gpudiag_low_utilization_share",
-                     "Share of the rolling window's samples with GPU-Util below 30% (docs/DEFINITIONS.md).", "gauge");
+                     "Share of the rolling window's samples with the compute indicator (SM active, else GPU-Util) below 0.30.", "gauge");
         fputs("gpudiag_low_utilization_share", fp);
         put_labels(fp, st, g);
         fputc('}', fp);

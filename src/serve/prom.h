@@ -16,7 +16,7 @@
 typedef struct gd_prom_gpu {
     const gpudiag_gpu_info *info;     /* identity (index, name, UUID, bus id); not owned */
     const gpudiag_gpu_sample *last;   /* latest sample, NULL before the first; not owned */
-    double low_utilization_share;     /* fraction 0..1 of the window's samples below 30% GPU-Util; NaN unknown */
+    double low_utilization_share;     /* fraction 0..1 of the window's samples with the compute indicator < 0.30; NaN unknown */
     int bottleneck;                   /* gpudiag_bottleneck of the window's verdict; -1 unknown */
     double mfu;                       /* fraction 0..1; NaN unknown */
 } gd_prom_gpu;

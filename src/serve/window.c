@@ -9,24 +9,18 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "gpudiag/series.h"
 #include "model/markers.h"
 #include "serve/prom.h"
 
-#define GD_LOW_UTIL_THRESHOLD 0.30   /* the seeds' low-utilisation bar (docs/DEFINITIONS.md) */
 #define GD_WINDOW_MAX_SAMPLES 100000 /* per GPU, whatever --window / --interval say */
-
-typedef struct gd_ring_sample {
-    int64_t t_us;
-    double gpu_util;      /* fraction 0..1, NaN unknown */
-} gd_ring_sample;
 
 typedef struct gd_wgpu {
     gpudiag_gpu_info info;
     gpudiag_gpu_sample last;
     int have_last;
     int read_failed;              /* last read returned an error */
-    gd_ring_sample *ring;
-    size_t head, count;           /* ring of `cap` samples */
+    size_t count;                 /* samples of this GPU in the window */
     double low_share;             /* NaN unknown */
     int bottleneck;               /* -1 unknown */
 } gd_wgpu;
@@ -36,7 +30,9 @@ struct gd_window {
     gd_serve_opts opts;
     size_t gpu_count;
     gd_wgpu *gpus;
-    size_t cap;
+    size_t cap;                   /* most samples kept per GPU */
+    gpudiag_series *series;       /* the window's samples, in the monitoring-log model */
+    gpudiag_report *report;       /* its analysis (gpudiag_series_analyze), NULL before the first */
     uint64_t rounds, errors;
     int have_markers;
     gd_markers markers;           /* step markers (model/markers.h), pruned to the window */
@@ -69,14 +65,14 @@ gd_window *gd_window_new(gpudiag_sampler *s, const char *hostname, const gd_serv
         const gpudiag_gpu_info *info = gpudiag_sampler_gpu(s, i);
         if (info)
             w->gpus[i].info = *info;
-        w->gpus[i].ring = calloc(w->cap, sizeof *w->gpus[i].ring);
         w->gpus[i].low_share = NAN;
         w->gpus[i].bottleneck = -1;
-        if (!w->gpus[i].ring) {
-            gd_window_free(&w);
-            return NULL;
-        }
     }
+    if (gpudiag_series_new("nvml", &w->series) != GPUDIAG_OK) {
+        gd_window_free(&w);
+        return NULL;
+    }
+    w->series->interval_us = opts->interval_us;
     w->mfu = NAN;
     if (opts->markers && *opts->markers) {
         gd_markers_init(&w->markers, opts->markers);   /* from the file's end; it may appear later */
@@ -90,9 +86,9 @@ void gd_window_free(gd_window **wp)
     if (!wp || !*wp)
         return;
     gd_window *w = *wp;
-    for (size_t i = 0; i < w->gpu_count; i++)
-        free(w->gpus[i].ring);
     free(w->gpus);
+    gpudiag_series_free(&w->series);
+    gpudiag_report_free(&w->report);
     if (w->have_markers)
         gd_markers_free(&w->markers);
     free(w);
@@ -139,21 +135,59 @@ static double window_mfu(const gd_window *w)
 
 /* --- sampling -------------------------------------------------------------- */
 
-static void window_stats(gd_window *w, gd_wgpu *g, int64_t now)
+/* Drop each GPU's samples older than the window (or beyond `cap`), keeping
+ * the columns aligned. */
+static void prune(gd_window *w)
 {
-    while (g->count && g->ring[g->head].t_us < now - w->opts.window_us) {
-        g->head = (g->head + 1) % w->cap;
-        g->count--;
-    }
-    size_t valid = 0, low = 0;
-    for (size_t k = 0; k < g->count; k++) {
-        double u = g->ring[(g->head + k) % w->cap].gpu_util;
-        if (isnan(u))
+    gpudiag_series *ser = w->series;
+    for (size_t g = 0; g < ser->gpu_count; g++) {
+        gpudiag_gpu_series *gs = &ser->gpus[g];
+        if (gs->count == 0)
             continue;
-        valid++;
-        low += u < GD_LOW_UTIL_THRESHOLD;
+        int64_t oldest = gs->t_us[gs->count - 1] - w->opts.window_us;
+        size_t drop = 0;
+        while (drop < gs->count && (gs->t_us[drop] < oldest || gs->count - drop > w->cap))
+            drop++;
+        if (drop == 0)
+            continue;
+        size_t keep = gs->count - drop;
+        memmove(gs->t_us, gs->t_us + drop, keep * sizeof *gs->t_us);
+        for (int m = 0; m < GPUDIAG_M_COUNT; m++)
+            if (gs->v[m])
+                memmove(gs->v[m], gs->v[m] + drop, keep * sizeof *gs->v[m]);
+        gs->count = keep;
     }
-    g->low_share = valid ? (double)low / (double)valid : NAN;
+}
+
+/* The window's diagnosis: the monitoring-series analysis of `gpudiag analyze
+ * LOG` and `gpudiag run`, so all three agree. */
+static void diagnose(gd_window *w)
+{
+    gpudiag_report *r = NULL;
+    if (gpudiag_series_analyze(w->series, "live (gpudiag serve)", &r, NULL) != GPUDIAG_OK || !r)
+        return;   /* out of memory: keep the previous diagnosis */
+    gpudiag_report_free(&w->report);
+    w->report = r;
+    for (size_t i = 0; i < w->gpu_count; i++) {
+        gd_wgpu *g = &w->gpus[i];
+        g->low_share = NAN;
+        g->bottleneck = -1;
+        g->count = 0;
+        const gpudiag_series_summary *sum = r->series;
+        for (size_t k = 0; sum && k < sum->gpu_count; k++) {
+            const gpudiag_gpu_summary *gsum = &sum->gpus[k];
+            int same = g->info.uuid[0] ? strcmp(gsum->uuid, g->info.uuid) == 0 : gsum->index == (int)g->info.index;
+            if (!same)
+                continue;
+            g->count = gsum->samples;
+            /* the compute indicator: SM active when the GPU has it, else GPU-Util */
+            if (gsum->compute_metric < GPUDIAG_M_COUNT) {
+                g->low_share = gsum->stats[gsum->compute_metric].low_share;
+                g->bottleneck = (int)gsum->bottleneck;
+            }
+            break;
+        }
+    }
 }
 
 void gd_window_sample(gd_window *w, gpudiag_sampler *s)
@@ -172,17 +206,11 @@ void gd_window_sample(gd_window *w, gpudiag_sampler *s)
         g->read_failed = 0;
         g->last = smp;
         g->have_last = 1;
-        if (!smp.lost) {
-            size_t at = (g->head + g->count) % w->cap;
-            if (g->count == w->cap)
-                g->head = (g->head + 1) % w->cap;
-            else
-                g->count++;
-            g->ring[at].t_us = now;
-            g->ring[at].gpu_util = smp.gpu_util_pct / 100.0;
-        }
-        window_stats(w, g, now);
+        if (!smp.lost && gpudiag_series_append_sample(w->series, &g->info, &smp, NULL) != GPUDIAG_OK)
+            w->errors++;
     }
+    prune(w);
+    diagnose(w);
     read_markers(w, now);
     w->mfu = window_mfu(w);
     w->rounds++;
@@ -207,57 +235,13 @@ int gd_window_write_prom(const gd_window *w, FILE *fp, int openmetrics, double l
     return rc;
 }
 
-static void json_str(FILE *fp, const char *s)
-{
-    fputc('"', fp);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(fp, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(fp, "\\u%04x", c);
-        else
-            fputc(c, fp);
-    }
-    fputc('"', fp);
-}
-
-static void json_num(FILE *fp, double v)
-{
-    if (isfinite(v))
-        fprintf(fp, "%.6g", v);
-    else
-        fputs("null", fp);
-}
-
 int gd_window_write_report(const gd_window *w, FILE *fp)
 {
-    fprintf(fp, "{\"schema\":\"gpudiag.serve/1\",\"hostname\":");
-    json_str(fp, w->hostname);
-    fprintf(fp, ",\"window_us\":%lld,\"interval_us\":%lld,\"rounds\":%llu,\"mfu\":", (long long)w->opts.window_us,
-            (long long)w->opts.interval_us, (unsigned long long)w->rounds);
-    json_num(fp, w->mfu);
-    fputs(",\"gpus\":[", fp);
-    for (size_t i = 0; i < w->gpu_count; i++) {
-        const gd_wgpu *g = &w->gpus[i];
-        fprintf(fp, "%s{\"index\":%u,\"name\":", i ? "," : "", g->info.index);
-        json_str(fp, g->info.name);
-        fputs(",\"uuid\":", fp);
-        json_str(fp, g->info.uuid);
-        fprintf(fp, ",\"up\":%s,\"samples\":%zu,\"low_utilization_share\":",
-                g->have_last && g->last.lost ? "false" : "true", g->count);
-        json_num(fp, g->low_share);
-        fputs(",\"bottleneck\":", fp);
-        if (g->bottleneck >= 0)
-            json_str(fp, gpudiag_bottleneck_name((gpudiag_bottleneck)g->bottleneck));
-        else
-            fputs("null", fp);
-        fputs(",\"gpu_util\":", fp);
-        json_num(fp, g->have_last && !g->last.lost ? g->last.gpu_util_pct / 100.0 : NAN);
-        fputs("}", fp);
+    if (!w->report) {
+        fputs("{\"schema\":\"" GPUDIAG_REPORT_SCHEMA "\",\"series\":null}\n", fp);
+        return ferror(fp) ? -1 : 0;
     }
-    fputs("]}\n", fp);
-    return ferror(fp) ? -1 : 0;
+    return gpudiag_report_write_json(w->report, fp, 0, NULL) == GPUDIAG_OK ? 0 : -1;
 }
 
 int gd_window_health(const gd_window *w, char *msg, size_t msglen)

@@ -9,7 +9,9 @@
 # so: DCGM_FI_DEV_GPU_UTIL{gpu="0"} 20; FB_USED = 30*1024 = 30720 MiB;
 # FB_FREE = (80 - 8 - 30) GiB = 43008 MiB; POWER_USAGE 350.500000;
 # DCGM_FI_DEV_PCIE_RX_THROUGHPUT 2048 (KB/s, x1024 then /1024);
-# gpudiag_low_utilization_share{gpu="0"} 1 (every sample < 30 %);
+# compute indicator of GPU 0 = SM active (0.40 from the 2nd sample on): low share 0; not high
+# (< 0.70), bandwidth = memutil 0.35 low (< 0.50), no dips, median >= 0.30 with low share < 0.10
+# -> class host_launch (DEFINITIONS "Classification of a GPU in use", rule 7);
 # gpudiag_clock_event_active{gpu="0",reason="sw_power_cap"} 1, others 0;
 # after GPU 1 is lost: gpudiag_gpu_up{gpu="1"} 0 and GPU 0 still served.
 set -eu
@@ -123,7 +125,9 @@ check("temp", val(s, "DCGM_FI_DEV_GPU_TEMP", gpu="0"), 61.0)
 check("pcie rx", val(s, "DCGM_FI_DEV_PCIE_RX_THROUGHPUT", gpu="0"), 2048.0)
 check("sm active", val(s, "DCGM_FI_PROF_SM_ACTIVE", gpu="0"), 0.4)
 check("tensor absent (never set)", val(s, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", gpu="0"), None)
-check("low util share 0", val(s, "gpudiag_low_utilization_share", gpu="0"), 1.0)
+check("low util share 0", val(s, "gpudiag_low_utilization_share", gpu="0"), 0.0)
+check("bottleneck 0", val(s, "gpudiag_bottleneck", gpu="0", bottleneck="host_launch"), 1.0)
+check("bottleneck 0 others", sum(v for l, v in s.get("gpudiag_bottleneck", []) if l.get("gpu") == "0"), 1.0)
 check("sw_power_cap", val(s, "gpudiag_clock_event_active", gpu="0", reason="sw_power_cap"), 1.0)
 check("hw_slowdown", val(s, "gpudiag_clock_event_active", gpu="0", reason="hw_slowdown"), 0.0)
 labels = s["DCGM_FI_DEV_GPU_UTIL"][0][0]
@@ -145,9 +149,10 @@ check("openmetrics counter family", "# TYPE gpudiag_samples counter" in body, Tr
 st, _, body = get("/healthz"); check("healthz", (st, body.strip()), (200, "ok"))
 st, _, body = get("/report"); check("report status", st, 200)
 rep = json.loads(body)
-check("report gpus", len(rep["gpus"]), 2)
-check("report low share", rep["gpus"][0]["low_utilization_share"], 1.0)
-check("report gpu 1 down", rep["gpus"][1]["up"], False)
+check("report schema", rep["schema"], "gpudiag.report/1")
+check("report gpus", len(rep["series"]["gpus"]), 2)
+check("report gpu 0 class", rep["series"]["gpus"][0]["bottleneck"], "host_launch")
+check("report gpu 1 samples (lost after 3 reads)", rep["series"]["gpus"][1]["samples"], 3)
 st, _, _ = get("/nope"); check("404", st, 404)
 st, _, _ = get("/metrics", method="POST", data=b"x" * 10); check("POST", st, 405)
 # oversized request header: rejected, server survives
@@ -197,10 +202,10 @@ else:
         check("prom modelName", m.get("modelName"), "NVIDIA H100 80GB HBM3")
         check("prom Hostname", m.get("Hostname"), "node-a")
         check("prom value", float(got[0]["value"][1]), 20.0)
-        q2 = urllib.parse.quote('gpudiag_low_utilization_share{gpu="0"}')
+        q2 = urllib.parse.quote('gpudiag_bottleneck{gpu="0",bottleneck="host_launch"}')
         with urllib.request.urlopen("http://127.0.0.1:%d/api/v1/query?query=%s" % (pport, q2), timeout=5) as r:
             res = json.load(r)["data"]["result"]
-        check("prom low share", [float(x["value"][1]) for x in res], [1.0])
+        check("prom bottleneck", [float(x["value"][1]) for x in res], [1.0])
         q3 = urllib.parse.quote('up{job="gpudiag"}')
         with urllib.request.urlopen("http://127.0.0.1:%d/api/v1/query?query=%s" % (pport, q3), timeout=5) as r:
             res = json.load(r)["data"]["result"]
