@@ -10,60 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diagnose/fbuild.h"
 #include "diagnose/rules.h"
 #include "model/trace.h"
 #include "util/util.h"
 
-typedef struct fbuilder {
-    gpudiag_report *r;
-    size_t cap;
-    int oom;
-} fbuilder;
-
-static gpudiag_finding *add(fbuilder *b, const char *id, gpudiag_severity sev, int is_cause,
-                            gpudiag_bottleneck bn, double est_gain)
-{
-    gpudiag_report *r = b->r;
-    if (r->finding_count == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 8;
-        gpudiag_finding *f = realloc(r->findings, cap * sizeof *f);
-        if (!f) {
-            b->oom = 1;
-            return NULL;
-        }
-        r->findings = f;
-        b->cap = cap;
-    }
-    gpudiag_finding *f = &r->findings[r->finding_count++];
-    memset(f, 0, sizeof *f);
-    f->id = id;
-    f->severity = sev;
-    f->is_cause = is_cause;
-    f->bottleneck = bn;
-    f->est_gain = est_gain;
-    return f;
-}
-
-static void ev(gpudiag_finding *f, const char *key, double v)
-{
-    if (f && f->evidence_count < GPUDIAG_MAX_EVIDENCE) {
-        f->evidence[f->evidence_count].key = key;
-        f->evidence[f->evidence_count].value = v;
-        f->evidence_count++;
-    }
-}
-
-static void text(fbuilder *b, gpudiag_finding *f, char *title, char *rec)
-{
-    if (!f || !title || !rec) {
-        free(title);
-        free(rec);
-        b->oom = 1;
-        return;
-    }
-    f->title = title;
-    f->recommendation = rec;
-}
+typedef gd_fbuild fbuilder;
 
 static gpudiag_severity sev_for_share(double s)
 {
@@ -106,10 +58,10 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
 {
     gpudiag_report *r = b->r;
     if (r->input.truncated) {
-        gpudiag_finding *f = add(b, "input_truncated", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
-        ev(f, "truncated_at_bytes", (double)r->input.truncated_at);
-        ev(f, "events_read", (double)r->input.events);
-        text(b, f,
+        gpudiag_finding *f = gd_fb_add(b, "input_truncated", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gd_fb_ev(f, "truncated_at_bytes", (double)r->input.truncated_at);
+        gd_fb_ev(f, "events_read", (double)r->input.events);
+        gd_fb_text(b, f,
              gd_format("Trace is cut off at byte %lld (%s); analysed the %llu complete events before it",
                        (long long)r->input.truncated_at, t->truncation_reason[0] ? t->truncation_reason : "unexpected end",
                        (unsigned long long)r->input.events),
@@ -120,10 +72,10 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                        "exits, and check free disk space."));
     }
     if (r->input.skipped_malformed) {
-        gpudiag_finding *f = add(b, "input_malformed", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_UNKNOWN, NAN);
-        ev(f, "skipped_events", (double)r->input.skipped_malformed);
-        ev(f, "first_error_at_bytes", (double)t->first_error_at);
-        text(b, f,
+        gpudiag_finding *f = gd_fb_add(b, "input_malformed", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gd_fb_ev(f, "skipped_events", (double)r->input.skipped_malformed);
+        gd_fb_ev(f, "first_error_at_bytes", (double)t->first_error_at);
+        gd_fb_text(b, f,
              gd_format("%llu malformed event(s) skipped; the first at byte %lld: %s",
                        (unsigned long long)r->input.skipped_malformed, (long long)t->first_error_at, t->first_error),
              gd_format("The JSON is invalid around those events (old Kineto versions wrote unescaped quotes "
@@ -132,11 +84,11 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                        "Upgrade PyTorch, or re-export with with_stack=False."));
     }
     if (r->input.skipped_no_dur || r->input.skipped_zero_ts || r->input.skipped_bad_value) {
-        gpudiag_finding *f = add(b, "input_incomplete_events", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
-        ev(f, "events_without_duration", (double)r->input.skipped_no_dur);
-        ev(f, "gpu_events_with_zero_ts", (double)r->input.skipped_zero_ts);
-        ev(f, "gpu_events_with_bad_device", (double)r->input.skipped_bad_value);
-        text(b, f,
+        gpudiag_finding *f = gd_fb_add(b, "input_incomplete_events", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gd_fb_ev(f, "events_without_duration", (double)r->input.skipped_no_dur);
+        gd_fb_ev(f, "gpu_events_with_zero_ts", (double)r->input.skipped_zero_ts);
+        gd_fb_ev(f, "gpu_events_with_bad_device", (double)r->input.skipped_bad_value);
+        gd_fb_text(b, f,
              gd_format("%llu event(s) without a valid duration, %llu GPU event(s) without a timestamp and %llu "
                        "with an impossible device index were left out",
                        (unsigned long long)r->input.skipped_no_dur, (unsigned long long)r->input.skipped_zero_ts,
@@ -147,33 +99,33 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                        "(raise the activity buffer size or profile fewer steps)."));
     }
     if (!r->has_gpu) {
-        gpudiag_finding *f = add(b, "cpu_only_trace", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
-        ev(f, "cpu_ops", (double)t->cpu_ops.len);
-        text(b, f, gd_format("The trace has no GPU activity (no kernels, copies or memsets)"),
+        gpudiag_finding *f = gd_fb_add(b, "cpu_only_trace", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gd_fb_ev(f, "cpu_ops", (double)t->cpu_ops.len);
+        gd_fb_text(b, f, gd_format("The trace has no GPU activity (no kernels, copies or memsets)"),
              gd_format("Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] and make "
                        "sure the model and data are on the GPU (model.to('cuda'))."));
     } else if (!r->steps_from_profiler && r->input.nsys.present) {
-        gpudiag_finding *f = add(b, "no_step_markers", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
-        ev(f, "host_steps", 0);
-        ev(f, "nvtx_ranges", (double)r->input.nsys.nvtx_ranges);
-        text(b, f,
+        gpudiag_finding *f = gd_fb_add(b, "no_step_markers", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gd_fb_ev(f, "host_steps", 0);
+        gd_fb_ev(f, "nvtx_ranges", (double)r->input.nsys.nvtx_ranges);
+        gd_fb_text(b, f,
              gd_format("No step ranges in the Nsight Systems export: the whole capture is analysed as one window"),
              gd_format("Mark each training iteration with an NVTX range (torch.cuda.nvtx.range_push(\"step\") / "
                        "range_pop(), or nvtx.annotate) and profile with `nsys profile -t cuda,nvtx`; gpudiag "
                        "recognises ProfilerStep#N and ranges named iteration, train_step, training_step, "
                        "train_batch or step, and any other name given with --step-range NAME."));
     } else if (!r->steps_from_profiler) {
-        gpudiag_finding *f = add(b, "no_step_markers", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
-        ev(f, "host_steps", 0);
-        text(b, f, gd_format("No ProfilerStep#N markers: the whole trace is analysed as one step"),
+        gpudiag_finding *f = gd_fb_add(b, "no_step_markers", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gd_fb_ev(f, "host_steps", 0);
+        gd_fb_text(b, f, gd_format("No ProfilerStep#N markers: the whole trace is analysed as one step"),
              gd_format("Use torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, warmup=1, "
                        "active=3)) and call prof.step() once per training iteration, so per-step "
                        "numbers and the step-time spread can be computed."));
     }
     if (r->input.step_range_missing) {
-        gpudiag_finding *f = add(b, "input_step_range_missing", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
-        ev(f, "annotation_ranges", (double)r->input.nsys.nvtx_ranges);
-        text(b, f,
+        gpudiag_finding *f = gd_fb_add(b, "input_step_range_missing", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gd_fb_ev(f, "annotation_ranges", (double)r->input.nsys.nvtx_ranges);
+        gd_fb_text(b, f,
              gd_format("No range named '%s' (--step-range) in the trace: the whole capture is analysed as one window",
                        r->input.step_range ? r->input.step_range : ""),
              gd_format("Check the range name: it must be the NVTX range (Nsight export) or user annotation "
@@ -182,9 +134,9 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                        "lists the ranges of an export."));
     }
     if (r->input.nsys.present && r->input.nsys.schema_gap_count) {
-        gpudiag_finding *f = add(b, "input_schema_gaps", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
-        ev(f, "missing_tables_or_columns", (double)r->input.nsys.schema_gap_count);
-        text(b, f,
+        gpudiag_finding *f = gd_fb_add(b, "input_schema_gaps", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gd_fb_ev(f, "missing_tables_or_columns", (double)r->input.nsys.schema_gap_count);
+        gd_fb_text(b, f,
              gd_format("The Nsight Systems export lacks %u table(s)/column(s) gpudiag reads: %s",
                        r->input.nsys.schema_gap_count, r->input.nsys.schema_gaps ? r->input.nsys.schema_gaps : ""),
              gd_format("nsys creates a table only when the capture recorded that kind of event, and older "
@@ -207,12 +159,12 @@ static void rule_nsight(fbuilder *b)
     if (!R->available)
         return;
     if (R->gaps) {
-        gpudiag_finding *f = add(b, "nsight_gpu_gaps", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
-        ev(f, "gaps", (double)R->gaps);
-        ev(f, "gap_time_us", R->gap_time_us);
-        ev(f, "gap_max_us", R->gap_max_us);
-        ev(f, "threshold_us", R->gap_threshold_us);
-        text(b, f,
+        gpudiag_finding *f = gd_fb_add(b, "nsight_gpu_gaps", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gd_fb_ev(f, "gaps", (double)R->gaps);
+        gd_fb_ev(f, "gap_time_us", R->gap_time_us);
+        gd_fb_ev(f, "gap_max_us", R->gap_max_us);
+        gd_fb_ev(f, "threshold_us", R->gap_threshold_us);
+        gd_fb_text(b, f,
              gd_format("Nsight rule gpu_gaps (GPU Gaps): %llu gap(s) longer than %.0f ms with the GPU idle, %.1f ms in "
                        "all, the longest %.1f ms",
                        (unsigned long long)R->gaps, R->gap_threshold_us / 1000.0, R->gap_time_us / 1000.0,
@@ -222,14 +174,14 @@ static void rule_nsight(fbuilder *b)
                        "host-side work between iterations); IDLE GAPS above says what the host was doing."));
     }
     if (R->util_low_chunks) {
-        gpudiag_finding *f = add(b, "nsight_gpu_time_util", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_UNKNOWN, NAN);
-        ev(f, "low_chunks", (double)R->util_low_chunks);
-        ev(f, "chunks", (double)R->util_chunks_total);
-        ev(f, "low_regions", (double)R->util_low_regions);
-        ev(f, "low_time_us", R->util_low_time_us);
-        ev(f, "min_utilization", R->util_min);
-        ev(f, "threshold", R->util_threshold);
-        text(b, f,
+        gpudiag_finding *f = gd_fb_add(b, "nsight_gpu_time_util", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gd_fb_ev(f, "low_chunks", (double)R->util_low_chunks);
+        gd_fb_ev(f, "chunks", (double)R->util_chunks_total);
+        gd_fb_ev(f, "low_regions", (double)R->util_low_regions);
+        gd_fb_ev(f, "low_time_us", R->util_low_time_us);
+        gd_fb_ev(f, "min_utilization", R->util_min);
+        gd_fb_ev(f, "threshold", R->util_threshold);
+        gd_fb_text(b, f,
              gd_format("Nsight rule gpu_time_util (GPU Time Utilization): %llu of %llu time chunks have the GPU busy "
                        "less than %.0f%% of the time (%llu region(s), %.1f ms; the lowest %.1f%%)",
                        (unsigned long long)R->util_low_chunks, (unsigned long long)R->util_chunks_total,
@@ -240,11 +192,11 @@ static void rule_nsight(fbuilder *b)
                        "full of tiny kernels counts as busy."));
     }
     if (R->memcpy_sync) {
-        gpudiag_finding *f = add(b, "nsight_cuda_memcpy_sync", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_SYNCHRONIZATION, NAN);
-        ev(f, "copies", (double)R->memcpy_sync);
-        ev(f, "bytes", R->memcpy_sync_bytes);
-        ev(f, "copy_time_us", R->memcpy_sync_us);
-        text(b, f,
+        gpudiag_finding *f = gd_fb_add(b, "nsight_cuda_memcpy_sync", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_SYNCHRONIZATION, NAN);
+        gd_fb_ev(f, "copies", (double)R->memcpy_sync);
+        gd_fb_ev(f, "bytes", R->memcpy_sync_bytes);
+        gd_fb_ev(f, "copy_time_us", R->memcpy_sync_us);
+        gd_fb_text(b, f,
              gd_format("Nsight rule cuda_memcpy_sync (CUDA Synchronous Memcpy): %llu synchronous copies "
                        "(%.3g MB, %.1f ms on the GPU) block the host",
                        (unsigned long long)R->memcpy_sync, R->memcpy_sync_bytes / 1e6, R->memcpy_sync_us / 1000.0),
@@ -252,11 +204,11 @@ static void rule_nsight(fbuilder *b)
                        "(in PyTorch: tensor.to(device, non_blocking=True) from pinned memory)."));
     }
     if (R->memset_sync) {
-        gpudiag_finding *f = add(b, "nsight_cuda_memset_sync", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_SYNCHRONIZATION, NAN);
-        ev(f, "memsets", (double)R->memset_sync);
-        ev(f, "bytes", R->memset_sync_bytes);
-        ev(f, "memset_time_us", R->memset_sync_us);
-        text(b, f,
+        gpudiag_finding *f = gd_fb_add(b, "nsight_cuda_memset_sync", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_SYNCHRONIZATION, NAN);
+        gd_fb_ev(f, "memsets", (double)R->memset_sync);
+        gd_fb_ev(f, "bytes", R->memset_sync_bytes);
+        gd_fb_ev(f, "memset_time_us", R->memset_sync_us);
+        gd_fb_text(b, f,
              gd_format("Nsight rule cuda_memset_sync (CUDA Synchronous Memset): %llu synchronous memsets on pinned "
                        "or managed memory (%.1f ms on the GPU)",
                        (unsigned long long)R->memset_sync, R->memset_sync_us / 1000.0),
@@ -265,11 +217,11 @@ static void rule_nsight(fbuilder *b)
     }
     if (R->memcpy_async_pageable) {
         gpudiag_finding *f =
-            add(b, "nsight_cuda_memcpy_async", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_MEMORY_TRANSFER, NAN);
-        ev(f, "copies", (double)R->memcpy_async_pageable);
-        ev(f, "bytes", R->memcpy_async_pageable_bytes);
-        ev(f, "copy_time_us", R->memcpy_async_pageable_us);
-        text(b, f,
+            gd_fb_add(b, "nsight_cuda_memcpy_async", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_MEMORY_TRANSFER, NAN);
+        gd_fb_ev(f, "copies", (double)R->memcpy_async_pageable);
+        gd_fb_ev(f, "bytes", R->memcpy_async_pageable_bytes);
+        gd_fb_ev(f, "copy_time_us", R->memcpy_async_pageable_us);
+        gd_fb_text(b, f,
              gd_format("Nsight rule cuda_memcpy_async (CUDA Async Memcpy with Pageable Memory): %llu asynchronous "
                        "copies touch pageable memory and so run synchronously (%.3g MB, %.1f ms)",
                        (unsigned long long)R->memcpy_async_pageable, R->memcpy_async_pageable_bytes / 1e6,
@@ -278,10 +230,10 @@ static void rule_nsight(fbuilder *b)
                        "DataLoader(pin_memory=True), tensor.pin_memory())."));
     }
     if (R->api_sync) {
-        gpudiag_finding *f = add(b, "nsight_cuda_api_sync", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_SYNCHRONIZATION, NAN);
-        ev(f, "calls", (double)R->api_sync);
-        ev(f, "call_time_us", R->api_sync_us);
-        text(b, f,
+        gpudiag_finding *f = gd_fb_add(b, "nsight_cuda_api_sync", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_SYNCHRONIZATION, NAN);
+        gd_fb_ev(f, "calls", (double)R->api_sync);
+        gd_fb_ev(f, "call_time_us", R->api_sync_us);
+        gd_fb_text(b, f,
              gd_format("Nsight rule cuda_api_sync (CUDA Synchronization APIs): %llu cudaDeviceSynchronize / "
                        "cudaStreamSynchronize calls, %.1f ms of host time in them",
                        (unsigned long long)R->api_sync, R->api_sync_us / 1000.0),
@@ -298,12 +250,12 @@ static void rule_dataloader(fbuilder *b)
     double s = role_share(r, GPUDIAG_ROLE_DATALOADER);
     if (isnan(s) || !(s > GD_DATALOADER_SHARE_MIN))
         return;
-    gpudiag_finding *f = add(b, "dataloader_stall", sev_for_share(s), 1, GPUDIAG_BN_DATA_PIPELINE, s);
-    ev(f, "dataloader_share", s);
-    ev(f, "dataloader_us_per_step", r->avg_role_us[GPUDIAG_ROLE_DATALOADER]);
-    ev(f, "step_time_us", r->avg_step_us);
-    ev(f, "gpu_utilization", r->gpu_utilization);
-    text(b, f,
+    gpudiag_finding *f = gd_fb_add(b, "dataloader_stall", sev_for_share(s), 1, GPUDIAG_BN_DATA_PIPELINE, s);
+    gd_fb_ev(f, "dataloader_share", s);
+    gd_fb_ev(f, "dataloader_us_per_step", r->avg_role_us[GPUDIAG_ROLE_DATALOADER]);
+    gd_fb_ev(f, "step_time_us", r->avg_step_us);
+    gd_fb_ev(f, "gpu_utilization", r->gpu_utilization);
+    gd_fb_text(b, f,
          gd_format("The GPU waits for the DataLoader: %.1f%% of each step (%.3g ms of %.3g ms)", 100.0 * s,
                    r->avg_role_us[GPUDIAG_ROLE_DATALOADER] / 1000.0, r->avg_step_us / 1000.0),
          gd_format("Load batches in parallel with compute: DataLoader(num_workers=N) with N at 50-75%% of "
@@ -335,11 +287,11 @@ static void rule_startup(fbuilder *b)
     if (!(share > 0))
         return;
     const gpudiag_step *s0 = &r->steps[0];
-    gpudiag_finding *f = add(b, "startup_in_window", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_UNKNOWN, NAN);
-    ev(f, "lead_in_us", s0->gpu_lead_in_us);
-    ev(f, "first_step_us", s0->duration_us);
-    ev(f, "share_of_steps", share);
-    text(b, f,
+    gpudiag_finding *f = gd_fb_add(b, "startup_in_window", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_UNKNOWN, NAN);
+    gd_fb_ev(f, "lead_in_us", s0->gpu_lead_in_us);
+    gd_fb_ev(f, "first_step_us", s0->duration_us);
+    gd_fb_ev(f, "share_of_steps", share);
+    gd_fb_text(b, f,
          gd_format("The first %.2f s of the %s pass before any GPU work: CUDA initialisation, model loading, "
                    "torch.compile or autotuning, counted as host time",
                    s0->gpu_lead_in_us / 1e6, r->steps_from_profiler ? "first step" : "window"),
@@ -366,18 +318,18 @@ static void rule_host_overhead(fbuilder *b)
         gain = 0;
     /* launch-bound (issue #3's host_launch_bound): many short kernels and no deep queue */
     const char *id = short_kernels && !queue_runs_dry ? "host_launch_bound" : "host_overhead";
-    gpudiag_finding *f = add(b, id, sev_for_share(gain), 1, GPUDIAG_BN_HOST_LAUNCH, gain);
-    ev(f, "host_share", host);
-    ev(f, "runtime_share", role_share(r, GPUDIAG_ROLE_RUNTIME));
-    ev(f, "cpu_exec_share", role_share(r, GPUDIAG_ROLE_CPU_EXEC));
-    ev(f, "short_kernel_share", r->short_kernel_share);
-    ev(f, "median_kernel_us", r->median_kernel_us);
-    ev(f, "gpu_utilization", r->gpu_utilization);
-    ev(f, "launch_delay_median_us", r->launch_delay_median_us);
+    gpudiag_finding *f = gd_fb_add(b, id, sev_for_share(gain), 1, GPUDIAG_BN_HOST_LAUNCH, gain);
+    gd_fb_ev(f, "host_share", host);
+    gd_fb_ev(f, "runtime_share", role_share(r, GPUDIAG_ROLE_RUNTIME));
+    gd_fb_ev(f, "cpu_exec_share", role_share(r, GPUDIAG_ROLE_CPU_EXEC));
+    gd_fb_ev(f, "short_kernel_share", r->short_kernel_share);
+    gd_fb_ev(f, "median_kernel_us", r->median_kernel_us);
+    gd_fb_ev(f, "gpu_utilization", r->gpu_utilization);
+    gd_fb_ev(f, "launch_delay_median_us", r->launch_delay_median_us);
     if (startup > 0)
-        ev(f, "startup_share_excluded", startup);
+        gd_fb_ev(f, "startup_share_excluded", startup);
     if (queue_runs_dry)
-        text(b, f,
+        gd_fb_text(b, f,
              gd_format("The GPU runs out of queued work at points in the step: framework ops and launch calls "
                        "own %.1f%% of the step while no kernel runs, although the CPU is usually %.1f ms ahead "
                        "(median launch delay)",
@@ -388,7 +340,7 @@ static void rule_host_overhead(fbuilder *b)
                        "overlap it (a side CUDA stream, prefetching the next batch to the GPU), use fused/foreach "
                        "optimizers (fused=True), and torch.compile to cut the Python between kernels."));
     else if (short_kernels)
-        text(b, f,
+        gd_fb_text(b, f,
              gd_format("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
                        "%.1f%% of the step while no kernel runs, and the median kernel lasts only %.1f us",
                        100.0 * host, r->median_kernel_us),
@@ -398,7 +350,7 @@ static void rule_host_overhead(fbuilder *b)
                        "batch size so each kernel does more work. Remove per-step Python work and logging from "
                        "the hot loop."));
     else
-        text(b, f,
+        gd_fb_text(b, f,
              gd_format("The GPU waits for the CPU: framework ops and launch calls run for %.1f%% of the step "
                        "while no kernel runs",
                        100.0 * host),
@@ -417,12 +369,12 @@ static void rule_communication(fbuilder *b)
     int poorly_overlapped = !isnan(r->comm_overlap) && r->comm_overlap < GD_COMM_OVERLAP_MIN && s > GD_COMM_SHARE_LOW;
     if (isnan(s) || !(s > GD_COMM_SHARE_MIN || poorly_overlapped))
         return;
-    gpudiag_finding *f = add(b, "communication_bound", sev_for_share(s), 1, GPUDIAG_BN_COMMUNICATION, s);
-    ev(f, "comm_share", s);
-    ev(f, "comm_us_per_step", r->avg_role_us[GPUDIAG_ROLE_COMMUNICATION]);
-    ev(f, "comm_overlap", r->comm_overlap);
-    ev(f, "step_time_us", r->avg_step_us);
-    text(b, f,
+    gpudiag_finding *f = gd_fb_add(b, "communication_bound", sev_for_share(s), 1, GPUDIAG_BN_COMMUNICATION, s);
+    gd_fb_ev(f, "comm_share", s);
+    gd_fb_ev(f, "comm_us_per_step", r->avg_role_us[GPUDIAG_ROLE_COMMUNICATION]);
+    gd_fb_ev(f, "comm_overlap", r->comm_overlap);
+    gd_fb_ev(f, "step_time_us", r->avg_step_us);
+    gd_fb_text(b, f,
          gd_format("Communication not hidden behind compute takes %.1f%% of each step", 100.0 * s),
          gd_format("Overlap and shrink collectives: tune DDP bucket_cap_mb, accumulate gradients over more "
                    "micro-batches (model.no_sync()) so all-reduce runs less often, raise the per-GPU batch, "
@@ -442,13 +394,13 @@ static void rule_memory_bound(fbuilder *b)
     if (mem < GD_MEMBOUND_SHARE_MIN || isnan(kshare) || kshare < GD_GPU_BUSY_MIN)
         return;
     double gain = 0.5 * mem * kshare;
-    gpudiag_finding *f = add(b, "memory_bound_kernels", sev_for_share(gain), 1, GPUDIAG_BN_MEMORY_BANDWIDTH, gain);
-    ev(f, "memory_bound_kernel_share", mem);
-    ev(f, "elementwise_share", r->class_time_us[GPUDIAG_KCLASS_ELEMENTWISE] / r->kernel_time_us);
-    ev(f, "norm_share", r->class_time_us[GPUDIAG_KCLASS_NORM] / r->kernel_time_us);
-    ev(f, "reduction_share", r->class_time_us[GPUDIAG_KCLASS_REDUCTION] / r->kernel_time_us);
-    ev(f, "kernel_share_of_step", kshare);
-    text(b, f,
+    gpudiag_finding *f = gd_fb_add(b, "memory_bound_kernels", sev_for_share(gain), 1, GPUDIAG_BN_MEMORY_BANDWIDTH, gain);
+    gd_fb_ev(f, "memory_bound_kernel_share", mem);
+    gd_fb_ev(f, "elementwise_share", r->class_time_us[GPUDIAG_KCLASS_ELEMENTWISE] / r->kernel_time_us);
+    gd_fb_ev(f, "norm_share", r->class_time_us[GPUDIAG_KCLASS_NORM] / r->kernel_time_us);
+    gd_fb_ev(f, "reduction_share", r->class_time_us[GPUDIAG_KCLASS_REDUCTION] / r->kernel_time_us);
+    gd_fb_ev(f, "kernel_share_of_step", kshare);
+    gd_fb_text(b, f,
          gd_format("Elementwise, normalisation and reduction kernels take %.1f%% of GPU time: the GPU mostly "
                    "moves memory rather than computes",
                    100.0 * mem),
@@ -478,10 +430,10 @@ static void rule_attention(fbuilder *b)
     double share = softmax / r->kernel_time_us;
     if (!bmm || share < GD_SOFTMAX_SHARE_MIN)
         return;
-    gpudiag_finding *f = add(b, "attention_unfused", share >= 0.10 ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW, 1,
+    gpudiag_finding *f = gd_fb_add(b, "attention_unfused", share >= 0.10 ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW, 1,
                              GPUDIAG_BN_MEMORY_BANDWIDTH, NAN);
-    ev(f, "softmax_kernel_share", share);
-    text(b, f,
+    gd_fb_ev(f, "softmax_kernel_share", share);
+    gd_fb_text(b, f,
          gd_format("Attention runs as separate batched GEMMs and softmax kernels (softmax alone: %.1f%% of GPU "
                    "time), materialising the attention matrix",
                    100.0 * share),
@@ -514,15 +466,15 @@ static void rule_offload(fbuilder *b)
     if (h2d_step < GD_OFFLOAD_BYTES_MIN || d2h_step < GD_OFFLOAD_BYTES_MIN || time_share < GD_OFFLOAD_TIME_MIN)
         return;
     double exposed = role_share(r, GPUDIAG_ROLE_MEMCPY);
-    gpudiag_finding *f = add(b, "offload_transfer", sev_for_share(time_share), 1, GPUDIAG_BN_MEMORY_TRANSFER, exposed);
-    ev(f, "h2d_bytes_per_step", h2d_step);
-    ev(f, "d2h_bytes_per_step", d2h_step);
-    ev(f, "h2d_gb_per_s", h2d->time_us > 0 ? h2d->bytes / h2d->time_us / 1e3 : NAN);
-    ev(f, "d2h_gb_per_s", d2h->time_us > 0 ? d2h->bytes / d2h->time_us / 1e3 : NAN);
-    ev(f, "transfer_time_share", time_share);
-    ev(f, "exposed_memcpy_share", exposed);
-    ev(f, "pcie_link_gb_per_s", pcie_link(r)); /* per direction, of the identified GPU */
-    text(b, f,
+    gpudiag_finding *f = gd_fb_add(b, "offload_transfer", sev_for_share(time_share), 1, GPUDIAG_BN_MEMORY_TRANSFER, exposed);
+    gd_fb_ev(f, "h2d_bytes_per_step", h2d_step);
+    gd_fb_ev(f, "d2h_bytes_per_step", d2h_step);
+    gd_fb_ev(f, "h2d_gb_per_s", h2d->time_us > 0 ? h2d->bytes / h2d->time_us / 1e3 : NAN);
+    gd_fb_ev(f, "d2h_gb_per_s", d2h->time_us > 0 ? d2h->bytes / d2h->time_us / 1e3 : NAN);
+    gd_fb_ev(f, "transfer_time_share", time_share);
+    gd_fb_ev(f, "exposed_memcpy_share", exposed);
+    gd_fb_ev(f, "pcie_link_gb_per_s", pcie_link(r)); /* per direction, of the identified GPU */
+    gd_fb_text(b, f,
          gd_format("Every step moves %.0f MiB to the GPU and %.0f MiB back over PCIe (offload): the copies run for "
                    "%.1f%% of the step, %.1f%% with no kernel running",
                    h2d_step / 1048576.0, d2h_step / 1048576.0, 100.0 * time_share, 100.0 * exposed),
@@ -545,12 +497,12 @@ static void rule_small_gemms(fbuilder *b)
     if (gemm_share < GD_GEMM_SHARE_MIN || under < GD_GEMM_UNDERFILLED_MIN)
         return;
     double gain = r->gemm_sm_idle_us / ((double)r->step_count * r->avg_step_us);
-    gpudiag_finding *f = add(b, "small_gemms", sev_for_share(gain), 1, GPUDIAG_BN_COMPUTE, gain);
-    ev(f, "gemm_kernel_share", gemm_share);
-    ev(f, "underfilled_gemm_share", under);
-    ev(f, "gemm_sm_idle_us_per_step", r->gemm_sm_idle_us / (double)r->step_count);
-    ev(f, "gemm_calls_per_step", (double)r->gemm_calls / (double)r->step_count);
-    text(b, f,
+    gpudiag_finding *f = gd_fb_add(b, "small_gemms", sev_for_share(gain), 1, GPUDIAG_BN_COMPUTE, gain);
+    gd_fb_ev(f, "gemm_kernel_share", gemm_share);
+    gd_fb_ev(f, "underfilled_gemm_share", under);
+    gd_fb_ev(f, "gemm_sm_idle_us_per_step", r->gemm_sm_idle_us / (double)r->step_count);
+    gd_fb_ev(f, "gemm_calls_per_step", (double)r->gemm_calls / (double)r->step_count);
+    gd_fb_text(b, f,
          gd_format("%.0f%% of GEMM time runs in kernels with fewer thread blocks than the GPU has SMs: the "
                    "matrices are too small to fill the GPU (%.1f%% of the step with SMs left idle)",
                    100.0 * under, 100.0 * gain),
@@ -568,22 +520,22 @@ static void rule_memcpy(fbuilder *b)
     /* offload_transfer is the more specific diagnosis of the same copy time */
     if (isnan(s) || !(s > GD_MEMCPY_SHARE_MIN) || has_finding(r, "offload_transfer"))
         return;
-    gpudiag_finding *f = add(b, "memcpy_heavy", sev_for_share(s), 1, GPUDIAG_BN_MEMORY_TRANSFER, s);
+    gpudiag_finding *f = gd_fb_add(b, "memcpy_heavy", sev_for_share(s), 1, GPUDIAG_BN_MEMORY_TRANSFER, s);
     double copy_us = 0;
     for (int k = 0; k < GPUDIAG_COPY_KIND_COUNT; k++)
         copy_us += r->transfers[k].time_us;
     double d2d = copy_us > 0 ? r->transfers[GPUDIAG_COPY_D2D].time_us / copy_us : NAN;
-    ev(f, "memcpy_share", role_share(r, GPUDIAG_ROLE_MEMCPY));
-    ev(f, "memset_share", role_share(r, GPUDIAG_ROLE_MEMSET));
-    ev(f, "h2d_copy_time_share", copy_us > 0 ? r->transfers[GPUDIAG_COPY_H2D].time_us / copy_us : NAN);
-    ev(f, "d2h_copy_time_share", copy_us > 0 ? r->transfers[GPUDIAG_COPY_D2H].time_us / copy_us : NAN);
-    ev(f, "d2d_copy_time_share", d2d);
-    ev(f, "step_time_us", r->avg_step_us);
-    ev(f, "pcie_link_gb_per_s", pcie_link(r));
+    gd_fb_ev(f, "memcpy_share", role_share(r, GPUDIAG_ROLE_MEMCPY));
+    gd_fb_ev(f, "memset_share", role_share(r, GPUDIAG_ROLE_MEMSET));
+    gd_fb_ev(f, "h2d_copy_time_share", copy_us > 0 ? r->transfers[GPUDIAG_COPY_H2D].time_us / copy_us : NAN);
+    gd_fb_ev(f, "d2h_copy_time_share", copy_us > 0 ? r->transfers[GPUDIAG_COPY_D2H].time_us / copy_us : NAN);
+    gd_fb_ev(f, "d2d_copy_time_share", d2d);
+    gd_fb_ev(f, "step_time_us", r->avg_step_us);
+    gd_fb_ev(f, "pcie_link_gb_per_s", pcie_link(r));
     /* the fix depends on where the bytes go: device-to-device copies are the
      * framework's own (layout changes, concatenation), host copies are I/O */
     int device_copies = !isnan(d2d) && d2d > 0.5;
-    text(b, f, gd_format("Memory copies and memsets not hidden behind kernels take %.1f%% of each step%s", 100.0 * s,
+    gd_fb_text(b, f, gd_format("Memory copies and memsets not hidden behind kernels take %.1f%% of each step%s", 100.0 * s,
                          device_copies ? ", mostly device-to-device" : ""),
          device_copies
              ? gd_format("Most copy time is device-to-device: tensors are being copied or re-laid out on the GPU. "
@@ -607,12 +559,12 @@ static void rule_pageable(fbuilder *b)
     if (s < GD_PAGEABLE_SHARE_MIN)
         return;
     double gain = s * 0.5;
-    gpudiag_finding *f = add(b, "pageable_memcpy", sev_for_share(gain), 1, GPUDIAG_BN_MEMORY_TRANSFER, gain);
-    ev(f, "pageable_copy_share", s);
-    ev(f, "pageable_copies_per_step", (double)r->pageable.count / (double)r->step_count);
-    ev(f, "pageable_bytes_per_step", r->pageable.bytes / (double)r->step_count);
-    ev(f, "pageable_copy_us_per_step", per_step);
-    text(b, f,
+    gpudiag_finding *f = gd_fb_add(b, "pageable_memcpy", sev_for_share(gain), 1, GPUDIAG_BN_MEMORY_TRANSFER, gain);
+    gd_fb_ev(f, "pageable_copy_share", s);
+    gd_fb_ev(f, "pageable_copies_per_step", (double)r->pageable.count / (double)r->step_count);
+    gd_fb_ev(f, "pageable_bytes_per_step", r->pageable.bytes / (double)r->step_count);
+    gd_fb_ev(f, "pageable_copy_us_per_step", per_step);
+    gd_fb_text(b, f,
          gd_format("Copies from or to pageable host memory take %.1f%% of each step (%.1f copies per step); they are "
                    "staged through a bounce buffer and block the host",
                    100.0 * s, (double)r->pageable.count / (double)r->step_count),
@@ -633,12 +585,12 @@ static void rule_optimizer(fbuilder *b)
     if (per_step_kernels < GD_OPT_KERNELS_PER_STEP_MIN || share < GD_OPT_SHARE_MIN || fused >= 0.5)
         return;
     double gain = share * 0.5;
-    gpudiag_finding *f = add(b, "optimizer_unfused", sev_for_share(gain), 1, GPUDIAG_BN_HOST_LAUNCH, gain);
-    ev(f, "optimizer_share", share);
-    ev(f, "optimizer_kernels_per_step", per_step_kernels);
-    ev(f, "optimizer_kernel_time_us_per_step", r->optimizer_kernel_time_us / (double)r->step_count);
-    ev(f, "fused_kernel_share", fused);
-    text(b, f,
+    gpudiag_finding *f = gd_fb_add(b, "optimizer_unfused", sev_for_share(gain), 1, GPUDIAG_BN_HOST_LAUNCH, gain);
+    gd_fb_ev(f, "optimizer_share", share);
+    gd_fb_ev(f, "optimizer_kernels_per_step", per_step_kernels);
+    gd_fb_ev(f, "optimizer_kernel_time_us_per_step", r->optimizer_kernel_time_us / (double)r->step_count);
+    gd_fb_ev(f, "fused_kernel_share", fused);
+    gd_fb_text(b, f,
          gd_format("The optimizer step launches %.0f small kernels per step, one parameter at a time, and takes "
                    "%.1f%% of the step",
                    per_step_kernels, 100.0 * share),
@@ -656,12 +608,12 @@ static void rule_sync(fbuilder *b)
     double s = r->idle_cause_us[GPUDIAG_IDLE_SYNC] / (double)r->step_count / r->avg_step_us;
     if (!(s > GD_SYNC_SHARE_MIN))
         return;
-    gpudiag_finding *f = add(b, "sync_stall", sev_for_share(s), 1, GPUDIAG_BN_SYNCHRONIZATION, s);
-    ev(f, "sync_idle_share", s);
-    ev(f, "sync_calls_per_step", (double)r->sync_calls / (double)r->step_count);
-    ev(f, "sync_time_us_per_step", r->sync_time_us / (double)r->step_count);
-    ev(f, "step_time_us", r->avg_step_us);
-    text(b, f,
+    gpudiag_finding *f = gd_fb_add(b, "sync_stall", sev_for_share(s), 1, GPUDIAG_BN_SYNCHRONIZATION, s);
+    gd_fb_ev(f, "sync_idle_share", s);
+    gd_fb_ev(f, "sync_calls_per_step", (double)r->sync_calls / (double)r->step_count);
+    gd_fb_ev(f, "sync_time_us_per_step", r->sync_time_us / (double)r->step_count);
+    gd_fb_ev(f, "step_time_us", r->avg_step_us);
+    gd_fb_text(b, f,
          gd_format("Host synchronisation drains the GPU: %.1f%% of each step is GPU idle right after a sync call "
                    "(%.1f calls per step)",
                    100.0 * s, (double)r->sync_calls / (double)r->step_count),
@@ -687,13 +639,13 @@ static void rule_tensor_cores(fbuilder *b)
         return;
     double kshare = role_share(r, GPUDIAG_ROLE_KERNEL);
     double gain = isnan(kshare) ? NAN : kshare * elig_share * (1.0 - 1.0 / GD_TC_SPEEDUP_ASSUMED);
-    gpudiag_finding *f = add(b, "no_tensor_cores", isnan(gain) ? GPUDIAG_SEV_MEDIUM : sev_for_share(gain), 1,
+    gpudiag_finding *f = gd_fb_add(b, "no_tensor_cores", isnan(gain) ? GPUDIAG_SEV_MEDIUM : sev_for_share(gain), 1,
                              GPUDIAG_BN_COMPUTE, gain);
-    ev(f, "tensor_core_share", r->tensor_core_share);
-    ev(f, "eligible_kernel_share", elig_share);
-    ev(f, "kernel_share_of_step", kshare);
-    ev(f, "compute_capability_major", (double)major);
-    text(b, f,
+    gd_fb_ev(f, "tensor_core_share", r->tensor_core_share);
+    gd_fb_ev(f, "eligible_kernel_share", elig_share);
+    gd_fb_ev(f, "kernel_share_of_step", kshare);
+    gd_fb_ev(f, "compute_capability_major", (double)major);
+    gd_fb_text(b, f,
          gd_format("GEMM/convolution kernels (%.1f%% of GPU time) run without Tensor Cores", 100.0 * elig_share),
          major >= 8
              ? gd_format("Use mixed precision: torch.autocast(device_type='cuda', dtype=torch.bfloat16). At "
@@ -715,16 +667,16 @@ static void rule_low_util(fbuilder *b)
     double u = min_device_util(r, &dev);
     if (isnan(u) || !(u < GD_LOW_UTIL_MAX))
         return;
-    gpudiag_finding *f = add(b, "low_gpu_utilization", u < 0.3 ? GPUDIAG_SEV_HIGH : GPUDIAG_SEV_MEDIUM, 0,
+    gpudiag_finding *f = gd_fb_add(b, "low_gpu_utilization", u < 0.3 ? GPUDIAG_SEV_HIGH : GPUDIAG_SEV_MEDIUM, 0,
                              GPUDIAG_BN_UNKNOWN, NAN);
-    ev(f, "gpu_utilization", u);
-    ev(f, "device", (double)dev);
-    ev(f, "sm_efficiency", r->sm_efficiency);
-    ev(f, "step_time_us", r->avg_step_us);
+    gd_fb_ev(f, "gpu_utilization", u);
+    gd_fb_ev(f, "device", (double)dev);
+    gd_fb_ev(f, "sm_efficiency", r->sm_efficiency);
+    gd_fb_ev(f, "step_time_us", r->avg_step_us);
     int causes = 0;
     for (size_t i = 0; i + 1 < r->finding_count; i++) /* the rules before this one */
         causes |= r->findings[i].is_cause;
-    text(b, f, gd_format("GPU %d runs kernels only %.1f%% of the step time", dev, 100.0 * u),
+    gd_fb_text(b, f, gd_format("GPU %d runs kernels only %.1f%% of the step time", dev, 100.0 * u),
          causes ? gd_format("This is the symptom; the causes ranked above say what the GPU waits for. If none "
                             "applies, the work per kernel is too small: raise the batch size (TensorBoard "
                             "profiler plugin's advice) or sequence length.")
@@ -750,14 +702,14 @@ static void rule_low_mfu(fbuilder *b)
     gpudiag_report *r = b->r;
     if (isnan(r->mfu) || !(r->mfu < GD_LOW_MFU_MAX))
         return;
-    gpudiag_finding *f = add(b, "low_mfu", r->mfu < GD_LOW_MFU_HIGH ? GPUDIAG_SEV_HIGH : GPUDIAG_SEV_MEDIUM, 0,
+    gpudiag_finding *f = gd_fb_add(b, "low_mfu", r->mfu < GD_LOW_MFU_HIGH ? GPUDIAG_SEV_HIGH : GPUDIAG_SEV_MEDIUM, 0,
                              GPUDIAG_BN_UNKNOWN, NAN);
-    ev(f, "mfu", r->mfu);
-    ev(f, "hfu", r->hfu);
-    ev(f, "achieved_tflops", r->achieved_tflops);
-    ev(f, "peak_tflops", r->mfu_peak_tflops);
-    ev(f, "gpu_utilization", r->gpu_utilization);
-    ev(f, "step_time_us", r->avg_step_us);
+    gd_fb_ev(f, "mfu", r->mfu);
+    gd_fb_ev(f, "hfu", r->hfu);
+    gd_fb_ev(f, "achieved_tflops", r->achieved_tflops);
+    gd_fb_ev(f, "peak_tflops", r->mfu_peak_tflops);
+    gd_fb_ev(f, "gpu_utilization", r->gpu_utilization);
+    gd_fb_ev(f, "step_time_us", r->avg_step_us);
     /* the causes found, by their share of the step */
     char causes[512] = "";
     size_t len = 0;
@@ -771,7 +723,7 @@ static void rule_low_mfu(fbuilder *b)
         explained += c->est_gain;
     }
     double idle = isnan(r->gpu_utilization) ? NAN : 1.0 - r->gpu_utilization;
-    text(b, f,
+    gd_fb_text(b, f,
          gd_format("MFU %.1f%%: %.1f of %.1f TFLOP/s per GPU do model work (tuned training reaches 35-55%%)",
                    100.0 * r->mfu, r->achieved_tflops, r->mfu_peak_tflops),
          len ? gd_format("The gap: the GPU idles %.0f%% of the step; the causes above account for up to %.0f%% of "

@@ -15,56 +15,15 @@
 #include <string.h>
 
 #include "analyze/series_stats.h"
+#include "diagnose/fbuild.h"
 #include "util/util.h"
 
-typedef struct sbuild {
-    gpudiag_report *r;
-    size_t cap;
-    int oom;
-} sbuild;
+typedef gd_fbuild sbuild;
 
+/* Monitoring findings carry no gain estimate. */
 static gpudiag_finding *add(sbuild *b, const char *id, gpudiag_severity sev, int is_cause, gpudiag_bottleneck bn)
 {
-    gpudiag_report *r = b->r;
-    if (r->finding_count == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 8;
-        gpudiag_finding *f = realloc(r->findings, cap * sizeof *f);
-        if (!f) {
-            b->oom = 1;
-            return NULL;
-        }
-        r->findings = f;
-        b->cap = cap;
-    }
-    gpudiag_finding *f = &r->findings[r->finding_count++];
-    memset(f, 0, sizeof *f);
-    f->id = id;
-    f->severity = sev;
-    f->is_cause = is_cause;
-    f->bottleneck = bn;
-    f->est_gain = NAN;
-    return f;
-}
-
-static void ev(gpudiag_finding *f, const char *key, double v)
-{
-    if (f && f->evidence_count < GPUDIAG_MAX_EVIDENCE) {
-        f->evidence[f->evidence_count].key = key;
-        f->evidence[f->evidence_count].value = v;
-        f->evidence_count++;
-    }
-}
-
-static void text(sbuild *b, gpudiag_finding *f, char *title, char *rec)
-{
-    if (!f || !title || !rec) {
-        free(title);
-        free(rec);
-        b->oom = 1;
-        return;
-    }
-    f->title = title;
-    f->recommendation = rec;
+    return gd_fb_add(b, id, sev, is_cause, bn, NAN);
 }
 
 /* "GPU 0", "GPU 0 MIG 3 (2g.20gb)", with the host when there are several */
@@ -208,13 +167,13 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
         const gpudiag_metric_stats *c = cs(g);
         f = add(b, "low_gpu_utilization", c->median < 0.3 ? GPUDIAG_SEV_HIGH : c->median < 0.5 ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW,
                 0, g->bottleneck);
-        ev(f, "gpu_index", g->index);
-        ev(f, "median", c->median);
-        ev(f, "p10", c->p10);
-        ev(f, "low_share", c->low_share);
-        ev(f, "mean", c->mean);
-        ev(f, "jitter", c->jitter);
-        text(b, f,
+        gd_fb_ev(f, "gpu_index", g->index);
+        gd_fb_ev(f, "median", c->median);
+        gd_fb_ev(f, "p10", c->p10);
+        gd_fb_ev(f, "low_share", c->low_share);
+        gd_fb_ev(f, "mean", c->mean);
+        gd_fb_ev(f, "jitter", c->jitter);
+        gd_fb_text(b, f,
              gd_format("%s below the seeds' health targets: %s median %.0f %%, p10 %.0f %%, %.0f %% of samples under 30 %%",
                        gpus, gpudiag_metric_name(g->compute_metric), 100 * c->median, 100 * c->p10, 100 * c->low_share),
              gd_format("Targets: median >= 70 %%, p10 >= 40 %%, under 30 %% less than 10 %% of the time. Follow the "
@@ -224,10 +183,10 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
     if ((k = list_gpus(s, pick_sawtooth, gpus, sizeof gpus, &first))) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
         f = add(b, "communication_sawtooth", GPUDIAG_SEV_MEDIUM, 1, GPUDIAG_BN_COMMUNICATION);
-        ev(f, "gpu_index", g->index);
-        ev(f, "period_us", g->dip_period_us);
-        ev(f, "traffic_corr", g->traffic_corr);
-        text(b, f,
+        gd_fb_ev(f, "gpu_index", g->index);
+        gd_fb_ev(f, "period_us", g->dip_period_us);
+        gd_fb_ev(f, "traffic_corr", g->traffic_corr);
+        gd_fb_text(b, f,
              gd_format("%s: compute falls while interconnect traffic rises, every %.1f s (sawtooth)", gpus,
                        g->dip_period_us / 1e6),
              gd_format("Gradient synchronisation is not overlapped with compute: DDP bucket_cap_mb (e.g. 64), "
@@ -237,11 +196,11 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
     if ((k = list_gpus(s, pick_dips, gpus, sizeof gpus, &first))) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
         f = add(b, "utilization_dips", GPUDIAG_SEV_MEDIUM, 1, GPUDIAG_BN_DATA_PIPELINE);
-        ev(f, "gpu_index", g->index);
-        ev(f, "period_us", g->dip_period_us);
-        ev(f, "acf", g->dip_acf);
-        ev(f, "low_share", cs(g)->low_share);
-        text(b, f,
+        gd_fb_ev(f, "gpu_index", g->index);
+        gd_fb_ev(f, "period_us", g->dip_period_us);
+        gd_fb_ev(f, "acf", g->dip_acf);
+        gd_fb_ev(f, "low_share", cs(g)->low_share);
+        gd_fb_text(b, f,
              gd_format("%s: %s dips repeat every %.1f s (autocorrelation %.2f)", gpus,
                        gpudiag_metric_name(g->compute_metric), g->dip_period_us / 1e6, g->dip_acf),
              gd_format("A dip at a fixed period is a sync point or the input pipeline: if the period matches the "
@@ -252,11 +211,11 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
     if ((k = list_gpus(s, pick_misleading, gpus, sizeof gpus, &first))) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
         f = add(b, "gpu_util_misleading", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_COMPUTE);
-        ev(f, "gpu_index", g->index);
-        ev(f, "gpu_util_median", g->stats[GPUDIAG_M_GPU_UTIL].median);
-        ev(f, "sm_active_median", g->stats[GPUDIAG_M_SM_ACTIVE].median);
-        ev(f, "tensor_active_median", g->stats[GPUDIAG_M_TENSOR_ACTIVE].median);
-        text(b, f,
+        gd_fb_ev(f, "gpu_index", g->index);
+        gd_fb_ev(f, "gpu_util_median", g->stats[GPUDIAG_M_GPU_UTIL].median);
+        gd_fb_ev(f, "sm_active_median", g->stats[GPUDIAG_M_SM_ACTIVE].median);
+        gd_fb_ev(f, "tensor_active_median", g->stats[GPUDIAG_M_TENSOR_ACTIVE].median);
+        gd_fb_text(b, f,
              gd_format("%s: GPU-Util %.0f %% but SM active %.2f, tensor active %.2f: busy is not full load", gpus,
                        100 * g->stats[GPUDIAG_M_GPU_UTIL].median, g->stats[GPUDIAG_M_SM_ACTIVE].median,
                        g->stats[GPUDIAG_M_TENSOR_ACTIVE].median),
@@ -267,10 +226,10 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
     if ((k = list_gpus(s, pick_headroom, gpus, sizeof gpus, &first))) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
         f = add(b, "memory_headroom", GPUDIAG_SEV_LOW, 1, g->bottleneck);
-        ev(f, "gpu_index", g->index);
-        ev(f, "mem_used_share", g->mem_used_share);
-        ev(f, "compute_median", cs(g)->median);
-        text(b, f,
+        gd_fb_ev(f, "gpu_index", g->index);
+        gd_fb_ev(f, "mem_used_share", g->mem_used_share);
+        gd_fb_ev(f, "compute_median", cs(g)->median);
+        gd_fb_text(b, f,
              gd_format("%s: memory %.0f %% used while compute is low (median %.0f %%)", gpus, 100 * g->mem_used_share,
                        100 * cs(g)->median),
              gd_format("Raise the micro-batch until memory use is near 85 %% and make up the global batch with "
@@ -280,9 +239,9 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
     if ((k = list_gpus(s, pick_near_cap, gpus, sizeof gpus, &first))) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
         f = add(b, "memory_near_capacity", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_UNKNOWN);
-        ev(f, "gpu_index", g->index);
-        ev(f, "mem_used_share_max", g->mem_used_share_max);
-        text(b, f, gd_format("%s: memory up to %.1f %% used", gpus, 100 * g->mem_used_share_max),
+        gd_fb_ev(f, "gpu_index", g->index);
+        gd_fb_ev(f, "mem_used_share_max", g->mem_used_share_max);
+        gd_fb_text(b, f, gd_format("%s: memory up to %.1f %% used", gpus, 100 * g->mem_used_share_max),
              gd_format("One longer sequence or fragmentation away from OOM; memory full says nothing about speed. "
                        "Keep ~15 %% headroom (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True), and judge speed "
                        "by compute, not memory."));
@@ -293,11 +252,11 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
                  (!isnan(g->stats[GPUDIAG_M_THERMAL_VIOLATION].max) && g->stats[GPUDIAG_M_THERMAL_VIOLATION].max > 0);
         int pv = g->stats[GPUDIAG_M_POWER_VIOLATION].median >= GD_SERIES_THROTTLE_SHARE;
         f = add(b, "throttling", hw ? GPUDIAG_SEV_HIGH : pv ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW, 1, GPUDIAG_BN_THROTTLING);
-        ev(f, "gpu_index", g->index);
-        ev(f, "throttle_share", g->throttle_share);
-        ev(f, "reason_bits", (double)g->reasons_any);
-        ev(f, "clock_below_max_share", g->clock_below_max_share);
-        ev(f, "power_violation_max", g->stats[GPUDIAG_M_POWER_VIOLATION].max);
+        gd_fb_ev(f, "gpu_index", g->index);
+        gd_fb_ev(f, "throttle_share", g->throttle_share);
+        gd_fb_ev(f, "reason_bits", (double)g->reasons_any);
+        gd_fb_ev(f, "clock_below_max_share", g->clock_below_max_share);
+        gd_fb_ev(f, "power_violation_max", g->stats[GPUDIAG_M_POWER_VIOLATION].max);
         char why[160] = "";
         size_t wl = 0;
         static const struct {
@@ -316,7 +275,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
             wl += (size_t)snprintf(why, sizeof why, "thermal violation");
         if (!wl)
             snprintf(why, sizeof why, "SM clock below 90 %% of max under load");
-        text(b, f,
+        gd_fb_text(b, f,
              isnan(g->throttle_share)
                  ? gd_format("%s: clocks held down (%s)", gpus, why)
                  : gd_format("%s: clocks held down (%s) in %.0f %% of samples", gpus, why, 100 * g->throttle_share),
@@ -332,20 +291,20 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
     if ((k = list_gpus(s, pick_pcie, gpus, sizeof gpus, &first))) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
         f = add(b, "pcie_link_degraded", GPUDIAG_SEV_MEDIUM, 1, GPUDIAG_BN_MEMORY_TRANSFER);
-        ev(f, "gpu_index", g->index);
-        ev(f, "pcie_gen", g->stats[GPUDIAG_M_PCIE_GEN].min);
-        ev(f, "pcie_gen_max", g->stats[GPUDIAG_M_PCIE_GEN_MAX].max);
-        ev(f, "pcie_width", g->stats[GPUDIAG_M_PCIE_WIDTH].min);
-        ev(f, "pcie_width_max", g->stats[GPUDIAG_M_PCIE_WIDTH_MAX].max);
-        text(b, f, gd_format("%s: PCIe link below its maximum generation or width under load", gpus),
+        gd_fb_ev(f, "gpu_index", g->index);
+        gd_fb_ev(f, "pcie_gen", g->stats[GPUDIAG_M_PCIE_GEN].min);
+        gd_fb_ev(f, "pcie_gen_max", g->stats[GPUDIAG_M_PCIE_GEN_MAX].max);
+        gd_fb_ev(f, "pcie_width", g->stats[GPUDIAG_M_PCIE_WIDTH].min);
+        gd_fb_ev(f, "pcie_width_max", g->stats[GPUDIAG_M_PCIE_WIDTH_MAX].max);
+        gd_fb_text(b, f, gd_format("%s: PCIe link below its maximum generation or width under load", gpus),
              gd_format("Reseat the card or riser, check the slot (x16, BIOS link speed), and nvidia-smi -q -d PCI "
                        "for replays; host-device copies run at the degraded rate."));
     }
     if (s->first_skipped_line > 0) {
         f = add(b, "input_skipped_rows", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN);
-        ev(f, "skipped_rows", (double)s->skipped_rows);
-        ev(f, "first_line", (double)s->first_skipped_line);
-        text(b, f,
+        gd_fb_ev(f, "skipped_rows", (double)s->skipped_rows);
+        gd_fb_ev(f, "first_line", (double)s->first_skipped_line);
+        gd_fb_text(b, f,
              gd_format("%llu data row(s) could not be read (first at line %lld) and were left out",
                        (unsigned long long)s->skipped_rows, (long long)s->first_skipped_line),
              gd_format("Rows whose column count differs from the header, or whose values are not numbers; check "
@@ -354,11 +313,11 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
     if ((k = list_gpus(s, pick_idle_mem, gpus, sizeof gpus, &first))) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
         f = add(b, "idle_gpu_holding_memory", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN);
-        ev(f, "gpu_index", g->index);
-        ev(f, "mem_used_bytes", g->stats[GPUDIAG_M_MEM_USED_BYTES].median);
-        ev(f, "mem_used_share", g->mem_used_share);
-        ev(f, "compute_p95", cs(g)->p95);
-        text(b, f, gd_format("%s: memory held (%.0f MiB) but no work", gpus,
+        gd_fb_ev(f, "gpu_index", g->index);
+        gd_fb_ev(f, "mem_used_bytes", g->stats[GPUDIAG_M_MEM_USED_BYTES].median);
+        gd_fb_ev(f, "mem_used_share", g->mem_used_share);
+        gd_fb_ev(f, "compute_p95", cs(g)->p95);
+        gd_fb_text(b, f, gd_format("%s: memory held (%.0f MiB) but no work", gpus,
                              g->stats[GPUDIAG_M_MEM_USED_BYTES].median / 1048576.0),
              gd_format("A process reserved the GPU and does not use it: a job started with more GPUs than it "
                        "uses (check --num_gpus / CUDA_VISIBLE_DEVICES / world size), a context created on the wrong "

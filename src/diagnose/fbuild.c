@@ -1,0 +1,52 @@
+/*
+ * fbuild.c — appending findings to a report (fbuild.h).
+ */
+#include "diagnose/fbuild.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+gpudiag_finding *gd_fb_add(gd_fbuild *b, const char *id, gpudiag_severity sev, int is_cause,
+                           gpudiag_bottleneck bn, double est_gain)
+{
+    gpudiag_report *r = b->r;
+    if (r->finding_count == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 8;
+        gpudiag_finding *f = realloc(r->findings, cap * sizeof *f);
+        if (!f) {
+            b->oom = 1;
+            return NULL;
+        }
+        r->findings = f;
+        b->cap = cap;
+    }
+    gpudiag_finding *f = &r->findings[r->finding_count++];
+    memset(f, 0, sizeof *f);
+    f->id = id;
+    f->severity = sev;
+    f->is_cause = is_cause;
+    f->bottleneck = bn;
+    f->est_gain = est_gain;
+    return f;
+}
+
+void gd_fb_ev(gpudiag_finding *f, const char *key, double v)
+{
+    if (f && f->evidence_count < GPUDIAG_MAX_EVIDENCE) {
+        f->evidence[f->evidence_count].key = key;
+        f->evidence[f->evidence_count].value = v;
+        f->evidence_count++;
+    }
+}
+
+void gd_fb_text(gd_fbuild *b, gpudiag_finding *f, char *title, char *rec)
+{
+    if (!f || !title || !rec) {
+        free(title);
+        free(rec);
+        b->oom = 1;
+        return;
+    }
+    f->title = title;
+    f->recommendation = rec;
+}
