@@ -21,6 +21,7 @@ typedef struct jw {
     yajl_gen g;
     FILE *fp;
     int io_error;
+    int oom;          /* an allocation failed: the document is incomplete */
 } jw;
 
 static void print_cb(void *ctx, const char *s, size_t len)
@@ -447,8 +448,10 @@ static void write_gaps(jw *w, const gpudiag_report *r)
     size_t n = r->gaps ? (size_t)r->idle_gap_count : 0;
     size_t listed = n < JSON_GAPS ? n : JSON_GAPS;
     const gpudiag_gap **p = n ? malloc(n * sizeof *p) : NULL;
-    if (n && !p)
+    if (n && !p) {
         listed = 0;
+        w->oom = 1;
+    }
     for (size_t i = 0; p && i < n; i++)
         p[i] = &r->gaps[i];
     if (p && listed < n) {
@@ -873,6 +876,7 @@ static gpudiag_status open_writer(jw *w, FILE *fp, int pretty, gpudiag_error *er
 {
     w->fp = fp;
     w->io_error = 0;
+    w->oom = 0;
     static yajl_alloc_funcs afs = {gd_yajl_malloc, gd_yajl_realloc, gd_yajl_free, NULL};
     w->g = yajl_gen_alloc(&afs);
     if (!w->g)
@@ -888,6 +892,8 @@ static gpudiag_status close_writer(jw *w, gpudiag_error *err)
     yajl_gen_free(w->g);
     if (fputc('\n', w->fp) == EOF)
         w->io_error = 1;
+    if (w->oom)
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
     if (w->io_error || ferror(w->fp))
         return gd_set_error(err, GPUDIAG_ERR_IO, NULL, -1, "write error");
     return GPUDIAG_OK;
