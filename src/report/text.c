@@ -201,12 +201,16 @@ static void numbers(const tw *w, const gpudiag_report *r)
         pct(d, sizeof d, r->tensor_core_share);
         fprintf(w->fp, "%sGPU%s      utilization %s   est. SM efficiency %s   est. achieved occupancy %s\n",
                 c_bold(w), c_off(w), a, b, c);
-        if (!isnan(r->mfu))
+        if (!isnan(r->mfu)) {
             fprintf(w->fp, "         MFU %.1f%%   HFU %.1f%%   %.1f TFLOP/s of model FLOPs per GPU (of %.1f %s peak)\n",
                     100.0 * r->mfu, 100.0 * r->hfu, r->achieved_tflops, r->mfu_peak_tflops, r->mfu_dtype);
-        else if (!isnan(r->achieved_tflops))
+            if (r->mfu > 1.0)
+                fprintf(w->fp, "         MFU above 100%% is impossible: check --tokens-per-step, the model size and "
+                               "the GPU\n");
+        } else if (!isnan(r->achieved_tflops)) {
             fprintf(w->fp, "         %.1f TFLOP/s of model FLOPs per GPU (MFU: GPU not identified, give --gpu or "
                            "--peak-tflops)\n", r->achieved_tflops);
+        }
         pct(e, sizeof e, r->idle_share);
         fprintf(w->fp, "         %s kernels %s of GPU time   idle %s between the first and last GPU op",
                 r->is_amd ? "Matrix Core (MFMA)" : "Tensor Core", d, e);

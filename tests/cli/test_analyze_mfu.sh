@@ -61,6 +61,10 @@ fi
 expect_rc 0 "$GPUDIAG" analyze --model llama3-8b --tokens-per-step 100 "$EX"
 grep -q "MFU [0-9.]*%   HFU" "$TMP/out" || { echo "FAIL: text MFU line"; fails=$((fails + 1)); }
 grep -q "low_mfu" "$TMP/out" || { echo "FAIL: low_mfu not in the text"; fails=$((fails + 1)); }
+grep -q "impossible" "$TMP/out" && { echo "FAIL: 'impossible' note at a plausible MFU"; fails=$((fails + 1)); }
+# 16384 tokens per 177.59 ms step of an 8.03 B-parameter model is > 4000 % of a V100: said so
+expect_rc 0 "$GPUDIAG" analyze --model llama3-8b --tokens-per-step 16384 "$EX"
+grep -q "MFU above 100% is impossible" "$TMP/out" || { echo "FAIL: no warning for MFU above 100%"; fails=$((fails + 1)); }
 expect_rc 2 "$GPUDIAG" analyze --tokens-per-step 100 "$EX"
 expect_rc 2 "$GPUDIAG" analyze --model llama3-8b "$EX"
 expect_rc 2 "$GPUDIAG" analyze --model llama3-8b --tokens-per-step 100 --gpu A100 "$EX"
