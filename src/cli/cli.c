@@ -590,6 +590,18 @@ static gpudiag_log_format route(const char *path, int format)
     return gpudiag_log_format_sniff(buf, n);
 }
 
+/* 1 when the file starts with the SQLite magic (an Nsight Systems export). */
+static int is_sqlite_file(const char *path)
+{
+    unsigned char magic[16];
+    FILE *fp = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
+    if (!fp)
+        return 0;
+    size_t n = fread(magic, 1, sizeof magic, fp);
+    fclose(fp);
+    return n == sizeof magic && memcmp(magic, "SQLite format 3", 16) == 0;
+}
+
 /* Read and analyse one file with the reader route() picks. */
 static gpudiag_status read_and_analyze(const char *path, int format, const char *step_range,
                                        const gpudiag_analyze_opts *aopts, gpudiag_report **r, gpudiag_error *err)
@@ -648,6 +660,16 @@ static int cmd_analyze(int argc, char **argv)
             if (code > worst)
                 worst = code;
             continue;
+        }
+        if (s.trace_out && strcmp(path, "-") != 0) {
+            const char *what = route(path, s.format) != GPUDIAG_LOG_AUTO ? "a monitoring log"
+                               : is_sqlite_file(path)                     ? "an Nsight Systems export"
+                                                                          : NULL;
+            if (what) {
+                fprintf(stderr, "%s: error: %s: --trace-out annotates a PyTorch profiler (Kineto) trace; this is %s\n",
+                        prog, path, what);
+                return EXIT_USAGE;
+            }
         }
         gpudiag_error err;
         memset(&err, 0, sizeof err);

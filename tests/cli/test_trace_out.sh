@@ -78,6 +78,16 @@ else nok "broken event: exit $rc, $(cat "$TMP/err")"; fi
 rc=$?; if [ "$rc" -eq 2 ]; then ok; else nok "stdin: exit $rc, want 2"; fi
 "$GPUDIAG" analyze -q --trace-out "$TMP/no/dir/x.json" "$GD_TEST_DATA/ok_idle_causes.json" >/dev/null 2>&1
 rc=$?; if [ "$rc" -eq 3 ]; then ok; else nok "unwritable: exit $rc, want 3"; fi
+# inputs that are not Kineto traces are refused before any analysis (exit 2, nothing on stdout)
+for f in "$GD_SHARED/data/nsys/cloverleaf_cuda_a100.sqlite:Nsight Systems export" \
+         "$GD_SHARED/data/logs/nvsmi_dmon_pucvmet_4gpu_training_old_header.log:monitoring log"; do
+    p=${f%%:*}; want=${f#*:}
+    [ -f "$p" ] || continue
+    "$GPUDIAG" analyze --trace-out "$TMP/n.json" "$p" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    if [ "$rc" -eq 2 ] && [ ! -s "$TMP/out" ] && grep -q "this is an* $want" "$TMP/err" && [ ! -e "$TMP/n.json" ]; then ok
+    else nok "$p: exit $rc, $(cat "$TMP/err")"; fi
+done
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
