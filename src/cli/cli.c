@@ -757,16 +757,20 @@ int gd_cli_run(int argc, char **argv)
         printf("gpudiag %s\n", GPUDIAG_VERSION);
         return finish(EXIT_OK);
     }
-    if (strcmp(cmd, "analyze") == 0) {
-        /* a closed pipe (gpudiag analyze ... | head -1) becomes EPIPE, a
-         * file-size limit EFBIG: reported and exit 5, instead of a silent
-         * death by signal (not for run/watch: their children inherit it) */
+    /* For the commands that only write reports, a closed pipe (gpudiag
+     * analyze ... | head -1) becomes EPIPE and a file-size limit EFBIG:
+     * reported once by finish() with exit 5, instead of a silent death by
+     * signal (not for run/watch: their children would inherit it; serve
+     * handles SIGPIPE itself). */
+    if (strcmp(cmd, "analyze") == 0 || strcmp(cmd, "compare") == 0 || strcmp(cmd, "specs") == 0 ||
+        strcmp(cmd, "mfu") == 0 || strcmp(cmd, "plan") == 0) {
         signal(SIGPIPE, SIG_IGN);
 #ifdef SIGXFSZ
         signal(SIGXFSZ, SIG_IGN);
 #endif
-        return finish(cmd_analyze(argc - 1, argv + 1));
     }
+    if (strcmp(cmd, "analyze") == 0)
+        return finish(cmd_analyze(argc - 1, argv + 1));
     if (strcmp(cmd, "specs") == 0)
         return finish(gd_cmd_specs(argc - 1, argv + 1));
     if (strcmp(cmd, "mfu") == 0)

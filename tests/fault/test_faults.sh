@@ -100,6 +100,17 @@ for i in $(seq 40); do set -- "$@" "$OK2"; done
 { "$GPUDIAG" analyze --json "$@" 2>"$TMP/err"; echo $? >"$TMP/rc"; } | head -c 1 >/dev/null
 rc=$(cat "$TMP/rc")
 want_write "Broken pipe"
+CASE="specs into a closed pipe (the same for every report-only command)"
+# a pipe whose reader is already gone: the first write fails, whatever the output's size
+rc=$(python3 -c 'import os, subprocess, sys
+r, w = os.pipe(); os.close(r)
+p = subprocess.run([sys.argv[1], "specs"], stdout=w, stderr=open(sys.argv[2], "w"))
+print(p.returncode)' "$GPUDIAG" "$TMP/err")
+want_write "Broken pipe"
+CASE="compare > /dev/full"
+"$GPUDIAG" compare "$OK2" "$OK2" >/dev/full 2>"$TMP/err"
+rc=$?
+want_write "No space left on device"
 CASE="analyze --json > file with ulimit -f 1 (1 KiB)"
 (ulimit -f 1 && "$GPUDIAG" analyze --json "$OK2" >"$TMP/lim.json" 2>"$TMP/err"; echo $? >"$TMP/rc")
 rc=$(cat "$TMP/rc")
