@@ -177,6 +177,7 @@ static gd_input_status read_isal(gd_input *in, unsigned char *buf, size_t cap, s
                 isal_inflate_reset(st);
                 st->crc_flag = ISAL_GZIP;
                 in->member_start = 1;
+                continue; /* the header check above before ISA-L reads it */
             } else {
                 in->zs.avail_in = 0; /* ignore trailing bytes after the last member */
                 in->file_eof = 1;

@@ -41,8 +41,9 @@ if [ -d "$reg" ] && [ -n "$(ls -A "$reg" 2>/dev/null)" ]; then
     echo "$name: $(ls "$reg" | wc -l) regression inputs pass"
 fi
 
+# GD_FUZZ_SEED: a fixed libFuzzer seed (CI sets 1 so a run is repeatable; unset = random)
 set -- -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len="$maxlen" \
-    -artifact_prefix="$arts/" -print_final_stats=1 ${dict:+-dict="$dict"} "$@"
+    -artifact_prefix="$arts/" -print_final_stats=1 ${dict:+-dict="$dict"} ${GD_FUZZ_SEED:+-seed="$GD_FUZZ_SEED"} "$@"
 "$bin" "$@" "$corpus" "$seeds" >"$arts/last.log" 2>&1
 rc=$?
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$arts/last.log" | tail -n 1)
