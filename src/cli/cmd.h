@@ -9,6 +9,8 @@
 
 #include <yajl/yajl_gen.h>
 
+#include "gpudiag/mfu.h"
+
 /* The documented exit codes (same values as cli.c's). */
 enum { GD_EXIT_OK = 0, GD_EXIT_USAGE = 2, GD_EXIT_INPUT = 3, GD_EXIT_INTERNAL = 5 };
 
@@ -21,6 +23,14 @@ int gd_cmd_plan(int argc, char **argv);
  * suffix = 1e3/1e6/1e9/1e12 when allow_suffix) into *out.  On failure print
  * "gpudiag: error: OPT wants ..., got 'ARG'" and return -1. */
 int gd_opt_number(const char *opt, const char *arg, int allow_suffix, double min, double max, double *out);
+
+/* Match arg against the n keywords words[0..n-1] (exact, case-sensitive) and
+ * return its index; on no match print "gpudiag: error: OPT wants w0, w1 or
+ * w2, got 'ARG'" and return -1. */
+int gd_opt_word(const char *opt, const char *arg, const char *const *words, int n);
+
+/* --recompute none|selective|full into *out; -1 with the message above. */
+int gd_opt_recompute(const char *arg, gpudiag_recompute *out);
 
 /* A JSON writer over yajl: NaN is written as null. */
 typedef struct gd_json {

@@ -90,9 +90,7 @@ int gd_cmd_mfu(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
     };
     struct option longopts[64];
-    size_t nl = gd_model_opts_table(longopts, 64 - 1 - sizeof base / sizeof base[0]);
-    memcpy(longopts + nl, base, sizeof base);
-    memset(&longopts[nl + sizeof base / sizeof base[0]], 0, sizeof longopts[0]);
+    gd_model_opts_longopts(longopts, 64, base, sizeof base / sizeof base[0]);
 
     gd_model_opts mo;
     gd_model_opts_init(&mo);
@@ -131,16 +129,8 @@ int gd_cmd_mfu(int argc, char **argv)
                 return GD_EXIT_USAGE;
             break;
         case OPT_RECOMPUTE:
-            if (strcmp(optarg, "none") == 0)
-                rec = GPUDIAG_RECOMPUTE_NONE;
-            else if (strcmp(optarg, "selective") == 0)
-                rec = GPUDIAG_RECOMPUTE_SELECTIVE;
-            else if (strcmp(optarg, "full") == 0)
-                rec = GPUDIAG_RECOMPUTE_FULL;
-            else {
-                fprintf(stderr, "gpudiag: error: --recompute wants none, selective or full, got '%s'\n", optarg);
+            if (gd_opt_recompute(optarg, &rec) < 0)
                 return GD_EXIT_USAGE;
-            }
             break;
         case OPT_CAUSAL: causal = 1; break;
         case 'h': usage_mfu(stdout); return GD_EXIT_OK;

@@ -137,9 +137,7 @@ int gd_cmd_plan(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
     };
     struct option longopts[64];
-    size_t nl = gd_model_opts_table(longopts, 64 - 1 - sizeof base / sizeof base[0]);
-    memcpy(longopts + nl, base, sizeof base);
-    memset(&longopts[nl + sizeof base / sizeof base[0]], 0, sizeof longopts[0]);
+    gd_model_opts_longopts(longopts, 64, base, sizeof base / sizeof base[0]);
 
     gd_model_opts mo;
     gd_model_opts_init(&mo);
@@ -187,16 +185,8 @@ int gd_cmd_plan(int argc, char **argv)
             }
             break;
         case OPT_RECOMPUTE:
-            if (strcmp(optarg, "none") == 0)
-                in.recompute = GPUDIAG_RECOMPUTE_NONE;
-            else if (strcmp(optarg, "selective") == 0)
-                in.recompute = GPUDIAG_RECOMPUTE_SELECTIVE;
-            else if (strcmp(optarg, "full") == 0)
-                in.recompute = GPUDIAG_RECOMPUTE_FULL;
-            else {
-                fprintf(stderr, "gpudiag: error: --recompute wants none, selective or full, got '%s'\n", optarg);
+            if (gd_opt_recompute(optarg, &in.recompute) < 0)
                 return GD_EXIT_USAGE;
-            }
             break;
         case OPT_FLASH: in.flash_attention = 1; break;
         case OPT_LORA:
@@ -206,15 +196,13 @@ int gd_cmd_plan(int argc, char **argv)
         case OPT_LORA_T: targets = optarg; break;
         case OPT_QLORA: qlora = 1; break;
         case OPT_OFFLOAD:
-            if (strcmp(optarg, "none") == 0)
-                in.offload = GPUDIAG_OFFLOAD_NONE;
-            else if (strcmp(optarg, "optimizer") == 0)
-                in.offload = GPUDIAG_OFFLOAD_OPTIMIZER;
-            else if (strcmp(optarg, "params") == 0)
-                in.offload = GPUDIAG_OFFLOAD_PARAMS;
-            else {
-                fprintf(stderr, "gpudiag: error: --offload wants none, optimizer or params, got '%s'\n", optarg);
-                return GD_EXIT_USAGE;
+            {
+                /* in the order of gpudiag_offload */
+                static const char *const offload_words[] = {"none", "optimizer", "params"};
+                int w = gd_opt_word("--offload", optarg, offload_words, 3);
+                if (w < 0)
+                    return GD_EXIT_USAGE;
+                in.offload = (gpudiag_offload)w;
             }
             break;
         case OPT_INFER: in.inference = 1; break;

@@ -262,11 +262,8 @@ int gd_cmd_run(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "+i:o:qh", longopts, NULL)) != -1) {
         switch (c) {
         case 'i':
-            if (gd_live_parse_interval(optarg, &interval) != 0) {
-                fprintf(stderr, "gpudiag: error: --interval wants a time from 10ms to 1h such as 500ms or 2s, got '%s'\n",
-                        optarg);
+            if (gd_live_time_option("interval", optarg, &interval) != 0)
                 return 2;
-            }
             break;
         case 'o': output = optarg; break;
         case 'q': quiet = 1; break;

@@ -83,11 +83,8 @@ int gd_cmd_serve(int argc, char **argv)
         case 'i':
         case 'w':
         case 'r':
-            if (gd_live_parse_interval(optarg, &secs) != 0) {
-                fprintf(stderr, "gpudiag: error: --%s wants a time from 10ms to 1h such as 500ms, 2s or 5m, got '%s'\n",
-                        c == 'i' ? "interval" : c == 'w' ? "window" : "run-for", optarg);
+            if (gd_live_time_option(c == 'i' ? "interval" : c == 'w' ? "window" : "run-for", optarg, &secs) != 0)
                 return 2;
-            }
             if (c == 'i')
                 o.interval_us = (int64_t)(secs * 1e6 + 0.5);
             else if (c == 'w')

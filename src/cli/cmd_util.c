@@ -7,6 +7,29 @@
 
 #include "cli/cmd.h"
 
+int gd_opt_word(const char *opt, const char *arg, const char *const *words, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(arg, words[i]) == 0)
+            return i;
+    fprintf(stderr, "gpudiag: error: %s wants ", opt);
+    for (int i = 0; i < n; i++)
+        fprintf(stderr, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ", words[i]);
+    fprintf(stderr, ", got '%s'\n", arg);
+    return -1;
+}
+
+int gd_opt_recompute(const char *arg, gpudiag_recompute *out)
+{
+    /* in the order of gpudiag_recompute */
+    static const char *const words[] = {"none", "selective", "full"};
+    int i = gd_opt_word("--recompute", arg, words, 3);
+    if (i < 0)
+        return -1;
+    *out = (gpudiag_recompute)i;
+    return 0;
+}
+
 int gd_opt_number(const char *opt, const char *arg, int allow_suffix, double min, double max, double *out)
 {
     char *end = NULL;

@@ -31,6 +31,14 @@ int gd_live_parse_interval(const char *s, double *out_s)
     return 0;
 }
 
+int gd_live_time_option(const char *name, const char *arg, double *out_s)
+{
+    if (gd_live_parse_interval(arg, out_s) == 0)
+        return 0;
+    fprintf(stderr, "gpudiag: error: --%s wants a time from 10ms to 1h such as 500ms, 2s or 5m, got '%s'\n", name, arg);
+    return -1;
+}
+
 int gd_live_select(const gpudiag_sampler *s, const char *list, int *sel, char *why, size_t why_len)
 {
     size_t n = gpudiag_sampler_gpu_count(s);

@@ -12,6 +12,10 @@
 
 /* Parse "500ms", "2s", "0.5" (seconds), "1m" into seconds; 0 ok, -1 bad. */
 int gd_live_parse_interval(const char *s, double *out_s);
+/* gd_live_parse_interval for the command-line option --NAME: on failure prints
+ * the one error message all live commands use (naming the option and the
+ * value) to stderr and returns -1; the caller exits 2. */
+int gd_live_time_option(const char *name, const char *arg, double *out_s);
 
 /* Select GPUs of the sampler from a list "0,2,GPU-8a..." (indices or UUID
  * prefixes).  sel[i] = 1 for chosen GPUs.  Returns the number chosen, or -1

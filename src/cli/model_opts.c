@@ -67,6 +67,15 @@ static int int_opt(const char *name, const char *arg, int *out)
     return 1;
 }
 
+void gd_model_opts_longopts(struct option *out, size_t cap, const struct option *base, size_t nbase)
+{
+    if (nbase + 1 > cap)
+        abort();
+    size_t n = gd_model_opts_table(out, cap - 1 - nbase);
+    memcpy(out + n, base, nbase * sizeof *base);
+    memset(&out[n + nbase], 0, sizeof *out);
+}
+
 int gd_model_opts_take(gd_model_opts *o, int c, const char *arg)
 {
     switch (c) {
@@ -306,17 +315,7 @@ int gd_trace_mfu_take(gd_trace_mfu_opts *o, int c, const char *arg)
     case TM_TOKENS: return gd_opt_number("--tokens-per-step", arg, 1, 1, 1e15, &o->tokens_per_step) < 0 ? -1 : 1;
     case TM_CAUSAL: o->causal_half = 1; return 1;
     case TM_RECOMPUTE:
-        if (strcmp(arg, "none") == 0)
-            o->recompute = GPUDIAG_RECOMPUTE_NONE;
-        else if (strcmp(arg, "selective") == 0)
-            o->recompute = GPUDIAG_RECOMPUTE_SELECTIVE;
-        else if (strcmp(arg, "full") == 0)
-            o->recompute = GPUDIAG_RECOMPUTE_FULL;
-        else {
-            fprintf(stderr, "gpudiag: error: --recompute wants none, selective or full, got '%s'\n", arg);
-            return -1;
-        }
-        return 1;
+        return gd_opt_recompute(arg, &o->recompute) < 0 ? -1 : 1;
     default: return gd_model_opts_take(&o->mo, c, arg);
     }
 }

@@ -44,6 +44,11 @@ extern const char gd_model_opts_help[];
 void gd_model_opts_init(gd_model_opts *o);
 /* Append the model/GPU options to a getopt_long table; returns how many (<= max). */
 size_t gd_model_opts_table(struct option *out, size_t max);
+/* A whole getopt_long table: the model/GPU options, then the command's own
+ * nbase options, then the all-zero terminator; cap is out's length and must
+ * hold them all (the tables are static: an overflow is a programming error
+ * and aborts). */
+void gd_model_opts_longopts(struct option *out, size_t cap, const struct option *base, size_t nbase);
 /* Take option c if it is a model/GPU option: 1 taken, 0 not ours, -1 invalid (message printed). */
 int gd_model_opts_take(gd_model_opts *o, int c, const char *arg);
 /* Combine into a model; -1 with a message when the model is missing or inconsistent. */
