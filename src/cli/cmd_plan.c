@@ -469,8 +469,12 @@ int gd_cmd_plan(int argc, char **argv)
     printf("  plus the CUDA context, temporary buffers and fragmentation (often 1-4 GB).\n");
     if (!in.inference) {
         printf("\nTIME per optimizer step per GPU (%.0f tokens)\n", p.tokens_per_step_per_gpu);
-        printf("  compute        %12s  (%.3g hardware FLOPs at %.0f%% of %.0f TFLOP/s)\n",
-               secs(p.compute_s, b1, sizeof b1), p.hardware_flops_per_step, 100 * in.efficiency, in.peak_tflops);
+        if (isfinite(in.peak_tflops) && in.peak_tflops > 0)
+            printf("  compute        %12s  (%.3g hardware FLOPs at %.0f%% of %.0f TFLOP/s)\n",
+                   secs(p.compute_s, b1, sizeof b1), p.hardware_flops_per_step, 100 * in.efficiency, in.peak_tflops);
+        else
+            printf("  compute        %12s  (%.3g hardware FLOPs; give --gpu or --peak-tflops for the time)\n",
+                   secs(p.compute_s, b1, sizeof b1), p.hardware_flops_per_step);
         if (in.offload)
             printf("  PCIe           %12s  (%s up, %s down; the link is full duplex)\n", secs(p.pcie_s, b1, sizeof b1),
                    gb(p.pcie_h2d_bytes, b2, sizeof b2), gb(p.pcie_d2h_bytes, b3, sizeof b3));

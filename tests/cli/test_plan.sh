@@ -34,6 +34,12 @@ check lora "[('trainable', j['trainable_params'], 4194304), ('gpu', j['gpu']['me
 expect_rc 0 "$GPUDIAG" plan --model llama2-7b --gpu A100-SXM4-80GB --offload optimizer --grad-accum 4
 grep -q "saves memory" "$TMP/out" && grep -q "CPU offload (optimizer)" "$TMP/out" && grep -q "^VERDICT" "$TMP/out" ||
     { echo "FAIL: trade-off table or verdict missing"; fails=$((fails + 1)); }
+# no GPU: the compute time is unknown and the text says what to give, never "nan"
+expect_rc 0 "$GPUDIAG" plan --model llama2-7b --lora-rank 16 --qlora --gpu-mem 24
+grep -q "give --gpu or --peak-tflops for the time" "$TMP/out" || { echo "FAIL: compute line without a GPU"; fails=$((fails + 1)); }
+grep -qi "nan" "$TMP/out" && { echo "FAIL: nan in plan text without a GPU"; fails=$((fails + 1)); }
+expect_rc 2 "$GPUDIAG" plan --offload disk --model llama2-7b
+grep -q "offload wants none, optimizer or params, got 'disk'" "$TMP/err" || { echo "FAIL: --offload message"; fails=$((fails + 1)); }
 expect_rc 2 "$GPUDIAG" plan --params 7e9
 grep -q "layers, hidden size, heads and sequence" "$TMP/err" || { echo "FAIL: message for --params alone"; fails=$((fails + 1)); }
 expect_rc 2 "$GPUDIAG" plan --model llama2-7b --zero 4
