@@ -351,7 +351,10 @@ static void write_findings(hw *w, const gpudiag_report *r)
             for (size_t k = 0; k < f->evidence_count; k++) {
                 put(w, "<tr><td><code>");
                 esc(w, f->evidence[k].key);
-                putf(w, "</code></td><td class=\"n\">%.6g</td></tr>", f->evidence[k].value);
+                if (isfinite(f->evidence[k].value))
+                    putf(w, "</code></td><td class=\"n\">%.6g</td></tr>", f->evidence[k].value);
+                else
+                    put(w, "</code></td><td class=\"n\">n/a</td></tr>");
             }
             put(w, "</table></details>");
         }
