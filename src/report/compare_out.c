@@ -335,10 +335,11 @@ static void short_name(char *b, size_t n, const char *name)
     size_t len = strlen(name);
     if (len < n && len <= TEXT_NAME_COLS) {
         snprintf(b, n, "%s", name);
-        return;
+    } else {
+        size_t keep = gd_utf8_prefix(name, TEXT_NAME_COLS - 3 < n - 4 ? TEXT_NAME_COLS - 3 : n - 4);
+        snprintf(b, n, "%.*s...", (int)keep, name);
     }
-    size_t keep = gd_utf8_prefix(name, TEXT_NAME_COLS - 3 < n - 4 ? TEXT_NAME_COLS - 3 : n - 4);
-    snprintf(b, n, "%.*s...", (int)keep, name);
+    gd_term_clean(b); /* names come from the inputs: no escapes or bidi overrides to the terminal */
 }
 
 gpudiag_status gpudiag_comparison_write_text(const gpudiag_comparison *c, FILE *fp, const gpudiag_text_opts *opts,

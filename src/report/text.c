@@ -19,15 +19,13 @@ typedef struct tw {
 } tw;
 
 /* Print at most max bytes of an input-derived string (names, paths): control
- * characters become '?', so a trace cannot drive the terminal, and the cut
+ * characters and bidirectional overrides become '?' (gd_fput_term), so a
+ * trace cannot drive or reorder the terminal, and the cut
  * never splits a UTF-8 sequence.  Returns 1 if the string was cut. */
 static int put_clean(FILE *fp, const char *s, size_t max)
 {
     size_t n = gd_utf8_prefix(s, max);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        fputc(c < 0x20 || c == 0x7f ? '?' : c, fp);
-    }
+    gd_fput_term(fp, s, n);
     return n < strlen(s);
 }
 
@@ -66,10 +64,7 @@ static void wrap(const tw *w, const char *indent, const char *s)
                 take = avail;
         }
         fputs(indent, w->fp);
-        for (size_t i = 0; i < take; i++) {
-            unsigned char c = (unsigned char)s[i];
-            fputc(c < 0x20 || c == 0x7f ? '?' : c, w->fp);
-        }
+        gd_fput_term(w->fp, s, take);
         fputc('\n', w->fp);
         s += take;
         while (*s == ' ')

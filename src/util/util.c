@@ -411,6 +411,56 @@ size_t gd_utf8_prefix(const char *s, size_t max)
     return n;
 }
 
+size_t gd_term_unsafe(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    if (n == 0)
+        return 0;
+    if (u[0] < 0x20 || u[0] == 0x7f)
+        return 1;
+    if (n >= 2 && u[0] == 0xc2 && u[1] >= 0x80 && u[1] <= 0x9f)
+        return 2; /* C1 */
+    if (n >= 2 && u[0] == 0xd8 && u[1] == 0x9c)
+        return 2; /* U+061C arabic letter mark */
+    if (n >= 3 && u[0] == 0xe2 && u[1] == 0x80 && (u[2] == 0x8e || u[2] == 0x8f || (u[2] >= 0xaa && u[2] <= 0xae)))
+        return 3; /* U+200E/F, U+202A..E */
+    if (n >= 3 && u[0] == 0xe2 && u[1] == 0x81 && u[2] >= 0xa6 && u[2] <= 0xa9)
+        return 3; /* U+2066..9 isolates */
+    return 0;
+}
+
+void gd_fput_term(FILE *fp, const char *s, size_t n)
+{
+    size_t i = 0, run = 0;
+    while (i < n) {
+        size_t bad = gd_term_unsafe(s + i, n - i);
+        if (!bad) {
+            i++;
+            continue;
+        }
+        fwrite(s + run, 1, i - run, fp);
+        fputc('?', fp);
+        i += bad;
+        run = i;
+    }
+    fwrite(s + run, 1, n - run, fp);
+}
+
+void gd_term_clean(char *s)
+{
+    size_t n = strlen(s), o = 0;
+    for (size_t i = 0; i < n;) {
+        size_t bad = gd_term_unsafe(s + i, n - i);
+        if (bad) {
+            s[o++] = '?';
+            i += bad;
+        } else {
+            s[o++] = s[i++];
+        }
+    }
+    s[o] = '\0';
+}
+
 size_t gd_find_i64(const void *base, size_t n, size_t size, int64_t key)
 {
     const unsigned char *a = base;

@@ -95,6 +95,18 @@ int gd_utf8_valid(const char *s, size_t len);
  * and does not end inside a UTF-8 sequence. */
 size_t gd_utf8_prefix(const char *s, size_t max);
 
+/* Terminal safety for input-derived strings (kernel names, paths) printed as
+ * text.  gd_term_unsafe: the byte length (1..3) of the sequence at s[0..n)
+ * that must not reach a terminal, else 0: C0 controls and DEL (escape
+ * sequences), C1 controls U+0080..U+009F, and the bidirectional controls
+ * U+061C, U+200E/F, U+202A..U+202E, U+2066..U+2069 ("Trojan Source": they
+ * reorder what is shown).  gd_fput_term writes s[0..n) to fp with each such
+ * sequence replaced by one '?'; gd_term_clean does the same in place on a
+ * NUL-terminated string (it never grows). */
+size_t gd_term_unsafe(const char *s, size_t n);
+void gd_fput_term(FILE *fp, const char *s, size_t n);
+void gd_term_clean(char *s);
+
 /* Out of memory where the caller cannot fail softly (inside yajl, which does
  * not check its own allocations, and simdjson, which throws): write
  * "gpudiag: error: out of memory (WHERE)" to stderr and _Exit(5), the
