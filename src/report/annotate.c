@@ -120,6 +120,26 @@ static void meta(ann *a, const char *what, int tid, const char *name, int sort_i
     yajl_gen_map_close(a->g);
 }
 
+/* One counter sample ("ph":"C") at the start of timeline bin b. */
+static void counter(ann *a, const gpudiag_timeline *tl, const char *name, size_t b, const char *arg, double v)
+{
+    int64_t t = tl->start_ns + (int64_t)((double)(tl->end_ns - tl->start_ns) * (double)b / (double)tl->bins);
+    yajl_gen_map_open(a->g);
+    gkey(a, "ph");
+    gstr(a, "C");
+    gkey(a, "cat");
+    gstr(a, "gpudiag");
+    gkey(a, "name");
+    gstr(a, name);
+    gint(a, "pid", GPUDIAG_ANNOTATE_PID);
+    gts(a, "ts", t);
+    gkey(a, "args");
+    yajl_gen_map_open(a->g);
+    gnum(a, arg, v);
+    yajl_gen_map_close(a->g);
+    yajl_gen_map_close(a->g);
+}
+
 static void write_annotations(ann *a)
 {
     const gpudiag_report *r = a->r;
@@ -207,46 +227,16 @@ static void write_annotations(ann *a)
     /* counters, one sample per bin */
     for (size_t d = 0; d < tl->device_count; d++) {
         snprintf(name, sizeof name, "GPU %d utilization", tl->devices[d].device);
-        for (size_t b = 0; b < tl->bins; b++) {
-            int64_t t = tl->start_ns + (int64_t)((double)(tl->end_ns - tl->start_ns) * (double)b / (double)tl->bins);
-            yajl_gen_map_open(a->g);
-            gkey(a, "ph");
-            gstr(a, "C");
-            gkey(a, "cat");
-            gstr(a, "gpudiag");
-            gkey(a, "name");
-            gstr(a, name);
-            gint(a, "pid", GPUDIAG_ANNOTATE_PID);
-            gts(a, "ts", t);
-            gkey(a, "args");
-            yajl_gen_map_open(a->g);
-            gnum(a, "busy_pct", tl->bin_us > 0 ? 100.0 * tl->devices[d].busy_us[b] / tl->bin_us : NAN);
-            yajl_gen_map_close(a->g);
-            yajl_gen_map_close(a->g);
-        }
+        for (size_t b = 0; b < tl->bins; b++)
+            counter(a, tl, name, b, "busy_pct", tl->bin_us > 0 ? 100.0 * tl->devices[d].busy_us[b] / tl->bin_us : NAN);
     }
     for (size_t l = 0; l < tl->lane_count; l++) {
         const gpudiag_timeline_lane *ln = &tl->lanes[l];
         if (!ln->queue_max)
             continue;
         snprintf(name, sizeof name, "queue length, GPU %d stream %d", ln->device, ln->stream);
-        for (size_t b = 0; b < tl->bins; b++) {
-            int64_t t = tl->start_ns + (int64_t)((double)(tl->end_ns - tl->start_ns) * (double)b / (double)tl->bins);
-            yajl_gen_map_open(a->g);
-            gkey(a, "ph");
-            gstr(a, "C");
-            gkey(a, "cat");
-            gstr(a, "gpudiag");
-            gkey(a, "name");
-            gstr(a, name);
-            gint(a, "pid", GPUDIAG_ANNOTATE_PID);
-            gts(a, "ts", t);
-            gkey(a, "args");
-            yajl_gen_map_open(a->g);
-            gnum(a, "max_queued", ln->queue_max[b]);
-            yajl_gen_map_close(a->g);
-            yajl_gen_map_close(a->g);
-        }
+        for (size_t b = 0; b < tl->bins; b++)
+            counter(a, tl, name, b, "max_queued", ln->queue_max[b]);
     }
 }
 
