@@ -219,6 +219,20 @@ typedef struct gpudiag_metric_stats {
 } gpudiag_metric_stats;
 
 #define GPUDIAG_SPARK_POINTS 48
+#define GPUDIAG_CHART_POINTS 240
+
+/** The three indicators of one GPU over time, for charts (HTML report):
+ *  the samples put into at most GPUDIAG_CHART_POINTS equal-time buckets the
+ *  same way as the sparklines (with no more samples than buckets, one bucket
+ *  per sample, in order).  Times are µs after the GPU's first sample. */
+typedef struct gpudiag_gpu_chart {
+    size_t points;                               /**< buckets used; 0 = no samples */
+    double t_us[GPUDIAG_CHART_POINTS];           /**< bucket time (the sample's, or b × span / (points − 1)) */
+    double compute[GPUDIAG_CHART_POINTS];        /**< mean compute indicator 0..1; NaN empty */
+    double compute_min[GPUDIAG_CHART_POINTS];    /**< lowest compute sample in the bucket (dips) */
+    double bandwidth[GPUDIAG_CHART_POINTS];      /**< mean bandwidth indicator 0..1; NaN empty/absent */
+    double mem_share[GPUDIAG_CHART_POINTS];      /**< mean memory used ÷ total 0..1; NaN empty/unknown */
+} gpudiag_gpu_chart;
 
 /** What one GPU's series says. */
 typedef struct gpudiag_gpu_summary {
@@ -255,6 +269,7 @@ typedef struct gpudiag_gpu_summary {
                                        "communication_sync", "memory_transfer", "compute", or NULL */
     double spark[GPUDIAG_SPARK_POINTS]; /**< compute indicator averaged into equal-time buckets; NaN empty */
     double spark_mem[GPUDIAG_SPARK_POINTS]; /**< memory used ÷ total, same buckets */
+    gpudiag_gpu_chart chart;      /**< the indicators over time at chart resolution */
 } gpudiag_gpu_summary;
 
 /** The `series` section of a report made from a monitoring log. */

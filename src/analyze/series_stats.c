@@ -203,6 +203,64 @@ static double corr(const double *a, const double *b, size_t n)
     (GPUDIAG_REASON_SW_POWER_CAP | GPUDIAG_REASON_HW_SLOWDOWN | GPUDIAG_REASON_SW_THERMAL |                       \
      GPUDIAG_REASON_HW_THERMAL | GPUDIAG_REASON_HW_POWER_BRAKE)
 
+/* Put the n samples of x into npts equal-time buckets (with n <= npts, one
+ * bucket per sample, in order) and write each bucket's mean of v (or of
+ * v ÷ den where den is given and > 0; NaN samples skipped) to mean[] and its
+ * lowest value to mn[] (may be NULL), NaN for empty buckets; t_out (may be
+ * NULL) gets each bucket's time after the first sample.  v NULL: all NaN.
+ * Returns the buckets used, min(n, npts). */
+static size_t bucketize(const gpudiag_gpu_series *x, size_t n, const double *v, const double *den, int npts,
+                        double *t_out, double *mean, double *mn)
+{
+    size_t used = n < (size_t)npts ? n : (size_t)npts;
+    int64_t t0 = n ? x->t_us[0] : 0, span = n ? x->t_us[n - 1] - t0 : 0;
+    for (int b = 0; b < npts; b++) {
+        mean[b] = NAN;
+        if (mn)
+            mn[b] = NAN;
+        if (t_out)
+            t_out[b] = b < (int)used ? (n <= (size_t)npts ? (double)(x->t_us[b] - t0)
+                                                            : (double)span * b / (double)(npts - 1))
+                                     : NAN;
+    }
+    if (!v || !n)
+        return used;
+    double *sum = calloc((size_t)npts, sizeof *sum);
+    size_t *cnt = calloc((size_t)npts, sizeof *cnt);
+    if (!sum || !cnt) {
+        free(sum);
+        free(cnt);
+        return used; /* charts are a nicety: NaN buckets, not a failed analysis */
+    }
+    for (size_t i = 0; i < n; i++) {
+        int b = n <= (size_t)npts ? (int)i
+                : span > 0        ? (int)((double)(x->t_us[i] - t0) / (double)span * (npts - 1) + 0.5)
+                                  : (int)(i * (size_t)npts / n);
+        if (b < 0)
+            b = 0;
+        if (b >= npts)
+            b = npts - 1;
+        double val = v[i];
+        if (den) {
+            if (isnan(den[i]) || !(den[i] > 0))
+                continue;
+            val /= den[i];
+        }
+        if (isnan(val))
+            continue;
+        sum[b] += val;
+        cnt[b]++;
+        if (mn && (isnan(mn[b]) || val < mn[b]))
+            mn[b] = val;
+    }
+    for (int b = 0; b < npts; b++)
+        if (cnt[b])
+            mean[b] = sum[b] / (double)cnt[b];
+    free(sum);
+    free(cnt);
+    return used;
+}
+
 int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
 {
     memset(out, 0, sizeof *out);
@@ -375,38 +433,17 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
                     o->pcie_degraded = 0;
             }
         }
-        /* sparklines: equal-time buckets */
-        for (int b = 0; b < GPUDIAG_SPARK_POINTS; b++)
-            o->spark[b] = o->spark_mem[b] = NAN;
-        if (n) {
-            double sum[GPUDIAG_SPARK_POINTS] = {0}, msum[GPUDIAG_SPARK_POINTS] = {0};
-            size_t cnt[GPUDIAG_SPARK_POINTS] = {0}, mcnt[GPUDIAG_SPARK_POINTS] = {0};
-            int64_t t0 = x->t_us[0], span = x->t_us[n - 1] - t0;
-            for (size_t i = 0; i < n; i++) {
-                /* few samples: one bucket each, in order; else equal-time buckets */
-                int b = n <= GPUDIAG_SPARK_POINTS ? (int)i
-                        : span > 0 ? (int)((double)(x->t_us[i] - t0) / (double)span * (GPUDIAG_SPARK_POINTS - 1) + 0.5)
-                                   : (int)(i * GPUDIAG_SPARK_POINTS / n);
-                if (b < 0)
-                    b = 0;
-                if (b >= GPUDIAG_SPARK_POINTS)
-                    b = GPUDIAG_SPARK_POINTS - 1;
-                if (cs && !isnan(x->v[o->compute_metric][i])) {
-                    sum[b] += x->v[o->compute_metric][i];
-                    cnt[b]++;
-                }
-                if (used && total && !isnan(used[i]) && !isnan(total[i]) && total[i] > 0) {
-                    msum[b] += used[i] / total[i];
-                    mcnt[b]++;
-                }
-            }
-            for (int b = 0; b < GPUDIAG_SPARK_POINTS; b++) {
-                if (cnt[b])
-                    o->spark[b] = sum[b] / (double)cnt[b];
-                if (mcnt[b])
-                    o->spark_mem[b] = msum[b] / (double)mcnt[b];
-            }
-        }
+        /* sparklines and chart: equal-time buckets */
+        const double *cv = cs ? x->v[o->compute_metric] : NULL;
+        const double *bv = o->bandwidth_metric < GPUDIAG_M_COUNT ? x->v[o->bandwidth_metric] : NULL;
+        const double *tot = used && total ? total : NULL;
+        double dummy[GPUDIAG_SPARK_POINTS];
+        bucketize(x, n, cv, NULL, GPUDIAG_SPARK_POINTS, NULL, o->spark, dummy);
+        bucketize(x, n, tot ? used : NULL, tot, GPUDIAG_SPARK_POINTS, NULL, o->spark_mem, dummy);
+        gpudiag_gpu_chart *ch = &o->chart;
+        ch->points = bucketize(x, n, cv, NULL, GPUDIAG_CHART_POINTS, ch->t_us, ch->compute, ch->compute_min);
+        bucketize(x, n, bv, NULL, GPUDIAG_CHART_POINTS, NULL, ch->bandwidth, NULL);
+        bucketize(x, n, tot ? used : NULL, tot, GPUDIAG_CHART_POINTS, NULL, ch->mem_share, NULL);
     }
     free(scratch);
     free(tmp);

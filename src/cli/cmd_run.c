@@ -36,10 +36,11 @@
 
 #include "cli/cmd_live.h"
 #include "cli/live.h"
+#include "gpudiag/html.h"
 #include "gpudiag/series.h"
 #include "model/markers.h"
 
-enum { R_OPT_BACKEND = 300, R_OPT_GPUS, R_OPT_JSON };
+enum { R_OPT_BACKEND = 300, R_OPT_GPUS, R_OPT_JSON, R_OPT_HTML };
 enum { RUN_FAIL = 125, RUN_NOEXEC = 126, RUN_NOTFOUND = 127 };
 
 static volatile sig_atomic_t run_child_pid;
@@ -73,6 +74,8 @@ static void usage_run(FILE *fp)
             "                        (default: CUDA_VISIBLE_DEVICES when set, else all)\n"
             "  -q, --quiet           print only the verdict line at the end\n"
             "      --json FILE       also write the report (schema gpudiag.report/1) to FILE\n"
+            "      --html FILE       also write the report as a self-contained HTML page with the\n"
+            "                        GPUs' compute, bandwidth and memory over time\n"
             "      --backend NAME    nvml (default) or test (synthetic GPUs; also $GPUDIAG_BACKEND)\n"
             "  -h, --help            show this help and exit\n"
             "\n"
@@ -167,12 +170,32 @@ static double mono_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Write the run's report to path as JSON (html 0) or as the HTML page
+ * (html 1); -1 with a message naming the file on failure. */
+static int write_report_file(const gpudiag_report *r, const char *path, int html)
+{
+    const char *what = html ? "HTML" : "JSON";
+    FILE *fp = fopen(path, "w");
+    if (!fp) {
+        fprintf(stderr, "gpudiag: error: %s: cannot write the %s report: %s\n", path, what, strerror(errno));
+        return -1;
+    }
+    gpudiag_error err;
+    memset(&err, 0, sizeof err);
+    gpudiag_status st = html ? gpudiag_report_write_html(r, fp, NULL, &err) : gpudiag_report_write_json(r, fp, 1, &err);
+    if (fclose(fp) != 0 || st != GPUDIAG_OK) {
+        fprintf(stderr, "gpudiag: error: %s: cannot write the %s report\n", path, what);
+        return -1;
+    }
+    return 0;
+}
+
 /* Diagnose the run: the series of the GPUs the command used (all sampled
  * GPUs when none was seen) through the monitoring-log analysis, so the
  * report is the one `gpudiag analyze LOG` gives.  Returns 0, or -1 when the
  * analysis or a write failed (the message is printed). */
 static int run_report(const gpudiag_series *all, const gpudiag_sampler *s, const int *sel, const int *used, size_t n,
-                      size_t nused, const char *logname, const char *json, int quiet)
+                      size_t nused, const char *logname, const char *json, const char *html, int quiet)
 {
     gpudiag_series *pick = NULL;
     gpudiag_report *r = NULL;
@@ -220,18 +243,8 @@ static int run_report(const gpudiag_series *all, const gpudiag_sampler *s, const
         if (gpudiag_report_write_text(r, stderr, &topts, &err) != GPUDIAG_OK)
             goto out;
     }
-    if (json) {
-        FILE *jf = fopen(json, "w");
-        if (!jf) {
-            fprintf(stderr, "gpudiag: error: %s: cannot write the JSON report: %s\n", json, strerror(errno));
-            goto out;
-        }
-        gpudiag_status st = gpudiag_report_write_json(r, jf, 1, &err);
-        if (fclose(jf) != 0 || st != GPUDIAG_OK) {
-            fprintf(stderr, "gpudiag: error: %s: cannot write the JSON report\n", json);
-            goto out;
-        }
-    }
+    if ((json && write_report_file(r, json, 0) != 0) | (html && write_report_file(r, html, 1) != 0))
+        goto out;
     rc = 0;
 out:
     if (rc != 0 && !err.message[0] && !r)
@@ -249,12 +262,13 @@ int gd_cmd_run(int argc, char **argv)
         {"gpus", required_argument, NULL, R_OPT_GPUS},
         {"quiet", no_argument, NULL, 'q'},
         {"json", required_argument, NULL, R_OPT_JSON},
+        {"html", required_argument, NULL, R_OPT_HTML},
         {"backend", required_argument, NULL, R_OPT_BACKEND},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     double interval = 0.5;
-    const char *output = NULL, *gpus = NULL, *backend = NULL, *json = NULL;
+    const char *output = NULL, *gpus = NULL, *backend = NULL, *json = NULL, *html = NULL;
     int quiet = 0;
     optind = 1;
     opterr = 0;
@@ -269,6 +283,7 @@ int gd_cmd_run(int argc, char **argv)
         case 'q': quiet = 1; break;
         case R_OPT_GPUS: gpus = optarg; break;
         case R_OPT_JSON: json = optarg; break;
+        case R_OPT_HTML: html = optarg; break;
         case R_OPT_BACKEND: backend = optarg; break;
         case 'h': usage_run(stdout); return 0;
         default:
@@ -508,7 +523,7 @@ int gd_cmd_run(int argc, char **argv)
             fprintf(stderr, "gpudiag run: no process of the command was seen in NVML's process lists; "
                             "the diagnosis covers every sampled GPU\n");
     }
-    if (nsel > 0 && run_report(ser, s, sel, used, n, nused, logname, json, quiet) != 0 && code == 0)
+    if (nsel > 0 && run_report(ser, s, sel, used, n, nused, logname, json, html, quiet) != 0 && code == 0)
         code = RUN_FAIL;
     if (!quiet && own_markers >= 0 && (mk.n > 0 || !own_markers)) {
         size_t k = 0;

@@ -13,6 +13,7 @@
 
 #include "gpudiag/gpudiag.h"
 #include "gpudiag/html.h"
+#include "gpudiag/series.h"
 #include "util/util.h"
 
 #define VIEW_W 960.0
@@ -148,7 +149,11 @@ static const char *const CSS =
     "padding:.2em .5em;text-align:left;vertical-align:top}td.n{text-align:right;white-space:nowrap}"
     "details{margin:.4em 0}summary{cursor:pointer;color:var(--muted)}"
     ".legend{display:flex;flex-wrap:wrap;gap:.3em 1.2em;font-size:.9em;margin:.3em 0;padding:0;list-style:none}"
-    ".legend svg{vertical-align:middle;margin-right:.3em}";
+    ".legend svg{vertical-align:middle;margin-right:.3em}"
+    "svg .lowband{fill:var(--muted);opacity:.2}svg .ind{fill:none;stroke-width:1.6}"
+    "svg .ind-compute{stroke:var(--busy)}svg .ind-min{stroke:var(--busy);stroke-width:.7;stroke-dasharray:1 2}"
+    "svg .ind-bw{stroke:var(--r-memcpy);stroke-dasharray:6 3}svg .ind-mem{stroke:var(--r-dataloader);"
+    "stroke-dasharray:10 3 2 3}";
 
 static const char *const ROLE_ABBR[GPUDIAG_ROLE_COUNT] = {"K", "Mc", "Ms", "Comm", "RT", "DL", "CPU", "O"};
 
@@ -270,7 +275,15 @@ static void write_head(hw *w, const gpudiag_report *r, const gpudiag_html_opts *
         put(w, "gpudiag report");
     put(w, "</h1><p class=\"muted\">Input: <code>");
     esc(w, r->input.path);
-    putf(w, "</code> (%s, %llu events", r->input.format ? r->input.format : "?", (unsigned long long)r->input.events);
+    if (r->series) {
+        put(w, "</code> (");
+        esc(w, r->series->format);
+        putf(w, " monitoring log, %zu GPU%s, %llu samples", r->series->gpu_count, r->series->gpu_count == 1 ? "" : "s",
+             (unsigned long long)r->series->rows);
+    } else {
+        putf(w, "</code> (%s, %llu events", r->input.format ? r->input.format : "?",
+             (unsigned long long)r->input.events);
+    }
     if (r->input.rank >= 0)
         putf(w, ", rank %d of %d", r->input.rank, r->input.world_size);
     put(w, ") \xC2\xB7 gpudiag " GPUDIAG_VERSION "</p>");
@@ -298,6 +311,42 @@ static void kpi(hw *w, const char *label, const char *value)
     put(w, "</dd></div>");
 }
 
+/* The verdict's key numbers for a monitoring log: GPUs, samples, time, and
+ * the compute indicator over all GPUs in use (the median of their medians). */
+static void write_series_kpis(hw *w, const gpudiag_series_summary *s)
+{
+    char b[64];
+    size_t in_use = 0, holding = 0, samples = 0;
+    double span = 0, med[64];
+    size_t nmed = 0;
+    for (size_t i = 0; i < s->gpu_count; i++) {
+        const gpudiag_gpu_summary *g = &s->gpus[i];
+        in_use += g->in_use;
+        holding += g->idle_holding_memory;
+        samples += g->samples;
+        if (isfinite(g->duration_us) && g->duration_us > span)
+            span = g->duration_us;
+        if (g->in_use && g->compute_metric < GPUDIAG_M_COUNT && isfinite(g->stats[g->compute_metric].median) &&
+            nmed < sizeof med / sizeof med[0])
+            med[nmed++] = g->stats[g->compute_metric].median;
+    }
+    snprintf(b, sizeof b, "%zu of %zu", in_use, s->gpu_count);
+    kpi(w, "GPUs in use", b);
+    snprintf(b, sizeof b, "%zu", holding);
+    kpi(w, "Idle, holding memory", b);
+    snprintf(b, sizeof b, "%zu", samples);
+    kpi(w, "Samples", b);
+    kpi(w, "Time covered", s->snapshot ? "snapshot" : fmt_us(b, sizeof b, span));
+    for (size_t i = 1; i < nmed; i++) /* insertion sort: a handful of GPUs */
+        for (size_t j = i; j > 0 && med[j] < med[j - 1]; j--) {
+            double t = med[j];
+            med[j] = med[j - 1];
+            med[j - 1] = t;
+        }
+    kpi(w, "Median compute (GPUs in use)",
+        nmed ? fmt_pct(b, sizeof b, nmed % 2 ? med[nmed / 2] : (med[nmed / 2 - 1] + med[nmed / 2]) / 2) : "n/a");
+}
+
 static void write_verdict(hw *w, const gpudiag_report *r)
 {
     char b[64];
@@ -307,6 +356,11 @@ static void write_verdict(hw *w, const gpudiag_report *r)
     put(w, "</strong></p><p>");
     esc(w, r->verdict);
     put(w, "</p></div><dl class=\"kpi\">");
+    if (r->series) {
+        write_series_kpis(w, r->series);
+        put(w, "</dl></section>\n");
+        return;
+    }
     snprintf(b, sizeof b, "%zu%s", r->step_count, r->steps_from_profiler ? "" : " (whole trace)");
     kpi(w, "Steps", b);
     kpi(w, "Mean step time", fmt_us(b, sizeof b, r->step_time.mean));
@@ -414,7 +468,7 @@ static void write_steps(hw *w, const gpudiag_report *r, size_t max_steps)
         putf(w, "<text x=\"%.1f\" y=\"%.1f\">%s</text>", x + 6, y + 14, fmt_us(b, sizeof b, s->duration_us));
     }
     time_axis(w, LABEL_W, PLOT_W, top + row * (double)shown + 4, longest, top);
-    char cap[160];
+    char cap[256];
     snprintf(cap, sizeof cap, "%zu of %zu steps drawn%s; segment labels: K kernel, Mc memcpy, Ms memset, Comm "
              "communication, RT runtime, DL dataloader, CPU CPU execution, O other.",
              shown, r->step_count, shown < r->step_count ? " (evenly chosen)" : "");
@@ -638,6 +692,213 @@ static void write_idle(hw *w, const gpudiag_report *r)
     put(w, "</section>\n");
 }
 
+/* ---- monitoring series -------------------------------------------------------- */
+
+#define SERIES_CHARTS 16
+
+/* One indicator as a path over the chart's buckets, broken where it is NaN. */
+static void series_line(hw *w, const gpudiag_gpu_chart *ch, const double *v, const char *cls, double x0,
+                        double pw, double y0, double ph, double range_us)
+{
+    int pen = 0, any = 0;
+    for (size_t i = 0; i < ch->points; i++) {
+        if (isnan(v[i]) || isnan(ch->t_us[i])) {
+            pen = 0;
+            continue;
+        }
+        double f = v[i] < 0 ? 0 : v[i] > 1 ? 1 : v[i];
+        double x = x0 + (range_us > 0 ? pw * ch->t_us[i] / range_us : pw / 2);
+        double y = y0 + ph * (1 - f);
+        if (!any)
+            putf(w, "<path class=\"ind %s\" d=\"", cls);
+        putf(w, "%s%.1f,%.1f ", pen ? "L" : "M", x, y);
+        pen = any = 1;
+    }
+    if (any)
+        put(w, "\"/>");
+}
+
+static void legend_line(hw *w, const char *cls, const char *label)
+{
+    putf(w, "<li><svg width=\"28\" height=\"10\" aria-hidden=\"true\"><line class=\"ind %s\" x1=\"0\" y1=\"5\" "
+            "x2=\"28\" y2=\"5\"/></svg>", cls);
+    esc(w, label);
+    put(w, "</li>");
+}
+
+/* A value of metric m for the statistics table. */
+static const char *fmt_metric(char *b, size_t n, gpudiag_metric m, double v)
+{
+    const char *unit = gpudiag_metric_unit(m);
+    if (!isfinite(v))
+        snprintf(b, n, "n/a");
+    else if (strcmp(unit, "fraction") == 0)
+        snprintf(b, n, "%.1f%%", 100 * v);
+    else if (strcmp(unit, "bytes") == 0)
+        snprintf(b, n, "%.2f GB", v / 1e9);
+    else if (strcmp(unit, "bytes/s") == 0)
+        snprintf(b, n, "%.3g GB/s", v / 1e9);
+    else if (strcmp(unit, "bitmask") == 0)
+        snprintf(b, n, "0x%llx", (unsigned long long)v);
+    else
+        snprintf(b, n, "%.4g %s", v, unit);
+    return b;
+}
+
+static void write_series_gpu_chart(hw *w, const gpudiag_gpu_summary *g, const char *label)
+{
+    const gpudiag_gpu_chart *ch = &g->chart;
+    const double top = 12, ph = 150, height = top + ph + 36, x0 = 60, pw = VIEW_W - x0 - 20;
+    double range = ch->points ? ch->t_us[ch->points - 1] : 0;
+    char title[300], desc[400], b1[32], b2[32];
+    const char *cm = g->compute_metric < GPUDIAG_M_COUNT ? gpudiag_metric_name(g->compute_metric) : "none";
+    const char *bm = g->bandwidth_metric < GPUDIAG_M_COUNT ? gpudiag_metric_name(g->bandwidth_metric) : "none";
+    const gpudiag_metric_stats *cs = g->compute_metric < GPUDIAG_M_COUNT ? &g->stats[g->compute_metric] : NULL;
+    snprintf(title, sizeof title, "%s: compute, bandwidth and memory over time", label);
+    snprintf(desc, sizeof desc,
+             "Compute indicator %s (median %s), bandwidth indicator %s, memory used share; %zu samples over %s; "
+             "shaded where compute averaged below 30%%.",
+             cm, cs ? fmt_pct(b1, sizeof b1, cs->median) : "n/a", bm, g->samples, fmt_us(b2, sizeof b2, range));
+    chart_open(w, height, title, desc);
+    for (int k = 0; k <= 4; k++) { /* y grid: 0, 25, ... 100 % */
+        double y = top + ph * (1 - k / 4.0);
+        putf(w, "<line class=\"%s\" x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\"/>", k ? "grid" : "axis", x0, y,
+             x0 + pw, y);
+        putf(w, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%d%%</text>", x0 - 6, y + 4, 25 * k);
+    }
+    /* low-utilisation bands: runs of buckets whose mean compute < 30 %, each
+     * bucket spanning halfway to its neighbours */
+    for (size_t i = 0; range > 0 && i < ch->points;) {
+        if (!(ch->compute[i] < 0.30)) {
+            i++;
+            continue;
+        }
+        size_t j = i;
+        while (j + 1 < ch->points && ch->compute[j + 1] < 0.30)
+            j++;
+        double a = i ? (ch->t_us[i - 1] + ch->t_us[i]) / 2 : 0;
+        double z = j + 1 < ch->points ? (ch->t_us[j] + ch->t_us[j + 1]) / 2 : range;
+        putf(w, "<rect class=\"lowband\" x=\"%.1f\" y=\"%.0f\" width=\"%.2f\" height=\"%.0f\"><title>",
+             x0 + pw * a / range, top, pw * (z - a) / range > 0.5 ? pw * (z - a) / range : 0.5, ph);
+        putf(w, "compute below 30%% from %s", fmt_us(b1, sizeof b1, a));
+        putf(w, " to %s</title></rect>", fmt_us(b2, sizeof b2, z));
+        i = j + 1;
+    }
+    series_line(w, ch, ch->mem_share, "ind-mem", x0, pw, top, ph, range);
+    series_line(w, ch, ch->bandwidth, "ind-bw", x0, pw, top, ph, range);
+    if (g->samples > ch->points)
+        series_line(w, ch, ch->compute_min, "ind-min", x0, pw, top, ph, range);
+    series_line(w, ch, ch->compute, "ind-compute", x0, pw, top, ph, range);
+    if (range > 0)
+        time_axis(w, x0, pw, top + ph, range, top + ph);
+    chart_close(w, g->samples > ch->points ? "Each point is the mean of the samples in an equal-time bucket; the "
+                                             "dotted line is the lowest sample in the bucket."
+                                           : "One point per sample.");
+}
+
+static void write_series_gpu_table(hw *w, const gpudiag_gpu_summary *g)
+{
+    char b[8][40];
+    put(w, "<details><summary>Statistics per metric</summary><table><tr><th scope=\"col\">metric</th>"
+           "<th scope=\"col\">mean</th><th scope=\"col\">median</th><th scope=\"col\">p10</th>"
+           "<th scope=\"col\">p90</th><th scope=\"col\">min</th><th scope=\"col\">max</th>"
+           "<th scope=\"col\">under 30%</th><th scope=\"col\">samples</th></tr>");
+    for (int m = 0; m < GPUDIAG_M_COUNT; m++) {
+        const gpudiag_metric_stats *st = &g->stats[m];
+        if (!st->n)
+            continue;
+        gpudiag_metric mm = (gpudiag_metric)m;
+        put(w, "<tr><td><code>");
+        esc(w, gpudiag_metric_name(mm));
+        putf(w, "</code></td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+                "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+                "<td class=\"n\">%zu</td></tr>",
+             fmt_metric(b[0], 40, mm, st->mean), fmt_metric(b[1], 40, mm, st->median),
+             fmt_metric(b[2], 40, mm, st->p10), fmt_metric(b[3], 40, mm, st->p90), fmt_metric(b[4], 40, mm, st->min),
+             fmt_metric(b[5], 40, mm, st->max), isfinite(st->low_share) ? fmt_pct(b[6], 40, st->low_share) : "",
+             st->n);
+    }
+    put(w, "</table></details>");
+}
+
+static void write_series(hw *w, const gpudiag_report *r)
+{
+    const gpudiag_series_summary *s = r->series;
+    char b1[64], b2[64];
+    put(w, "<section aria-labelledby=\"h-series\"><h2 id=\"h-series\">GPUs over time</h2>");
+    putf(w, "<p class=\"muted\">%zu GPU%s from a <code>", s->gpu_count, s->gpu_count == 1 ? "" : "s");
+    esc(w, s->format);
+    putf(w, "</code> log, %llu samples%s. The seeds' three indicators on one time axis: compute (SM active "
+            "where present, else GPU-Util), bandwidth (DRAM active, else memory-controller util) and memory "
+            "used; targets: compute median &ge; 70%%, p10 &ge; 40%%, under 30%% less than 10%% of the time.</p>",
+         (unsigned long long)s->rows,
+         s->time_source == GPUDIAG_TIME_ASSUMED ? " (no timestamps: times assumed from the sample order)" : "");
+    if (s->snapshot)
+        put(w, "<p>A snapshot (one sample per GPU): no time series to chart.</p>");
+    for (size_t i = 0; i < s->gpu_count; i++) {
+        const gpudiag_gpu_summary *g = &s->gpus[i];
+        char label[200];
+        int n = snprintf(label, sizeof label, "GPU %d", g->index);
+        if (g->kind != GPUDIAG_ENTITY_GPU && g->instance >= 0 && n > 0 && (size_t)n < sizeof label)
+            snprintf(label + n, sizeof label - (size_t)n, " %s %d", g->kind == GPUDIAG_ENTITY_GPU_I ? "GI" : "CI",
+                     g->instance);
+        put(w, "<h3>");
+        esc(w, label);
+        if (g->name[0]) {
+            put(w, ": ");
+            esc(w, g->name);
+        }
+        if (g->mig_profile[0]) {
+            put(w, " [");
+            esc(w, g->mig_profile);
+            put(w, "]");
+        }
+        if (g->hostname[0]) {
+            put(w, " on ");
+            esc(w, g->hostname);
+        }
+        put(w, "</h3><p>");
+        if (g->idle_holding_memory)
+            put(w, "<strong>Idle, holding memory.</strong> ");
+        else if (!g->in_use)
+            put(w, "Idle. ");
+        put(w, "Memory ");
+        esc(w, g->memory_level ? g->memory_level : "n/a");
+        putf(w, " (%s used)", fmt_pct(b1, sizeof b1, g->mem_used_share));
+        put(w, ", compute ");
+        esc(w, g->compute_level ? g->compute_level : "n/a");
+        put(w, ", bandwidth ");
+        esc(w, g->bandwidth_level ? g->bandwidth_level : "n/a");
+        put(w, " &rarr; <strong>");
+        esc_name(w, gpudiag_bottleneck_name(g->bottleneck));
+        put(w, "</strong>");
+        if (g->pipeline) {
+            put(w, " (pipeline: ");
+            esc_name(w, g->pipeline);
+            put(w, ")");
+        }
+        if (isfinite(g->dip_period_us))
+            putf(w, "; dips repeat every %s", fmt_us(b1, sizeof b1, g->dip_period_us));
+        if (isfinite(g->throttle_share) && g->throttle_share > 0)
+            putf(w, "; clocks held down %s of the time", fmt_pct(b2, sizeof b2, g->throttle_share));
+        if (g->pcie_degraded == 1)
+            put(w, "; PCIe link below its maximum under load");
+        put(w, ".</p>");
+        if (!s->snapshot && i < SERIES_CHARTS && g->chart.points > 1)
+            write_series_gpu_chart(w, g, label);
+        write_series_gpu_table(w, g);
+    }
+    if (!s->snapshot && s->gpu_count > SERIES_CHARTS)
+        putf(w, "<p class=\"muted\">Charts for the first %d GPUs; the JSON report has every GPU.</p>", SERIES_CHARTS);
+    put(w, "<ul class=\"legend\" aria-label=\"chart legend\">");
+    legend_line(w, "ind-compute", "compute (mean per bucket)");
+    legend_line(w, "ind-min", "compute, lowest sample");
+    legend_line(w, "ind-bw", "bandwidth");
+    legend_line(w, "ind-mem", "memory used / total");
+    put(w, "<li><svg width=\"14\" height=\"14\" aria-hidden=\"true\"><rect class=\"lowband\" width=\"14\" "
+           "height=\"14\"/></svg>compute below 30%</li></ul></section>\n");
+}
+
 static void write_kernels(hw *w, const gpudiag_report *r)
 {
     char b[64], b2[64];
@@ -733,10 +994,14 @@ gpudiag_status gpudiag_report_write_html(const gpudiag_report *r, FILE *fp, cons
     write_head(&w, r, &o);
     write_verdict(&w, r);
     write_findings(&w, r);
-    write_steps(&w, r, o.max_steps);
-    write_timeline(&w, r);
-    write_idle(&w, r);
-    write_kernels(&w, r);
+    if (r->series) {
+        write_series(&w, r);
+    } else {
+        write_steps(&w, r, o.max_steps);
+        write_timeline(&w, r);
+        write_idle(&w, r);
+        write_kernels(&w, r);
+    }
     put(&w, "</main>\n<footer><p class=\"muted\">Definitions: docs/DEFINITIONS.md; findings: docs/FINDINGS.md; "
             "the same numbers as <code>gpudiag analyze --json</code>.</p></footer>\n</body></html>\n");
     if (w.io_error || ferror(fp))

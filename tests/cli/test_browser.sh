@@ -37,8 +37,9 @@ chrome() {
 
 PROBE='<script>var gdErr=[];window.addEventListener("error",function(e){gdErr.push("error "+(e.message||(e.target&&(e.target.src||e.target.href))||"?"))},true);document.addEventListener("securitypolicyviolation",function(e){gdErr.push("csp "+e.violatedDirective+" "+e.blockedURI)});window.addEventListener("load",function(){var c=[];document.querySelectorAll("svg.chart").forEach(function(s){var r=s.getBoundingClientRect();c.push([Math.round(r.width),Math.round(r.height)])});var p=document.createElement("pre");p.id="gdprobe";p.textContent="GDPROBE"+JSON.stringify({charts:c,errors:gdErr,scripts:document.scripts.length,imgs:document.images.length})+"GDPROBE";document.body.appendChild(p)});</script>'
 
-run_page() { # NAME TRACE
+run_page() { # NAME INPUT [MIN_CHARTS, default 4]
     name=$1
+    min_charts=${3:-4}
     if ! "$GPUDIAG" analyze -q --html "$TMP/$name.html" "$2" >/dev/null 2>&1; then nok "$name: gpudiag exit $?"; return; fi
     (cd "$TMP" && chrome --screenshot="$TMP/$name.png" "file://$TMP/$name.html" >/dev/null)
     if [ -s "$TMP/$name.png" ] && python3 "$HERE/pngcheck.py" "$TMP/$name.png" 20; then ok
@@ -53,7 +54,7 @@ page = page.replace("<head>", "<head>" + sys.argv[3], 1)
 open(sys.argv[2], "w", encoding="utf-8").write(page)
 PYEOF
     chrome --virtual-time-budget=5000 --dump-dom "file://$TMP/${name}_probe.html" > "$TMP/$name.dom"
-    if python3 - "$TMP/$name.dom" <<'PYEOF'
+    if python3 - "$TMP/$name.dom" "$min_charts" <<'PYEOF'
 import json, sys
 dom = open(sys.argv[1], encoding="utf-8", errors="replace").read()
 parts = dom.split("GDPROBE")
@@ -62,7 +63,7 @@ if len(parts) < 3:
 r = json.loads(parts[-2].replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&"))
 bad = []
 if r["errors"]: bad.append("errors: %r" % r["errors"])
-if len(r["charts"]) < 4: bad.append("charts: %r" % r["charts"])
+if len(r["charts"]) < int(sys.argv[2]): bad.append("charts: %r" % r["charts"])
 if any(w <= 300 or h <= 20 for w, h in r["charts"]): bad.append("chart sizes %r" % r["charts"])
 if r["scripts"] != 1 or r["imgs"] != 0: bad.append("scripts %d, imgs %d" % (r["scripts"], r["imgs"]))
 print("charts %r" % r["charts"])
@@ -76,5 +77,7 @@ run_page hostile "$GD_TEST_DATA/ok_hostile_names.json"
 for f in resnet50_v100_num_workers_0.pt.trace.json.gz; do
     [ -f "$GD_SHARED/data/traces/$f" ] && run_page "${f%%.*}" "$GD_SHARED/data/traces/$f"
 done
+# a monitoring log (generated: 2 GPUs, one with periodic dips): one chart per GPU
+python3 "$GD_SRC/bench/gen_monlog.py" --lines 4000 --gpus 2 >"$TMP/gen_monlog.log" && run_page monlog "$TMP/gen_monlog.log" 2
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

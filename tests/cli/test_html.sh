@@ -52,6 +52,34 @@ if python3 "$CHECK" --pages "$TMP"/p*.html; then ok; else nok "pages of the inpu
 # share) is "n/a" on the page, as in the text, never "nan"
 if grep -l '>-\{0,1\}nan<\|>-\{0,1\}inf<' "$TMP"/p*.html; then nok "nan or inf printed on a page"; else ok; fi
 
+# 3b. monitoring logs: every shared log gives a page that passes the checker,
+# with a chart per GPU (up to 16) unless it is a snapshot.  Hand-derived
+# (tests/data/monlog/csv_low_middle.csv: one GPU, samples at 0..5 s with
+# gpu_util 90 90 10 10 90 90 %, memory 20480 of 40960 MiB): the plot spans
+# x 60..940 (880 units for 5 s) and y 12..162 (150 units for 100 %), so
+# compute 90 % is y = 12 + 150 x 0.1 = 27.0 at x = 60, 236, ..., 940, 10 % is
+# y = 147.0, memory 50 % is y = 87.0; the low-utilisation band runs halfway
+# between samples 1 and 2 (1.5 s, x = 60 + 880 x 1.5 / 5 = 324.0) to halfway
+# between 3 and 4 (3.5 s): width 880 x 2 / 5 = 352.00.
+m=0
+for f in "$GD_SHARED"/data/logs/* "$GD_TEST_DATA"/monlog/*; do
+    case "$f" in *.md) continue ;; esac
+    m=$((m + 1))
+    if "$GPUDIAG" analyze -q --html "$TMP/m$m.html" "$f" >/dev/null 2>&1; then ok; else nok "$f: exit $?"; fi
+done
+if python3 "$CHECK" --pages "$TMP"/m*.html; then ok; else nok "pages of the monitoring logs"; fi
+"$GPUDIAG" analyze -q --html "$TMP/low.html" "$GD_TEST_DATA/monlog/csv_low_middle.csv" >/dev/null 2>&1
+grep -q '<rect class="lowband" x="324.0" y="12" width="352.00" height="150">' "$TMP/low.html" && ok || nok "low band"
+grep -q 'class="ind ind-compute" d="M60.0,27.0 L236.0,27.0 L412.0,147.0 L588.0,147.0 L764.0,27.0 L940.0,27.0 "' \
+    "$TMP/low.html" && ok || nok "compute line"
+grep -q 'class="ind ind-mem" d="M60.0,87.0 L236.0,87.0 L412.0,87.0 L588.0,87.0 L764.0,87.0 L940.0,87.0 "' \
+    "$TMP/low.html" && ok || nok "memory line"
+grep -q "smi-csv monitoring log, 1 GPU, 6 samples" "$TMP/low.html" && ok || nok "header names the log"
+grep -q "Step time breakdown" "$TMP/low.html" && nok "trace sections on a monitoring page" || ok
+python3 "$GD_SRC/bench/gen_monlog.py" --lines 4000 --gpus 2 >"$TMP/gen.log" || nok "gen_monlog.py"
+"$GPUDIAG" analyze -q --html "$TMP/gen.html" "$TMP/gen.log" >/dev/null 2>&1
+[ "$(grep -o '<svg class="chart"' "$TMP/gen.html" | wc -l)" -eq 2 ] && ok || nok "two GPU charts for the generated log"
+
 # 4. hand-derived timeline numbers
 "$GPUDIAG" analyze --json "$GD_TEST_DATA/ok_idle_causes.json" > "$TMP/idle.json" || nok "idle json"
 if python3 - "$TMP/idle.json" <<'PYEOF'

@@ -48,7 +48,11 @@ S
 export GPUDIAG_NVML_LIB="$FAKE_NVML_FULL" FAKE_NVML_SCRIPT="$TMP/two.txt"
 
 CASE="exit status 3"
-expect_rc 3 "$GPUDIAG" run -i 50ms -o "$TMP/r1.csv" --json "$TMP/r1.json" -- sh -c 'sleep 1; exit 3'
+expect_rc 3 "$GPUDIAG" run -i 50ms -o "$TMP/r1.csv" --json "$TMP/r1.json" --html "$TMP/r1.html" -- sh -c 'sleep 1; exit 3'
+# the HTML page: one chart (only GPU 0 is the command's), passes the checker, flat 12 % compute line
+python3 "$GD_CLI_DIR/htmlcheck.py" --pages "$TMP/r1.html" && ok || nok "run --html page"
+[ "$(grep -o '<svg class="chart"' "$TMP/r1.html" | wc -l)" -eq 1 ] && ok || nok "run --html: one chart"
+grep -q 'nvml monitoring log, 1 GPU' "$TMP/r1.html" && ok || nok "run --html header"
 [ -f "$TMP/r1.csv" ] && ok || nok "no log"
 n0=$(nrows "$TMP/r1.csv" 0); n1=$(nrows "$TMP/r1.csv" 1)
 [ "$n0" -ge 2 ] && [ "$n0" -eq "$n1" ] && ok || nok "log rows gpu0=$n0 gpu1=$n1"
