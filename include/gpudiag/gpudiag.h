@@ -574,10 +574,16 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *trace, const gpudiag_analyze
 /** Free a report and set *report to NULL.  NULL-safe. */
 void gpudiag_report_free(gpudiag_report **report);
 
+/** Flags for the JSON writers' `pretty` argument (1 keeps meaning "indented"). */
+#define GPUDIAG_JSON_PRETTY 1       /**< indented output */
+#define GPUDIAG_JSON_ALL_KERNELS 2  /**< kernels.top lists every distinct kernel, not the top 50
+                                         (what `analyze --save` writes, so `compare` can diff them all) */
+
 /**
  * Write the report as JSON (schema gpudiag.report/1, docs/REPORT.md) through
- * a JSON generator.  pretty: 1 for indented output.  Returns GPUDIAG_OK or
- * GPUDIAG_ERR_IO when the stream reports a write error.
+ * a JSON generator.  pretty: GPUDIAG_JSON_* flags OR-ed (0 = compact, top 50
+ * kernels).  Returns GPUDIAG_OK, GPUDIAG_ERR_IO when the stream reports a
+ * write error, GPUDIAG_ERR_NOMEM when the generator ran out of memory.
  */
 gpudiag_status gpudiag_report_write_json(const gpudiag_report *report, FILE *fp, int pretty,
                                          gpudiag_error *err);
@@ -645,7 +651,9 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
 /** Free a cluster and set *cluster to NULL.  NULL-safe. */
 void gpudiag_cluster_free(gpudiag_cluster **cluster);
 
-/** Write {"schema":"gpudiag.cluster/1", "ranks":[...], "stragglers":{...}, "reports":[full reports]}. */
+/** Write {"schema":"gpudiag.cluster/1", "ranks":[...], "stragglers":{...}, "reports":[full reports]}.
+ *  pretty: GPUDIAG_JSON_* flags, applied to every report inside.  Errors as
+ *  gpudiag_report_write_json. */
 gpudiag_status gpudiag_cluster_write_json(const gpudiag_cluster *c, const gpudiag_report *const *reports,
                                           FILE *fp, int pretty, gpudiag_error *err);
 

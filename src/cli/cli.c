@@ -113,8 +113,8 @@ static void usage_analyze(FILE *fp)
             "      --color           always colour\n"
             "      --width N         wrap prose at N columns, 40 to 1000 (default: $COLUMNS, else 100)\n"
             "      --jobs N          threads for a directory of rank traces (default: cores)\n"
-            "      --save FILE       also write the JSON report (as --json prints it) to FILE, for\n"
-            "                        'gpudiag compare' later; one PATH only\n"
+            "      --save FILE       also write the JSON report to FILE for 'gpudiag compare' later:\n"
+            "                        as --json prints it, but with every kernel; one PATH only\n"
             "      --format F        input format: auto (default: by content), kineto, nsys (traces),\n"
             "                        dmon, smi-csv, dcgmi, prom, smi-q (monitoring logs: nvidia-smi dmon,\n"
             "                        nvidia-smi --query-gpu CSV, dcgmi dmon, dcgm-exporter Prometheus\n"
@@ -343,7 +343,10 @@ static int save_json(const char *file, const gpudiag_report *r, const gpudiag_cl
     }
     gpudiag_error err;
     memset(&err, 0, sizeof err);
-    gpudiag_status st = c ? gpudiag_cluster_write_json(c, reports, fp, 1, &err) : gpudiag_report_write_json(r, fp, 1, &err);
+    /* every kernel, so that `compare` diffs them all (not only the top 50 of --json) */
+    int flags = GPUDIAG_JSON_PRETTY | GPUDIAG_JSON_ALL_KERNELS;
+    gpudiag_status st =
+        c ? gpudiag_cluster_write_json(c, reports, fp, flags, &err) : gpudiag_report_write_json(r, fp, flags, &err);
     if (fclose(fp) != 0 || st != GPUDIAG_OK) {
         fprintf(stderr, "%s: error: %s: writing the report failed\n", prog, file);
         return EXIT_INPUT;

@@ -455,7 +455,7 @@ gpudiag_status gpudiag_comparison_write_text(const gpudiag_comparison *c, FILE *
     fprintf(fp, "\nKernels (%s names%s): %zu added, %zu removed, %zu in both%s\n",
             c->full_names ? "full" : "HTA short", c->full_names ? "" : "; --full-names for whole names",
             c->kernels_added, c->kernels_removed, both,
-            c->base_runs.kernels_partial || c->test_runs.kernels_partial ? " (partial: a saved report keeps its top 50)" : "");
+            c->base_runs.kernels_partial || c->test_runs.kernels_partial ? " (partial: a --json report keeps its top 50 kernels; analyze --save keeps all)" : "");
     size_t show = verbose ? c->kernel_count : (c->kernel_count < TEXT_MOVERS ? c->kernel_count : TEXT_MOVERS);
     if (show) {
         fprintf(fp, "  %-*s %9s %9s %11s %11s %12s\n", TEXT_NAME_COLS, "biggest movers (per step)", "calls", "calls",

@@ -4,6 +4,7 @@
  * numbers are numbers.  NaN (unknown) becomes null, never 0.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ typedef struct jw {
     FILE *fp;
     int io_error;
     int oom;          /* an allocation failed: the document is incomplete */
+    size_t top_kernels; /* kernels.top entries: JSON_TOP_KERNELS, or all with GPUDIAG_JSON_ALL_KERNELS */
 } jw;
 
 static void print_cb(void *ctx, const char *s, size_t len)
@@ -645,7 +647,7 @@ static void write_kernels(jw *w, const gpudiag_report *r)
     yajl_gen_map_close(w->g);
     key(w, "top");
     yajl_gen_array_open(w->g);
-    size_t n = r->kernel_stat_count < JSON_TOP_KERNELS ? r->kernel_stat_count : JSON_TOP_KERNELS;
+    size_t n = r->kernel_stat_count < w->top_kernels ? r->kernel_stat_count : w->top_kernels;
     /* cppcheck-suppress knownConditionTrueFalse ; false positive: kernel_stat_count is not known to be 0 */
     for (size_t i = 0; i < n; i++) {
         const gpudiag_kernel_stat *k = &r->kernel_stats[i];
@@ -877,11 +879,12 @@ static gpudiag_status open_writer(jw *w, FILE *fp, int pretty, gpudiag_error *er
     w->fp = fp;
     w->io_error = 0;
     w->oom = 0;
+    w->top_kernels = (pretty & GPUDIAG_JSON_ALL_KERNELS) ? SIZE_MAX : JSON_TOP_KERNELS;
     static yajl_alloc_funcs afs = {gd_yajl_malloc, gd_yajl_realloc, gd_yajl_free, NULL};
     w->g = yajl_gen_alloc(&afs);
     if (!w->g)
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
-    yajl_gen_config(w->g, yajl_gen_beautify, pretty ? 1 : 0);
+    yajl_gen_config(w->g, yajl_gen_beautify, (pretty & GPUDIAG_JSON_PRETTY) ? 1 : 0);
     yajl_gen_config(w->g, yajl_gen_indent_string, "  ");
     yajl_gen_config(w->g, yajl_gen_print_callback, print_cb, w);
     return GPUDIAG_OK;
