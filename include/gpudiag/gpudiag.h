@@ -538,6 +538,11 @@ typedef struct gpudiag_report {
     /** Monitoring-log input (gpudiag_series_analyze, include/gpudiag/series.h):
      *  the `series` section; NULL for a trace.  Owned by the report. */
     struct gpudiag_series_summary *series;
+
+    /** Per-kernel FLOPs, intensity and roofline class (include/gpudiag/roofline.h,
+     *  docs/DEFINITIONS.md "Roofline of the kernels"); NULL when no kernel's FLOPs
+     *  are known (no `Input Dims` / `flops` args and no --ncu).  Owned by the report. */
+    struct gpudiag_roofline *roofline;
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */
@@ -551,6 +556,10 @@ typedef struct gpudiag_analyze_opts {
     const char *dtype;            /**< dtype of the matmul peak; NULL = bf16, or fp16 where the GPU has no BF16 */
     double peak_tflops;           /**< override the peak (TFLOP/s per GPU); 0 = from the table */
     double mem_bw_gbs;            /**< override the memory bandwidth (GB/s); 0 = from the table */
+    /** An Nsight Compute CSV read with gpudiag_ncu_read() (include/gpudiag/roofline.h):
+     *  its FLOPs and DRAM bytes feed the roofline; NULL = none.  Not modified; may be
+     *  freed after the call. */
+    const struct gpudiag_ncu *ncu;
 } gpudiag_analyze_opts;
 
 /**

@@ -16,6 +16,7 @@
 
 #include "analyze/analyze.h"
 #include "analyze/mfu_trace.h"
+#include "analyze/roofline.h"
 #include "analyze/intervals.h"
 #include "analyze/kclass.h"
 #include "diagnose/rules.h"
@@ -1129,6 +1130,8 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
         goto oom;
     build_summary(&a);
     gd_build_mfu(r, opts);
+    if (gd_build_roofline(t, r, opts) != 0)
+        goto oom;
     if (gd_diagnose(t, r) != 0)
         goto oom;
     free(a.corr);

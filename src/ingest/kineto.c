@@ -37,6 +37,7 @@
 #else
 #define GD_SJ_PADDING_BYTES 64
 #endif
+#include "model/opflops.h"
 #include "model/trace.h"
 #include "util/util.h"
 
@@ -52,6 +53,9 @@ enum ctx {
     CTX_DEVPROPS,     /* deviceProperties array */
     CTX_DEVPROP,      /* one deviceProperties object */
     CTX_DISTINFO,     /* distributedInfo object */
+    CTX_DIMS,         /* event.args["Input Dims"]: one array per input */
+    CTX_DIM,          /* one input's dims */
+    CTX_TYPES,        /* event.args["Input type"] */
     CTX_IGNORE
 };
 
@@ -63,6 +67,7 @@ enum key {
     K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,
     /* args */
     K_CORRELATION, K_EXTERNAL_ID, K_DEVICE, K_STREAM, K_BPS, K_OCC, K_BYTES,
+    K_INPUT_DIMS, K_INPUT_TYPE, K_FLOPS,
     /* device props */
     K_DP_ID, K_DP_NAME, K_DP_MEM, K_DP_MAJOR, K_DP_MINOR, K_DP_SMS, K_DP_WARP, K_DP_MAXTHR,
     /* distributed info */
@@ -85,6 +90,8 @@ typedef struct ev_scratch {
     int has_corr, has_ext, has_device, has_stream, has_bps, has_occ, has_bytes;
     int64_t correlation, external_id, device, stream, bytes;
     double bps, occ;
+    int has_flops;
+    double flops;         /* args.flops (with_flops=True) */
 } ev_scratch;
 
 typedef struct parser {
@@ -99,6 +106,8 @@ typedef struct parser {
     int saw_events;
     int oom;
     ev_scratch ev;
+    gd_op_shapes shapes;  /* args "Input Dims" / "Input type" of the current event */
+    int dim_in;           /* index of the input whose dims are being read, -1 if none */
     char *name;           /* scratch for the event name */
     gd_device_prop dp;
     int dp_has_id;
@@ -269,10 +278,15 @@ static int key_for(int ctx, const char *k, size_t len)
         switch (len) {
         case 5:
             if (KEYIS("bytes")) return K_BYTES;
+            if (KEYIS("flops")) return K_FLOPS;
             return K_NONE;
         case 6:
             if (KEYIS("device")) return K_DEVICE;
             if (KEYIS("stream")) return K_STREAM;
+            return K_NONE;
+        case 10:
+            if (KEYIS("Input Dims")) return K_INPUT_DIMS;
+            if (KEYIS("Input type")) return K_INPUT_TYPE;
             return K_NONE;
         case 11:
             if (KEYIS("correlation")) return K_CORRELATION;
@@ -539,6 +553,32 @@ static int commit_event(parser *p)
         op.name_id = gd_strtab_intern(&t->names, name, nlen);
         if (op.name_id == UINT32_MAX || !gd_vec_push(&t->cpu_ops, &op))
             return -1;
+        if (e->cat == CAT_OPERATOR && (e->has_flops || p->shapes.n_in > 0)) {
+            /* FLOPs of the op for the roofline (docs/DEFINITIONS.md "Roofline of the kernels") */
+            gd_op_flops of;
+            memset(&of, 0, sizeof of);
+            int elt = GD_ELT_UNKNOWN;
+            int counted = gd_op_flops_from_shapes(name, nlen, &p->shapes, &of.flops, &of.bytes, &elt);
+            if (e->has_flops) {
+                if (!counted) {
+                    of.bytes = NAN;
+                    elt = p->shapes.n_types > 0 ? p->shapes.type[0] : GD_ELT_UNKNOWN;
+                }
+                of.flops = e->flops; /* the profiler's own count wins */
+                of.source = GD_OPF_FLOPS_ARG;
+            } else {
+                of.source = GD_OPF_SHAPES;
+            }
+            if (counted || e->has_flops) {
+                of.external_id = e->has_ext ? e->external_id : -1;
+                of.ts_ns = e->ts_ns;
+                of.dur_ns = e->dur_ns;
+                of.tid = (int32_t)(e->has_tid ? e->tid : 0);
+                of.elt = (uint8_t)elt;
+                if (!gd_vec_push(&t->op_flops, &of))
+                    return -1;
+            }
+        }
         return 0;
     }
     default:
@@ -574,8 +614,22 @@ static int open_container(parser *p, int is_map)
         child = CTX_EVENT;
         memset(&p->ev, 0, sizeof p->ev);
         p->ev.cat = CAT_UNKNOWN;
+        p->shapes.n_in = p->shapes.n_types = 0;
+        p->dim_in = -1;
     } else if (parent == CTX_EVENT && p->key == K_ARGS && is_map) {
         child = CTX_ARGS;
+    } else if (parent == CTX_ARGS && !is_map && (p->key == K_INPUT_DIMS || p->key == K_INPUT_TYPE)) {
+        child = p->key == K_INPUT_DIMS ? CTX_DIMS : CTX_TYPES;
+        if (child == CTX_DIMS)
+            p->shapes.n_in = 0;
+        else
+            p->shapes.n_types = 0;
+    } else if (parent == CTX_DIMS && !is_map) {
+        child = CTX_DIM;
+        int i = p->shapes.n_in++;
+        p->dim_in = i < GD_OPF_MAX_IN ? i : -1;
+        if (p->dim_in >= 0)
+            p->shapes.rank[i] = 0;
     } else if (parent == CTX_DEVPROPS && is_map) {
         child = CTX_DEVPROP;
         memset(&p->dp, 0, sizeof p->dp);
@@ -615,6 +669,8 @@ static int close_container(parser *p)
         return 1;
     int c = p->ctx[--p->depth];
     p->key = K_NONE;
+    if (c == CTX_DIM)
+        p->dim_in = -1;
     if (c == CTX_EVENT) {
         if (commit_event(p) != 0) {
             p->oom = 1;
@@ -667,6 +723,14 @@ static int cb_number(void *ctx, const char *s, size_t len)
     int64_t v;
     double d;
     int had_frac = 0;
+    if (key == K_NONE && p->dim_in >= 0 && cur_ctx(p) == CTX_DIM) {
+        int i = p->dim_in, r = p->shapes.rank[i]++;
+        if (r < GD_OPF_MAX_RANK && parse_int64(s, len, &v) == 0)
+            p->shapes.dim[i][r] = v;
+        else if (r < GD_OPF_MAX_RANK)
+            p->shapes.dim[i][r] = -1; /* not an integer: the shape is not used */
+        return 1;
+    }
     switch (key) {
     case K_TS:
         if (parse_us_to_ns(s, len, &e->ts_ns, &had_frac) == 0) {
@@ -737,6 +801,12 @@ static int cb_number(void *ctx, const char *s, size_t len)
             e->has_occ = 1;
         }
         break;
+    case K_FLOPS:
+        if (parse_double(s, len, &d) == 0 && d > 0 && isfinite(d)) {
+            e->flops = d;
+            e->has_flops = 1;
+        }
+        break;
     case K_BASE_TIME:
         if (parse_int64(s, len, &v) == 0)
             p->t->base_time_ns = v;
@@ -793,6 +863,12 @@ static int cb_string(void *ctx, const unsigned char *us, size_t len)
     p->key = K_NONE;
     ev_scratch *e = &p->ev;
     int64_t v;
+    if (key == K_NONE && cur_ctx(p) == CTX_TYPES) {
+        int i = p->shapes.n_types++;
+        if (i < GD_OPF_MAX_IN)
+            p->shapes.type[i] = (uint8_t)gd_elt_from_name(s, len);
+        return 1;
+    }
     switch (key) {
     case K_PH:
         e->ph = len == 1 ? s[0] : '?';
@@ -898,6 +974,7 @@ gpudiag_trace *gd_trace_new(const char *path)
     gd_vec_init(&t->cpu_ops, sizeof(gd_cpu_op));
     gd_vec_init(&t->host_steps, sizeof(gd_host_step));
     gd_vec_init(&t->comm_ext_ids, sizeof(int64_t));
+    gd_vec_init(&t->op_flops, sizeof(gd_op_flops));
     gd_vec_init(&t->devices, sizeof(gd_device_prop));
     t->rank = -1;
     t->world_size = -1;
@@ -922,6 +999,7 @@ void gpudiag_trace_free(gpudiag_trace **tp)
     gd_vec_free(&t->cpu_ops);
     gd_vec_free(&t->host_steps);
     gd_vec_free(&t->comm_ext_ids);
+    gd_vec_free(&t->op_flops);
     gd_vec_free(&t->devices);
     free(t);
     *tp = NULL;
@@ -1226,10 +1304,14 @@ static void sj_reset(void *ctx)
 {
     parser *p = ctx;
     p->depth = p->events_depth; /* back in traceEvents */
+    p->dim_in = -1;
     p->overflow_depth = 0;
     p->key = K_NONE;
 }
-static const gd_sj_cb sj_callbacks = {sj_start_map, sj_end_map, sj_key, sj_string, sj_number, sj_reset};
+static int sj_start_array(void *ctx) { return open_container(ctx, 0); }
+static int sj_end_array(void *ctx) { return close_container(ctx); }
+static const gd_sj_cb sj_callbacks = {sj_start_map, sj_end_map, sj_key,         sj_string,
+                                      sj_number,    sj_reset,   sj_start_array, sj_end_array};
 
 /* 1 if another event starts in data[from..to), by the rule of find_event_start(). */
 static int another_event_after(const unsigned char *d, size_t from, size_t to)

@@ -131,6 +131,41 @@ static bool check_skipped(ondemand::value v, const gd_sj_cb *cb, void *ctx, int 
     }
 }
 
+// Replay an array value of a wanted key: start_array, its elements (scalars,
+// nested arrays up to 3 deep; anything else checked and skipped), end_array.
+static bool replay_array(ondemand::value &v, const gd_sj_cb *cb, void *ctx, int depth, bool *cancel)
+{
+    ondemand::array arr;
+    if (v.get_array().get(arr))
+        return false;
+    if (!cb->start_array(ctx)) {
+        *cancel = true;
+        return true;
+    }
+    for (auto e : arr) {
+        ondemand::value ev;
+        if (e.get(ev))
+            return false;
+        ondemand::json_type t;
+        if (ev.type().get(t))
+            return false;
+        if (t == ondemand::json_type::array && depth < 3) {
+            if (!replay_array(ev, cb, ctx, depth + 1, cancel))
+                return false;
+        } else if (t == ondemand::json_type::string || t == ondemand::json_type::number) {
+            if (!scalar(ev, cb, ctx, cancel))
+                return false;
+        } else if (!check_skipped(ev, cb, ctx, depth)) {
+            return false;
+        }
+        if (*cancel)
+            return true;
+    }
+    if (!cb->end_array(ctx))
+        *cancel = true;
+    return true;
+}
+
 // cppcheck-suppress constParameter ; iterating an On-Demand object advances it: it cannot be const
 static bool object(ondemand::object &obj, const gd_sj_cb *cb, void *ctx, int depth, bool *cancel)
 {
@@ -169,6 +204,9 @@ static bool object(ondemand::object &obj, const gd_sj_cb *cb, void *ctx, int dep
                 *cancel = true;
                 return true;
             }
+        } else if (t == ondemand::json_type::array && depth == 1 && cb->start_array) {
+            if (!replay_array(v, cb, ctx, 1, cancel))
+                return false;
         } else if (!scalar(v, cb, ctx, cancel)) {
             return false;
         }

@@ -28,6 +28,11 @@ typedef struct gd_sj_cb {
     int (*number)(void *ctx, const char *s, size_t len);
     /* the event being replayed is abandoned: back to the events array */
     void (*reset)(void *ctx);
+    /* an array value of a wanted key inside an object of the event (args["Input
+     * Dims"]) opens and closes; its elements are replayed (numbers, strings,
+     * nested arrays up to 3 deep) without keys.  NULL: arrays are skipped. */
+    int (*start_array)(void *ctx);
+    int (*end_array)(void *ctx);
 } gd_sj_cb;
 
 enum gd_sj_result {

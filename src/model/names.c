@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "gpudiag/gpudiag.h"
+#include "gpudiag/roofline.h"
 #include "gpudiag/series.h"
 
 const char *gpudiag_strerror(gpudiag_status code)
@@ -130,6 +131,13 @@ void gpudiag_report_free(gpudiag_report **rp)
     free(r->timeline.devices);
     free(r->comm_kernel_us);
     free((char *)(uintptr_t)r->verdict);
+    if (r->roofline) {
+        for (size_t i = 0; i < r->roofline->kernel_count; i++)
+            free((char *)(uintptr_t)r->roofline->kernels[i].name);
+        free(r->roofline->kernels);
+        free((char *)(uintptr_t)r->roofline->ncu_path);
+        free(r->roofline);
+    }
     if (r->series) {
         free(r->series->gpus);
         free(r->series);

@@ -119,6 +119,7 @@ struct gpudiag_trace {
     gd_vec cpu_ops;        /* gd_cpu_op */
     gd_vec host_steps;     /* gd_host_step */
     gd_vec comm_ext_ids;   /* int64_t External ids of the nccl:/gloo: collective ops */
+    gd_vec op_flops;       /* gd_op_flops (model/opflops.h): ops whose FLOPs are known, in trace order */
     gd_vec devices;        /* gd_device_prop */
     int64_t trace_span_start_ns, trace_span_end_ns; /* "PyTorch Profiler (0)" span, or min/max */
     int has_trace_span;

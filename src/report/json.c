@@ -12,6 +12,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "gpudiag/gpudiag.h"
+#include "gpudiag/roofline.h"
 #include "gpudiag/series.h"
 #include "util/util.h"
 
@@ -734,6 +735,52 @@ static void write_spark(jw *w, const char *k, const double *v)
     yajl_gen_array_close(w->g);
 }
 
+/* The `roofline` section (docs/REPORT.md, DEFINITIONS "Roofline of the kernels"):
+ * null when no kernel's FLOPs are known. */
+static void write_roofline(jw *w, const gpudiag_report *r)
+{
+    key(w, "roofline");
+    const gpudiag_roofline *rl = r->roofline;
+    if (!rl) {
+        yajl_gen_null(w->g);
+        return;
+    }
+    yajl_gen_map_open(w->g);
+    kv_str(w, "gpu", rl->gpu);
+    kv_num(w, "mem_bw_gbs", rl->mem_bw_gbs);
+    kv_str(w, "ncu_path", rl->ncu_path);
+    kv_int(w, "ncu_rows", (long long)rl->ncu_rows);
+    kv_int(w, "ncu_matched", (long long)rl->ncu_matched);
+    kv_int(w, "kernel_names", (long long)rl->kernel_names);
+    kv_int(w, "calls", (long long)rl->calls);
+    kv_us(w, "time_us", rl->time_us);
+    kv_num(w, "flops", rl->flops);
+    kv_num(w, "kernel_time_share", rl->kernel_time_share);
+    key(w, "kernels");
+    yajl_gen_array_open(w->g);
+    for (size_t i = 0; i < rl->kernel_count; i++) {
+        const gpudiag_roofline_kernel *k = &rl->kernels[i];
+        yajl_gen_map_open(w->g);
+        kv_str(w, "name", k->name);
+        kv_str(w, "source", k->source);
+        kv_str(w, "dtype", k->dtype);
+        kv_int(w, "calls", (long long)k->calls);
+        kv_us(w, "time_us", k->time_us);
+        kv_num(w, "flops", k->flops);
+        kv_num(w, "bytes", k->bytes);
+        kv_num(w, "intensity", k->intensity);
+        kv_num(w, "achieved_tflops", k->achieved_tflops);
+        kv_num(w, "peak_tflops", k->peak_tflops);
+        kv_num(w, "peak_share", k->peak_share);
+        kv_num(w, "ridge", k->ridge);
+        kv_num(w, "attainable_tflops", k->attainable_tflops);
+        kv_str(w, "bound", k->bound);
+        yajl_gen_map_close(w->g);
+    }
+    yajl_gen_array_close(w->g);
+    yajl_gen_map_close(w->g);
+}
+
 /* The `series` section (docs/REPORT.md): null for a trace. */
 static void write_series(jw *w, const gpudiag_report *r)
 {
@@ -865,6 +912,7 @@ static void write_report(jw *w, const gpudiag_report *r)
     yajl_gen_map_close(w->g);
     write_nsight(w, r);
     write_series(w, r);
+    write_roofline(w, r);
     write_findings(w, r->findings, r->finding_count);
     key(w, "verdict");
     yajl_gen_map_open(w->g);

@@ -1,0 +1,83 @@
+#!/bin/sh
+# test_roofline.sh — the `roofline` section (docs/DEFINITIONS.md "Roofline of
+# the kernels") against numbers derived by hand, with both event readers.
+#
+# tests/data/ok_roofline_mm.json: one H100 SXM ("NVIDIA H100 80GB HBM3":
+# bf16 989.4, fp32 67 TFLOP/s, 3350 GB/s; ridges 989.4e12/3.35e12 = 295.343 and
+# 67/3.35 = 20 FLOP/B), two steps:
+#  K1 aten::mm bf16 [4096,4096]x[4096,4096], 200 µs in each step:
+#     FLOPs 2·4096³ = 137,438,953,472 per call (x2 = 274,877,906,944);
+#     bytes 3·4096²·2 = 100,663,296 per call (x2 = 201,326,592);
+#     I = 4096/3 = 1365.33 >= 295.343 -> compute; 2·4096³/200e-6 = 687.195 TFLOP/s,
+#     ÷ 989.4 = 0.694557; attainable = min(989.4, 1365.33·3.35) = 989.4.
+#  K2 aten::addmm bf16 bias [4096], [64,4096]x[4096,4096], 50 µs:
+#     FLOPs 2·64·4096·4096 = 2,147,483,648; bytes (64·4096 + 4096² + 64·4096)·2 = 34,603,008;
+#     I = 62.0606 < 295.343 -> memory; 42.9497 TFLOP/s = 0.0434098 of peak;
+#     attainable 62.0606·3.35 = 207.903.
+#  K3 aten::linear [8,1024] fp32 holding aten::addmm [1024],[8,1024],[1024,1024], 10 µs:
+#     counted once: FLOPs 2·8·1024·1024 = 16,777,216; bytes (8·1024 + 1024² + 8·1024)·4
+#     = 4,259,840; I = 3.93846 < 20 -> memory; 1.67772 TFLOP/s = 0.0250406 of 67.
+#  K4 aten::conv2d with flops=1e9, 100 µs, fp32: 10 TFLOP/s = 0.149254 of 67; no bytes,
+#     no intensity, no bound (convolutions are not counted from shapes).
+#  K5 an elementwise add (no FLOPs): not on the roofline.
+# Totals: 4 names, 5 launches, 560 µs of the 565 µs of kernel time (0.99115).
+. "$(dirname "$0")/common.sh"
+fails=0
+D="$GD_TEST_DATA/ok_roofline_mm.json"
+check_both_readers "$D" '
+import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"]); import valcheck
+r = json.load(open(sys.argv[1]))["roofline"]
+k = {x["name"][:30]: x for x in r["kernels"]}
+K1 = [x for x in r["kernels"] if "128x128x64" in x["name"]][0]
+K2 = [x for x in r["kernels"] if "64x64x64" in x["name"]][0]
+K3 = k["ampere_sgemm_32x32_sliced1x4_t"]
+K4 = k["implicit_convolve_sgemm"]
+valcheck.run([
+  ("gpu", r["gpu"], "NVIDIA H100 80GB HBM3"), ("bw", r["mem_bw_gbs"], 3350),
+  ("names", r["kernel_names"], 4), ("calls", r["calls"], 5), ("time", r["time_us"], 560),
+  ("flops", r["flops"], 274877906944 + 2147483648 + 16777216 + 1e9), ("share", r["kernel_time_share"], 560 / 565),
+  ("order", [x["time_us"] for x in r["kernels"]], [400, 100, 50, 10]),
+  ("K1 calls", K1["calls"], 2), ("K1 flops", K1["flops"], 274877906944), ("K1 bytes", K1["bytes"], 201326592),
+  ("K1 I", K1["intensity"], 4096 / 3), ("K1 tflops", K1["achieved_tflops"], 687.194767),
+  ("K1 share", K1["peak_share"], 687.194767 / 989.4), ("K1 ridge", K1["ridge"], 989.4 / 3.35),
+  ("K1 att", K1["attainable_tflops"], 989.4), ("K1 bound", K1["bound"], "compute"), ("K1 dt", K1["dtype"], "bf16"),
+  ("K1 src", K1["source"], "shapes"),
+  ("K2 flops", K2["flops"], 2147483648), ("K2 bytes", K2["bytes"], 34603008), ("K2 I", K2["intensity"], 62.060606),
+  ("K2 tflops", K2["achieved_tflops"], 42.949673), ("K2 bound", K2["bound"], "memory"),
+  ("K2 att", K2["attainable_tflops"], 62.060606 * 3.35),
+  ("K3 calls", K3["calls"], 1), ("K3 flops", K3["flops"], 16777216), ("K3 bytes", K3["bytes"], 4259840),
+  ("K3 dt", K3["dtype"], "fp32"), ("K3 share", K3["peak_share"], 1.6777216 / 67), ("K3 bound", K3["bound"], "memory"),
+  ("K3 ridge", K3["ridge"], 20),
+  ("K4 src", K4["source"], "flops_arg"), ("K4 tflops", K4["achieved_tflops"], 10), ("K4 share", K4["peak_share"], 10 / 67),
+  ("K4 bytes", K4["bytes"], None), ("K4 bound", K4["bound"], None),
+], sys.argv[2], rel=1e-5)
+' || fails=$((fails + 1))
+
+# A real trace with record_shapes (HTA's A100 rank, fp32 linear/addmm/mm): the
+# roofline exists, every top kernel is a GEMM with intensity, bound and a share
+# of peak below 1, and Tensor Core (cutlass tensorop) kernels are held to the TF32 roof.
+R="$GD_SHARED/data/traces/a100_8rank_rank3_control.json.gz"
+if [ -f "$R" ]; then
+    "$GPUDIAG" analyze --json "$R" > "$TMP/real.json" || fails=$((fails + 1))
+    python3 - "$TMP/real.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+r = json.load(open(sys.argv[1]))["roofline"]
+bad = []
+if not r or r["gpu"] != "NVIDIA A100-PG509-200" or len(r["kernels"]) != 10: bad.append("section")
+for k in (r or {}).get("kernels", []):
+    if not (k["intensity"] and 1 < k["intensity"] < 1e4 and 0 < k["peak_share"] < 1 and k["bound"] in ("compute", "memory")):
+        bad.append(k["name"][:40])
+    if "tensorop" in k["name"] and k["dtype"] != "tf32": bad.append("tf32 " + k["name"][:40])
+    if "sgemm" in k["name"] and k["dtype"] != "fp32": bad.append("fp32 " + k["name"][:40])
+    want = "compute" if k["intensity"] >= k["ridge"] else "memory"
+    if k["bound"] != want: bad.append("bound " + k["name"][:40])
+if bad: print("FAIL real trace:", bad); sys.exit(1)
+print("ok real trace: %d names, %.1f%% of kernel time" % (r["kernel_names"], 100 * r["kernel_time_share"]))
+PY
+fi
+# No shapes, no flops args: no roofline
+"$GPUDIAG" analyze --json "$GD_TEST_DATA/ok_two_steps.json" | python3 -c '
+import json, sys; r = json.load(sys.stdin)["roofline"]
+sys.exit(0 if r is None else 1)' || { echo "FAIL: roofline without FLOPs"; fails=$((fails + 1)); }
+[ "$fails" -eq 0 ] && echo "test_roofline: ok" || { echo "test_roofline: $fails failed"; exit 1; }
