@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gpudiag/gpudiag.h"
+#include "gpudiag/roofline.h"
 #include "gpudiag/series.h"
 #include "util/util.h"
 
@@ -357,6 +358,137 @@ static void kernels(const tw *w, const gpudiag_report *r, int verbose)
     fputc('\n', w->fp);
 }
 
+/* Scaled count: 1.37e11 -> "137.4G". */
+static void si(char *b, size_t n, double v)
+{
+    static const char *const suf[] = {"", "k", "M", "G", "T", "P", "E"};
+    if (isnan(v)) {
+        snprintf(b, n, "n/a");
+        return;
+    }
+    int i = 0;
+    while (fabs(v) >= 1000 && i < 6) {
+        v /= 1000;
+        i++;
+    }
+    snprintf(b, n, "%.1f%s", v, suf[i]);
+}
+
+/* A small log-log roofline: the roof of the first kernel's dtype, kernels as
+ * their table numbers (docs/DEFINITIONS.md "Roofline of the kernels"). */
+static void roofline_plot(const tw *w, const gpudiag_roofline *rl)
+{
+    enum { COLS = 56, ROWS = 10 };
+    const gpudiag_roofline_kernel *k0 = &rl->kernels[0];
+    double peak = k0->peak_tflops, bw = rl->mem_bw_gbs;
+    if (!(peak > 0) || !(bw > 0))
+        return;
+    double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = peak;
+    size_t pts = 0;
+    for (size_t i = 0; i < rl->kernel_count; i++) {
+        const gpudiag_roofline_kernel *k = &rl->kernels[i];
+        if (!(k->intensity > 0) || !(k->achieved_tflops > 0))
+            continue;
+        pts++;
+        xlo = fmin(xlo, k->intensity);
+        xhi = fmax(xhi, k->intensity);
+        ylo = fmin(ylo, k->achieved_tflops);
+        yhi = fmax(yhi, k->achieved_tflops);
+    }
+    if (!pts)
+        return;
+    double ridge = peak * 1e3 / bw;
+    xlo = pow(10, floor(log10(fmin(xlo, ridge)) - 0.3));
+    xhi = pow(10, ceil(log10(fmax(xhi, ridge)) + 0.3));
+    ylo = pow(10, floor(log10(ylo)));
+    yhi = pow(10, ceil(log10(yhi * 1.01)));
+    char grid[ROWS][COLS + 1];
+    memset(grid, ' ', sizeof grid);
+    double lx0 = log10(xlo), lx1 = log10(xhi), ly0 = log10(ylo), ly1 = log10(yhi);
+    for (int c = 0; c < COLS; c++) {
+        double I = pow(10, lx0 + (c + 0.5) * (lx1 - lx0) / COLS);
+        double roof = fmin(peak, I * bw / 1e3);
+        int row = (int)floor((log10(roof) - ly0) / (ly1 - ly0) * ROWS);
+        if (row >= 0 && row < ROWS)
+            grid[ROWS - 1 - row][c] = I < ridge ? '/' : '-';
+    }
+    for (size_t i = pts ? rl->kernel_count : 0; i-- > 0;) { /* the longest drawn last, on top */
+        const gpudiag_roofline_kernel *k = &rl->kernels[i];
+        if (!(k->intensity > 0) || !(k->achieved_tflops > 0))
+            continue;
+        int c = (int)floor((log10(k->intensity) - lx0) / (lx1 - lx0) * COLS);
+        int row = (int)floor((log10(k->achieved_tflops) - ly0) / (ly1 - ly0) * ROWS);
+        if (c < 0)
+            c = 0;
+        if (c >= COLS)
+            c = COLS - 1;
+        if (row < 0)
+            row = 0;
+        if (row >= ROWS)
+            row = ROWS - 1;
+        grid[ROWS - 1 - row][c] = (char)(i < 9 ? '1' + (int)i : '0');
+    }
+    fprintf(w->fp, "  TFLOP/s (log)  roof: %s peak %.1f TFLOP/s, %.0f GB/s, ridge %.1f FLOP/B\n", k0->dtype ? k0->dtype : "?",
+            peak, bw, ridge);
+    for (int rr = 0; rr < ROWS; rr++) {
+        char lab[16] = "";
+        if (rr == 0)
+            snprintf(lab, sizeof lab, "%g", yhi);
+        else if (rr == ROWS - 1)
+            snprintf(lab, sizeof lab, "%g", ylo);
+        grid[rr][COLS] = '\0';
+        fprintf(w->fp, "  %8s |%s\n", lab, grid[rr]);
+    }
+    fprintf(w->fp, "  %8s +", "");
+    for (int c = 0; c < COLS; c++)
+        fputc('-', w->fp);
+    char l0[16], l1[16];
+    snprintf(l0, sizeof l0, "%g", xlo);
+    snprintf(l1, sizeof l1, "%g", xhi);
+    fprintf(w->fp, "\n  %8s  %-*s%s  FLOP/byte (log)\n", "", COLS - (int)strlen(l1), l0, l1);
+}
+
+/* The roofline of the top kernels: a table, then the plot. */
+static void roofline(const tw *w, const gpudiag_report *r)
+{
+    const gpudiag_roofline *rl = r->roofline;
+    if (!rl || !rl->kernel_count)
+        return;
+    char t[32], f[32];
+    pct(t, sizeof t, rl->kernel_time_share);
+    fprintf(w->fp, "%sROOFLINE%s  %zu kernel names with known FLOPs, %s of kernel time", c_bold(w), c_off(w),
+            rl->kernel_names, t);
+    if (rl->gpu) {
+        fputs("; roofs of ", w->fp);
+        put_clean(w->fp, rl->gpu, 96);
+    }
+    if (rl->ncu_path)
+        fprintf(w->fp, "; %llu of %llu Nsight Compute rows matched", (unsigned long long)rl->ncu_matched,
+                (unsigned long long)rl->ncu_rows);
+    fputc('\n', w->fp);
+    fprintf(w->fp, "  %2s %9s %6s %8s %8s %6s %7s %7s %-7s %-5s %s\n", "#", "time ms", "calls", "FLOPs", "TFLOP/s",
+            "%peak", "FLOP/B", "ridge", "bound", "dtype", "name");
+    int namew = w->width - 86;
+    if (namew < 20)
+        namew = 20;
+    for (size_t i = 0; i < rl->kernel_count; i++) {
+        const gpudiag_roofline_kernel *k = &rl->kernels[i];
+        char tf[16], pk[16], ai[16], rg[16];
+        si(f, sizeof f, k->flops);
+        num_or_na(tf, sizeof tf, k->achieved_tflops, 2);
+        pct(pk, sizeof pk, k->peak_share);
+        num_or_na(ai, sizeof ai, k->intensity, 1);
+        num_or_na(rg, sizeof rg, k->ridge, 1);
+        fprintf(w->fp, "  %2zu %9.3f %6llu %8s %8s %6s %7s %7s %-7s %-5s ", i + 1, k->time_us / 1000.0,
+                (unsigned long long)k->calls, f, tf, pk, ai, rg, k->bound ? k->bound : "n/a", k->dtype ? k->dtype : "n/a");
+        if (put_clean(w->fp, k->name, (size_t)namew))
+            fputs("...", w->fp);
+        fputc('\n', w->fp);
+    }
+    roofline_plot(w, rl);
+    fputc('\n', w->fp);
+}
+
 static void mib(char *b, size_t n, double bytes)
 {
     if (bytes >= 1073741824.0)
@@ -657,6 +789,7 @@ gpudiag_status gpudiag_report_write_text(const gpudiag_report *r, FILE *fp, cons
     idle_gaps(&w, r, verbose);
     findings(&w, r, verbose);
     kernels(&w, r, verbose);
+    roofline(&w, r);
     details(&w, r);
     nsight_rules(&w, r);
     if (verbose)

@@ -76,6 +76,16 @@ if bad: print("FAIL real trace:", bad); sys.exit(1)
 print("ok real trace: %d names, %.1f%% of kernel time" % (r["kernel_names"], 100 * r["kernel_time_share"]))
 PY
 fi
+# The text roofline: the table row of K1 and K2 with the numbers above, and the
+# plot's roof line for bf16 on the H100 (peak 989.4, ridge 295.3).
+"$GPUDIAG" analyze --no-color --width 120 "$D" > "$TMP/text.txt" || fails=$((fails + 1))
+for want in \
+    "   1     0.400      2   274.9G   687.19  69.5%  1365.3   295.3 compute bf16  sm90_xmma_gemm_bf16bf16_bf16f32_f3" \
+    "   3     0.050      1     2.1G    42.95   4.3%    62.1   295.3 memory  bf16  sm90_xmma_gemm_bf16bf16_bf16f32_f3" \
+    "   2     0.100      1     1.0G    10.00  14.9%     n/a    20.0 n/a     fp32  implicit_convolve_sgemm" \
+    "roof: bf16 peak 989.4 TFLOP/s, 3350 GB/s, ridge 295.3 FLOP/B"; do
+    grep -qF -- "$want" "$TMP/text.txt" || { echo "FAIL: text lacks '$want'"; fails=$((fails + 1)); }
+done
 # No shapes, no flops args: no roofline
 "$GPUDIAG" analyze --json "$GD_TEST_DATA/ok_two_steps.json" | python3 -c '
 import json, sys; r = json.load(sys.stdin)["roofline"]
