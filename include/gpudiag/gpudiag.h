@@ -55,7 +55,8 @@ typedef enum gpudiag_status {
     GPUDIAG_ERR_NOMEM = 3,   /**< an allocation failed */
     GPUDIAG_ERR_ARG = 4,     /**< a caller passed an invalid argument */
     GPUDIAG_ERR_INTERNAL = 5, /**< a bug in gpudiag; please report it */
-    GPUDIAG_ERR_NODEV = 6     /**< no GPU, driver or NVML library for a live mode */
+    GPUDIAG_ERR_NODEV = 6,    /**< no GPU, driver or NVML library for a live mode */
+    GPUDIAG_ERR_NOMATCH = 7   /**< a selection (steps, ranks) matched nothing in the input */
 } gpudiag_status;
 
 /** Where and why a call failed.  `offset` is a byte offset into the
@@ -112,6 +113,32 @@ typedef struct gpudiag_read_opts {
      *  the whole capture is one window and the report carries the finding
      *  `input_step_range_missing`.  Copied; need not outlive the call. */
     const char *step_range;
+
+    /** 1: keep only the steps numbered steps_first..steps_last, as
+     *  gpudiag_trace_select_steps() does, after the steps are chosen (so it applies
+     *  to the steps step_range or the Nsight defaults built).  0: all steps. */
+    int select_steps;
+    int64_t steps_first;          /**< first step number kept (INT64_MIN: from the first) */
+    int64_t steps_last;           /**< last step number kept, inclusive (INT64_MAX: to the last) */
+
+    /** 1: read only the trace's header, for gpudiag_trace_rank() and
+     *  gpudiag_trace_world_size() (choosing ranks before reading them).  A Kineto
+     *  trace is read up to the end of its `distributedInfo` object when that comes
+     *  before `traceEvents` (as PyTorch writes it: a few KB whatever the file size);
+     *  when it comes after, or is absent, the whole file is parsed but no event is
+     *  kept.  An Nsight export is not opened beyond its magic (it has no rank: -1).
+     *  The trace returned holds no events: gpudiag_analyze() refuses it with
+     *  GPUDIAG_ERR_ARG.  select_steps and step_range are ignored. */
+    int header_only;
+
+    /** Optional: called from the reading thread after each block read (about
+     *  every 512 KiB of Kineto text, and once at the end), with done_bytes = bytes
+     *  taken from the file so far (compressed bytes for .gz) and total_bytes = the
+     *  file's size (0 when unknown: standard input, a pipe).  Not called for an
+     *  Nsight export or a header-only read.  Must not call back into the reader;
+     *  should be cheap (it sits on the read path). */
+    void (*progress)(void *ctx, uint64_t done_bytes, uint64_t total_bytes);
+    void *progress_ctx;           /**< passed to progress unchanged */
 } gpudiag_read_opts;
 
 /**
@@ -136,6 +163,43 @@ gpudiag_status gpudiag_trace_read_opts(const char *path, const gpudiag_read_opts
 
 /** Free a trace and set *trace to NULL.  NULL and *trace == NULL are no-ops. */
 void gpudiag_trace_free(gpudiag_trace **trace);
+
+/**
+ * Keep only the steps numbered first..last (inclusive) of a trace, and the
+ * events that can bear on them, so that every analysis of gpudiag_analyze()
+ * (breakdown, idle gaps, kernels, MFU, ranks) sees only those steps.
+ *
+ * Step numbers are those of the report's per-step list: N of ProfilerStep#N
+ * (Kineto), or of the ranges chosen by gpudiag_read_opts.step_range / the
+ * Nsight defaults (numbered in start order when the ranges carry no number).
+ *
+ * What is kept (docs/DEFINITIONS.md "Selecting steps"): with W = [start of the
+ * first selected host step, end of the last], extended at its end to the end
+ * of every GPU op launched by a runtime call inside W (a step's device-side end),
+ * every GPU op, runtime call and CPU op overlapping W; every other event and
+ * every unselected step is dropped.  The selection is then analysed as a trace of
+ * its own: a step's device-side start and end come out as in the report of the
+ * whole trace, except when work of an earlier step on another stream ends after
+ * the first selected step's first GPU op, and TBP's tail trimming applies to the
+ * selection's last step (DEFINITIONS.md lists both).
+ *
+ * trace: read with gpudiag_trace_read*(); modified in place (never reallocated).
+ * first: INT64_MIN for "from the first step"; last: INT64_MAX for "to the last".
+ * err:   optional.
+ *
+ * Returns GPUDIAG_OK; GPUDIAG_ERR_ARG when trace is NULL or first > last;
+ * GPUDIAG_ERR_NOMATCH (trace unchanged) when no step is numbered first..last,
+ * with a message that names the steps the trace has (or says it has none);
+ * GPUDIAG_ERR_NOMEM.
+ */
+gpudiag_status gpudiag_trace_select_steps(gpudiag_trace *trace, int64_t first, int64_t last, gpudiag_error *err);
+
+/** distributedInfo.rank of a trace (also of a header-only read), or -1 when
+ *  absent (an Nsight export, a single-process trace).  trace may be NULL (-1). */
+int gpudiag_trace_rank(const gpudiag_trace *trace);
+
+/** distributedInfo.world_size, or -1 when absent.  trace may be NULL (-1). */
+int gpudiag_trace_world_size(const gpudiag_trace *trace);
 
 /* ---------------------------------------------------------------------- */
 /* Reports                                                                 */
@@ -450,6 +514,9 @@ typedef struct gpudiag_input_info {
     gpudiag_nsys_info nsys;       /**< Nsight Systems export details */
     const char *step_range;       /**< --step-range NAME given, or NULL; owned by the report */
     int step_range_missing;       /**< 1 if no range matched it */
+    int steps_selected;           /**< 1 when gpudiag_trace_select_steps() (--steps) chose the steps */
+    int64_t steps_first, steps_last; /**< its bounds as given (INT64_MIN / INT64_MAX: open) */
+    uint64_t steps_before_selection; /**< host steps the trace had before the selection */
 } gpudiag_input_info;
 
 /** The whole diagnosis.  Every pointer is owned by the report. */

@@ -1069,6 +1069,8 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
     if (!t || !out)
         return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "gpudiag_analyze: NULL trace or out");
     *out = NULL;
+    if (t->header_only)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, t->path, -1, "gpudiag_analyze: a header-only read holds no events");
     gpudiag_report *r = calloc(1, sizeof *r);
     if (!r)
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, t->path, -1, "out of memory");
@@ -1121,6 +1123,10 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
         strings_ok = strings_ok && in->step_range;
         in->step_range_missing = t->step_range_missing;
     }
+    in->steps_selected = t->steps_selected;
+    in->steps_first = t->steps_first;
+    in->steps_last = t->steps_last;
+    in->steps_before_selection = t->steps_before_selection;
 
     if (!in->path || !strings_ok || build_corr_index(&a) || build_steps(&a) || build_breakdown(&a) || build_devices(&a) ||
         build_kernels(&a) || build_launch_stats(&a) || gd_build_idle(&a))

@@ -20,12 +20,14 @@
  * start of the next event in Kineto's layout — and counted.  Strings are not
  * UTF-8 validated (names are bytes to us).
  */
+#define _POSIX_C_SOURCE 200809L /* fileno, fstat */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <yajl/yajl_parse.h>
 
@@ -114,6 +116,8 @@ typedef struct parser {
     int fast_allowed;     /* hand the events array to simdjson when it opens */
     int events_depth;     /* depth inside traceEvents: 2, or 1 for a bare array */
     int want_fast;        /* set when yajl was stopped at the '[' of traceEvents */
+    int header_only;      /* gpudiag_read_opts.header_only: keep no event */
+    int header_done;      /* set when yajl was stopped at the end of distributedInfo */
 } parser;
 
 /* ---- number parsing ---------------------------------------------------- */
@@ -405,6 +409,8 @@ static int commit_event(parser *p)
     gpudiag_trace *t = p->t;
     ev_scratch *e = &p->ev;
     t->events++;
+    if (p->header_only)
+        return 0; /* distributedInfo comes after the events: parse on, keep nothing */
     if (e->ph != 'X') {
         t->ignored_events++;
         return 0;
@@ -679,6 +685,9 @@ static int close_container(parser *p)
     } else if (c == CTX_EVENTS) {
         p->in_events = 0;
         p->events_closed = 1;
+    } else if (c == CTX_DISTINFO && p->header_only) {
+        p->header_done = 1; /* the rank is known: stop yajl here */
+        return 0;
     } else if (c == CTX_DEVPROP) {
         if (p->dp_has_id && !gd_vec_push(&p->t->devices, &p->dp)) {
             p->oom = 1;
@@ -1033,6 +1042,9 @@ typedef struct reader {
     char first_error[256];
     int ended;              /* stop reading: broken metadata after the events */
     int bom_checked;
+    void (*progress)(void *ctx, uint64_t done_bytes, uint64_t total_bytes);
+    void *progress_ctx;
+    uint64_t total_bytes;   /* the file's size for progress, 0 if unknown */
 #ifdef GPUDIAG_HAVE_SIMDJSON
     gd_sj *sj;
 #endif
@@ -1096,6 +1108,8 @@ static int fill(reader *r)
         if (got > 0)
             break; /* one chunk at a time keeps the window in cache */
     }
+    if (r->progress)
+        r->progress(r->progress_ctx, r->in.file_bytes, r->total_bytes);
     return 0;
 }
 
@@ -1212,6 +1226,11 @@ static int yajl_consume(reader *r)
             p->want_fast = 0;
             r->beg += consumed;
             return 1;
+        }
+        if (p->header_done) {
+            r->beg += consumed;
+            r->ended = 1;
+            return 0;
         }
         if (p->oom) {
             reader_fail(r, GPUDIAG_ERR_NOMEM, at, "%s", "out of memory");
@@ -1373,22 +1392,26 @@ static int sj_consume(reader *r)
 }
 #endif
 
-static gpudiag_status read_trace(const char *path, FILE *fp, gpudiag_trace **out, gpudiag_error *err);
+static gpudiag_status read_trace(const char *path, FILE *fp, const gpudiag_read_opts *opts, gpudiag_trace **out,
+                                 gpudiag_error *err);
 
-gpudiag_status gd_kineto_read(const char *path, gpudiag_trace **out, gpudiag_error *err)
+gpudiag_status gd_kineto_read(const char *path, const gpudiag_read_opts *opts, gpudiag_trace **out,
+                              gpudiag_error *err)
 {
-    return read_trace(path, NULL, out, err);
+    return read_trace(path, NULL, opts, out, err);
 }
 
 gpudiag_status gd_kineto_read_fp(FILE *fp, const char *name, gpudiag_trace **out, gpudiag_error *err)
 {
     if (!fp)
         return gd_set_error(err, GPUDIAG_ERR_ARG, name, -1, "no stream");
-    return read_trace(name, fp, out, err);
+    return read_trace(name, fp, NULL, out, err);
 }
 
-/* fp: read from this stream (not closed) instead of opening path. */
-static gpudiag_status read_trace(const char *path, FILE *fp, gpudiag_trace **out, gpudiag_error *err)
+/* fp: read from this stream (not closed) instead of opening path.  opts: only
+ * header_only and progress are used here (may be NULL). */
+static gpudiag_status read_trace(const char *path, FILE *fp, const gpudiag_read_opts *opts, gpudiag_trace **out,
+                                 gpudiag_error *err)
 {
     if (!path || !out)
         return gd_set_error(err, GPUDIAG_ERR_ARG, path, -1, "no path or out pointer");
@@ -1415,6 +1438,14 @@ static gpudiag_status read_trace(const char *path, FILE *fp, gpudiag_trace **out
         goto done;
     }
     r->data = r->alloc + 1;
+    p->header_only = opts && opts->header_only;
+    if (opts && opts->progress && !p->header_only) {
+        struct stat sb;
+        r->progress = opts->progress;
+        r->progress_ctx = opts->progress_ctx;
+        if (fstat(fileno(r->in.fp), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0)
+            r->total_bytes = (uint64_t)sb.st_size;
+    }
 #ifdef GPUDIAG_HAVE_SIMDJSON
     const char *nosj = getenv("GPUDIAG_NO_SIMDJSON");
     r->sj = nosj && nosj[0] ? NULL : gd_sj_new();
@@ -1461,13 +1492,20 @@ static gpudiag_status read_trace(const char *path, FILE *fp, gpudiag_trace **out
     /* The document ended before the input: read the rest through unparsed,
      * so that a gzip member's CRC and length are still checked (a flipped
      * bit near the end can leave the JSON whole but the stream corrupt:
-     * found by tests/unit/test_cuts.c). */
-    while (!r->eof) {
+     * found by tests/unit/test_cuts.c).  Not after a header-only stop: the
+     * point is not to read the rest. */
+    while (!r->eof && !p->header_done) {
         r->beg = r->end;
         if (fill(r) != 0)
             goto done;
     }
     p->t->bytes = r->base + r->end;
+    if (p->header_done) {
+        p->t->header_only = 1;
+        *out = p->t;
+        p->t = NULL;
+        goto done;
+    }
 
     if (!r->ended && !p->t->truncated) {
         uint64_t total = r->base + r->end;
@@ -1522,6 +1560,9 @@ static gpudiag_status read_trace(const char *path, FILE *fp, gpudiag_trace **out
         p->t->first_error_at = r->first_error_at;
         snprintf(p->t->first_error, sizeof p->t->first_error, "%s", r->first_error);
     }
+    p->t->header_only = p->header_only;
+    if (r->progress)
+        r->progress(r->progress_ctx, r->in.file_bytes, r->total_bytes);
     *out = p->t;
     p->t = NULL;
 

@@ -8,8 +8,11 @@
 
 #include "gpudiag/gpudiag.h"
 
-/* See gpudiag_trace_read() in gpudiag.h for the contract. */
-gpudiag_status gd_kineto_read(const char *path, gpudiag_trace **out, gpudiag_error *err);
+/* See gpudiag_trace_read() in gpudiag.h for the contract.  opts (may be NULL):
+ * header_only and progress are honoured here; step_range and select_steps are
+ * applied by the caller (ingest/read.c). */
+gpudiag_status gd_kineto_read(const char *path, const gpudiag_read_opts *opts, gpudiag_trace **out,
+                              gpudiag_error *err);
 
 /* The same over an open stream, e.g. a memory buffer from fmemopen() (the
  * fuzz targets use this).  name: used in messages and the report only.  fp is

@@ -30,16 +30,30 @@ gpudiag_status gpudiag_trace_read_opts(const char *path, const gpudiag_read_opts
 {
     if (!path || !out)
         return gd_set_error(err, GPUDIAG_ERR_ARG, path, -1, "no path or out pointer");
+    *out = NULL;
     int nsys = is_sqlite(path);
-    gpudiag_status st = nsys ? gd_nsys_read(path, out, err) : gd_kineto_read(path, out, err);
-    if (st != GPUDIAG_OK)
+    if (nsys && opts && opts->header_only) {
+        /* an Nsight export has no distributedInfo: nothing to read for the header */
+        *out = gd_trace_new(path);
+        if (!*out)
+            return gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
+        (*out)->header_only = 1;
+        return GPUDIAG_OK;
+    }
+    gpudiag_status st = nsys ? gd_nsys_read(path, out, err) : gd_kineto_read(path, opts, out, err);
+    if (st != GPUDIAG_OK || (*out)->header_only)
         return st;
     const char *name = opts ? opts->step_range : NULL;
     if ((nsys || (name && name[0])) && gd_steps_select(*out, name, nsys) != 0) {
         gpudiag_trace_free(out);
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
     }
-    return GPUDIAG_OK;
+    if (opts && opts->select_steps) {
+        st = gpudiag_trace_select_steps(*out, opts->steps_first, opts->steps_last, err);
+        if (st != GPUDIAG_OK)
+            gpudiag_trace_free(out);
+    }
+    return st;
 }
 
 gpudiag_status gpudiag_trace_read(const char *path, gpudiag_trace **out, gpudiag_error *err)

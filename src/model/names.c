@@ -17,6 +17,7 @@ const char *gpudiag_strerror(gpudiag_status code)
     case GPUDIAG_ERR_ARG: return "invalid argument";
     case GPUDIAG_ERR_INTERNAL: return "internal error";
     case GPUDIAG_ERR_NODEV: return "no GPU, driver or NVML library";
+    case GPUDIAG_ERR_NOMATCH: return "the selection matched nothing in the input";
     }
     return "unknown status";
 }
@@ -31,6 +32,7 @@ const char *gpudiag_errname(gpudiag_status code)
     case GPUDIAG_ERR_ARG: return "arg";
     case GPUDIAG_ERR_INTERNAL: return "internal";
     case GPUDIAG_ERR_NODEV: return "nodev";
+    case GPUDIAG_ERR_NOMATCH: return "nomatch";
     }
     return "unknown";
 }

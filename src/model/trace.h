@@ -141,6 +141,10 @@ struct gpudiag_trace {
     gd_nsys_info nsys;
     int step_range_missing;       /* --step-range NAME matched no range */
     char step_range[128];         /* that NAME ("" when not given) */
+    int header_only;              /* read with gpudiag_read_opts.header_only: no events */
+    int steps_selected;           /* gpudiag_trace_select_steps() ran */
+    int64_t steps_first, steps_last;
+    uint64_t steps_before_selection;
 };
 
 #endif

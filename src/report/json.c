@@ -189,6 +189,16 @@ static void write_inputs(jw *w, const gpudiag_report *r)
     else
         yajl_gen_null(w->g);
     kv_bool(w, "step_range_missing", in->step_range_missing);
+    key(w, "steps_selected");
+    if (in->steps_selected) {
+        yajl_gen_map_open(w->g);
+        kv_int_opt(w, "first", (long long)in->steps_first, in->steps_first != INT64_MIN);
+        kv_int_opt(w, "last", (long long)in->steps_last, in->steps_last != INT64_MAX);
+        kv_int(w, "steps_in_trace", (long long)in->steps_before_selection);
+        yajl_gen_map_close(w->g);
+    } else {
+        yajl_gen_null(w->g);
+    }
     key(w, "nsys");
     if (in->nsys.present) {
         const gpudiag_nsys_info *n = &in->nsys;
