@@ -20,6 +20,7 @@
 #include "cli/cmd_live.h"
 #include "cli/cmd_serve.h"
 #include "cli/opts.h"
+#include "cli/progress.h"
 #include "gpudiag/gpudiag.h"
 #include "gpudiag/annotate.h"
 #include "gpudiag/html.h"
@@ -31,10 +32,12 @@ enum exit_code {
     EXIT_USAGE = 2,
     EXIT_INPUT = 3,
     EXIT_NO_DEVICE = 4,
-    EXIT_INTERNAL = 5
+    EXIT_INTERNAL = 5,
+    EXIT_NOMATCH = 6     /* --steps or --ranks selected nothing in the input */
 };
 
-enum { OPT_NO_COLOR = 128, OPT_COLOR, OPT_FAIL_ON, OPT_WIDTH, OPT_JOBS, OPT_SAVE, OPT_FORMAT, OPT_STEP_RANGE, OPT_HTML, OPT_TRACE_OUT };
+enum { OPT_NO_COLOR = 128, OPT_COLOR, OPT_FAIL_ON, OPT_WIDTH, OPT_JOBS, OPT_SAVE, OPT_FORMAT, OPT_STEP_RANGE, OPT_HTML, OPT_TRACE_OUT,
+       OPT_STEPS, OPT_RANKS, OPT_NO_PROGRESS };
 
 typedef struct settings {
     int json;
@@ -49,6 +52,12 @@ typedef struct settings {
     const char *save;    /* --save FILE: also write the JSON report there */
     int format;          /* FMT_*: --format */
     const char *step_range; /* --step-range NAME, or NULL */
+    int select_steps;       /* --steps given */
+    int64_t steps_first, steps_last;
+    int use_ranks;          /* --ranks given */
+    const char *ranks_spec;
+    gd_rankset ranks;
+    int progress;           /* 0 with --no-progress */
     char **paths;
     int npaths;
     gd_trace_mfu_opts tm;        /* MFU options (model, tokens per step, GPU) */
@@ -87,7 +96,8 @@ static void usage_main(FILE *fp)
             "  -V, --version     print the version and exit\n"
             "\n"
             "Exit status: 0 ran; 1 --fail-on matched or compare found a regression; 2 usage error;\n"
-            "3 unreadable or malformed input; 4 no GPU/driver (live modes); 5 internal error.\n");
+            "3 unreadable or malformed input; 4 no GPU/driver (live modes); 5 internal error;\n"
+            "6 analyze --steps/--ranks selected nothing.\n");
 }
 
 static void usage_analyze(FILE *fp)
@@ -131,7 +141,20 @@ static void usage_analyze(FILE *fp)
             "                        charts (no scripts, no network); one trace file only\n"
             "      --trace-out FILE  also write the input trace plus gpudiag's annotations (idle\n"
             "                        gaps by cause, findings, utilisation and queue counters) for\n"
-            "                        Perfetto or chrome://tracing; gzip when FILE ends in .gz\n"
+            "                        Perfetto or chrome://tracing; gzip when FILE ends in .gz\n");
+    fprintf(fp,
+            "      --steps A:B       analyse only steps A to B (inclusive; the numbers of the report's\n"
+            "                        per-step list, N of ProfilerStep#N); also A: (A to the last),\n"
+            "                        :B (the first to B), N (step N alone).  The whole file is still\n"
+            "                        read (trace events are not in time order); steps of an Nsight\n"
+            "                        export are those --step-range or the defaults choose\n"
+            "      --ranks LIST      with a directory of rank traces or several files: analyse only\n"
+            "                        the ranks in LIST (e.g. 0,2-3), chosen by each file's\n"
+            "                        distributedInfo.rank, read from its header only when it comes\n"
+            "                        before the events (PyTorch's order); files without a rank are\n"
+            "                        left out\n"
+            "      --no-progress     no progress bar (shown on a terminal's stderr when reading\n"
+            "                        takes over 1 s: bytes read / total, rate, ETA)\n"
             "  -h, --help            show this help and exit\n"
             "\n"
             "%s"
@@ -139,7 +162,8 @@ static void usage_analyze(FILE *fp)
             "Exit status: 0 ran (findings or not); 1 --fail-on matched; 2 usage error;\n"
             "3 unreadable or malformed input (the message names the file and byte offset),\n"
             "or an output file that cannot be written;\n"
-            "5 internal error.\n"
+            "5 internal error; 6 --steps or --ranks matched nothing (the message lists what the\n"
+            "input has).\n"
             "\n"
             "Example:\n"
             "  gpudiag analyze examples/resnet50_v100_num_workers_0.pt.trace.json.gz\n"
@@ -164,6 +188,9 @@ static int parse_analyze(int argc, char **argv, settings *s)
         {"save", required_argument, NULL, OPT_SAVE},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"step-range", required_argument, NULL, OPT_STEP_RANGE},
+        {"steps", required_argument, NULL, OPT_STEPS},
+        {"ranks", required_argument, NULL, OPT_RANKS},
+        {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
         {"help", no_argument, NULL, 'h'},
     };
     struct option all[64]; /* the options above, then the MFU ones (cli/model_opts.c) */
@@ -227,6 +254,28 @@ static int parse_analyze(int argc, char **argv, settings *s)
             }
             s->step_range = optarg;
             break;
+        case OPT_STEPS:
+            if (gd_opt_steps(optarg, &s->steps_first, &s->steps_last) != 0) {
+                fprintf(stderr,
+                        "%s: error: --steps wants A:B, A:, :B or N (step numbers as the report lists them, "
+                        "A <= B), got '%s'\n",
+                        prog, optarg);
+                return EXIT_USAGE;
+            }
+            s->select_steps = 1;
+            break;
+        case OPT_RANKS:
+            if (gd_opt_ranks(optarg, &s->ranks) != 0) {
+                fprintf(stderr,
+                        "%s: error: --ranks wants rank numbers and ranges separated by commas (e.g. 0,2-3; at "
+                        "most %d items), got '%s'\n",
+                        prog, GD_RANKSET_MAX, optarg);
+                return EXIT_USAGE;
+            }
+            s->use_ranks = 1;
+            s->ranks_spec = optarg;
+            break;
+        case OPT_NO_PROGRESS: s->progress = 0; break;
         case OPT_FAIL_ON:
             s->fail_on = gd_opt_severity(optarg);
             if (s->fail_on < 0) {
@@ -301,6 +350,7 @@ static int exit_for_status(gpudiag_status st)
     case GPUDIAG_ERR_NOMEM:
     case GPUDIAG_ERR_INTERNAL: return EXIT_INTERNAL;
     case GPUDIAG_ERR_NODEV: return EXIT_NO_DEVICE;
+    case GPUDIAG_ERR_NOMATCH: return EXIT_NOMATCH;
     }
     return EXIT_INTERNAL;
 }
@@ -370,6 +420,7 @@ typedef struct rank_job {
     gpudiag_report *report;
     gpudiag_error err;
     gpudiag_status st;
+    int rank;            /* from a header-only read (--ranks) */
 } rank_job;
 
 typedef struct rank_pool {
@@ -379,7 +430,20 @@ typedef struct rank_pool {
     size_t next;
     pthread_mutex_t lock;
     const gpudiag_analyze_opts *opts;
+    gd_progress *prog;   /* NULL: no bar */
 } rank_pool;
+
+/* The read options of the settings (progress is set per file). */
+static gpudiag_read_opts read_opts_of(const settings *s)
+{
+    gpudiag_read_opts o;
+    memset(&o, 0, sizeof o);
+    o.step_range = s->step_range;
+    o.select_steps = s->select_steps;
+    o.steps_first = s->steps_first;
+    o.steps_last = s->steps_last;
+    return o;
+}
 
 static void *rank_worker(void *arg)
 {
@@ -392,12 +456,124 @@ static void *rank_worker(void *arg)
             return NULL;
         rank_job *j = &pool->jobs[i];
         gpudiag_trace *t = NULL;
-        j->st = gpudiag_trace_read_opts(j->path, pool->ropts, &t, &j->err);
-        if (j->st == GPUDIAG_OK) {
+        gpudiag_read_opts ro = *pool->ropts;
+        if (pool->prog) {
+            ro.progress = gd_progress_cb;
+            ro.progress_ctx = gd_progress_slot_at(pool->prog, i);
+        }
+        j->st = gpudiag_trace_read_opts(j->path, &ro, &t, &j->err);
+        if (j->st == GPUDIAG_OK && ro.header_only) {
+            j->rank = gpudiag_trace_rank(t);
+            gpudiag_trace_free(&t);
+        } else if (j->st == GPUDIAG_OK) {
             j->st = gpudiag_analyze(t, pool->opts, &j->report, &j->err);
             gpudiag_trace_free(&t);
         }
     }
+}
+
+/* Run the jobs through nthreads threads (or here, if none can start). */
+static void run_pool(rank_pool *pool, size_t nthreads)
+{
+    if (nthreads > pool->n)
+        nthreads = pool->n;
+    pthread_t *th = calloc(nthreads ? nthreads : 1, sizeof *th);
+    size_t started = 0;
+    for (size_t i = 0; th && i < nthreads; i++)
+        if (pthread_create(&th[i], NULL, rank_worker, pool) == 0)
+            started++;
+    if (started == 0)
+        rank_worker(pool); /* no threads: do the work here */
+    for (size_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* "0-3, 5, 7" from n ranks (sorted here), cut with ", ..." to fit cap. */
+static void format_ranks(int *r, size_t n, char *buf, size_t cap)
+{
+    qsort(r, n, sizeof *r, cmp_int);
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j + 1 < n && (r[j + 1] == r[j] || r[j + 1] == r[j] + 1))
+            j++;
+        char item[48];
+        if (r[i] == r[j])
+            snprintf(item, sizeof item, "%s%d", len ? ", " : "", r[i]);
+        else
+            snprintf(item, sizeof item, "%s%d-%d", len ? ", " : "", r[i], r[j]);
+        if (len + strlen(item) + 6 >= cap) {
+            snprintf(buf + len, cap - len, ", ...");
+            return;
+        }
+        len += (size_t)snprintf(buf + len, cap - len, "%s", item);
+        i = j + 1;
+    }
+}
+
+/* The size of a file for the progress bar, 0 if unknown. */
+static uint64_t file_size(const char *path)
+{
+    struct stat sb;
+    if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0)
+        return (uint64_t)sb.st_size;
+    return 0;
+}
+
+/* --ranks over a directory: read each file's header (in parallel), keep the
+ * jobs whose rank is in the set (compacted to the front; the others freed).
+ * Returns the number kept; *worst is raised for unreadable files. */
+static size_t choose_ranks(const char *dir, const settings *s, rank_job *jobs, size_t n, size_t nthreads, int *worst)
+{
+    gpudiag_read_opts hopts;
+    memset(&hopts, 0, sizeof hopts);
+    hopts.header_only = 1;
+    rank_pool pool = {&hopts, jobs, n, 0, PTHREAD_MUTEX_INITIALIZER, &s->aopts, NULL};
+    run_pool(&pool, nthreads);
+    int *found = calloc(n ? n : 1, sizeof *found);
+    size_t nfound = 0, nkept = 0, norank = 0;
+    for (size_t i = 0; i < n; i++) {
+        rank_job *j = &jobs[i];
+        if (j->st != GPUDIAG_OK) {
+            print_error(&j->err);
+            int code = exit_for_status(j->st);
+            if (code > *worst)
+                *worst = code;
+        } else if (j->rank < 0) {
+            norank++;
+            fprintf(stderr, "%s: warning: %s: no distributedInfo rank: left out by --ranks\n", prog, j->path);
+        } else {
+            if (found)
+                found[nfound++] = j->rank;
+            if (gd_rankset_has(&s->ranks, j->rank)) {
+                rank_job keep = {j->path, NULL, {0}, GPUDIAG_OK, j->rank};
+                jobs[nkept++] = keep;
+                continue;
+            }
+        }
+        free(j->path);
+        j->path = NULL;
+    }
+    if (nkept == 0) {
+        char have[256] = "";
+        if (found)
+            format_ranks(found, nfound, have, sizeof have);
+        fprintf(stderr, "%s: error: %s: --ranks %s matched no trace; the directory has %s%s%s\n", prog, dir,
+                s->ranks_spec, nfound ? "ranks " : "no trace with a rank", have,
+                norank ? " (and traces without a rank)" : "");
+        if (EXIT_NOMATCH > *worst)
+            *worst = EXIT_NOMATCH;
+    }
+    free(found);
+    return nkept;
 }
 
 static int is_trace_name(const char *n)
@@ -457,24 +633,25 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
     for (size_t i = 0; i < n; i++)
         jobs[i].path = names[i];
     free(names);
-    gpudiag_read_opts ropts = {s->step_range};
-    rank_pool pool = {&ropts, jobs, n, 0, PTHREAD_MUTEX_INITIALIZER, &s->aopts};
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     size_t nthreads = s->jobs > 0 ? (size_t)s->jobs : (size_t)(cores > 0 ? cores : 1);
-    if (nthreads > n)
-        nthreads = n;
-    pthread_t *th = calloc(nthreads, sizeof *th);
-    size_t started = 0;
-    for (size_t i = 0; th && i < nthreads; i++)
-        if (pthread_create(&th[i], NULL, rank_worker, &pool) == 0)
-            started++;
-    if (started == 0)
-        rank_worker(&pool); /* no threads: do the work here */
-    for (size_t i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-    free(th);
-
     int worst = EXIT_OK;
+    if (s->use_ranks) {
+        n = choose_ranks(dir, s, jobs, n, nthreads, &worst);
+        if (n == 0) {
+            free(jobs);
+            return worst;
+        }
+    }
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += file_size(jobs[i].path);
+    gpudiag_read_opts ropts = read_opts_of(s);
+    rank_pool pool = {&ropts, jobs, n, 0, PTHREAD_MUTEX_INITIALIZER, &s->aopts,
+                      gd_progress_new(s->progress, n, total)};
+    run_pool(&pool, nthreads);
+    gd_progress_end(pool.prog);
+
     const gpudiag_report **ok = calloc(n, sizeof *ok);
     size_t nok = 0;
     for (size_t i = 0; i < n; i++) {
@@ -606,11 +783,18 @@ static int is_sqlite_file(const char *path)
 }
 
 /* Read and analyse one file with the reader route() picks. */
-static gpudiag_status read_and_analyze(const char *path, int format, const char *step_range,
-                                       const gpudiag_analyze_opts *aopts, gpudiag_report **r, gpudiag_error *err)
+static gpudiag_status read_and_analyze(const char *path, const settings *s, gpudiag_report **r, gpudiag_error *err)
 {
-    gpudiag_log_format lf = route(path, format);
+    gpudiag_log_format lf = route(path, s->format);
     gpudiag_status st;
+    if (lf != GPUDIAG_LOG_AUTO && s->select_steps)
+    {
+        err->code = GPUDIAG_ERR_ARG;
+        err->offset = -1;
+        snprintf(err->path, sizeof err->path, "%s", path);
+        snprintf(err->message, sizeof err->message, "--steps selects steps of a trace; this is a monitoring log");
+        return GPUDIAG_ERR_ARG;
+    }
     if (lf != GPUDIAG_LOG_AUTO) {
         gpudiag_series *ser = NULL;
         st = gpudiag_series_read(path, lf, &ser, err);
@@ -621,18 +805,54 @@ static gpudiag_status read_and_analyze(const char *path, int format, const char 
         return st;
     }
     gpudiag_trace *t = NULL;
-    gpudiag_read_opts ropts = {step_range};
+    gpudiag_read_opts ropts = read_opts_of(s);
+    gd_progress *bar = gd_progress_new(s->progress, 1, file_size(path));
+    if (bar) {
+        ropts.progress = gd_progress_cb;
+        ropts.progress_ctx = gd_progress_slot_at(bar, 0);
+    }
     st = gpudiag_trace_read_opts(path, &ropts, &t, err);
+    gd_progress_end(bar);
     if (st != GPUDIAG_OK)
         return st;
-    st = gpudiag_analyze(t, aopts, r, err);
+    st = gpudiag_analyze(t, &s->aopts, r, err);
     gpudiag_trace_free(&t);
     return st;
 }
 
+/* --ranks with a file: 1 to analyse it, 0 to leave it out (said on stderr
+ * when it has no rank), -1 when its header cannot be read (error printed,
+ * *worst raised).  Its rank is added to found[*nfound] for the final message. */
+static int rank_chosen(const char *path, const settings *s, int *found, size_t *nfound, int *worst)
+{
+    gpudiag_read_opts hopts;
+    memset(&hopts, 0, sizeof hopts);
+    hopts.header_only = 1;
+    gpudiag_trace *t = NULL;
+    gpudiag_error err;
+    memset(&err, 0, sizeof err);
+    gpudiag_status st = route(path, s->format) != GPUDIAG_LOG_AUTO ? GPUDIAG_OK
+                                                                   : gpudiag_trace_read_opts(path, &hopts, &t, &err);
+    if (st != GPUDIAG_OK) {
+        print_error(&err);
+        int code = exit_for_status(st);
+        if (code > *worst)
+            *worst = code;
+        return -1;
+    }
+    int rank = gpudiag_trace_rank(t);
+    gpudiag_trace_free(&t);
+    if (rank < 0) {
+        fprintf(stderr, "%s: warning: %s: no distributedInfo rank: left out by --ranks\n", prog, path);
+        return 0;
+    }
+    found[(*nfound)++] = rank;
+    return gd_rankset_has(&s->ranks, rank);
+}
+
 static int cmd_analyze(int argc, char **argv)
 {
-    settings s = {.json = 0, .quiet = 0, .verbose = 0, .color = -1, .width = 0, .fail_on = -1, .jobs = 0};
+    settings s = {.json = 0, .quiet = 0, .verbose = 0, .color = -1, .width = 0, .fail_on = -1, .jobs = 0, .progress = 1};
     gd_trace_mfu_init(&s.tm);
     int rc = parse_analyze(argc, argv, &s);
     if (rc >= 0)
@@ -644,6 +864,12 @@ static int cmd_analyze(int argc, char **argv)
     gpudiag_text_opts topts = {s.color, s.verbose, s.width ? s.width : terminal_width()};
     int worst = EXIT_OK;
     int matched = 0;
+    int *found = calloc((size_t)s.npaths + 1, sizeof *found); /* --ranks: the ranks of the files seen */
+    size_t nfound = 0, nchosen = 0, nrank_inputs = 0;
+    if (!found) {
+        fprintf(stderr, "%s: error: out of memory\n", prog);
+        return EXIT_INTERNAL;
+    }
     for (int i = 0; i < s.npaths; i++) {
         const char *path = s.paths[i];
         if (path[0] == '\0') {
@@ -657,12 +883,20 @@ static int cmd_analyze(int argc, char **argv)
             if (s.html || s.trace_out) {
                 fprintf(stderr, "%s: error: %s: %s writes the report of one trace file, not a directory of ranks\n",
                         prog, path, s.html ? "--html" : "--trace-out");
+                free(found);
                 return EXIT_USAGE;
             }
             int code = analyze_dir(path, &s, &topts, &matched);
             if (code > worst)
                 worst = code;
             continue;
+        }
+        if (s.use_ranks) {
+            nrank_inputs++;
+            int c = rank_chosen(path, &s, found, &nfound, &worst);
+            if (c <= 0)
+                continue;
+            nchosen++;
         }
         if (s.trace_out && strcmp(path, "-") != 0) {
             const char *what = route(path, s.format) != GPUDIAG_LOG_AUTO ? "a monitoring log"
@@ -671,13 +905,14 @@ static int cmd_analyze(int argc, char **argv)
             if (what) {
                 fprintf(stderr, "%s: error: %s: --trace-out annotates a PyTorch profiler (Kineto) trace; this is %s\n",
                         prog, path, what);
+                free(found);
                 return EXIT_USAGE;
             }
         }
         gpudiag_error err;
         memset(&err, 0, sizeof err);
         gpudiag_report *r = NULL;
-        gpudiag_status st = read_and_analyze(path, s.format, s.step_range, &s.aopts, &r, &err);
+        gpudiag_status st = read_and_analyze(path, &s, &r, &err);
         if (st == GPUDIAG_OK)
             warn_input(r);
         if (st != GPUDIAG_OK) {
@@ -723,13 +958,25 @@ static int cmd_analyze(int argc, char **argv)
             if ((int)r->findings[k].severity >= s.fail_on)
                 matched = 1;
         gpudiag_report_free(&r);
-        if (st == GPUDIAG_ERR_IO)
+        if (st == GPUDIAG_ERR_IO) {
+            free(found);
             return write_failed();
+        }
         if (st != GPUDIAG_OK) {
             fprintf(stderr, "%s: error: writing the report: %s\n", prog, err.message);
+            free(found);
             return EXIT_INTERNAL;
         }
     }
+    if (s.use_ranks && nrank_inputs > 0 && nchosen == 0) {
+        char have[256] = "";
+        format_ranks(found, nfound, have, sizeof have);
+        fprintf(stderr, "%s: error: --ranks %s matched none of the %zu trace file(s); they have %s%s\n", prog,
+                s.ranks_spec, nrank_inputs, nfound ? "ranks " : "no distributedInfo rank", have);
+        if (EXIT_NOMATCH > worst)
+            worst = EXIT_NOMATCH;
+    }
+    free(found);
     if (worst == EXIT_OK && matched)
         worst = EXIT_FINDINGS;
     return worst;

@@ -299,6 +299,28 @@ valcheck.run([
     ("forward: finding", "input_step_range_missing" in ids_b, True),
 ], "new export --step-range")
 PY
+# --steps 2 on the steps the nsys reader built (NVTX ProfilerStep#1..3): step 2 alone,
+# host [11, 21] ms; its work (GEMM 11.2-16.2 ms, copies up to 16.71 ms) ends inside it,
+# so [11, 21] ms = 10000 us, and only step 2's GEMM and copies remain: 1 kernel; H2D
+# 1000 + 100000 B, D2H 4096 B, D2D 8000000 B.  Step 9 is not there: exit 6, steps 1-3.
+"$GPUDIAG" analyze --json --steps 2 "$N" > "$TMP/new_s2.json" 2>/dev/null
+python3 - "$TMP/new_s2.json" <<'PY' && ok || bad "new export --steps 2"
+import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+d = json.load(open(sys.argv[1]))
+t = d["transfers"]
+valcheck.run([
+    ("steps", [(s["number"], s["start_us"], s["duration_us"]) for s in d["steps"]], [(2, 11000, 10000)]),
+    ("kernels", d["summary"]["kernel_count"], 1),
+    ("h2d", (t["h2d"]["count"], t["h2d"]["bytes"]), (2, 101000)),
+    ("d2h", (t["d2h"]["count"], t["d2h"]["bytes"]), (1, 4096)),
+    ("d2d", (t["d2d"]["count"], t["d2d"]["bytes"]), (1, 8000000)),
+    ("steps_selected", d["inputs"][0]["steps_selected"], {"first": 2, "last": 2, "steps_in_trace": 3}),
+], "new export --steps 2")
+PY
+if "$GPUDIAG" analyze --steps 9 "$N" > /dev/null 2> "$TMP/err"; then rc=0; else rc=$?; fi
+if [ "$rc" -eq 6 ] && grep -q "no such step; the trace has steps 1-3" "$TMP/err"; then ok; else bad "new export --steps 9: rc $rc $(cat "$TMP/err")"; fi
 
 # ---- 2b. an older column set ----------------------------------------------
 # No enum, GPU, session or metadata tables; kernels named by shortName only, no

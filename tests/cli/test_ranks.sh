@@ -70,6 +70,66 @@ mkdir "$TMP/empty"
 if "$GPUDIAG" analyze "$TMP/empty" 2>/dev/null; then rc=0; else rc=$?; fi
 if [ "$rc" -eq 3 ]; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: empty directory rc $rc"; fi
 
+# --ranks LIST: only the listed ranks are read and compared.  $TMP/rsel: the four
+# ranks of $TMP/even's generator (0..3, rank 2 the straggler by 40 us), plus
+#  - rank9.json: a valid header with rank 9, then garbage where the events should be:
+#    a header-only read never reaches it, so leaving it out raises no error;
+#  - late5.json: rank 5 with distributedInfo after traceEvents: the header read falls
+#    back to parsing the whole file, and finds rank 5.
+python3 "$GEN" "$GD_TEST_DATA/ok_nccl_overlap.json" "$TMP/rsel" --ranks 4 --straggler 2 --delay-us 40 >/dev/null
+printf '{"schemaVersion": 1, "distributedInfo": {"rank": 9, "world_size": 10}, "traceEvents": [ this is not JSON\n' > "$TMP/rsel/rank9.json"
+python3 - "$TMP/rsel/rank001.json" "$TMP/rsel/late5.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+info = d.pop("distributedInfo"); info["rank"] = 5
+d["distributedInfo"] = info  # now after traceEvents (dicts keep insertion order)
+s = json.dumps(d)
+assert s.index('"traceEvents"') < s.index('"distributedInfo"')
+open(sys.argv[2], "w").write(s)
+PY
+for jobs in 1 3; do
+  if "$GPUDIAG" analyze --json --jobs "$jobs" --ranks 0,2-3 "$TMP/rsel" > "$TMP/rsel.json" 2> "$TMP/rsel.err" && python3 - "$TMP/rsel.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); s = d["stragglers"]
+assert [r["rank"] for r in d["ranks"]] == [0, 2, 3], d["ranks"]
+assert [r["inputs"][0]["rank"] for r in d["reports"]] == [0, 2, 3]
+# ranks 0 and 3 wait 40 us in each of the 2 collectives for rank 2, as with all four
+assert s["straggler"] == 2 and abs(s["wait_us_per_step"] - 80) < 1e-9, s
+PY
+  then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: --ranks 0,2-3 --jobs $jobs"; cat "$TMP/rsel.err"; fi
+done
+# the late distributedInfo is found by the fallback read
+if "$GPUDIAG" analyze --json --ranks 5,9 "$TMP/rsel" > "$TMP/r5.json" 2> "$TMP/r5.err"; then rc=0; else rc=$?; fi
+if [ "$rc" -eq 3 ] && python3 - "$TMP/r5.json" <<'PY' && grep -q "rank9.json: byte" "$TMP/r5.err"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [r["rank"] for r in d["ranks"]] == [5], d["ranks"]   # rank 9 chosen, then its events fail: exit 3
+PY
+then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: --ranks 5,9 (rc $rc)"; cat "$TMP/r5.err"; fi
+# without --ranks the broken rank9.json is read, and reported
+if "$GPUDIAG" analyze --json "$TMP/rsel" > /dev/null 2>&1; then rc=0; else rc=$?; fi
+if [ "$rc" -eq 3 ]; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: rsel without --ranks rc $rc"; fi
+# no such rank: exit 6, naming the ranks the directory has
+if "$GPUDIAG" analyze --ranks 4,6-8 "$TMP/rsel" > "$TMP/out" 2> "$TMP/err"; then rc=0; else rc=$?; fi
+if [ "$rc" -eq 6 ] && grep -q -- "--ranks 4,6-8 matched no trace; the directory has ranks 0-3, 5, 9" "$TMP/err" && [ ! -s "$TMP/out" ]; then
+  pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: --ranks 4,6-8 rc $rc"; cat "$TMP/err"; fi
+# several files: the chosen ones are analysed, one JSON line each; a file without a rank is left out, said on stderr
+if "$GPUDIAG" analyze --json --ranks 1-2 "$TMP"/rsel/rank00*.json "$GD_TEST_DATA/ok_no_steps.json" > "$TMP/files.json" 2> "$TMP/files.err"; then rc=0; else rc=$?; fi
+if [ "$rc" -eq 0 ] && python3 - "$TMP/files.json" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert [json.loads(l)["inputs"][0]["rank"] for l in lines] == [1, 2], lines
+PY
+then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: --ranks over files rc $rc"; cat "$TMP/files.err"; fi
+if "$GPUDIAG" analyze --json --ranks 7 "$TMP"/rsel/rank00*.json > "$TMP/out" 2> "$TMP/err"; then rc=0; else rc=$?; fi
+if [ "$rc" -eq 6 ] && grep -q "matched none of the 4 trace file(s); they have ranks 0-3" "$TMP/err"; then
+  pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: --ranks 7 over files rc $rc"; cat "$TMP/err"; fi
+# malformed lists: exit 2
+for list in "" "," "0," ",1" "0,,1" "a" "3-1" "1-" "-1" "0 1" "2147483648"; do
+  if "$GPUDIAG" analyze --ranks "$list" "$TMP/rsel" > /dev/null 2> "$TMP/err"; then rc=0; else rc=$?; fi
+  if [ "$rc" -eq 2 ] && grep -q "ranks wants rank numbers" "$TMP/err"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: --ranks '$list' rc $rc"; fi
+done
+
 REAL="$GD_SHARED/data/traces/a100_nccl_2rank_rank0.json.gz"
 if [ -f "$REAL" ]; then
   python3 "$GEN" "$REAL" "$TMP/real" --ranks 3 --straggler 1 --delay-us 500 >/dev/null
