@@ -94,7 +94,7 @@ static void draw(gd_progress *p, double t)
         done += atomic_load(&p->slots[i].done);
     double el = t - p->start;
     double rate = el > 0 ? (double)done / el : 0;
-    char d[32], tot[32], r[32], line[160];
+    char d[32], tot[32], r[32], line[512];
     human_bytes((double)done, d, sizeof d);
     human_bytes(rate, r, sizeof r);
     if (p->total > 0) {
