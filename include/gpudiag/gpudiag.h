@@ -323,6 +323,10 @@ typedef enum gpudiag_idle_cause {
     GPUDIAG_IDLE_OPTIMIZER,       /**< the host was in Optimizer.step / zero_grad */
     GPUDIAG_IDLE_HOST_LAUNCH,     /**< the host was busy in other ops or launch calls */
     GPUDIAG_IDLE_OTHER,           /**< no host activity recorded during the gap */
+    GPUDIAG_IDLE_STARTUP,         /**< before the first / after the last GPU op of the window, or in
+                                       warm-up: not steady state, left out of the estimates */
+    GPUDIAG_IDLE_COMPILATION,     /**< torch.compile (Dynamo/Inductor/Triton) compiling on the host;
+                                       left out of the estimates */
     GPUDIAG_IDLE_CAUSE_COUNT
 } gpudiag_idle_cause;
 

@@ -671,7 +671,8 @@ static const char *const role_keys[GPUDIAG_ROLE_COUNT] = {
 static const char *const cause_keys[GPUDIAG_IDLE_CAUSE_COUNT] = {
     "idle.by_cause_share_of_step.sync",      "idle.by_cause_share_of_step.dataloader",
     "idle.by_cause_share_of_step.communication", "idle.by_cause_share_of_step.optimizer",
-    "idle.by_cause_share_of_step.host_launch", "idle.by_cause_share_of_step.other"};
+    "idle.by_cause_share_of_step.host_launch", "idle.by_cause_share_of_step.other",
+    "idle.by_cause_share_of_step.startup", "idle.by_cause_share_of_step.compilation"};
 
 /* a finding id over a group's runs */
 typedef struct fagg {

@@ -22,6 +22,7 @@
 
 #include "analyze/analyze.h"
 #include "analyze/intervals.h"
+#include "diagnose/rules.h"
 #include "model/trace.h"
 #include "util/util.h"
 
@@ -30,7 +31,31 @@
 #define GD_SYNC_SLACK_NS 5000        /* a sync returns a few µs after the GPU drains */
 #define GD_MAX_LAUNCH_QUEUE 1024     /* HTA: CUDA_MAX_LAUNCH_QUEUE_PER_STREAM */
 
-enum { HOST_SYNC = 0, HOST_DATALOADER, HOST_COMM, HOST_OPTIMIZER, HOST_OTHER, HOST_SETS };
+enum { HOST_SYNC = 0, HOST_DATALOADER, HOST_COMM, HOST_OPTIMIZER, HOST_OTHER, HOST_COMPILE, HOST_WARMUP, HOST_SETS };
+
+/* Host activity whose name shows torch.compile at work (DEFINITIONS "Idle gaps
+ * and their causes", rule 0).  Not "TorchDynamo Cache Lookup" (the guard check
+ * before every call) nor "Torch-Compiled Region" / "CompiledFunction" (running
+ * compiled code). */
+static int is_compile_name(const char *nm, size_t nl)
+{
+    static const char suffix[] = " (dynamo_timed)"; /* torch._dynamo.utils.dynamo_timed's record_function */
+    if (nl >= sizeof suffix - 1 && memcmp(nm + nl - (sizeof suffix - 1), suffix, sizeof suffix - 1) == 0)
+        return 1;
+    static const char *const subs[] = {"torch/_dynamo/convert_frame.py", "torch._dynamo.convert_frame",
+                                       "compile_fx", "torch/_inductor/codecache.py", "async_compile",
+                                       "triton/compiler/", "triton.compile"};
+    for (size_t i = 0; i < sizeof subs / sizeof *subs; i++)
+        if (gd_icontains(nm, nl, subs[i]))
+            return 1;
+    return 0;
+}
+
+/* Host activity named as warm-up ("warmup", "warm_up", "warm-up", any case). */
+static int is_warmup_name(const char *nm, size_t nl)
+{
+    return gd_icontains(nm, nl, "warmup") || gd_icontains(nm, nl, "warm_up") || gd_icontains(nm, nl, "warm-up");
+}
 
 /* |[s,e) ∩ set| for a merged set; *hint is a moving start index (gaps come in order). */
 static int64_t overlap(const gd_vec *set, size_t *hint, int64_t s, int64_t e)
@@ -291,6 +316,24 @@ static int64_t step_at(const actx *a, int64_t at)
     return -1;
 }
 
+/* A device-idle gap at the edge of the window that counts as start-up (or the
+ * idle tail after the last GPU op): DEFINITIONS "Idle gaps and their causes",
+ * rule 0.  `none_busy`: the device ran nothing in the window. */
+static int startup_edge(const actx *a, const gd_iv *gap, int none_busy)
+{
+    int lead = gap->s == a->span_s, tail = gap->e == a->span_e;
+    if (!(lead || tail) || none_busy)
+        return 0;
+    if (!a->r->steps_from_profiler)
+        return 1; /* the window is the whole capture */
+    /* step markers: only a long lead-in of the first / lead-out of the last step */
+    int64_t len = gap->e - gap->s;
+    if (len < (int64_t)(GD_STARTUP_MIN_US * 1000.0))
+        return 0;
+    const gd_iv *st = lead ? &a->steps[0] : &a->steps[a->nsteps - 1];
+    return 2 * len >= st->e - st->s;
+}
+
 int gd_build_idle(actx *a)
 {
     const gpudiag_trace *t = a->t;
@@ -321,6 +364,7 @@ int gd_build_idle(actx *a)
     gd_vec_init(&all, sizeof(gpudiag_gap));
     gpudiag_gap *top = calloc(GD_TOP_GAPS, sizeof *top);
     size_t ntop = 0;
+    uint8_t *nclass = NULL;
     if (!top)
         goto out;
 
@@ -339,12 +383,24 @@ int gd_build_idle(actx *a)
         if (gd_iv_push(&host[HOST_OTHER], rt->ts_ns, e))
             goto out;
     }
+    /* per name id: 1 = checked, 2 = compilation, 4 = warm-up */
+    if (t->names.count && !(nclass = calloc(t->names.count, 1)))
+        goto out;
     for (size_t i = 0; i < t->cpu_ops.len; i++) {
         const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
-        if (c->cat == GD_CPU_GPU_ANNOT || c->cat == GD_CPU_PYFUNC)
+        if (c->cat == GD_CPU_GPU_ANNOT)
             continue;
         const char *nm = gd_strtab_get(&t->names, c->name_id);
         size_t nl = gd_strtab_len(&t->names, c->name_id);
+        uint8_t *nc = &nclass[c->name_id];
+        if (!*nc)
+            *nc = (uint8_t)(1 | (is_compile_name(nm, nl) ? 2 : 0) | (is_warmup_name(nm, nl) ? 4 : 0));
+        if ((*nc & 2) && gd_iv_push(&host[HOST_COMPILE], c->ts_ns, c->ts_ns + c->dur_ns))
+            goto out;
+        if ((*nc & 4) && gd_iv_push(&host[HOST_WARMUP], c->ts_ns, c->ts_ns + c->dur_ns))
+            goto out;
+        if (c->cat == GD_CPU_PYFUNC)
+            continue;
         int h = HOST_OTHER;
         if (c->role == GD_CR_DATALOADER)
             h = HOST_DATALOADER;
@@ -393,7 +449,14 @@ int gd_build_idle(actx *a)
             while (j < host[HOST_SYNC].len && sy[j].e + GD_SYNC_SLACK_NS < gap->s)
                 j++;
             hint[HOST_SYNC] = j;
-            if (j < host[HOST_SYNC].len && sy[j].s <= gap->s && sy[j].e + GD_SYNC_SLACK_NS >= gap->s) {
+            /* not steady state first: compilation, then start-up / warm-up */
+            int64_t comp = overlap(&host[HOST_COMPILE], &hint[HOST_COMPILE], gap->s, gap->e);
+            int64_t warm = overlap(&host[HOST_WARMUP], &hint[HOST_WARMUP], gap->s, gap->e);
+            if (comp > 0 && 2 * comp >= len) {
+                cause = GPUDIAG_IDLE_COMPILATION;
+            } else if (startup_edge(a, gap, busy.len == 0) || (warm > 0 && 2 * warm >= len)) {
+                cause = GPUDIAG_IDLE_STARTUP;
+            } else if (j < host[HOST_SYNC].len && sy[j].s <= gap->s && sy[j].e + GD_SYNC_SLACK_NS >= gap->s) {
                 cause = GPUDIAG_IDLE_SYNC;
             } else {
                 /* a specific activity covering at least half of the gap names it
@@ -459,5 +522,6 @@ out:
     gd_vec_free(&busy);
     gd_vec_free(&idle);
     free(top);
+    free(nclass);
     return rc;
 }

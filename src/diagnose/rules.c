@@ -265,40 +265,58 @@ static void rule_dataloader(fbuilder *b)
                    "augmentation such as DALI), and group samples by length to cut padding."));
 }
 
-/* Start-up inside the window: the first step's time before its first GPU op,
- * when that is >= GD_STARTUP_MIN_US and at least half the step (DEFINITIONS
- * "Start-up in the window").  Returns its share of the average step (the unit
- * of the breakdown shares), 0 when there is none. */
+/* Device-idle time that is not steady state (causes startup and compilation,
+ * DEFINITIONS "Start-up in the window"), summed over the devices ÷ their
+ * number, in µs; *comp gets the compilation part. */
+static double startup_us(const gpudiag_report *r, double *comp)
+{
+    size_t nd = r->timeline.device_count;
+    double s = r->idle_cause_us[GPUDIAG_IDLE_STARTUP], c = r->idle_cause_us[GPUDIAG_IDLE_COMPILATION];
+    if (comp)
+        *comp = nd ? c / (double)nd : 0;
+    return nd ? (s + c) / (double)nd : 0;
+}
+
+/* Its share of the analysed time (the unit of the breakdown shares), 0 when none. */
 static double startup_share(const gpudiag_report *r)
 {
-    if (!r->step_count || !(r->avg_step_us > 0))
+    if (!r->has_gpu || !r->step_count || !(r->avg_step_us > 0))
         return 0;
-    const gpudiag_step *s0 = &r->steps[0];
-    double lead = s0->gpu_lead_in_us;
-    if (isnan(lead) || lead < GD_STARTUP_MIN_US || lead < 0.5 * s0->duration_us)
-        return 0;
-    return lead / ((double)r->step_count * r->avg_step_us);
+    double sh = startup_us(r, NULL) / ((double)r->step_count * r->avg_step_us);
+    return sh > 0 ? (sh > 1 ? 1 : sh) : 0;
 }
 
 static void rule_startup(fbuilder *b)
 {
     gpudiag_report *r = b->r;
     double share = startup_share(r);
-    if (!(share > 0))
+    if (!(share >= GD_STARTUP_SHARE_MIN))
         return;
     const gpudiag_step *s0 = &r->steps[0];
+    double comp = 0, all = startup_us(r, &comp);
     gpudiag_finding *f = gd_fb_add(b, "startup_in_window", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_UNKNOWN, NAN);
     gd_fb_ev(f, "lead_in_us", s0->gpu_lead_in_us);
     gd_fb_ev(f, "first_step_us", s0->duration_us);
+    gd_fb_ev(f, "startup_us", all - comp);
+    gd_fb_ev(f, "compilation_us", comp);
     gd_fb_ev(f, "share_of_steps", share);
+    char what[96];
+    if (comp > 0 && all - comp > 0)
+        snprintf(what, sizeof what, "%.2f s of start-up/warm-up and %.2f s of torch.compile compilation", (all - comp) / 1e6,
+                 comp / 1e6);
+    else if (comp > 0)
+        snprintf(what, sizeof what, "%.2f s of torch.compile compilation", comp / 1e6);
+    else
+        snprintf(what, sizeof what, "%.2f s of start-up/warm-up", all / 1e6);
     gd_fb_text(b, f,
-         gd_format("The first %.2f s of the %s pass before any GPU work: CUDA initialisation, model loading, "
-                   "torch.compile or autotuning, counted as host time",
-                   s0->gpu_lead_in_us / 1e6, r->steps_from_profiler ? "first step" : "window"),
+         gd_format("The GPU sits idle for %s in the %s (before the first GPU op, after the last, or in "
+                   "compilation / warm-up): CUDA initialisation, model loading, compilation or autotuning, "
+                   "not steady-state training",
+                   what, r->steps_from_profiler ? "steps" : "window"),
          gd_format("Record steady-state steps: torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, "
                    "warmup=2, active=3)) with prof.step() each iteration keeps start-up and compilation out of "
-                   "the trace. This start-up time (%.1f%% of the analysed time) is left out of the host-overhead "
-                   "estimate.",
+                   "the trace. This time (%.1f%% of the analysed time) is left out of the host-overhead "
+                   "estimate and the verdict.",
                    100.0 * share));
 }
 
@@ -820,6 +838,15 @@ static void verdict(fbuilder *b)
         }
     }
     char *v = NULL;
+    /* start-up / compilation left out of the estimates (DEFINITIONS "Start-up in the window") */
+    char note[200] = "";
+    double ssh = startup_share(r);
+    double sus = startup_us(r, NULL);
+    char sdur[32];
+    snprintf(sdur, sizeof sdur, sus >= 1e6 ? "%.2f s" : "%.1f ms", sus >= 1e6 ? sus / 1e6 : sus / 1000.0);
+    if (ssh >= GD_STARTUP_SHARE_MIN)
+        snprintf(note, sizeof note, " %s of start-up/compilation (%.0f%% of the %s) excluded from the estimates.", sdur,
+                 100.0 * ssh, r->steps_from_profiler ? "steps" : "window");
     if (!r->has_gpu && r->input.truncated) {
         v = gd_format("The trace is cut off at byte %lld before any GPU activity was recorded: nothing to diagnose "
                       "on the GPU side; profile again and let the profiler finish writing.",
@@ -829,11 +856,12 @@ static void verdict(fbuilder *b)
                       r->step_count, r->step_count == 1 ? "" : "s");
     } else if (top) {
         r->bottleneck = top->bottleneck;
-        v = gd_format("%s; could save ~%.0f%% of step time (%s)%s", top->title, 100.0 * top->est_gain,
+        v = gd_format("%s; could save ~%.0f%% of step time (%s)%s%s", top->title, 100.0 * top->est_gain,
                       short_fix(top),
                       r->steps_from_profiler ? "."
-                                             : ". No step markers: the window includes start-up, so treat the "
-                                               "estimate with care.");
+                                             : ". No step markers: the window is the whole capture, so treat the "
+                                               "estimate with care.",
+                      note);
     } else if (!isnan(r->gpu_utilization) && r->gpu_utilization >= GD_LOW_UTIL_MAX) {
         r->bottleneck = GPUDIAG_BN_COMPUTE;
         const gpudiag_finding *tc = NULL;
@@ -850,10 +878,16 @@ static void verdict(fbuilder *b)
             v = gd_format("The GPU is busy %.0f%% of the step; no stall found in the trace. Speed-ups "
                           "now come from the kernels themselves (precision, fusion, larger batches).",
                           100.0 * r->gpu_utilization);
+    } else if (!isnan(r->gpu_utilization) && ssh >= 0.5 * (1.0 - r->gpu_utilization)) {
+        v = gd_format("The GPU is idle %.0f%% of the %s, mostly start-up/compilation: %s before the first GPU "
+                      "op, after the last, or while compiling or warming up. Too little steady-state work was "
+                      "recorded to judge; profile steady-state steps (torch.profiler schedule with wait and "
+                      "warmup).",
+                      100.0 * (1.0 - r->gpu_utilization), r->steps_from_profiler ? "step" : "window", sdur);
     } else if (!isnan(r->gpu_utilization)) {
         v = gd_format("The GPU is idle %.0f%% of the step, but the trace holds no evidence of why "
-                      "(no DataLoader, launch, communication or copy pattern stands out).",
-                      100.0 * (1.0 - r->gpu_utilization));
+                      "(no DataLoader, launch, communication or copy pattern stands out).%s",
+                      100.0 * (1.0 - r->gpu_utilization), note);
     } else {
         v = gd_format("Not enough GPU activity inside the steps to judge.");
     }

@@ -57,7 +57,7 @@ const char *gpudiag_kernel_class_name(gpudiag_kernel_class cls)
 const char *gpudiag_idle_cause_name(gpudiag_idle_cause cause)
 {
     static const char *const names[GPUDIAG_IDLE_CAUSE_COUNT] = {
-        "sync", "dataloader", "communication", "optimizer", "host_launch", "other",
+        "sync", "dataloader", "communication", "optimizer", "host_launch", "other", "startup", "compilation",
     };
     return (unsigned)cause < GPUDIAG_IDLE_CAUSE_COUNT ? names[cause] : "unknown";
 }

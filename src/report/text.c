@@ -274,6 +274,10 @@ static void idle_gaps(const tw *w, const gpudiag_report *r, int verbose)
                 100.0 * v / (double)r->step_count / r->avg_step_us);
     }
     fputc('\n', w->fp);
+    double excl = r->idle_cause_us[GPUDIAG_IDLE_STARTUP] + r->idle_cause_us[GPUDIAG_IDLE_COMPILATION];
+    if (excl > 0)
+        fprintf(w->fp, "  %s of start-up/compilation (not steady state) excluded from the estimates and the verdict\n",
+                (ms(b, sizeof b, excl), b));
     if (r->sync_calls)
         fprintf(w->fp, "  %llu host sync call%s in the steps, %s blocked in them\n", (unsigned long long)r->sync_calls,
                 r->sync_calls == 1 ? "" : "s", (ms(b, sizeof b, r->sync_time_us), b));

@@ -15,8 +15,9 @@
 #
 # tests/data/ok_startup.json — no step markers: aten::to [0,400000] (CUDA initialisation),
 #   aten::add [400000,401000] with 10 launches [400000+100i, +10] of 50 us kernels at +20.
-#   Window = host ops [0, 401000]; first GPU op at 400020 -> lead-in 400020 us >= 100 ms and
-#   >= half the window -> startup_in_window, share 400020 / 401000 = 0.997556.
+#   Window = host ops [0, 401000]; first GPU op at 400020 -> lead-in 400020 us; without step
+#   markers the gap before the first GPU op and the one after the last (kernel 9 ends at
+#   400970: 30 us) are start-up -> startup_in_window, 400050 us, share 400050 / 401000 = 0.997631.
 #   Host = runtime 100 + CPU Exec (401000 - 500 - 100) = 400500 / 401000 = 0.998753; minus the
 #   start-up share = 0.001197 < 0.15 -> no host_overhead (without the exclusion it would
 #   claim ~99.9 %).
@@ -55,7 +56,8 @@ e = st.get("evidence", {})
 checks = [
     ("ids", sorted(f), ["low_gpu_utilization", "no_step_markers", "startup_in_window"]),
     ("lead_in_us", e.get("lead_in_us"), 400020), ("first_step_us", e.get("first_step_us"), 401000),
-    ("share", e.get("share_of_steps"), 400020 / 401000), ("severity", st.get("severity"), "low"),
+    ("share", e.get("share_of_steps"), 400050 / 401000), ("severity", st.get("severity"), "low"),
+    ("startup_us", e.get("startup_us"), 400050), ("compilation_us", e.get("compilation_us"), 0),
     ("step lead-in", d["steps"][0]["gpu_lead_in_us"], 400020),
     ("cpu_exec share", d["breakdown"]["share"]["cpu_exec"], 400400 / 401000),
 ]

@@ -16,6 +16,34 @@
 #   sync: 1 call, 60 us; top gaps by length, ties in time order:
 #   [100,300] sync "## forward ##", [600,800] host_launch "aten::foo",
 #   [400,500] dataloader "enumerate(DataLoader)#..."
+#   (no start-up: the step starts and ends with a kernel; no compilation names)
+#
+# tests/data/ok_compile.json (DEFINITIONS "Idle gaps and their causes", rule 0) — no step
+#   markers, so the window is the host ops' span [1000,4000] = 3000 us, the whole capture:
+#   aten::empty [1000,1100]; python_function torch/_dynamo/convert_frame.py(..): _compile
+#   [1200,2000]; "compile_fx_inner (dynamo_timed)" [1300,1900]; "TorchDynamo Cache Lookup"
+#   [2100,2300]; annotation "## warmup ##" [2400,2700]; aten::add [2800,4000]; 50 us kernels
+#   at 1150, 2000, 2350, 2700, 3700, each launched 10 us before (5 us cudaLaunchKernel).
+#   gaps: [1000,1150] 150 first gap at the window start   -> startup
+#         [1200,2000] 800 _compile covers all of it        -> compilation
+#         [2050,2350] 300 Cache Lookup covers 200, but it is not compilation -> host_launch
+#         [2400,2700] 300 the warm-up annotation covers it -> startup
+#         [2750,3700] 950 aten::add                        -> host_launch
+#         [3750,4000] 250 after the last GPU op            -> startup
+#   startup 700, compilation 800, host_launch 1250, 6 gaps, 2750 us.
+#   Breakdown: kernel 250, runtime 25, CPU Exec = 100 + 600 + 200 + (300 - 5 launch) +
+#   (1200 - 50 kernel - 5 launch) = 2340 -> shares 0.083333, 0.008333, 0.78.
+#   host_overhead: host 0.788333 minus start-up share 1500/3000 = 0.288333; idle
+#   1 - 0.083333 - 0.5 = 0.416667; est_gain = min = 0.288333 (without rule 0: 0.788333).
+#   Kernels 50 us > their 5 us launches: not launch-bound. Verdict host_launch, with the
+#   note "1.5 ms of start-up/compilation (50% of the window) excluded".
+#
+# tests/data/ok_startup_steps.json — step markers: ProfilerStep#1 [1000,2000] (kernel
+#   [1050,1950]), #2 [2000,202000] (kernel [2050,2950]). Gaps: [1000,1050] 50, the first
+#   step's lead-in but < 100 ms -> host_launch (ProfilerStep#1 covers it); [1950,2050] 100
+#   -> host_launch; [2950,202000] 199050 = last step's lead-out >= 100 ms and >= half of
+#   that 200000 us step -> startup. share = 199050 / 201000 = 0.990299 >= half the idle
+#   share 1 - 1800/201000 -> verdict unknown, "mostly start-up/compilation".
 set -eu
 GD_TMP_TAG=idle
 # shellcheck source=tests/cli/common.sh
@@ -29,6 +57,7 @@ checks = [
     ("sync", i["by_cause_us"]["sync"], 200), ("dataloader", i["by_cause_us"]["dataloader"], 100),
     ("host_launch", i["by_cause_us"]["host_launch"], 200), ("optimizer", i["by_cause_us"]["optimizer"], 0),
     ("communication", i["by_cause_us"]["communication"], 0), ("other", i["by_cause_us"]["other"], 0),
+    ("startup", i["by_cause_us"]["startup"], 0), ("compilation", i["by_cause_us"]["compilation"], 0),
     ("sync share", i["by_cause_share_of_step"]["sync"], 0.2),
     ("sync_calls", i["sync_calls"], 1), ("sync_time_us", i["sync_time_us"], 60),
     ("stream host_wait", i["streams"][0]["host_wait_us"], 300),
@@ -49,4 +78,56 @@ import valcheck
 valcheck.run(checks, sys.argv[2], 1e-09)
 EOF
 )
-check_both_readers "$GD_TEST_DATA/ok_idle_causes.json" "$PY"
+rc=0
+check_both_readers "$GD_TEST_DATA/ok_idle_causes.json" "$PY" || rc=1
+
+PY_COMPILE=$(cat <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1])); i = d["idle"]; c = i["by_cause_us"]
+f = {x["id"]: x for x in d["findings"]}
+ho = f.get("host_overhead", {})
+st = f.get("startup_in_window", {}).get("evidence", {})
+checks = [
+    ("startup", c["startup"], 700), ("compilation", c["compilation"], 800),
+    ("host_launch", c["host_launch"], 1250), ("sync", c["sync"], 0), ("other", c["other"], 0),
+    ("gap_us", i["gap_us"], 2750), ("gap_count", i["gap_count"], 6),
+    ("gap causes", [g["cause"] for g in i["gaps"]],
+     ["startup", "compilation", "host_launch", "startup", "host_launch", "startup"]),
+    ("cpu_exec", d["breakdown"]["share"]["cpu_exec"], 0.78),
+    ("runtime", d["breakdown"]["share"]["runtime"], 25 / 3000),
+    ("ids", sorted(f), ["host_overhead", "low_gpu_utilization", "no_step_markers", "startup_in_window"]),
+    ("host gain", ho.get("est_gain"), 0.288333),
+    ("excluded", ho.get("evidence", {}).get("startup_share_excluded"), 0.5),
+    ("ev startup_us", st.get("startup_us"), 700), ("ev compilation_us", st.get("compilation_us"), 800),
+    ("ev share", st.get("share_of_steps"), 0.5),
+    ("bottleneck", d["verdict"]["bottleneck"], "host_launch"),
+    ("note", "1.5 ms of start-up/compilation (50% of the window) excluded" in d["verdict"]["summary"], True),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-05)
+EOF
+)
+PY_STEPS=$(cat <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1])); i = d["idle"]; c = i["by_cause_us"]
+f = {x["id"]: x for x in d["findings"]}
+checks = [
+    ("startup", c["startup"], 199050), ("host_launch", c["host_launch"], 150),
+    ("gap causes", [g["cause"] for g in i["gaps"]], ["host_launch", "host_launch", "startup"]),
+    ("share", f.get("startup_in_window", {}).get("evidence", {}).get("share_of_steps"), 199050 / 201000),
+    ("bottleneck", d["verdict"]["bottleneck"], "unknown"),
+    ("verdict", "mostly start-up/compilation" in d["verdict"]["summary"], True),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-05)
+EOF
+)
+check_both_readers "$GD_TEST_DATA/ok_compile.json" "$PY_COMPILE" || rc=1
+check_both_readers "$GD_TEST_DATA/ok_startup_steps.json" "$PY_STEPS" || rc=1
+# the text report names what was left out
+"$GPUDIAG" analyze --no-color "$GD_TEST_DATA/ok_compile.json" > "$TMP/compile.txt"
+grep -q 'compilation 26.7%   startup 23.3%' "$TMP/compile.txt" || { echo "FAIL text: causes line"; rc=1; }
+grep -q '1.50 ms of start-up/compilation (not steady state) excluded' "$TMP/compile.txt" || { echo "FAIL text: exclusion note"; rc=1; }
+exit $rc
