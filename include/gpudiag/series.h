@@ -121,6 +121,8 @@ typedef struct gpudiag_gpu_series {
     int64_t *t_us;               /**< [count] sample times, µs (see gpudiag_series.time_source) */
     double *v[GPUDIAG_M_COUNT];  /**< [count] per metric; NULL = metric absent; NaN = missing sample */
     size_t cap;                  /**< allocated samples (internal) */
+    void *arena;                 /**< (internal) the one allocation that holds t_us and every present
+                                      column, each `cap` long; freed by gpudiag_series_free */
 } gpudiag_gpu_series;
 
 /** A whole monitoring input: all GPUs, one time base. */

@@ -13,45 +13,6 @@
 #include "analyze/series_stats.h"
 #include "util/util.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Sort doubles (no NaN) ascending: map each to an int64 with the same order
- * and radix-sort those (qsort's comparator was most of the analysis time). */
-static void sort_doubles(double *v, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        int64_t k;
-        memcpy(&k, &v[i], sizeof k);
-        if (k < 0)
-            k ^= INT64_MAX;
-        memcpy(&v[i], &k, sizeof k);
-    }
-    int rc = gd_radix_sort_i64(v, n, sizeof *v, 0);
-    for (size_t i = 0; i < n; i++) {
-        int64_t k;
-        memcpy(&k, &v[i], sizeof k);
-        if (k < 0)
-            k ^= INT64_MAX;
-        memcpy(&v[i], &k, sizeof k);
-    }
-    if (rc != 0)
-        qsort(v, n, sizeof *v, cmp_double);
-}
-
-/* linear interpolation between closest ranks of sorted v[0..n) (numpy default) */
-static double pct(const double *v, size_t n, double p)
-{
-    double pos = p * (double)(n - 1);
-    size_t i = (size_t)pos;
-    if (i + 1 >= n)
-        return v[n - 1];
-    return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
-}
-
 static int is_fraction(gpudiag_metric m)
 {
     switch (m) {
@@ -99,14 +60,17 @@ void gd_metric_stats(const double *col, size_t count, int fraction, double *scra
     for (size_t i = 0; i < n; i++)
         ss += (scratch[i] - st->mean) * (scratch[i] - st->mean);
     st->stddev = sqrt(ss / (double)n);
-    sort_doubles(scratch, n);
-    st->min = scratch[0];
-    st->max = scratch[n - 1];
-    st->median = pct(scratch, n, 0.5);
-    st->p5 = pct(scratch, n, 0.05);
-    st->p10 = pct(scratch, n, 0.10);
-    st->p90 = pct(scratch, n, 0.90);
-    st->p95 = pct(scratch, n, 0.95);
+    /* selection, not a sort: the sort was a fifth of analysing a 1 M-line log */
+    static const double qs[] = {0, 0.05, 0.10, 0.5, 0.90, 0.95, 1};
+    double qv[7];
+    gd_quantiles(scratch, n, qs, 7, qv);
+    st->min = qv[0];
+    st->p5 = qv[1];
+    st->p10 = qv[2];
+    st->median = qv[3];
+    st->p90 = qv[4];
+    st->p95 = qv[5];
+    st->max = qv[6];
     if (fraction)
         st->low_share = (double)low / (double)n;
     if (pairs)
@@ -304,8 +268,8 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
         if (n >= 2) {
             for (size_t i = 1; i < n; i++)
                 scratch[i - 1] = (double)(x->t_us[i] - x->t_us[i - 1]);
-            sort_doubles(scratch, n - 1);
-            o->interval_us = pct(scratch, n - 1, 0.5);
+            static const double half = 0.5;
+            gd_quantiles(scratch, n - 1, &half, 1, &o->interval_us);
         }
         for (int m = 0; m < GPUDIAG_M_COUNT; m++)
             gd_metric_stats(x->v[m], n, is_fraction((gpudiag_metric)m), scratch, &o->stats[m]);
@@ -332,8 +296,8 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
                 }
             }
             if (k) {
-                sort_doubles(scratch, k);
-                o->mem_used_share = pct(scratch, k, 0.5);
+                static const double half = 0.5;
+                gd_quantiles(scratch, k, &half, 1, &o->mem_used_share);
                 o->mem_used_share_max = mx;
             }
         }

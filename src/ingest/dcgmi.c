@@ -132,6 +132,7 @@ gpudiag_status gd_read_dcgmi(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
         if (gpudiag_series_append(s, (size_t)g, t, v) != GPUDIAG_OK)
             return gd_set_error(err, GPUDIAG_ERR_NOMEM, l->path, -1, "out of memory");
         s->rows++;
+        gd_lines_size_hint(l, s);
     }
     if (r < 0)
         return err ? err->code : GPUDIAG_ERR_IO;

@@ -1,9 +1,11 @@
 /*
  * input.c — plain/gzip byte stream (see input.h).
  */
+#define _POSIX_C_SOURCE 200809L /* fileno */
 #include "ingest/input.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -308,6 +310,18 @@ gd_input_status gd_input_read(gd_input *in, unsigned char *buf, size_t cap, size
     if (*got == 0)
         return in->z_member_done ? GD_IN_EOF : GD_IN_TRUNCATED;
     return GD_IN_OK;
+}
+
+uint64_t gd_input_size_estimate(const gd_input *in)
+{
+    struct stat st;
+    if (!in->fp || fstat(fileno(in->fp), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
+        return 0;
+    if (!in->is_gz)
+        return (uint64_t)st.st_size;
+    if (in->file_bytes == 0 || in->out_bytes == 0)
+        return 0;
+    return (uint64_t)((double)st.st_size * ((double)in->out_bytes / (double)in->file_bytes));
 }
 
 void gd_input_close(gd_input *in)

@@ -50,6 +50,10 @@ int gd_input_open_fp(gd_input *in, FILE *fp, int owns_fp);
 /* Read up to cap decompressed bytes into buf; *got receives the count.
  * Returns GD_IN_OK with *got > 0, GD_IN_EOF with *got == 0, or an error. */
 gd_input_status gd_input_read(gd_input *in, unsigned char *buf, size_t cap, size_t *got);
+/* Expected decompressed size of the whole input, bytes, for sizing buffers:
+ * a regular file's size, scaled for gzip by the ratio seen so far; 0 when
+ * unknown (a pipe, stdin, nothing decompressed yet).  Only a hint. */
+uint64_t gd_input_size_estimate(const gd_input *in);
 void gd_input_close(gd_input *in);
 
 #endif

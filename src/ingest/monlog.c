@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/series_internal.h"
 #include "util/util.h"
 
 #define GD_LINES_CHUNK (1u << 20)
@@ -327,6 +328,22 @@ void gd_values_clear(double v[GPUDIAG_M_COUNT])
 {
     for (int m = 0; m < GPUDIAG_M_COUNT; m++)
         v[m] = NAN;
+}
+
+void gd_lines_size_hint(gd_lines *l, gpudiag_series *s)
+{
+    if (s->rows != GD_LINES_HINT_ROWS || s->gpu_count == 0 || l->next_off <= 0)
+        return;
+    uint64_t total = gd_input_size_estimate(&l->in);
+    if (total <= (uint64_t)l->next_off * 2)
+        return; /* short file: doubling is cheap enough */
+    /* rows per byte so far, spread evenly over the GPUs seen, +3 % */
+    double rows = (double)s->rows * ((double)total / (double)l->next_off);
+    double per_gpu = rows / (double)s->gpu_count * 1.03 + 64;
+    if (per_gpu > 1e9)
+        return;
+    for (size_t g = 0; g < s->gpu_count; g++)
+        (void)gd_series_reserve(s, g, (size_t)per_gpu);
 }
 
 void gd_series_skip(gpudiag_series *s, uint64_t line_no)

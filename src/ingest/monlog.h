@@ -64,6 +64,13 @@ int64_t gd_parse_datetime(const char *s, size_t n);
 /* A sample row being assembled: all metrics NaN. */
 void gd_values_clear(double v[GPUDIAG_M_COUNT]);
 
+/* Once a reader has turned the first rows of a long file into samples: size
+ * every GPU's storage for the whole file, estimated from the bytes read so
+ * far per row and the input's size (a hint; errors are ignored).  Call per
+ * row; it acts once, at GD_LINES_HINT_ROWS rows. */
+#define GD_LINES_HINT_ROWS 2048
+void gd_lines_size_hint(gd_lines *l, gpudiag_series *s);
+
 /* Record a row that could not be used. */
 void gd_series_skip(gpudiag_series *s, uint64_t line_no);
 

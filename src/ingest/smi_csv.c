@@ -311,6 +311,7 @@ gpudiag_status gd_read_smi_csv(gd_lines *l, gpudiag_series *s, gpudiag_error *er
         if (gpudiag_series_append(s, (size_t)g, t, v) != GPUDIAG_OK)
             return gd_set_error(err, GPUDIAG_ERR_NOMEM, l->path, -1, "out of memory");
         s->rows++;
+        gd_lines_size_hint(l, s);
     }
     if (r < 0)
         return err ? err->code : GPUDIAG_ERR_IO;

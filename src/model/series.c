@@ -2,11 +2,16 @@
  * series.c — the per-GPU monitoring time series (include/gpudiag/series.h):
  * columnar storage, lazily created metric columns, identity lookup.
  */
+#define _DEFAULT_SOURCE 1 /* madvise, MADV_HUGEPAGE */
 #include "gpudiag/series.h"
+#include "model/series_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 static const struct {
     const char *name, *unit;
@@ -89,11 +94,8 @@ void gpudiag_series_free(gpudiag_series **sp)
     if (!sp || !*sp)
         return;
     gpudiag_series *s = *sp;
-    for (size_t g = 0; g < s->gpu_count; g++) {
-        free(s->gpus[g].t_us);
-        for (int m = 0; m < GPUDIAG_M_COUNT; m++)
-            free(s->gpus[g].v[m]);
-    }
+    for (size_t g = 0; g < s->gpu_count; g++)
+        free(s->gpus[g].arena);
     free(s->gpus);
     free(s);
     *sp = NULL;
@@ -135,44 +137,97 @@ long gpudiag_series_gpu(gpudiag_series *s, gpudiag_entity_kind kind, int index, 
     return (long)s->gpu_count++;
 }
 
+/* Storage: one block per GPU holds t_us and every present column, each `cap`
+ * samples long (a 1 M-line log keeps ~15 MiB per GPU).  One block rather than
+ * a malloc per column so that a long series is one large allocation that
+ * Linux can back with transparent huge pages: first touching the ~120 MiB of
+ * a 1 M-line dmon log page by page cost ~30 000 page faults, a third of the
+ * time to analyse it (docs/PERFORMANCE.md).  Growing doubles `cap` and copies
+ * (amortised one copy per sample); a new column re-lays the block at the
+ * same `cap`, which happens at most once per metric. */
+static void advise_huge(void *p, size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes < ((size_t)4 << 20))
+        return;
+    uintptr_t b = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
+    if (e > b)
+        (void)madvise((void *)b, e - b, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
+_Static_assert(GPUDIAG_M_COUNT <= 64, "metric bit sets are uint64_t");
+
+/* Re-lay GPU x into a block of `cap` samples with the columns now present
+ * plus those in the bit set `add`; new columns are filled with NaN. */
+static int relayout(gpudiag_gpu_series *x, size_t cap, uint64_t add)
+{
+    size_t ncols = 1;
+    for (int m = 0; m < GPUDIAG_M_COUNT; m++)
+        ncols += x->v[m] != NULL || ((add >> m) & 1);
+    if (cap > SIZE_MAX / sizeof(double) / ncols)
+        return -1;
+    size_t bytes = ncols * cap * sizeof(double);
+    unsigned char *blk = malloc(bytes);
+    if (!blk)
+        return -1;
+    advise_huge(blk, bytes);
+    size_t n = x->count;
+    int64_t *t = (int64_t *)(void *)blk;
+    if (n)
+        memcpy(t, x->t_us, n * sizeof *t);
+    size_t k = 1;
+    double *cols[GPUDIAG_M_COUNT];
+    for (int m = 0; m < GPUDIAG_M_COUNT; m++) {
+        cols[m] = NULL;
+        if (!x->v[m] && !((add >> m) & 1))
+            continue;
+        double *c = (double *)(void *)(blk + k++ * cap * sizeof(double));
+        if (x->v[m]) {
+            if (n)
+                memcpy(c, x->v[m], n * sizeof *c);
+        } else {
+            for (size_t i = 0; i < n; i++)
+                c[i] = NAN;
+        }
+        cols[m] = c;
+    }
+    free(x->arena);
+    x->arena = blk;
+    x->t_us = t;
+    for (int m = 0; m < GPUDIAG_M_COUNT; m++)
+        x->v[m] = cols[m];
+    x->cap = cap;
+    return 0;
+}
+
+int gd_series_reserve(gpudiag_series *s, size_t gpu, size_t cap)
+{
+    if (!s || gpu >= s->gpu_count || cap <= s->gpus[gpu].cap)
+        return 0;
+    return relayout(&s->gpus[gpu], cap, 0);
+}
+
 gpudiag_status gpudiag_series_append(gpudiag_series *s, size_t gpu, int64_t t_us,
                                      const double values[GPUDIAG_M_COUNT])
 {
     if (!s || gpu >= s->gpu_count || !values)
         return GPUDIAG_ERR_ARG;
     gpudiag_gpu_series *x = &s->gpus[gpu];
-    if (x->count == x->cap) {
-        size_t cap = x->cap ? x->cap * 2 : 64;
-        int64_t *t = realloc(x->t_us, cap * sizeof *t);
-        if (!t)
-            return GPUDIAG_ERR_NOMEM;
-        x->t_us = t;
-        for (int m = 0; m < GPUDIAG_M_COUNT; m++) {
-            if (!x->v[m])
-                continue;
-            double *c = realloc(x->v[m], cap * sizeof *c);
-            if (!c)
-                return GPUDIAG_ERR_NOMEM;
-            x->v[m] = c;
-        }
-        x->cap = cap;
-    }
+    uint64_t add = 0; /* metrics seen for the first time */
+    for (int m = 0; m < GPUDIAG_M_COUNT; m++)
+        if (!x->v[m] && !isnan(values[m]))
+            add |= (uint64_t)1 << m;
+    if ((x->count == x->cap || add) && relayout(x, x->count == x->cap ? (x->cap ? x->cap * 2 : 64) : x->cap, add) != 0)
+        return GPUDIAG_ERR_NOMEM;
     size_t i = x->count;
     x->t_us[i] = t_us;
-    for (int m = 0; m < GPUDIAG_M_COUNT; m++) {
-        double v = values[m];
-        if (x->v[m]) {
-            x->v[m][i] = v;
-        } else if (!isnan(v)) {
-            double *c = malloc(x->cap * sizeof *c);
-            if (!c)
-                return GPUDIAG_ERR_NOMEM;
-            for (size_t k = 0; k < i; k++)
-                c[k] = NAN;
-            c[i] = v;
-            x->v[m] = c;
-        }
-    }
+    for (int m = 0; m < GPUDIAG_M_COUNT; m++)
+        if (x->v[m])
+            x->v[m][i] = values[m];
     x->count++;
     return GPUDIAG_OK;
 }

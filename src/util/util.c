@@ -516,3 +516,127 @@ void gd_yajl_free(void *ctx, void *p)
     (void)ctx;
     free(p);
 }
+
+/* --- quantiles by selection ------------------------------------------------ */
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void insertion_dbl(double *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        double x = v[i];
+        size_t j = i;
+        while (j > 0 && v[j - 1] > x) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+}
+
+static double med3(double a, double b, double c)
+{
+    if (a < b)
+        return b < c ? b : (a < c ? c : a);
+    return a < c ? a : (b < c ? c : b);
+}
+
+/* Put the order statistics ranks[0..nr) (sorted ascending, all in [lo, hi))
+ * in place within v[lo..hi). */
+static void select_ranks(double *v, size_t lo, size_t hi, const size_t *ranks, size_t nr, int depth)
+{
+    while (nr > 0 && hi - lo > 1) {
+        size_t n = hi - lo;
+        if (n <= 24) {
+            insertion_dbl(v + lo, n);
+            return;
+        }
+        if (depth <= 0) {
+            qsort(v + lo, n, sizeof *v, cmp_dbl);
+            return;
+        }
+        depth--;
+        double *a = v + lo;
+        double p = med3(med3(a[0], a[n / 8], a[n / 4]), med3(a[3 * n / 8], a[n / 2], a[5 * n / 8]),
+                        med3(a[3 * n / 4], a[7 * n / 8], a[n - 1]));
+        /* Dijkstra's three-way partition: [0, lt) < p, [lt, gt) == p, [gt, n) > p */
+        size_t lt = 0, i = 0, gt = n;
+        while (i < gt) {
+            double x = a[i];
+            if (x < p) {
+                a[i++] = a[lt];
+                a[lt++] = x;
+            } else if (x > p) {
+                a[i] = a[--gt];
+                a[gt] = x;
+            } else {
+                i++;
+            }
+        }
+        size_t L = lo + lt, G = lo + gt;
+        /* ranks below L go left, ranks at or above G go right, the rest are placed */
+        size_t nl = 0;
+        while (nl < nr && ranks[nl] < L)
+            nl++;
+        size_t ng = nl;
+        while (ng < nr && ranks[ng] < G)
+            ng++;
+        /* recurse into the smaller side, loop on the larger */
+        if (L - lo < hi - G) {
+            select_ranks(v, lo, L, ranks, nl, depth);
+            lo = G;
+            ranks += ng;
+            nr -= ng;
+        } else {
+            select_ranks(v, G, hi, ranks + ng, nr - ng, depth);
+            hi = L;
+            nr = nl;
+        }
+    }
+}
+
+void gd_quantiles(double *v, size_t n, const double *q, size_t nq, double *out)
+{
+    size_t ranks[34];
+    size_t nr = 0;
+    if (nq > 16)
+        nq = 16;
+    for (size_t k = 0; k < nq; k++) {
+        double pos = q[k] * (double)(n - 1);
+        size_t i = (size_t)pos;
+        if (i >= n)
+            i = n - 1;
+        ranks[nr++] = i;
+        if (i + 1 < n)
+            ranks[nr++] = i + 1;
+    }
+    /* sort and dedupe the ranks (few) */
+    for (size_t i = 1; i < nr; i++) {
+        size_t x = ranks[i], j = i;
+        while (j > 0 && ranks[j - 1] > x) {
+            ranks[j] = ranks[j - 1];
+            j--;
+        }
+        ranks[j] = x;
+    }
+    size_t u = 0;
+    for (size_t i = 0; i < nr; i++)
+        if (u == 0 || ranks[u - 1] != ranks[i])
+            ranks[u++] = ranks[i];
+    int depth = 2;
+    for (size_t m = n; m > 1; m >>= 1)
+        depth += 2;
+    select_ranks(v, 0, n, ranks, u, depth);
+    for (size_t k = 0; k < nq; k++) {
+        double pos = q[k] * (double)(n - 1);
+        size_t i = (size_t)pos;
+        if (i + 1 >= n)
+            out[k] = v[n - 1];
+        else
+            out[k] = v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
+    }
+}

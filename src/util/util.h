@@ -122,3 +122,12 @@ void gd_yajl_free(void *ctx, void *p);
 /* Index of the first of n records (sorted by the int64 key at offset 0) whose
  * key equals `key`, or n if none. */
 size_t gd_find_i64(const void *base, size_t n, size_t size, int64_t key);
+
+/* Percentiles of v[0..n) (no NaN; n >= 1) by selection instead of a full
+ * sort: out[k] = the q[k] quantile with linear interpolation between closest
+ * ranks (numpy's default, the same number a sort followed by interpolation
+ * gives, bit for bit).  q[k] in [0, 1], nq <= 16.  v is reordered.  Expected
+ * O(n log nq); three-way partitioning keeps many equal values linear, and a
+ * sort takes over a range that partitions badly.  Also gives min (q = 0) and
+ * max (q = 1).  Never fails. */
+void gd_quantiles(double *v, size_t n, const double *q, size_t nq, double *out);

@@ -7,7 +7,9 @@
 
 #include "gpudiag/series.h"
 #include "ingest/monlog.h"
+#include "model/series_internal.h"
 #include "test.h"
+#include "util/util.h"
 
 #define LOGS GD_SHARED_LOGS "/"
 
@@ -65,6 +67,86 @@ static void test_model(void)
     gpudiag_series_free(&s);
     ASSERT_TRUE(s == NULL);
     gpudiag_series_free(&s);
+}
+
+/* The one-block-per-GPU storage: columns that first appear mid-row and
+ * mid-series keep every earlier value; a reserve keeps the data. */
+static void test_arena(void)
+{
+    gpudiag_series *s = NULL;
+    ASSERT_EQ_INT(gpudiag_series_new("dmon", &s), GPUDIAG_OK);
+    long g = gpudiag_series_gpu(s, GPUDIAG_ENTITY_GPU, 0, -1, NULL, NULL);
+    double v[GPUDIAG_M_COUNT];
+    gd_values_clear(v);
+    v[GPUDIAG_M_POWER_W] = 100;
+    ASSERT_EQ_INT(gpudiag_series_append(s, (size_t)g, 0, v), GPUDIAG_OK);
+    /* row 1 brings two new metrics, one before and one after POWER_W in metric order */
+    v[GPUDIAG_M_GPU_UTIL] = 0.5;
+    v[GPUDIAG_M_POWER_W] = 101;
+    v[GPUDIAG_M_TENSOR_ACTIVE] = 0.25;
+    ASSERT_EQ_INT(gpudiag_series_append(s, (size_t)g, 1, v), GPUDIAG_OK);
+    ASSERT_EQ_INT(gd_series_reserve(s, (size_t)g, 1000), 0);
+    ASSERT_EQ_INT(s->gpus[0].cap, 1000);
+    for (int i = 2; i < 1500; i++) { /* past the reserve: doubles */
+        v[GPUDIAG_M_POWER_W] = 100 + i;
+        ASSERT_EQ_INT(gpudiag_series_append(s, (size_t)g, i, v), GPUDIAG_OK);
+    }
+    const gpudiag_gpu_series *x = &s->gpus[0];
+    ASSERT_EQ_INT(x->count, 1500);
+    ASSERT_EQ_INT(x->cap, 2000);
+    ASSERT_NEAR(x->v[GPUDIAG_M_POWER_W][0], 100, 0);
+    ASSERT_NEAR(x->v[GPUDIAG_M_POWER_W][1], 101, 0);
+    ASSERT_NEAR(x->v[GPUDIAG_M_POWER_W][1499], 1599, 0);
+    ASSERT_NAN(x->v[GPUDIAG_M_GPU_UTIL][0]);
+    ASSERT_NEAR(x->v[GPUDIAG_M_GPU_UTIL][1], 0.5, 0);
+    ASSERT_NEAR(x->v[GPUDIAG_M_TENSOR_ACTIVE][1], 0.25, 0);
+    ASSERT_NAN(x->v[GPUDIAG_M_TENSOR_ACTIVE][0]);
+    ASSERT_EQ_INT(x->t_us[1499], 1499);
+    ASSERT_TRUE(x->v[GPUDIAG_M_TEMP_C] == NULL);
+    gpudiag_series_free(&s);
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* gd_quantiles: hand cases, then against sort + numpy's interpolation */
+static void test_quantiles(void)
+{
+    double v[] = {5, 1, 4, 2, 3}, out[4];
+    const double q[] = {0.5, 0.1, 0.95, 1};
+    gd_quantiles(v, 5, q, 4, out);
+    ASSERT_NEAR(out[0], 3, 0);   /* numpy.percentile([5,1,4,2,3], 50) */
+    ASSERT_NEAR(out[1], 1.4, 1e-15); /* pos 0.4: 1 + 0.4 × (2 − 1) */
+    ASSERT_NEAR(out[2], 4.8, 1e-15); /* pos 3.8: 4 + 0.8 × (5 − 4) */
+    ASSERT_NEAR(out[3], 5, 0);
+    double one = 7;
+    gd_quantiles(&one, 1, q, 4, out);
+    ASSERT_NEAR(out[0], 7, 0);
+    ASSERT_NEAR(out[2], 7, 0);
+    /* many equal values (dmon's integer percents), sorted, reversed and random */
+    enum { N = 5003 };
+    static double a[N], b[N];
+    const double qs[] = {0, 0.05, 0.10, 0.5, 0.90, 0.95, 1};
+    unsigned seed = 12345;
+    for (int kind = 0; kind < 4; kind++) {
+        for (int i = 0; i < N; i++) {
+            seed = seed * 1103515245u + 12345u;
+            a[i] = kind == 0 ? (double)((seed >> 16) % 7) : kind == 1 ? i : kind == 2 ? N - i : (double)(seed >> 8) / 3.0;
+            b[i] = a[i];
+        }
+        qsort(b, N, sizeof *b, cmp_d);
+        double got[7];
+        gd_quantiles(a, N, qs, 7, got);
+        for (int k = 0; k < 7; k++) {
+            double pos = qs[k] * (N - 1);
+            size_t i = (size_t)pos;
+            double want = i + 1 >= N ? b[N - 1] : b[i] + (pos - (double)i) * (b[i + 1] - b[i]);
+            ASSERT_TRUE(got[k] == want);
+        }
+    }
 }
 
 static void test_values(void)
@@ -474,6 +556,8 @@ static void test_live_csv(void)
 int main(void)
 {
     test_model();
+    test_arena();
+    test_quantiles();
     test_values();
     test_dmon();
     test_smi_csv();
