@@ -13,6 +13,7 @@
 
 #include "gpudiag/gpudiag.h"
 #include "gpudiag/html.h"
+#include "gpudiag/roofline.h"
 #include "gpudiag/series.h"
 #include "util/util.h"
 
@@ -153,7 +154,9 @@ static const char *const CSS =
     "svg .lowband{fill:var(--muted);opacity:.2}svg .ind{fill:none;stroke-width:1.6}"
     "svg .ind-compute{stroke:var(--busy)}svg .ind-min{stroke:var(--busy);stroke-width:.7;stroke-dasharray:1 2}"
     "svg .ind-bw{stroke:var(--r-memcpy);stroke-dasharray:6 3}svg .ind-mem{stroke:var(--r-dataloader);"
-    "stroke-dasharray:10 3 2 3}";
+    "stroke-dasharray:10 3 2 3}"
+    "svg .roof{fill:none;stroke:var(--fg);stroke-width:1.6}svg .kcomp{fill:var(--busy);stroke:var(--busy)}"
+    "svg .kmem{fill:var(--bg);stroke:var(--r-runtime);stroke-width:2}";
 
 static const char *const ROLE_ABBR[GPUDIAG_ROLE_COUNT] = {"K", "Mc", "Ms", "Comm", "RT", "DL", "CPU", "O"};
 
@@ -986,6 +989,150 @@ static void write_kernels(hw *w, const gpudiag_report *r)
     put(w, "</table></section>\n");
 }
 
+/* The roofline of the top kernels (docs/DEFINITIONS.md "Roofline of the kernels"):
+ * log-log axes, one roof per dtype present (min(peak, I x bandwidth)), each
+ * kernel with known intensity a numbered point with a <title>; the table
+ * below names every kernel. */
+static void write_roofline(hw *w, const gpudiag_report *r)
+{
+    const gpudiag_roofline *rl = r->roofline;
+    if (!rl || !rl->kernel_count)
+        return;
+    char b[64], b2[64], b3[64];
+    put(w, "<section aria-labelledby=\"h-roofline\"><h2 id=\"h-roofline\">Roofline of the top kernels</h2>");
+    putf(w, "<p>%zu kernel names with known FLOPs cover %s of kernel time", rl->kernel_names,
+         fmt_pct(b, sizeof b, rl->kernel_time_share));
+    if (rl->gpu) {
+        put(w, "; roofs of the ");
+        esc(w, rl->gpu);
+    }
+    if (rl->ncu_path) {
+        putf(w, "; %llu of %llu Nsight Compute rows from <code>", (unsigned long long)rl->ncu_matched,
+             (unsigned long long)rl->ncu_rows);
+        esc(w, rl->ncu_path);
+        put(w, "</code> matched trace kernels");
+    }
+    put(w, ".</p>");
+    double bw = rl->mem_bw_gbs;
+    double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+    size_t pts = 0;
+    for (size_t i = 0; i < rl->kernel_count; i++) {
+        const gpudiag_roofline_kernel *k = &rl->kernels[i];
+        if (k->peak_tflops > 0 && k->ridge > 0) {
+            xlo = fmin(xlo, k->ridge);
+            xhi = fmax(xhi, k->ridge);
+            yhi = fmax(yhi, k->peak_tflops);
+        }
+        if (!(k->intensity > 0) || !(k->achieved_tflops > 0))
+            continue;
+        pts++;
+        xlo = fmin(xlo, k->intensity);
+        xhi = fmax(xhi, k->intensity);
+        ylo = fmin(ylo, k->achieved_tflops);
+        yhi = fmax(yhi, k->achieved_tflops);
+    }
+    if (pts && bw > 0) {
+        double lx0 = floor(log10(xlo)) - (log10(xlo) - floor(log10(xlo)) < 0.3 ? 1 : 0);
+        double lx1 = ceil(log10(xhi)) + (ceil(log10(xhi)) - log10(xhi) < 0.3 ? 1 : 0);
+        double ly0 = floor(log10(ylo)), ly1 = ceil(log10(yhi * 1.05));
+        if (ly1 - ly0 < 2)
+            ly0 = ly1 - 2;
+        const double X0 = 70, PW = VIEW_W - X0 - 170, Y0 = 16, PH = 300, H = Y0 + PH + 40;
+#define RX(v) (X0 + PW * (log10(v) - lx0) / (lx1 - lx0))
+#define RY(v) (Y0 + PH - PH * (log10(v) - ly0) / (ly1 - ly0))
+        char desc[320];
+        snprintf(desc, sizeof desc,
+                 "Log-log roofline: arithmetic intensity (FLOP per DRAM byte) across, achieved TFLOP/s up; "
+                 "each roof is min(peak, intensity x %.0f GB/s) for one dtype; %zu kernels drawn as numbered points.",
+                 bw, pts);
+        (void)chart_open(w, H, "Roofline of the top kernels", desc);
+        for (double e = lx0; e <= lx1 + 1e-9; e++) {
+            double x = X0 + PW * (e - lx0) / (lx1 - lx0);
+            putf(w, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, Y0, x, Y0 + PH);
+            putf(w, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>", x, Y0 + PH + 16, pow(10, e));
+        }
+        for (double e = ly0; e <= ly1 + 1e-9; e++) {
+            double y = Y0 + PH - PH * (e - ly0) / (ly1 - ly0);
+            putf(w, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", X0, y, X0 + PW, y);
+            putf(w, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>", X0 - 6, y + 4, pow(10, e));
+        }
+        putf(w, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", X0, Y0 + PH, X0 + PW,
+             Y0 + PH);
+        putf(w, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", X0, Y0, X0, Y0 + PH);
+        putf(w, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">FLOP per byte (log)</text>", X0 + PW / 2,
+             Y0 + PH + 34);
+        putf(w, "<text x=\"14\" y=\"%.1f\" transform=\"rotate(-90 14 %.1f)\" text-anchor=\"middle\">TFLOP/s (log)</text>",
+             Y0 + PH / 2, Y0 + PH / 2);
+        /* one roof per dtype present, in the kernels' order */
+        const char *seen[GPUDIAG_ROOFLINE_TOP];
+        size_t nseen = 0;
+        for (size_t i = 0; i < rl->kernel_count; i++) {
+            const gpudiag_roofline_kernel *k = &rl->kernels[i];
+            if (!(k->peak_tflops > 0) || !(k->ridge > 0) || !k->dtype)
+                continue;
+            int dup = 0;
+            for (size_t j = 0; j < nseen; j++)
+                dup |= strcmp(seen[j], k->dtype) == 0;
+            if (dup)
+                continue;
+            seen[nseen++] = k->dtype;
+            double xa = pow(10, lx0), xr = k->ridge, xb = pow(10, lx1);
+            double ya = xa * bw / 1e3;
+            if (ya < pow(10, ly0)) { /* the slope enters through the bottom edge */
+                ya = pow(10, ly0);
+                xa = ya * 1e3 / bw;
+            }
+            putf(w, "<g><title>%s roof: peak ", k->dtype);
+            putf(w, "%.1f TFLOP/s, ridge %.1f FLOP/B</title><path class=\"roof\" d=\"M%.1f %.1f L%.1f %.1f L%.1f %.1f\"/>",
+                 k->peak_tflops, k->ridge, RX(xa), RY(ya), RX(xr), RY(k->peak_tflops), RX(xb), RY(k->peak_tflops));
+            putf(w, "<text x=\"%.1f\" y=\"%.1f\">%s %.0f TFLOP/s</text></g>", RX(xb) + 4, RY(k->peak_tflops) + 4,
+                 k->dtype, k->peak_tflops);
+        }
+        for (size_t i = rl->kernel_count; i-- > 0;) {
+            const gpudiag_roofline_kernel *k = &rl->kernels[i];
+            if (!(k->intensity > 0) || !(k->achieved_tflops > 0))
+                continue;
+            double x = RX(k->intensity), y = RY(k->achieved_tflops);
+            putf(w, "<g><title>#%zu ", i + 1);
+            esc(w, k->name);
+            putf(w, ": %s FLOP/B, %s TFLOP/s (%s of the %s peak), %s-bound</title>",
+                 (snprintf(b, sizeof b, "%.1f", k->intensity), b), (snprintf(b2, sizeof b2, "%.2f", k->achieved_tflops), b2),
+                 fmt_pct(b3, sizeof b3, k->peak_share), k->dtype ? k->dtype : "?", k->bound ? k->bound : "unknown");
+            putf(w, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\"/>",
+                 k->bound && strcmp(k->bound, "memory") == 0 ? "kmem" : "kcomp", x, y);
+            putf(w, "<text x=\"%.1f\" y=\"%.1f\">%zu</text></g>", x + 7, y - 5, i + 1);
+        }
+#undef RX
+#undef RY
+        chart_close(w, "Filled circles: compute-bound kernels; open circles: memory-bound (intensity below the "
+                       "ridge of their dtype). Numbers refer to the table below.");
+    }
+    put(w, "<table><tr><th scope=\"col\">#</th><th scope=\"col\">kernel</th><th scope=\"col\">calls</th>"
+           "<th scope=\"col\">time</th><th scope=\"col\">FLOPs</th><th scope=\"col\">FLOP/B</th>"
+           "<th scope=\"col\">TFLOP/s</th><th scope=\"col\">% of peak</th><th scope=\"col\">dtype</th>"
+           "<th scope=\"col\">bound</th><th scope=\"col\">source</th></tr>");
+    for (size_t i = 0; i < rl->kernel_count; i++) {
+        const gpudiag_roofline_kernel *k = &rl->kernels[i];
+        putf(w, "<tr><td class=\"n\">%zu</td><td><code>", i + 1);
+        esc(w, k->name);
+        putf(w, "</code></td><td class=\"n\">%llu</td><td class=\"n\">%s</td><td class=\"n\">%.4g</td>",
+             (unsigned long long)k->calls, fmt_us(b, sizeof b, k->time_us), k->flops);
+        if (isfinite(k->intensity))
+            putf(w, "<td class=\"n\">%.1f</td>", k->intensity);
+        else
+            put(w, "<td class=\"n\">n/a</td>");
+        if (isfinite(k->achieved_tflops))
+            putf(w, "<td class=\"n\">%.2f</td>", k->achieved_tflops);
+        else
+            put(w, "<td class=\"n\">n/a</td>");
+        putf(w, "<td class=\"n\">%s</td><td>%s</td><td>%s</td><td>", fmt_pct(b, sizeof b, k->peak_share),
+             k->dtype ? k->dtype : "n/a", k->bound ? k->bound : "n/a");
+        esc_name(w, k->source);
+        put(w, "</td></tr>");
+    }
+    put(w, "</table></section>\n");
+}
+
 gpudiag_status gpudiag_report_write_html(const gpudiag_report *r, FILE *fp, const gpudiag_html_opts *opts,
                                          gpudiag_error *err)
 {
@@ -1007,6 +1154,7 @@ gpudiag_status gpudiag_report_write_html(const gpudiag_report *r, FILE *fp, cons
         write_timeline(&w, r);
         write_idle(&w, r);
         write_kernels(&w, r);
+        write_roofline(&w, r);
     }
     put(&w, "</main>\n<footer><p class=\"muted\">Definitions: docs/DEFINITIONS.md; findings: docs/FINDINGS.md; "
             "the same numbers as <code>gpudiag analyze --json</code>.</p></footer>\n</body></html>\n");

@@ -86,6 +86,14 @@ for want in \
     "roof: bf16 peak 989.4 TFLOP/s, 3350 GB/s, ridge 295.3 FLOP/B"; do
     grep -qF -- "$want" "$TMP/text.txt" || { echo "FAIL: text lacks '$want'"; fails=$((fails + 1)); }
 done
+# HTML: the roofline chart and table pass the page checker, and a hostile
+# kernel name on the chart (a <title> of a point) and in the table stays text.
+sed 's/ampere_sgemm_32x32_sliced1x4_tn/<\/title><script>alert(1)<\/script>/' "$D" > "$TMP/hostile_rl.json"
+"$GPUDIAG" analyze -q --html "$TMP/rl.html" "$TMP/hostile_rl.json" > /dev/null || fails=$((fails + 1))
+python3 "$HERE/htmlcheck.py" "$TMP/rl.html" '</title><script>alert(1)</script>' || { echo "FAIL: roofline html"; fails=$((fails + 1)); }
+grep -q 'Roofline of the top kernels</title>' "$TMP/rl.html" || { echo "FAIL: no roofline chart"; fails=$((fails + 1)); }
+grep -q '<path class="roof" d="M70.0 276.6 L514.7 91.3 L790.0 91.3"/>' "$TMP/rl.html" ||
+    { echo "FAIL: bf16 roof (ridge 295.3 at x=514.7, peak 989.4 at y=91.3)"; fails=$((fails + 1)); }
 # No shapes, no flops args: no roofline
 "$GPUDIAG" analyze --json "$GD_TEST_DATA/ok_two_steps.json" | python3 -c '
 import json, sys; r = json.load(sys.stdin)["roofline"]
