@@ -30,6 +30,7 @@ typedef struct ragg {
     int elt;              /* gd_elt of the first counted op; -1 for ncu */
     int dt;               /* gpudiag_dtype for ncu entries, -1 otherwise */
     const char *source;
+    int standalone;       /* an ncu kernel not in the trace: its time is ncu's */
     const char *name;     /* borrowed (trace name table or ncu) */
     size_t name_len;
 } ragg;
@@ -289,6 +290,7 @@ int gd_build_roofline(const gpudiag_trace *t, gpudiag_report *r, const gpudiag_a
             if (!g) {
                 g = &agg[nn + nstand++];
                 g->source = "ncu";
+                g->standalone = 1;
                 g->name = row->name;
                 g->name_len = rl;
             }
@@ -359,13 +361,17 @@ int gd_build_roofline(const gpudiag_trace *t, gpudiag_report *r, const gpudiag_a
         rl->ncu_matched = ncu_matched;
     }
     rl->kernel_names = ne;
+    double trace_us = 0;
     for (size_t e = 0; e < ne; e++) {
         rl->calls += out[e].calls;
-        if (out[e].time_us > 0)
+        if (out[e].time_us > 0) {
             rl->time_us += out[e].time_us;
+            if (!out[e].standalone)
+                trace_us += out[e].time_us;
+        }
         rl->flops += out[e].flops;
     }
-    rl->kernel_time_share = r->kernel_time_us > 0 ? fmin(1.0, rl->time_us / r->kernel_time_us) : NAN;
+    rl->kernel_time_share = r->kernel_time_us > 0 ? fmin(1.0, trace_us / r->kernel_time_us) : NAN;
     size_t top = ne < GPUDIAG_ROOFLINE_TOP ? ne : GPUDIAG_ROOFLINE_TOP;
     rl->kernels = calloc(top ? top : 1, sizeof *rl->kernels);
     if (!rl->kernels)

@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "cli/model_opts.h"
+#include "gpudiag/roofline.h"
 #include "cli/cmd_live.h"
 #include "cli/cmd_serve.h"
 #include "cli/opts.h"
@@ -37,7 +38,7 @@ enum exit_code {
 };
 
 enum { OPT_NO_COLOR = 128, OPT_COLOR, OPT_FAIL_ON, OPT_WIDTH, OPT_JOBS, OPT_SAVE, OPT_FORMAT, OPT_STEP_RANGE, OPT_HTML, OPT_TRACE_OUT,
-       OPT_STEPS, OPT_RANKS, OPT_NO_PROGRESS };
+       OPT_STEPS, OPT_RANKS, OPT_NO_PROGRESS, OPT_NCU };
 
 typedef struct settings {
     int json;
@@ -58,6 +59,7 @@ typedef struct settings {
     const char *ranks_spec;
     gd_rankset ranks;
     int progress;           /* 0 with --no-progress */
+    const char *ncu;     /* --ncu FILE, or NULL */
     char **paths;
     int npaths;
     gd_trace_mfu_opts tm;        /* MFU options (model, tokens per step, GPU) */
@@ -139,6 +141,12 @@ static void usage_analyze(FILE *fp)
             "                        (info, low, medium, high)\n"
             "      --html FILE       also write the report as one self-contained HTML page with\n"
             "                        charts (no scripts, no network); one trace file only\n"
+            "      --ncu FILE        an Nsight Compute CSV (ncu --csv --page raw) with the FLOP\n"
+            "                        instruction metrics sm__sass_thread_inst_executed_op_{d,f,h}\n"
+            "                        {add,mul,fma}_pred_on.sum and dram__bytes.sum: FLOPs = add + mul\n"
+            "                        + 2 fma, bytes = dram__bytes, joined to the trace's kernels by\n"
+            "                        name (kernels not in the trace are shown on their own) for the\n"
+            "                        roofline; a malformed CSV exits 3 naming the line\n"
             "      --trace-out FILE  also write the input trace plus gpudiag's annotations (idle\n"
             "                        gaps by cause, findings, utilisation and queue counters) for\n"
             "                        Perfetto or chrome://tracing; gzip when FILE ends in .gz\n");
@@ -191,6 +199,7 @@ static int parse_analyze(int argc, char **argv, settings *s)
         {"steps", required_argument, NULL, OPT_STEPS},
         {"ranks", required_argument, NULL, OPT_RANKS},
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+        {"ncu", required_argument, NULL, OPT_NCU},
         {"help", no_argument, NULL, 'h'},
     };
     struct option all[64]; /* the options above, then the MFU ones (cli/model_opts.c) */
@@ -224,6 +233,13 @@ static int parse_analyze(int argc, char **argv, settings *s)
             break;
         }
         case OPT_SAVE: s->save = optarg; break;
+        case OPT_NCU:
+            if (optarg[0] == '\0') {
+                fprintf(stderr, "%s: error: --ncu wants a file name\n", prog);
+                return EXIT_USAGE;
+            }
+            s->ncu = optarg;
+            break;
         case OPT_JOBS: {
             long v = 0;
             if (gd_opt_long(optarg, 1, 1024, &v) != 0) {
@@ -850,13 +866,23 @@ static int rank_chosen(const char *path, const settings *s, int *found, size_t *
     return gd_rankset_has(&s->ranks, rank);
 }
 
-static int cmd_analyze(int argc, char **argv)
+static int cmd_analyze_run(int argc, char **argv, gpudiag_ncu **ncu)
 {
     settings s = {.json = 0, .quiet = 0, .verbose = 0, .color = -1, .width = 0, .fail_on = -1, .jobs = 0, .progress = 1};
     gd_trace_mfu_init(&s.tm);
     int rc = parse_analyze(argc, argv, &s);
     if (rc >= 0)
         return rc;
+    if (s.ncu) {
+        gpudiag_error nerr;
+        memset(&nerr, 0, sizeof nerr);
+        gpudiag_status nst = gpudiag_ncu_read(s.ncu, ncu, &nerr);
+        if (nst != GPUDIAG_OK) {
+            print_error(&nerr);
+            return exit_for_status(nst);
+        }
+        s.aopts.ncu = *ncu;
+    }
     if (s.color < 0) { /* an explicit --color or --no-color wins over NO_COLOR and the tty test */
         const char *nc = getenv("NO_COLOR");
         s.color = isatty(STDOUT_FILENO) && !(nc && nc[0]) ? 1 : 0;
@@ -980,6 +1006,14 @@ static int cmd_analyze(int argc, char **argv)
     if (worst == EXIT_OK && matched)
         worst = EXIT_FINDINGS;
     return worst;
+}
+
+static int cmd_analyze(int argc, char **argv)
+{
+    gpudiag_ncu *ncu = NULL; /* --ncu: lives across every PATH */
+    int rc = cmd_analyze_run(argc, argv, &ncu);
+    gpudiag_ncu_free(&ncu);
+    return rc;
 }
 
 static int finish(int rc)
