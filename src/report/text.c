@@ -181,6 +181,21 @@ static void numbers(const tw *w, const gpudiag_report *r)
         if (r->step_time.mean > 0 && r->step_count > 1)
             fprintf(w->fp, " (spread %.1f%%)", 100.0 * r->step_time.stddev / r->step_time.mean);
         fputc('\n', w->fp);
+        if (r->input.steps_selected) {
+            char sel[64];
+            int64_t f = r->input.steps_first, l = r->input.steps_last;
+            if (f == l)
+                snprintf(sel, sizeof sel, "%lld", (long long)f);
+            else if (f == INT64_MIN)
+                snprintf(sel, sizeof sel, ":%lld", (long long)l);
+            else if (l == INT64_MAX)
+                snprintf(sel, sizeof sel, "%lld:", (long long)f);
+            else
+                snprintf(sel, sizeof sel, "%lld:%lld", (long long)f, (long long)l);
+            fprintf(w->fp, "         %sselected (--steps %s): %zu of the trace's %llu steps; the others and their "
+                           "events are left out%s\n",
+                    c_dim(w), sel, r->step_count, (unsigned long long)r->input.steps_before_selection, c_off(w));
+        }
         if (r->steps_trimmed)
             fprintf(w->fp, "         %s%d trailing step(s) dropped: they launched less GPU work than the one before "
                            "(profiler cut-off)%s\n",

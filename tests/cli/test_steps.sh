@@ -60,6 +60,12 @@ assert d["inputs"][0]["steps_selected"] is None
 PY
 then ok; else bad "synthetic without --steps"; fi
 
+# the text report says what was selected
+"$GPUDIAG" analyze --no-color --steps 2: "$S" > "$TMP/s.txt"
+if grep -q "^STEPS    2 steps: mean 100.0 us" "$TMP/s.txt" &&
+   grep -q "selected (--steps 2:): 2 of the trace's 3 steps; the others and their events are left out" "$TMP/s.txt"; then
+  ok; else bad "text report of --steps 2:"; fi
+if "$GPUDIAG" analyze --no-color "$S" | grep -q "selected (--steps"; then bad "text report mentions a selection without --steps"; else ok; fi
 # malformed specs: exit 2 with the grammar in the message
 for spec in "" ":" "3:1" "a" "1:b" "-1" "+2" "1-3" " 1" "1:2:3" "99999999999999999999"; do
   if "$GPUDIAG" analyze --steps "$spec" "$S" > /dev/null 2> "$TMP/err"; then rc=0; else rc=$?; fi
