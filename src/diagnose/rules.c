@@ -12,6 +12,7 @@
 
 #include "diagnose/fbuild.h"
 #include "diagnose/rules.h"
+#include "gpudiag/roofline.h"
 #include "model/trace.h"
 #include "util/util.h"
 
@@ -741,19 +742,40 @@ static void rule_low_mfu(fbuilder *b)
         explained += c->est_gain;
     }
     double idle = isnan(r->gpu_utilization) ? NAN : 1.0 - r->gpu_utilization;
+    /* the roofline's memory-bound kernels, by time (docs/DEFINITIONS.md "Roofline of the kernels") */
+    char mem[640] = "";
+    size_t ml = 0;
+    int nmem = 0;
+    for (size_t i = 0; r->roofline && i < r->roofline->kernel_count && nmem < 3; i++) {
+        const gpudiag_roofline_kernel *k = &r->roofline->kernels[i];
+        if (!k->bound || strcmp(k->bound, "memory") != 0)
+            continue;
+        char nm[64];
+        size_t n = gd_utf8_prefix(k->name, 60);
+        snprintf(nm, sizeof nm, "%.*s%s", (int)n, k->name, k->name[n] ? "..." : "");
+        ml += (size_t)snprintf(mem + ml, sizeof mem - ml, "%s%s (%.0f%% of kernel time, %.1f FLOP/B < ridge %.0f)",
+                               nmem ? "; " : " Memory-bound on the roofline: ", nm,
+                               r->kernel_time_us > 0 ? 100.0 * k->time_us / r->kernel_time_us : 0.0, k->intensity,
+                               k->ridge);
+        if (ml >= sizeof mem)
+            ml = sizeof mem - 1;
+        nmem++;
+    }
+    if (nmem)
+        snprintf(mem + ml, sizeof mem - ml, " — fuse them or raise their FLOPs per byte (bigger GEMMs).");
     gd_fb_text(b, f,
          gd_format("MFU %.1f%%: %.1f of %.1f TFLOP/s per GPU do model work (tuned training reaches 35-55%%)",
                    100.0 * r->mfu, r->achieved_tflops, r->mfu_peak_tflops),
          len ? gd_format("The gap: the GPU idles %.0f%% of the step; the causes above account for up to %.0f%% of "
                          "it (%s). What remains is time in kernels running below peak: Tensor Core use, "
                          "memory-bound kernels, GEMM shapes (see KERNELS) — or a peak that does not match the "
-                         "dtype (check --dtype / --peak-tflops).",
-                         100.0 * idle, 100.0 * (explained > 1 ? 1 : explained), causes)
+                         "dtype (check --dtype / --peak-tflops).%s",
+                         100.0 * idle, 100.0 * (explained > 1 ? 1 : explained), causes, mem)
              : gd_format("The GPU idles %.0f%% of the step with no stall cause found, so the gap is mostly in the "
                          "kernels: Tensor Core use (AMP bf16), fusion of memory-bound kernels (torch.compile), "
                          "bigger GEMMs (micro-batch), FlashAttention — or a peak that does not match the dtype "
-                         "(check --dtype / --peak-tflops).",
-                         100.0 * idle));
+                         "(check --dtype / --peak-tflops).%s",
+                         100.0 * idle, mem));
 }
 
 /* ---- ranking and verdict ----------------------------------------------- */

@@ -94,6 +94,18 @@ python3 "$HERE/htmlcheck.py" "$TMP/rl.html" '</title><script>alert(1)</script>' 
 grep -q 'Roofline of the top kernels</title>' "$TMP/rl.html" || { echo "FAIL: no roofline chart"; fails=$((fails + 1)); }
 grep -q '<path class="roof" d="M70.0 276.6 L514.7 91.3 L790.0 91.3"/>' "$TMP/rl.html" ||
     { echo "FAIL: bf16 roof (ridge 295.3 at x=514.7, peak 989.4 at y=91.3)"; fails=$((fails + 1)); }
+# low_mfu names the memory-bound kernels of the roofline, longest first: K2 50/565 µs
+# of kernel time = 9%, I 62.1 < ridge 295; K3 10/565 = 2%, 3.9 < 20 (MFU with gpt2 and 10
+# tokens per step is far below 30%).
+"$GPUDIAG" analyze --json --model gpt2 --tokens-per-step 10 "$D" > "$TMP/mfu.json" || fails=$((fails + 1))
+python3 - "$TMP/mfu.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+f = {x["id"]: x for x in json.load(open(sys.argv[1]))["findings"]}["low_mfu"]["recommendation"]
+want = ("Memory-bound on the roofline: sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize64x64x64_cu... "
+        "(9% of kernel time, 62.1 FLOP/B < ridge 295); ampere_sgemm_32x32_sliced1x4_tn "
+        "(2% of kernel time, 3.9 FLOP/B < ridge 20)")
+if want not in f: print("FAIL low_mfu:", f); sys.exit(1)
+PY
 # No shapes, no flops args: no roofline
 "$GPUDIAG" analyze --json "$GD_TEST_DATA/ok_two_steps.json" | python3 -c '
 import json, sys; r = json.load(sys.stdin)["roofline"]
