@@ -25,11 +25,12 @@ extra=()
 [ -n "${JOBS:-}" ] && extra+=(-fork="$JOBS" -ignore_crashes=0)
 status=0
 for t in "${targets[@]}"; do
-  # the seed kind, largest input and dictionary as CTest runs it
-  line=$(ctest --test-dir build-fuzz -R "^fuzz/$t\$" -V -N | sed -n 's/.*Test command: //p' | head -n 1 | tr -d '"')
-  read -r -a cmd <<<"$line"
-  # cmd: sh fuzz.sh BINARY KIND SECONDS MAXLEN [DICT]
+  # the seed kind, largest input, dictionary and extra options as CTest runs it
+  # (quoted: an empty dictionary stays an empty argument)
+  line=$(ctest --test-dir build-fuzz -R "^fuzz/$t\$" -V -N | sed -n 's/.*Test command: //p' | head -n 1)
+  eval "cmd=($line)"
+  # cmd: sh fuzz.sh BINARY KIND SECONDS MAXLEN DICT [libFuzzer options...]
   GD_SRC=$(pwd) GD_FUZZ_WORK=$(pwd)/build-fuzz/fuzz-work \
-    sh tests/fuzz/fuzz.sh "${cmd[2]}" "${cmd[3]}" "$secs" "${cmd[5]}" "${cmd[6]:-}" "${extra[@]}" || status=1
+    sh tests/fuzz/fuzz.sh "${cmd[2]}" "${cmd[3]}" "$secs" "${cmd[5]}" "${cmd[6]:-}" "${cmd[@]:7}" "${extra[@]}" || status=1
 done
 exit $status

@@ -159,8 +159,9 @@ long gpudiag_series_gpu(gpudiag_series *s, gpudiag_entity_kind kind, int index, 
 /**
  * Append one sample to GPU `gpu` (a position from gpudiag_series_gpu).
  * values: GPUDIAG_M_COUNT numbers in each metric's unit; NaN = not in this
- * sample.  A metric seen for the first time gets a column filled with NaN for
- * the earlier samples.  Returns GPUDIAG_OK, GPUDIAG_ERR_ARG or GPUDIAG_ERR_NOMEM.
+ * sample; ±inf (a value beyond double after a unit conversion) is stored as
+ * NaN too, so a column holds finite numbers or NaN only.  A metric seen for
+ * the first time gets a column filled with NaN for the earlier samples.  Returns GPUDIAG_OK, GPUDIAG_ERR_ARG or GPUDIAG_ERR_NOMEM.
  */
 gpudiag_status gpudiag_series_append(gpudiag_series *s, size_t gpu, int64_t t_us,
                                      const double values[GPUDIAG_M_COUNT]);

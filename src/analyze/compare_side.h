@@ -52,4 +52,10 @@ gpudiag_side *gd_side_combine_ranks(gpudiag_side *const *ranks, size_t n, const 
 /* Set nsteps and allocate step_us, step_no, step_util; 0 or -1 (OOM). */
 int gd_side_alloc_steps(gpudiag_side *s, size_t n);
 
+/* gpudiag_side_read_json() over bytes in memory: buf[0..len) followed by a
+ * NUL at buf[len] (yajl's tree parser wants a C string).  path: the input's
+ * name in err.  Same returns as gpudiag_side_read_json(). */
+gpudiag_status gd_side_parse_json(const char *buf, size_t len, const char *path, gpudiag_side **out,
+                                  gpudiag_error *err);
+
 #endif

@@ -142,10 +142,8 @@ gpudiag_status gd_read_dmon(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
                 s->time_source = GPUDIAG_TIME_ABSOLUTE;
             continue;
         }
-        if (!have_header) {
-            s->skipped_rows++; /* banners before the header ("Started host engine ...") */
-            continue;
-        }
+        if (!have_header)
+            continue; /* a banner before the header ("Started host engine ..."): not a data row */
         gd_values_clear(v);
         int gpu = -1, bad = 0;
         int64_t date = -1, tod = -1;

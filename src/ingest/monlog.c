@@ -12,16 +12,13 @@
 #include "model/series_internal.h"
 #include "util/util.h"
 
+#ifndef GD_LINES_CHUNK
 #define GD_LINES_CHUNK (1u << 20)
+#endif
 
-int gd_lines_open(gd_lines *l, const char *path, gpudiag_error *err)
+/* After gd_input_open*(): the buffer and its first chunk (for the sniffer). */
+static int lines_start(gd_lines *l, const char *path, gpudiag_error *err)
 {
-    memset(l, 0, sizeof *l);
-    l->path = path;
-    if (gd_input_open(&l->in, path) != 0) {
-        gd_set_error(err, l->in.unsupported ? GPUDIAG_ERR_FORMAT : GPUDIAG_ERR_IO, path, -1, "%s", l->in.message);
-        return -1;
-    }
     l->cap = GD_LINES_CHUNK;
     l->buf = malloc(l->cap);
     if (!l->buf) {
@@ -44,6 +41,29 @@ int gd_lines_open(gd_lines *l, const char *path, gpudiag_error *err)
             break;
     }
     return 0;
+}
+
+int gd_lines_open(gd_lines *l, const char *path, gpudiag_error *err)
+{
+    memset(l, 0, sizeof *l);
+    l->path = path;
+    if (gd_input_open(&l->in, path) != 0) {
+        gd_set_error(err, l->in.unsupported ? GPUDIAG_ERR_FORMAT : GPUDIAG_ERR_IO, path, -1, "%s", l->in.message);
+        return -1;
+    }
+    return lines_start(l, path, err);
+}
+
+int gd_lines_open_fp(gd_lines *l, FILE *fp, const char *name, gpudiag_error *err)
+{
+    memset(l, 0, sizeof *l);
+    l->path = name;
+    if (gd_input_open_fp(&l->in, fp, 0) != 0) {
+        gd_set_error(err, l->in.oom ? GPUDIAG_ERR_NOMEM : l->in.unsupported ? GPUDIAG_ERR_FORMAT : GPUDIAG_ERR_IO,
+                     name, -1, "%s", l->in.message);
+        return -1;
+    }
+    return lines_start(l, name, err);
 }
 
 void gd_lines_close(gd_lines *l)
@@ -432,19 +452,14 @@ gpudiag_log_format gpudiag_log_format_sniff(const char *buf, size_t len)
     return GPUDIAG_LOG_AUTO;
 }
 
-gpudiag_status gpudiag_series_read(const char *path, gpudiag_log_format format, gpudiag_series **out,
-                                   gpudiag_error *err)
+/* The format dispatcher over an opened gd_lines (closed here). */
+static gpudiag_status series_read_lines(gd_lines *l, const char *path, gpudiag_log_format format,
+                                        gpudiag_series **out, gpudiag_error *err)
 {
-    if (!path || !out)
-        return gd_set_error(err, GPUDIAG_ERR_ARG, path ? path : "", -1, "path and out must not be NULL");
-    *out = NULL;
-    gd_lines l;
-    if (gd_lines_open(&l, path, err) != 0)
-        return err ? err->code : GPUDIAG_ERR_IO;
     if (format == GPUDIAG_LOG_AUTO) {
-        format = gpudiag_log_format_sniff(l.buf, l.len < 65536 ? l.len : 65536);
+        format = gpudiag_log_format_sniff(l->buf, l->len < 65536 ? l->len : 65536);
         if (format == GPUDIAG_LOG_AUTO) {
-            gd_lines_close(&l);
+            gd_lines_close(l);
             return gd_set_error(err, GPUDIAG_ERR_FORMAT, path, 0,
                                 "not a monitoring log gpudiag reads (nvidia-smi dmon, nvidia-smi --query-gpu CSV "
                                 "with its header, dcgmi dmon, dcgm-exporter Prometheus text, nvidia-smi -q)");
@@ -453,18 +468,18 @@ gpudiag_status gpudiag_series_read(const char *path, gpudiag_log_format format, 
     gpudiag_series *s = NULL;
     gpudiag_status st = gpudiag_series_new(gpudiag_log_format_name(format), &s);
     if (st != GPUDIAG_OK) {
-        gd_lines_close(&l);
+        gd_lines_close(l);
         return gd_set_error(err, st, path, -1, "out of memory");
     }
     switch (format) {
-    case GPUDIAG_LOG_DMON: st = gd_read_dmon(&l, s, err); break;
-    case GPUDIAG_LOG_SMI_CSV: st = gd_read_smi_csv(&l, s, err); break;
-    case GPUDIAG_LOG_DCGMI: st = gd_read_dcgmi(&l, s, err); break;
-    case GPUDIAG_LOG_PROM: st = gd_read_prom(&l, s, err); break;
-    case GPUDIAG_LOG_SMI_Q: st = gd_read_smi_q(&l, s, err); break;
+    case GPUDIAG_LOG_DMON: st = gd_read_dmon(l, s, err); break;
+    case GPUDIAG_LOG_SMI_CSV: st = gd_read_smi_csv(l, s, err); break;
+    case GPUDIAG_LOG_DCGMI: st = gd_read_dcgmi(l, s, err); break;
+    case GPUDIAG_LOG_PROM: st = gd_read_prom(l, s, err); break;
+    case GPUDIAG_LOG_SMI_Q: st = gd_read_smi_q(l, s, err); break;
     default: st = gd_set_error(err, GPUDIAG_ERR_ARG, path, -1, "unknown log format %d", (int)format); break;
     }
-    gd_lines_close(&l);
+    gd_lines_close(l);
     if (st == GPUDIAG_OK) {
         size_t samples = 0;
         for (size_t g = 0; g < s->gpu_count; g++)
@@ -480,4 +495,28 @@ gpudiag_status gpudiag_series_read(const char *path, gpudiag_log_format format, 
     }
     *out = s;
     return GPUDIAG_OK;
+}
+
+gpudiag_status gpudiag_series_read(const char *path, gpudiag_log_format format, gpudiag_series **out,
+                                   gpudiag_error *err)
+{
+    if (!path || !out)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, path ? path : "", -1, "path and out must not be NULL");
+    *out = NULL;
+    gd_lines l;
+    if (gd_lines_open(&l, path, err) != 0)
+        return err ? err->code : GPUDIAG_ERR_IO;
+    return series_read_lines(&l, path, format, out, err);
+}
+
+gpudiag_status gd_series_read_fp(FILE *fp, const char *name, gpudiag_log_format format, gpudiag_series **out,
+                                 gpudiag_error *err)
+{
+    if (!fp || !name || !out)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, name ? name : "", -1, "fp, name and out must not be NULL");
+    *out = NULL;
+    gd_lines l;
+    if (gd_lines_open_fp(&l, fp, name, err) != 0)
+        return err ? err->code : GPUDIAG_ERR_IO;
+    return series_read_lines(&l, name, format, out, err);
 }

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "gpudiag/series.h"
 #include "ingest/input.h"
@@ -29,6 +30,9 @@ typedef struct gd_lines {
 
 /* Open; 0 or -1 (err filled with GPUDIAG_ERR_IO). */
 int gd_lines_open(gd_lines *l, const char *path, gpudiag_error *err);
+/* The same over an open stream (fmemopen() in the fuzz target); fp is not
+ * closed by gd_lines_close().  name: the input's name in messages. */
+int gd_lines_open_fp(gd_lines *l, FILE *fp, const char *name, gpudiag_error *err);
 /* Next line: 1 with *s and *n set, 0 at the end, -1 on a read error (err filled)
  * or out of memory. */
 int gd_lines_next(gd_lines *l, const char **s, size_t *n, gpudiag_error *err);
@@ -80,5 +84,10 @@ gpudiag_status gd_read_smi_csv(gd_lines *l, gpudiag_series *s, gpudiag_error *er
 gpudiag_status gd_read_dcgmi(gd_lines *l, gpudiag_series *s, gpudiag_error *err);
 gpudiag_status gd_read_prom(gd_lines *l, gpudiag_series *s, gpudiag_error *err);
 gpudiag_status gd_read_smi_q(gd_lines *l, gpudiag_series *s, gpudiag_error *err);
+
+/* gpudiag_series_read() over an open stream (plain or gzip bytes); name is the
+ * input's name in err.  fp is not closed.  Same returns as gpudiag_series_read(). */
+gpudiag_status gd_series_read_fp(FILE *fp, const char *name, gpudiag_log_format format, gpudiag_series **out,
+                                 gpudiag_error *err);
 
 #endif

@@ -51,6 +51,22 @@
 #define NSIGHT_H2D_EXEMPT_BYTES 64000 /* cuda_memcpy_sync: small H2D copies are not reported */
 #define MAX_ENUM 64
 
+/* The work a database may ask of SQLite (virtual-machine instructions): a
+ * base plus a share per byte of the file.  The real 2 MB CloverLeaf export
+ * needs about 170 000 in all (0.08 per byte; measured by bisecting the
+ * budget, docs/FUZZING.md), so 2e7 + 100 per byte leaves a factor of a
+ * hundred or more; a hostile database (a view named like an Nsight table that
+ * recurses for ever, a generated column or a join that explodes) is stopped
+ * after about a second instead of hanging the run.  The fuzz build sets
+ * smaller values (CMakeLists.txt). */
+#ifndef GD_NSYS_VM_BASE
+#define GD_NSYS_VM_BASE 20000000LL
+#endif
+#ifndef GD_NSYS_VM_PER_BYTE
+#define GD_NSYS_VM_PER_BYTE 100LL
+#endif
+#define GD_NSYS_VM_TICK 1000 /* instructions between two calls of the progress handler */
+
 /* A GPU op as NVIDIA's gpu_gaps / gpu_time_util rules see it. */
 typedef struct rule_op {
     int64_t start, end;
@@ -77,6 +93,8 @@ typedef struct nsr {
     int kind_pageable, kind_pinned, kind_managed, copy_htod;
     gd_vec rops;                  /* rule_op */
     gd_vec gpus;                  /* gpu_info */
+    int64_t vm_ticks_left;        /* progress-handler calls before the work budget is spent */
+    int over_budget;              /* 1: a query was interrupted by the budget */
 } nsr;
 
 /* ---- errors and schema --------------------------------------------------- */
@@ -98,7 +116,12 @@ static void fail(nsr *r, gpudiag_status code, int64_t at, const char *fmt, ...)
 static void fail_sql(nsr *r, const char *what)
 {
     int ec = sqlite3_errcode(r->db);
-    if (ec == SQLITE_NOMEM)
+    if (r->over_budget)
+        fail(r, GPUDIAG_ERR_FORMAT, -1,
+             "not a readable Nsight Systems export: reading %s asks SQLite for more work than a database of this "
+             "size can need (a view or generated column that does not end?)",
+             what);
+    else if (ec == SQLITE_NOMEM)
         fail(r, GPUDIAG_ERR_NOMEM, -1, "out of memory (SQLite) reading %s", what);
     else
         fail(r, GPUDIAG_ERR_FORMAT, -1, "not a readable Nsight Systems export: SQLite error reading %s: %s", what,
@@ -427,6 +450,16 @@ static int push_rule_op(nsr *r, int64_t start, int64_t end, int64_t gpid, int64_
     return gd_vec_push(&r->rops, &o) ? 0 : -1;
 }
 
+/* Times beyond ±2^62 ns (146 years from the clock's zero) are no real
+ * capture's; refusing them keeps end − start and every later difference of two
+ * times inside int64. */
+#define GD_NSYS_TIME_LIMIT ((int64_t)1 << 62)
+static int time_out_of_range(int64_t start, int64_t end)
+{
+    return start < -GD_NSYS_TIME_LIMIT || start > GD_NSYS_TIME_LIMIT || end < -GD_NSYS_TIME_LIMIT ||
+           end > GD_NSYS_TIME_LIMIT;
+}
+
 /* Common tail of the three GPU activity kinds: columns 0..5 are start, end,
  * deviceId, streamId, correlationId, globalPid. */
 static int push_gpu_op(nsr *r, sqlite3_stmt *s, uint8_t kind, const char *name, size_t nlen, int64_t bytes,
@@ -437,6 +470,10 @@ static int push_gpu_op(nsr *r, sqlite3_stmt *s, uint8_t kind, const char *name, 
     int64_t start = col_i64(s, 0, 0), end = col_i64(s, 1, -1);
     if (end < start) {
         t->skipped_no_dur++;
+        return 0;
+    }
+    if (time_out_of_range(start, end)) {
+        t->skipped_bad_value++;
         return 0;
     }
     if (start == 0) {
@@ -604,6 +641,10 @@ static int row_runtime(nsr *r, sqlite3_stmt *s)
         t->skipped_no_dur++;
         return 0;
     }
+    if (time_out_of_range(start, end)) {
+        t->skipped_bad_value++;
+        return 0;
+    }
     size_t nlen;
     const char *nm = col_text(s, 4, &nlen);
     /* cudaLaunchKernel_v7000 -> cudaLaunchKernel */
@@ -636,6 +677,10 @@ static int row_nvtx(nsr *r, sqlite3_stmt *s)
     int64_t start = col_i64(s, 0, 0), end = col_i64(s, 1, -1);
     if (end < start) {
         t->skipped_no_dur++; /* unterminated range (end NULL) */
+        return 0;
+    }
+    if (time_out_of_range(start, end)) {
+        t->skipped_bad_value++;
         return 0;
     }
     size_t nlen;
@@ -941,6 +986,32 @@ static void nsight_rules(nsr *r)
 
 /* ---- the reader ---------------------------------------------------------- */
 
+static int progress(void *arg)
+{
+    nsr *r = arg;
+    if (--r->vm_ticks_left > 0)
+        return 0;
+    r->over_budget = 1;
+    return 1; /* interrupt: the statement fails with SQLITE_INTERRUPT, reported by fail_sql() */
+}
+
+/* The database is input from a stranger (sqlite.org "Defense Against The Dark
+ * Arts"): no functions with side effects from its schema, no writes to the
+ * schema, nothing attached, bounded strings and expressions, bounded work. */
+static void harden(nsr *r)
+{
+    sqlite3_db_config(r->db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
+    sqlite3_db_config(r->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
+    sqlite3_limit(r->db, SQLITE_LIMIT_ATTACHED, 0);
+    sqlite3_limit(r->db, SQLITE_LIMIT_LENGTH, 64 << 20);
+    sqlite3_limit(r->db, SQLITE_LIMIT_EXPR_DEPTH, 200);
+    sqlite3_limit(r->db, SQLITE_LIMIT_COMPOUND_SELECT, 16);
+    struct stat sb;
+    int64_t size = stat(r->path, &sb) == 0 ? (int64_t)sb.st_size : 0;
+    r->vm_ticks_left = (GD_NSYS_VM_BASE + GD_NSYS_VM_PER_BYTE * size) / GD_NSYS_VM_TICK;
+    sqlite3_progress_handler(r->db, GD_NSYS_VM_TICK, progress, r);
+}
+
 static void keep_used_devices(nsr *r)
 {
     gpudiag_trace *t = r->t;
@@ -981,6 +1052,7 @@ gpudiag_status gd_nsys_read(const char *path, gpudiag_trace **out, gpudiag_error
              r.db ? sqlite3_errmsg(r.db) : "out of memory");
         goto done;
     }
+    harden(&r);
     int e = table_exists(&r, "StringIds");
     if (e < 0)
         goto done;

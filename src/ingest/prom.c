@@ -240,7 +240,8 @@ gpudiag_status gd_read_prom(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
                 ts = (int64_t)tv;
         }
         double gi = gd_parse_value(lb.gpu, strlen(lb.gpu), &ok);
-        int index = (!ok || isnan(gi)) ? -1 : (int)gi;
+        /* (int) of NaN or of a number beyond int is undefined: such an index is unknown */
+        int index = (!ok || !(gi >= 0 && gi <= 65535)) ? -1 : (int)gi;
         int mig = lb.mig_id[0] != 0;
         int instance = mig ? atoi(lb.mig_id) : -1;
         long g = gpudiag_series_gpu(s, mig ? GPUDIAG_ENTITY_GPU_I : GPUDIAG_ENTITY_GPU, index, instance,

@@ -196,15 +196,20 @@ gpudiag_status gpudiag_side_read_json(const char *path, gpudiag_side **out, gpud
         return gd_set_error(err, GPUDIAG_ERR_IO, path, -1, "read error");
     }
     buf[len] = '\0';
-    if (memchr(buf, '\0', len)) {
-        int64_t at = (int64_t)strlen(buf);
-        free(buf);
-        return gd_set_error(err, GPUDIAG_ERR_FORMAT, path, at, "a NUL byte inside a saved JSON report");
-    }
+    gpudiag_status st = gd_side_parse_json(buf, len, path, out, err);
+    free(buf);
+    return st;
+}
+
+gpudiag_status gd_side_parse_json(const char *buf, size_t len, const char *path, gpudiag_side **out,
+                                  gpudiag_error *err)
+{
+    *out = NULL;
+    if (memchr(buf, '\0', len))
+        return gd_set_error(err, GPUDIAG_ERR_FORMAT, path, (int64_t)strlen(buf), "a NUL byte inside a saved JSON report");
     char ebuf[512];
     ebuf[0] = '\0';
     yajl_val d = yajl_tree_parse(buf, ebuf, sizeof ebuf);
-    free(buf);
     if (!d) {
         /* yajl's message names the byte ("... at byte N" is not part of the tree API's text) */
         char *nl = strchr(ebuf, '\n');

@@ -219,7 +219,7 @@ gpudiag_status gpudiag_series_append(gpudiag_series *s, size_t gpu, int64_t t_us
     gpudiag_gpu_series *x = &s->gpus[gpu];
     uint64_t add = 0; /* metrics seen for the first time */
     for (int m = 0; m < GPUDIAG_M_COUNT; m++)
-        if (!x->v[m] && !isnan(values[m]))
+        if (!x->v[m] && isfinite(values[m]))
             add |= (uint64_t)1 << m;
     if ((x->count == x->cap || add) && relayout(x, x->count == x->cap ? (x->cap ? x->cap * 2 : 64) : x->cap, add) != 0)
         return GPUDIAG_ERR_NOMEM;
@@ -227,7 +227,7 @@ gpudiag_status gpudiag_series_append(gpudiag_series *s, size_t gpu, int64_t t_us
     x->t_us[i] = t_us;
     for (int m = 0; m < GPUDIAG_M_COUNT; m++)
         if (x->v[m])
-            x->v[m][i] = values[m];
+            x->v[m][i] = isfinite(values[m]) ? values[m] : NAN; /* ±inf (an overflowed unit conversion) is unknown */
     x->count++;
     return GPUDIAG_OK;
 }

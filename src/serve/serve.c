@@ -20,6 +20,7 @@
 
 #include "gpudiag/sampler.h"
 #include "gpudiag/specs.h"
+#include "serve/http.h"
 #include "serve/prom.h"
 #include "serve/window.h"
 
@@ -136,44 +137,33 @@ static void *sampling_thread(void *arg)
 
 /* --- HTTP ---------------------------------------------------------------- */
 
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type, char *body, size_t len)
+/* Queue a gd_http_resp (http.h); its body is handed to libmicrohttpd. */
+static enum MHD_Result reply(struct MHD_Connection *c, gd_http_resp *rs)
 {
-    /* body is malloc'd and handed to libmicrohttpd. */
-    struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+    struct MHD_Response *r = rs->body ? MHD_create_response_from_buffer(rs->body_len, rs->body, MHD_RESPMEM_MUST_FREE)
+                                      : MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
     if (!r) {
-        free(body);
+        free(rs->body);
         return MHD_NO;
     }
-    MHD_add_response_header(r, "Content-Type", type);
-    MHD_add_response_header(r, "Cache-Control", "no-store");
-    enum MHD_Result ret = MHD_queue_response(c, status, r);
+    if (rs->type) {
+        MHD_add_response_header(r, "Content-Type", rs->type);
+        MHD_add_response_header(r, "Cache-Control", "no-store");
+    }
+    if (rs->allow)
+        MHD_add_response_header(r, "Allow", rs->allow);
+    enum MHD_Result ret = MHD_queue_response(c, rs->status, r);
     MHD_destroy_response(r);
     return ret;
 }
 
-static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, const char *text)
+static void request_of(struct MHD_Connection *c, const char *url, const char *method, gd_http_req *rq)
 {
-    char *b = strdup(text);
-    if (!b)
-        return MHD_NO;
-    return reply(c, status, "text/plain; charset=utf-8", b, strlen(b));
-}
-
-static char *copy_locked(gd_server *srv, const char *src, size_t len)
-{
-    (void)srv;
-    char *b = malloc(len + 1);
-    if (b) {
-        memcpy(b, src ? src : "", src ? len : 0);
-        b[src ? len : 0] = '\0';
-    }
-    return b;
-}
-
-static int wants_openmetrics(struct MHD_Connection *c)
-{
-    const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
-    return accept && strstr(accept, "application/openmetrics-text") != NULL;
+    rq->method = method;
+    rq->url = url;
+    rq->accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+    rq->content_length = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+    rq->transfer_encoding = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Transfer-Encoding");
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -184,63 +174,32 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     (void)upload_data;
     gd_server *srv = cls;
     static int first_call_marker;
+    gd_http_req rq;
+    gd_http_resp rs;
+    request_of(c, url, method, &rq);
     if (*con_cls == NULL) {
         /* First call, headers only: refuse what no endpoint takes before any
          * body is read (libmicrohttpd then discards it and closes). */
         *con_cls = &first_call_marker;
-        if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
-            struct MHD_Response *r = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
-            if (!r)
-                return MHD_NO;
-            MHD_add_response_header(r, "Allow", "GET, HEAD");
-            enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_METHOD_NOT_ALLOWED, r);
-            MHD_destroy_response(r);
-            return ret;
-        }
-        const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
-        if ((cl && strcmp(cl, "0") != 0) || MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Transfer-Encoding"))
-            return reply_text(c, MHD_HTTP_CONTENT_TOO_LARGE, "request bodies are not accepted\n");
-        return MHD_YES;
+        int done = gd_http_precheck(&rq, &rs);
+        if (done < 0)
+            return MHD_NO;
+        return done ? reply(c, &rs) : MHD_YES;
     }
     if (*upload_data_size != 0) {
         *upload_data_size = 0;           /* defensive: bodies were refused above */
         return MHD_YES;
     }
-
-    if (strcmp(url, "/metrics") == 0) {
-        int om = wants_openmetrics(c);
-        pthread_mutex_lock(&srv->lock);
-        char *b = om ? copy_locked(srv, srv->metrics_om, srv->metrics_om_len)
-                     : copy_locked(srv, srv->metrics_text, srv->metrics_len);
+    pthread_mutex_lock(&srv->lock);
+    gd_http_state st = {srv->metrics_text, srv->metrics_len, srv->metrics_om, srv->metrics_om_len,
+                        srv->report_json, srv->report_len, srv->healthy, srv->health_msg};
+    int rc = gd_http_route(&rq, &st, &rs);
+    if (rc == 0 && rs.counts_scrape)
         srv->scrapes++;
-        pthread_mutex_unlock(&srv->lock);
-        if (!b)
-            return MHD_NO;
-        return reply(c, MHD_HTTP_OK,
-                     om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
-                        : "text/plain; version=0.0.4; charset=utf-8",
-                     b, strlen(b));
-    }
-    if (strcmp(url, "/report") == 0) {
-        pthread_mutex_lock(&srv->lock);
-        char *b = copy_locked(srv, srv->report_json, srv->report_len);
-        pthread_mutex_unlock(&srv->lock);
-        if (!b)
-            return MHD_NO;
-        return reply(c, MHD_HTTP_OK, "application/json", b, strlen(b));
-    }
-    if (strcmp(url, "/healthz") == 0) {
-        char msg[300];
-        pthread_mutex_lock(&srv->lock);
-        int ok = srv->healthy;
-        snprintf(msg, sizeof msg, "%s\n", ok ? "ok" : srv->health_msg);
-        pthread_mutex_unlock(&srv->lock);
-        return reply_text(c, ok ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, msg);
-    }
-    if (strcmp(url, "/") == 0)
-        return reply_text(c, MHD_HTTP_OK,
-                          "gpudiag serve: /metrics (Prometheus, OpenMetrics with Accept), /report (JSON), /healthz\n");
-    return reply_text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics, /report or /healthz\n");
+    pthread_mutex_unlock(&srv->lock);
+    if (rc != 0)
+        return MHD_NO;
+    return reply(c, &rs);
 }
 
 /* Parse "HOST:PORT", "[V6]:PORT" or ":PORT" into a socket address. */

@@ -32,6 +32,10 @@ import json, sys, glob
 bad = [p for p in glob.glob(sys.argv[1] + '/*.json')
        if not (lambda d: d['series'] and d['series']['gpus'] and d['verdict']['summary'])(json.load(open(p)))]
 print('\\n'.join('FAIL series ' + b for b in bad)); sys.exit(1 if bad else 0)" "$TMP/all" && ok || nok "series sections"
+    # dcgm's "Started host engine ..." banner before the dmon header is not a data row: skipped_rows
+    # stays 0 (it was 1 without a first_skipped_line; fuzz_monlog, docs/FUZZING.md)
+    python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['series']; sys.exit(0 if s['skipped_rows'] == 0 and s.get('first_skipped_line') is None else 1)" \
+        "$TMP/all/dcgm_go_dmon_sample_nvsmi_format_idle.log.json" && ok || nok "banner counted as a skipped row"
 
     "$GPUDIAG" analyze --json "$LOGS/nvsmi_query_csv_l5_v100_training_steady.csv" > "$TMP/v100.json" || nok "v100"
     "$GPUDIAG" analyze --json "$LOGS/nvsmi_dmon_pucvmet_2gpu_one_training_one_idle_geforce.log" > "$TMP/gf.json" || nok "geforce"

@@ -133,6 +133,11 @@ if [ "$rc" -eq 3 ] && grep -q "page size" "$TMP/err" && grep -q "byte 16" "$TMP/
 sqlite3 "$TMP/other.sqlite" "CREATE TABLE notes(a); INSERT INTO notes VALUES (1);"
 if "$GPUDIAG" analyze "$TMP/other.sqlite" > /dev/null 2> "$TMP/err"; then rc=0; else rc=$?; fi
 if [ "$rc" -eq 3 ] && grep -q "without Nsight Systems tables" "$TMP/err"; then ok; else bad "non-nsys SQLite: rc $rc $(cat "$TMP/err")"; fi
+# a hostile database: the kernel table is a view that recurses for ever.  Before the
+# work budget (src/ingest/nsys.c, GD_NSYS_VM_*) gpudiag never ended; now exit 3, named.
+sqlite3 "$TMP/loop.sqlite" "CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x AS start, x + 1 AS end, 0 AS deviceId, 0 AS streamId, x AS correlationId, 0 AS globalPid, 'k' AS shortName FROM c;"
+if timeout 120 "$GPUDIAG" analyze "$TMP/loop.sqlite" > /dev/null 2> "$TMP/err"; then rc=0; else rc=$?; fi
+if [ "$rc" -eq 3 ] && grep -q "loop.sqlite: not a readable Nsight Systems export: reading CUPTI_ACTIVITY_KIND_KERNEL asks SQLite for more work" "$TMP/err"; then ok; else bad "recursive view: rc $rc $(cat "$TMP/err")"; fi
 
 # ---- 2a. a newer column set, built from SQL ------------------------------
 # pid 100, tid 100 (globalPid = 1<<48 | 100<<24); device 0 (132 SMs), stream 7.
