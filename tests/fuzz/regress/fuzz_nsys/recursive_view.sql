@@ -1,0 +1,1 @@
+CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x AS start, x + 1 AS end, 0 AS deviceId, 0 AS streamId, x AS correlationId, 0 AS globalPid, 'k' AS shortName FROM c;
