@@ -177,11 +177,11 @@ void gpudiag_trace_free(gpudiag_trace **trace);
  * first selected host step, end of the last], extended at its end to the end
  * of every GPU op launched by a runtime call inside W (a step's device-side end),
  * every GPU op, runtime call and CPU op overlapping W; every other event and
- * every unselected step is dropped.  The selection is then analysed as a trace of
- * its own: a step's device-side start and end come out as in the report of the
- * whole trace, except when work of an earlier step on another stream ends after
- * the first selected step's first GPU op, and TBP's tail trimming applies to the
- * selection's last step (DEFINITIONS.md lists both).
+ * every unselected step is dropped.  Where the step before the first selected
+ * one ends in the whole trace is kept too, so that the first selected step
+ * starts where it does in the report of the whole trace; every selected step's
+ * start, end and breakdown then equal its row there, except that TBP's tail
+ * trimming applies to the selection's last step (DEFINITIONS.md).
  *
  * trace: read with gpudiag_trace_read*(); modified in place (never reallocated).
  * first: INT64_MIN for "from the first step"; last: INT64_MAX for "to the last".

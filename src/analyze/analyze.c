@@ -296,7 +296,12 @@ static int build_steps(actx *a)
     if (any_matched) {
         /* TBP _update_steps_duration: move steps to the device side. */
         int64_t prev_end = hs[0].s;
-        if (dev_min[0] != INT64_MAX) {
+        if (t->has_steps_floor) {
+            /* --steps: the first selected step follows the step before it, as in the
+             * whole trace (select.c computed where that one ended) */
+            if (t->steps_floor_ns > prev_end)
+                prev_end = t->steps_floor_ns;
+        } else if (dev_min[0] != INT64_MAX) {
             for (size_t i = 0; i < t->gpu_ops.len; i++) {
                 if (op_matched[i])
                     continue;

@@ -96,6 +96,140 @@ static void describe_steps(const gpudiag_trace *t, char *buf, size_t cap)
         (V)->len = w_;                                                                                             \
     } while (0)
 
+typedef struct step_ref {
+    int64_t s, e, number;
+    int selected;
+} step_ref;
+
+static int cmp_step_ref(const void *a, const void *b)
+{
+    const step_ref *x = a, *y = b;
+    if (x->s != y->s)
+        return x->s < y->s ? -1 : 1;
+    return x->number < y->number ? -1 : x->number > y->number;
+}
+
+typedef struct corr_step {
+    int64_t corr;
+    size_t step;
+} corr_step;
+
+static int cmp_corr_step(const void *a, const void *b)
+{
+    const corr_step *x = a, *y = b;
+    return x->corr < y->corr ? -1 : x->corr > y->corr;
+}
+
+/*
+ * Where the step before the first selected one ends in the whole trace, by the
+ * device-side adjustment of docs/DEFINITIONS.md "Steps" 3 (TBP StepParser) as
+ * build_steps() in analyze/analyze.c applies it: host steps sorted by start; a
+ * runtime call belongs to the step it lies entirely inside (the first step, in
+ * order, that ends after it starts); the first step's start is pushed past
+ * GPU ops launched from no step that end before its first GPU op; then each
+ * step starts at max(previous end, host start) and ends at max(host end, its
+ * last GPU op's end, its start).  Returns 1 with *floor set, 0 when the first
+ * selected step is the trace's first or no step launched GPU work (the steps
+ * are then their host ranges), -1 on allocation failure.
+ */
+static int previous_step_end(const gpudiag_trace *t, int64_t first, int64_t last, int64_t *floor)
+{
+    size_t n = t->host_steps.len, k0 = n;
+    step_ref *hs = malloc((n ? n : 1) * sizeof *hs);
+    int64_t *dmin = malloc((n ? n : 1) * sizeof *dmin), *dmax = malloc((n ? n : 1) * sizeof *dmax);
+    corr_step *cs = malloc((t->runtimes.len ? t->runtimes.len : 1) * sizeof *cs);
+    uint8_t *matched = calloc(t->gpu_ops.len ? t->gpu_ops.len : 1, 1);
+    int rc = -1;
+    if (!hs || !dmin || !dmax || !cs || !matched)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        const gd_host_step *h = gd_vec_at(&t->host_steps, i);
+        hs[i].s = h->ts_ns;
+        hs[i].e = h->ts_ns + h->dur_ns;
+        hs[i].number = h->number;
+        hs[i].selected = h->number >= 0 && h->number >= first && h->number <= last;
+        dmin[i] = INT64_MAX;
+        dmax[i] = INT64_MIN;
+    }
+    qsort(hs, n, sizeof *hs, cmp_step_ref);
+    for (size_t i = 0; i < n && k0 == n; i++)
+        if (hs[i].selected)
+            k0 = i;
+    rc = 0;
+    if (k0 == 0 || k0 == n)
+        goto out;
+    /* runtime calls -> steps (ends of non-overlapping sorted steps are sorted) */
+    size_t nc = 0;
+    for (size_t i = 0; i < t->runtimes.len; i++) {
+        const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
+        if (rt->correlation < 0)
+            continue;
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (hs[mid].e <= rt->ts_ns)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < n && rt->ts_ns >= hs[lo].s && rt->ts_ns + rt->dur_ns <= hs[lo].e) {
+            cs[nc].corr = rt->correlation;
+            cs[nc].step = lo;
+            nc++;
+        }
+    }
+    qsort(cs, nc, sizeof *cs, cmp_corr_step);
+    int any = 0;
+    for (size_t i = 0; nc && i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        if (!(op->flags & GD_GF_HAS_CORR))
+            continue;
+        corr_step key = {op->correlation, 0};
+        const corr_step *c = bsearch(&key, cs, nc, sizeof *cs, cmp_corr_step);
+        if (!c)
+            continue;
+        while (c > cs && c[-1].corr == op->correlation)
+            c--;
+        for (; c < cs + nc && c->corr == op->correlation; c++) {
+            if (op->ts_ns < dmin[c->step])
+                dmin[c->step] = op->ts_ns;
+            if (op->ts_ns + op->dur_ns > dmax[c->step])
+                dmax[c->step] = op->ts_ns + op->dur_ns;
+            matched[i] = 1;
+            any = 1;
+        }
+    }
+    if (!any)
+        goto out;
+    int64_t prev_end = hs[0].s;
+    if (dmin[0] != INT64_MAX) {
+        for (size_t i = 0; i < t->gpu_ops.len; i++) {
+            const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+            int64_t end = op->ts_ns + op->dur_ns;
+            if (!matched[i] && end < dmin[0] && end > prev_end)
+                prev_end = end;
+        }
+    }
+    for (size_t i = 0; i < k0; i++) {
+        int64_t st = prev_end > hs[i].s ? prev_end : hs[i].s;
+        int64_t e = hs[i].e;
+        if (dmin[i] != INT64_MAX && dmax[i] > e)
+            e = dmax[i];
+        if (e < st)
+            e = st;
+        prev_end = e;
+    }
+    *floor = prev_end;
+    rc = 1;
+out:
+    free(hs);
+    free(dmin);
+    free(dmax);
+    free(cs);
+    free(matched);
+    return rc;
+}
+
 static void range_text(int64_t first, int64_t last, char *buf, size_t cap)
 {
     if (first == last)
@@ -162,12 +296,19 @@ gpudiag_status gpudiag_trace_select_steps(gpudiag_trace *t, int64_t first, int64
     int64_t we_ext = we;
     for (size_t i = 0; ncorr && i < t->gpu_ops.len; i++) {
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
-        if (op->ts_ns + op->dur_ns > we_ext && op->correlation >= 0 && has_i64(corr, ncorr, op->correlation))
+        if (op->ts_ns + op->dur_ns > we_ext && (op->flags & GD_GF_HAS_CORR) && has_i64(corr, ncorr, op->correlation))
             we_ext = op->ts_ns + op->dur_ns;
     }
     free(corr);
 
+    int64_t floor = INT64_MIN;
+    int has_floor = previous_step_end(t, first, last, &floor);
+    if (has_floor < 0)
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, t->path, -1, "out of memory");
+
     t->steps_before_selection = nh;
+    t->has_steps_floor = has_floor;
+    t->steps_floor_ns = floor;
     size_t w = 0;
     for (size_t i = 0; i < nh; i++) {
         const gd_host_step *h = gd_vec_at(&t->host_steps, i);

@@ -145,6 +145,8 @@ struct gpudiag_trace {
     int steps_selected;           /* gpudiag_trace_select_steps() ran */
     int64_t steps_first, steps_last;
     uint64_t steps_before_selection;
+    int has_steps_floor;          /* the first selected step starts no earlier than steps_floor_ns: */
+    int64_t steps_floor_ns;       /* where the step before it ended in the whole trace (select.c) */
 };
 
 #endif

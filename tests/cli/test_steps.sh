@@ -13,9 +13,12 @@
 #              memcpy 10, cpu_exec 5 (1230-1235), other 35
 #    Each selection must give those numbers; --steps 3 also keeps step 2's kernel (it
 #    overlaps step 3's window: 2 kernels), --steps 2 keeps one kernel.
+#    ok_three_steps_overlap.json moves step 2's kernel to another stream, past the start
+#    of step 3's first kernel (the case TBP's first-step rule alone gets wrong).
 # 2. The real resnet50_v100_num_workers_0 trace (6 steps, 5..10): every single-step
 #    selection gives exactly that step's row of the full report (start, duration,
-#    breakdown), with both event readers.
+#    breakdown), with both event readers; so does every step of a100_8rank_rank3_test,
+#    whose steps overlap on other streams.
 # 3. Malformed specs exit 2; a step the trace lacks exits 6 naming the steps it has;
 #    --steps on a monitoring log exits 2.
 set -eu
@@ -60,6 +63,26 @@ assert d["inputs"][0]["steps_selected"] is None
 PY
 then ok; else bad "synthetic without --steps"; fi
 
+# ok_three_steps_overlap.json: the same, but step 2's kernel runs on stream 8 for 120 us
+# (1130-1250), past step 3's first kernel (1240, stream 7).  Whole trace: step 2 ends at 1250,
+# so step 3 starts there: [1250,1300] = 50 us: kernel 10 (1250-1260), memcpy 10, other 30.
+# TBP's first-step rule alone would ignore the 1250 end (it is after step 3's first GPU op) and
+# start a lone step 3 at 1200; the selection carries the previous step's end instead.
+O="$GD_TEST_DATA/ok_three_steps_overlap.json"
+for spec in 3 2:3 1:3; do
+  if "$GPUDIAG" analyze --json --steps "$spec" "$O" > "$TMP/o.json" && python3 - "$TMP/o.json" "$spec" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); spec = sys.argv[2]
+want = {1: (1000, 100, {"kernel": 40, "runtime": 10, "cpu_exec": 15, "other": 35}),
+        2: (1100, 150, {"kernel": 120, "runtime": 10, "cpu_exec": 15, "other": 5}),
+        3: (1250, 50, {"kernel": 10, "memcpy": 10, "other": 30})}
+sel = {"3": [3], "2:3": [2, 3], "1:3": [1, 2, 3]}[spec]
+got = [(s["number"], s["start_us"], s["duration_us"], {k: v for k, v in s["breakdown_us"].items() if v}) for s in d["steps"]]
+assert got == [(n,) + want[n] for n in sel], (spec, got)
+PY
+  then ok; else bad "overlap --steps $spec"; fi
+done
+
 # the text report says what was selected
 "$GPUDIAG" analyze --no-color --steps 2: "$S" > "$TMP/s.txt"
 if grep -q "^STEPS    2 steps: mean 100.0 us" "$TMP/s.txt" &&
@@ -81,6 +104,23 @@ if [ "$rc" -eq 6 ] && grep -q "the trace has no steps" "$TMP/err"; then ok; else
 printf '#Date Time gpu pwr gtemp mtemp sm mem enc dec mclk pclk\n#YYYYMMDD HH:MM:SS Idx W C C %% %% %% %% MHz MHz\n 20240101 00:00:00 0 100 40 - 90 50 0 0 1215 1410\n' > "$TMP/dmon.log"
 if "$GPUDIAG" analyze --steps 1 --format dmon "$TMP/dmon.log" > /dev/null 2> "$TMP/err"; then rc=0; else rc=$?; fi
 if [ "$rc" -eq 2 ] && grep -q "monitoring log" "$TMP/err"; then ok; else bad "--steps on a log: rc $rc $(cat "$TMP/err")"; fi
+
+# a100_8rank_rank3_test: work of one step overlaps the next on other streams (4 of its 6 steps
+# start where the previous step's last kernel ends): every step alone equals its full-report row
+MULTI="$GD_SHARED/data/traces/a100_8rank_rank3_test.json.gz"
+if [ -f "$MULTI" ]; then
+  "$GPUDIAG" analyze --json "$MULTI" > "$TMP/mfull.json"
+  for n in $(python3 -c 'import json,sys; print(" ".join(str(s["number"]) for s in json.load(open(sys.argv[1]))["steps"]))' "$TMP/mfull.json"); do
+    "$GPUDIAG" analyze --json --steps "$n" "$MULTI" > "$TMP/mone.json"
+    if python3 - "$TMP/mfull.json" "$TMP/mone.json" "$n" <<'PY'
+import json, sys
+full = json.load(open(sys.argv[1])); one = json.load(open(sys.argv[2])); n = int(sys.argv[3])
+row = [s for s in full["steps"] if s["number"] == n][0]
+assert len(one["steps"]) == 1 and one["steps"][0] == row, (one["steps"], row)
+PY
+    then ok; else bad "a100_8rank_rank3_test --steps $n"; fi
+  done
+fi
 
 REAL="$GD_SHARED/data/traces/resnet50_v100_num_workers_0.pt.trace.json.gz"
 if [ -f "$REAL" ]; then

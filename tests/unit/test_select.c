@@ -84,6 +84,28 @@ static void test_select(void)
     ASSERT_EQ_INT(gpudiag_trace_read_opts(THREE, &o, &t, &err), GPUDIAG_ERR_NOMATCH);
     ASSERT_TRUE(t == NULL);
     ASSERT_STR_EQ(gpudiag_errname(GPUDIAG_ERR_NOMATCH), "nomatch");
+
+    /* the previous step's end: step 1 is the first (no floor); step 3 follows step 2,
+     * which ends at 1230 us (its kernel) in ok_three_steps and at 1250 us in the
+     * overlap variant (the kernel moved to stream 8 and lengthened to 120 us) */
+    ASSERT_EQ_INT(gpudiag_trace_read(THREE, &t, &err), GPUDIAG_OK);
+    ASSERT_EQ_INT(gpudiag_trace_select_steps(t, 1, 2, &err), GPUDIAG_OK);
+    ASSERT_EQ_INT(t->has_steps_floor, 0);
+    gpudiag_trace_free(&t);
+    ASSERT_EQ_INT(gpudiag_trace_read(THREE, &t, &err), GPUDIAG_OK);
+    ASSERT_EQ_INT(gpudiag_trace_select_steps(t, 3, 3, &err), GPUDIAG_OK);
+    ASSERT_EQ_INT(t->has_steps_floor, 1);
+    ASSERT_EQ_INT(t->steps_floor_ns, 1230000);
+    gpudiag_trace_free(&t);
+    ASSERT_EQ_INT(gpudiag_trace_read(GD_TEST_DATA "/ok_three_steps_overlap.json", &t, &err), GPUDIAG_OK);
+    ASSERT_EQ_INT(gpudiag_trace_select_steps(t, 3, INT64_MAX, &err), GPUDIAG_OK);
+    ASSERT_EQ_INT(t->has_steps_floor, 1);
+    ASSERT_EQ_INT(t->steps_floor_ns, 1250000);
+    ASSERT_EQ_INT(gpudiag_analyze(t, NULL, &r, &err), GPUDIAG_OK);
+    ASSERT_EQ_INT(r->steps[0].start_ns, 1250000);
+    ASSERT_EQ_INT(r->steps[0].end_ns, 1300000);
+    gpudiag_report_free(&r);
+    gpudiag_trace_free(&t);
 }
 
 static void test_header_only(void)
