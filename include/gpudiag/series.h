@@ -137,6 +137,17 @@ typedef struct gpudiag_series {
     uint64_t rows;               /**< data rows turned into samples */
     uint64_t skipped_rows;       /**< data rows that could not be used (reported in the analysis) */
     int64_t first_skipped_line;  /**< 1-based line of the first skipped row, -1 none */
+    uint64_t invalid_values;     /**< values outside their metric's range, read as missing (NaN): a
+                                      utilisation or ratio below 0 or above 100 % (1.0), a negative memory,
+                                      power, clock, rate or link value, "nan"/"inf" spelled out
+                                      (docs/DEFINITIONS.md "Invalid monitoring values") */
+    int64_t first_invalid_line;  /**< 1-based line of the first invalid value, -1 none */
+    uint64_t header_changes;     /**< header lines that redefined the columns mid-file (columns re-mapped
+                                      from the new header; a repeat of the same header does not count) */
+    int64_t first_header_change_line; /**< 1-based line of the first such header, -1 none */
+    char ignored_columns[256];   /**< header columns the model has no place for, ", "-separated as the
+                                      header spells them ("FP32A, 1006"); "" none; cut at 255 bytes */
+    uint64_t header_hash;        /**< (internal) hash of the last column header, 0 none */
 } gpudiag_series;
 
 /** Allocate an empty series.  format: short name copied into ->format (may be NULL).
@@ -284,6 +295,11 @@ typedef struct gpudiag_series_summary {
     int64_t first_skipped_line;
     size_t gpu_count;
     gpudiag_gpu_summary *gpus;    /**< owned by the report */
+    uint64_t invalid_values;      /**< as in gpudiag_series */
+    int64_t first_invalid_line;
+    uint64_t header_changes;
+    int64_t first_header_change_line;
+    char ignored_columns[256];
 } gpudiag_series_summary;
 
 /**

@@ -233,6 +233,11 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
     out->rows = s->rows;
     out->skipped_rows = s->skipped_rows;
     out->first_skipped_line = s->first_skipped_line;
+    out->invalid_values = s->invalid_values;
+    out->first_invalid_line = s->first_invalid_line;
+    out->header_changes = s->header_changes;
+    out->first_header_change_line = s->first_header_change_line;
+    memcpy(out->ignored_columns, s->ignored_columns, sizeof out->ignored_columns);
     out->gpu_count = s->gpu_count;
     out->snapshot = 1;
     size_t maxn = 1;

@@ -22,6 +22,7 @@
 #include "cli/cmd_serve.h"
 #include "cli/opts.h"
 #include "cli/progress.h"
+#include "ingest/input.h"
 #include "gpudiag/gpudiag.h"
 #include "gpudiag/annotate.h"
 #include "gpudiag/html.h"
@@ -387,6 +388,11 @@ static void warn_input(const gpudiag_report *r)
     if (r->series && r->series->first_skipped_line > 0)
         fprintf(stderr, "%s: warning: %s: line %lld: %llu data row(s) could not be read and were left out\n", prog,
                 r->input.path, (long long)r->series->first_skipped_line, (unsigned long long)r->series->skipped_rows);
+    if (r->series && r->series->invalid_values > 0)
+        fprintf(stderr, "%s: warning: %s: line %lld: %llu out-of-range value(s) (utilisation above 100 %% or below 0, "
+                        "negative memory, NaN) read as missing\n",
+                prog, r->input.path, (long long)r->series->first_invalid_line,
+                (unsigned long long)r->series->invalid_values);
     for (size_t i = 0; i < r->finding_count; i++) {
         const gpudiag_finding *f = &r->findings[i];
         if (strcmp(f->id, "input_truncated") == 0)
@@ -774,6 +780,22 @@ static gpudiag_log_format route(const char *path, int format)
     static char buf[65536];
     size_t n = fread(buf, 1, sizeof buf, fp);
     fclose(fp);
+    if (n >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b) {
+        /* gzip: look at the start of the decompressed text (a .json.gz trace or a .log.gz) */
+        gd_input in;
+        if (gd_input_open(&in, path) != 0)
+            return GPUDIAG_LOG_AUTO; /* the trace reader reports the error */
+        n = 0;
+        while (n < sizeof buf) {
+            size_t got = 0;
+            if (gd_input_read(&in, (unsigned char *)buf + n, sizeof buf - n, &got) != GD_IN_OK || got == 0)
+                break;
+            n += got;
+        }
+        gd_input_close(&in);
+        if (n >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b)
+            return GPUDIAG_LOG_AUTO;
+    }
     size_t i = 0;
     while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
         i++;

@@ -310,6 +310,34 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
              gd_format("Rows whose column count differs from the header, or whose values are not numbers; check "
                        "the log was not cut or two logs interleaved."));
     }
+    if (s->invalid_values > 0) {
+        f = add(b, "input_invalid_values", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN);
+        gd_fb_ev(f, "invalid_values", (double)s->invalid_values);
+        gd_fb_ev(f, "first_line", (double)s->first_invalid_line);
+        gd_fb_text(b, f,
+             gd_format("%llu value(s) outside their metric's range were read as missing (first at line %lld)",
+                       (unsigned long long)s->invalid_values, (long long)s->first_invalid_line),
+             gd_format("A utilisation below 0 or above 100 %%, a negative memory, power or clock, or NaN/inf "
+                       "written out: a broken sensor, a driver hiccup, or a log edited or merged by hand. The rest of "
+                       "each row was kept; the statistics leave these values out."));
+    }
+    if (s->header_changes > 0) {
+        f = add(b, "input_header_changed", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN);
+        gd_fb_ev(f, "header_changes", (double)s->header_changes);
+        gd_fb_ev(f, "first_line", (double)s->first_header_change_line);
+        gd_fb_text(b, f,
+             gd_format("the column header changed %llu time(s) mid-file (first at line %lld); later rows were read "
+                       "with the new columns",
+                       (unsigned long long)s->header_changes, (long long)s->first_header_change_line),
+             gd_format("Two logging runs with different fields were appended to one file. Metrics that only one "
+                       "part has are missing in the other; split the file if the two runs are different jobs."));
+    }
+    if (s->ignored_columns[0]) {
+        f = add(b, "input_columns_ignored", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN);
+        gd_fb_text(b, f, gd_format("columns not used by the diagnosis: %s", s->ignored_columns),
+             gd_format("Fields gpudiag has no metric for (or does not know) were read past, not rejected. The "
+                       "DCGM fields it uses are listed in docs/DEFINITIONS.md \"Monitoring series\"."));
+    }
     if ((k = list_gpus(s, pick_idle_mem, gpus, sizeof gpus, &first))) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
         f = add(b, "idle_gpu_holding_memory", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN);

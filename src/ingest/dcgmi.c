@@ -5,6 +5,9 @@
  * `ID`/`Id` units line, repeated every 14 iterations; rows `GPU 0 v v ...`,
  * `GPU-I 1 ...`, `GPU-CI 2 ...` (other entities — switches, CPUs, links — are
  * counted as skipped rows).  `N/A` and DCGM blank sentinels are missing.
+ * The header names fields by short tag or by numeric field id (see
+ * dcgm_fields[] below); fields the model has no place for are ignored
+ * columns, named in the series' ignored_columns note, never an error.
  * Profiling ratios stay fractions; GPUTL/MCUTL percents become fractions;
  * PCITX/PCIRX/NVLTX/NVLRX are bytes/s.  dcgmi prints no timestamps: sample k
  * of an entity is at k seconds (the default -d 1000; GPUDIAG_TIME_ASSUMED).
@@ -17,37 +20,75 @@
 
 #define DCGMI_MAX_COLS 64
 
+enum { X_NONE = 0, X_FB_FREE = 1 };
+
 typedef struct dcgmi_col {
-    int metric; /* -1 ignore */
-    double scale;
+    int metric;   /* gpudiag_metric; -1 ignore */
+    double scale; /* multiply the printed value */
+    int fallback; /* 1: only fills the metric when no primary column gave it */
+    int extra;    /* X_FB_FREE: free framebuffer (total = used + free) */
 } dcgmi_col;
 
+/* DCGM field ids and their dmon short tags (monitoring-peers.md §2.1-2.2;
+ * ids from dcgm_fields.h).  dcgmi prints the tag in its header; a field
+ * without one, or an older/newer dcgmi, prints the numeric id, so both are
+ * accepted.  Ids with no meaning in the model (FP64A 1006, energy 156,
+ * violation counters 240-245, XID 230, ...) are ignored columns. */
+static const struct dcgm_field {
+    int id;
+    const char *tag;    /* lower case (gd_ieq); NULL: none known */
+    int metric;
+    double scale;
+    int fallback, extra;
+} dcgm_fields[] = {
+    {100, "smclk", GPUDIAG_M_SM_CLOCK_MHZ, 1, 0, X_NONE},
+    {101, "mmclk", GPUDIAG_M_MEM_CLOCK_MHZ, 1, 0, X_NONE},
+    {112, "dvcctr", GPUDIAG_M_CLOCK_REASONS, 1, 0, X_NONE},       /* NVML reason bitmask */
+    {140, "mmtmp", GPUDIAG_M_MEM_TEMP_C, 1, 0, X_NONE},
+    {150, "tmptr", GPUDIAG_M_TEMP_C, 1, 0, X_NONE},
+    {155, "power", GPUDIAG_M_POWER_W, 1, 0, X_NONE},
+    {157, NULL, GPUDIAG_M_POWER_W, 1, 1, X_NONE},                  /* instant power: when 155 is absent */
+    {160, "pmlmt", GPUDIAG_M_POWER_LIMIT_W, 1, 1, X_NONE},         /* management limit */
+    {164, NULL, GPUDIAG_M_POWER_LIMIT_W, 1, 0, X_NONE},            /* enforced limit */
+    {200, NULL, GPUDIAG_M_PCIE_TX_BPS, 1e3, 1, X_NONE},            /* KB/s; 1009 is preferred */
+    {201, NULL, GPUDIAG_M_PCIE_RX_BPS, 1e3, 1, X_NONE},
+    {203, "gputl", GPUDIAG_M_GPU_UTIL, 0.01, 0, X_NONE},           /* % */
+    {204, "mcutl", GPUDIAG_M_MEM_UTIL, 0.01, 0, X_NONE},           /* % */
+    {206, NULL, GPUDIAG_M_ENC_UTIL, 0.01, 0, X_NONE},              /* % */
+    {207, NULL, GPUDIAG_M_DEC_UTIL, 0.01, 0, X_NONE},              /* % */
+    {235, NULL, GPUDIAG_M_PCIE_GEN_MAX, 1, 0, X_NONE},
+    {236, NULL, GPUDIAG_M_PCIE_WIDTH_MAX, 1, 0, X_NONE},
+    {237, NULL, GPUDIAG_M_PCIE_GEN, 1, 0, X_NONE},
+    {238, NULL, GPUDIAG_M_PCIE_WIDTH, 1, 0, X_NONE},
+    {250, "fbttl", GPUDIAG_M_MEM_TOTAL_BYTES, 1048576.0, 0, X_NONE}, /* MiB */
+    {251, "fbfre", -1, 1048576.0, 0, X_FB_FREE},
+    {252, "fbusd", GPUDIAG_M_MEM_USED_BYTES, 1048576.0, 0, X_NONE},
+    {1001, "gract", GPUDIAG_M_GR_ENGINE_ACTIVE, 1, 0, X_NONE},
+    {1002, "smact", GPUDIAG_M_SM_ACTIVE, 1, 0, X_NONE},
+    {1003, "smocc", GPUDIAG_M_SM_OCCUPANCY, 1, 0, X_NONE},
+    {1004, "tenso", GPUDIAG_M_TENSOR_ACTIVE, 1, 0, X_NONE},
+    {1005, "drama", GPUDIAG_M_DRAM_ACTIVE, 1, 0, X_NONE},
+    {1009, "pcitx", GPUDIAG_M_PCIE_TX_BPS, 1, 0, X_NONE},          /* bytes/s */
+    {1010, "pcirx", GPUDIAG_M_PCIE_RX_BPS, 1, 0, X_NONE},
+    {1011, "nvltx", GPUDIAG_M_NVLINK_TX_BPS, 1, 0, X_NONE},
+    {1012, "nvlrx", GPUDIAG_M_NVLINK_RX_BPS, 1, 0, X_NONE},
+};
+
+/* Map a header token: a tag (any case) or a numeric field id. */
 static dcgmi_col map_tag(const char *s, size_t n)
 {
-    static const struct {
-        const char *tag;
-        int metric;
-        double scale;
-    } map[] = {
-        {"GRACT", GPUDIAG_M_GR_ENGINE_ACTIVE, 1},   /* 1001 */
-        {"SMACT", GPUDIAG_M_SM_ACTIVE, 1},          /* 1002 */
-        {"SMOCC", GPUDIAG_M_SM_OCCUPANCY, 1},       /* 1003 */
-        {"TENSO", GPUDIAG_M_TENSOR_ACTIVE, 1},      /* 1004 */
-        {"DRAMA", GPUDIAG_M_DRAM_ACTIVE, 1},        /* 1005 */
-        {"PCITX", GPUDIAG_M_PCIE_TX_BPS, 1},        /* 1009 bytes/s */
-        {"PCIRX", GPUDIAG_M_PCIE_RX_BPS, 1},        /* 1010 */
-        {"NVLTX", GPUDIAG_M_NVLINK_TX_BPS, 1},      /* 1011 */
-        {"NVLRX", GPUDIAG_M_NVLINK_RX_BPS, 1},      /* 1012 */
-        {"GPUTL", GPUDIAG_M_GPU_UTIL, 0.01},        /* 203 % */
-        {"MCUTL", GPUDIAG_M_MEM_UTIL, 0.01},        /* 204 % */
-        {"SMCLK", GPUDIAG_M_SM_CLOCK_MHZ, 1},       /* 100 */
-        {"MMCLK", GPUDIAG_M_MEM_CLOCK_MHZ, 1},      /* 101 */
-        {"DVCCTR", GPUDIAG_M_CLOCK_REASONS, 1},     /* 112 bitmask */
-    };
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (gd_ieq(s, n, map[i].tag) || (n == strlen(map[i].tag) && memcmp(s, map[i].tag, n) == 0))
-            return (dcgmi_col){map[i].metric, map[i].scale};
-    return (dcgmi_col){-1, 1};
+    int id = -1;
+    if (n >= 1 && n <= 5) {
+        id = 0;
+        for (size_t i = 0; i < n && id >= 0; i++)
+            id = (s[i] >= '0' && s[i] <= '9') ? id * 10 + (s[i] - '0') : -1;
+    }
+    for (size_t i = 0; i < sizeof dcgm_fields / sizeof dcgm_fields[0]; i++) {
+        const struct dcgm_field *f = &dcgm_fields[i];
+        if ((id >= 0 && f->id == id) || (id < 0 && f->tag && gd_ieq(s, n, f->tag)))
+            return (dcgmi_col){f->metric, f->scale, f->fallback, f->extra};
+    }
+    return (dcgmi_col){-1, 1, 0, X_NONE};
 }
 
 gpudiag_status gd_read_dcgmi(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
@@ -80,8 +121,12 @@ gpudiag_status gd_read_dcgmi(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
                                     "line %llu: more than %d fields in the dcgmi header",
                                     (unsigned long long)l->line_no, DCGMI_MAX_COLS);
             ncols = nt;
-            for (size_t i = 0; i < nt; i++)
+            for (size_t i = 0; i < nt; i++) {
                 cols[i] = map_tag(tok[k + 1 + i].s, tok[k + 1 + i].n);
+                if (cols[i].metric < 0 && cols[i].extra == X_NONE)
+                    gd_series_note_ignored(s, tok[k + 1 + i].s, tok[k + 1 + i].n);
+            }
+            gd_series_note_header(s, line, n, l->line_no, have_header);
             have_header = 1;
             continue;
         }
@@ -112,17 +157,31 @@ gpudiag_status gd_read_dcgmi(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
         }
         gd_values_clear(v);
         int bad = 0;
+        double fb_free = NAN, fallback[GPUDIAG_M_COUNT];
+        gd_values_clear(fallback);
         for (size_t i = 0; i < ncols && !bad; i++) {
-            if (cols[i].metric < 0)
+            if (cols[i].metric < 0 && cols[i].extra == X_NONE)
                 continue;
             double x = gd_parse_value(tok[2 + i].s, tok[2 + i].n, &ok);
             bad = !ok;
-            v[cols[i].metric] = x * cols[i].scale;
+            x *= cols[i].scale;
+            if (cols[i].extra == X_FB_FREE)
+                fb_free = x;
+            else if (cols[i].fallback)
+                fallback[cols[i].metric] = x;
+            else
+                v[cols[i].metric] = x;
         }
         if (bad) {
             gd_series_skip(s, l->line_no);
             continue;
         }
+        for (int m = 0; m < GPUDIAG_M_COUNT; m++)
+            if (isnan(v[m]))
+                v[m] = fallback[m];
+        if (isnan(v[GPUDIAG_M_MEM_TOTAL_BYTES]) && !isnan(fb_free) && !isnan(v[GPUDIAG_M_MEM_USED_BYTES]))
+            v[GPUDIAG_M_MEM_TOTAL_BYTES] = v[GPUDIAG_M_MEM_USED_BYTES] + fb_free;
+        gd_values_validate(s, v, l->line_no);
         int index = kind == GPUDIAG_ENTITY_GPU ? (int)id : -1;
         int instance = kind == GPUDIAG_ENTITY_GPU ? -1 : (int)id;
         long g = gpudiag_series_gpu(s, kind, index, instance, NULL, NULL);

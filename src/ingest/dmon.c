@@ -137,6 +137,7 @@ gpudiag_status gd_read_dmon(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
                 have_date |= cols[i].metric == COL_DATE;
                 have_time |= cols[i].metric == COL_TIME;
             }
+            gd_series_note_header(s, h, hn, l->line_no, have_header);
             have_header = 1;
             if (have_time)
                 s->time_source = GPUDIAG_TIME_ABSOLUTE;
@@ -195,6 +196,7 @@ gpudiag_status gd_read_dmon(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
             gd_series_skip(s, l->line_no);
             continue;
         }
+        gd_values_validate(s, v, l->line_no);
         long g = gpudiag_series_gpu(s, GPUDIAG_ENTITY_GPU, gpu, -1, NULL, NULL);
         if (g < 0)
             return gd_set_error(err, GPUDIAG_ERR_NOMEM, l->path, -1, "out of memory");

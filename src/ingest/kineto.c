@@ -1188,12 +1188,13 @@ static const char *not_a_trace_hint(const reader *r)
         return "";
     if (i < n && d[i] == '#')
         return " (this looks like a monitoring log, e.g. nvidia-smi dmon, dcgmi dmon or Prometheus text, not a "
-               "trace: read it with gpudiag_series_read(), or `gpudiag analyze --format dmon|dcgmi|prom FILE`)";
+               "trace: `gpudiag analyze FILE` reads it as one; from standard input say which with "
+               "`--format dmon|dcgmi|prom`)";
     /* cppcheck-suppress knownConditionTrueFalse ; false positive: i < n says nothing of n - i */
     if (n - i >= 10 && (memcmp(d + i, "timestamp,", 10) == 0 || memcmp(d + i, "index,", 6) == 0 ||
                         memcmp(d + i, "name,", 5) == 0))
-        return " (this looks like nvidia-smi --query-gpu CSV, not a trace: read it with gpudiag_series_read(), "
-               "or `gpudiag analyze --format smi-csv FILE`)";
+        return " (this looks like nvidia-smi --query-gpu CSV, not a trace: `gpudiag analyze FILE` reads it as "
+               "one; from standard input add `--format smi-csv`)";
     return "";
 }
 

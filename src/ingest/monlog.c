@@ -184,7 +184,7 @@ static int is_missing_word(const char *s, size_t n)
         return 1;
     if (s[0] == '[')
         return 1; /* [N/A], [Not Supported], [Unknown Error], [Insufficient Permissions] */
-    return gd_ieq(s, n, "n/a") || gd_ieq(s, n, "na") || gd_ieq(s, n, "not supported") || gd_ieq(s, n, "nan") ||
+    return gd_ieq(s, n, "n/a") || gd_ieq(s, n, "na") || gd_ieq(s, n, "not supported") ||
            gd_ieq(s, n, "unknown error") || gd_ieq(s, n, "");
 }
 
@@ -203,6 +203,11 @@ double gd_parse_value(const char *s, size_t n, int *ok)
                                            s[1] <= '9')) &&
         is_missing_word(s, n))
         return NAN;
+    {
+        size_t k = (s[0] == '-' || s[0] == '+') ? 1 : 0;
+        if (gd_ieq(s + k, n - k, "nan") || gd_ieq(s + k, n - k, "inf") || gd_ieq(s + k, n - k, "infinity"))
+            return INFINITY; /* a value, but not a valid one: gd_values_validate() drops and counts it */
+    }
     size_t i = 0;
     int neg = 0;
     if (s[i] == '-' || s[i] == '+') {
@@ -265,13 +270,11 @@ double gd_parse_value(const char *s, size_t n, int *ok)
             return NAN;
         }
     }
+    if (!isfinite(v))
+        return INFINITY; /* "1e999": out of range, counted by gd_values_validate() */
     /* DCGM blank sentinels: int64 0x7ffffffffffffff0.. and double 2^47 + 0..3 (dcgm_structs.h) */
     if (v >= 9.2233720368547e18 || (v >= 140737488355328.0 && v <= 140737488355331.0))
         return NAN;
-    if (!isfinite(v)) {
-        *ok = 0;
-        return NAN;
-    }
     return v;
 }
 
@@ -364,6 +367,96 @@ void gd_lines_size_hint(gd_lines *l, gpudiag_series *s)
         return;
     for (size_t g = 0; g < s->gpu_count; g++)
         (void)gd_series_reserve(s, g, (size_t)per_gpu);
+}
+
+static int metric_is_fraction(int m)
+{
+    switch (m) {
+    case GPUDIAG_M_GPU_UTIL:
+    case GPUDIAG_M_MEM_UTIL:
+    case GPUDIAG_M_SM_ACTIVE:
+    case GPUDIAG_M_SM_OCCUPANCY:
+    case GPUDIAG_M_TENSOR_ACTIVE:
+    case GPUDIAG_M_DRAM_ACTIVE:
+    case GPUDIAG_M_GR_ENGINE_ACTIVE:
+    case GPUDIAG_M_POWER_VIOLATION:
+    case GPUDIAG_M_ENC_UTIL:
+    case GPUDIAG_M_DEC_UTIL: return 1;
+    default: return 0;
+    }
+}
+
+void gd_values_validate(gpudiag_series *s, double v[GPUDIAG_M_COUNT], uint64_t line_no)
+{
+    int bad = 0;
+    for (int m = 0; m < GPUDIAG_M_COUNT; m++) {
+        double x = v[m];
+        if (isnan(x))
+            continue;
+        int ok;
+        if (!isfinite(x))
+            ok = 0;
+        else if (metric_is_fraction(m))
+            ok = x >= 0 && x <= 1 + 1e-9;
+        else if (m == GPUDIAG_M_TEMP_C || m == GPUDIAG_M_MEM_TEMP_C)
+            ok = x > -273.15;
+        else if (m == GPUDIAG_M_CLOCK_REASONS)
+            ok = x >= 0 && x == floor(x);
+        else
+            ok = x >= 0;
+        if (!ok) {
+            v[m] = NAN;
+            s->invalid_values++;
+            bad = 1;
+        }
+    }
+    if (bad && s->first_invalid_line < 0)
+        s->first_invalid_line = (int64_t)line_no;
+}
+
+void gd_series_note_header(gpudiag_series *s, const char *line, size_t n, uint64_t line_no, int had_header)
+{
+    /* FNV-1a over the non-blank bytes, lower-cased: spacing and case do not make a new header */
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)line[i];
+        if (c == ' ' || c == '\t' || c == '\r')
+            continue;
+        h = (h ^ (uint64_t)tolower(c)) * 1099511628211ull;
+    }
+    if (h == 0)
+        h = 1;
+    if (had_header && s->header_hash && h != s->header_hash) {
+        s->header_changes++;
+        if (s->first_header_change_line < 0)
+            s->first_header_change_line = (int64_t)line_no;
+    }
+    s->header_hash = h;
+}
+
+void gd_series_note_ignored(gpudiag_series *s, const char *name, size_t n)
+{
+    char *b = s->ignored_columns;
+    size_t len = strlen(b);
+    if (n == 0)
+        return;
+    /* already listed? */
+    for (const char *p = b; *p;) {
+        const char *e = strstr(p, ", ");
+        size_t k = e ? (size_t)(e - p) : strlen(p);
+        if (k == n && memcmp(p, name, n) == 0)
+            return;
+        p = e ? e + 2 : p + k;
+    }
+    size_t need = (len ? 2 : 0) + n;
+    if (len + need >= sizeof s->ignored_columns)
+        return;
+    if (len) {
+        b[len++] = ',';
+        b[len++] = ' ';
+    }
+    memcpy(b + len, name, n);
+    b[len + n] = 0;
 }
 
 void gd_series_skip(gpudiag_series *s, uint64_t line_no)

@@ -52,6 +52,9 @@ size_t gd_split_comma(const char *s, size_t n, gd_tok *tok, size_t max);
 /* Parse a number that may carry a unit suffix ("45 %", "1234 MiB", "106.56 W").
  * Missing spellings ("", "-", "N/A", "[N/A]", "[Not Supported]", "Not Supported",
  * "[Unknown Error]", DCGM blank sentinels >= 1.4e14) give NaN with *ok = 1.
+ * "nan", "inf", "-inf" spelled out, and numbers beyond a double's range,
+ * give +INFINITY with *ok = 1: a value that is not valid, which
+ * gd_values_validate() counts and drops.
  * Anything else that is not a number gives NaN with *ok = 0. */
 double gd_parse_value(const char *s, size_t n, int *ok);
 
@@ -74,6 +77,22 @@ void gd_values_clear(double v[GPUDIAG_M_COUNT]);
  * row; it acts once, at GD_LINES_HINT_ROWS rows. */
 #define GD_LINES_HINT_ROWS 2048
 void gd_lines_size_hint(gd_lines *l, gpudiag_series *s);
+
+/* Values outside their metric's range become NaN, counted in
+ * s->invalid_values (first line kept): fractions outside [0, 1] (a
+ * utilisation above 100 %), negative bytes, bytes/s, W, MHz, link
+ * generation/width, infinities (gd_parse_value gives +inf for "nan"/"inf"
+ * spelled out).  Temperatures may be negative; the reason bitmask must be a
+ * non-negative integer.  Source of the ranges: the units in series.h. */
+void gd_values_validate(gpudiag_series *s, double v[GPUDIAG_M_COUNT], uint64_t line_no);
+
+/* A column header (line[0..n)) was read at line_no; had_header: one was
+ * read before.  Counts a header that differs from the previous one in
+ * s->header_changes. */
+void gd_series_note_header(gpudiag_series *s, const char *line, size_t n, uint64_t line_no, int had_header);
+
+/* Remember a header column the reader ignores (once; ", "-separated). */
+void gd_series_note_ignored(gpudiag_series *s, const char *name, size_t n);
 
 /* Record a row that could not be used. */
 void gd_series_skip(gpudiag_series *s, uint64_t line_no);

@@ -170,6 +170,7 @@ static gpudiag_status flush(gpudiag_series *s, prom_pending *pend, size_t npend,
                 p->v[GPUDIAG_M_MEM_TOTAL_BYTES] = p->fb_free + p->v[GPUDIAG_M_MEM_USED_BYTES];
         }
         int64_t t = p->t_ms >= 0 ? p->t_ms * 1000 : scrape * s->interval_us;
+        gd_values_validate(s, p->v, l->line_no);
         if (gpudiag_series_append(s, g, t, p->v) != GPUDIAG_OK)
             return gd_set_error(err, GPUDIAG_ERR_NOMEM, l->path, -1, "out of memory");
         s->rows++;
@@ -225,10 +226,8 @@ gpudiag_status gd_read_prom(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
         }
         int ok;
         double x = gd_parse_value(tok[0].s, tok[0].n, &ok);
-        if (!ok && (gd_ieq(tok[0].s, tok[0].n, "+inf") || gd_ieq(tok[0].s, tok[0].n, "-inf"))) {
-            ok = 1;
-            x = NAN;
-        }
+        if (ok && isinf(x))
+            x = NAN; /* NaN and ±Inf are legal sample values in the exposition format: no data */
         if (!ok) {
             gd_series_skip(s, l->line_no);
             continue;
@@ -236,7 +235,7 @@ gpudiag_status gd_read_prom(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
         int64_t ts = -1;
         if (c == 2) {
             double tv = gd_parse_value(tok[1].s, tok[1].n, &ok);
-            if (ok && !isnan(tv) && tv > 0)
+            if (ok && isfinite(tv) && tv > 0 && tv < 9e15)
                 ts = (int64_t)tv;
         }
         double gi = gd_parse_value(lb.gpu, strlen(lb.gpu), &ok);

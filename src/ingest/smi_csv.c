@@ -212,6 +212,7 @@ gpudiag_status gd_read_smi_csv(gd_lines *l, gpudiag_series *s, gpudiag_error *er
                 if (cols[i].field == F_NAME)
                     col_name = (int)i;
             }
+            gd_series_note_header(s, line, n, l->line_no, have_header);
             have_header = 1;
             if (have_ts)
                 s->time_source = GPUDIAG_TIME_ABSOLUTE;
@@ -298,6 +299,7 @@ gpudiag_status gd_read_smi_csv(gd_lines *l, gpudiag_series *s, gpudiag_error *er
         } else if (!have_id) {
             index = 0;
         }
+        gd_values_validate(s, v, l->line_no);
         long g = gpudiag_series_gpu(s, GPUDIAG_ENTITY_GPU, index, -1, uuid[0] ? uuid : (bus[0] ? bus : NULL), NULL);
         if (g < 0)
             return gd_set_error(err, GPUDIAG_ERR_NOMEM, l->path, -1, "out of memory");

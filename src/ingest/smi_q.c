@@ -41,6 +41,7 @@ static gpudiag_status q_commit(gpudiag_series *s, q_gpu *g, int pos, int64_t t, 
         return GPUDIAG_OK;
     if (g->any_bit)
         g->v[GPUDIAG_M_CLOCK_REASONS] = (double)g->bits;
+    gd_values_validate(s, g->v, l->line_no);
     long k = gpudiag_series_gpu(s, GPUDIAG_ENTITY_GPU, pos, -1, g->uuid[0] ? g->uuid : NULL, NULL);
     if (k < 0 || gpudiag_series_append(s, (size_t)k, t, g->v) != GPUDIAG_OK)
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, l->path, -1, "out of memory");
@@ -68,7 +69,7 @@ static int64_t parse_ctime(const char *s, size_t n)
     int ok;
     double d = gd_parse_value(t[2].s, t[2].n, &ok), y = gd_parse_value(t[4].s, t[4].n, &ok);
     int64_t hms = gd_parse_hms(t[3].s, t[3].n);
-    if (m < 0 || isnan(d) || isnan(y) || hms < 0 || d < 1 || d > 31)
+    if (m < 0 || !isfinite(d) || !isfinite(y) || hms < 0 || d < 1 || d > 31 || y < 1 || y > 9999)
         return -1;
     return gd_days_from_civil((int64_t)y, (unsigned)m, (unsigned)d) * 86400000000LL + hms;
 }

@@ -722,6 +722,12 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
     if (s->first_skipped_line > 0)
         fprintf(w->fp, "%swarning:%s %llu row(s) left out, first at line %lld\n", c_yellow(w), c_off(w),
                 (unsigned long long)s->skipped_rows, (long long)s->first_skipped_line);
+    if (s->invalid_values)
+        fprintf(w->fp, "%swarning:%s %llu out-of-range value(s) read as missing, first at line %lld\n", c_yellow(w),
+                c_off(w), (unsigned long long)s->invalid_values, (long long)s->first_invalid_line);
+    if (s->header_changes)
+        fprintf(w->fp, "note: the column header changed mid-file at line %lld; later rows use the new columns\n",
+                (long long)s->first_header_change_line);
     fputc('\n', w->fp);
     verdict(w, r);
     fprintf(w->fp, "%sGPUS%s  compute indicator over time (%s); memory full/low x compute high/low x bandwidth\n",

@@ -198,5 +198,40 @@ printf '0, 45 %%, 1234 MiB\n' > "$TMP/nohdr.csv"
 "$GPUDIAG" analyze --format dmon "$TMP/missing.log" > /dev/null 2> "$TMP/err"; rc=$?
 [ "$rc" -eq 3 ] && grep -q "missing.log" "$TMP/err" && ok || nok "missing file: rc $rc"
 
+# item 6 of the monitoring work: out-of-range values, a header changing mid-file, gzip, the hint
+"$GPUDIAG" analyze --json "$DATA/dmon_header_change_bad_values.log" > "$TMP/hc.json" 2> "$TMP/err" || nok "header change"
+grep -q "line 4: 2 out-of-range value(s)" "$TMP/err" && ok || nok "out-of-range warning: $(cat "$TMP/err")"
+"$GPUDIAG" analyze --json "$DATA/dcgmi_numeric_ids.log" > "$TMP/ids.json" 2>/dev/null || nok "dcgmi ids"
+gzip -c "$DATA/dmon_header_change_bad_values.log" > "$TMP/hc.log.gz"
+"$GPUDIAG" analyze --json "$TMP/hc.log.gz" > "$TMP/hcgz.json" 2>/dev/null && ok || nok "gzip log"
+if python3 - "$TMP" <<'PY'; then ok; else nok "input checks"; fi
+import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+tmp = sys.argv[1]
+def load(n): return json.load(open(os.path.join(tmp, n)))
+def fids(d): return sorted(f["id"] for f in d["findings"])
+checks = []
+# sm 50, 120 (invalid), 70, 80 -> n 3, mean 66.67; pwr 200, -10 (invalid) -> n 1; header change at line 5
+for name in ("hc.json", "hcgz.json"):
+    d = load(name); s = d["series"]; g = s["gpus"][0]
+    checks += [(name + " invalid", s["invalid_values"], 2), (name + " first invalid", s["first_invalid_line"], 4),
+               (name + " changes", s["header_changes"], 1), (name + " change line", s["first_header_change_line"], 5),
+               (name + " util n", g["metrics"]["gpu_util"]["n"], 3), (name + " util mean", g["metrics"]["gpu_util"]["mean"], 2.0 / 3),
+               (name + " pwr n", g["metrics"]["power_w"]["n"], 1),
+               (name + " findings", [x for x in fids(d) if x.startswith("input_")], ["input_header_changed", "input_invalid_values"])]
+# dcgmi numeric ids: GPU 0 util 0.50 only (150 and -5 invalid); 1006, 9999 and FP32A ignored
+d = load("ids.json"); s = d["series"]; g = [x for x in s["gpus"] if x["index"] == 0][0]
+checks += [("ids util n", g["metrics"]["gpu_util"]["n"], 1), ("ids smact mean", g["metrics"]["sm_active"]["mean"], 0.6),
+           ("ids invalid", s["invalid_values"], 4), ("ids ignored", s["ignored_columns"], "1006, 9999, FP32A"),
+           ("ids mem share", g["indicators"]["mem_used_share"], (1024 / 16384 + 2048 / 16384) / 2),
+           ("ids finding", "input_columns_ignored" in fids(d), True)]
+valcheck.run(checks, "input checks")
+PY
+# a monitoring log on standard input without --format: the hint names the option, not a C function
+"$GPUDIAG" analyze - < "$DATA/dmon_columns_change.log" > /dev/null 2> "$TMP/err"; rc=$?
+[ "$rc" -eq 3 ] && grep -q -- "--format dmon" "$TMP/err" && ! grep -q "gpudiag_series_read\|()" "$TMP/err" && ok ||
+    nok "stdin hint: rc $rc $(cat "$TMP/err")"
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

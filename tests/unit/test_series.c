@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "gpudiag/series.h"
 #include "ingest/monlog.h"
@@ -175,6 +176,11 @@ static void test_values(void)
     ASSERT_NAN(gd_parse_value("12x4", 4, &ok));
     ASSERT_EQ_INT(ok, 0);
     ASSERT_NAN(gd_parse_value("abc", 3, &ok));
+    ASSERT_EQ_INT(ok, 0);
+    ASSERT_TRUE(isinf(gd_parse_value("NaN", 3, &ok)) && ok == 1); /* spelled out: invalid, not missing */
+    ASSERT_TRUE(isinf(gd_parse_value("-inf", 4, &ok)) && ok == 1);
+    ASSERT_TRUE(isinf(gd_parse_value("1e999", 5, &ok)) && ok == 1);
+    (void)gd_parse_value("abc", 3, &ok);
     ASSERT_EQ_INT(ok, 0);
     /* python3: calendar.timegm((2024,1,4,13,54,35))*10**6 */
     ASSERT_EQ_INT(gd_parse_yyyymmdd("20240104", 8) + gd_parse_hms("13:54:35", 8), 1704376475000000LL);
@@ -523,6 +529,92 @@ static void test_dmon_variants(void)
     gpudiag_series_free(&s);
 }
 
+/* dcgmi headers with numeric field ids (and tags beyond the profiling ones);
+ * unknown ids/tags are ignored columns, named once (issue #4). */
+static void test_dcgmi_ids(void)
+{
+    /* same text as tests/data/monlog/dcgmi_numeric_ids.log */
+    gpudiag_series *s = read_text("#Entity   203    252    250    1002   1006   155    9999   FP32A\nID\n"
+                                  "GPU 0     50     1024   16384  0.500  0.100  200.5  7      0.2\n"
+                                  "GPU 0     150    2048   16384  0.600  0.100  210.0  7      0.2\n"
+                                  "GPU 0     -5     -1     16384  0.700  0.100  nan    7      0.2\n"
+                                  "GPU 1     60     N/A    N/A    0.400  0.100  100    7      0.2\n",
+                                  GPUDIAG_LOG_AUTO);
+    ASSERT_STR_EQ(s->format, "dcgmi");
+    const gpudiag_gpu_series *g0 = gpu_by_index(s, 0), *g1 = gpu_by_index(s, 1);
+    ASSERT_EQ_INT(g0->count, 3);
+    ASSERT_NEAR(g0->v[GPUDIAG_M_GPU_UTIL][0], 0.50, 1e-15);          /* 203: % */
+    ASSERT_NAN(g0->v[GPUDIAG_M_GPU_UTIL][1]);                         /* 150 %: out of range */
+    ASSERT_NAN(g0->v[GPUDIAG_M_GPU_UTIL][2]);                         /* -5 % */
+    ASSERT_NEAR(g0->v[GPUDIAG_M_MEM_USED_BYTES][1], 2048.0 * 1048576, 0); /* 252: MiB */
+    ASSERT_NAN(g0->v[GPUDIAG_M_MEM_USED_BYTES][2]);                   /* -1 MiB */
+    ASSERT_NEAR(g0->v[GPUDIAG_M_MEM_TOTAL_BYTES][0], 16384.0 * 1048576, 0);
+    ASSERT_NEAR(g0->v[GPUDIAG_M_SM_ACTIVE][2], 0.70, 1e-15);          /* 1002 */
+    ASSERT_NEAR(g0->v[GPUDIAG_M_POWER_W][0], 200.5, 0);               /* 155 */
+    ASSERT_NAN(g0->v[GPUDIAG_M_POWER_W][2]);                          /* "nan" spelled out */
+    ASSERT_NEAR(g1->v[GPUDIAG_M_SM_ACTIVE][0], 0.40, 1e-15);
+    ASSERT_EQ_INT(s->invalid_values, 4);
+    ASSERT_EQ_INT(s->first_invalid_line, 4);
+    ASSERT_EQ_INT(s->skipped_rows, 0);
+    ASSERT_STR_EQ(s->ignored_columns, "1006, 9999, FP32A");
+    gpudiag_series_free(&s);
+    /* tags: TMPTR, POWER, FBUSD + FBFRE (total = used + free), 157 instant power only as a fallback */
+    s = read_text("# Entity  TMPTR  POWER  157  FBUSD  FBFRE\n      Id\n    GPU 3   61   250.0  999  1000   3000\n"
+                  "    GPU 3   62   N/A    240  1000   3000\n",
+                  GPUDIAG_LOG_DCGMI);
+    const gpudiag_gpu_series *g = gpu_by_index(s, 3);
+    ASSERT_NEAR(g->v[GPUDIAG_M_TEMP_C][1], 62, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_POWER_W][0], 250, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_POWER_W][1], 240, 0);
+    ASSERT_NEAR(g->v[GPUDIAG_M_MEM_TOTAL_BYTES][0], 4000.0 * 1048576, 0);
+    ASSERT_STR_EQ(s->ignored_columns, "");
+    gpudiag_series_free(&s);
+}
+
+/* Out-of-range values, a header that changes mid-file, gzip (issue #4 item 6) */
+static void test_input_checks(void)
+{
+    /* same text as tests/data/monlog/dmon_header_change_bad_values.log */
+    const char *text = "# gpu    sm   mem    fb\n# Idx     %     %    MB\n    0    50    10  1000\n    0   120    10  1000\n"
+                       "# gpu   pwr    sm\n# Idx     W     %\n    0   200    70\n    0   -10    80\n";
+    gpudiag_series *s = read_text(text, GPUDIAG_LOG_AUTO);
+    const gpudiag_gpu_series *g = &s->gpus[0];
+    ASSERT_EQ_INT(g->count, 4);
+    ASSERT_NAN(g->v[GPUDIAG_M_GPU_UTIL][1]);              /* 120 % */
+    ASSERT_NEAR(g->v[GPUDIAG_M_GPU_UTIL][3], 0.80, 1e-15); /* re-mapped: sm is the 3rd column now */
+    ASSERT_NEAR(g->v[GPUDIAG_M_POWER_W][2], 200, 0);
+    ASSERT_NAN(g->v[GPUDIAG_M_POWER_W][3]);               /* -10 W */
+    ASSERT_NAN(g->v[GPUDIAG_M_MEM_USED_BYTES][2]);        /* fb gone from the header */
+    ASSERT_EQ_INT(s->invalid_values, 2);
+    ASSERT_EQ_INT(s->first_invalid_line, 4);
+    ASSERT_EQ_INT(s->header_changes, 1);
+    ASSERT_EQ_INT(s->first_header_change_line, 5);
+    gpudiag_series_free(&s);
+    /* the same header repeated (dmon reprints it) is not a change */
+    s = read_text("# gpu sm\n0 5\n#  gpu   sm\n0 7\n", GPUDIAG_LOG_AUTO);
+    ASSERT_EQ_INT(s->header_changes, 0);
+    gpudiag_series_free(&s);
+    /* gzip: sniffed and read like the plain file */
+    char path[] = "/tmp/gd_series_gz_XXXXXX";
+    int fd = mkstemp(path);
+    ASSERT_TRUE(fd >= 0);
+    close(fd);
+    gzFile z = gzopen(path, "wb");
+    ASSERT_TRUE(z != NULL);
+    gzputs(z, text);
+    gzclose(z);
+    gpudiag_error err;
+    memset(&err, 0, sizeof err);
+    s = NULL;
+    ASSERT_EQ_INT(gpudiag_series_read(path, GPUDIAG_LOG_AUTO, &s, &err), GPUDIAG_OK);
+    remove(path);
+    ASSERT_STR_EQ(s->format, "dmon");
+    ASSERT_EQ_INT(s->gpus[0].count, 4);
+    ASSERT_EQ_INT(s->header_changes, 1);
+    ASSERT_NEAR(s->gpus[0].v[GPUDIAG_M_GPU_UTIL][0], 0.50, 1e-15);
+    gpudiag_series_free(&s);
+}
+
 static void test_live_csv(void)
 {
     /* the header gpudiag run / watch --csv write (src/cli/live.c), one row written by hand:
@@ -566,6 +658,8 @@ int main(void)
     test_smi_q();
     test_dmon_variants();
     test_live_csv();
+    test_dcgmi_ids();
+    test_input_checks();
     printf("test_series: %d checks passed\n", gd_test_count);
     return 0;
 }
