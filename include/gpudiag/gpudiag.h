@@ -574,6 +574,8 @@ typedef struct gpudiag_report {
     /* idle gaps inside the steps, summed over devices (idle.c) */
     double idle_gap_us;           /**< total device-idle time inside the steps span */
     double idle_cause_us[GPUDIAG_IDLE_CAUSE_COUNT]; /**< idle_gap_us split by cause */
+    double collective_host_us;    /**< of idle_cause_us[COMMUNICATION]: gaps won by the host side of coalesced
+                                       collectives (flatten/unflatten_dense_tensors), summed over devices */
     uint64_t idle_gap_count;
     size_t top_gap_count;         /**< the largest gaps, longest first */
     gpudiag_gap *top_gaps;

@@ -31,7 +31,7 @@
 #define GD_SYNC_SLACK_NS 5000        /* a sync returns a few µs after the GPU drains */
 #define GD_MAX_LAUNCH_QUEUE 1024     /* HTA: CUDA_MAX_LAUNCH_QUEUE_PER_STREAM */
 
-enum { HOST_SYNC = 0, HOST_DATALOADER, HOST_COMM, HOST_OPTIMIZER, HOST_OTHER, HOST_COMPILE, HOST_WARMUP, HOST_SETS };
+enum { HOST_SYNC = 0, HOST_DATALOADER, HOST_COMM, HOST_OPTIMIZER, HOST_OTHER, HOST_COMPILE, HOST_WARMUP, HOST_COALESCE, HOST_SETS };
 
 /* Host activity whose name shows torch.compile at work (DEFINITIONS "Idle gaps
  * and their causes", rule 0).  Not "TorchDynamo Cache Lookup" (the guard check
@@ -409,7 +409,11 @@ int gd_build_idle(actx *a)
             h = HOST_COMM;
         else if (gd_starts_with(nm, nl, "Optimizer.step#") || gd_starts_with(nm, nl, "Optimizer.zero_grad#"))
             h = HOST_OPTIMIZER;
-        if (gd_iv_push(&host[h], c->ts_ns, c->ts_ns + c->dur_ns))
+        else if ((nl == 27 && memcmp(nm, "aten::flatten_dense_tensors", 27) == 0) ||
+                 (nl == 29 && memcmp(nm, "aten::unflatten_dense_tensors", 29) == 0))
+            h = HOST_COALESCE; /* the host side of a coalesced collective; also host activity (rule 3) */
+        if (gd_iv_push(&host[h], c->ts_ns, c->ts_ns + c->dur_ns) ||
+            (h == HOST_COALESCE && gd_iv_push(&host[HOST_OTHER], c->ts_ns, c->ts_ns + c->dur_ns)))
             goto out;
     }
     for (int h = 0; h < HOST_SETS; h++)
@@ -443,6 +447,7 @@ int gd_build_idle(actx *a)
             const gd_iv *gap = (const gd_iv *)idle.data + g;
             int64_t len = gap->e - gap->s;
             gpudiag_idle_cause cause = GPUDIAG_IDLE_OTHER;
+            int coalesce = 0;
             /* a sync call in progress when the GPU went idle */
             const gd_iv *sy = host[HOST_SYNC].data;
             size_t j = hint[HOST_SYNC];
@@ -463,21 +468,24 @@ int gd_build_idle(actx *a)
                  * (enclosing annotations such as "## forward ##" would otherwise
                  * cover every gap); else any host activity means the host was
                  * busy elsewhere, i.e. late to launch */
-                static const int order[] = {HOST_DATALOADER, HOST_COMM, HOST_OPTIMIZER};
+                static const int order[] = {HOST_DATALOADER, HOST_COMM, HOST_OPTIMIZER, HOST_COALESCE};
                 static const gpudiag_idle_cause as[] = {GPUDIAG_IDLE_DATALOADER, GPUDIAG_IDLE_COMMUNICATION,
-                                                        GPUDIAG_IDLE_OPTIMIZER};
+                                                        GPUDIAG_IDLE_OPTIMIZER, GPUDIAG_IDLE_COMMUNICATION};
                 int64_t best = 0;
-                for (size_t o = 0; o < 3; o++) {
+                for (size_t o = 0; o < 4; o++) {
                     int64_t ov = overlap(&host[order[o]], &hint[order[o]], gap->s, gap->e);
                     if (ov > best && 2 * ov >= len) {
                         best = ov;
                         cause = as[o];
+                        coalesce = order[o] == HOST_COALESCE;
                     }
                 }
                 if (best == 0 && overlap(&host[HOST_OTHER], &hint[HOST_OTHER], gap->s, gap->e) > 0)
                     cause = GPUDIAG_IDLE_HOST_LAUNCH;
             }
             r->idle_cause_us[cause] += (double)len / 1000.0;
+            if (coalesce)
+                r->collective_host_us += (double)len / 1000.0;
             r->idle_gap_us += (double)len / 1000.0;
             r->idle_gap_count++;
             gpudiag_gap gg = {(double)gap->s / 1000.0, (double)len / 1000.0, gap->s, dev, -1, cause, NULL};

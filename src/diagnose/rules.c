@@ -321,10 +321,43 @@ static void rule_startup(fbuilder *b)
                    100.0 * share));
 }
 
+/* Device-idle time in the host side of coalesced collectives (DEFINITIONS
+ * "Idle gaps and their causes", rule 2), ÷ devices, as a share of the analysed
+ * time; 0 when none. */
+static double collective_host_share(const gpudiag_report *r)
+{
+    size_t nd = r->timeline.device_count;
+    if (!r->has_gpu || !nd || !r->step_count || !(r->avg_step_us > 0) || !(r->collective_host_us > 0))
+        return 0;
+    return r->collective_host_us / (double)nd / ((double)r->step_count * r->avg_step_us);
+}
+
+static void rule_collective_host(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    double s = collective_host_share(r);
+    if (!(s >= GD_COMM_SHARE_LOW))
+        return;
+    gpudiag_finding *f = gd_fb_add(b, "collective_host_work", sev_for_share(s), 1, GPUDIAG_BN_COMMUNICATION, s);
+    gd_fb_ev(f, "collective_host_share", s);
+    gd_fb_ev(f, "collective_host_us_per_step",
+             r->collective_host_us / (double)r->timeline.device_count / (double)r->step_count);
+    gd_fb_text(b, f,
+         gd_format("The GPU waits %.1f%% of each step while the host flattens and unflattens tensors for a "
+                   "coalesced collective (aten::flatten_dense_tensors / unflatten_dense_tensors around "
+                   "nccl:broadcast)",
+                   100.0 * s),
+         gd_format("This is DDP's buffer broadcast before every forward (or ZeRO/apex bucket copies): pass "
+                   "broadcast_buffers=False to DistributedDataParallel when the buffers need no syncing every "
+                   "step (BatchNorm running statistics: use SyncBatchNorm, or sync them every N steps), keep "
+                   "buffers few and large, or register them as non-persistent state outside the module."));
+}
+
 static void rule_host_overhead(fbuilder *b)
 {
     gpudiag_report *r = b->r;
-    double startup = startup_share(r);
+    /* start-up and the host side of collectives are reported on their own */
+    double startup = startup_share(r) + collective_host_share(r);
     double host = role_share(r, GPUDIAG_ROLE_RUNTIME) + role_share(r, GPUDIAG_ROLE_CPU_EXEC) - startup;
     if (isnan(host) || host < GD_HOST_SHARE_MIN || isnan(r->gpu_utilization) || r->gpu_utilization >= 0.8)
         return;
@@ -345,8 +378,10 @@ static void rule_host_overhead(fbuilder *b)
     gd_fb_ev(f, "median_kernel_us", r->median_kernel_us);
     gd_fb_ev(f, "gpu_utilization", r->gpu_utilization);
     gd_fb_ev(f, "launch_delay_median_us", r->launch_delay_median_us);
-    if (startup > 0)
-        gd_fb_ev(f, "startup_share_excluded", startup);
+    if (startup_share(r) > 0)
+        gd_fb_ev(f, "startup_share_excluded", startup_share(r));
+    if (collective_host_share(r) > 0)
+        gd_fb_ev(f, "collective_host_share_excluded", collective_host_share(r));
     if (queue_runs_dry)
         gd_fb_text(b, f,
              gd_format("The GPU runs out of queued work at points in the step: framework ops and launch calls "
@@ -838,6 +873,8 @@ static const char *short_fix(const gpudiag_finding *f)
         return "foreach=True or fused=True optimizer";
     if (strcmp(id, "pageable_memcpy") == 0)
         return "pin_memory=True and non_blocking copies";
+    if (strcmp(id, "collective_host_work") == 0)
+        return "DDP broadcast_buffers=False";
     if (strcmp(id, "sync_stall") == 0)
         return "no .item()/.cpu()/synchronize inside the step";
     if (strcmp(id, "offload_transfer") == 0)
@@ -927,6 +964,7 @@ int gd_diagnose(const gpudiag_trace *t, gpudiag_report *r)
         rule_dataloader(&b);
         rule_host_overhead(&b);
         rule_communication(&b);
+        rule_collective_host(&b);
         rule_offload(&b);
         rule_memcpy(&b);
         rule_small_gemms(&b);

@@ -510,6 +510,7 @@ static void write_idle(jw *w, const gpudiag_report *r)
                r->has_gpu && r->avg_step_us > 0 ? per_step / r->avg_step_us : NAN);
     }
     yajl_gen_map_close(w->g);
+    kv_us(w, "collective_host_us", r->has_gpu && r->step_count ? r->collective_host_us : NAN);
     kv_int(w, "sync_calls", (long long)r->sync_calls);
     kv_us(w, "sync_time_us", r->sync_time_us);
     key(w, "top_gaps");

@@ -130,4 +130,33 @@ check_both_readers "$GD_TEST_DATA/ok_startup_steps.json" "$PY_STEPS" || rc=1
 "$GPUDIAG" analyze --no-color "$GD_TEST_DATA/ok_compile.json" > "$TMP/compile.txt"
 grep -q 'compilation 26.7%   startup 23.3%' "$TMP/compile.txt" || { echo "FAIL text: causes line"; rc=1; }
 grep -q '1.50 ms of start-up/compilation (not steady state) excluded' "$TMP/compile.txt" || { echo "FAIL text: exclusion note"; rc=1; }
+# tests/data/ok_collective_host.json (DEFINITIONS "Idle gaps and their causes", rule 2) — one
+#   step [1000,2000]: launch [1000,1005] -> kernel [1010,1100]; aten::flatten_dense_tensors
+#   [1100,1300]; c10d::broadcast_ [1295,1320] with the nccl:broadcast annotation [1300,1310];
+#   aten::unflatten_dense_tensors [1320,1700]; launch [1700,1705] -> kernel [1710,2000].
+#   gaps: [1000,1010] 10 (ProfilerStep#1 only) -> host_launch; [1100,1710] 610: the coalescing
+#   ops cover 200 + 380 = 580 >= 305, the collective calls 25 -> communication, all of it
+#   collective_host_us. Breakdown: kernel 380, communication 10 (the nccl: op), runtime 10,
+#   CPU Exec = [1100,1700] - 10 = 590, other 10. collective_host_work gain 610/1000 = 0.61;
+#   host_overhead: host 0.01 + 0.59 - 0.61 < 0.15 -> absent (before rule 2 it claimed
+#   min(0.60, 1 - 0.38) = 0.60). Verdict communication.
+PY_COLL=$(cat <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1])); i = d["idle"]; c = i["by_cause_us"]
+f = {x["id"]: x for x in d["findings"]}
+checks = [
+    ("communication", c["communication"], 610), ("host_launch", c["host_launch"], 10),
+    ("collective_host_us", i["collective_host_us"], 610),
+    ("cpu_exec", d["breakdown"]["share"]["cpu_exec"], 0.59),
+    ("kernel", d["breakdown"]["share"]["kernel"], 0.38),
+    ("ids", sorted(f), ["collective_host_work", "low_gpu_utilization"]),
+    ("gain", f.get("collective_host_work", {}).get("est_gain"), 0.61),
+    ("bottleneck", d["verdict"]["bottleneck"], "communication"),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-05)
+EOF
+)
+check_both_readers "$GD_TEST_DATA/ok_collective_host.json" "$PY_COLL" || rc=1
 exit $rc
