@@ -689,6 +689,7 @@ gpudiag_status gpudiag_report_write_text(const gpudiag_report *report, FILE *fp,
 /** One rank's headline numbers, side by side with the others. */
 typedef struct gpudiag_rank {
     int rank;                     /**< distributedInfo.rank, else the input's position */
+    int rank_inferred;            /**< 1 when the trace has no distributedInfo.rank (rank = position) */
     const char *path;             /**< owned by the cluster */
     size_t steps;
     double step_time_us;          /**< mean step time */
@@ -700,6 +701,20 @@ typedef struct gpudiag_rank {
     gpudiag_bottleneck bottleneck;
 } gpudiag_rank;
 
+/** Reasons a directory's traces may not be one job (gpudiag_cluster.mixed_job;
+ *  DEFINITIONS "Ranks and stragglers"). */
+enum {
+    GPUDIAG_MIX_WORLD_SIZE = 1u << 0,  /**< distributedInfo.world_size differs between traces */
+    GPUDIAG_MIX_DIST_INFO = 1u << 1,   /**< some traces have distributedInfo, others not */
+    GPUDIAG_MIX_RANK_RANGE = 1u << 2,  /**< a rank is >= its trace's world size */
+    GPUDIAG_MIX_GPU = 1u << 3          /**< the first GPU's name differs between traces */
+};
+
+/** Snake-case name of one GPUDIAG_MIX_* bit ("world_size", "distributed_info",
+ *  "rank_range", "gpu"; "unknown" for anything else): the strings of
+ *  stragglers.mixed_job in the JSON report.  Static storage, never NULL. */
+const char *gpudiag_mix_name(unsigned bit);
+
 /** Cross-rank analysis (docs/DEFINITIONS.md "Ranks and stragglers"). */
 typedef struct gpudiag_cluster {
     size_t rank_count;
@@ -707,6 +722,7 @@ typedef struct gpudiag_cluster {
     size_t collectives;           /**< collectives matched by position across ranks */
     int collectives_mismatch;     /**< 1 if ranks recorded different numbers of them */
     int duplicate_ranks;          /**< 1 if a rank number appears in more than one input */
+    unsigned mixed_job;           /**< why the inputs may not be one job: GPUDIAG_MIX_* bits, 0 if they look like one */
     int straggler;                /**< rank number of the straggler, -1 if none stands out */
     double straggler_wait_us_per_step; /**< mean, over the other ranks, of their wait per step */
     double straggler_share;       /**< that / mean step time of the others */

@@ -72,6 +72,64 @@ static int add_straggler_finding(gpudiag_cluster *c, size_t participants)
     return f->title && f->recommendation ? 0 : -1;
 }
 
+static const char *const MIX_NAMES[] = {"world_size", "distributed_info", "rank_range", "gpu"};
+static const char *const MIX_WORDS[] = {"different world sizes", "distributedInfo in some traces only",
+                                        "a rank beyond its world size", "different GPUs"};
+
+/* "different world sizes, different GPUs" for the set bits. */
+static void mix_words(unsigned mix, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < sizeof MIX_WORDS / sizeof *MIX_WORDS; i++)
+        if (mix & (1u << i)) {
+            int k = snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", MIX_WORDS[i]);
+            if (k < 0 || (size_t)k >= cap - len)
+                break;
+            len += (size_t)k;
+        }
+}
+
+const char *gpudiag_mix_name(unsigned bit)
+{
+    for (size_t i = 0; i < sizeof MIX_NAMES / sizeof *MIX_NAMES; i++)
+        if (bit == 1u << i)
+            return MIX_NAMES[i];
+    return "unknown";
+}
+
+/* The `input_mixed_job` finding (docs/FINDINGS.md), appended. */
+static int add_mixed_finding(gpudiag_cluster *c, size_t inferred)
+{
+    gpudiag_finding *f = realloc(c->findings, (c->finding_count + 1) * sizeof *f);
+    if (!f)
+        return -1;
+    c->findings = f;
+    f = &f[c->finding_count++];
+    memset(f, 0, sizeof *f);
+    f->id = "input_mixed_job";
+    f->severity = GPUDIAG_SEV_MEDIUM;
+    f->bottleneck = GPUDIAG_BN_UNKNOWN;
+    f->est_gain = NAN;
+    const char *keys[] = {"traces", "ranks_inferred", "reasons"};
+    const double vals[] = {(double)c->rank_count, (double)inferred, (double)c->mixed_job};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        f->evidence[i].key = keys[i];
+        f->evidence[i].value = vals[i];
+    }
+    f->evidence_count = sizeof keys / sizeof keys[0];
+    char why[200];
+    mix_words(c->mixed_job, why, sizeof why);
+    f->title = gd_format("These %zu traces do not look like the ranks of one job (%s)", c->rank_count, why);
+    f->recommendation = gd_format(
+        "Put only the per-rank traces of one run in the directory (trace_handler writes one per rank, with "
+        "distributedInfo), or analyse unrelated traces one by one; the cross-rank numbers (straggler, waits) "
+        "compare unrelated runs here.%s",
+        inferred ? " Ranks marked * had no distributedInfo.rank: their number is their position in the directory."
+                 : "");
+    return f->title && f->recommendation ? 0 : -1;
+}
+
 gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, size_t n, gpudiag_cluster **out,
                                        gpudiag_error *err)
 {
@@ -92,6 +150,7 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
         const gpudiag_report *r = reports[i];
         gpudiag_rank *k = &c->ranks[i];
         k->rank = r->input.rank >= 0 ? r->input.rank : (int)i;
+        k->rank_inferred = r->input.rank < 0;
         k->path = gd_strdup(r->input.path ? r->input.path : "");
         if (!k->path) {
             gpudiag_cluster_free(&c);
@@ -123,6 +182,37 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
         for (size_t k = i + 1; k < n; k++)
             if (c->ranks[i].rank == c->ranks[k].rank)
                 c->duplicate_ranks = 1;
+    /* one job? (DEFINITIONS "Ranks and stragglers") */
+    size_t inferred = 0, with_info = 0;
+    int world = -1;
+    const char *gpu = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const gpudiag_report *r = reports[i];
+        if (r->input.rank < 0)
+            inferred++;
+        else
+            with_info++;
+        if (r->input.world_size >= 0) {
+            if (world >= 0 && r->input.world_size != world)
+                c->mixed_job |= GPUDIAG_MIX_WORLD_SIZE;
+            world = r->input.world_size;
+            if (r->input.rank >= r->input.world_size)
+                c->mixed_job |= GPUDIAG_MIX_RANK_RANGE;
+        }
+        if (r->has_gpu && r->device_count && r->devices[0].name[0]) {
+            if (gpu && strcmp(gpu, r->devices[0].name) != 0)
+                c->mixed_job |= GPUDIAG_MIX_GPU;
+            gpu = r->devices[0].name;
+        }
+    }
+    if (n >= 2 && inferred && with_info)
+        c->mixed_job |= GPUDIAG_MIX_DIST_INFO;
+    char mixnote[260] = "";
+    if (c->mixed_job) {
+        char why[200];
+        mix_words(c->mixed_job, why, sizeof why);
+        snprintf(mixnote, sizeof mixnote, " Caution: these traces may not be one job (%s).", why);
+    }
     c->collectives = m == SIZE_MAX ? 0 : m;
     char *v = NULL;
     if (participants >= 2 && c->collectives > 0) {
@@ -165,21 +255,24 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
             v = gd_format("Rank %d is the straggler: the other ranks wait %.1f us per step (%.1f%% of the step) in "
                           "collectives for it to arrive. Look at what rank %d does differently before its "
                           "collectives (data loading, uneven batch or sequence lengths, a slower GPU or link, extra "
-                          "host work).%s%s",
+                          "host work).%s%s%s",
                           c->straggler, others, 100.0 * c->straggler_share, c->straggler,
                           c->collectives_mismatch ? " Caution: the ranks recorded different numbers of collectives, "
                                                     "which are matched by position."
                                                   : "",
-                          c->duplicate_ranks ? " Caution: some rank number appears in more than one file." : "");
+                          c->duplicate_ranks ? " Caution: some rank number appears in more than one file." : "",
+                          mixnote);
         } else {
             v = gd_format("No straggler: ranks wait on each other for %.1f us per step (%.1f%% of the step) in "
-                          "collectives.%s",
+                          "collectives.%s%s",
                           others, 100.0 * (isnan(c->straggler_share) ? 0 : c->straggler_share),
-                          c->duplicate_ranks ? " Caution: some rank number appears in more than one file." : "");
+                          c->duplicate_ranks ? " Caution: some rank number appears in more than one file." : "",
+                          mixnote);
         }
     } else if (n >= 2) {
-        v = gd_strdup("Fewer than two ranks have communication kernels inside their steps: nothing to compare "
-                      "across ranks.");
+        v = gd_format("Fewer than two ranks have communication kernels inside their steps: nothing to compare "
+                      "across ranks.%s",
+                      mixnote);
     } else {
         v = gd_strdup("One rank: nothing to compare.");
     }
@@ -188,7 +281,8 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
     }
     c->verdict = v;
-    if (c->straggler >= 0 && add_straggler_finding(c, participants) != 0) {
+    if ((c->straggler >= 0 && add_straggler_finding(c, participants) != 0) ||
+        (c->mixed_job && add_mixed_finding(c, inferred) != 0)) {
         gpudiag_cluster_free(&c);
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
     }

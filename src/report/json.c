@@ -1000,6 +1000,7 @@ gpudiag_status gpudiag_cluster_write_json(const gpudiag_cluster *c, const gpudia
         const gpudiag_rank *k = &c->ranks[i];
         yajl_gen_map_open(w.g);
         kv_int(&w, "rank", k->rank);
+        kv_bool(&w, "rank_inferred", k->rank_inferred);
         kv_str(&w, "path", k->path);
         kv_int(&w, "steps", (long long)k->steps);
         kv_us(&w, "step_time_us", k->step_time_us);
@@ -1017,6 +1018,12 @@ gpudiag_status gpudiag_cluster_write_json(const gpudiag_cluster *c, const gpudia
     kv_int(&w, "collectives", (long long)c->collectives);
     kv_bool(&w, "collectives_mismatch", c->collectives_mismatch);
     kv_bool(&w, "duplicate_ranks", c->duplicate_ranks);
+    key(&w, "mixed_job");
+    yajl_gen_array_open(w.g);
+    for (unsigned b = 1; b <= GPUDIAG_MIX_GPU; b <<= 1)
+        if (c->mixed_job & b)
+            str(&w, gpudiag_mix_name(b));
+    yajl_gen_array_close(w.g);
     kv_int_opt(&w, "straggler", c->straggler, c->straggler >= 0);
     kv_us(&w, "wait_us_per_step", c->straggler_wait_us_per_step);
     kv_num(&w, "wait_share_of_step", c->straggler_share);

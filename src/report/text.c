@@ -847,11 +847,23 @@ gpudiag_status gpudiag_cluster_write_text(const gpudiag_cluster *c, FILE *fp, co
         num_or_na(st, sizeof st, k->step_time_us / 1000.0, 2);
         num_or_na(ct, sizeof ct, k->comm_time_us_per_step, 1);
         num_or_na(wt, sizeof wt, k->comm_wait_us_per_step, 1);
-        fprintf(fp, "  %5d %10s %7s %7s %12s %12s  %-15s ", k->rank, st, u, cs, ct, wt,
+        char rk[24];
+        snprintf(rk, sizeof rk, "%d%s", k->rank, k->rank_inferred ? "*" : "");
+        fprintf(fp, "  %5s %10s %7s %7s %12s %12s  %-15s ", rk, st, u, cs, ct, wt,
                 gpudiag_bottleneck_name(k->bottleneck));
         put_clean(fp, k->path, 200);
         fputc('\n', fp);
     }
+    int any_inferred = 0;
+    for (size_t i = 0; i < c->rank_count; i++)
+        any_inferred |= c->ranks[i].rank_inferred;
+    if (any_inferred)
+        fprintf(fp, "  * no distributedInfo.rank in the trace: the number is its position in the directory\n");
+    for (size_t i = 0; i < c->finding_count; i++)
+        if (strcmp(c->findings[i].id, "input_mixed_job") == 0) {
+            fprintf(fp, "%sWARNING%s  ", c_bold(&w), c_off(&w));
+            wrap(&w, "", c->findings[i].title);
+        }
     fprintf(fp, "%sSTRAGGLER%s  ", c_bold(&w), c_off(&w));
     wrap(&w, "", c->verdict ? c->verdict : "");
     if (ferror(fp))

@@ -27,6 +27,7 @@ assert abs(s["wait_share_of_step"] - 80 / 300) < 1e-5, s
 waits = {r["rank"]: r["comm_wait_us_per_step"] for r in d["ranks"]}
 assert waits == {0: 80, 1: 80, 2: 0, 3: 80}, waits
 assert [r["inputs"][0]["rank"] for r in d["reports"]] == [0, 1, 2, 3]
+assert s["mixed_job"] == [] and not any(r["rank_inferred"] for r in d["ranks"]), s
 # the straggler finding: est_gain = the others' wait share 80 / 300 = 0.2667 -> high
 f = d["findings"]
 assert [x["id"] for x in f] == ["straggler"], f
@@ -129,6 +130,48 @@ for list in "" "," "0," ",1" "0,,1" "a" "3-1" "1-" "-1" "0 1" "2147483648"; do
   if "$GPUDIAG" analyze --ranks "$list" "$TMP/rsel" > /dev/null 2> "$TMP/err"; then rc=0; else rc=$?; fi
   if [ "$rc" -eq 2 ] && grep -q "ranks wants rank numbers" "$TMP/err"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: --ranks '$list' rc $rc"; fi
 done
+
+# Is it one job? (DEFINITIONS "Ranks and stragglers"). rank0/rank1 from gen_ranks (world 2);
+# rank7.json = rank 1 re-labelled rank 7 of world 8 (world sizes differ); x_noinfo.json has no
+# distributedInfo (some traces only) -> its rank is its position 3 (sorted: rank0, rank1,
+# rank7, x_noinfo), marked inferred. Same GPU everywhere, ranks inside their world sizes.
+python3 "$GEN" "$GD_TEST_DATA/ok_nccl_overlap.json" "$TMP/mix" --ranks 2 --straggler 0 --delay-us 0 >/dev/null
+python3 - "$TMP/mix" "$GD_TEST_DATA/ok_nccl_overlap.json" <<'PY'
+import json, os, sys, glob
+d = sys.argv[1]
+r1 = sorted(glob.glob(os.path.join(d, "*.json")))[1]
+doc = json.load(open(r1)); doc["distributedInfo"].update(rank=7, world_size=8)
+json.dump(doc, open(os.path.join(d, "rank7.json"), "w"))
+doc = json.load(open(sys.argv[2])); del doc["distributedInfo"]
+json.dump(doc, open(os.path.join(d, "x_noinfo.json"), "w"))
+PY
+if "$GPUDIAG" analyze --json "$TMP/mix" > "$TMP/mix.json" && python3 - "$TMP/mix.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); s = d["stragglers"]
+assert s["mixed_job"] == ["world_size", "distributed_info"], s["mixed_job"]
+assert [(r["rank"], r["rank_inferred"]) for r in d["ranks"]] == [(0, False), (1, False), (7, False), (3, True)], d["ranks"]
+f = {x["id"]: x for x in d["findings"]}
+m = f["input_mixed_job"]
+assert m["kind"] == "input" and m["severity"] == "medium" and m["est_gain"] is None, m
+assert m["evidence"]["traces"] == 4 and m["evidence"]["ranks_inferred"] == 1, m
+assert "Caution: these traces may not be one job (different world sizes, distributedInfo in some traces only)" in s["verdict"], s
+PY
+then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: mixed job (JSON)"; fi
+"$GPUDIAG" analyze --no-color "$TMP/mix" > "$TMP/mix.txt" || true
+if grep -q '^ *3\* ' "$TMP/mix.txt" && grep -q '^WARNING  These 4 traces do not look like the ranks of one job' "$TMP/mix.txt" &&
+   grep -q 'no distributedInfo.rank in the trace' "$TMP/mix.txt" && ! grep -q '^ *0\* ' "$TMP/mix.txt"; then
+  pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: mixed job (text)"; cat "$TMP/mix.txt"; fi
+# a rank beyond its world size, alone
+python3 "$GEN" "$GD_TEST_DATA/ok_nccl_overlap.json" "$TMP/range" --ranks 2 --straggler 0 --delay-us 0 >/dev/null
+python3 - "$TMP/range" <<'PY'
+import json, os, sys, glob
+p = sorted(glob.glob(os.path.join(sys.argv[1], "*.json")))[1]
+doc = json.load(open(p)); doc["distributedInfo"]["rank"] = 2
+json.dump(doc, open(p, "w"))
+PY
+if "$GPUDIAG" analyze --json "$TMP/range" > "$TMP/range.json" &&
+   python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["stragglers"]; assert s["mixed_job"] == ["rank_range"], s' "$TMP/range.json"; then
+  pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: rank beyond its world size"; fi
 
 REAL="$GD_SHARED/data/traces/a100_nccl_2rank_rank0.json.gz"
 if [ -f "$REAL" ]; then
