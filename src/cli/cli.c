@@ -939,6 +939,13 @@ static int cmd_analyze_run(int argc, char **argv, gpudiag_ncu **ncu)
                 worst = code;
             continue;
         }
+        if (s.use_ranks && strcmp(path, "-") == 0) {
+            fprintf(stderr, "%s: error: --ranks reads each file's header before choosing it; standard input can "
+                            "be read only once: give the files' paths\n",
+                    prog);
+            free(found);
+            return EXIT_USAGE;
+        }
         if (s.use_ranks) {
             nrank_inputs++;
             int c = rank_chosen(path, &s, found, &nfound, &worst);

@@ -125,6 +125,10 @@ then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: --ranks over files rc 
 if "$GPUDIAG" analyze --json --ranks 7 "$TMP"/rsel/rank00*.json > "$TMP/out" 2> "$TMP/err"; then rc=0; else rc=$?; fi
 if [ "$rc" -eq 6 ] && grep -q "matched none of the 4 trace file(s); they have ranks 0-3" "$TMP/err"; then
   pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: --ranks 7 over files rc $rc"; cat "$TMP/err"; fi
+# standard input cannot be read twice (header, then the whole): refused
+if "$GPUDIAG" analyze --ranks 0 - < "$TMP/rsel/rank000.json" > /dev/null 2> "$TMP/err"; then rc=0; else rc=$?; fi
+if [ "$rc" -eq 2 ] && grep -q "standard input can be read only once" "$TMP/err"; then
+  pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: --ranks with stdin rc $rc"; cat "$TMP/err"; fi
 # malformed lists: exit 2
 for list in "" "," "0," ",1" "0,,1" "a" "3-1" "1-" "-1" "0 1" "2147483648"; do
   if "$GPUDIAG" analyze --ranks "$list" "$TMP/rsel" > /dev/null 2> "$TMP/err"; then rc=0; else rc=$?; fi

@@ -100,6 +100,14 @@ if [ "$rc" -eq 6 ] && grep -q "ok_three_steps.json: --steps 7:9: no such step; t
   ok; else bad "no step in range: rc $rc $(cat "$TMP/err")"; fi
 if "$GPUDIAG" analyze --steps 1 "$GD_TEST_DATA/ok_no_steps.json" > /dev/null 2> "$TMP/err"; then rc=0; else rc=$?; fi
 if [ "$rc" -eq 6 ] && grep -q "the trace has no steps" "$TMP/err"; then ok; else bad "no steps at all: rc $rc $(cat "$TMP/err")"; fi
+# a directory of ranks: --steps applies to each; a rank without the step is reported (exit 6),
+# the others are still analysed
+mkdir "$TMP/dir"
+cp "$S" "$TMP/dir/a.json"
+cp "$GD_TEST_DATA/ok_two_steps.json" "$TMP/dir/b.json"   # steps 1 and 2 only
+if "$GPUDIAG" analyze -q --steps 3 "$TMP/dir" > "$TMP/out" 2> "$TMP/err"; then rc=0; else rc=$?; fi
+if [ "$rc" -eq 6 ] && grep -q "b.json: --steps 3: no such step; the trace has steps 1-2" "$TMP/err" &&
+   grep -q "dir/a.json: " "$TMP/out" && ! grep -q "dir/b.json: " "$TMP/out"; then ok; else bad "directory --steps 3: rc $rc $(cat "$TMP/err")"; fi
 # a monitoring log has no steps to select
 printf '#Date Time gpu pwr gtemp mtemp sm mem enc dec mclk pclk\n#YYYYMMDD HH:MM:SS Idx W C C %% %% %% %% MHz MHz\n 20240101 00:00:00 0 100 40 - 90 50 0 0 1215 1410\n' > "$TMP/dmon.log"
 if "$GPUDIAG" analyze --steps 1 --format dmon "$TMP/dmon.log" > /dev/null 2> "$TMP/err"; then rc=0; else rc=$?; fi
