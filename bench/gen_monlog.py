@@ -8,7 +8,10 @@ Four roles repeat over the GPUs (GPU k gets role k % 4), 1 s per interval:
   3 communication sawtooth: sm ~85 %, falling to ~15 % for 2 s every --comm-period s while
     rxpci/txpci jump to ~12000 MB/s (gradient all-reduce over PCIe)
 
-Usage: gen_monlog.py [--lines N] [--gpus G] [--period P] [--comm-period C] [--seed S] > log
+--sm-shift D adds D percentage points to the sm of the busy roles (0, 1, 3) before clamping
+to 0..100: a known shift for `gpudiag compare` tests.
+
+Usage: gen_monlog.py [--lines N] [--gpus G] [--period P] [--comm-period C] [--seed S] [--sm-shift D] > log
 --lines counts data rows (all GPUs together).  Deterministic for a given seed.
 """
 import argparse
@@ -24,6 +27,7 @@ def main():
     ap.add_argument("--period", type=int, default=10)
     ap.add_argument("--comm-period", type=int, default=8)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--sm-shift", type=int, default=0)
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     out = sys.stdout
@@ -55,6 +59,8 @@ def main():
                     rx, tx = 12000 + rnd.randint(-200, 200), 12000 + rnd.randint(-200, 200)
                 else:
                     sm = 85 + noise
+            if role != 2:
+                sm += a.sm_shift
             sm = max(0, min(100, sm))
             mem = max(0, min(100, int(sm * 0.6)))
             pwr = 60 + int(3 * sm)

@@ -223,6 +223,59 @@ gpudiag_status gpudiag_compare(const gpudiag_side *const *base, size_t nbase, co
 /** Free a comparison and set *c to NULL.  NULL-safe. */
 void gpudiag_comparison_free(gpudiag_comparison **c);
 
+/* ---------------------------------------------------------------------- */
+/* Monitoring logs as sides (issue #9)                                     */
+/* ---------------------------------------------------------------------- */
+
+/** Number of metrics a monitoring comparison looks at. */
+#define GPUDIAG_SERIES_COMPARE_METRICS 5
+
+/** One metric of two monitoring logs, samples pooled over each log's GPUs. */
+typedef struct gpudiag_series_compare_row {
+    int metric;                   /**< gpudiag_metric (series.h): gpu_util, sm_active, tensor_active,
+                                       mem_used_bytes, power_w */
+    size_t base_n, test_n;        /**< samples with a value (0: the log lacks the metric) */
+    double base_mean, test_mean;  /**< in the metric's unit (fraction, bytes, W); NaN when n = 0 */
+    double base_median, test_median;
+    double change;                /**< (test_mean − base_mean) ÷ |base_mean|; NaN unknown or base 0 */
+    size_t block_len;             /**< samples per block (batch means; DEFINITIONS "compare: monitoring logs") */
+    size_t base_blocks, test_blocks; /**< block means entering the U test */
+    double mwu_p;                 /**< two-sided p of the U test over block means; NaN with < 2 per side */
+    double mwu_p_samples;         /**< the same test over the raw samples: too small when samples are
+                                       autocorrelated (shown for reference, not used by the verdict) */
+    int higher_is_better;         /**< +1 utilisation metrics; 0 memory and power (a change, neither way) */
+    int outside_noise;            /**< 1 p < alpha, 0 not, -1 unknown */
+    gpudiag_compare_verdict verdict; /**< NO_CHANGE within the threshold; beyond it, IMPROVED / REGRESSED
+                                       when outside the noise and the metric has a direction, else
+                                       INCONCLUSIVE (a memory or power change outside the noise is
+                                       INCONCLUSIVE with `changed` = 1) */
+    int changed;                  /**< 1: |change| > threshold and outside the noise (any metric) */
+} gpudiag_series_compare_row;
+
+/** Comparison of two monitoring series. */
+typedef struct gpudiag_series_comparison {
+    double threshold, alpha;
+    size_t row_count;             /**< GPUDIAG_SERIES_COMPARE_METRICS */
+    gpudiag_series_compare_row rows[GPUDIAG_SERIES_COMPARE_METRICS];
+    int gate;                     /**< row index of the gate metric (gpu_util, else sm_active); -1 none */
+    gpudiag_compare_verdict verdict; /**< the gate row's verdict; NO_CHANGE when no gate */
+} gpudiag_series_comparison;
+
+struct gpudiag_series;
+/**
+ * Compare two monitoring series metric by metric (docs/DEFINITIONS.md
+ * "compare: monitoring logs"): mean and median of the samples pooled over
+ * GPUs, relative change of the mean, and a Mann–Whitney U test over block
+ * means (consecutive samples of one GPU averaged in blocks long enough that
+ * the autocorrelation has died out), since monitoring samples one second apart
+ * are not independent.  opts: threshold and alpha are used (NULL: defaults).
+ * out: filled by value, nothing to free.  Returns GPUDIAG_OK, GPUDIAG_ERR_ARG
+ * (NULL series/out) or GPUDIAG_ERR_NOMEM.
+ */
+gpudiag_status gpudiag_series_compare(const struct gpudiag_series *base, const struct gpudiag_series *test,
+                                      const gpudiag_compare_opts *opts, gpudiag_series_comparison *out,
+                                      gpudiag_error *err);
+
 /** Write the comparison as JSON (schema gpudiag.compare/1, docs/REPORT.md).
  *  Returns GPUDIAG_OK or GPUDIAG_ERR_IO on a write error. */
 gpudiag_status gpudiag_comparison_write_json(const gpudiag_comparison *c, FILE *fp, int pretty, gpudiag_error *err);

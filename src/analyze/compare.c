@@ -369,12 +369,12 @@ static double quantile_sorted(const double *v, size_t n, double q)
 }
 
 /*
- * Two-sided Mann–Whitney U test: U = #{(b, t): t < b} + ½ #{t = b}.
+ * Two-sided Mann–Whitney U test (declared in compare_side.h): U = #{(b, t): t < b} + ½ #{t = b}.
  * Exact null distribution (Gaussian binomial coefficients) without ties and
  * with both sides <= EXACT_MAX; normal approximation with tie and continuity
  * corrections otherwise.  Returns 0, or -1 on OOM.
  */
-static int mann_whitney(const double *b, size_t m, const double *t, size_t n, double *u_out, double *p_out,
+int gd_mann_whitney(const double *b, size_t m, const double *t, size_t n, double *u_out, double *p_out,
                         int *exact_out)
 {
     *u_out = *p_out = NAN;
@@ -1047,7 +1047,7 @@ gpudiag_status gpudiag_compare(const gpudiag_side *const *base, size_t nbase, co
     c->metric_change = isnan(c->metric_base) || isnan(c->metric_test) || c->metric_base == 0
                            ? NAN
                            : (c->metric_test - c->metric_base) / c->metric_base;
-    if (mann_whitney(sb, nb, stt, nt, &c->mwu_u, &c->mwu_p, &c->mwu_exact) != 0)
+    if (gd_mann_whitney(sb, nb, stt, nt, &c->mwu_u, &c->mwu_p, &c->mwu_exact) != 0)
         goto oom;
     c->median_diff = median_of(stt, nt) - median_of(sb, nb);
     if (bootstrap_median_diff(sb, nb, stt, nt, &c->median_diff_lo, &c->median_diff_hi) != 0)

@@ -58,4 +58,11 @@ int gd_side_alloc_steps(gpudiag_side *s, size_t n);
 gpudiag_status gd_side_parse_json(const char *buf, size_t len, const char *path, gpudiag_side **out,
                                   gpudiag_error *err);
 
+/* Two-sided Mann–Whitney U test of b[0..m) against t[0..n) (compare.c;
+ * DEFINITIONS "compare"): U = #{(b, t): t < b} + ½ #{t = b}, exact without
+ * ties for small sides, else the normal approximation with tie and
+ * continuity corrections.  NaN outputs when a side is empty.  0, or -1 on OOM. */
+int gd_mann_whitney(const double *b, size_t m, const double *t, size_t n, double *u_out, double *p_out,
+                    int *exact_out);
+
 #endif

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@
 #include "cli/cli.h"
 #include "gpudiag/compare.h"
 #include "gpudiag/gpudiag.h"
+#include "gpudiag/series.h"
+#include "ingest/input.h"
 
 enum { C_OK = 0, C_REGRESSED = 1, C_USAGE = 2, C_INPUT = 3, C_INTERNAL = 5 };
 enum { OPT_METRIC = 200, OPT_THRESHOLD, OPT_ALPHA, OPT_FULL_NAMES, OPT_RUNS, OPT_JSON };
@@ -37,6 +40,11 @@ void gd_usage_compare(FILE *fp)
             "'gpudiag analyze --save FILE' (or --json).  With --runs, each side is several runs\n"
             "of the same setup: their run-to-run spread is reported and checked against the 5%%\n"
             "bar, and a change must exceed that spread to count.\n"
+            "Two monitoring logs (nvidia-smi dmon / --query-gpu CSV, dcgmi dmon, dcgm-exporter\n"
+            "text, plain or gzip) compare GPU util, SM active, tensor active, memory used and\n"
+            "power: means, medians, and a U test over block means (samples a second apart are\n"
+            "autocorrelated; the gate is GPU util, else SM active).  A log against a trace is\n"
+            "refused (exit 2).\n"
             "\n"
             "Options:\n"
             "      --json            write the comparison (schema gpudiag.compare/1) to stdout\n"
@@ -211,6 +219,166 @@ static int load_side(const char *path, gpudiag_side **out)
     return C_OK;
 }
 
+/* 1 when `path` is a monitoring log (plain or gzip), by content as analyze routes it;
+ * 0 for a trace, a saved report, an Nsight export, a directory, standard input. */
+static int is_monlog(const char *path)
+{
+    struct stat sb;
+    if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return 0;
+    gd_input in;
+    if (gd_input_open(&in, path) != 0)
+        return 0;
+    static char buf[65536];
+    size_t n = 0;
+    while (n < sizeof buf) {
+        size_t got = 0;
+        if (gd_input_read(&in, (unsigned char *)buf + n, sizeof buf - n, &got) != GD_IN_OK || got == 0)
+            break;
+        n += got;
+    }
+    gd_input_close(&in);
+    size_t i = 0;
+    while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
+        i++;
+    if (i < n && (buf[i] == '{' || buf[i] == '['))
+        return 0;
+    if (n >= 16 && memcmp(buf, "SQLite format 3", 16) == 0)
+        return 0;
+    return gpudiag_log_format_sniff(buf, n) != GPUDIAG_LOG_AUTO;
+}
+
+static void json_str(FILE *fp, const char *s)
+{
+    fputc('"', fp);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(fp, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(fp, "\\u%04x", *p);
+        else
+            fputc(*p, fp);
+    }
+    fputc('"', fp);
+}
+
+static void json_num(FILE *fp, double v)
+{
+    if (isfinite(v))
+        fprintf(fp, "%.10g", v);
+    else
+        fputs("null", fp);
+}
+
+static const char *row_verdict(const gpudiag_series_compare_row *r)
+{
+    if (!r->base_n || !r->test_n)
+        return "n/a";
+    if (!r->higher_is_better && r->verdict != GPUDIAG_CMP_NO_CHANGE && r->changed)
+        return "changed";
+    return gpudiag_compare_verdict_name(r->verdict);
+}
+
+/* `gpudiag compare LOG LOG` */
+static int compare_logs(const char *bpath, const char *tpath, const gpudiag_compare_opts *o, int json)
+{
+    gpudiag_series *b = NULL, *t = NULL;
+    gpudiag_error err;
+    memset(&err, 0, sizeof err);
+    gpudiag_status st = gpudiag_series_read(bpath, GPUDIAG_LOG_AUTO, &b, &err);
+    if (st == GPUDIAG_OK)
+        st = gpudiag_series_read(tpath, GPUDIAG_LOG_AUTO, &t, &err);
+    gpudiag_series_comparison c;
+    if (st == GPUDIAG_OK)
+        st = gpudiag_series_compare(b, t, o, &c, &err);
+    gpudiag_series_free(&b);
+    gpudiag_series_free(&t);
+    if (st != GPUDIAG_OK) {
+        print_err(&err);
+        return st == GPUDIAG_ERR_NOMEM ? C_INTERNAL : C_INPUT;
+    }
+    const char *gate = c.gate >= 0 ? gpudiag_metric_name((gpudiag_metric)c.rows[c.gate].metric) : NULL;
+    if (json) {
+        printf("{\n  \"schema\": \"gpudiag.compare-series/1\",\n  \"base\": ");
+        json_str(stdout, bpath);
+        printf(",\n  \"new\": ");
+        json_str(stdout, tpath);
+        printf(",\n  \"threshold\": ");
+        json_num(stdout, c.threshold);
+        printf(",\n  \"alpha\": ");
+        json_num(stdout, c.alpha);
+        printf(",\n  \"gate_metric\": ");
+        if (gate)
+            json_str(stdout, gate);
+        else
+            printf("null");
+        printf(",\n  \"verdict\": \"%s\",\n  \"metrics\": [", gpudiag_compare_verdict_name(c.verdict));
+        for (size_t i = 0; i < c.row_count; i++) {
+            const gpudiag_series_compare_row *r = &c.rows[i];
+            printf("%s\n    {\"metric\": \"%s\", \"unit\": \"%s\", \"base_n\": %zu, \"new_n\": %zu, \"base_mean\": ",
+                   i ? "," : "", gpudiag_metric_name((gpudiag_metric)r->metric),
+                   gpudiag_metric_unit((gpudiag_metric)r->metric), r->base_n, r->test_n);
+            json_num(stdout, r->base_mean);
+            printf(", \"new_mean\": ");
+            json_num(stdout, r->test_mean);
+            printf(", \"base_median\": ");
+            json_num(stdout, r->base_median);
+            printf(", \"new_median\": ");
+            json_num(stdout, r->test_median);
+            printf(", \"change\": ");
+            json_num(stdout, r->change);
+            printf(", \"block_len\": %zu, \"base_blocks\": %zu, \"new_blocks\": %zu, \"mwu_p\": ", r->block_len,
+                   r->base_blocks, r->test_blocks);
+            json_num(stdout, r->mwu_p);
+            printf(", \"mwu_p_samples\": ");
+            json_num(stdout, r->mwu_p_samples);
+            printf(", \"outside_noise\": %s, \"verdict\": \"%s\"}",
+                   r->outside_noise < 0 ? "null" : r->outside_noise ? "true" : "false", row_verdict(r));
+        }
+        printf("\n  ]\n}\n");
+    } else {
+        printf("gpudiag compare (monitoring logs)\n  base: %s\n  new:  %s\n\n", bpath, tpath);
+        printf("%-16s %12s %12s %9s %7s %9s  %s\n", "metric", "base mean", "new mean", "change", "block",
+               "p(blocks)", "verdict");
+        for (size_t i = 0; i < c.row_count; i++) {
+            const gpudiag_series_compare_row *r = &c.rows[i];
+            gpudiag_metric m = (gpudiag_metric)r->metric;
+            if (!r->base_n && !r->test_n)
+                continue;
+            char bm[32], tm[32], ch[32], pp[32];
+            double scale = m == GPUDIAG_M_MEM_USED_BYTES ? 1.0 / 1048576 : m == GPUDIAG_M_POWER_W ? 1 : 100;
+            const char *u = m == GPUDIAG_M_MEM_USED_BYTES ? " MiB" : m == GPUDIAG_M_POWER_W ? " W" : " %";
+            if (isnan(r->base_mean))
+                snprintf(bm, sizeof bm, "n/a");
+            else
+                snprintf(bm, sizeof bm, "%.1f%s", r->base_mean * scale, u);
+            if (isnan(r->test_mean))
+                snprintf(tm, sizeof tm, "n/a");
+            else
+                snprintf(tm, sizeof tm, "%.1f%s", r->test_mean * scale, u);
+            if (isnan(r->change))
+                snprintf(ch, sizeof ch, "n/a");
+            else
+                snprintf(ch, sizeof ch, "%+.1f%%", 100 * r->change);
+            if (isnan(r->mwu_p))
+                snprintf(pp, sizeof pp, "n/a");
+            else
+                snprintf(pp, sizeof pp, "%.3g", r->mwu_p);
+            printf("%-16s %12s %12s %9s %7zu %9s  %s\n", gpudiag_metric_name(m), bm, tm, ch, r->block_len, pp,
+                   row_verdict(r));
+        }
+        printf("\nVerdict (%s, threshold %.3g%%, alpha %.3g): %s\n", gate ? gate : "no utilisation metric on both sides",
+               100 * c.threshold, c.alpha, gpudiag_compare_verdict_name(c.verdict));
+        printf("Monitoring samples a second apart are autocorrelated: the U test runs over block means\n"
+               "(block = samples per block), not over single samples.\n");
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "%s: error: cannot write the comparison to standard output\n", prog);
+        return C_INTERNAL;
+    }
+    return c.verdict == GPUDIAG_CMP_REGRESSED ? C_REGRESSED : C_OK;
+}
+
 static int parse_fraction(const char *s, double *out)
 {
     char *end = NULL;
@@ -335,6 +503,29 @@ int gd_cmd_compare(int argc, char **argv)
         fprintf(stderr, "%s: error: standard input ('-') can be only one of the inputs\n", prog);
         return C_USAGE;
     }
+    /* monitoring logs compare with each other only */
+    int nlog = 0;
+    const char *alog = NULL, *anot = NULL;
+    for (int i = 0; i < nb + nt; i++) {
+        const char *pth = i < nb ? bpaths[i] : tpaths[i - nb];
+        if (is_monlog(pth)) {
+            nlog++;
+            alog = pth;
+        } else {
+            anot = pth;
+        }
+    }
+    if (nlog && (nlog != nb + nt || runs)) {
+        if (runs)
+            fprintf(stderr, "%s: error: --runs compares traces or saved reports; %s is a monitoring log (compare two "
+                            "logs as BASE NEW)\n", prog, alog);
+        else
+            fprintf(stderr, "%s: error: %s is a monitoring log and %s is not: compare a log with a log, or a trace "
+                            "(or saved report) with a trace\n", prog, alog, anot);
+        return C_USAGE;
+    }
+    if (nlog)
+        return compare_logs(bpaths[0], tpaths[0], &o, json);
     gpudiag_side **sides = calloc((size_t)(nb + nt), sizeof *sides);
     if (!sides) {
         fprintf(stderr, "%s: error: out of memory\n", prog);

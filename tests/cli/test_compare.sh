@@ -161,6 +161,55 @@ PY
 expect_rc 0 "$GPUDIAG" compare --runs "$TMP/c1.json" "$TMP/c2.json" "$TMP/c3.json" -- "$TMP/d1.json" "$TMP/d2.json" "$TMP/d3.json"
 grep -q 'ABOVE the 5% bar' "$TMP/out" && ok || bad "--runs noisy: text says above the bar"
 
+# ---- monitoring logs (issue #9): two generated dmon logs, one with sm 15 points lower -----
+python3 "$GD_SRC/bench/gen_monlog.py" --lines 4000 > "$TMP/m_a.log"
+python3 "$GD_SRC/bench/gen_monlog.py" --lines 4000 --seed 2 > "$TMP/m_b.log"
+python3 "$GD_SRC/bench/gen_monlog.py" --lines 4000 --seed 2 --sm-shift -15 > "$TMP/m_c.log"
+gzip -c "$TMP/m_c.log" > "$TMP/m_c.log.gz"
+expect_rc 0 "$GPUDIAG" compare --json "$TMP/m_a.log" "$TMP/m_a.log"
+cp "$TMP/out" "$TMP/m_same.json"
+expect_rc 0 "$GPUDIAG" compare --json "$TMP/m_a.log" "$TMP/m_b.log"
+cp "$TMP/out" "$TMP/m_seed.json"
+expect_rc 1 "$GPUDIAG" compare --json "$TMP/m_a.log" "$TMP/m_c.log.gz"
+cp "$TMP/out" "$TMP/m_shift.json"
+expect_rc 1 "$GPUDIAG" compare "$TMP/m_a.log" "$TMP/m_c.log"
+grep -q 'regressed' "$TMP/out" && grep -q 'block means' "$TMP/out" && ok || bad "log compare text"
+python3 - "$TMP" <<'PY' && ok || bad "log compare values"
+import json, os, sys
+tmp = sys.argv[1]
+def sm_power(path):  # independent read of the raw dmon rows: columns by the header
+    hdr, sm, pw = None, [], []
+    for line in open(path):
+        if line.startswith("#"):
+            if hdr is None:
+                hdr = line[1:].split()
+            continue
+        f = dict(zip(hdr, line.split()))
+        sm.append(int(f["sm"]) / 100); pw.append(int(f["pwr"]))
+    return sum(sm) / len(sm), sum(pw) / len(pw)
+def rows(n): return {r["metric"]: r for r in json.load(open(os.path.join(tmp, n)))["metrics"]}
+a_sm, a_pw = sm_power(os.path.join(tmp, "m_a.log"))
+c_sm, c_pw = sm_power(os.path.join(tmp, "m_c.log"))
+same, seed, shift = rows("m_same.json"), rows("m_seed.json"), rows("m_shift.json")
+assert json.load(open(os.path.join(tmp, "m_same.json")))["verdict"] == "no_change"
+assert same["gpu_util"]["change"] == 0 and same["gpu_util"]["mwu_p"] == 1, same["gpu_util"]
+assert seed["gpu_util"]["verdict"] == "no_change" and abs(seed["gpu_util"]["change"]) < 0.01, seed["gpu_util"]
+g = shift["gpu_util"]
+assert abs(g["base_mean"] - a_sm) < 1e-12 and abs(g["new_mean"] - c_sm) < 1e-12, (g, a_sm, c_sm)
+assert abs(g["change"] - (c_sm - a_sm) / a_sm) < 1e-9 and g["verdict"] == "regressed" and g["mwu_p"] < 0.05, g
+# 4 GPUs x 1000 samples, blocks of one dip period (10 s): 100 blocks per GPU
+assert g["block_len"] == 10 and g["base_blocks"] == 400, g
+assert g["mwu_p_samples"] < g["mwu_p"], g       # the raw-sample test overstates the evidence
+p = shift["power_w"]
+assert abs(p["new_mean"] - c_pw) < 1e-9 and p["verdict"] == "changed", p
+assert shift["sm_active"]["base_n"] == 0 and shift["sm_active"]["verdict"] == "n/a"
+assert shift["mem_used_bytes"]["verdict"] == "no_change"
+PY
+expect_rc 2 "$GPUDIAG" compare "$TMP/m_a.log" "$TMP/base.json"
+grep -q 'm_a.log is a monitoring log' "$TMP/err" && ok || bad "log vs trace refused"
+expect_rc 2 "$GPUDIAG" compare "$TMP/base.json" "$TMP/m_a.log"
+expect_rc 2 "$GPUDIAG" compare --runs "$TMP/m_a.log" -- "$TMP/m_b.log"
+
 # ---- usage and input errors ------------------------------------------------------
 expect_rc 2 "$GPUDIAG" compare "$TMP/base.json"
 expect_rc 2 "$GPUDIAG" compare --metric speed "$TMP/base.json" "$TMP/slow.json"
