@@ -77,6 +77,30 @@ for reader in simdjson yajl; do
     done
 done
 
+# --steps (gpudiag_trace_select_steps allocates while filtering): every N over a
+# selection that needs the previous step's end (steps 2..3 of ok_three_steps.json)
+THREE="$GD_TEST_DATA/ok_three_steps.json"
+"$GPUDIAG" analyze --json --steps 2:3 "$THREE" >"$TMP/clean.json" 2>/dev/null
+GD_FAULT_COUNT="$TMP/count" LD_PRELOAD="$GD_FAULT_SHIM" "$GPUDIAG" analyze --json --steps 2:3 "$THREE" >/dev/null 2>&1
+mallocs=$(sed -n 's/^malloc //p' "$TMP/count")
+n=0
+while [ "$n" -le "$mallocs" ]; do
+    CASE="--steps 2:3, malloc fails from call $((n + 1)) of $mallocs"
+    GD_FAULT_MALLOC=$n LD_PRELOAD="$GD_FAULT_SHIM" "$GPUDIAG" analyze --json --steps 2:3 "$THREE" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    first=$(head -n 1 "$TMP/err")
+    if [ "$rc" -eq 0 ] && cmp -s "$TMP/out" "$TMP/clean.json"; then
+        ok
+    elif [ "$rc" -eq 5 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && { case "$first" in
+        "gpudiag: error: "*"out of memory"* | "gpudiag: error: "*"Cannot allocate memory"*) true ;;
+        *) false ;; esac; }; then
+        ok
+    else
+        nok "exit $rc, stderr: $(head -c 300 "$TMP/err")"
+    fi
+    n=$((n + 1))
+done
+
 # write errors
 want_write() { # REASON
     first=$(head -n 1 "$TMP/err")
