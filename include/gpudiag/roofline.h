@@ -93,7 +93,7 @@ typedef struct gpudiag_ncu {
  * Returns GPUDIAG_OK; GPUDIAG_ERR_IO when the file cannot be read;
  * GPUDIAG_ERR_FORMAT with err->message naming the line (and err->offset its
  * byte offset) for a file that is not such a CSV (no header, a missing column,
- * a row with the wrong number of fields, a value that is not a number);
+ * a row with the wrong number of fields, a value that is not a number >= 0);
  * GPUDIAG_ERR_NOMEM.  Free *out with gpudiag_ncu_free().
  */
 gpudiag_status gpudiag_ncu_read(const char *path, gpudiag_ncu **out, gpudiag_error *err);

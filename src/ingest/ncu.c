@@ -405,7 +405,7 @@ gpudiag_status gpudiag_ncu_read(const char *path, gpudiag_ncu **out, gpudiag_err
         if (bad < 0 && c_time >= 0 && value(r.f[c_time], scale[c_time], &k->time_us) != 0)
             bad = c_time;
         if (bad >= 0) {
-            st = fail(err, GPUDIAG_ERR_FORMAT, path, &r, "column \"%s\": \"%.60s\" is not a number", h.f[bad],
+            st = fail(err, GPUDIAG_ERR_FORMAT, path, &r, "column \"%s\": \"%.60s\" is not a number >= 0", h.f[bad],
                       r.f[bad]);
             goto done;
         }

@@ -8,6 +8,8 @@ kind of fuzz target into OUTDIR (created).  Kinds:
           gzip seed.
   gzip    gzip of a few tests/data files (one with two members), the first
           16 KB of two real .gz files (cut streams), one plain file.
+  ncu     tests/data/ncu/*.csv (Nsight Compute CSVs, hand-made), one with CRLF line ends,
+          one after a ==PROF== line.
   cli     option values: in range, out of range, signs, blanks, overflow.
   monlog  every log of tests/data/monlog and SHARED_DIR/data/logs, each once
           behind byte 0 (auto-detect) and once behind its own format's byte
@@ -81,6 +83,11 @@ elif kind == "gzip":
     put("empty.gz", gzip.compress(b""))
     for p in traces[:2]:
         put("cut_" + os.path.basename(p), open(p, "rb").read()[:16384])
+elif kind == "ncu":
+    for p in sorted(glob.glob(os.path.join(data, "ncu", "*.csv"))):
+        put(os.path.basename(p), open(p, "rb").read())
+    put("crlf.csv", open(os.path.join(data, "ncu", "roofline_h100.csv"), "rb").read().replace(b"\n", b"\r\n"))
+    put("prof.csv", b"==PROF== Connected to process 1\n" + open(os.path.join(data, "ncu", "roofline_h100.csv"), "rb").read())
 elif kind == "cli":
     for v in (b"\x00100", b"\x0040", b"\x001000", b"\x001001", b"\x01+8", b"\x01-1", b"\x02 5",
               b"\x029223372036854775807", b"\x039223372036854775808", b"\x03-9223372036854775808",
