@@ -373,7 +373,7 @@ int gd_build_roofline(const gpudiag_trace *t, gpudiag_report *r, const gpudiag_a
     }
     rl->kernel_time_share = r->kernel_time_us > 0 ? fmin(1.0, trace_us / r->kernel_time_us) : NAN;
     size_t top = ne < GPUDIAG_ROOFLINE_TOP ? ne : GPUDIAG_ROOFLINE_TOP;
-    rl->kernels = calloc(top ? top : 1, sizeof *rl->kernels);
+    rl->kernels = calloc(top, sizeof *rl->kernels); /* top >= 1: ne == 0 returned above */
     if (!rl->kernels)
         goto oom;
     for (size_t e = 0; e < top; e++) {

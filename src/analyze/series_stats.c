@@ -96,7 +96,8 @@ static void dips(const double *x, size_t n, const gpudiag_metric_stats *st, doub
     size_t maxlag = m / 3 < GD_SERIES_ACF_MAXLAG ? m / 3 : GD_SERIES_ACF_MAXLAG;
     double mu = 0;
     size_t k = 0;
-    for (size_t i = 0; i < m; i++)
+    /* cppcheck-suppress knownConditionTrueFalse ; m = min(n, GD_SERIES_ACF_SAMPLES) >= 1 here; cppcheck takes n for 0 */
+for (size_t i = 0; i < m; i++)
         if (!isnan(x[i])) {
             mu += x[i];
             k++;
@@ -105,6 +106,7 @@ static void dips(const double *x, size_t n, const gpudiag_metric_stats *st, doub
         return;
     mu /= (double)k;
     double den = 0;
+    /* cppcheck-suppress knownConditionTrueFalse ; as above: m >= 1 */
     for (size_t i = 0; i < m; i++) {
         double d = isnan(x[i]) ? 0 : x[i] - mu;
         den += d * d;
@@ -197,9 +199,17 @@ static size_t bucketize(const gpudiag_gpu_series *x, size_t n, const double *v, 
         return used; /* charts are a nicety: NaN buckets, not a failed analysis */
     }
     for (size_t i = 0; i < n; i++) {
-        int b = n <= (size_t)npts ? (int)i
-                : span > 0        ? (int)((double)(x->t_us[i] - t0) / (double)span * (npts - 1) + 0.5)
-                                  : (int)(i * (size_t)npts / n);
+        int b;
+        if (n <= (size_t)npts) {
+            b = (int)i;
+        } else if (span > 0) {
+            /* clamped as a double: samples out of time order fall outside [t0, t0 + span]
+             * ((int) of 1.7e10 is undefined: found by tests/fuzz/fuzz_monlog) */
+            double pos = (double)(x->t_us[i] - t0) / (double)span * (npts - 1) + 0.5;
+            b = pos < 0 ? 0 : pos >= npts ? npts - 1 : (int)pos;
+        } else {
+            b = (int)(i * (size_t)npts / n);
+        }
         if (b < 0)
             b = 0;
         if (b >= npts)

@@ -159,10 +159,10 @@ static void classify(gpudiag_gpu_summary *g)
 static void rules(sbuild *b, gpudiag_series_summary *s)
 {
     char gpus[512];
-    size_t first = 0, k;
+    size_t first = 0;
     gpudiag_finding *f;
 
-    if ((k = list_gpus(s, pick_low_util, gpus, sizeof gpus, &first))) {
+    if (list_gpus(s, pick_low_util, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
         const gpudiag_metric_stats *c = cs(g);
         f = add(b, "low_gpu_utilization", c->median < 0.3 ? GPUDIAG_SEV_HIGH : c->median < 0.5 ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW,
@@ -180,7 +180,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
                        "verdict's pipeline first; profile a few steps (torch.profiler) and run `gpudiag analyze` on "
                        "the trace to see where the GPU waits."));
     }
-    if ((k = list_gpus(s, pick_sawtooth, gpus, sizeof gpus, &first))) {
+    if (list_gpus(s, pick_sawtooth, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
         f = add(b, "communication_sawtooth", GPUDIAG_SEV_MEDIUM, 1, GPUDIAG_BN_COMMUNICATION);
         gd_fb_ev(f, "gpu_index", g->index);
@@ -193,7 +193,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
                        "gradient_as_bucket_view=True, fewer syncs with gradient accumulation (no_sync), ZeRO-3 "
                        "prefetch; check NCCL uses NVLink/InfiniBand, not PCIe/TCP."));
     }
-    if ((k = list_gpus(s, pick_dips, gpus, sizeof gpus, &first))) {
+    if (list_gpus(s, pick_dips, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
         f = add(b, "utilization_dips", GPUDIAG_SEV_MEDIUM, 1, GPUDIAG_BN_DATA_PIPELINE);
         gd_fb_ev(f, "gpu_index", g->index);
@@ -208,7 +208,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
                        "prefetch_factor 4-6, pin_memory=True, persistent_workers=True); if it matches the logging "
                        "or checkpoint interval, make those asynchronous."));
     }
-    if ((k = list_gpus(s, pick_misleading, gpus, sizeof gpus, &first))) {
+    if (list_gpus(s, pick_misleading, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
         f = add(b, "gpu_util_misleading", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_COMPUTE);
         gd_fb_ev(f, "gpu_index", g->index);
@@ -223,7 +223,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
                        "more model instances/concurrent requests, dimensions multiple of 8, BF16/FP16 or INT8 "
                        "Tensor Core paths, fused kernels (torch.compile, FlashAttention)."));
     }
-    if ((k = list_gpus(s, pick_headroom, gpus, sizeof gpus, &first))) {
+    if (list_gpus(s, pick_headroom, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
         f = add(b, "memory_headroom", GPUDIAG_SEV_LOW, 1, g->bottleneck);
         gd_fb_ev(f, "gpu_index", g->index);
@@ -236,7 +236,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
                        "fewer gradient-accumulation steps; turn off activation checkpointing or CPU offload you "
                        "no longer need."));
     }
-    if ((k = list_gpus(s, pick_near_cap, gpus, sizeof gpus, &first))) {
+    if (list_gpus(s, pick_near_cap, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
         f = add(b, "memory_near_capacity", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_UNKNOWN);
         gd_fb_ev(f, "gpu_index", g->index);
@@ -246,7 +246,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
                        "Keep ~15 %% headroom (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True), and judge speed "
                        "by compute, not memory."));
     }
-    if ((k = list_gpus(s, pick_throttle, gpus, sizeof gpus, &first))) {
+    if (list_gpus(s, pick_throttle, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
         int hw = (g->reasons_any & HW_BITS) != 0 ||
                  (!isnan(g->stats[GPUDIAG_M_THERMAL_VIOLATION].max) && g->stats[GPUDIAG_M_THERMAL_VIOLATION].max > 0);
@@ -288,7 +288,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
                             "is far below the limit or utilisation is low. Check power.limit (nvidia-smi -pl) and "
                             "consider locking clocks (nvidia-smi -lgc) for steadier throughput."));
     }
-    if ((k = list_gpus(s, pick_pcie, gpus, sizeof gpus, &first))) {
+    if (list_gpus(s, pick_pcie, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
         f = add(b, "pcie_link_degraded", GPUDIAG_SEV_MEDIUM, 1, GPUDIAG_BN_MEMORY_TRANSFER);
         gd_fb_ev(f, "gpu_index", g->index);
@@ -338,7 +338,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
              gd_format("Fields gpudiag has no metric for (or does not know) were read past, not rejected. The "
                        "DCGM fields it uses are listed in docs/DEFINITIONS.md \"Monitoring series\"."));
     }
-    if ((k = list_gpus(s, pick_idle_mem, gpus, sizeof gpus, &first))) {
+    if (list_gpus(s, pick_idle_mem, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
         f = add(b, "idle_gpu_holding_memory", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN);
         gd_fb_ev(f, "gpu_index", g->index);

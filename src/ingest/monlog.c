@@ -499,6 +499,7 @@ gpudiag_log_format gpudiag_log_format_sniff(const char *buf, size_t len)
         const char *nl = memchr(s, '\n', len - pos);
         size_t n = nl ? (size_t)(nl - s) : len - pos;
         pos += n + 1;
+        /* cppcheck-suppress knownConditionTrueFalse ; n is 0 for an empty line (nl == s) */
         if (n && s[n - 1] == '\r')
             n--;
         size_t b = 0;

@@ -297,6 +297,7 @@ gpudiag_status gd_read_prom(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
         }
     }
     if (r < 0)
+        /* cppcheck-suppress redundantAssignment ; the initial GPUDIAG_OK is read at `done` by the loop's gotos */
         st = err ? err->code : GPUDIAG_ERR_IO;
     else
         st = flush(s, pend, npend, scrape, l, err);

@@ -71,7 +71,7 @@ const char *gd_elt_name(int elt);
  * Returns 1 and fills *flops, *bytes (NaN when the element type is unknown)
  * and *elt; 0 when the op is not one of those or its shapes do not fit.
  */
-int gd_op_flops_from_shapes(const char *name, size_t len, const gd_op_shapes *s, double *flops, double *bytes,
+int gd_op_flops_from_shapes(const char *s, size_t len, const gd_op_shapes *sh, double *flops, double *bytes,
                             int *elt);
 
 #endif

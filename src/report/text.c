@@ -310,13 +310,13 @@ static void idle_gaps(const tw *w, const gpudiag_report *r, int verbose)
     }
     if (verbose) {
         for (size_t i = 0; i < r->stream_idle_count; i++) {
-            const gpudiag_stream_idle *si = &r->stream_idle[i];
+            const gpudiag_stream_idle *sid = &r->stream_idle[i];
             char h[32], k[32], o[32];
-            ms(h, sizeof h, si->host_wait_us);
-            ms(k, sizeof k, si->kernel_wait_us);
-            ms(o, sizeof o, si->other_us);
+            ms(h, sizeof h, sid->host_wait_us);
+            ms(k, sizeof k, sid->kernel_wait_us);
+            ms(o, sizeof o, sid->other_us);
             fprintf(w->fp, "  GPU %d stream %d: %llu ops; idle host_wait %s, kernel_wait %s, other %s (HTA)\n",
-                    si->device, si->stream, (unsigned long long)si->ops, h, k, o);
+                    sid->device, sid->stream, (unsigned long long)sid->ops, h, k, o);
         }
     }
     fputc('\n', w->fp);
@@ -431,7 +431,7 @@ static void roofline_plot(const tw *w, const gpudiag_roofline *rl)
         if (row >= 0 && row < ROWS)
             grid[ROWS - 1 - row][c] = I < ridge ? '/' : '-';
     }
-    for (size_t i = pts ? rl->kernel_count : 0; i-- > 0;) { /* the longest drawn last, on top */
+    for (size_t i = rl->kernel_count; i-- > 0;) { /* the longest drawn last, on top */
         const gpudiag_roofline_kernel *k = &rl->kernels[i];
         if (!(k->intensity > 0) || !(k->achieved_tflops > 0))
             continue;

@@ -233,5 +233,15 @@ PY
 [ "$rc" -eq 3 ] && grep -q -- "--format dmon" "$TMP/err" && ! grep -q "gpudiag_series_read\|()" "$TMP/err" && ok ||
     nok "stdin hint: rc $rc $(cat "$TMP/err")"
 
+# every input that once broke tests/fuzz/fuzz_monlog (its first byte picks the format: 0 auto):
+# analysed, JSON and HTML, with an exit of 0 or 3 and never a crash (the ASan+UBSan suite runs this too)
+for f in "$GD_TEST_DATA/../fuzz/regress/fuzz_monlog"/*; do
+    [ -f "$f" ] || continue
+    tail -c +2 "$f" > "$TMP/fz.log"
+    "$GPUDIAG" analyze --json "$TMP/fz.log" > /dev/null 2> "$TMP/err"; rc=$?
+    "$GPUDIAG" analyze --html "$TMP/fz.html" "$TMP/fz.log" > /dev/null 2>&1; rc2=$?
+    { [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ]; } && { [ "$rc2" -eq 0 ] || [ "$rc2" -eq 3 ]; } && ok || nok "fuzz regression $(basename "$f"): rc $rc/$rc2 $(head -c 300 "$TMP/err")"
+done
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
