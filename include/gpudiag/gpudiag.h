@@ -518,6 +518,10 @@ typedef struct gpudiag_input_info {
     gpudiag_nsys_info nsys;       /**< Nsight Systems export details */
     const char *step_range;       /**< --step-range NAME given, or NULL; owned by the report */
     int step_range_missing;       /**< 1 if no range matched it */
+    const char *step_range_candidates; /**< when step_range_missing: up to 5 range names the trace does have
+                                       (NVTX ranges / user annotations, most frequent first, ties in order of
+                                       first appearance), joined by ", "; "" if none; NULL otherwise. Owned by
+                                       the report */
     int steps_selected;           /**< 1 when gpudiag_trace_select_steps() (--steps) chose the steps */
     int64_t steps_first, steps_last; /**< its bounds as given (INT64_MIN / INT64_MAX: open) */
     uint64_t steps_before_selection; /**< host steps the trace had before the selection */

@@ -119,6 +119,62 @@ static int cmp_host_step(const void *a, const void *b)
     return x->number < y->number ? -1 : x->number > y->number;
 }
 
+/* Up to 5 range names (user annotations / NVTX ranges) of the trace, most
+ * frequent first, ties in order of first appearance, joined by ", " and
+ * UTF-8-cleaned: what --step-range could have named.  NULL on allocation
+ * failure. */
+static char *range_candidates(const gpudiag_trace *t)
+{
+    enum { KEEP = 5 };
+    uint32_t *count = t->names.count ? calloc(t->names.count, sizeof *count) : NULL;
+    size_t *first = t->names.count ? malloc(t->names.count * sizeof *first) : NULL;
+    if (t->names.count && (!count || !first)) {
+        free(count);
+        free(first);
+        return NULL;
+    }
+    for (size_t i = 0; i < t->cpu_ops.len; i++) {
+        const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
+        if (c->cat != GD_CPU_USER_ANNOT)
+            continue;
+        if (count[c->name_id] == 0)
+            first[c->name_id] = i;
+        if (count[c->name_id] < UINT32_MAX)
+            count[c->name_id]++;
+    }
+    uint32_t best[KEEP];
+    size_t nb = 0;
+    for (uint32_t id = 0; id < t->names.count; id++) {
+        if (!count[id])
+            continue;
+        size_t pos = nb;
+        while (pos > 0 && (count[best[pos - 1]] < count[id] ||
+                           (count[best[pos - 1]] == count[id] && first[best[pos - 1]] > first[id])))
+            pos--;
+        if (pos >= KEEP)
+            continue;
+        size_t end = nb < KEEP ? nb : KEEP - 1;
+        for (size_t j = end; j > pos; j--)
+            best[j] = best[j - 1];
+        best[pos] = id;
+        if (nb < KEEP)
+            nb++;
+    }
+    char buf[512];
+    size_t len = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < nb; i++) {
+        const char *nm = gd_strtab_get(&t->names, best[i]);
+        int k = snprintf(buf + len, sizeof buf - len, "%s'%.80s'", i ? ", " : "", nm);
+        if (k < 0 || (size_t)k >= sizeof buf - len)
+            break;
+        len += (size_t)k;
+    }
+    free(count);
+    free(first);
+    return gd_utf8_clean(buf, strlen(buf));
+}
+
 /* ---- analysis context --------------------------------------------------- */
 
 unsigned gd_name_flags(actx *a, uint32_t id)
@@ -1127,6 +1183,10 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
         in->step_range = gd_utf8_clean(t->step_range, strlen(t->step_range));
         strings_ok = strings_ok && in->step_range;
         in->step_range_missing = t->step_range_missing;
+        if (t->step_range_missing) {
+            in->step_range_candidates = range_candidates(t);
+            strings_ok = strings_ok && in->step_range_candidates;
+        }
     }
     in->steps_selected = t->steps_selected;
     in->steps_first = t->steps_first;

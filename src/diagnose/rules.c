@@ -105,6 +105,8 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
         gd_fb_text(b, f, gd_format("The trace has no GPU activity (no kernels, copies or memsets)"),
              gd_format("Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] and make "
                        "sure the model and data are on the GPU (model.to('cuda'))."));
+    } else if (r->input.step_range_missing) {
+        /* input_step_range_missing below says it */
     } else if (!r->steps_from_profiler && r->input.nsys.present) {
         gpudiag_finding *f = gd_fb_add(b, "no_step_markers", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
         gd_fb_ev(f, "host_steps", 0);
@@ -126,9 +128,15 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
     if (r->input.step_range_missing) {
         gpudiag_finding *f = gd_fb_add(b, "input_step_range_missing", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
         gd_fb_ev(f, "annotation_ranges", (double)r->input.nsys.nvtx_ranges);
+        const char *cand = r->input.step_range_candidates ? r->input.step_range_candidates : "";
         gd_fb_text(b, f,
-             gd_format("No range named '%s' (--step-range) in the trace: the whole capture is analysed as one window",
-                       r->input.step_range ? r->input.step_range : ""),
+             gd_format("No %s named '%s' (--step-range) in the trace: the whole capture is analysed as one window; "
+                       "%s%s",
+                       r->input.nsys.present ? "NVTX range" : "user annotation",
+                       r->input.step_range ? r->input.step_range : "",
+                       cand[0] ? (r->input.nsys.present ? "ranges that exist: " : "annotations that exist: ")
+                               : (r->input.nsys.present ? "the export has no NVTX ranges" : "the trace has no user annotations"),
+                       cand),
              gd_format("Check the range name: it must be the NVTX range (Nsight export) or user annotation "
                        "(PyTorch profiler trace) text, optionally followed by '#', ' ', '_', '-' or ':' and the step "
                        "number (e.g. --step-range ProfilerStep matches ProfilerStep#12). `nsys stats -r nvtx_sum` "
@@ -918,8 +926,11 @@ static void verdict(fbuilder *b)
         v = gd_format("%s; could save ~%.0f%% of step time (%s)%s%s", top->title, 100.0 * top->est_gain,
                       short_fix(top),
                       r->steps_from_profiler ? "."
-                                             : ". No step markers: the window is the whole capture, so treat the "
-                                               "estimate with care.",
+                                             : r->input.step_range_missing
+                                                   ? ". The --step-range name matched nothing: the window is the "
+                                                     "whole capture, so treat the estimate with care."
+                                                   : ". No step markers: the window is the whole capture, so treat "
+                                                     "the estimate with care.",
                       note);
     } else if (!isnan(r->gpu_utilization) && r->gpu_utilization >= GD_LOW_UTIL_MAX) {
         r->bottleneck = GPUDIAG_BN_COMPUTE;

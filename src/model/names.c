@@ -105,6 +105,7 @@ void gpudiag_report_free(gpudiag_report **rp)
     free((char *)(uintptr_t)r->input.nsys.schema_gaps);
     free((char *)(uintptr_t)r->input.nsys.steps_source);
     free((char *)(uintptr_t)r->input.step_range);
+    free((char *)(uintptr_t)r->input.step_range_candidates);
     free(r->steps);
     free(r->devices);
     for (size_t i = 0; i < r->kernel_stat_count; i++)

@@ -189,6 +189,11 @@ static void write_inputs(jw *w, const gpudiag_report *r)
     else
         yajl_gen_null(w->g);
     kv_bool(w, "step_range_missing", in->step_range_missing);
+    key(w, "step_range_candidates");
+    if (in->step_range_candidates)
+        str(w, in->step_range_candidates);
+    else
+        yajl_gen_null(w->g);
     key(w, "steps_selected");
     if (in->steps_selected) {
         yajl_gen_map_open(w->g);

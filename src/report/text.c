@@ -177,7 +177,12 @@ static void numbers(const tw *w, const gpudiag_report *r)
         ms(d, sizeof d, r->step_time.min);
         ms(e, sizeof e, r->step_time.max);
         fprintf(w->fp, "%sSTEPS%s    %zu %s: mean %s, median %s, p90 %s, min %s, max %s", c_bold(w), c_off(w),
-                r->step_count, !r->steps_from_profiler ? "window (no ProfilerStep markers)" : r->step_count == 1 ? "step" : "steps", a, b, c, d, e);
+                r->step_count,
+                r->input.step_range_missing ? "window (no range matched --step-range)"
+                : !r->steps_from_profiler   ? "window (no ProfilerStep markers)"
+                : r->step_count == 1        ? "step"
+                                            : "steps",
+                a, b, c, d, e);
         if (r->step_time.mean > 0 && r->step_count > 1)
             fprintf(w->fp, " (spread %.1f%%)", 100.0 * r->step_time.stddev / r->step_time.mean);
         fputc('\n', w->fp);

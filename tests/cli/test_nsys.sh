@@ -302,6 +302,15 @@ valcheck.run([
     ("forward: steps", b["summary"]["steps"], 1),
     ("forward: missing", b["inputs"][0]["step_range_missing"], True),
     ("forward: finding", "input_step_range_missing" in ids_b, True),
+    # the NVTX ranges that do exist (each once; 'never closed' has no end and is no range):
+    # ties keep trace order; the message names the NVTX range, not ProfilerStep markers
+    ("forward: candidates", sorted(b["inputs"][0]["step_range_candidates"].split(", ")),
+     ["'ProfilerStep#1'", "'ProfilerStep#2'", "'ProfilerStep#3'", "'train loop'"]),
+    ("forward: no no_step_markers", "no_step_markers" in ids_b, False),
+    ("forward: title", [f["title"] for f in b["findings"] if f["id"] == "input_step_range_missing"][0].startswith(
+        "No NVTX range named 'forward' (--step-range) in the trace: the whole capture is analysed as one "
+        "window; ranges that exist: '"), True),
+    ("ProfilerStep: no candidates", a["inputs"][0]["step_range_candidates"], None),
 ], "new export --step-range")
 PY
 # --steps 2 on the steps the nsys reader built (NVTX ProfilerStep#1..3): step 2 alone,
@@ -423,6 +432,33 @@ valcheck.run([
     ("without: step_range", b["inputs"][0]["step_range"], None),
 ], "kineto --step-range")
 PY
+
+# a name that matches nothing: the annotations the trace has, most frequent first, ties in trace
+# order, at most 5 — train_step x2, then fwd, bwd, opt, log, io once each in that order: io is dropped
+python3 - "$TMP/k.json" "$TMP/k5.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for i, n in enumerate(["fwd", "bwd", "opt", "log", "io"]):
+    d["traceEvents"].append({"ph": "X", "cat": "user_annotation", "name": n, "pid": 1, "tid": 1, "ts": 1200 + 10 * i, "dur": 5})
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$GPUDIAG" analyze --json --step-range nosuch "$TMP/k5.json" > "$TMP/k_miss.json" 2>/dev/null
+python3 - "$TMP/k_miss.json" <<'PY' && ok || bad "kineto --step-range with an absent name"
+import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+d = json.load(open(sys.argv[1]))
+f = {x["id"]: x for x in d["findings"]}
+valcheck.run([
+    ("candidates", d["inputs"][0]["step_range_candidates"], "'train_step', 'fwd', 'bwd', 'opt', 'log'"),
+    ("title", f["input_step_range_missing"]["title"],
+     "No user annotation named 'nosuch' (--step-range) in the trace: the whole capture is analysed as one "
+     "window; annotations that exist: 'train_step', 'fwd', 'bwd', 'opt', 'log'"),
+    ("no no_step_markers", "no_step_markers" in f, False),
+], "kineto --step-range nosuch")
+PY
+"$GPUDIAG" analyze --no-color --step-range nosuch "$TMP/k5.json" 2>/dev/null | grep -q '^STEPS    1 window (no range matched --step-range)' &&
+  ok || bad "kineto --step-range nosuch: STEPS line"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
