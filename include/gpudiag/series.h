@@ -284,6 +284,11 @@ typedef struct gpudiag_gpu_summary {
     double spark[GPUDIAG_SPARK_POINTS]; /**< compute indicator averaged into equal-time buckets; NaN empty */
     double spark_mem[GPUDIAG_SPARK_POINTS]; /**< memory used ÷ total, same buckets */
     gpudiag_gpu_chart chart;      /**< the indicators over time at chart resolution */
+    double dip_share;             /**< share of compute samples at least 0.20 below the median; NaN unknown */
+    double dip_mean;              /**< mean compute indicator of those samples; NaN none */
+    double throttle_clock_loss;   /**< 1 − mean SM clock of throttled loaded samples ÷ that of unthrottled
+                                       loaded samples (else ÷ max SM clock); NaN unknown (DEFINITIONS
+                                       "Estimated gain of monitoring findings") */
 } gpudiag_gpu_summary;
 
 /** The `series` section of a report made from a monitoring log. */

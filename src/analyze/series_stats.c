@@ -352,12 +352,29 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
                 o->traffic_corr = corr(x->v[o->compute_metric], tmp, n);
             }
         }
+        /* time in dips: samples GD_SERIES_DIP_DEPTH below the median, and their mean */
+        o->dip_share = o->dip_mean = NAN;
+        if (cs && cs->n) {
+            const double *c = x->v[o->compute_metric];
+            size_t deep = 0;
+            double dsum = 0;
+            for (size_t i = 0; i < n; i++)
+                if (!isnan(c[i]) && c[i] < cs->median - GD_SERIES_DIP_DEPTH) {
+                    deep++;
+                    dsum += c[i];
+                }
+            o->dip_share = (double)deep / (double)cs->n;
+            if (deep)
+                o->dip_mean = dsum / (double)deep;
+        }
         /* throttling */
-        o->throttle_share = NAN;
+        o->throttle_share = o->throttle_clock_loss = NAN;
         const double *rs = x->v[GPUDIAG_M_CLOCK_REASONS], *pv = x->v[GPUDIAG_M_POWER_VIOLATION],
                      *tv = x->v[GPUDIAG_M_THERMAL_VIOLATION];
         if (rs || pv || tv) {
-            size_t known = 0, thr = 0;
+            size_t known = 0, thr = 0, nthr_clk = 0, nfree_clk = 0;
+            double thr_clk = 0, free_clk = 0;
+            const double *clk = x->v[GPUDIAG_M_SM_CLOCK_MHZ], *load = cs ? x->v[o->compute_metric] : NULL;
             for (size_t i = 0; i < n; i++) {
                 int k = 0, t = 0;
                 if (rs && !isnan(rs[i])) {
@@ -376,9 +393,23 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
                 }
                 known += k;
                 thr += t;
+                if (k && clk && !isnan(clk[i]) && load && !isnan(load[i]) && load[i] >= GD_SERIES_LOADED) {
+                    if (t) {
+                        thr_clk += clk[i];
+                        nthr_clk++;
+                    } else {
+                        free_clk += clk[i];
+                        nfree_clk++;
+                    }
+                }
             }
             if (known)
                 o->throttle_share = (double)thr / (double)known;
+            double ref = nfree_clk ? free_clk / (double)nfree_clk : st[GPUDIAG_M_SM_CLOCK_MAX_MHZ].max;
+            if (nthr_clk && !isnan(ref) && ref > 0) {
+                double loss = 1 - thr_clk / (double)nthr_clk / ref;
+                o->throttle_clock_loss = loss < 0 ? 0 : loss > 1 ? 1 : loss;
+            }
         }
         o->clock_below_max_share = NAN;
         const double *clk = x->v[GPUDIAG_M_SM_CLOCK_MHZ], *cmax = x->v[GPUDIAG_M_SM_CLOCK_MAX_MHZ];

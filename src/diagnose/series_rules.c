@@ -20,10 +20,39 @@
 
 typedef gd_fbuild sbuild;
 
-/* Monitoring findings carry no gain estimate. */
+/* A finding without a gain estimate (input notes, memory near capacity, ...). */
 static gpudiag_finding *add(sbuild *b, const char *id, gpudiag_severity sev, int is_cause, gpudiag_bottleneck bn)
 {
     return gd_fb_add(b, id, sev, is_cause, bn, NAN);
+}
+
+/* With an estimated gain: the share of run time a fix could save
+ * (docs/DEFINITIONS.md "Estimated gain of monitoring findings"). */
+static gpudiag_finding *add_gain(sbuild *b, const char *id, gpudiag_severity sev, int is_cause, gpudiag_bottleneck bn,
+                                 double gain)
+{
+    if (!isnan(gain))
+        gain = gain < 0 ? 0 : gain > 1 ? 1 : gain;
+    return gd_fb_add(b, id, sev, is_cause, bn, gain);
+}
+
+/* Time the GPU spends not computing, down to the seeds' median target: a
+ * GPU busy a fraction u of the time does its work in u ÷ 0.70 of the time
+ * once it reaches the target, saving 1 − u ÷ 0.70 (0 at or above it). */
+static double gain_to_target(const gpudiag_metric_stats *c)
+{
+    if (!c || isnan(c->mean))
+        return NAN;
+    return c->mean >= GD_SERIES_HEALTH_MEDIAN ? 0 : 1 - c->mean / GD_SERIES_HEALTH_MEDIAN;
+}
+
+/* Time lost in dips: a share d of the samples runs at m_dip instead of the
+ * median; lifting them to the median saves d × (1 − m_dip ÷ median). */
+static double gain_dips(const gpudiag_gpu_summary *g, const gpudiag_metric_stats *c)
+{
+    if (!c || isnan(g->dip_share) || isnan(g->dip_mean) || !(c->median > 0))
+        return NAN;
+    return g->dip_share * (1 - g->dip_mean / c->median);
 }
 
 /* "GPU 0", "GPU 0 MIG 3 (2g.20gb)", with the host when there are several */
@@ -165,8 +194,10 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
     if (list_gpus(s, pick_low_util, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
         const gpudiag_metric_stats *c = cs(g);
-        f = add(b, "low_gpu_utilization", c->median < 0.3 ? GPUDIAG_SEV_HIGH : c->median < 0.5 ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW,
-                0, g->bottleneck);
+        f = add_gain(b, "low_gpu_utilization",
+                     c->median < 0.3 ? GPUDIAG_SEV_HIGH : c->median < 0.5 ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW, 0,
+                     g->bottleneck,
+                     isnan(gain_dips(g, c)) || gain_to_target(c) > gain_dips(g, c) ? gain_to_target(c) : gain_dips(g, c));
         gd_fb_ev(f, "gpu_index", g->index);
         gd_fb_ev(f, "median", c->median);
         gd_fb_ev(f, "p10", c->p10);
@@ -182,7 +213,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
     }
     if (list_gpus(s, pick_sawtooth, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
-        f = add(b, "communication_sawtooth", GPUDIAG_SEV_MEDIUM, 1, GPUDIAG_BN_COMMUNICATION);
+        f = add_gain(b, "communication_sawtooth", GPUDIAG_SEV_MEDIUM, 1, GPUDIAG_BN_COMMUNICATION, gain_dips(g, cs(g)));
         gd_fb_ev(f, "gpu_index", g->index);
         gd_fb_ev(f, "period_us", g->dip_period_us);
         gd_fb_ev(f, "traffic_corr", g->traffic_corr);
@@ -195,7 +226,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
     }
     if (list_gpus(s, pick_dips, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
-        f = add(b, "utilization_dips", GPUDIAG_SEV_MEDIUM, 1, GPUDIAG_BN_DATA_PIPELINE);
+        f = add_gain(b, "utilization_dips", GPUDIAG_SEV_MEDIUM, 1, GPUDIAG_BN_DATA_PIPELINE, gain_dips(g, cs(g)));
         gd_fb_ev(f, "gpu_index", g->index);
         gd_fb_ev(f, "period_us", g->dip_period_us);
         gd_fb_ev(f, "acf", g->dip_acf);
@@ -225,7 +256,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
     }
     if (list_gpus(s, pick_headroom, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
-        f = add(b, "memory_headroom", GPUDIAG_SEV_LOW, 1, g->bottleneck);
+        f = add_gain(b, "memory_headroom", GPUDIAG_SEV_LOW, 1, g->bottleneck, gain_to_target(cs(g)));
         gd_fb_ev(f, "gpu_index", g->index);
         gd_fb_ev(f, "mem_used_share", g->mem_used_share);
         gd_fb_ev(f, "compute_median", cs(g)->median);
@@ -251,7 +282,11 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
         int hw = (g->reasons_any & HW_BITS) != 0 ||
                  (!isnan(g->stats[GPUDIAG_M_THERMAL_VIOLATION].max) && g->stats[GPUDIAG_M_THERMAL_VIOLATION].max > 0);
         int pv = g->stats[GPUDIAG_M_POWER_VIOLATION].median >= GD_SERIES_THROTTLE_SHARE;
-        f = add(b, "throttling", hw ? GPUDIAG_SEV_HIGH : pv ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW, 1, GPUDIAG_BN_THROTTLING);
+        /* time lost to lower clocks: the throttled share × the clock lost in it (compute-bound work
+         * scales with the clock, so this is an upper bound); unknown without SM clocks */
+        f = add_gain(b, "throttling", hw ? GPUDIAG_SEV_HIGH : pv ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW, 1,
+                     GPUDIAG_BN_THROTTLING, g->throttle_share * g->throttle_clock_loss);
+        gd_fb_ev(f, "throttle_clock_loss", g->throttle_clock_loss);
         gd_fb_ev(f, "gpu_index", g->index);
         gd_fb_ev(f, "throttle_share", g->throttle_share);
         gd_fb_ev(f, "reason_bits", (double)g->reasons_any);
@@ -340,7 +375,10 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
     }
     if (list_gpus(s, pick_idle_mem, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
-        f = add(b, "idle_gpu_holding_memory", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN);
+        /* k of the log's N GPUs reserved but idle: putting them to work (linear scaling) would cut
+         * the run time by up to k ÷ N */
+        f = add_gain(b, "idle_gpu_holding_memory", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN,
+                     s->gpu_count ? (double)k / (double)s->gpu_count : NAN);
         gd_fb_ev(f, "gpu_index", g->index);
         gd_fb_ev(f, "mem_used_bytes", g->stats[GPUDIAG_M_MEM_USED_BYTES].median);
         gd_fb_ev(f, "mem_used_share", g->mem_used_share);
@@ -418,6 +456,12 @@ static int frank(const gpudiag_finding *f)
 static int cmp_f(const void *a, const void *b)
 {
     const gpudiag_finding *x = a, *y = b;
+    /* by estimated gain like trace findings (largest first, unestimated after), then cause/severity */
+    int xg = !isnan(x->est_gain), yg = !isnan(y->est_gain);
+    if (xg != yg)
+        return yg - xg;
+    if (xg && x->est_gain != y->est_gain)
+        return x->est_gain < y->est_gain ? 1 : -1;
     if (frank(x) != frank(y))
         return frank(x) - frank(y);
     return (int)y->severity - (int)x->severity;

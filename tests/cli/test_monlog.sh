@@ -228,6 +228,21 @@ checks += [("ids util n", g["metrics"]["gpu_util"]["n"], 1), ("ids smact mean", 
            ("ids finding", "input_columns_ignored" in fids(d), True)]
 valcheck.run(checks, "input checks")
 PY
+# est_gain of monitoring findings (DEFINITIONS "Estimated gain of monitoring findings"), by hand:
+# GPU 0 sm 90 x8, 10 x2 -> median 0.90, 2 of 10 samples in dips at 0.10: 0.2 x (1 - 0.10/0.90) = 0.17778
+#   (mean 0.74 is above the 0.70 target, so the dip term is the larger); pviol > 0 in 4 of 10 samples,
+#   loaded SM clock 1050 throttled vs 1400 free: 0.4 x (1 - 1050/1400) = 0.10;
+# GPU 1 idle with 20000 MiB: 1 of 2 GPUs -> 0.5.  Ranked by gain.
+"$GPUDIAG" analyze --json "$DATA/dmon_gains.log" > "$TMP/gain.json" || nok "gains"
+if python3 - "$TMP/gain.json" <<'PY'; then ok; else nok "est_gain values"; fi
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = {f["id"]: f["est_gain"] for f in d["findings"]}
+assert [f["id"] for f in d["findings"]][:3] == ["idle_gpu_holding_memory", "low_gpu_utilization", "throttling"], d["findings"]
+assert abs(g["idle_gpu_holding_memory"] - 0.5) < 1e-6, g
+assert abs(g["low_gpu_utilization"] - 0.2 * (1 - 0.10 / 0.90)) < 1e-6, g
+assert abs(g["throttling"] - 0.4 * (1 - 1050 / 1400)) < 1e-6, g
+PY
 # a monitoring log on standard input without --format: the hint names the option, not a C function
 "$GPUDIAG" analyze - < "$DATA/dmon_columns_change.log" > /dev/null 2> "$TMP/err"; rc=$?
 [ "$rc" -eq 3 ] && grep -q -- "--format dmon" "$TMP/err" && ! grep -q "gpudiag_series_read\|()" "$TMP/err" && ok ||
