@@ -26,13 +26,12 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 echo "== static analysis (cppcheck)"
 # variableScope is suppressed: declaring at the top of a block is a style this
 # code base uses on purpose; every other finding is fixed or suppressed
-# inline with its reason (cppcheck-suppress comments).  Findings are printed;
-# they fail the run only with GPUDIAG_LINT_STRICT=1 (zero findings when this
-# was written; strict by default once every branch in flight has landed).
+# inline with its reason (cppcheck-suppress comments).  Any finding fails the
+# run (zero on main since 2026-12-02; GPUDIAG_LINT_STRICT=0 only prints them).
 if ! cppcheck --enable=warning,style,performance,portability --suppress=variableScope --std=c11 \
   --inline-suppr --quiet --error-exitcode=1 -I include -I src src tests/fuzz tests/fault; then
   echo "cppcheck: findings above (docs/FUZZING.md, Static analysis)"
-  [ "${GPUDIAG_LINT_STRICT:-0}" = 1 ] && exit 1
+  [ "${GPUDIAG_LINT_STRICT:-1}" = 1 ] && exit 1
 fi
 
 echo "== valgrind (memcheck) over representative runs"
@@ -55,5 +54,5 @@ echo "== libFuzzer targets, ${GPUDIAG_FUZZ_SECONDS:-20} s each (clang; bench/fuz
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DGPUDIAG_FUZZ=ON -DBUILD_TESTING=OFF \
   -DGPUDIAG_FUZZ_SECONDS="${GPUDIAG_FUZZ_SECONDS:-20}" >/dev/null
 cmake --build build-fuzz -j"$jobs" --target fuzz_kineto fuzz_kineto_yajl fuzz_gzip fuzz_cli_opts fuzz_monlog \
-  fuzz_saved fuzz_nsys fuzz_serve
+  fuzz_saved fuzz_nsys fuzz_serve fuzz_ncu
 GD_FUZZ_SEED=${GD_FUZZ_SEED:-1} ctest --test-dir build-fuzz -L fuzz --output-on-failure
