@@ -373,12 +373,13 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
              gd_format("Fields gpudiag has no metric for (or does not know) were read past, not rejected. The "
                        "DCGM fields it uses are listed in docs/DEFINITIONS.md \"Monitoring series\"."));
     }
-    if (list_gpus(s, pick_idle_mem, gpus, sizeof gpus, &first)) {
+    size_t nidle;
+    if ((nidle = list_gpus(s, pick_idle_mem, gpus, sizeof gpus, &first))) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
         /* k of the log's N GPUs reserved but idle: putting them to work (linear scaling) would cut
          * the run time by up to k ÷ N */
         f = add_gain(b, "idle_gpu_holding_memory", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN,
-                     s->gpu_count ? (double)k / (double)s->gpu_count : NAN);
+                     s->gpu_count ? (double)nidle / (double)s->gpu_count : NAN);
         gd_fb_ev(f, "gpu_index", g->index);
         gd_fb_ev(f, "mem_used_bytes", g->stats[GPUDIAG_M_MEM_USED_BYTES].median);
         gd_fb_ev(f, "mem_used_share", g->mem_used_share);
