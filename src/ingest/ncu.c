@@ -217,8 +217,9 @@ gpudiag_status gpudiag_ncu_read(const char *path, gpudiag_ncu **out, gpudiag_err
         return gd_set_error(err, GPUDIAG_ERR_ARG, path, -1, "gpudiag_ncu_read: NULL path or out");
     *out = NULL;
     FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return gd_set_error(err, GPUDIAG_ERR_IO, path, -1, "cannot open: %s", strerror(errno));
+    if (!fp) /* fopen allocates: ENOMEM is ours to report as such (exit 5, not 3) */
+        return errno == ENOMEM ? gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory")
+                               : gd_set_error(err, GPUDIAG_ERR_IO, path, -1, "cannot open: %s", strerror(errno));
     size_t len = 0, dcap = 0;
     char *d = NULL;
     int rerr = 0, toobig = 0;

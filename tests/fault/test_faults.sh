@@ -101,6 +101,31 @@ while [ "$n" -le "$mallocs" ]; do
     n=$((n + 1))
 done
 
+# --ncu and the roofline (gpudiag_ncu_read, gd_build_roofline, the op FLOPs the
+# reader keeps): every N over tests/data/ok_roofline_mm.json with the CSV sample
+RL="$GD_TEST_DATA/ok_roofline_mm.json"
+NCU="$GD_TEST_DATA/ncu/roofline_h100.csv"
+"$GPUDIAG" analyze --json --ncu "$NCU" "$RL" >"$TMP/clean.json" 2>/dev/null
+GD_FAULT_COUNT="$TMP/count" LD_PRELOAD="$GD_FAULT_SHIM" "$GPUDIAG" analyze --json --ncu "$NCU" "$RL" >/dev/null 2>&1
+mallocs=$(sed -n 's/^malloc //p' "$TMP/count")
+n=0
+while [ "$n" -le "$mallocs" ]; do
+    CASE="--ncu, malloc fails from call $((n + 1)) of $mallocs"
+    GD_FAULT_MALLOC=$n LD_PRELOAD="$GD_FAULT_SHIM" "$GPUDIAG" analyze --json --ncu "$NCU" "$RL" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    first=$(head -n 1 "$TMP/err")
+    if [ "$rc" -eq 0 ] && cmp -s "$TMP/out" "$TMP/clean.json"; then
+        ok
+    elif [ "$rc" -eq 5 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && { case "$first" in
+        "gpudiag: error: "*"out of memory"* | "gpudiag: error: "*"Cannot allocate memory"*) true ;;
+        *) false ;; esac; }; then
+        ok
+    else
+        nok "exit $rc, stderr: $(head -c 300 "$TMP/err")"
+    fi
+    n=$((n + 1))
+done
+
 # write errors
 want_write() { # REASON
     first=$(head -n 1 "$TMP/err")
