@@ -211,22 +211,31 @@ const gd_runtime *gd_runtime_for(const actx *a, int64_t correlation)
     return k < a->nrt_index ? gd_vec_at(&a->t->runtimes, a->rt_index[k].idx) : NULL;
 }
 
-/* Widen [*mn, *mx] to cover every record of v; the model's event records all
- * begin with int64 ts_ns, dur_ns. */
-_Static_assert(offsetof(gd_gpu_op, ts_ns) == 0 && offsetof(gd_gpu_op, dur_ns) == 8, "gd_gpu_op layout");
-_Static_assert(offsetof(gd_runtime, ts_ns) == 0 && offsetof(gd_runtime, dur_ns) == 8, "gd_runtime layout");
 _Static_assert(GPUDIAG_KCLASS_COUNT <= 16, "kernel class fits the 4 NF_CLASS bits");
-_Static_assert(offsetof(gd_cpu_op, ts_ns) == 0 && offsetof(gd_cpu_op, dur_ns) == 8, "gd_cpu_op layout");
 
-static void widen_span(const gd_vec *v, int64_t *mn, int64_t *mx)
+/* Widen [*mn, *mx] to cover [ts, ts + dur). */
+static void widen(int64_t ts, int64_t dur, int64_t *mn, int64_t *mx)
 {
-    for (size_t i = 0; i < v->len; i++) {
-        int64_t ts_dur[2];
-        memcpy(ts_dur, gd_vec_at(v, i), sizeof ts_dur);
-        if (ts_dur[0] < *mn)
-            *mn = ts_dur[0];
-        if (ts_dur[0] + ts_dur[1] > *mx)
-            *mx = ts_dur[0] + ts_dur[1];
+    if (ts < *mn)
+        *mn = ts;
+    if (ts + dur > *mx)
+        *mx = ts + dur;
+}
+
+/* Widen [*mn, *mx] to cover every GPU op, runtime call and CPU op of t. */
+static void widen_span(const gpudiag_trace *t, int64_t *mn, int64_t *mx)
+{
+    for (size_t i = 0; i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        widen(op->ts_ns, op->dur_ns, mn, mx);
+    }
+    for (size_t i = 0; i < t->runtimes.len; i++) {
+        const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
+        widen(rt->ts_ns, gd_rt_dur(t, rt), mn, mx);
+    }
+    for (size_t i = 0; i < t->cpu_ops.len; i++) {
+        const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
+        widen(c->ts_ns, gd_cpu_dur(t, c), mn, mx);
     }
 }
 
@@ -263,14 +272,12 @@ static int build_steps(actx *a)
                 continue;
             if (c->ts_ns < mn)
                 mn = c->ts_ns;
-            if (c->ts_ns + c->dur_ns > mx)
-                mx = c->ts_ns + c->dur_ns;
+            if (c->ts_ns + gd_cpu_dur(t, c) > mx)
+                mx = c->ts_ns + gd_cpu_dur(t, c);
         }
         if (mn > mx) {
             /* no host ops at all: the whole span of device work and calls */
-            widen_span(&t->gpu_ops, &mn, &mx);
-            widen_span(&t->runtimes, &mn, &mx);
-            widen_span(&t->cpu_ops, &mn, &mx);
+            widen_span(t, &mn, &mx);
         }
         if (mn > mx) {
             free(hs);
@@ -293,7 +300,7 @@ static int build_steps(actx *a)
     for (size_t i = 0; i < nrt; i++) {
         const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
         rts[i].ts = rt->ts_ns;
-        rts[i].end = rt->ts_ns + rt->dur_ns;
+        rts[i].end = rt->ts_ns + gd_rt_dur(t, rt);
         rts[i].idx = (uint32_t)i;
     }
     if (gd_radix_sort_i64(rts, nrt, sizeof *rts, offsetof(rt_ref, ts)) != 0) /* stable: ties keep idx order */
@@ -464,7 +471,7 @@ static int build_breakdown(actx *a)
     }
     for (size_t i = 0; i < t->runtimes.len; i++) {
         const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
-        if (gd_iv_push(&role[GPUDIAG_ROLE_RUNTIME], rt->ts_ns, rt->ts_ns + rt->dur_ns))
+        if (gd_iv_push(&role[GPUDIAG_ROLE_RUNTIME], rt->ts_ns, rt->ts_ns + gd_rt_dur(t, rt)))
             goto out;
     }
     for (size_t i = 0; i < t->cpu_ops.len; i++) {
@@ -472,56 +479,69 @@ static int build_breakdown(actx *a)
         int rl = c->role == GD_CR_DATALOADER ? GPUDIAG_ROLE_DATALOADER
                  : c->role == GD_CR_COMM ? GPUDIAG_ROLE_COMMUNICATION
                  : c->role == GD_CR_CPU_EXEC ? GPUDIAG_ROLE_CPU_EXEC : -1;
-        if (rl >= 0 && gd_iv_push(&role[rl], c->ts_ns, c->ts_ns + c->dur_ns))
+        if (rl >= 0 && gd_iv_push(&role[rl], c->ts_ns, c->ts_ns + gd_cpu_dur(t, c)))
             goto out;
     }
     {
-        size_t nsl = a->nsteps;
-        size_t cap = nsl;
+        /* TBP's priority partition of each step: a moment goes to the first
+         * role (in enum order) active then, else to Other.  One sweep over the
+         * merged role sets per step; nothing is materialised per event. */
+        int64_t *sums = calloc(a->nsteps * GPUDIAG_ROLE_COUNT, sizeof *sums);
+        if (!sums)
+            goto out;
+        const gd_iv *iv[GPUDIAG_ROLE_OTHER];
+        size_t niv[GPUDIAG_ROLE_OTHER], hint[GPUDIAG_ROLE_OTHER];
         for (int i = 0; i < GPUDIAG_ROLE_OTHER; i++) {
             role[i].len = gd_iv_merge(role[i].data, role[i].len);
-            cap += role[i].len;
+            iv[i] = role[i].data;
+            niv[i] = role[i].len;
+            hint[i] = 0;
         }
-        gd_iv *slots = malloc((cap + 1) * sizeof *slots);
-        gd_iv *cost = malloc((cap + 1) * sizeof *cost);
-        gd_iv *tmp = malloc((cap + 1) * sizeof *tmp);
-        int64_t *sums = calloc(a->nsteps, sizeof *sums);
-        if (!slots || !cost || !tmp || !sums) {
-            free(slots);
-            free(cost);
-            free(tmp);
-            free(sums);
-            goto out;
-        }
-        memcpy(slots, a->steps, nsl * sizeof *slots);
-        nsl = gd_iv_merge(slots, nsl);
-        for (int rl = 0; rl <= GPUDIAG_ROLE_OTHER; rl++) {
-            size_t nc;
-            if (rl == GPUDIAG_ROLE_OTHER) {
-                memcpy(cost, slots, nsl * sizeof *cost);
-                nc = nsl;
-            } else {
-                nc = gd_iv_intersect(slots, nsl, role[rl].data, role[rl].len, cost);
-                size_t nt = gd_iv_subtract(slots, nsl, cost, nc, tmp);
-                memcpy(slots, tmp, nt * sizeof *slots);
-                nsl = nt;
+        for (size_t st = 0; st < a->nsteps; st++) {
+            int64_t ws = a->steps[st].s, we = a->steps[st].e;
+            int64_t *sum = sums + st * GPUDIAG_ROLE_COUNT;
+            size_t p[GPUDIAG_ROLE_OTHER];
+            for (int i = 0; i < GPUDIAG_ROLE_OTHER; i++) {
+                /* steps are sorted by start: what ends by this one's start is done */
+                while (hint[i] < niv[i] && iv[i][hint[i]].e <= ws)
+                    hint[i]++;
+                p[i] = hint[i];
             }
-            memset(sums, 0, a->nsteps * sizeof *sums);
-            gd_iv_sum_per_window(cost, nc, a->steps, a->nsteps, sums);
+            for (int64_t t0 = ws; t0 < we;) {
+                int64_t next = we;
+                int win = GPUDIAG_ROLE_OTHER;
+                for (int i = 0; i < GPUDIAG_ROLE_OTHER; i++) {
+                    while (p[i] < niv[i] && iv[i][p[i]].e <= t0)
+                        p[i]++;
+                    if (p[i] == niv[i])
+                        continue;
+                    const gd_iv *x = &iv[i][p[i]];
+                    if (x->s <= t0) {
+                        if (win == GPUDIAG_ROLE_OTHER)
+                            win = i;
+                        if (x->e < next)
+                            next = x->e;
+                    } else if (x->s < next) {
+                        next = x->s;
+                    }
+                }
+                sum[win] += next - t0;
+                t0 = next;
+            }
+        }
+        for (int rl = 0; rl <= GPUDIAG_ROLE_OTHER; rl++) {
             double total = 0;
-            for (size_t s = 0; s < a->nsteps; s++) {
-                r->steps[s].role_us[rl] = ns_to_us(sums[s]);
-                total += (double)sums[s];
+            for (size_t st = 0; st < a->nsteps; st++) {
+                int64_t v = sums[st * GPUDIAG_ROLE_COUNT + rl];
+                r->steps[st].role_us[rl] = ns_to_us(v);
+                total += (double)v;
             }
             r->avg_role_us[rl] = total / NS_PER_US / (double)a->nsteps;
         }
         double tot = 0;
-        for (size_t s = 0; s < a->nsteps; s++)
-            tot += (double)(a->steps[s].e - a->steps[s].s);
+        for (size_t st = 0; st < a->nsteps; st++)
+            tot += (double)(a->steps[st].e - a->steps[st].s);
         r->avg_step_us = tot / NS_PER_US / (double)a->nsteps;
-        free(slots);
-        free(cost);
-        free(tmp);
         free(sums);
     }
     rc = 0;
@@ -535,9 +555,10 @@ out:
 
 typedef struct endpoint {
     int64_t t;
-    int is_end;
-    double v;
+    float v;          /* Kineto's blocks per SM, as stored in the model */
+    int32_t is_end;
 } endpoint;
+_Static_assert(sizeof(endpoint) == 16, "endpoint is 16 bytes");
 
 static int cmp_endpoint(const void *pa, const void *pb)
 {
@@ -557,7 +578,7 @@ static double sm_efficiency(endpoint *ep, size_t n, int64_t span_s, int64_t span
      * STARTs before ENDs at equal times, as TBP's sort key does. */
     if (gd_radix_sort_i64(ep, n, sizeof *ep, offsetof(endpoint, t)) != 0)
         qsort(ep, n, sizeof *ep, cmp_endpoint);
-    double last_value = ep[0].v;
+    double last_value = (double)ep[0].v;
     int64_t last_t = ep[0].t;
     double weighted = 0;
     int any = 0;
@@ -573,9 +594,9 @@ static double sm_efficiency(endpoint *ep, size_t n, int64_t span_s, int64_t span
         }
         last_t = ep[i].t;
         if (ep[i].is_end)
-            last_value -= ep[i].v;
+            last_value -= (double)ep[i].v;
         else
-            last_value += ep[i].v;
+            last_value += (double)ep[i].v;
     }
     if (!any)
         return NAN;
@@ -631,16 +652,26 @@ static int build_devices(actx *a)
     free(ids);
 
     int rc = -1;
-    gd_vec kiv, all_iv, comp_iv, comm_iv, eps, eps_end;
+    gd_vec kiv, all_iv, comp_iv, comm_iv, eps;
     gd_vec_init(&kiv, sizeof(gd_iv));
     gd_vec_init(&all_iv, sizeof(gd_iv));
     gd_vec_init(&comp_iv, sizeof(gd_iv));
     gd_vec_init(&comm_iv, sizeof(gd_iv));
     gd_vec_init(&eps, sizeof(endpoint));
-    gd_vec_init(&eps_end, sizeof(endpoint));
     for (size_t di = 0; di < nid; di++) {
         gpudiag_device *d = &r->devices[di];
-        kiv.len = all_iv.len = comp_iv.len = comm_iv.len = eps.len = eps_end.len = 0;
+        kiv.len = all_iv.len = comp_iv.len = comm_iv.len = eps.len = 0;
+        /* SM efficiency endpoints: every START (op order), then every END */
+        size_t nbps = 0, kb = 0;
+        for (size_t i = 0; i < t->gpu_ops.len; i++) {
+            const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+            if (op->device == d->id && op->kind == GD_GPU_KERNEL && (op->flags & GD_GF_HAS_BPS) &&
+                op->blocks_per_sm > 0.0f)
+                nbps++;
+        }
+        if (gd_vec_reserve(&eps, 2 * nbps) != 0)
+            goto out;
+        endpoint *ep = eps.data;
         double occ_w = 0, occ_t = 0, tc_t = 0, ktime = 0;
         uint64_t kcount = 0;
         for (size_t i = 0; i < t->gpu_ops.len; i++) {
@@ -669,9 +700,9 @@ static int build_devices(actx *a)
                 }
             }
             if ((op->flags & GD_GF_HAS_BPS) && op->blocks_per_sm > 0.0f) {
-                endpoint e1 = {s, 0, (double)op->blocks_per_sm}, e2 = {e, 1, (double)op->blocks_per_sm};
-                if (!gd_vec_push(&eps, &e1) || !gd_vec_push(&eps_end, &e2))
-                    goto out;
+                endpoint e1 = {s, op->blocks_per_sm, 0}, e2 = {e, op->blocks_per_sm, 1};
+                ep[kb] = e1;
+                ep[nbps + kb++] = e2;
             }
             if ((op->flags & GD_GF_HAS_OCC) && op->occupancy_pct >= 0.0f && a->nsteps) {
                 int64_t cs = s > a->span_s ? s : a->span_s;
@@ -691,11 +722,7 @@ static int build_devices(actx *a)
             gd_iv span = {a->span_s, a->span_e};
             int64_t busy = gd_iv_intersect_len(kiv.data, kiv.len, &span, 1);
             d->gpu_utilization = (double)busy / (double)(a->span_e - a->span_s);
-            if (eps_end.len && gd_vec_reserve(&eps, eps.len + eps_end.len) != 0)
-                goto out;
-            if (eps_end.len)
-                memcpy((endpoint *)eps.data + eps.len, eps_end.data, eps_end.len * sizeof(endpoint));
-            eps.len += eps_end.len;
+            eps.len = 2 * nbps;
             d->sm_efficiency = sm_efficiency(eps.data, eps.len, a->span_s, a->span_e);
             if (occ_t > 0)
                 d->achieved_occupancy = occ_w / occ_t / 100.0;
@@ -728,7 +755,6 @@ out:
     gd_vec_free(&comp_iv);
     gd_vec_free(&comm_iv);
     gd_vec_free(&eps);
-    gd_vec_free(&eps_end);
     return rc;
 }
 
@@ -850,7 +876,7 @@ static int build_launch_stats(actx *a)
             continue;
         const char *nm = gd_strtab_get(&t->names, c->name_id);
         if (gd_starts_with(nm, gd_strtab_len(&t->names, c->name_id), "Optimizer.step#") &&
-            gd_iv_push(&optv, c->ts_ns, c->ts_ns + c->dur_ns) != 0) {
+            gd_iv_push(&optv, c->ts_ns, c->ts_ns + gd_cpu_dur(t, c)) != 0) {
             gd_vec_free(&optv);
             free(delays);
             return -1;
@@ -871,15 +897,16 @@ static int build_launch_stats(actx *a)
         if (!rt)
             continue;
         r->linked_kernels++;
-        int64_t delay = op->ts_ns - (rt->ts_ns + rt->dur_ns);
+        int64_t rdur = gd_rt_dur(t, rt);
+        int64_t delay = op->ts_ns - (rt->ts_ns + rdur);
         if (delay < 0)
             delay = 0;
         delays[nd++] = ns_to_us(delay);
         /* HTA: short kernel = CPU launch <= 50 µs and GPU time < CPU launch time */
-        if (rt->dur_ns <= 50000 && op->dur_ns < rt->dur_ns)
+        if (rdur <= 50000 && op->dur_ns < rdur)
             nshort++;
         /* HTA outliers: launch call > 50 µs on the CPU; launch delay > 100 µs */
-        if (rt->dur_ns > 50000)
+        if (rdur > 50000)
             r->runtime_outliers++;
         if (delay > 100000)
             r->launch_delay_outliers++;

@@ -300,9 +300,9 @@ static const char *op_at(const gpudiag_trace *t, int64_t at)
     const gd_cpu_op *best = NULL;
     for (size_t i = 0; i < t->cpu_ops.len; i++) {
         const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
-        if (c->cat == GD_CPU_GPU_ANNOT || c->ts_ns > at || c->ts_ns + c->dur_ns <= at)
+        if (c->cat == GD_CPU_GPU_ANNOT || c->ts_ns > at || c->ts_ns + gd_cpu_dur(t, c) <= at)
             continue;
-        if (!best || c->ts_ns > best->ts_ns || (c->ts_ns == best->ts_ns && c->dur_ns < best->dur_ns))
+        if (!best || c->ts_ns > best->ts_ns || (c->ts_ns == best->ts_ns && gd_cpu_dur(t, c) < gd_cpu_dur(t, best)))
             best = c;
     }
     return best ? gd_strtab_get(&t->names, best->name_id) : NULL;
@@ -371,13 +371,13 @@ int gd_build_idle(actx *a)
     /* host activity sets */
     for (size_t i = 0; i < t->runtimes.len; i++) {
         const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
-        int64_t e = rt->ts_ns + rt->dur_ns;
+        int64_t e = rt->ts_ns + gd_rt_dur(t, rt);
         if (gd_name_flags(a, rt->name_id) & NF_SYNC) {
             if (gd_iv_push(&host[HOST_SYNC], rt->ts_ns, e))
                 goto out;
             if (rt->ts_ns < a->span_e && e > a->span_s) {
                 r->sync_calls++;
-                r->sync_time_us += (double)rt->dur_ns / 1000.0;
+                r->sync_time_us += (double)gd_rt_dur(t, rt) / 1000.0;
             }
         }
         if (gd_iv_push(&host[HOST_OTHER], rt->ts_ns, e))
@@ -412,8 +412,8 @@ int gd_build_idle(actx *a)
         else if ((nl == 27 && memcmp(nm, "aten::flatten_dense_tensors", 27) == 0) ||
                  (nl == 29 && memcmp(nm, "aten::unflatten_dense_tensors", 29) == 0))
             h = HOST_COALESCE; /* the host side of a coalesced collective; also host activity (rule 3) */
-        if (gd_iv_push(&host[h], c->ts_ns, c->ts_ns + c->dur_ns) ||
-            (h == HOST_COALESCE && gd_iv_push(&host[HOST_OTHER], c->ts_ns, c->ts_ns + c->dur_ns)))
+        if (gd_iv_push(&host[h], c->ts_ns, c->ts_ns + gd_cpu_dur(t, c)) ||
+            (h == HOST_COALESCE && gd_iv_push(&host[HOST_OTHER], c->ts_ns, c->ts_ns + gd_cpu_dur(t, c))))
             goto out;
     }
     for (int h = 0; h < HOST_SETS; h++)

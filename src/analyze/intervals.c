@@ -126,8 +126,28 @@ void gd_iv_sum_per_window(const gd_iv *a, size_t na, const gd_iv *w, size_t nw, 
     }
 }
 
+/* Below this many intervals a full vector simply grows. */
+#define GD_IV_COMPACT_MIN 4096
+
 int gd_iv_push(gd_vec *v, int64_t s, int64_t e)
 {
+    if (v->len) {
+        /* joins the tail as gd_iv_merge would join it: starts inside it or at its end */
+        gd_iv *t = (gd_iv *)v->data + v->len - 1;
+        if (s >= t->s && s <= t->e) {
+            if (e > t->e)
+                t->e = e;
+            return 0;
+        }
+    }
+    if (v->len == v->cap && v->len >= GD_IV_COMPACT_MIN) {
+        /* Full: merge what is there.  merge(merge(A) ∪ B) = merge(A ∪ B), so the
+         * set stays the same; growing only when less than half was freed keeps
+         * the cost amortised O(1) per push and the memory within 2× the union. */
+        v->len = gd_iv_merge(v->data, v->len);
+        if (v->len > v->cap / 2 && gd_vec_reserve(v, v->cap * 2) != 0)
+            return -1;
+    }
     gd_iv iv = {s, e};
     return gd_vec_push(v, &iv) ? 0 : -1;
 }

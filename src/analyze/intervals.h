@@ -15,7 +15,12 @@ typedef struct gd_iv {
     int64_t s, e;
 } gd_iv;
 
-/* Append [s, e) to a gd_vec of gd_iv; 0, or -1 on OOM. */
+/* Add [s, e) to a gd_vec of gd_iv that will be read only through gd_iv_merge
+ * (a union in the making): it is joined to the last interval when it starts
+ * inside or at the end of it, and a full vector of >= 4096 intervals is merged
+ * in place before it grows, so the vector holds at most about twice the
+ * merged set, not every interval pushed.  gd_iv_merge then gives exactly what
+ * it gives for all the intervals pushed.  0, or -1 on OOM. */
 int gd_iv_push(struct gd_vec *v, int64_t s, int64_t e);
 
 /* 1 if t lies in [s, e) of some interval of a merged set (binary search). */

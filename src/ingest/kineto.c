@@ -452,12 +452,15 @@ static int commit_event(parser *p)
         }
         op.stream = (int32_t)(e->has_stream ? e->stream : (e->has_tid ? e->tid : -1));
         op.correlation = e->has_corr ? e->correlation : -1;
-        op.external_id = e->has_ext ? e->external_id : -1;
-        op.bytes = e->has_bytes ? e->bytes : -1;
+        if (e->cat == CAT_KERNEL) {
+            op.external_id = e->has_ext ? e->external_id : -1;
+            if (e->has_ext)
+                op.flags |= GD_GF_HAS_EXT;
+        } else {
+            op.bytes = e->has_bytes ? e->bytes : -1;
+        }
         if (e->has_corr)
             op.flags |= GD_GF_HAS_CORR;
-        if (e->has_ext)
-            op.flags |= GD_GF_HAS_EXT;
         if (e->has_bps) {
             op.blocks_per_sm = (float)e->bps;
             op.flags |= GD_GF_HAS_BPS;
@@ -476,17 +479,13 @@ static int commit_event(parser *p)
         gd_runtime rt;
         memset(&rt, 0, sizeof rt);
         rt.ts_ns = e->ts_ns;
-        rt.dur_ns = e->dur_ns;
         rt.correlation = e->has_corr ? e->correlation : -1;
-        rt.external_id = e->has_ext ? e->external_id : 0;
-        rt.tid = (int32_t)(e->has_tid ? e->tid : 0);
         rt.name_id = gd_strtab_intern(&t->names, name, nlen);
         if (rt.name_id == UINT32_MAX)
             return -1;
-        rt.is_driver = (uint8_t)(e->cat == CAT_DRIVER);
         if (!t->is_amd && nlen > 3 && memcmp(name, "hip", 3) == 0)
             t->is_amd = 1;
-        if (!gd_vec_push(&t->runtimes, &rt))
+        if (gd_trace_push_runtime(t, &rt, e->dur_ns) != 0)
             return -1;
         if (e->cat == CAT_DRIVER)
             t->driver_calls++;
@@ -523,8 +522,6 @@ static int commit_event(parser *p)
         gd_cpu_op op;
         memset(&op, 0, sizeof op);
         op.ts_ns = e->ts_ns;
-        op.dur_ns = e->dur_ns;
-        op.tid = (int32_t)(e->has_tid ? e->tid : 0);
         op.cat = (uint8_t)(e->cat == CAT_OPERATOR ? GD_CPU_OPERATOR
                            : e->cat == CAT_USER_ANNOT ? GD_CPU_USER_ANNOT
                            : e->cat == CAT_GPU_ANNOT ? GD_CPU_GPU_ANNOT
@@ -556,8 +553,8 @@ static int commit_event(parser *p)
                 op.role = GD_CR_CPU_EXEC;
             }
         }
-        op.name_id = gd_strtab_intern(&t->names, name, nlen);
-        if (op.name_id == UINT32_MAX || !gd_vec_push(&t->cpu_ops, &op))
+        uint32_t nid = gd_strtab_intern(&t->names, name, nlen);
+        if (nid == UINT32_MAX || gd_trace_push_cpu_op(t, &op, nid, e->dur_ns) != 0)
             return -1;
         if (e->cat == CAT_OPERATOR && (e->has_flops || p->shapes.n_in > 0)) {
             /* FLOPs of the op for the roofline (docs/DEFINITIONS.md "Roofline of the kernels") */
@@ -981,6 +978,8 @@ gpudiag_trace *gd_trace_new(const char *path)
     gd_vec_init(&t->gpu_ops, sizeof(gd_gpu_op));
     gd_vec_init(&t->runtimes, sizeof(gd_runtime));
     gd_vec_init(&t->cpu_ops, sizeof(gd_cpu_op));
+    gd_vec_init(&t->rt_long_durs, sizeof(gd_long_dur));
+    gd_vec_init(&t->cpu_long_durs, sizeof(gd_long_dur));
     gd_vec_init(&t->host_steps, sizeof(gd_host_step));
     gd_vec_init(&t->comm_ext_ids, sizeof(int64_t));
     gd_vec_init(&t->op_flops, sizeof(gd_op_flops));
@@ -1006,6 +1005,8 @@ void gpudiag_trace_free(gpudiag_trace **tp)
     gd_vec_free(&t->gpu_ops);
     gd_vec_free(&t->runtimes);
     gd_vec_free(&t->cpu_ops);
+    gd_vec_free(&t->rt_long_durs);
+    gd_vec_free(&t->cpu_long_durs);
     gd_vec_free(&t->host_steps);
     gd_vec_free(&t->comm_ext_ids);
     gd_vec_free(&t->op_flops);

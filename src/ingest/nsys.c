@@ -497,8 +497,10 @@ static int push_gpu_op(nsr *r, sqlite3_stmt *s, uint8_t kind, const char *name, 
         op.correlation = sqlite3_column_int64(s, 4);
         op.flags |= GD_GF_HAS_CORR;
     }
-    op.external_id = -1;
-    op.bytes = bytes;
+    if (kind == GD_GPU_KERNEL)
+        op.external_id = -1;
+    else
+        op.bytes = bytes;
     if (grid_blocks > 0) {
         const gpu_info *g = gpu_for(r, dev);
         if (g && g->sms > 0) {
@@ -656,15 +658,12 @@ static int row_runtime(nsr *r, sqlite3_stmt *s)
     gd_runtime rt;
     memset(&rt, 0, sizeof rt);
     rt.ts_ns = start;
-    rt.dur_ns = end - start;
     rt.correlation = col_i64(s, 3, -1);
-    rt.external_id = 0;
-    rt.tid = (int32_t)(col_i64(s, 2, 0) & 0xFFFFFF);
-    rt.is_driver = (uint8_t)(nlen > 2 && nm[0] == 'c' && nm[1] == 'u' && !gd_starts_with(nm, nlen, "cuda"));
+    int is_driver = nlen > 2 && nm[0] == 'c' && nm[1] == 'u' && !gd_starts_with(nm, nlen, "cuda");
     rt.name_id = gd_strtab_intern(&t->names, nlen ? nm : "(unnamed call)", nlen ? nlen : 14);
-    if (rt.name_id == UINT32_MAX || !gd_vec_push(&t->runtimes, &rt))
+    if (rt.name_id == UINT32_MAX || gd_trace_push_runtime(t, &rt, end - start) != 0)
         return -1;
-    if (rt.is_driver)
+    if (is_driver)
         t->driver_calls++;
     t->nsys.runtime_calls++;
     return 0;
@@ -688,12 +687,10 @@ static int row_nvtx(nsr *r, sqlite3_stmt *s)
     gd_cpu_op op;
     memset(&op, 0, sizeof op);
     op.ts_ns = start;
-    op.dur_ns = end - start;
-    op.tid = (int32_t)(col_i64(s, 3, 0) & 0xFFFFFF);
     op.cat = GD_CPU_USER_ANNOT;
     op.role = GD_CR_CPU_EXEC; /* as TBP counts user annotations; steps.c clears it on step and enclosing ranges */
-    op.name_id = gd_strtab_intern(&t->names, nlen ? nm : "(unnamed range)", nlen ? nlen : 15);
-    if (op.name_id == UINT32_MAX || !gd_vec_push(&t->cpu_ops, &op))
+    uint32_t nid = gd_strtab_intern(&t->names, nlen ? nm : "(unnamed range)", nlen ? nlen : 15);
+    if (nid == UINT32_MAX || gd_trace_push_cpu_op(t, &op, nid, end - start) != 0)
         return -1;
     t->nsys.nvtx_ranges++;
     return 0;

@@ -74,7 +74,7 @@ static int take_ranges(gpudiag_trace *t, const char *name, int icase, int take, 
     for (size_t i = 0; i < n; i++) {
         const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
         int64_t num;
-        if (c->cat == GD_CPU_USER_ANNOT && c->dur_ns > 0 &&
+        if (c->cat == GD_CPU_USER_ANNOT && gd_cpu_dur(t, c) > 0 &&
             gd_step_name_match(gd_strtab_get(&t->names, c->name_id), gd_strtab_len(&t->names, c->name_id), name,
                                icase, &num))
             (*found)++;
@@ -84,25 +84,36 @@ static int take_ranges(gpudiag_trace *t, const char *name, int icase, int take, 
     cand *cs = malloc(*found * sizeof *cs);
     if (!cs)
         return -1;
-    size_t k = 0, w = 0;
+    /* the long-duration side table is renumbered in place as ops move down:
+     * entries are read (rj) before any is rewritten (lj <= rj) */
+    gd_long_dur *side = t->cpu_long_durs.data;
+    size_t k = 0, w = 0, rj = 0, lj = 0;
     for (size_t i = 0; i < n; i++) {
         gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
         int64_t num;
-        if (c->cat == GD_CPU_USER_ANNOT && c->dur_ns > 0 &&
+        int64_t dur = c->dur32;
+        if (c->dur32 == GD_DUR_LONG && rj < t->cpu_long_durs.len && side[rj].idx == i)
+            dur = side[rj++].dur_ns;
+        if (c->cat == GD_CPU_USER_ANNOT && dur > 0 &&
             gd_step_name_match(gd_strtab_get(&t->names, c->name_id), gd_strtab_len(&t->names, c->name_id), name,
                                icase, &num)) {
             cs[k].s = c->ts_ns;
-            cs[k].e = c->ts_ns + c->dur_ns;
+            cs[k].e = c->ts_ns + dur;
             cs[k].number = num;
             cs[k].idx = k;
             k++;
             continue; /* a step range leaves cpu_ops */
+        }
+        if (c->dur32 == GD_DUR_LONG) {
+            side[lj].idx = w;
+            side[lj++].dur_ns = dur;
         }
         if (w != i)
             memcpy(gd_vec_at(&t->cpu_ops, w), c, sizeof *c);
         w++;
     }
     t->cpu_ops.len = w;
+    t->cpu_long_durs.len = lj;
     qsort(cs, k, sizeof *cs, cmp_cand);
     t->host_steps.len = 0;
     int numbered = 1;
@@ -131,7 +142,7 @@ static void clear_enclosing_roles(gpudiag_trace *t)
             continue;
         for (size_t k = 0; k < t->host_steps.len; k++) {
             const gd_host_step *h = gd_vec_at(&t->host_steps, k);
-            if (c->ts_ns <= h->ts_ns && c->ts_ns + c->dur_ns >= h->ts_ns + h->dur_ns) {
+            if (c->ts_ns <= h->ts_ns && c->ts_ns + gd_cpu_dur(t, c) >= h->ts_ns + h->dur_ns) {
                 c->role = GD_CR_NONE;
                 break;
             }

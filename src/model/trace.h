@@ -3,9 +3,11 @@
  * reads.  One record per event, times as int64 nanoseconds on the trace's own
  * clock (Kineto's µs `ts` × 1000, exact for both epoch-µs integers and
  * 3-decimal relative floats), names interned to uint32 ids.  Sizes: a GPU op
- * is 64 bytes, a runtime call 48, a CPU op 32 — tens of bytes per event, so the
+ * is 56 bytes, a runtime call 24, a CPU op 16 — tens of bytes per event, so the
  * model stays far below the JSON it came from (Kineto spends 300–600 bytes of
- * text on an event).
+ * text on an event).  Only what some analysis reads is kept (docs/MEMORY.md):
+ * host durations are 32-bit, the rare one of 2^32−1 ns (4.29 s) or more lives
+ * in a side table (gd_rt_dur / gd_cpu_dur read either).
  */
 #ifndef GD_MODEL_TRACE_H
 #define GD_MODEL_TRACE_H
@@ -28,8 +30,10 @@ enum gd_gpu_flags {
 typedef struct gd_gpu_op {
     int64_t ts_ns, dur_ns;
     int64_t correlation;
-    int64_t external_id;
-    int64_t bytes;             /* memcpy/memset size, -1 if absent */
+    union {                    /* by kind: only kernels are linked by External id */
+        int64_t external_id;   /* kernel: External id (with GD_GF_HAS_EXT) */
+        int64_t bytes;         /* memcpy/memset: size, -1 if absent */
+    };
     float blocks_per_sm;       /* Kineto: grid blocks / SM count */
     float occupancy_pct;       /* Kineto: est. achieved occupancy % (0..100) */
     uint32_t name_id;
@@ -42,14 +46,14 @@ typedef struct gd_gpu_op {
 
 /* A CUDA/HIP runtime or driver API call on a CPU thread. */
 typedef struct gd_runtime {
-    int64_t ts_ns, dur_ns;
-    int64_t correlation;
-    int64_t external_id;
+    int64_t ts_ns;
+    int64_t correlation;   /* -1 if absent */
+    uint32_t dur32;        /* duration in ns; GD_DUR_LONG: in t->rt_long_durs (use gd_rt_dur) */
     uint32_t name_id;
-    int32_t tid;
-    uint8_t is_driver;     /* cuda_driver (cuLaunchKernel, ...) rather than cuda_runtime */
-    uint8_t pad[7];
 } gd_runtime;
+
+/* dur32 of a record whose duration (>= GD_DUR_LONG ns, 4.29 s) is in a side table. */
+#define GD_DUR_LONG UINT32_MAX
 
 enum gd_cpu_cat {
     GD_CPU_OPERATOR = 0,   /* cpu_op / Operator */
@@ -68,14 +72,24 @@ enum gd_cpu_role {
 
 /* A framework op, annotation or Python function. */
 typedef struct gd_cpu_op {
-    int64_t ts_ns, dur_ns;
-    uint32_t name_id;
-    int32_t tid;
-    uint8_t cat;           /* enum gd_cpu_cat */
-    uint8_t role;          /* enum gd_cpu_role */
-    uint16_t pad;
-    int32_t pad2;
+    int64_t ts_ns;
+    uint32_t dur32;            /* duration in ns; GD_DUR_LONG: in t->cpu_long_durs (use gd_cpu_dur) */
+    uint32_t name_id : 27;     /* GD_CPU_NAME_MAX + 1 distinct names at most */
+    uint32_t cat : 3;          /* enum gd_cpu_cat */
+    uint32_t role : 2;         /* enum gd_cpu_role */
 } gd_cpu_op;
+
+#define GD_CPU_NAME_MAX ((1u << 27) - 1)
+
+/* A duration too long for dur32, by record index (sorted by idx). */
+typedef struct gd_long_dur {
+    uint64_t idx;
+    int64_t dur_ns;
+} gd_long_dur;
+
+_Static_assert(sizeof(gd_gpu_op) == 56, "gd_gpu_op is 56 bytes");
+_Static_assert(sizeof(gd_runtime) == 24, "gd_runtime is 24 bytes");
+_Static_assert(sizeof(gd_cpu_op) == 16, "gd_cpu_op is 16 bytes");
 
 /* ProfilerStep#N as recorded on the host. */
 typedef struct gd_host_step {
@@ -117,6 +131,8 @@ struct gpudiag_trace {
     gd_vec gpu_ops;        /* gd_gpu_op */
     gd_vec runtimes;       /* gd_runtime */
     gd_vec cpu_ops;        /* gd_cpu_op */
+    gd_vec rt_long_durs;   /* gd_long_dur of runtimes with dur32 == GD_DUR_LONG */
+    gd_vec cpu_long_durs;  /* gd_long_dur of cpu_ops with dur32 == GD_DUR_LONG */
     gd_vec host_steps;     /* gd_host_step */
     gd_vec comm_ext_ids;   /* int64_t External ids of the nccl:/gloo: collective ops */
     gd_vec op_flops;       /* gd_op_flops (model/opflops.h): ops whose FLOPs are known, in trace order */
@@ -148,5 +164,33 @@ struct gpudiag_trace {
     int has_steps_floor;          /* the first selected step starts no earlier than steps_floor_ns: */
     int64_t steps_floor_ns;       /* where the step before it ended in the whole trace (select.c) */
 };
+
+/* The duration of side-table entry idx (binary search); 0 if absent (never,
+ * for a record whose dur32 is GD_DUR_LONG). */
+int64_t gd_long_dur_find(const gd_vec *side, uint64_t idx);
+
+/* Duration in ns of a runtime call of t (rt points into t->runtimes). */
+static inline int64_t gd_rt_dur(const struct gpudiag_trace *t, const gd_runtime *rt)
+{
+    if (rt->dur32 != GD_DUR_LONG)
+        return rt->dur32;
+    return gd_long_dur_find(&t->rt_long_durs, (uint64_t)(rt - (const gd_runtime *)t->runtimes.data));
+}
+
+/* Duration in ns of a CPU op of t (c points into t->cpu_ops). */
+static inline int64_t gd_cpu_dur(const struct gpudiag_trace *t, const gd_cpu_op *c)
+{
+    if (c->dur32 != GD_DUR_LONG)
+        return c->dur32;
+    return gd_long_dur_find(&t->cpu_long_durs, (uint64_t)(c - (const gd_cpu_op *)t->cpu_ops.data));
+}
+
+/* Append a runtime call with duration dur_ns (>= 0; rt->dur32 is set here).
+ * 0, or -1 on allocation failure. */
+int gd_trace_push_runtime(struct gpudiag_trace *t, gd_runtime *rt, int64_t dur_ns);
+
+/* Append a CPU op with duration dur_ns (>= 0; c->dur32 is set here).  0, or -1
+ * on allocation failure or a name id above GD_CPU_NAME_MAX. */
+int gd_trace_push_cpu_op(struct gpudiag_trace *t, gd_cpu_op *c, uint32_t name_id, int64_t dur_ns);
 
 #endif

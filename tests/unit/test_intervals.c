@@ -1,6 +1,64 @@
 /* Interval-set algebra, checked against hand-computed sets. */
+#include <stdlib.h>
+
 #include "analyze/intervals.h"
 #include "test.h"
+#include "util/util.h"
+
+/* gd_iv_push compacts as it goes; merging what it kept must give exactly the
+ * merge of every interval pushed, checked against coverage counted point by
+ * point on a small integer domain. */
+static void test_push_compaction(void)
+{
+    enum { N = 200000, DOMAIN = 400000 };
+    gd_vec v;
+    gd_vec_init(&v, sizeof(gd_iv));
+    unsigned char *cov = calloc(DOMAIN + 64, 1);
+    ASSERT_TRUE(cov != NULL);
+    uint64_t x = 88172645463325252ull;
+    for (size_t i = 0; i < N; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        /* mostly in order with a jitter of up to 4000 back, lengths 0..15 */
+        int64_t s = (int64_t)(i * 2) - (int64_t)(x % 4000);
+        if (s < 0)
+            s = 0;
+        int64_t e = s + (int64_t)((x >> 20) % 16);
+        ASSERT_EQ_INT(gd_iv_push(&v, s, e), 0);
+        for (int64_t p = s; p < e; p++)
+            cov[p] = 1;
+    }
+    ASSERT_TRUE(v.cap < N); /* it did not keep every interval */
+    size_t n = gd_iv_merge(v.data, v.len);
+    const gd_iv *m = v.data;
+    /* the merged set covers exactly the covered points, as maximal runs */
+    int64_t covered = 0;
+    for (size_t p = 0; p < DOMAIN + 64; p++)
+        covered += cov[p];
+    ASSERT_EQ_INT(gd_iv_sum(m, n), covered);
+    for (size_t i = 0; i < n; i++) {
+        ASSERT_TRUE(m[i].s <= m[i].e);
+        if (i)
+            ASSERT_TRUE(m[i].s > m[i - 1].e); /* disjoint, not touching */
+        for (int64_t p = m[i].s; p < m[i].e; p++)
+            ASSERT_EQ_INT(cov[p], 1);
+    }
+    /* tail joins: contained, touching and overlapping intervals add nothing */
+    gd_vec w;
+    gd_vec_init(&w, sizeof(gd_iv));
+    ASSERT_EQ_INT(gd_iv_push(&w, 10, 20), 0);
+    ASSERT_EQ_INT(gd_iv_push(&w, 12, 15), 0);
+    ASSERT_EQ_INT(gd_iv_push(&w, 20, 25), 0);
+    ASSERT_EQ_INT(gd_iv_push(&w, 22, 30), 0);
+    ASSERT_EQ_INT(w.len, 1);
+    ASSERT_EQ_INT(((gd_iv *)w.data)[0].e, 30);
+    ASSERT_EQ_INT(gd_iv_push(&w, 5, 8), 0); /* out of order: kept for the merge */
+    ASSERT_EQ_INT(w.len, 2);
+    gd_vec_free(&w);
+    gd_vec_free(&v);
+    free(cov);
+}
 
 int main(void)
 {
@@ -53,5 +111,6 @@ int main(void)
     ASSERT_EQ_INT(sums[0], 8);
     ASSERT_EQ_INT(sums[1], 15 + 1);
     ASSERT_EQ_INT(sums[2], 9);
+    test_push_compaction();
     TEST_DONE("test_intervals");
 }

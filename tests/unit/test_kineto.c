@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "gpudiag/gpudiag.h"
+#include "model/steps.h"
 #include "model/trace.h"
 #include "test.h"
 
@@ -160,6 +161,50 @@ static void test_zero_length_step(void)
     gpudiag_trace_free(&t);
 }
 
+/* Host durations are 32-bit in the model; 2^32 - 1 ns and more go to a side
+ * table that gd_rt_dur / gd_cpu_dur read, and that follows the CPU ops when
+ * step ranges are taken out of them. */
+static void test_long_durations(void)
+{
+    const char *p = write_tmp("long.json",
+        "{\"traceEvents\":[\n"
+        "  {\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaDeviceSynchronize\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":5000000},\n"
+        "  {\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":200,\"dur\":3},\n"
+        "  {\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":4294967.295},\n"
+        "  {\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":4294967.294},\n"
+        "  {\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"iter#1\",\"pid\":1,\"tid\":1,\"ts\":30,\"dur\":6000000},\n"
+        "  {\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":40,\"dur\":7000000}\n"
+        "]}\n");
+    gpudiag_trace *t = NULL;
+    ASSERT_EQ_INT(gpudiag_trace_read(p, &t, NULL), GPUDIAG_OK);
+    ASSERT_EQ_INT(t->runtimes.len, 2);
+    const gd_runtime *rt = t->runtimes.data;
+    ASSERT_EQ_INT(rt[0].dur32, GD_DUR_LONG);
+    ASSERT_EQ_INT(gd_rt_dur(t, &rt[0]), 5000000000LL);
+    ASSERT_EQ_INT(gd_rt_dur(t, &rt[1]), 3000);
+    ASSERT_EQ_INT(t->rt_long_durs.len, 1);
+    ASSERT_EQ_INT(t->cpu_ops.len, 4);
+    const gd_cpu_op *c = t->cpu_ops.data;
+    ASSERT_EQ_INT(c[0].dur32, GD_DUR_LONG); /* exactly 2^32 - 1 ns: the sentinel itself */
+    ASSERT_EQ_INT(gd_cpu_dur(t, &c[0]), 4294967295LL);
+    ASSERT_EQ_INT(c[1].dur32, 4294967294u);
+    ASSERT_EQ_INT(gd_cpu_dur(t, &c[1]), 4294967294LL);
+    ASSERT_EQ_INT(gd_cpu_dur(t, &c[2]), 6000000000LL);
+    ASSERT_EQ_INT(gd_cpu_dur(t, &c[3]), 7000000000LL);
+    ASSERT_EQ_INT(t->cpu_long_durs.len, 3);
+    /* "iter#1" becomes the step and leaves cpu_ops: "c" moves from index 3 to 2 */
+    ASSERT_EQ_INT(gd_steps_select(t, "iter", 0), 0);
+    ASSERT_EQ_INT(t->host_steps.len, 1);
+    ASSERT_EQ_INT(((const gd_host_step *)t->host_steps.data)->dur_ns, 6000000000LL);
+    ASSERT_EQ_INT(t->cpu_ops.len, 3);
+    c = t->cpu_ops.data;
+    ASSERT_EQ_INT(gd_cpu_dur(t, &c[0]), 4294967295LL);
+    ASSERT_EQ_INT(gd_cpu_dur(t, &c[1]), 4294967294LL);
+    ASSERT_EQ_INT(gd_cpu_dur(t, &c[2]), 7000000000LL);
+    ASSERT_EQ_INT(t->cpu_long_durs.len, 2);
+    gpudiag_trace_free(&t);
+}
+
 static void test_errors(void)
 {
     gpudiag_trace *t = (gpudiag_trace *)(uintptr_t)1; /* poison */
@@ -190,6 +235,7 @@ int main(void)
     test_exact_numbers();
     test_truncated_and_malformed();
     test_zero_length_step();
+    test_long_durations();
     test_errors();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
