@@ -201,18 +201,19 @@ int gd_build_roofline(const gpudiag_trace *t, gpudiag_report *r, const gpudiag_a
             const rtc *rc = bsearch(&key, rts, nrt, sizeof *rts, cmp_rtc);
             if (rc) {
                 const gd_runtime *rt = gd_vec_at(&t->runtimes, rc->idx);
+                const int32_t rtid = gd_rt_tid(t, rt);
                 /* the last op of the launch's thread starting at or before the launch */
                 size_t lo = 0, hi = no;
                 while (lo < hi) {
                     size_t mid = lo + (hi - lo) / 2;
-                    if (ops[mid].tid < rt->tid || (ops[mid].tid == rt->tid && ops[mid].ts_ns <= rt->ts_ns))
+                    if (ops[mid].tid < rtid || (ops[mid].tid == rtid && ops[mid].ts_ns <= rt->ts_ns))
                         lo = mid + 1;
                     else
                         hi = mid;
                 }
                 for (size_t n = 0; lo > 0 && n < 8; n++, lo--) {
                     const gd_op_flops *o = &ops[lo - 1];
-                    if (o->tid != rt->tid)
+                    if (o->tid != rtid)
                         break;
                     if (!o->inner && rt->ts_ns < o->ts_ns + o->dur_ns) {
                         hit = lo - 1;

@@ -485,7 +485,7 @@ static int commit_event(parser *p)
             return -1;
         if (!t->is_amd && nlen > 3 && memcmp(name, "hip", 3) == 0)
             t->is_amd = 1;
-        if (gd_trace_push_runtime(t, &rt, e->dur_ns) != 0)
+        if (gd_trace_push_runtime(t, &rt, e->dur_ns, (int32_t)(e->has_tid ? e->tid : 0)) != 0)
             return -1;
         if (e->cat == CAT_DRIVER)
             t->driver_calls++;
@@ -980,6 +980,7 @@ gpudiag_trace *gd_trace_new(const char *path)
     gd_vec_init(&t->cpu_ops, sizeof(gd_cpu_op));
     gd_vec_init(&t->rt_long_durs, sizeof(gd_long_dur));
     gd_vec_init(&t->cpu_long_durs, sizeof(gd_long_dur));
+    gd_vec_init(&t->rt_tid_runs, sizeof(gd_tid_run));
     gd_vec_init(&t->host_steps, sizeof(gd_host_step));
     gd_vec_init(&t->comm_ext_ids, sizeof(int64_t));
     gd_vec_init(&t->op_flops, sizeof(gd_op_flops));
@@ -1007,6 +1008,7 @@ void gpudiag_trace_free(gpudiag_trace **tp)
     gd_vec_free(&t->cpu_ops);
     gd_vec_free(&t->rt_long_durs);
     gd_vec_free(&t->cpu_long_durs);
+    gd_vec_free(&t->rt_tid_runs);
     gd_vec_free(&t->host_steps);
     gd_vec_free(&t->comm_ext_ids);
     gd_vec_free(&t->op_flops);

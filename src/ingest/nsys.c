@@ -661,7 +661,7 @@ static int row_runtime(nsr *r, sqlite3_stmt *s)
     rt.correlation = col_i64(s, 3, -1);
     int is_driver = nlen > 2 && nm[0] == 'c' && nm[1] == 'u' && !gd_starts_with(nm, nlen, "cuda");
     rt.name_id = gd_strtab_intern(&t->names, nlen ? nm : "(unnamed call)", nlen ? nlen : 14);
-    if (rt.name_id == UINT32_MAX || gd_trace_push_runtime(t, &rt, end - start) != 0)
+    if (rt.name_id == UINT32_MAX || gd_trace_push_runtime(t, &rt, end - start, (int32_t)(col_i64(s, 2, 0) & 0xFFFFFF)) != 0)
         return -1;
     if (is_driver)
         t->driver_calls++;

@@ -32,11 +32,33 @@ static int set_dur(gd_vec *side, uint64_t idx, int64_t dur_ns, uint32_t *dur32)
     return gd_vec_push(side, &ld) ? 0 : -1;
 }
 
-int gd_trace_push_runtime(gpudiag_trace *t, gd_runtime *rt, int64_t dur_ns)
+int32_t gd_rt_tid(const gpudiag_trace *t, const gd_runtime *rt)
+{
+    uint64_t idx = (uint64_t)(rt - (const gd_runtime *)t->runtimes.data);
+    const gd_tid_run *a = t->rt_tid_runs.data;
+    /* the last run starting at or before idx */
+    size_t lo = 0, hi = t->rt_tid_runs.len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid].first <= idx)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? a[lo - 1].tid : 0;
+}
+
+int gd_trace_push_runtime(gpudiag_trace *t, gd_runtime *rt, int64_t dur_ns, int32_t tid)
 {
     if (gd_vec_reserve(&t->runtimes, t->runtimes.len + 1) != 0 ||
         set_dur(&t->rt_long_durs, t->runtimes.len, dur_ns, &rt->dur32) != 0)
         return -1;
+    size_t nr = t->rt_tid_runs.len;
+    if (nr == 0 || ((const gd_tid_run *)t->rt_tid_runs.data)[nr - 1].tid != tid) {
+        gd_tid_run run = {t->runtimes.len, tid, 0};
+        if (!gd_vec_push(&t->rt_tid_runs, &run))
+            return -1;
+    }
     return gd_vec_push(&t->runtimes, rt) ? 0 : -1;
 }
 

@@ -81,6 +81,14 @@ typedef struct gd_cpu_op {
 
 #define GD_CPU_NAME_MAX ((1u << 27) - 1)
 
+/* The thread of runtime calls [first, the next run's first): a runtime call's
+ * tid is kept run-length encoded, as calls come in long runs per thread. */
+typedef struct gd_tid_run {
+    uint64_t first;
+    int32_t tid;
+    int32_t pad;
+} gd_tid_run;
+
 /* A duration too long for dur32, by record index (sorted by idx). */
 typedef struct gd_long_dur {
     uint64_t idx;
@@ -133,6 +141,7 @@ struct gpudiag_trace {
     gd_vec cpu_ops;        /* gd_cpu_op */
     gd_vec rt_long_durs;   /* gd_long_dur of runtimes with dur32 == GD_DUR_LONG */
     gd_vec cpu_long_durs;  /* gd_long_dur of cpu_ops with dur32 == GD_DUR_LONG */
+    gd_vec rt_tid_runs;    /* gd_tid_run: the runtime calls' threads (gd_rt_tid) */
     gd_vec host_steps;     /* gd_host_step */
     gd_vec comm_ext_ids;   /* int64_t External ids of the nccl:/gloo: collective ops */
     gd_vec op_flops;       /* gd_op_flops (model/opflops.h): ops whose FLOPs are known, in trace order */
@@ -185,9 +194,12 @@ static inline int64_t gd_cpu_dur(const struct gpudiag_trace *t, const gd_cpu_op 
     return gd_long_dur_find(&t->cpu_long_durs, (uint64_t)(c - (const gd_cpu_op *)t->cpu_ops.data));
 }
 
-/* Append a runtime call with duration dur_ns (>= 0; rt->dur32 is set here).
- * 0, or -1 on allocation failure. */
-int gd_trace_push_runtime(struct gpudiag_trace *t, gd_runtime *rt, int64_t dur_ns);
+/* Thread id of a runtime call of t (rt points into t->runtimes); 0 if unknown. */
+int32_t gd_rt_tid(const struct gpudiag_trace *t, const gd_runtime *rt);
+
+/* Append a runtime call with duration dur_ns (>= 0; rt->dur32 is set here)
+ * made on thread tid.  0, or -1 on allocation failure. */
+int gd_trace_push_runtime(struct gpudiag_trace *t, gd_runtime *rt, int64_t dur_ns, int32_t tid);
 
 /* Append a CPU op with duration dur_ns (>= 0; c->dur32 is set here).  0, or -1
  * on allocation failure or a name id above GD_CPU_NAME_MAX. */

@@ -169,7 +169,7 @@ static void test_long_durations(void)
     const char *p = write_tmp("long.json",
         "{\"traceEvents\":[\n"
         "  {\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaDeviceSynchronize\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":5000000},\n"
-        "  {\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":200,\"dur\":3},\n"
+        "  {\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":7,\"ts\":200,\"dur\":3},\n"
         "  {\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":4294967.295},\n"
         "  {\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":4294967.294},\n"
         "  {\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"iter#1\",\"pid\":1,\"tid\":1,\"ts\":30,\"dur\":6000000},\n"
@@ -183,6 +183,10 @@ static void test_long_durations(void)
     ASSERT_EQ_INT(gd_rt_dur(t, &rt[0]), 5000000000LL);
     ASSERT_EQ_INT(gd_rt_dur(t, &rt[1]), 3000);
     ASSERT_EQ_INT(t->rt_long_durs.len, 1);
+    /* threads, run-length encoded: tid 1, then 7 */
+    ASSERT_EQ_INT(gd_rt_tid(t, &rt[0]), 1);
+    ASSERT_EQ_INT(gd_rt_tid(t, &rt[1]), 7);
+    ASSERT_EQ_INT(t->rt_tid_runs.len, 2);
     ASSERT_EQ_INT(t->cpu_ops.len, 4);
     const gd_cpu_op *c = t->cpu_ops.data;
     ASSERT_EQ_INT(c[0].dur32, GD_DUR_LONG); /* exactly 2^32 - 1 ns: the sentinel itself */
