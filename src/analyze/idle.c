@@ -395,9 +395,9 @@ int gd_build_idle(actx *a)
         uint8_t *nc = &nclass[c->name_id];
         if (!*nc)
             *nc = (uint8_t)(1 | (is_compile_name(nm, nl) ? 2 : 0) | (is_warmup_name(nm, nl) ? 4 : 0));
-        if ((*nc & 2) && gd_iv_push(&host[HOST_COMPILE], c->ts_ns, c->ts_ns + c->dur_ns))
+        if ((*nc & 2) && gd_iv_push(&host[HOST_COMPILE], c->ts_ns, c->ts_ns + gd_cpu_dur(t, c)))
             goto out;
-        if ((*nc & 4) && gd_iv_push(&host[HOST_WARMUP], c->ts_ns, c->ts_ns + c->dur_ns))
+        if ((*nc & 4) && gd_iv_push(&host[HOST_WARMUP], c->ts_ns, c->ts_ns + gd_cpu_dur(t, c)))
             goto out;
         if (c->cat == GD_CPU_PYFUNC)
             continue;

@@ -289,7 +289,7 @@ gpudiag_status gpudiag_trace_select_steps(gpudiag_trace *t, int64_t first, int64
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, t->path, -1, "out of memory");
     for (size_t i = 0; i < t->runtimes.len; i++) {
         const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
-        if (rt->correlation >= 0 && rt->ts_ns >= ws && rt->ts_ns + rt->dur_ns <= we)
+        if (rt->correlation >= 0 && rt->ts_ns >= ws && rt->ts_ns + gd_rt_dur(t, rt) <= we)
             corr[ncorr++] = rt->correlation;
     }
     qsort(corr, ncorr, sizeof *corr, cmp_i64);
@@ -320,8 +320,8 @@ gpudiag_status gpudiag_trace_select_steps(gpudiag_trace *t, int64_t first, int64
     }
     t->host_steps.len = w;
     KEEP_OVERLAPPING(&t->gpu_ops, gd_gpu_op, ws, we_ext);
-    KEEP_OVERLAPPING(&t->runtimes, gd_runtime, ws, we_ext);
-    KEEP_OVERLAPPING(&t->cpu_ops, gd_cpu_op, ws, we_ext);
+    if (gd_trace_keep_overlapping(t, ws, we_ext) != 0) /* runtimes and CPU ops, with their side tables */
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, t->path, -1, "out of memory");
     t->steps_selected = 1;
     t->steps_first = first;
     t->steps_last = last;

@@ -4,7 +4,9 @@
  */
 #include "model/trace.h"
 
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 int64_t gd_long_dur_find(const gd_vec *side, uint64_t idx)
 {
@@ -71,4 +73,66 @@ int gd_trace_push_cpu_op(gpudiag_trace *t, gd_cpu_op *c, uint32_t name_id, int64
         set_dur(&t->cpu_long_durs, t->cpu_ops.len, dur_ns, &c->dur32) != 0)
         return -1;
     return gd_vec_push(&t->cpu_ops, c) ? 0 : -1;
+}
+
+/* Keep the records of v (record size v->elem, int64 ts_ns first) for which
+ * keep(ts, dur) holds, in order; long durations and (for runtimes) thread
+ * runs are renumbered to the new indices. */
+static int keep_host(gd_vec *v, gd_vec *side, gd_vec *runs, int64_t ws, int64_t we)
+{
+    gd_long_dur *ld = side->data;
+    size_t rj = 0, lj = 0, w = 0;
+    gd_vec nr;
+    gd_vec_init(&nr, sizeof(gd_tid_run));
+    const gd_tid_run *orun = runs ? runs->data : NULL;
+    size_t ri = 0;
+    /* the kept calls form at most as many runs as there were: reserve them
+     * first, so that nothing fails once records start to move */
+    if (runs && gd_vec_reserve(&nr, runs->len) != 0)
+        return -1;
+    for (size_t i = 0; i < v->len; i++) {
+        char *rec = (char *)v->data + i * v->elem;
+        int64_t ts;
+        uint32_t d32;
+        memcpy(&ts, rec, sizeof ts);
+        /* dur32 sits right after ts (runtime: after the correlation) */
+        memcpy(&d32, rec + (runs ? 16 : 8), sizeof d32);
+        int64_t dur = d32;
+        if (d32 == GD_DUR_LONG && rj < side->len && ld[rj].idx == i)
+            dur = ld[rj++].dur_ns;
+        if (runs)
+            while (ri + 1 < runs->len && orun[ri + 1].first <= i)
+                ri++;
+        if (ts > we || ts + dur < ws)
+            continue;
+        if (d32 == GD_DUR_LONG) {
+            ld[lj].idx = w;
+            ld[lj++].dur_ns = dur;
+        }
+        if (runs && runs->len) {
+            int32_t tid = orun[ri].first <= i ? orun[ri].tid : 0;
+            if (nr.len == 0 || ((const gd_tid_run *)nr.data)[nr.len - 1].tid != tid) {
+                gd_tid_run run = {w, tid, 0};
+                ((gd_tid_run *)nr.data)[nr.len++] = run; /* reserved above */
+            }
+        }
+        if (w != i)
+            memmove((char *)v->data + w * v->elem, rec, v->elem);
+        w++;
+    }
+    v->len = w;
+    side->len = lj;
+    if (runs) {
+        gd_vec_free(runs);
+        *runs = nr;
+    }
+    return 0;
+}
+
+int gd_trace_keep_overlapping(gpudiag_trace *t, int64_t ws, int64_t we)
+{
+    _Static_assert(offsetof(gd_runtime, dur32) == 16 && offsetof(gd_cpu_op, dur32) == 8, "dur32 offsets");
+    if (keep_host(&t->runtimes, &t->rt_long_durs, &t->rt_tid_runs, ws, we) != 0)
+        return -1;
+    return keep_host(&t->cpu_ops, &t->cpu_long_durs, NULL, ws, we);
 }

@@ -201,6 +201,12 @@ int32_t gd_rt_tid(const struct gpudiag_trace *t, const gd_runtime *rt);
  * made on thread tid.  0, or -1 on allocation failure. */
 int gd_trace_push_runtime(struct gpudiag_trace *t, gd_runtime *rt, int64_t dur_ns, int32_t tid);
 
+/* Keep only the runtime calls and CPU ops that overlap [ws, we] (start <= we
+ * and end >= ws), in order; the long-duration tables and the runtime calls'
+ * thread runs follow the new indices.  0, or -1 on allocation failure (before
+ * anything is changed). */
+int gd_trace_keep_overlapping(struct gpudiag_trace *t, int64_t ws, int64_t we);
+
 /* Append a CPU op with duration dur_ns (>= 0; c->dur32 is set here).  0, or -1
  * on allocation failure or a name id above GD_CPU_NAME_MAX. */
 int gd_trace_push_cpu_op(struct gpudiag_trace *t, gd_cpu_op *c, uint32_t name_id, int64_t dur_ns);
