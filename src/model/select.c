@@ -172,7 +172,7 @@ static int previous_step_end(const gpudiag_trace *t, int64_t first, int64_t last
             else
                 hi = mid;
         }
-        if (lo < n && rt->ts_ns >= hs[lo].s && rt->ts_ns + rt->dur_ns <= hs[lo].e) {
+        if (lo < n && rt->ts_ns >= hs[lo].s && rt->ts_ns + gd_rt_dur(t, rt) <= hs[lo].e) {
             cs[nc].corr = rt->correlation;
             cs[nc].step = lo;
             nc++;
