@@ -68,6 +68,10 @@ typedef enum gpudiag_metric {
     GPUDIAG_M_PCIE_WIDTH_MAX,    /**< max PCIe link width, lanes (DCGM 236) */
     GPUDIAG_M_ENC_UTIL,          /**< NVENC busy fraction 0..1 (dmon `enc`, DCGM 206) */
     GPUDIAG_M_DEC_UTIL,          /**< NVDEC busy fraction 0..1 (dmon `dec`, DCGM 207) */
+    GPUDIAG_M_THROTTLE_TIME_US,  /**< cumulative µs with clocks held down since the driver loaded: the sum of
+                                      nvidia-smi -q "Clocks Event Reasons Counters" SW Power Capping, SW Thermal
+                                      Slowdown, HW Thermal Slowdown and HW Power Braking (R580+; Sync Boost left
+                                      out like its reason bit; monitoring-peers.md §3.5) */
     GPUDIAG_M_COUNT
 } gpudiag_metric;
 
@@ -286,6 +290,9 @@ typedef struct gpudiag_gpu_summary {
     gpudiag_gpu_chart chart;      /**< the indicators over time at chart resolution */
     double dip_share;             /**< share of compute samples at least 0.20 below the median; NaN unknown */
     double dip_mean;              /**< mean compute indicator of those samples; NaN none */
+    double throttle_counter_share;/**< Δ throttle_time_us ÷ Δ time between the first and last snapshot with the
+                                       counters (nvidia-smi -q loops): the share of that time spent throttled;
+                                       NaN with fewer than two such snapshots */
     double throttle_clock_loss;   /**< 1 − mean SM clock of throttled loaded samples ÷ that of unthrottled
                                        loaded samples (else ÷ max SM clock); NaN unknown (DEFINITIONS
                                        "Estimated gain of monitoring findings") */

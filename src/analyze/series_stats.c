@@ -368,7 +368,21 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
                 o->dip_mean = dsum / (double)deep;
         }
         /* throttling */
-        o->throttle_share = o->throttle_clock_loss = NAN;
+        o->throttle_share = o->throttle_clock_loss = o->throttle_counter_share = NAN;
+        const double *tc = x->v[GPUDIAG_M_THROTTLE_TIME_US];
+        if (tc && out->time_source != GPUDIAG_TIME_ASSUMED) {
+            size_t a = n, z = n;
+            for (size_t i = 0; i < n; i++)
+                if (!isnan(tc[i])) {
+                    if (a == n)
+                        a = i;
+                    z = i;
+                }
+            if (a < z && x->t_us[z] > x->t_us[a] && tc[z] >= tc[a]) {
+                double sh = (tc[z] - tc[a]) / (double)(x->t_us[z] - x->t_us[a]);
+                o->throttle_counter_share = sh > 1 ? 1 : sh;
+            }
+        }
         const double *rs = x->v[GPUDIAG_M_CLOCK_REASONS], *pv = x->v[GPUDIAG_M_POWER_VIOLATION],
                      *tv = x->v[GPUDIAG_M_THERMAL_VIOLATION];
         if (rs || pv || tv) {

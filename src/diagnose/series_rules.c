@@ -135,7 +135,8 @@ static int pick_throttle(const gpudiag_gpu_summary *g)
     int reasons = !isnan(g->throttle_share) &&
                   (g->throttle_share >= GD_SERIES_THROTTLE_SHARE || (g->samples == 1 && g->throttle_share > 0));
     int clocks = !isnan(g->clock_below_max_share) && g->clock_below_max_share >= 0.2;
-    return reasons || clocks;
+    int counters = !isnan(g->throttle_counter_share) && g->throttle_counter_share >= GD_SERIES_THROTTLE_SHARE;
+    return reasons || clocks || counters;
 }
 static int pick_pcie(const gpudiag_gpu_summary *g) { return g->pcie_degraded == 1; }
 static int pick_idle_mem(const gpudiag_gpu_summary *g) { return g->idle_holding_memory; }
@@ -285,8 +286,12 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
         /* time lost to lower clocks: the throttled share × the clock lost in it (compute-bound work
          * scales with the clock, so this is an upper bound); unknown without SM clocks */
         f = add_gain(b, "throttling", hw ? GPUDIAG_SEV_HIGH : pv ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW, 1,
-                     GPUDIAG_BN_THROTTLING, g->throttle_share * g->throttle_clock_loss);
+                     GPUDIAG_BN_THROTTLING,
+                     /* the counters measure time continuously; reason bits are point samples */
+                     (isnan(g->throttle_counter_share) ? g->throttle_share : g->throttle_counter_share) *
+                         g->throttle_clock_loss);
         gd_fb_ev(f, "throttle_clock_loss", g->throttle_clock_loss);
+        gd_fb_ev(f, "throttle_counter_share", g->throttle_counter_share);
         gd_fb_ev(f, "gpu_index", g->index);
         gd_fb_ev(f, "throttle_share", g->throttle_share);
         gd_fb_ev(f, "reason_bits", (double)g->reasons_any);
@@ -308,6 +313,9 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
                                    100 * g->stats[GPUDIAG_M_POWER_VIOLATION].max);
         if (!wl && !isnan(g->stats[GPUDIAG_M_THERMAL_VIOLATION].max) && g->stats[GPUDIAG_M_THERMAL_VIOLATION].max > 0)
             wl += (size_t)snprintf(why, sizeof why, "thermal violation");
+        if (!wl && !isnan(g->throttle_counter_share) && g->throttle_counter_share > 0)
+            wl += (size_t)snprintf(why, sizeof why, "clock event reason counters: %.0f %% of the time between snapshots",
+                                   100 * g->throttle_counter_share);
         if (!wl)
             snprintf(why, sizeof why, "SM clock below 90 %% of max under load");
         gd_fb_text(b, f,

@@ -190,6 +190,27 @@ gpudiag_status gd_read_smi_q(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
                     g.any_bit = 1;
                 }
             }
+        } else if (gd_starts_with(parent, pn, "Clocks Event Reasons Counters") ||
+                   gd_starts_with(parent, pn, "Clocks Throttle Reasons Counters")) {
+            /* cumulative µs per reason (R580+); the throttling ones are summed */
+            if (eq(k, keyn, "SW Power Capping") || eq(k, keyn, "SW Thermal Slowdown") ||
+                eq(k, keyn, "HW Thermal Slowdown") || eq(k, keyn, "HW Power Braking") ||
+                eq(k, keyn, "SW Power Cap") || eq(k, keyn, "HW Power Brake Slowdown")) {
+                x = gd_parse_value(val, valn, &ok);
+                if (ok && !isnan(x)) {
+                    double us = x;
+                    size_t u = valn;
+                    while (u && isalpha((unsigned char)val[u - 1]))
+                        u--;
+                    if (gd_ieq(val + u, valn - u, "ms"))
+                        us = x * 1e3;
+                    else if (gd_ieq(val + u, valn - u, "ns"))
+                        us = x / 1e3;
+                    else if (gd_ieq(val + u, valn - u, "s"))
+                        us = x * 1e6;
+                    g.v[GPUDIAG_M_THROTTLE_TIME_US] = (isnan(g.v[GPUDIAG_M_THROTTLE_TIME_US]) ? 0 : g.v[GPUDIAG_M_THROTTLE_TIME_US]) + us;
+                }
+            }
         } else if (eq(parent, pn, "PCIe Generation")) {
             metric = eq(k, keyn, "Current") ? GPUDIAG_M_PCIE_GEN : eq(k, keyn, "Max") ? GPUDIAG_M_PCIE_GEN_MAX : -1;
         } else if (eq(parent, pn, "Link Width")) {

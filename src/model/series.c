@@ -45,6 +45,7 @@ static const struct {
     [GPUDIAG_M_PCIE_WIDTH_MAX] = {"pcie_width_max", "lanes"},
     [GPUDIAG_M_ENC_UTIL] = {"enc_util", "fraction"},
     [GPUDIAG_M_DEC_UTIL] = {"dec_util", "fraction"},
+    [GPUDIAG_M_THROTTLE_TIME_US] = {"throttle_time_us", "us"},
 };
 
 const char *gpudiag_metric_name(gpudiag_metric m)

@@ -883,6 +883,7 @@ static void write_series(jw *w, const gpudiag_report *r)
         kv_int_opt(w, "clock_event_reasons", (long long)g->reasons_any,
                    g->stats[GPUDIAG_M_CLOCK_REASONS].n > 0);
         kv_num(w, "throttle_share", g->throttle_share);
+        kv_num(w, "throttle_counter_share", g->throttle_counter_share);
         kv_num(w, "clock_below_max_share", g->clock_below_max_share);
         kv_tri(w, "pcie_degraded", g->pcie_degraded);
         kv_str(w, "bottleneck", gpudiag_bottleneck_name(g->bottleneck));

@@ -243,6 +243,19 @@ assert abs(g["idle_gpu_holding_memory"] - 0.5) < 1e-6, g
 assert abs(g["low_gpu_utilization"] - 0.2 * (1 - 0.10 / 0.90)) < 1e-6, g
 assert abs(g["throttling"] - 0.4 * (1 - 1050 / 1400)) < 1e-6, g
 PY
+# nvidia-smi -q clock event reason counters (R580+), two snapshots 10 s apart, by hand:
+# throttling counters SW Power Capping + SW Thermal Slowdown (Sync Boost left out) 1.2 s -> 4.2 s:
+# 3.0 s of 10 s = 0.30; loaded SM clock 1755 MHz throttled vs 1980 free: gain 0.30 x (1 - 1755/1980)
+"$GPUDIAG" analyze --json "$DATA/smi_q_reason_counters.txt" > "$TMP/ctr.json" || nok "reason counters"
+if python3 - "$TMP/ctr.json" <<'PY'; then ok; else nok "reason counters values"; fi
+import json, sys
+d = json.load(open(sys.argv[1])); g = d["series"]["gpus"][0]
+assert g["metrics"]["throttle_time_us"]["min"] == 1.2e6 and g["metrics"]["throttle_time_us"]["max"] == 4.2e6, g["metrics"]
+assert abs(g["throttle_counter_share"] - 0.3) < 1e-9, g["throttle_counter_share"]
+f = [x for x in d["findings"] if x["id"] == "throttling"]
+assert f and abs(f[0]["evidence"]["throttle_counter_share"] - 0.3) < 1e-6, f
+assert abs(f[0]["est_gain"] - 0.3 * (1 - 1755 / 1980)) < 1e-6, f
+PY
 # a monitoring log on standard input without --format: the hint names the option, not a C function
 "$GPUDIAG" analyze - < "$DATA/dmon_columns_change.log" > /dev/null 2> "$TMP/err"; rc=$?
 [ "$rc" -eq 3 ] && grep -q -- "--format dmon" "$TMP/err" && ! grep -q "gpudiag_series_read\|()" "$TMP/err" && ok ||
