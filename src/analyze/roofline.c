@@ -386,6 +386,10 @@ int gd_build_roofline(const gpudiag_trace *t, gpudiag_report *r, const gpudiag_a
         rl->kernel_count = e + 1;
         k->source = g->source;
         int dt = kernel_dtype(g, analysis);
+        /* FP32 inputs on a GPU without a TF32 rate (AMD CDNA, NVIDIA before
+         * Ampere): the FP32 roof is the one that applies */
+        if (dt == GPUDIAG_DTYPE_TF32 && g->dt < 0 && spec && !(spec->peak_tflops[GPUDIAG_DTYPE_TF32] > 0))
+            dt = GPUDIAG_DTYPE_FP32;
         k->dtype = gpudiag_dtype_name((gpudiag_dtype)dt);
         k->calls = g->calls;
         k->time_us = g->time_us >= 0 ? g->time_us : NAN;

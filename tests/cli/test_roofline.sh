@@ -76,6 +76,18 @@ if bad: print("FAIL real trace:", bad); sys.exit(1)
 print("ok real trace: %d names, %.1f%% of kernel time" % (r["kernel_names"], 100 * r["kernel_time_share"]))
 PY
 fi
+# A GPU without a TF32 rate (MI250: AMD CDNA2 has none): fp32 rocBLAS GEMMs on
+# matrix cores are held to the FP32 roof, not left without one.  By hand:
+# 163840 FLOPs / 70656 bytes = 2.319 FLOP/B; ridge 22.65 TFLOP/s / 1638.4 GB/s = 13.82.
+M="$GD_SHARED/data/traces/mi250_rocm_minitoy_train.json.gz"
+if [ -f "$M" ]; then
+    "$GPUDIAG" analyze --json "$M" | python3 -c '
+import json, sys
+k = json.load(sys.stdin)["roofline"]["kernels"][0]
+ok = (k["dtype"] == "fp32" and k["peak_tflops"] == 22.65 and abs(k["intensity"] - 163840 / 70656) < 1e-4
+      and abs(k["ridge"] - 22.65e3 / 1638.4) < 1e-3 and k["bound"] == "memory")
+sys.exit(0 if ok else 1)' || { echo "FAIL: MI250 fp32 roof"; fails=$((fails + 1)); }
+fi
 # The text roofline: the table row of K1 and K2 with the numbers above, and the
 # plot's roof line for bf16 on the H100 (peak 989.4, ridge 295.3).
 "$GPUDIAG" analyze --no-color --width 120 "$D" > "$TMP/text.txt" || fails=$((fails + 1))
