@@ -22,7 +22,6 @@
 #include "cli/cmd_serve.h"
 #include "cli/opts.h"
 #include "cli/progress.h"
-#include "ingest/input.h"
 #include "gpudiag/gpudiag.h"
 #include "gpudiag/annotate.h"
 #include "gpudiag/html.h"
@@ -772,40 +771,7 @@ static gpudiag_log_format route(const char *path, int format)
     case FMT_NSYS: return GPUDIAG_LOG_AUTO;
     default: break;
     }
-    if (strcmp(path, "-") == 0)
-        return GPUDIAG_LOG_AUTO;
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return GPUDIAG_LOG_AUTO; /* the trace reader reports the error */
-    static char buf[65536];
-    size_t n = fread(buf, 1, sizeof buf, fp);
-    fclose(fp);
-    if (n >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b) {
-        /* gzip: look at the start of the decompressed text (a .json.gz trace or a .log.gz) */
-        gd_input in;
-        if (gd_input_open(&in, path) != 0)
-            return GPUDIAG_LOG_AUTO; /* the trace reader reports the error */
-        n = 0;
-        while (n < sizeof buf) {
-            size_t got = 0;
-            if (gd_input_read(&in, (unsigned char *)buf + n, sizeof buf - n, &got) != GD_IN_OK || got == 0)
-                break;
-            n += got;
-        }
-        gd_input_close(&in);
-        if (n >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b)
-            return GPUDIAG_LOG_AUTO;
-    }
-    size_t i = 0;
-    while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
-        i++;
-    if (i < n && (buf[i] == '{' || buf[i] == '['))
-        return GPUDIAG_LOG_AUTO;
-    if (n >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b)
-        return GPUDIAG_LOG_AUTO;
-    if (n >= 16 && memcmp(buf, "SQLite format 3", 16) == 0)
-        return GPUDIAG_LOG_AUTO;
-    return gpudiag_log_format_sniff(buf, n);
+    return gd_sniff_log_file(path);
 }
 
 /* 1 when the file starts with the SQLite magic (an Nsight Systems export). */

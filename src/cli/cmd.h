@@ -10,6 +10,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "gpudiag/mfu.h"
+#include "gpudiag/series.h"
 
 /* The documented exit codes (same values as cli.c's). */
 enum { GD_EXIT_OK = 0, GD_EXIT_USAGE = 2, GD_EXIT_INPUT = 3, GD_EXIT_INTERNAL = 5 };
@@ -23,6 +24,13 @@ int gd_cmd_plan(int argc, char **argv);
  * suffix = 1e3/1e6/1e9/1e12 when allow_suffix) into *out.  On failure print
  * "gpudiag: error: OPT wants ..., got 'ARG'" and return -1. */
 int gd_opt_number(const char *opt, const char *arg, int allow_suffix, double min, double max, double *out);
+
+/* Which monitoring-log format the file at path holds, by content (its first
+ * 64 KiB, decompressed when it is gzip); GPUDIAG_LOG_AUTO when it is not a
+ * log: a Kineto trace or saved report (JSON), an Nsight SQLite export, a file
+ * that cannot be opened (the trace reader then reports why), "-".  Used by
+ * `analyze` to route an input and by `compare` to tell a log side. */
+gpudiag_log_format gd_sniff_log_file(const char *path);
 
 /* Match arg against the n keywords words[0..n-1] (exact, case-sensitive) and
  * return its index; on no match print "gpudiag: error: OPT wants w0, w1 or

@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cmd.h"
 #include "gpudiag/compare.h"
 #include "gpudiag/gpudiag.h"
 #include "gpudiag/series.h"
-#include "ingest/input.h"
 
 enum { C_OK = 0, C_REGRESSED = 1, C_USAGE = 2, C_INPUT = 3, C_INTERNAL = 5 };
 enum { OPT_METRIC = 200, OPT_THRESHOLD, OPT_ALPHA, OPT_FULL_NAMES, OPT_RUNS, OPT_JSON };
@@ -226,26 +226,7 @@ static int is_monlog(const char *path)
     struct stat sb;
     if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
         return 0;
-    gd_input in;
-    if (gd_input_open(&in, path) != 0)
-        return 0;
-    static char buf[65536];
-    size_t n = 0;
-    while (n < sizeof buf) {
-        size_t got = 0;
-        if (gd_input_read(&in, (unsigned char *)buf + n, sizeof buf - n, &got) != GD_IN_OK || got == 0)
-            break;
-        n += got;
-    }
-    gd_input_close(&in);
-    size_t i = 0;
-    while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
-        i++;
-    if (i < n && (buf[i] == '{' || buf[i] == '['))
-        return 0;
-    if (n >= 16 && memcmp(buf, "SQLite format 3", 16) == 0)
-        return 0;
-    return gpudiag_log_format_sniff(buf, n) != GPUDIAG_LOG_AUTO;
+    return gd_sniff_log_file(path) != GPUDIAG_LOG_AUTO;
 }
 
 static void json_str(FILE *fp, const char *s)
