@@ -330,6 +330,12 @@ static int parse_analyze(int argc, char **argv, settings *s)
         fprintf(stderr, "%s: error: analyze needs a trace file (try 'gpudiag analyze --help')\n", prog);
         return EXIT_USAGE;
     }
+    {
+        static const char *const names[] = {"--html", "--trace-out", "--save"};
+        const char *outs[] = {s->html, s->trace_out, s->save};
+        if (gd_check_outputs(names, outs, 3, s->paths, (size_t)s->npaths) != 0)
+            return EXIT_USAGE;
+    }
     if ((s->html || s->trace_out) && s->npaths != 1) {
         fprintf(stderr, "%s: error: %s writes the report of one trace file; give exactly one PATH\n", prog,
                 s->html ? "--html" : "--trace-out");

@@ -32,6 +32,18 @@ int gd_opt_number(const char *opt, const char *arg, int allow_suffix, double min
  * `analyze` to route an input and by `compare` to tell a log side. */
 gpudiag_log_format gd_sniff_log_file(const char *path);
 
+/* Refuse output files that would destroy an input or each other, before
+ * anything is read or written.  outs[i] is the file given to option
+ * opt_names[i] (NULL or "-" = not given / standard output); ins are the
+ * input paths (files or directories, "-" skipped).  An output is refused
+ * when it is the same file as an input (same device and inode, so a symlink
+ * or another spelling is caught), when it would be created inside an input
+ * directory (it would be read as one of its traces next time), or when two
+ * outputs are the same file.  Prints "gpudiag: error: ..." naming both and
+ * returns -1 (the caller exits 2); 0 when all is well. */
+int gd_check_outputs(const char *const *opt_names, const char *const *outs, size_t nout, char *const *ins,
+                     size_t nin);
+
 /* Match arg against the n keywords words[0..n-1] (exact, case-sensitive) and
  * return its index; on no match print "gpudiag: error: OPT wants w0, w1 or
  * w2, got 'ARG'" and return -1. */

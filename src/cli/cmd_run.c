@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cmd.h"
 #include "cli/cmd_live.h"
 #include "cli/live.h"
 #include "gpudiag/html.h"
@@ -301,6 +302,12 @@ int gd_cmd_run(int argc, char **argv)
     if (ncmd <= 0 || !cmd[0][0]) {
         fprintf(stderr, "gpudiag: error: run needs a command: gpudiag run [OPTIONS] -- CMD [ARGS...]\n");
         return 2;
+    }
+    {
+        static const char *const names[] = {"--output", "--json", "--html"};
+        const char *outs[] = {output, json, html};
+        if (gd_check_outputs(names, outs, 3, NULL, 0) != 0)
+            return 2;
     }
 
     int code = 0;

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cmd.h"
 #include "ingest/input.h"
@@ -34,6 +35,71 @@ gpudiag_log_format gd_sniff_log_file(const char *path)
     if (n >= 16 && memcmp(buf, "SQLite format 3", 16) == 0)
         return GPUDIAG_LOG_AUTO;
     return gpudiag_log_format_sniff(buf, n);
+}
+
+/* stat of the directory a path names a file in */
+static int stat_parent(const char *path, struct stat *sb)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(dir, sizeof dir, ".");
+    } else {
+        size_t n = (size_t)(slash - path);
+        if (n >= sizeof dir)
+            return -1;
+        memcpy(dir, path, n);
+        dir[n] = '\0';
+        if (n == 0)
+            snprintf(dir, sizeof dir, "/");
+    }
+    return stat(dir, sb);
+}
+
+static int same_inode(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+int gd_check_outputs(const char *const *opt_names, const char *const *outs, size_t nout, char *const *ins,
+                     size_t nin)
+{
+    for (size_t i = 0; i < nout; i++) {
+        if (!outs[i] || strcmp(outs[i], "-") == 0)
+            continue;
+        struct stat so, sp;
+        int exists = stat(outs[i], &so) == 0;
+        int parent = stat_parent(outs[i], &sp) == 0;
+        for (size_t j = 0; j < nin; j++) {
+            struct stat si;
+            if (strcmp(ins[j], "-") == 0 || stat(ins[j], &si) != 0)
+                continue;
+            if (exists && !S_ISDIR(si.st_mode) && same_inode(&so, &si)) {
+                fprintf(stderr, "gpudiag: error: %s %s is the input %s: refusing to overwrite it\n", opt_names[i],
+                        outs[i], ins[j]);
+                return -1;
+            }
+            if (parent && S_ISDIR(si.st_mode) && same_inode(&sp, &si)) {
+                fprintf(stderr,
+                        "gpudiag: error: %s %s would be written into the input directory %s (and read as one of "
+                        "its traces next time): write it elsewhere\n",
+                        opt_names[i], outs[i], ins[j]);
+                return -1;
+            }
+        }
+        for (size_t k = 0; k < i; k++) {
+            struct stat sk;
+            if (!outs[k] || strcmp(outs[k], "-") == 0)
+                continue;
+            int same = exists && stat(outs[k], &sk) == 0 ? same_inode(&so, &sk) : strcmp(outs[i], outs[k]) == 0;
+            if (same) {
+                fprintf(stderr, "gpudiag: error: %s and %s name the same file %s: give each its own\n", opt_names[k],
+                        opt_names[i], outs[i]);
+                return -1;
+            }
+        }
+    }
+    return 0;
 }
 
 int gd_opt_word(const char *opt, const char *arg, const char *const *words, int n)
