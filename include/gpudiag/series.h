@@ -296,6 +296,11 @@ typedef struct gpudiag_gpu_summary {
     double throttle_clock_loss;   /**< 1 − mean SM clock of throttled loaded samples ÷ that of unthrottled
                                        loaded samples (else ÷ max SM clock); NaN unknown (DEFINITIONS
                                        "Estimated gain of monitoring findings") */
+    size_t warmup_samples;        /**< leading idle samples left out of the statistics (warm-up); 0 none */
+    size_t teardown_samples;      /**< trailing idle samples left out (tear-down); 0 none */
+    double excluded_us;           /**< time those samples span, µs (first→first kept, last kept→last) */
+    int bandwidth_unreported;     /**< 1: the bandwidth metric reads exactly 0 in every sample while the GPU
+                                       computes; taken as not reported (bandwidth unknown) */
 } gpudiag_gpu_summary;
 
 /** The `series` section of a report made from a monitoring log. */

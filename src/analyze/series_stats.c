@@ -235,6 +235,14 @@ static size_t bucketize(const gpudiag_gpu_series *x, size_t n, const double *v, 
     return used;
 }
 
+static int has_values(const double *col, size_t n)
+{
+    for (size_t i = 0; col && i < n; i++)
+        if (!isnan(col[i]))
+            return 1;
+    return 0;
+}
+
 int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
 {
     memset(out, 0, sizeof *out);
@@ -266,8 +274,37 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
         return -1;
     }
     for (size_t g = 0; g < s->gpu_count; g++) {
-        const gpudiag_gpu_series *x = &s->gpus[g];
+        const gpudiag_gpu_series *full = &s->gpus[g];
         gpudiag_gpu_summary *o = &out->gpus[g];
+        /* warm-up / tear-down: the leading and trailing runs of idle samples (compute indicator
+         * below GD_SERIES_IDLE_MAX) of a GPU that works in between are left out of the statistics
+         * when at least 2 samples remain and the runs are at most half the samples
+         * (DEFINITIONS "Monitoring series", Warm-up and tear-down) */
+        gpudiag_gpu_series view = *full;
+        const gpudiag_gpu_series *x = &view;
+        {
+            const double *cc = has_values(full->v[GPUDIAG_M_SM_ACTIVE], full->count)  ? full->v[GPUDIAG_M_SM_ACTIVE]
+                               : has_values(full->v[GPUDIAG_M_GPU_UTIL], full->count) ? full->v[GPUDIAG_M_GPU_UTIL]
+                                                                                      : full->v[GPUDIAG_M_GR_ENGINE_ACTIVE];
+            size_t a = full->count, z = 0;
+            for (size_t i = 0; cc && i < full->count; i++)
+                if (!isnan(cc[i]) && cc[i] >= GD_SERIES_IDLE_MAX) {
+                    if (a == full->count)
+                        a = i;
+                    z = i + 1;
+                }
+            if (a < z && z - a >= 2 && (a > 0 || z < full->count) && 2 * (full->count - (z - a)) <= full->count) {
+                o->warmup_samples = a;
+                o->teardown_samples = full->count - z;
+                o->excluded_us = (double)(full->t_us[a] - full->t_us[0]) +
+                                 (double)(full->t_us[full->count - 1] - full->t_us[z - 1]);
+                view.count = z - a;
+                view.t_us = full->t_us + a;
+                for (int m = 0; m < GPUDIAG_M_COUNT; m++)
+                    if (full->v[m])
+                        view.v[m] = full->v[m] + a;
+            }
+        }
         o->index = x->index;
         o->kind = x->kind;
         o->instance = x->instance;
@@ -276,9 +313,9 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
         memcpy(o->bus_id, x->bus_id, sizeof o->bus_id);
         memcpy(o->hostname, x->hostname, sizeof o->hostname);
         memcpy(o->mig_profile, x->mig_profile, sizeof o->mig_profile);
-        o->samples = x->count;
+        o->samples = full->count;
         size_t n = x->count;
-        o->duration_us = n ? (double)(x->t_us[n - 1] - x->t_us[0]) : NAN;
+        o->duration_us = full->count ? (double)(full->t_us[full->count - 1] - full->t_us[0]) : NAN;
         o->interval_us = NAN;
         if (n >= 2) {
             for (size_t i = 1; i < n; i++)
@@ -296,6 +333,18 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
         o->bandwidth_metric = st[GPUDIAG_M_DRAM_ACTIVE].n ? GPUDIAG_M_DRAM_ACTIVE
                               : st[GPUDIAG_M_MEM_UTIL].n  ? GPUDIAG_M_MEM_UTIL
                                                           : GPUDIAG_M_COUNT;
+        /* a bandwidth metric that is exactly 0 in every sample while the GPU computes is not
+         * reported by the driver (DCGM DRAMA 0.000 throughout): unknown, not "low" */
+        if (o->compute_metric < GPUDIAG_M_COUNT && st[o->compute_metric].max >= GD_SERIES_WORK_MIN) {
+            if (o->bandwidth_metric == GPUDIAG_M_DRAM_ACTIVE && st[GPUDIAG_M_DRAM_ACTIVE].max == 0) {
+                o->bandwidth_unreported = 1;
+                o->bandwidth_metric = st[GPUDIAG_M_MEM_UTIL].n && st[GPUDIAG_M_MEM_UTIL].max > 0 ? GPUDIAG_M_MEM_UTIL
+                                                                                                : GPUDIAG_M_COUNT;
+            } else if (o->bandwidth_metric == GPUDIAG_M_MEM_UTIL && st[GPUDIAG_M_MEM_UTIL].max == 0) {
+                o->bandwidth_unreported = 1;
+                o->bandwidth_metric = GPUDIAG_M_COUNT;
+            }
+        }
         /* memory used ÷ total per sample */
         o->mem_used_share = o->mem_used_share_max = NAN;
         const double *used = x->v[GPUDIAG_M_MEM_USED_BYTES], *total = x->v[GPUDIAG_M_MEM_TOTAL_BYTES];
@@ -457,7 +506,11 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
                     o->pcie_degraded = 0;
             }
         }
-        /* sparklines and chart: equal-time buckets */
+        /* sparklines and chart: equal-time buckets over the whole log (warm-up included) */
+        x = full;
+        n = full->count;
+        used = x->v[GPUDIAG_M_MEM_USED_BYTES];
+        total = x->v[GPUDIAG_M_MEM_TOTAL_BYTES];
         const double *cv = cs ? x->v[o->compute_metric] : NULL;
         const double *bv = o->bandwidth_metric < GPUDIAG_M_COUNT ? x->v[o->bandwidth_metric] : NULL;
         const double *tot = used && total ? total : NULL;

@@ -446,8 +446,22 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
             if (bn != (int)best && votes[bn] && ol + 40 < sizeof others)
                 ol += (size_t)snprintf(others + ol, sizeof others - ol, "%s%s on %zu", ol ? ", " : "; other GPUs: ",
                                        gpudiag_bottleneck_name((gpudiag_bottleneck)bn), votes[bn]);
-        r->verdict = gd_format("%s%s — %zu of %zu GPU%s in use%s%s", s->snapshot ? "Snapshot: " : "", bn_sentence(best),
-                               votes[best], used, used == 1 ? "" : "s", others,
+        /* tensor activity of the first GPU with the verdict's class (DEFINITIONS "Monitoring series") */
+        char tensor[160] = "";
+        for (size_t i = 0; i < s->gpu_count; i++) {
+            const gpudiag_gpu_summary *g = &s->gpus[i];
+            const gpudiag_metric_stats *t = &g->stats[GPUDIAG_M_TENSOR_ACTIVE];
+            if (g->bottleneck != best || !t->n || isnan(t->median))
+                continue;
+            snprintf(tensor, sizeof tensor, "; tensor active %.0f %%%s", 100 * t->median,
+                     best != GPUDIAG_BN_COMPUTE               ? ""
+                     : t->median >= GD_SERIES_TENSOR_HIGH     ? ": compute-bound on Tensor Cores"
+                     : t->median < GD_SERIES_TENSOR_LOW       ? ": little of it on Tensor Cores (mixed precision, TF32)"
+                                                              : "");
+            break;
+        }
+        r->verdict = gd_format("%s%s — %zu of %zu GPU%s in use%s%s%s", s->snapshot ? "Snapshot: " : "", bn_sentence(best),
+                               votes[best], used, used == 1 ? "" : "s", tensor, others,
                                idle_mem ? "; some GPUs hold memory without working" : "");
     }
     if (!r->verdict)

@@ -877,6 +877,10 @@ static void write_series(jw *w, const gpudiag_report *r)
         yajl_gen_map_close(w->g);
         kv_bool(w, "in_use", g->in_use);
         kv_bool(w, "idle_holding_memory", g->idle_holding_memory);
+        kv_int(w, "warmup_samples", (long long)g->warmup_samples);
+        kv_int(w, "teardown_samples", (long long)g->teardown_samples);
+        kv_us(w, "excluded_us", g->warmup_samples + g->teardown_samples ? g->excluded_us : 0);
+        kv_bool(w, "bandwidth_unreported", g->bandwidth_unreported);
         kv_us(w, "dip_period_us", g->dip_period_us);
         kv_num(w, "dip_acf", g->dip_acf);
         kv_num(w, "traffic_corr", g->traffic_corr);

@@ -757,6 +757,13 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
         char d[32];
         ms(d, sizeof d, g->duration_us);
         fprintf(w->fp, "  %zu sample%s over %s\n", g->samples, g->samples == 1 ? "" : "s", d);
+        if (g->warmup_samples + g->teardown_samples) {
+            char ex[32];
+            ms(ex, sizeof ex, g->excluded_us);
+            fprintf(w->fp, "    %zu idle warm-up and %zu tear-down sample%s (%s) left out of the statistics\n",
+                    g->warmup_samples, g->teardown_samples,
+                    g->warmup_samples + g->teardown_samples == 1 ? "" : "s", ex);
+        }
         const gpudiag_metric_stats *c = g->compute_metric < GPUDIAG_M_COUNT ? &g->stats[g->compute_metric] : NULL;
         if (c) {
             char mean[16], med[16], p10[16], p90[16], low[16], jit[16];
@@ -788,6 +795,13 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
         fprintf(w->fp, "    memory %s (%s used)  compute %s  bandwidth %s (%s %s)", g->memory_level ? g->memory_level : "n/a",
                 mem, g->compute_level ? g->compute_level : "n/a", g->bandwidth_level ? g->bandwidth_level : "n/a",
                 g->bandwidth_metric < GPUDIAG_M_COUNT ? gpudiag_metric_name(g->bandwidth_metric) : "-", bw);
+        if (g->bandwidth_unreported)
+            fprintf(w->fp, "  (DRAM/memory activity reads 0 in every sample while computing: not reported)");
+        if (g->stats[GPUDIAG_M_TENSOR_ACTIVE].n) {
+            char te[16];
+            pct(te, sizeof te, g->stats[GPUDIAG_M_TENSOR_ACTIVE].median);
+            fprintf(w->fp, "  tensor_active %s", te);
+        }
         if (!isnan(g->dip_period_us))
             fprintf(w->fp, "  dips every %.1f s", g->dip_period_us / 1e6);
         fprintf(w->fp, "  -> %s%s%s\n", g->idle_holding_memory ? "idle, holding memory" : !g->in_use ? "idle" : gpudiag_bottleneck_name(g->bottleneck),

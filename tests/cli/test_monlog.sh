@@ -243,6 +243,28 @@ assert abs(g["idle_gpu_holding_memory"] - 0.5) < 1e-6, g
 assert abs(g["low_gpu_utilization"] - 0.2 * (1 - 0.10 / 0.90)) < 1e-6, g
 assert abs(g["throttling"] - 0.4 * (1 - 1050 / 1400)) < 1e-6, g
 PY
+# warm-up and tear-down (DEFINITIONS "Warm-up and tear-down"), by hand: GRACT 0, 0.01, 0, 0.04 (4 leading
+# samples < 0.05), then 0.9 0.8 0.9 1.0 0.9 0.9, then 0.02 0 (2 trailing): 6 of 12 samples left out, 4 s + 2 s
+# = 6e6 us (dcgmi: 1 s apart, assumed); the kept six: mean 5.4/6 = 0.9, median 0.9, min 0.8 -> compute high,
+# class compute; TENSO median of 0.6 0.6 0.6 0.7 0.6 0.5 over all 12 -> 0 (the ramp would hide it), kept: 0.6
+# >= 0.50 -> "tensor active 60 %: compute-bound on Tensor Cores"; DRAMA 0.000 in all 12 samples while the GPU
+# computes: not reported -> bandwidth unknown (null), bandwidth_unreported true, no low_gpu_utilization.
+"$GPUDIAG" analyze --json "$DATA/dcgmi_warmup_tensor.log" > "$TMP/wu.json" || nok "warm-up"
+"$GPUDIAG" analyze --no-color "$DATA/dcgmi_warmup_tensor.log" > "$TMP/wu.txt" || nok "warm-up text"
+if python3 - "$TMP/wu.json" "$TMP/wu.txt" <<'PY'; then ok; else nok "warm-up values"; fi
+import json, sys
+d = json.load(open(sys.argv[1])); g = d["series"]["gpus"][0]; txt = open(sys.argv[2]).read()
+assert (g["warmup_samples"], g["teardown_samples"]) == (4, 2), g
+assert abs(g["excluded_us"] - 6e6) < 1, g["excluded_us"]
+m = g["metrics"]["gr_engine_active"]
+assert abs(m["mean"] - 0.9) < 1e-9 and abs(m["median"] - 0.9) < 1e-9 and abs(m["min"] - 0.8) < 1e-9, m
+assert abs(g["metrics"]["tensor_active"]["median"] - 0.6) < 1e-9, g["metrics"]["tensor_active"]
+assert g["bottleneck"] == "compute" and d["verdict"]["bottleneck"] == "compute", g["bottleneck"]
+assert g["bandwidth_unreported"] is True and g["indicators"]["bandwidth"] is None, g["indicators"]
+assert "tensor active 60 %: compute-bound on Tensor Cores" in d["verdict"]["summary"], d["verdict"]["summary"]
+assert "low_gpu_utilization" not in [f["id"] for f in d["findings"]], d["findings"]
+assert "4 idle warm-up and 2 tear-down samples (6.00 s) left out of the statistics" in txt, txt
+PY
 # nvidia-smi -q clock event reason counters (R580+), two snapshots 10 s apart, by hand:
 # throttling counters SW Power Capping + SW Thermal Slowdown (Sync Boost left out) 1.2 s -> 4.2 s:
 # 3.0 s of 10 s = 0.30; loaded SM clock 1755 MHz throttled vs 1980 free: gain 0.30 x (1 - 1755/1980)
