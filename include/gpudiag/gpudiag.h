@@ -733,6 +733,8 @@ typedef struct gpudiag_cluster {
     const char *verdict;          /**< one line, owned by the cluster */
     size_t finding_count;         /**< cross-rank findings (`straggler`), owned by the cluster */
     gpudiag_finding *findings;
+    int world_size;               /**< distributedInfo.world_size the traces state; -1 if none does or they differ */
+    int missing_ranks;            /**< world_size − distinct ranks present (> 0: some ranks absent); -1 if unknown */
 } gpudiag_cluster;
 
 /**
@@ -742,7 +744,8 @@ typedef struct gpudiag_cluster {
  * waited for the last one to arrive: wait = duration − the shortest duration
  * of that collective over the ranks (TensorBoard plugin's "min duration across
  * workers" idea; clock-independent, unlike start times).  The straggler is the
- * rank that waits least while the others wait ≥ 1 % of the step on it.
+ * rank that waits least while the others wait ≥ 1 % of the step on it; none
+ * is named when the traces may not be one job (mixed_job != 0).
  *
  * reports: n ≥ 1 reports (not modified; may be freed after this call).
  * Returns GPUDIAG_OK, GPUDIAG_ERR_ARG or GPUDIAG_ERR_NOMEM.

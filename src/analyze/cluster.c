@@ -145,6 +145,8 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
     c->straggler = -1;
     c->straggler_wait_us_per_step = NAN;
     c->straggler_share = NAN;
+    c->world_size = -1;
+    c->missing_ranks = -1;
     size_t m = SIZE_MAX, participants = 0, first = SIZE_MAX;
     for (size_t i = 0; i < n; i++) {
         const gpudiag_report *r = reports[i];
@@ -208,10 +210,28 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
     if (n >= 2 && inferred && with_info)
         c->mixed_job |= GPUDIAG_MIX_DIST_INFO;
     char mixnote[260] = "";
+    char why[200] = "";
     if (c->mixed_job) {
-        char why[200];
         mix_words(c->mixed_job, why, sizeof why);
         snprintf(mixnote, sizeof mixnote, " Caution: these traces may not be one job (%s).", why);
+    }
+    /* ranks absent from a job that states its world size (DEFINITIONS "Ranks and stragglers") */
+    char missnote[200] = "";
+    if (!(c->mixed_job & GPUDIAG_MIX_WORLD_SIZE) && world > 0) {
+        c->world_size = world;
+        size_t distinct = 0;
+        for (size_t i = 0; i < n; i++) {
+            size_t k = 0;
+            while (k < i && c->ranks[k].rank != c->ranks[i].rank)
+                k++;
+            distinct += k == i;
+        }
+        c->missing_ranks = distinct < (size_t)world ? world - (int)distinct : 0;
+        if (c->missing_ranks > 0)
+            snprintf(missnote, sizeof missnote,
+                     " Note: only %zu of the job's %d ranks are here; the %d absent rank%s not compared (a straggler "
+                     "among them would not show).",
+                     distinct, world, c->missing_ranks, c->missing_ranks == 1 ? " is" : "s are");
     }
     c->collectives = m == SIZE_MAX ? 0 : m;
     char *v = NULL;
@@ -250,7 +270,12 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
         step /= (double)(participants - 1);
         c->straggler_wait_us_per_step = others;
         c->straggler_share = step > 0 ? others / step : NAN;
-        if (!isnan(c->straggler_share) && c->straggler_share >= GD_STRAGGLER_SHARE_MIN) {
+        if (c->mixed_job) {
+            v = gd_format("No straggler named: these traces may not be one job (%s), so their collectives are not "
+                          "the same collectives and the waits between them (%.1f us per step, %.1f%% of the step) "
+                          "compare unrelated runs.%s",
+                          why, others, 100.0 * (isnan(c->straggler_share) ? 0 : c->straggler_share), missnote);
+        } else if (!isnan(c->straggler_share) && c->straggler_share >= GD_STRAGGLER_SHARE_MIN) {
             c->straggler = c->ranks[least].rank;
             v = gd_format("Rank %d is the straggler: the other ranks wait %.1f us per step (%.1f%% of the step) in "
                           "collectives for it to arrive. Look at what rank %d does differently before its "
@@ -261,20 +286,20 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
                                                     "which are matched by position."
                                                   : "",
                           c->duplicate_ranks ? " Caution: some rank number appears in more than one file." : "",
-                          mixnote);
+                          missnote);
         } else {
             v = gd_format("No straggler: ranks wait on each other for %.1f us per step (%.1f%% of the step) in "
                           "collectives.%s%s",
                           others, 100.0 * (isnan(c->straggler_share) ? 0 : c->straggler_share),
                           c->duplicate_ranks ? " Caution: some rank number appears in more than one file." : "",
-                          mixnote);
+                          missnote);
         }
     } else if (n >= 2) {
         v = gd_format("Fewer than two ranks have communication kernels inside their steps: nothing to compare "
-                      "across ranks.%s",
-                      mixnote);
+                      "across ranks.%s%s",
+                      mixnote, missnote);
     } else {
-        v = gd_strdup("One rank: nothing to compare.");
+        v = gd_format("One rank: nothing to compare.%s", missnote);
     }
     if (!v) {
         gpudiag_cluster_free(&c);

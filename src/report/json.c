@@ -1035,6 +1035,8 @@ gpudiag_status gpudiag_cluster_write_json(const gpudiag_cluster *c, const gpudia
             str(&w, gpudiag_mix_name(b));
     yajl_gen_array_close(w.g);
     kv_int_opt(&w, "straggler", c->straggler, c->straggler >= 0);
+    kv_int_opt(&w, "world_size", c->world_size, c->world_size >= 0);
+    kv_int_opt(&w, "missing_ranks", c->missing_ranks, c->missing_ranks >= 0);
     kv_us(&w, "wait_us_per_step", c->straggler_wait_us_per_step);
     kv_num(&w, "wait_share_of_step", c->straggler_share);
     kv_str(&w, "verdict", c->verdict);

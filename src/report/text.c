@@ -853,8 +853,14 @@ gpudiag_status gpudiag_cluster_write_text(const gpudiag_cluster *c, FILE *fp, co
     if (!c || !fp)
         return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "NULL cluster or stream");
     tw w = {fp, opts ? opts->color : 0, opts && opts->width > 0 ? opts->width : 100};
-    fprintf(fp, "%sRANKS%s  %zu traces; collectives matched by position: %zu%s\n", c_bold(&w), c_off(&w),
-            c->rank_count, c->collectives, c->collectives_mismatch ? " (ranks recorded different numbers)" : "");
+    if (c->rank_count == 1)
+        fprintf(fp, "%sRANKS%s  1 trace; no other rank to match collectives with\n", c_bold(&w), c_off(&w));
+    else
+        fprintf(fp, "%sRANKS%s  %zu traces; collectives matched by position: %zu%s\n", c_bold(&w), c_off(&w),
+                c->rank_count, c->collectives, c->collectives_mismatch ? " (ranks recorded different numbers)" : "");
+    if (c->missing_ranks > 0)
+        fprintf(fp, "  note: %d of the job's %d ranks are not here and are not compared\n", c->missing_ranks,
+                c->world_size);
     fprintf(fp, "  %5s %10s %7s %7s %12s %12s  %-15s %s\n", "rank", "step ms", "util", "comm", "comm us/step",
             "wait us/step", "verdict", "trace");
     for (size_t i = 0; i < c->rank_count; i++) {

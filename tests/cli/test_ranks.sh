@@ -96,8 +96,19 @@ assert [r["rank"] for r in d["ranks"]] == [0, 2, 3], d["ranks"]
 assert [r["inputs"][0]["rank"] for r in d["reports"]] == [0, 2, 3]
 # ranks 0 and 3 wait 40 us in each of the 2 collectives for rank 2, as with all four
 assert s["straggler"] == 2 and abs(s["wait_us_per_step"] - 80) < 1e-9, s
+# 3 distinct ranks of a world of 4 (gen_ranks writes world_size = --ranks): rank 1 absent
+assert s["world_size"] == 4 and s["missing_ranks"] == 1, s
+assert "Note: only 3 of the job's 4 ranks are here; the 1 absent rank is not compared" in s["verdict"], s
 PY
   then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: --ranks 0,2-3 --jobs $jobs"; cat "$TMP/rsel.err"; fi
+done
+# one rank chosen: no cross-rank matching claimed, 3 of 4 ranks absent
+for jobs in 1; do
+  "$GPUDIAG" analyze --no-color --ranks 1 "$TMP/rsel" > "$TMP/r1.txt" 2>/dev/null || true
+  if grep -q '^RANKS  1 trace; no other rank to match collectives with$' "$TMP/r1.txt" &&
+     grep -q '^  note: 3 of the job.s 4 ranks are not here and are not compared$' "$TMP/r1.txt" &&
+     ! grep -q 'matched by position' "$TMP/r1.txt"; then
+    pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: --ranks 1 text"; cat "$TMP/r1.txt"; fi
 done
 # the late distributedInfo is found by the fallback read
 if "$GPUDIAG" analyze --json --ranks 5,9 "$TMP/rsel" > "$TMP/r5.json" 2> "$TMP/r5.err"; then rc=0; else rc=$?; fi
@@ -139,7 +150,8 @@ done
 # rank7.json = rank 1 re-labelled rank 7 of world 8 (world sizes differ); x_noinfo.json has no
 # distributedInfo (some traces only) -> its rank is its position 3 (sorted: rank0, rank1,
 # rank7, x_noinfo), marked inferred. Same GPU everywhere, ranks inside their world sizes.
-python3 "$GEN" "$GD_TEST_DATA/ok_nccl_overlap.json" "$TMP/mix" --ranks 2 --straggler 0 --delay-us 0 >/dev/null
+# rank 0 is 40 us late (it would be named the straggler in one job): here none is named.
+python3 "$GEN" "$GD_TEST_DATA/ok_nccl_overlap.json" "$TMP/mix" --ranks 2 --straggler 0 --delay-us 40 >/dev/null
 python3 - "$TMP/mix" "$GD_TEST_DATA/ok_nccl_overlap.json" <<'PY'
 import json, os, sys, glob
 d = sys.argv[1]
@@ -158,7 +170,10 @@ f = {x["id"]: x for x in d["findings"]}
 m = f["input_mixed_job"]
 assert m["kind"] == "input" and m["severity"] == "medium" and m["est_gain"] is None, m
 assert m["evidence"]["traces"] == 4 and m["evidence"]["ranks_inferred"] == 1, m
-assert "Caution: these traces may not be one job (different world sizes, distributedInfo in some traces only)" in s["verdict"], s
+assert s["verdict"].startswith("No straggler named: these traces may not be one job (different world sizes, "
+                               "distributedInfo in some traces only)"), s
+assert s["straggler"] is None and "straggler" not in f, s
+assert s["world_size"] is None and s["missing_ranks"] is None, s
 PY
 then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: mixed job (JSON)"; fi
 "$GPUDIAG" analyze --no-color "$TMP/mix" > "$TMP/mix.txt" || true
