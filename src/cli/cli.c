@@ -80,8 +80,9 @@ static void usage_main(FILE *fp)
             "Tells what your GPU is waiting for during training, and what to change.\n"
             "\n"
             "Commands:\n"
-            "  analyze PATH...   diagnose PyTorch profiler (Kineto) traces (.json, .json.gz)\n"
-            "                    and Nsight Systems SQLite exports (nsys export --type sqlite)\n"
+            "  analyze PATH...   diagnose PyTorch profiler (Kineto) traces (.json, .json.gz),\n"
+            "                    Nsight Systems SQLite exports (nsys export --type sqlite) and\n"
+            "                    monitoring logs (nvidia-smi dmon / --query-gpu / -q, dcgmi, dcgm-exporter)\n"
             "  mfu ...           MFU / HFU from a model, its throughput and the GPU\n"
             "  plan ...          memory bill and time cost of a training setup, before running it\n"
             "  specs [NAME]      the built-in GPU table, or one GPU with its ridge points\n"
@@ -111,9 +112,11 @@ static void usage_analyze(FILE *fp)
             "GPU utilization, SM efficiency, achieved occupancy, Tensor Core use, and ranked\n"
             "findings with the knobs to change.  PATH is a .json or .json.gz trace (gzip is\n"
             "detected from the content), or an Nsight Systems export (`nsys export --type\n"
-            "sqlite`, detected by the SQLite header; NVIDIA's expert-system rules are added);\n"
-            "'-' reads standard input (JSON only).  A directory is read as\n"
-            "the per-rank traces of one job: each is analysed (in parallel), the ranks are\n"
+            "sqlite`, detected by the SQLite header; NVIDIA's expert-system rules are added),\n"
+            "or a monitoring log (nvidia-smi dmon, --query-gpu CSV or -q text, dcgmi dmon,\n"
+            "dcgm-exporter text; detected by content, --format overrides); '-' reads standard\n"
+            "input (JSON only).  A directory is read as the per-rank traces of one job (its\n"
+            ".json, .json.gz and .sqlite files): each is analysed (in parallel), the ranks are\n"
             "shown side by side and the straggler, if any, is named.\n"
             "\n"
             "Options:\n"
@@ -603,7 +606,7 @@ static size_t choose_ranks(const char *dir, const settings *s, rank_job *jobs, s
     return nkept;
 }
 
-static int is_trace_name(const char *n)
+int gd_is_trace_name(const char *n)
 {
     size_t l = strlen(n);
     return (l > 5 && strcmp(n + l - 5, ".json") == 0) || (l > 8 && strcmp(n + l - 8, ".json.gz") == 0) ||
@@ -626,7 +629,7 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
     size_t n = 0, cap = 0;
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.' || !is_trace_name(de->d_name))
+        if (de->d_name[0] == '.' || !gd_is_trace_name(de->d_name))
             continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 16;
@@ -647,7 +650,7 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
     }
     closedir(d);
     if (n == 0) {
-        fprintf(stderr, "%s: error: %s: no .json or .json.gz trace files in this directory\n", prog, dir);
+        fprintf(stderr, "%s: error: %s: no .json, .json.gz or .sqlite trace files in this directory\n", prog, dir);
         free(names);
         return EXIT_INPUT;
     }

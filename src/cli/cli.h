@@ -9,6 +9,10 @@ int gd_cli_run(int argc, char **argv);
 
 #include <stdio.h>
 
+/* 1 when a directory entry's name is one a directory of rank traces is read
+ * for: *.json, *.json.gz, *.sqlite (analyze and compare alike). */
+int gd_is_trace_name(const char *name);
+
 /* `gpudiag compare` (cmd_compare.c): argv[0] is "compare"; returns the exit status. */
 int gd_cmd_compare(int argc, char **argv);
 /* Its --help text. */

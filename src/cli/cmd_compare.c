@@ -98,11 +98,6 @@ static int load_report(const char *path, gpudiag_report **out)
     return C_OK;
 }
 
-static int is_trace_name(const char *n)
-{
-    size_t l = strlen(n);
-    return (l > 5 && strcmp(n + l - 5, ".json") == 0) || (l > 8 && strcmp(n + l - 8, ".json.gz") == 0);
-}
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -122,7 +117,7 @@ static int load_dir(const char *dir, gpudiag_side **out)
     int rc = C_OK;
     struct dirent *de;
     while (rc == C_OK && (de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.' || !is_trace_name(de->d_name))
+        if (de->d_name[0] == '.' || !gd_is_trace_name(de->d_name))
             continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 16;
@@ -143,7 +138,7 @@ static int load_dir(const char *dir, gpudiag_side **out)
     }
     closedir(d);
     if (rc == C_OK && n == 0) {
-        fprintf(stderr, "%s: error: %s: no .json or .json.gz trace files in this directory\n", prog, dir);
+        fprintf(stderr, "%s: error: %s: no .json, .json.gz or .sqlite trace files in this directory\n", prog, dir);
         rc = C_INPUT;
     }
     gpudiag_report **reps = rc == C_OK ? calloc(n, sizeof *reps) : NULL;

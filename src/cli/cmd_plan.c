@@ -70,7 +70,7 @@ static void usage_plan(FILE *fp)
             "\n"
             "Examples:\n"
             "  gpudiag plan --model llama2-7b --gpu A100-SXM4-80GB --flash\n"
-            "  gpudiag plan --model llama3-8b --gpus 8 --zero 3 --recompute full --micro-batch 2 --gpu H100 80GB HBM3\n",
+            "  gpudiag plan --model llama3-8b --gpus 8 --zero 3 --recompute full --micro-batch 2 --gpu 'H100 80GB HBM3'\n",
             gd_model_opts_help);
 }
 
