@@ -727,18 +727,42 @@ static void rule_low_util(fbuilder *b)
     gpudiag_report *r = b->r;
     int dev = -1;
     double u = min_device_util(r, &dev);
-    if (isnan(u) || !(u < GD_LOW_UTIL_MAX))
+    if (isnan(u))
         return;
-    gpudiag_finding *f = gd_fb_add(b, "low_gpu_utilization", u < 0.3 ? GPUDIAG_SEV_HIGH : GPUDIAG_SEV_MEDIUM, 0,
-                             GPUDIAG_BN_UNKNOWN, NAN);
+    /* steady state: the time outside start-up/compilation (FINDINGS `low_gpu_utilization`) */
+    double ssh = startup_share(r);
+    int startup = ssh >= GD_STARTUP_SHARE_MIN;
+    double uss = !startup ? u : ssh < 1.0 ? fmin(1.0, u / (1.0 - ssh)) : NAN;
+    int mostly_startup = startup && ssh >= 0.5;
+    if (!mostly_startup && !(uss < GD_LOW_UTIL_MAX))
+        return;
+    gpudiag_severity sev = mostly_startup ? GPUDIAG_SEV_LOW : uss < 0.3 ? GPUDIAG_SEV_HIGH : GPUDIAG_SEV_MEDIUM;
+    gpudiag_finding *f = gd_fb_add(b, "low_gpu_utilization", sev, 0, GPUDIAG_BN_UNKNOWN, NAN);
     gd_fb_ev(f, "gpu_utilization", u);
+    if (startup) {
+        gd_fb_ev(f, "steady_state_utilization", uss);
+        gd_fb_ev(f, "startup_share", ssh);
+    }
     gd_fb_ev(f, "device", (double)dev);
     gd_fb_ev(f, "sm_efficiency", r->sm_efficiency);
     gd_fb_ev(f, "step_time_us", r->avg_step_us);
     int causes = 0;
     for (size_t i = 0; i + 1 < r->finding_count; i++) /* the rules before this one */
         causes |= r->findings[i].is_cause;
-    gd_fb_text(b, f, gd_format("GPU %d runs kernels only %.1f%% of the step time", dev, 100.0 * u),
+    if (mostly_startup) {
+        gd_fb_text(b, f,
+             gd_format("GPU %d runs kernels only %.2f%% of the time, but %.1f%% of it is start-up/compilation", dev,
+                       100.0 * u, 100.0 * ssh),
+             gd_format("Too little steady-state work was recorded to judge the utilization (%.1f%% outside "
+                       "start-up). Profile steady-state steps: torch.profiler schedule(wait=1, warmup=1, active=3) "
+                       "with prof.step() each iteration.",
+                       isnan(uss) ? 0.0 : 100.0 * uss));
+        return;
+    }
+    gd_fb_text(b, f,
+         startup ? gd_format("GPU %d runs kernels only %.1f%% of the steady-state time (%.1f%% with start-up)", dev,
+                             100.0 * uss, 100.0 * u)
+                 : gd_format("GPU %d runs kernels only %.1f%% of the step time", dev, 100.0 * u),
          causes ? gd_format("This is the symptom; the causes ranked above say what the GPU waits for. If none "
                             "applies, the work per kernel is too small: raise the batch size (TensorBoard "
                             "profiler plugin's advice) or sequence length.")
@@ -892,6 +916,16 @@ static const char *short_fix(const gpudiag_finding *f)
     return "see findings";
 }
 
+/* Device-idle time of cause `other` (no visible cause) ÷ devices ÷ the analysed time, 0 when unknown
+ * (FINDINGS "Verdict"). */
+static double other_idle_share(const gpudiag_report *r)
+{
+    size_t nd = r->timeline.device_count;
+    if (!nd || !r->step_count || !(r->avg_step_us > 0))
+        return 0;
+    return r->idle_cause_us[GPUDIAG_IDLE_OTHER] / (double)nd / ((double)r->step_count * r->avg_step_us);
+}
+
 static void verdict(fbuilder *b)
 {
     gpudiag_report *r = b->r;
@@ -932,6 +966,13 @@ static void verdict(fbuilder *b)
                                                    : ". No step markers: the window is the whole capture, so treat "
                                                      "the estimate with care.",
                       note);
+    } else if (!isnan(r->gpu_utilization) && r->gpu_utilization >= GD_LOW_UTIL_MAX &&
+               other_idle_share(r) >= GD_UNEXPLAINED_IDLE_MAX) {
+        v = gd_format("The GPU is idle %.0f%% of the step, and %.0f%% of the step is idle time with no visible cause "
+                      "in the trace (no host activity, sync, DataLoader, communication or copy during it). Look at "
+                      "the largest gaps under IDLE GAPS; work the profiler did not record (another process, an "
+                      "uninstrumented library) may sit there.%s",
+                      100.0 * (1.0 - r->gpu_utilization), 100.0 * other_idle_share(r), note);
     } else if (!isnan(r->gpu_utilization) && r->gpu_utilization >= GD_LOW_UTIL_MAX) {
         r->bottleneck = GPUDIAG_BN_COMPUTE;
         const gpudiag_finding *tc = NULL;

@@ -159,4 +159,41 @@ valcheck.run(checks, sys.argv[2], 1e-05)
 EOF
 )
 check_both_readers "$GD_TEST_DATA/ok_collective_host.json" "$PY_COLL" || rc=1
+# tests/data/ok_idle_nocause.json (FINDINGS "Verdict") — one step [1000,2000], one kernel
+#   [1250,1750] and no other event: utilization 500/1000 = 0.50, gaps [1000,1250] and
+#   [1750,2000] have no host activity -> cause other, 500 us = 0.50 of the step >= 0.20 ->
+#   verdict unknown (before: compute, "no stall found"); utilization not < 0.50 -> no
+#   low_gpu_utilization.
+PY_NOCAUSE=$(cat <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+f = {x["id"]: x for x in d["findings"]}
+checks = [
+    ("util", d["summary"]["gpu_utilization"], 0.5), ("other", d["idle"]["by_cause_us"]["other"], 500),
+    ("bottleneck", d["verdict"]["bottleneck"], "unknown"),
+    ("no visible cause", "50% of the step is idle time with no visible cause in the trace" in d["verdict"]["summary"], True),
+    ("ids", sorted(f), []),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-05)
+EOF
+)
+check_both_readers "$GD_TEST_DATA/ok_idle_nocause.json" "$PY_NOCAUSE" || rc=1
+# alexnet_small (shared): start-up is 43183155 of 43348556 us (0.996184, >= 0.5) -> low
+#   severity whatever the utilization (0.000245222); steady state 0.000245222 / (1 - 0.996184)
+#   = 0.0643. --fail-on high exits 0 (before: [high], exit 1).
+ALEX=/work/shared/data/traces/alexnet_small.json.gz
+if [ -f "$ALEX" ]; then
+  if "$GPUDIAG" analyze --json --fail-on high "$ALEX" > "$TMP/alex.json" && python3 - "$TMP/alex.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = {x["id"]: x for x in d["findings"]}["low_gpu_utilization"]
+e = f["evidence"]
+assert f["severity"] == "low", f
+assert abs(e["startup_share"] - 43183155 / 43348556) < 1e-5, e
+assert abs(e["steady_state_utilization"] - 0.000245222 / (1 - 43183155 / 43348556)) < 1e-3, e
+EOF
+  then :; else echo "FAIL: alexnet_small low_gpu_utilization"; rc=1; fi
+fi
 exit $rc
