@@ -155,17 +155,12 @@ static void classify(gpudiag_gpu_summary *g)
         g->bottleneck = GPUDIAG_BN_THROTTLING;
         return;
     }
+    if (g->samples < 2) /* one sample: a level at one moment, no time series to classify */
+        return;
     /* compute high and healthy: p10 and low share pass too (dips are a pattern, below) */
     if (g->compute_level && strcmp(g->compute_level, "high") == 0 && g->health_p10_ok != 0 && g->health_low_ok != 0) {
         g->bottleneck = GPUDIAG_BN_COMPUTE;
         g->pipeline = "compute";
-        return;
-    }
-    if (g->samples < 2) { /* a snapshot shows a level, not a pattern */
-        if (g->bandwidth_level && strcmp(g->bandwidth_level, "high") == 0) {
-            g->bottleneck = GPUDIAG_BN_MEMORY_BANDWIDTH;
-            g->pipeline = "memory_transfer";
-        }
         return;
     }
     if (pick_sawtooth(g)) {
@@ -386,14 +381,21 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
         const gpudiag_gpu_summary *g = &s->gpus[first];
         /* k of the log's N GPUs reserved but idle: putting them to work (linear scaling) would cut
          * the run time by up to k ÷ N */
-        f = add_gain(b, "idle_gpu_holding_memory", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN,
-                     s->gpu_count ? (double)nidle / (double)s->gpu_count : NAN);
+        /* freeing or using an idle GPU does not shorten anyone's step: no step-time gain; its cost
+         * is the GPUs wasted (DEFINITIONS "Estimated gain of monitoring findings") */
+        size_t nphys = 0;
+        for (size_t i = 0; i < s->gpu_count; i++)
+            nphys += s->gpus[i].kind == GPUDIAG_ENTITY_GPU;
+        f = add(b, "idle_gpu_holding_memory", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN);
+        gd_fb_ev(f, "gpus_wasted", (double)nidle);
+        gd_fb_ev(f, "gpu_count", (double)nphys);
         gd_fb_ev(f, "gpu_index", g->index);
         gd_fb_ev(f, "mem_used_bytes", g->stats[GPUDIAG_M_MEM_USED_BYTES].median);
         gd_fb_ev(f, "mem_used_share", g->mem_used_share);
         gd_fb_ev(f, "compute_p95", cs(g)->p95);
-        gd_fb_text(b, f, gd_format("%s: memory held (%.0f MiB) but no work", gpus,
-                             g->stats[GPUDIAG_M_MEM_USED_BYTES].median / 1048576.0),
+        gd_fb_text(b, f, gd_format("%s: memory held (%.0f MiB) but no work: %zu of %zu GPU%s wasted", gpus,
+                             g->stats[GPUDIAG_M_MEM_USED_BYTES].median / 1048576.0, nidle, nphys,
+                             nphys == 1 ? "" : "s"),
              gd_format("A process reserved the GPU and does not use it: a job started with more GPUs than it "
                        "uses (check --num_gpus / CUDA_VISIBLE_DEVICES / world size), a context created on the wrong "
                        "device (torch.cuda.set_device before any CUDA call), or a stale process (nvidia-smi "
@@ -415,25 +417,58 @@ static const char *bn_sentence(gpudiag_bottleneck bn)
     }
 }
 
+/* A MIG parent: a GPU whose instances are in the log (same index, or the only GPU when the
+ * instances name none); it takes no part in the verdict's shares. */
+static int mig_parent(const gpudiag_series_summary *s, const gpudiag_gpu_summary *g)
+{
+    if (g->kind != GPUDIAG_ENTITY_GPU)
+        return 0;
+    size_t nphys = 0, unnamed = 0, same = 0;
+    for (size_t j = 0; j < s->gpu_count; j++) {
+        const gpudiag_gpu_summary *o = &s->gpus[j];
+        if (o->kind == GPUDIAG_ENTITY_GPU)
+            nphys++;
+        else if (o->index < 0)
+            unnamed++;
+        else
+            same += o->index == g->index;
+    }
+    return same || (unnamed && nphys == 1);
+}
+
 static void verdict(sbuild *b, gpudiag_series_summary *s)
 {
     gpudiag_report *r = b->r;
     size_t votes[GPUDIAG_BN_THROTTLING + 1] = {0}, used = 0, idle_mem = 0;
+    /* physical GPUs and MIG instances apart; a MIG parent (a GPU whose instances are in the log:
+     * same index, or the only GPU when the instances name none) takes no part in the shares */
+    size_t ninst = 0, phys_used = 0, inst_used = 0, voters = 0;
     for (size_t i = 0; i < s->gpu_count; i++) {
-        classify(&s->gpus[i]);
-        if (s->gpus[i].bottleneck != GPUDIAG_BN_UNKNOWN) {
-            votes[s->gpus[i].bottleneck]++;
+        gpudiag_gpu_summary *g = &s->gpus[i];
+        classify(g);
+        if (g->kind == GPUDIAG_ENTITY_GPU)
+            phys_used += g->in_use;
+        else {
+            ninst++;
+            inst_used += g->in_use;
+        }
+        if (mig_parent(s, g))
+            continue;
+        voters++;
+        if (g->bottleneck != GPUDIAG_BN_UNKNOWN) {
+            votes[g->bottleneck]++;
             used++;
         }
-        idle_mem += s->gpus[i].idle_holding_memory;
+        idle_mem += g->idle_holding_memory;
     }
+    (void)used;
     gpudiag_bottleneck best = GPUDIAG_BN_UNKNOWN;
     for (int bn = 1; bn <= GPUDIAG_BN_THROTTLING; bn++)
         if (votes[bn] > votes[best])
             best = (gpudiag_bottleneck)bn;
     r->bottleneck = best;
     if (s->snapshot && best == GPUDIAG_BN_UNKNOWN) {
-        r->verdict = gd_format("A snapshot of %zu GPU%s (one sample each): no time series to classify%s", s->gpu_count,
+        r->verdict = gd_format("A snapshot of %zu GPU%s (one sample each): one sample: no time series to classify%s", s->gpu_count,
                                s->gpu_count == 1 ? "" : "s",
                                r->finding_count ? "; see the findings" : "");
     } else if (best == GPUDIAG_BN_UNKNOWN) {
@@ -451,7 +486,7 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
         for (size_t i = 0; i < s->gpu_count; i++) {
             const gpudiag_gpu_summary *g = &s->gpus[i];
             const gpudiag_metric_stats *t = &g->stats[GPUDIAG_M_TENSOR_ACTIVE];
-            if (g->bottleneck != best || !t->n || isnan(t->median))
+            if (g->bottleneck != best || !t->n || isnan(t->median) || mig_parent(s, g))
                 continue;
             snprintf(tensor, sizeof tensor, "; tensor active %.0f %%%s", 100 * t->median,
                      best != GPUDIAG_BN_COMPUTE               ? ""
@@ -460,9 +495,28 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
                                                               : "");
             break;
         }
-        r->verdict = gd_format("%s%s — %zu of %zu GPU%s in use%s%s%s", s->snapshot ? "Snapshot: " : "", bn_sentence(best),
-                               votes[best], used, used == 1 ? "" : "s", tensor, others,
-                               idle_mem ? "; some GPUs hold memory without working" : "");
+        /* GPU-Util alone (dmon sm, utilization.gpu) says a kernel was running, not that the SMs
+         * are busy: a compute verdict from it says so and asks for profiling metrics */
+        int util_only = best == GPUDIAG_BN_COMPUTE;
+        for (size_t i = 0; i < s->gpu_count; i++)
+            if (s->gpus[i].bottleneck == best && s->gpus[i].compute_metric != GPUDIAG_M_GPU_UTIL)
+                util_only = 0;
+        const char *sentence =
+            util_only ? "GPU-Util is high: a kernel was running most of the time, which does not say the SMs "
+                        "are busy; collect DCGM profiling metrics (SM active, tensor active: dcgmi dmon -e "
+                        "1002,1004) or a trace (torch.profiler) to tell compute-bound from launch-bound"
+                      : bn_sentence(best);
+        char who[160];
+        if (ninst)
+            snprintf(who, sizeof who, "%zu of %zu %s (%zu GPU%s, %zu MIG instance%s in use)", votes[best], voters,
+                     voters == ninst ? "MIG instances" : "GPUs and MIG instances", phys_used,
+                     phys_used == 1 ? "" : "s", inst_used, inst_used == 1 ? "" : "s");
+        else
+            snprintf(who, sizeof who, "%zu of %zu GPU%s", votes[best], voters, voters == 1 ? "" : "s");
+        char idle[80] = "";
+        if (idle_mem)
+            snprintf(idle, sizeof idle, "; %zu idle, holding memory", idle_mem);
+        r->verdict = gd_format("%s%s — %s%s%s%s", s->snapshot ? "Snapshot: " : "", sentence, who, tensor, others, idle);
     }
     if (!r->verdict)
         b->oom = 1;

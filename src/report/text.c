@@ -333,8 +333,8 @@ static void findings(const tw *w, const gpudiag_report *r, int verbose)
         fprintf(w->fp, "%sFINDINGS%s  none\n\n", c_bold(w), c_off(w));
         return;
     }
-    fprintf(w->fp, "%sFINDINGS%s  ranked by expected gain (share of step time a fix could save)\n", c_bold(w),
-            c_off(w));
+    fprintf(w->fp, "%sFINDINGS%s  ranked by expected gain (share of %s time a fix could save)\n", c_bold(w),
+            c_off(w), r->series ? "run" : "step");
     for (size_t i = 0; i < r->finding_count; i++) {
         const gpudiag_finding *f = &r->findings[i];
         char gain[32] = "";

@@ -232,14 +232,16 @@ PY
 # GPU 0 sm 90 x8, 10 x2 -> median 0.90, 2 of 10 samples in dips at 0.10: 0.2 x (1 - 0.10/0.90) = 0.17778
 #   (mean 0.74 is above the 0.70 target, so the dip term is the larger); pviol > 0 in 4 of 10 samples,
 #   loaded SM clock 1050 throttled vs 1400 free: 0.4 x (1 - 1050/1400) = 0.10;
-# GPU 1 idle with 20000 MiB: 1 of 2 GPUs -> 0.5.  Ranked by gain.
+# GPU 1 idle with 20000 MiB: no step-time gain (null), 1 of 2 GPUs wasted.  Ranked by gain, unestimated after.
 "$GPUDIAG" analyze --json "$DATA/dmon_gains.log" > "$TMP/gain.json" || nok "gains"
 if python3 - "$TMP/gain.json" <<'PY'; then ok; else nok "est_gain values"; fi
 import json, sys
 d = json.load(open(sys.argv[1]))
 g = {f["id"]: f["est_gain"] for f in d["findings"]}
-assert [f["id"] for f in d["findings"]][:3] == ["idle_gpu_holding_memory", "low_gpu_utilization", "throttling"], d["findings"]
-assert abs(g["idle_gpu_holding_memory"] - 0.5) < 1e-6, g
+assert [f["id"] for f in d["findings"]][:3] == ["low_gpu_utilization", "throttling", "idle_gpu_holding_memory"], d["findings"]
+assert g["idle_gpu_holding_memory"] is None, g
+ev = [f for f in d["findings"] if f["id"] == "idle_gpu_holding_memory"][0]["evidence"]
+assert (ev["gpus_wasted"], ev["gpu_count"]) == (1, 2), ev
 assert abs(g["low_gpu_utilization"] - 0.2 * (1 - 0.10 / 0.90)) < 1e-6, g
 assert abs(g["throttling"] - 0.4 * (1 - 1050 / 1400)) < 1e-6, g
 PY
@@ -265,6 +267,41 @@ assert "tensor active 60 %: compute-bound on Tensor Cores" in d["verdict"]["summ
 assert "low_gpu_utilization" not in [f["id"] for f in d["findings"]], d["findings"]
 assert "4 idle warm-up and 2 tear-down samples (6.00 s) left out of the statistics" in txt, txt
 PY
+# GPU counts and GPU-Util-only verdicts, by hand from the files:
+# * 2-GPU GeForce dmon: GPU 0 sm 91 94 59 ... (compute from GPU-Util only), GPU 1 sm 0 with 3741 MiB fb:
+#   "1 of 2 GPUs", the GPU-Util caveat, no Tensor Core claim (no tensor data), 1 idle holding memory;
+#   idle_gpu_holding_memory has no est_gain, gpus_wasted 1 of gpu_count 2; text header "share of run time".
+# * dcgmi MIG log: GPU 0 plus GPU-I 0 and GPU-I 1 (no parent index): the GPU is the parent,
+#   "2 of 2 MIG instances (1 GPU, 2 MIG instances in use)"; tensor active is the first instance's (GPU-I 0).
+# * one dmon row with sm 95: no compute verdict, "one sample: no time series".
+if [ -d "$LOGS" ]; then
+    "$GPUDIAG" analyze --json "$LOGS/nvsmi_dmon_pucvmet_2gpu_one_training_one_idle_geforce.log" > "$TMP/gf2.json" || nok "gf2"
+    "$GPUDIAG" analyze --no-color "$LOGS/nvsmi_dmon_pucvmet_2gpu_one_training_one_idle_geforce.log" > "$TMP/gf2.txt" || nok "gf2 text"
+    "$GPUDIAG" analyze --json "$LOGS/dcgmi_dmon_e1001_1004_mig_group_gpu_and_gi.log" > "$TMP/mig.json" || nok "mig"
+    if python3 - "$TMP" "$LOGS" <<'PY'; then ok; else nok "gpu counts"; fi
+import json, sys, os
+tmp, logs = sys.argv[1], sys.argv[2]
+d = json.load(open(os.path.join(tmp, "gf2.json"))); v = d["verdict"]["summary"]
+assert "— 1 of 2 GPUs; 1 idle, holding memory" in v, v
+assert "GPU-Util is high: a kernel was running" in v and "Tensor Cores" not in v, v
+f = [x for x in d["findings"] if x["id"] == "idle_gpu_holding_memory"][0]
+assert f["est_gain"] is None and f["evidence"]["gpus_wasted"] == 1 and f["evidence"]["gpu_count"] == 2, f
+txt = open(os.path.join(tmp, "gf2.txt")).read()
+assert "share of run time a fix could save" in txt and "est. gain 50%" not in txt, txt
+d = json.load(open(os.path.join(tmp, "mig.json"))); v = d["verdict"]["summary"]
+# tensor active of GPU-I 0 recomputed from the file: TENSO of the GPU-I 0 rows after the idle first one
+rows = [l.split() for l in open(os.path.join(logs, "dcgmi_dmon_e1001_1004_mig_group_gpu_and_gi.log")) if l.strip().startswith("GPU-I 0")]
+t = sorted(float(r[-1]) for r in rows if float(r[2]) >= 0.05)
+med = t[len(t) // 2] if len(t) % 2 else (t[len(t) // 2 - 1] + t[len(t) // 2]) / 2
+assert "2 of 2 MIG instances (1 GPU, 2 MIG instances in use)" in v, v
+assert "tensor active %.0f %%" % (100 * med) in v, (v, med)
+PY
+fi
+"$GPUDIAG" analyze --json "$DATA/dmon_one_sample.log" > "$TMP/one.json" || nok "one sample"
+python3 -c "
+import json, sys; d = json.load(open(sys.argv[1]))
+sys.exit(0 if d['verdict']['bottleneck'] == 'unknown' and 'one sample: no time series' in d['verdict']['summary'] else 1)" \
+    "$TMP/one.json" && ok || nok "one sample verdict"
 # nvidia-smi -q clock event reason counters (R580+), two snapshots 10 s apart, by hand:
 # throttling counters SW Power Capping + SW Thermal Slowdown (Sync Boost left out) 1.2 s -> 4.2 s:
 # 3.0 s of 10 s = 0.30; loaded SM clock 1755 MHz throttled vs 1980 free: gain 0.30 x (1 - 1755/1980)
