@@ -243,9 +243,9 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
         gd_fb_ev(f, "sm_active_median", g->stats[GPUDIAG_M_SM_ACTIVE].median);
         gd_fb_ev(f, "tensor_active_median", g->stats[GPUDIAG_M_TENSOR_ACTIVE].median);
         gd_fb_text(b, f,
-             gd_format("%s: GPU-Util %.0f %% but SM active %.2f, tensor active %.2f: busy is not full load", gpus,
-                       100 * g->stats[GPUDIAG_M_GPU_UTIL].median, g->stats[GPUDIAG_M_SM_ACTIVE].median,
-                       g->stats[GPUDIAG_M_TENSOR_ACTIVE].median),
+             gd_format("%s: GPU-Util %.0f %% but SM active %.0f %%, tensor active %.0f %%: busy is not full load", gpus,
+                       100 * g->stats[GPUDIAG_M_GPU_UTIL].median, 100 * g->stats[GPUDIAG_M_SM_ACTIVE].median,
+                       100 * g->stats[GPUDIAG_M_TENSOR_ACTIVE].median),
              gd_format("GPU-Util counts time with any kernel running. Raise the work per kernel: larger batch or "
                        "more model instances/concurrent requests, dimensions multiple of 8, BF16/FP16 or INT8 "
                        "Tensor Core paths, fused kernels (torch.compile, FlashAttention)."));

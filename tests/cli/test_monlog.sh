@@ -302,6 +302,11 @@ python3 -c "
 import json, sys; d = json.load(open(sys.argv[1]))
 sys.exit(0 if d['verdict']['bottleneck'] == 'unknown' and 'one sample: no time series' in d['verdict']['summary'] else 1)" \
     "$TMP/one.json" && ok || nok "one sample verdict"
+# units in text (DEFINITIONS "Units in text"): dcgmi_misleading.log SMACT 0.400 0.420 0.410 -> median 0.41,
+# printed "SM active 41 %", never the fraction "0.41"
+"$GPUDIAG" analyze --no-color "$DATA/dcgmi_misleading.log" > "$TMP/mis.txt" 2>/dev/null || nok "misleading text"
+grep -q "SM active 41 %, tensor active 1[01] %" "$TMP/mis.txt" && ! grep -q "SM active 0\.41" "$TMP/mis.txt" && ok ||
+    nok "units in text: $(grep -i 'SM active' "$TMP/mis.txt")"
 # nvidia-smi -q clock event reason counters (R580+), two snapshots 10 s apart, by hand:
 # throttling counters SW Power Capping + SW Thermal Slowdown (Sync Boost left out) 1.2 s -> 4.2 s:
 # 3.0 s of 10 s = 0.30; loaded SM clock 1755 MHz throttled vs 1980 free: gain 0.30 x (1 - 1755/1980)
