@@ -207,6 +207,8 @@ typedef struct gpudiag_comparison {
     size_t kernel_count;                  /**< sorted by |delta_us_per_step| desc (movers first) */
     gpudiag_compare_kernel *kernels;
     size_t kernels_added, kernels_removed;
+    unsigned mixed_job;                   /**< GPUDIAG_MIX_WORLD_SIZE / _GPU / _GPU_COUNT bits where base and test
+                                               differ in set-up (DEFINITIONS "compare"); 0 if alike or unknown */
 } gpudiag_comparison;
 
 /**

@@ -711,11 +711,13 @@ enum {
     GPUDIAG_MIX_WORLD_SIZE = 1u << 0,  /**< distributedInfo.world_size differs between traces */
     GPUDIAG_MIX_DIST_INFO = 1u << 1,   /**< some traces have distributedInfo, others not */
     GPUDIAG_MIX_RANK_RANGE = 1u << 2,  /**< a rank is >= its trace's world size */
-    GPUDIAG_MIX_GPU = 1u << 3          /**< the first GPU's name differs between traces */
+    GPUDIAG_MIX_GPU = 1u << 3,         /**< the first GPU's name differs between traces */
+    GPUDIAG_MIX_GPU_COUNT = 1u << 4    /**< the number of GPUs differs (compare's sides only; DEFINITIONS
+                                            "Comparing runs", Same set-up?) */
 };
 
 /** Snake-case name of one GPUDIAG_MIX_* bit ("world_size", "distributed_info",
- *  "rank_range", "gpu"; "unknown" for anything else): the strings of
+ *  "rank_range", "gpu", "gpu_count"; "unknown" for anything else): the strings of
  *  stragglers.mixed_job in the JSON report.  Static storage, never NULL. */
 const char *gpudiag_mix_name(unsigned bit);
 

@@ -83,4 +83,23 @@ int gd_build_idle(actx *a);
  * Quantiles interpolate linearly between closest ranks. */
 void gd_stats_compute(const double *values, size_t n, gpudiag_stats_us *out);
 
+/* What identifies a trace's job (DEFINITIONS "Ranks and stragglers"): rank and
+ * world size from distributedInfo (-1 when absent), the first GPU's name (NULL
+ * or "" when unknown, borrowed), the number of GPUs (-1 when unknown). */
+typedef struct gd_job_id {
+    int rank, world_size, gpu_count;
+    const char *gpu;
+} gd_job_id;
+
+/* Fill id from a report (pointers borrow from r). */
+void gd_job_id_from_report(const gpudiag_report *r, gd_job_id *id);
+
+/* The GPUDIAG_MIX_* bits that say ids[0..n) are not one job (cluster.c; the one
+ * rule behind stragglers.mixed_job and compare's mixed_job).  GPU_COUNT is set
+ * when two known counts differ. */
+unsigned gd_job_mix(const gd_job_id *ids, size_t n);
+
+/* "different world sizes, different GPUs" for the set bits, into buf[cap]. */
+void gd_mix_words(unsigned mix, char *buf, size_t cap);
+
 #endif

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "gpudiag/gpudiag.h"
+#include "analyze/analyze.h"
 #include "util/util.h"
 
 #define GD_STRAGGLER_SHARE_MIN 0.01
@@ -72,12 +73,56 @@ static int add_straggler_finding(gpudiag_cluster *c, size_t participants)
     return f->title && f->recommendation ? 0 : -1;
 }
 
-static const char *const MIX_NAMES[] = {"world_size", "distributed_info", "rank_range", "gpu"};
+static const char *const MIX_NAMES[] = {"world_size", "distributed_info", "rank_range", "gpu", "gpu_count"};
 static const char *const MIX_WORDS[] = {"different world sizes", "distributedInfo in some traces only",
-                                        "a rank beyond its world size", "different GPUs"};
+                                        "a rank beyond its world size", "different GPUs",
+                                        "different numbers of GPUs"};
+
+void gd_job_id_from_report(const gpudiag_report *r, gd_job_id *id)
+{
+    id->rank = r->input.rank;
+    id->world_size = r->input.world_size;
+    id->gpu = r->has_gpu && r->device_count ? r->devices[0].name : NULL;
+    id->gpu_count = r->has_gpu ? (int)r->device_count : -1;
+}
+
+unsigned gd_job_mix(const gd_job_id *ids, size_t n)
+{
+    unsigned mix = 0;
+    size_t inferred = 0, with_info = 0;
+    int world = -1, count = -1;
+    const char *gpu = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const gd_job_id *d = &ids[i];
+        if (d->rank < 0)
+            inferred++;
+        else
+            with_info++;
+        if (d->world_size >= 0) {
+            if (world >= 0 && d->world_size != world)
+                mix |= GPUDIAG_MIX_WORLD_SIZE;
+            world = d->world_size;
+            if (d->rank >= d->world_size)
+                mix |= GPUDIAG_MIX_RANK_RANGE;
+        }
+        if (d->gpu && d->gpu[0]) {
+            if (gpu && strcmp(gpu, d->gpu) != 0)
+                mix |= GPUDIAG_MIX_GPU;
+            gpu = d->gpu;
+        }
+        if (d->gpu_count >= 0) {
+            if (count >= 0 && d->gpu_count != count)
+                mix |= GPUDIAG_MIX_GPU_COUNT;
+            count = d->gpu_count;
+        }
+    }
+    if (n >= 2 && inferred && with_info)
+        mix |= GPUDIAG_MIX_DIST_INFO;
+    return mix;
+}
 
 /* "different world sizes, different GPUs" for the set bits. */
-static void mix_words(unsigned mix, char *buf, size_t cap)
+void gd_mix_words(unsigned mix, char *buf, size_t cap)
 {
     size_t len = 0;
     buf[0] = 0;
@@ -119,7 +164,7 @@ static int add_mixed_finding(gpudiag_cluster *c, size_t inferred)
     }
     f->evidence_count = sizeof keys / sizeof keys[0];
     char why[200];
-    mix_words(c->mixed_job, why, sizeof why);
+    gd_mix_words(c->mixed_job, why, sizeof why);
     f->title = gd_format("These %zu traces do not look like the ranks of one job (%s)", c->rank_count, why);
     f->recommendation = gd_format(
         "Put only the per-rank traces of one run in the directory (trace_handler writes one per rank, with "
@@ -185,34 +230,26 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
             if (c->ranks[i].rank == c->ranks[k].rank)
                 c->duplicate_ranks = 1;
     /* one job? (DEFINITIONS "Ranks and stragglers") */
-    size_t inferred = 0, with_info = 0;
+    size_t inferred = 0;
     int world = -1;
-    const char *gpu = NULL;
-    for (size_t i = 0; i < n; i++) {
-        const gpudiag_report *r = reports[i];
-        if (r->input.rank < 0)
-            inferred++;
-        else
-            with_info++;
-        if (r->input.world_size >= 0) {
-            if (world >= 0 && r->input.world_size != world)
-                c->mixed_job |= GPUDIAG_MIX_WORLD_SIZE;
-            world = r->input.world_size;
-            if (r->input.rank >= r->input.world_size)
-                c->mixed_job |= GPUDIAG_MIX_RANK_RANGE;
-        }
-        if (r->has_gpu && r->device_count && r->devices[0].name[0]) {
-            if (gpu && strcmp(gpu, r->devices[0].name) != 0)
-                c->mixed_job |= GPUDIAG_MIX_GPU;
-            gpu = r->devices[0].name;
-        }
+    gd_job_id *ids = calloc(n, sizeof *ids);
+    if (!ids) {
+        gpudiag_cluster_free(&c);
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
     }
-    if (n >= 2 && inferred && with_info)
-        c->mixed_job |= GPUDIAG_MIX_DIST_INFO;
+    for (size_t i = 0; i < n; i++) {
+        gd_job_id_from_report(reports[i], &ids[i]);
+        ids[i].gpu_count = -1; /* ranks each list their own GPUs: not compared here */
+        inferred += ids[i].rank < 0;
+        if (ids[i].world_size >= 0)
+            world = ids[i].world_size;
+    }
+    c->mixed_job = gd_job_mix(ids, n);
+    free(ids);
     char mixnote[260] = "";
     char why[200] = "";
     if (c->mixed_job) {
-        mix_words(c->mixed_job, why, sizeof why);
+        gd_mix_words(c->mixed_job, why, sizeof why);
         snprintf(mixnote, sizeof mixnote, " Caution: these traces may not be one job (%s).", why);
     }
     /* ranks absent from a job that states its world size (DEFINITIONS "Ranks and stragglers") */

@@ -85,6 +85,7 @@ gpudiag_side *gd_side_new(const char *label)
     }
     s->gpu_utilization = s->sm_efficiency = s->achieved_occupancy = s->tensor_core_share = NAN;
     s->idle_share = s->comm_share = s->mfu = NAN;
+    s->world_size = s->rank = s->gpu_count = -1;
     for (int i = 0; i < GPUDIAG_ROLE_COUNT; i++)
         s->role_share[i] = NAN;
     for (int i = 0; i < GPUDIAG_IDLE_CAUSE_COUNT; i++)
@@ -144,6 +145,13 @@ gpudiag_status gpudiag_side_from_report(const gpudiag_report *r, gpudiag_side **
         s->step_no[i] = st->number;
         s->step_util[i] = r->has_gpu && st->duration_us > 0 ? st->role_us[GPUDIAG_ROLE_KERNEL] / st->duration_us : NAN;
     }
+    gd_job_id id;
+    gd_job_id_from_report(r, &id);
+    s->world_size = id.world_size;
+    s->rank = id.rank;
+    s->gpu_count = id.gpu_count;
+    if (id.gpu)
+        snprintf(s->gpu, sizeof s->gpu, "%s", id.gpu);
     s->gpu_utilization = r->gpu_utilization;
     s->sm_efficiency = r->sm_efficiency;
     s->achieved_occupancy = r->achieved_occupancy;
@@ -224,6 +232,8 @@ gpudiag_side *gd_side_combine_ranks(gpudiag_side *const *ranks, size_t n, const 
         return NULL;
     s->ranks = n;
     const gpudiag_side *first = ranks[0];
+    memcpy(s->gpu, first->gpu, sizeof s->gpu);
+    s->world_size = first->world_size;
     if (gd_side_alloc_steps(s, first->nsteps) != 0)
         goto oom;
     size_t m = 0;
@@ -960,8 +970,15 @@ static char *make_summary(const gpudiag_comparison *c, const group *gb, const gr
                        : c->verdict == GPUDIAG_CMP_REGRESSED ? "regressed"
                        : c->verdict == GPUDIAG_CMP_NO_CHANGE ? "no change beyond the threshold"
                                                              : "inconclusive";
-    return gd_format("%s: %s %s -> %s (%s, threshold %.3g%%); %s.", what, metric_label(c->metric), vb, vt, ch,
-                     c->threshold * 100, noise);
+    char caution[320] = "";
+    if (c->mixed_job) {
+        char why[200];
+        gd_mix_words(c->mixed_job, why, sizeof why);
+        snprintf(caution, sizeof caution, " Caution: base and test differ in set-up (%s); the change is not the code's alone.",
+                 why);
+    }
+    return gd_format("%s: %s %s -> %s (%s, threshold %.3g%%); %s.%s", what, metric_label(c->metric), vb, vt, ch,
+                     c->threshold * 100, noise, caution);
 }
 
 gpudiag_status gpudiag_compare(const gpudiag_side *const *base, size_t nbase, const gpudiag_side *const *test,
@@ -990,6 +1007,21 @@ gpudiag_status gpudiag_compare(const gpudiag_side *const *base, size_t nbase, co
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
     c->metric = o.metric;
     c->threshold = o.threshold;
+    /* one set-up on both sides? (DEFINITIONS "compare": the job rule of "Ranks and stragglers") */
+    gd_job_id *ids = calloc(nbase + ntest, sizeof *ids);
+    if (!ids) {
+        free(c);
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
+    }
+    for (size_t i = 0; i < nbase + ntest; i++) {
+        const gpudiag_side *s = i < nbase ? base[i] : test[i - nbase];
+        ids[i].rank = -1; /* ranks differ freely between runs */
+        ids[i].world_size = s->world_size;
+        ids[i].gpu = s->gpu;
+        ids[i].gpu_count = s->gpu_count;
+    }
+    c->mixed_job = gd_job_mix(ids, nbase + ntest) & (GPUDIAG_MIX_WORLD_SIZE | GPUDIAG_MIX_GPU | GPUDIAG_MIX_GPU_COUNT);
+    free(ids);
     c->alpha = o.alpha;
     c->full_names = o.full_names;
     c->base_count = nbase;

@@ -40,6 +40,10 @@ struct gpudiag_side {
     gd_side_kernel *kern;
     int kernels_partial;   /* 1: only the top kernels are known (saved report) */
     size_t ranks;          /* ranks combined into this run (1 for one trace) */
+    char gpu[64];          /* first GPU's name, "" when unknown */
+    int world_size;        /* distributedInfo.world_size, -1 when unknown */
+    int rank;              /* distributedInfo.rank, -1 when unknown */
+    int gpu_count;         /* GPUs in the trace, -1 when unknown */
 };
 
 /* An empty side with every number unknown (NaN); NULL on OOM. */

@@ -201,6 +201,12 @@ gpudiag_status gpudiag_comparison_write_json(const gpudiag_comparison *c, FILE *
     kv_cnum(w, "exit_code", c->verdict == GPUDIAG_CMP_REGRESSED ? 1 : 0);
     yajl_gen_map_close(w->g);
     kv_cstr(w, "summary", c->summary);
+    ckey(w, "mixed_job");
+    yajl_gen_array_open(w->g);
+    for (unsigned b = 1; b <= GPUDIAG_MIX_GPU_COUNT; b <<= 1)
+        if (c->mixed_job & b)
+            yajl_gen_string(w->g, (const unsigned char *)gpudiag_mix_name(b), strlen(gpudiag_mix_name(b)));
+    yajl_gen_array_close(w->g);
 
     ckey(w, "findings");
     yajl_gen_array_open(w->g);
@@ -350,6 +356,16 @@ gpudiag_status gpudiag_comparison_write_text(const gpudiag_comparison *c, FILE *
     int verbose = opts ? opts->verbose : 0;
     const char *v = gpudiag_compare_verdict_name(c->verdict);
     fprintf(fp, "COMPARE  %s\n", c->summary);
+    if (c->mixed_job)
+    {
+        const char *words[] = {"different GPU models", "different GPU counts", "different world sizes"};
+        const unsigned bits[] = {GPUDIAG_MIX_GPU, GPUDIAG_MIX_GPU_COUNT, GPUDIAG_MIX_WORLD_SIZE};
+        fprintf(fp, "WARNING  base and test are not the same set-up:");
+        for (int i = 0, k = 0; i < 3; i++)
+            if (c->mixed_job & bits[i])
+                fprintf(fp, "%s %s", k++ ? "," : "", words[i]);
+        fprintf(fp, "; the change mixes set-up and code\n");
+    }
     for (int side = 0; side < 2; side++) {
         size_t n = side ? c->test_count : c->base_count;
         const char *const *labels = side ? c->test_labels : c->base_labels;

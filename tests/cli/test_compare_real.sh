@@ -116,11 +116,18 @@ if [ -f "$T/a100_8rank_rank3_control.json.gz" ]; then
     expect_rc 1 "$GPUDIAG" compare --json "$A" "$B"
     cp "$TMP/out" "$TMP/cmp_short.json"
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["gate"]["verdict"]=="regressed" and d["confidence"]["u"]==0, d["gate"]' "$TMP/out" && ok || bad "A100 regressed"
+    # not one set-up (DEFINITIONS "Comparing runs", Same set-up?): by the files' own headers the
+    # control is rank 3 of world 8 on 'NVIDIA A100-PG509-200', the test rank 1 of world 2 on
+    # 'Tesla V100-SXM2-16GB' -> mixed_job [world_size, gpu], a caution, a WARNING line
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["mixed_job"]==["world_size","gpu"], d["mixed_job"]; assert "Caution: base and test differ in set-up (different world sizes, different GPUs)" in d["summary"], d["summary"]' "$TMP/out" && ok || bad "A100/V100 mixed set-up (JSON)"
+    "$GPUDIAG" compare "$A" "$B" > "$TMP/mixed.txt" 2>/dev/null
+    grep -q '^WARNING  base and test are not the same set-up: different GPU models, different world sizes;' "$TMP/mixed.txt" && ok || bad "A100/V100 mixed set-up (text)"
     expect_rc 1 "$GPUDIAG" compare --json --full-names "$A" "$B"
     cp "$TMP/out" "$TMP/cmp_full.json"
     python3 "$TMP/oracle.py" "$A" "$B" "$TMP/ra.json" "$TMP/rb.json" "$TMP/cmp_short.json:short" "$TMP/cmp_full.json:full" && ok || bad "A100 kernel diff (short and full names)"
     # identical inputs: no change, exit 0, p = 1, nothing added, removed or moved
     expect_rc 0 "$GPUDIAG" compare --json "$A" "$A"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["mixed_job"]==[] and "Caution" not in d["summary"], d' "$TMP/out" && ok || bad "identical: same set-up"
     python3 - "$TMP/out" <<'PY' && ok || bad "identical: no change"
 import json, sys
 d = json.load(open(sys.argv[1]))
