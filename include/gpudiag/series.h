@@ -301,6 +301,8 @@ typedef struct gpudiag_gpu_summary {
     double excluded_us;           /**< time those samples span, µs (first→first kept, last kept→last) */
     int bandwidth_unreported;     /**< 1: the bandwidth metric reads exactly 0 in every sample while the GPU
                                        computes; taken as not reported (bandwidth unknown) */
+    int mem_total_from_spec;      /**< 1: the log has no memory total; mem_used_share uses the GPU table's
+                                       memory label (GiB) of the GPU's name */
 } gpudiag_gpu_summary;
 
 /** The `series` section of a report made from a monitoring log. */

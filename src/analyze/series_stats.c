@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analyze/series_stats.h"
+#include "gpudiag/specs.h"
 #include "util/util.h"
 
 static int is_fraction(gpudiag_metric m)
@@ -348,11 +349,22 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
         /* memory used ÷ total per sample */
         o->mem_used_share = o->mem_used_share_max = NAN;
         const double *used = x->v[GPUDIAG_M_MEM_USED_BYTES], *total = x->v[GPUDIAG_M_MEM_TOTAL_BYTES];
-        if (used && total) {
+        /* no total in the log (dmon fb): the GPU table's memory label of the named GPU, as GiB
+         * (DEFINITIONS "Monitoring series", memory) */
+        double spec_total = NAN;
+        if (used && !total && x->name[0]) {
+            const gpudiag_gpu_spec *sp = gpudiag_gpu_find(x->name);
+            if (sp && sp->mem_gb > 0) {
+                spec_total = sp->mem_gb * 1073741824.0;
+                o->mem_total_from_spec = 1;
+            }
+        }
+        if (used && (total || !isnan(spec_total))) {
             size_t k = 0;
             double mx = NAN;
             for (size_t i = 0; i < n; i++) {
-                tmp[i] = (!isnan(used[i]) && !isnan(total[i]) && total[i] > 0) ? used[i] / total[i] : NAN;
+                double tt = total ? total[i] : spec_total;
+                tmp[i] = (!isnan(used[i]) && !isnan(tt) && tt > 0) ? used[i] / tt : NAN;
                 if (!isnan(tmp[i])) {
                     scratch[k++] = tmp[i];
                     if (isnan(mx) || tmp[i] > mx)

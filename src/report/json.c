@@ -881,6 +881,7 @@ static void write_series(jw *w, const gpudiag_report *r)
         kv_int(w, "teardown_samples", (long long)g->teardown_samples);
         kv_us(w, "excluded_us", g->warmup_samples + g->teardown_samples ? g->excluded_us : 0);
         kv_bool(w, "bandwidth_unreported", g->bandwidth_unreported);
+        kv_bool(w, "mem_total_from_spec", g->mem_total_from_spec);
         kv_us(w, "dip_period_us", g->dip_period_us);
         kv_num(w, "dip_acf", g->dip_acf);
         kv_num(w, "traffic_corr", g->traffic_corr);

@@ -784,15 +784,22 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
         } else {
             fprintf(w->fp, "    no compute indicator in this log (no GPU-Util, SM active or GR engine active)\n");
         }
-        if (!isnan(g->mem_used_share) && g->samples > 1) {
+        if (!isnan(g->mem_used_share) && g->samples > 1 && !g->mem_total_from_spec) {
             fprintf(w->fp, "    memory    |");
             spark(w, g->spark_mem, GPUDIAG_SPARK_POINTS);
             fprintf(w->fp, "|\n");
         }
-        char mem[16], bw[16];
+        char mem[64], bw[16];
         pct(mem, sizeof mem, g->mem_used_share);
+        const gpudiag_metric_stats *mu = &g->stats[GPUDIAG_M_MEM_USED_BYTES];
+        if (isnan(g->mem_used_share) && mu->n) /* used without a total (dmon fb) */
+            snprintf(mem, sizeof mem, "%.1f GiB used, total unknown", mu->median / 1073741824.0);
+        else if (g->mem_total_from_spec)
+            snprintf(mem + strlen(mem), sizeof mem - strlen(mem), " used of the GPU table's total");
+        else
+            snprintf(mem + strlen(mem), sizeof mem - strlen(mem), " used");
         pct(bw, sizeof bw, g->bandwidth_metric < GPUDIAG_M_COUNT ? g->stats[g->bandwidth_metric].median : NAN);
-        fprintf(w->fp, "    memory %s (%s used)  compute %s  bandwidth %s (%s %s)", g->memory_level ? g->memory_level : "n/a",
+        fprintf(w->fp, "    memory %s (%s)  compute %s  bandwidth %s (%s %s)", g->memory_level ? g->memory_level : "n/a",
                 mem, g->compute_level ? g->compute_level : "n/a", g->bandwidth_level ? g->bandwidth_level : "n/a",
                 g->bandwidth_metric < GPUDIAG_M_COUNT ? gpudiag_metric_name(g->bandwidth_metric) : "-", bw);
         if (g->bandwidth_unreported)
