@@ -60,7 +60,9 @@ expect_err() { # FILE LINE TEXT
 expect_err bad_fields.csv 3 "18 fields, but the header (line 1) has 22"
 expect_err bad_number.csv 4 'column "gpu__time_duration.sum": "3.2O" is not a number'
 expect_err bad_noname.csv 1 'no "Kernel Name" column'
-expect_err bad_nometric.csv 1 "no FLOP or DRAM metric"
+expect_err bad_nometric.csv 1 "no FLOP metric"
+# DRAM bytes but no FLOP metric (newcomer finding: its rows counted as kernels with known FLOPs, 0 each)
+expect_err bad_dram_only.csv 1 "no FLOP metric"
 "$GPUDIAG" analyze --ncu "$TMP/missing.csv" "$D" > /dev/null 2>&1; rc=$?
 [ "$rc" -eq 3 ] || { echo "FAIL: missing CSV exit $rc, want 3"; fails=$((fails + 1)); }
 "$GPUDIAG" analyze --ncu "" "$D" > /dev/null 2>&1; rc=$?
