@@ -468,7 +468,7 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
             best = (gpudiag_bottleneck)bn;
     r->bottleneck = best;
     if (s->snapshot && best == GPUDIAG_BN_UNKNOWN) {
-        r->verdict = gd_format("A snapshot of %zu GPU%s (one sample each): one sample: no time series to classify%s", s->gpu_count,
+        r->verdict = gd_format("A snapshot of %zu GPU%s: one sample: no time series to classify%s", s->gpu_count,
                                s->gpu_count == 1 ? "" : "s",
                                r->finding_count ? "; see the findings" : "");
     } else if (best == GPUDIAG_BN_UNKNOWN) {
