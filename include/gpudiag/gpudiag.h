@@ -525,6 +525,9 @@ typedef struct gpudiag_input_info {
     int steps_selected;           /**< 1 when gpudiag_trace_select_steps() (--steps) chose the steps */
     int64_t steps_first, steps_last; /**< its bounds as given (INT64_MIN / INT64_MAX: open) */
     uint64_t steps_before_selection; /**< host steps the trace had before the selection */
+    int64_t trailing_at;          /**< byte offset (decompressed) of the first non-blank byte after the JSON
+                                       document (finding `input_trailing_data`; only the first document is
+                                       analysed); <= 0 when nothing follows it */
 } gpudiag_input_info;
 
 /** The whole diagnosis.  Every pointer is owned by the report. */

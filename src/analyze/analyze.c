@@ -1175,6 +1175,7 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
     in->events = t->events;
     in->truncated = t->truncated;
     in->truncated_at = t->truncated_at;
+    in->trailing_at = t->trailing_at;
     in->skipped_malformed = t->skipped_malformed;
     in->skipped_no_dur = t->skipped_no_dur;
     in->skipped_zero_ts = t->skipped_zero_ts;

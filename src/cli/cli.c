@@ -406,6 +406,9 @@ static void warn_input(const gpudiag_report *r)
         if (strcmp(f->id, "input_truncated") == 0)
             fprintf(stderr, "%s: warning: %s: byte %lld: %s\n", prog, r->input.path, (long long)r->input.truncated_at,
                     f->title);
+        else if (strcmp(f->id, "input_trailing_data") == 0)
+            fprintf(stderr, "%s: warning: %s: byte %lld: %s\n", prog, r->input.path, (long long)r->input.trailing_at,
+                    f->title);
         else if (strcmp(f->id, "input_malformed") == 0 && f->evidence_count > 1)
             fprintf(stderr, "%s: warning: %s: byte %lld: %s\n", prog, r->input.path, (long long)f->evidence[1].value,
                     f->title);

@@ -72,6 +72,17 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                        "Stop the profiler cleanly (prof.stop() / leaving the `with` block) before the process "
                        "exits, and check free disk space."));
     }
+    if (r->input.trailing_at > 0) {
+        gpudiag_finding *f = gd_fb_add(b, "input_trailing_data", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gd_fb_ev(f, "trailing_at_bytes", (double)r->input.trailing_at);
+        gd_fb_text(b, f,
+             gd_format("Data follows the trace's JSON document from byte %lld; only the document before it was "
+                       "analysed",
+                       (long long)r->input.trailing_at),
+             gd_format("The file holds more than one JSON document (traces concatenated, or something appended "
+                       "after the trace). Split it and analyse each trace on its own (a directory of them for "
+                       "several ranks)."));
+    }
     if (r->input.skipped_malformed) {
         gpudiag_finding *f = gd_fb_add(b, "input_malformed", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_UNKNOWN, NAN);
         gd_fb_ev(f, "skipped_events", (double)r->input.skipped_malformed);

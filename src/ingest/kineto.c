@@ -118,6 +118,7 @@ typedef struct parser {
     int want_fast;        /* set when yajl was stopped at the '[' of traceEvents */
     int header_only;      /* gpudiag_read_opts.header_only: keep no event */
     int header_done;      /* set when yajl was stopped at the end of distributedInfo */
+    int doc_closed;       /* set when yajl was stopped at the end of the top-level value */
 } parser;
 
 /* ---- number parsing ---------------------------------------------------- */
@@ -691,6 +692,10 @@ static int close_container(parser *p)
             return 0;
         }
     }
+    if (p->depth == 0) {
+        p->doc_closed = 1; /* the top-level value is complete: stop yajl, look at what follows */
+        return 0;
+    }
     return 1;
 }
 
@@ -988,6 +993,7 @@ gpudiag_trace *gd_trace_new(const char *path)
     t->rank = -1;
     t->world_size = -1;
     t->truncated_at = -1;
+    t->trailing_at = -1;
     t->first_error_at = -1;
     if (!t->path) {
         free(t);
@@ -1226,6 +1232,11 @@ static int yajl_consume(reader *r)
         unsigned char last = consumed > 0 ? r->data[r->beg + consumed - 1] : 0;
         if (ys == yajl_status_error && consumed > 0 && (last == 0 || !strchr("\"{}[],: \t\r\n", last)))
             at--; /* yajl stopped just after an offending byte (not after a token): name that byte */
+        if (p->doc_closed) {
+            r->beg += consumed;
+            r->ended = 1;
+            return 0;
+        }
         if (p->want_fast) {
             p->want_fast = 0;
             r->beg += consumed;
@@ -1459,6 +1470,7 @@ static gpudiag_status read_trace(const char *path, FILE *fp, const gpudiag_read_
         goto done;
 
     int mode = 0; /* 0: yajl, 1: simdjson over the events */
+    int mode_bare_array_done = 0; /* simdjson closed a bare array of events: the document is complete */
     for (;;) {
         if (mode == 0) {
             int rc = yajl_consume(r);
@@ -1480,6 +1492,7 @@ static gpudiag_status read_trace(const char *path, FILE *fp, const gpudiag_read_
             goto done;
         if (rc == 2) {
             r->ended = 1; /* the document was a bare array of events: nothing follows */
+            mode_bare_array_done = 1;
             break;
         }
         /* yajl takes over: after the array (tail) or inside it (fallback) */
@@ -1498,7 +1511,17 @@ static gpudiag_status read_trace(const char *path, FILE *fp, const gpudiag_read_
      * bit near the end can leave the JSON whole but the stream corrupt:
      * found by tests/unit/test_cuts.c).  Not after a header-only stop: the
      * point is not to read the rest. */
-    while (!r->eof && !p->header_done) {
+    for (;;) {
+        if (p->doc_closed || mode_bare_array_done) {
+            /* trailing data: the first non-blank byte after the document (DEFINITIONS "Input") */
+            for (size_t i = r->beg; i < r->end && p->t->trailing_at < 0; i++) {
+                unsigned char ch = r->data[i];
+                if (ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n')
+                    p->t->trailing_at = (int64_t)(r->base + i);
+            }
+        }
+        if (r->eof || p->header_done)
+            break;
         r->beg = r->end;
         if (fill(r) != 0)
             goto done;

@@ -157,6 +157,7 @@ struct gpudiag_trace {
     uint64_t events;       /* objects in traceEvents */
     int truncated;
     int64_t truncated_at;
+    int64_t trailing_at;      /* byte offset of non-blank data after the JSON document, -1 if none */
     uint64_t skipped_malformed, skipped_no_dur, skipped_zero_ts, skipped_bad_value;
     uint64_t ignored_events;  /* i, s, f, M, C and unknown categories */
     uint64_t driver_calls;    /* cuda_driver events (kept with the runtime calls) */

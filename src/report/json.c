@@ -173,6 +173,7 @@ static void write_inputs(jw *w, const gpudiag_report *r)
     kv_int(w, "events", (long long)in->events);
     kv_bool(w, "truncated", in->truncated);
     kv_int_opt(w, "truncated_at_bytes", (long long)in->truncated_at, in->truncated);
+    kv_int_opt(w, "trailing_at_bytes", (long long)in->trailing_at, in->trailing_at > 0);
     key(w, "skipped");
     yajl_gen_map_open(w->g);
     kv_int(w, "malformed", (long long)in->skipped_malformed);
