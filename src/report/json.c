@@ -880,7 +880,7 @@ static void write_series(jw *w, const gpudiag_report *r)
         kv_bool(w, "idle_holding_memory", g->idle_holding_memory);
         kv_int(w, "warmup_samples", (long long)g->warmup_samples);
         kv_int(w, "teardown_samples", (long long)g->teardown_samples);
-        kv_us(w, "excluded_us", g->warmup_samples + g->teardown_samples ? g->excluded_us : 0);
+        kv_us(w, "excluded_us", (g->warmup_samples + g->teardown_samples) ? g->excluded_us : 0);
         kv_bool(w, "bandwidth_unreported", g->bandwidth_unreported);
         kv_bool(w, "mem_total_from_spec", g->mem_total_from_spec);
         kv_us(w, "dip_period_us", g->dip_period_us);
