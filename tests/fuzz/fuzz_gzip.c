@@ -128,8 +128,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fprintf(stderr, "fuzz_gzip: ISA-L inflates %zu bytes, zlib %zu\n", a.len, b.len);
             abort();
         }
+        /* Invalid deflate data that zlib refuses at once ("invalid distance
+         * too far back", "invalid distance code", ...) ISA-L may decode on
+         * (copying from its window, taking distance codes 30-31), so the
+         * bytes differ from there on.  Allowed only when ISA-L does not call
+         * the stream sound either (its CRC-32 or length check, or the cut,
+         * refuses it): both readers reject the input; regress/fuzz_gzip/
+         * distance_*.gz. */
+        int too_far = a.last != GD_IN_EOF && b.last == GD_IN_CORRUPT;
         size_t common = a.len < b.len ? a.len : b.len;
-        if (memcmp(a.out, b.out, common) != 0) {
+        if (!too_far && memcmp(a.out, b.out, common) != 0) {
             fprintf(stderr, "fuzz_gzip: ISA-L and zlib inflate to different bytes\n");
             abort();
         }
