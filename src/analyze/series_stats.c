@@ -12,24 +12,8 @@
 
 #include "analyze/series_stats.h"
 #include "gpudiag/specs.h"
+#include "model/series_internal.h"
 #include "util/util.h"
-
-static int is_fraction(gpudiag_metric m)
-{
-    switch (m) {
-    case GPUDIAG_M_GPU_UTIL:
-    case GPUDIAG_M_MEM_UTIL:
-    case GPUDIAG_M_SM_ACTIVE:
-    case GPUDIAG_M_SM_OCCUPANCY:
-    case GPUDIAG_M_TENSOR_ACTIVE:
-    case GPUDIAG_M_DRAM_ACTIVE:
-    case GPUDIAG_M_GR_ENGINE_ACTIVE:
-    case GPUDIAG_M_ENC_UTIL:
-    case GPUDIAG_M_DEC_UTIL:
-    case GPUDIAG_M_POWER_VIOLATION: return 1;
-    default: return 0;
-    }
-}
 
 void gd_metric_stats(const double *col, size_t count, int fraction, double *scratch, gpudiag_metric_stats *st)
 {
@@ -325,7 +309,7 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
             gd_quantiles(scratch, n - 1, &half, 1, &o->interval_us);
         }
         for (int m = 0; m < GPUDIAG_M_COUNT; m++)
-            gd_metric_stats(x->v[m], n, is_fraction((gpudiag_metric)m), scratch, &o->stats[m]);
+            gd_metric_stats(x->v[m], n, gd_metric_is_fraction((gpudiag_metric)m), scratch, &o->stats[m]);
         const gpudiag_metric_stats *st = o->stats;
         o->compute_metric = st[GPUDIAG_M_SM_ACTIVE].n         ? GPUDIAG_M_SM_ACTIVE
                             : st[GPUDIAG_M_GPU_UTIL].n        ? GPUDIAG_M_GPU_UTIL

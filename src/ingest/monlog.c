@@ -369,23 +369,6 @@ void gd_lines_size_hint(gd_lines *l, gpudiag_series *s)
         (void)gd_series_reserve(s, g, (size_t)per_gpu);
 }
 
-static int metric_is_fraction(int m)
-{
-    switch (m) {
-    case GPUDIAG_M_GPU_UTIL:
-    case GPUDIAG_M_MEM_UTIL:
-    case GPUDIAG_M_SM_ACTIVE:
-    case GPUDIAG_M_SM_OCCUPANCY:
-    case GPUDIAG_M_TENSOR_ACTIVE:
-    case GPUDIAG_M_DRAM_ACTIVE:
-    case GPUDIAG_M_GR_ENGINE_ACTIVE:
-    case GPUDIAG_M_POWER_VIOLATION:
-    case GPUDIAG_M_ENC_UTIL:
-    case GPUDIAG_M_DEC_UTIL: return 1;
-    default: return 0;
-    }
-}
-
 void gd_values_validate(gpudiag_series *s, double v[GPUDIAG_M_COUNT], uint64_t line_no)
 {
     int bad = 0;
@@ -396,7 +379,7 @@ void gd_values_validate(gpudiag_series *s, double v[GPUDIAG_M_COUNT], uint64_t l
         int ok;
         if (!isfinite(x))
             ok = 0;
-        else if (metric_is_fraction(m))
+        else if (gd_metric_is_fraction(m))
             ok = x >= 0 && x <= 1 + 1e-9;
         else if (m == GPUDIAG_M_TEMP_C || m == GPUDIAG_M_MEM_TEMP_C)
             ok = x > -273.15;

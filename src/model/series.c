@@ -62,6 +62,11 @@ const char *gpudiag_metric_unit(gpudiag_metric m)
     return metric_info[m].unit;
 }
 
+int gd_metric_is_fraction(gpudiag_metric m)
+{
+    return strcmp(gpudiag_metric_unit(m), "fraction") == 0;
+}
+
 const char *gpudiag_log_format_name(gpudiag_log_format f)
 {
     switch (f) {

@@ -15,4 +15,8 @@
  * (the series is unchanged and still valid). */
 int gd_series_reserve(gpudiag_series *s, size_t gpu, size_t cap);
 
+/* 1 when metric m is a fraction 0..1 (its unit in the metric table is
+ * "fraction": utilisations, activities, the power-violation share), else 0. */
+int gd_metric_is_fraction(gpudiag_metric m);
+
 #endif
