@@ -872,7 +872,7 @@ static void write_series(hw *w, const gpudiag_report *r)
         if (g->idle_holding_memory)
             put(w, "<strong>Idle, holding memory.</strong> ");
         else if (!g->in_use)
-            put(w, "Idle. ");
+            put(w, g->compute_metric < GPUDIAG_M_COUNT ? "Idle. " : "No utilisation data. ");
         put(w, "Memory ");
         esc(w, g->memory_level ? g->memory_level : "n/a");
         putf(w, " (%s used)", fmt_pct(b1, sizeof b1, g->mem_used_share));

@@ -811,7 +811,9 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
         }
         if (!isnan(g->dip_period_us))
             fprintf(w->fp, "  dips every %.1f s", g->dip_period_us / 1e6);
-        fprintf(w->fp, "  -> %s%s%s\n", g->idle_holding_memory ? "idle, holding memory" : !g->in_use ? "idle" : gpudiag_bottleneck_name(g->bottleneck),
+        fprintf(w->fp, "  -> %s%s%s\n", g->idle_holding_memory ? "idle, holding memory"
+                                 : !g->in_use && g->compute_metric < GPUDIAG_M_COUNT ? "idle" /* no compute data: unknown */
+                                 : gpudiag_bottleneck_name(g->bottleneck),
                 g->pipeline ? " / " : "", g->pipeline ? g->pipeline : "");
     }
     if (shown < s->gpu_count)

@@ -350,5 +350,14 @@ for f in "$GD_TEST_DATA/../fuzz/regress/fuzz_monlog"/*; do
     { [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ]; } && { [ "$rc2" -eq 0 ] || [ "$rc2" -eq 3 ]; } && ok || nok "fuzz regression $(basename "$f"): rc $rc/$rc2 $(head -c 300 "$TMP/err")"
 done
 
+# A GPU with no compute data (an -q snapshot of clock-event reasons only; a dmon -s m log) is
+# "unknown" in the text as in JSON and HTML, never "idle" (newcomer finding)
+Q="$GD_SHARED/data/logs/nvsmi_q_clocks_event_reasons_sw_power_cap_active.txt"
+if [ -f "$Q" ]; then
+    "$GPUDIAG" analyze "$Q" > "$TMP/q.txt" 2>&1
+    grep -q -- "-> unknown" "$TMP/q.txt" && ! grep -q -- "-> idle" "$TMP/q.txt" && ok || nok "no compute data reads unknown, not idle"
+    "$GPUDIAG" analyze -q --html "$TMP/q.html" "$Q" >/dev/null 2>&1
+    grep -q "No utilisation data. " "$TMP/q.html" && ok || nok "HTML: no utilisation data"
+fi
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
