@@ -113,9 +113,25 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
     if (!r->has_gpu) {
         gpudiag_finding *f = gd_fb_add(b, "cpu_only_trace", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
         gd_fb_ev(f, "cpu_ops", (double)t->cpu_ops.len);
-        gd_fb_text(b, f, gd_format("The trace has no GPU activity (no kernels, copies or memsets)"),
-             gd_format("Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] and make "
-                       "sure the model and data are on the GPU (model.to('cuda'))."));
+        if (r->input.truncated) {
+            /* Kineto writes the CPU ops first and the GPU activity after them
+             * (DEFINITIONS "Cut-off traces"): a cut file may have lost it all */
+            gd_fb_ev(f, "truncated_at_bytes", (double)r->input.truncated_at);
+            gd_fb_text(b, f,
+                 gd_format("No GPU activity (no kernels, copies or memsets) before the cut at byte %lld: the "
+                           "trace is cut off, and its GPU events may be in the missing part",
+                           (long long)r->input.truncated_at),
+                 gd_format("Kineto writes the CPU ops first and the GPU activity after them, so a file cut short "
+                           "loses the GPU events first. Get the complete trace (stop the profiler cleanly, "
+                           "prof.stop() or leaving the `with` block, before the process exits; check free disk "
+                           "space) and analyse it again. Only if the complete trace has no GPU events either: "
+                           "profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] and put the "
+                           "model and data on the GPU."));
+        } else {
+            gd_fb_text(b, f, gd_format("The trace has no GPU activity (no kernels, copies or memsets)"),
+                 gd_format("Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] and make "
+                           "sure the model and data are on the GPU (model.to('cuda'))."));
+        }
     } else if (r->input.step_range_missing) {
         /* input_step_range_missing below says it */
     } else if (!r->steps_from_profiler && r->input.nsys.present) {

@@ -380,6 +380,26 @@ CASE="bad --width value"
 run analyze --width 5 "$OK2"
 expect_rc 2; err_has "--width"
 
+# A cut trace without GPU events: Kineto writes the GPU activity after the CPU ops, so the
+# advice must be to get the whole file (DEFINITIONS "Time and events", cut-off traces).
+# ok_cpu_only.json cut at byte 1200 (inside line 10, which starts at byte 1064): the 5
+# events of lines 5-9 are complete.
+CASE="CPU-only trace cut at byte 1200"
+head -c 1200 "$GD_TEST_DATA/ok_cpu_only.json" >"$TMP/cut_cpu.json"
+run analyze --json "$TMP/cut_cpu.json"
+expect_rc 0
+jeq 'inp["truncated_at_bytes"]' 1200
+jeq 'inp["events"]' 5
+jeq '[f["evidence"]["truncated_at_bytes"] for f in r["findings"] if f["id"] == "cpu_only_trace"]' '[1200]'
+jeq '[f["title"] for f in r["findings"] if f["id"] == "cpu_only_trace"]' \
+    '["No GPU activity (no kernels, copies or memsets) before the cut at byte 1200: the trace is cut off, and its GPU events may be in the missing part"]'
+jeq '[f["recommendation"].startswith("Kineto writes the CPU ops first and the GPU activity after them") for f in r["findings"] if f["id"] == "cpu_only_trace"]' '[True]'
+CASE="CPU-only trace, complete"
+run analyze --json "$GD_TEST_DATA/ok_cpu_only.json"
+expect_rc 0
+jeq '[f["recommendation"].startswith("Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]") for f in r["findings"] if f["id"] == "cpu_only_trace"]' '[True]'
+jeq '[sorted(f["evidence"]) for f in r["findings"] if f["id"] == "cpu_only_trace"]' '[["cpu_ops"]]'
+
 CASE="--help"
 run analyze --help
 expect_rc 0
