@@ -567,6 +567,8 @@ gpudiag_status gpudiag_series_analyze(const gpudiag_series *s, const char *path,
     r->mfu = r->hfu = r->short_kernel_share = r->median_kernel_us = r->launch_delay_median_us = NAN;
     r->optimizer_time_us = r->optimizer_kernel_time_us = r->matmul_tensor_core_share = NAN;
     r->kernel_time_us = NAN;
+    /* no model FLOPs in a log: unknown (null), never 0 */
+    r->model_flops_per_step = r->achieved_tflops = r->mfu_peak_tflops = NAN;
     r->series = calloc(1, sizeof *r->series);
     if (!r->input.path || !r->series || gd_series_summarize(s, r->series) != 0) {
         gpudiag_report_free(&r);

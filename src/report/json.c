@@ -363,13 +363,16 @@ static void write_summary(jw *w, const gpudiag_report *r)
 {
     key(w, "summary");
     yajl_gen_map_open(w->g);
-    kv_int(w, "steps", (long long)r->step_count);
+    /* A monitoring log has no steps, kernels or launches: those counts are not
+     * measured (null), not zero. */
+    int counted = r->series == NULL;
+    kv_int_opt(w, "steps", (long long)r->step_count, counted);
     stats(w, "step_time_us", &r->step_time);
     kv_num(w, "gpu_utilization", r->gpu_utilization);
     kv_num(w, "sm_efficiency", r->sm_efficiency);
     kv_num(w, "achieved_occupancy", r->achieved_occupancy);
     kv_num(w, "tensor_core_share", r->tensor_core_share);
-    kv_int(w, "kernel_count", (long long)r->kernel_count);
+    kv_int_opt(w, "kernel_count", (long long)r->kernel_count, counted);
     kv_num(w, "idle_share", r->idle_share);
     kv_num(w, "compute_share", r->compute_share);
     kv_num(w, "non_compute_share", r->non_compute_share);
@@ -386,17 +389,17 @@ static void write_summary(jw *w, const gpudiag_report *r)
     kv_num(w, "short_kernel_share", r->short_kernel_share);
     kv_us(w, "median_kernel_us", r->median_kernel_us);
     kv_us(w, "launch_delay_median_us", r->launch_delay_median_us);
-    kv_int(w, "linked_kernels", (long long)r->linked_kernels);
-    kv_int(w, "runtime_outliers", (long long)r->runtime_outliers);
-    kv_int(w, "launch_delay_outliers", (long long)r->launch_delay_outliers);
+    kv_int_opt(w, "linked_kernels", (long long)r->linked_kernels, counted);
+    kv_int_opt(w, "runtime_outliers", (long long)r->runtime_outliers, counted);
+    kv_int_opt(w, "launch_delay_outliers", (long long)r->launch_delay_outliers, counted);
     key(w, "optimizer");
     yajl_gen_map_open(w->g);
     kv_us(w, "time_us", r->optimizer_time_us);
     kv_num(w, "share_of_step",
            r->step_count && r->avg_step_us > 0 ? r->optimizer_time_us / (double)r->step_count / r->avg_step_us : NAN);
-    kv_int(w, "kernels", (long long)r->optimizer_kernels);
+    kv_int_opt(w, "kernels", (long long)r->optimizer_kernels, counted);
     kv_us(w, "kernel_time_us", r->optimizer_kernel_time_us);
-    kv_int(w, "fused_kernels", (long long)r->optimizer_fused_kernels);
+    kv_int_opt(w, "fused_kernels", (long long)r->optimizer_fused_kernels, counted);
     yajl_gen_map_close(w->g);
     yajl_gen_map_close(w->g);
 }

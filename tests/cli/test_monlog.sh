@@ -82,6 +82,14 @@ checks += [("gf gpu0 mean", g0["metrics"]["gpu_util"]["mean"], sum(sm0) / len(sm
            ("gf gpu1 fb", g1["metrics"]["mem_used_bytes"]["median"], 3741 * 1048576),
            ("gf power absent", "power_w" in g0["metrics"], False),
            ("gf finding", [f["id"] for f in d["findings"]], ["idle_gpu_holding_memory"])]
+# a log measures no model FLOPs, steps or kernels: those summary fields are null (unknown), not 0;
+# summary.gpu_utilization is the mean over GPUs of each GPU's mean: (0.8375 + 0) / 2
+sm = d["summary"]
+checks += [("gf summary " + k, sm[k], None) for k in ("achieved_tflops_per_gpu", "model_flops_per_step", "mfu_peak_tflops",
+                                                      "steps", "kernel_count", "linked_kernels", "runtime_outliers",
+                                                      "launch_delay_outliers")]
+checks += [("gf optimizer " + k, sm["optimizer"][k], None) for k in ("kernels", "fused_kernels")]
+checks.append(("gf summary gpu_utilization", sm["gpu_utilization"], (0.91 + 0.94 + 0.59 + 0.91) / 4 / 2))  # sm column, lines 3-9
 # Triton T4 ResNet: GPUTL 79/92/93 % but SMACT 0.55-0.65 -> gpu_util_misleading
 d = load("t4.json")
 ids = [f["id"] for f in d["findings"]]

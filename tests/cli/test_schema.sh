@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_schema.sh — every JSON report of the inputs the suite uses (every shared
-# trace, every tests/data trace, a directory of two rank traces as a cluster
+# trace, every tests/data trace, every monitoring log, a directory of two rank traces as a cluster
 # report, several PATHs as JSON Lines) validates against docs/report.schema.json
 # (Draft 2020-12, python3-jsonschema); and the schema rejects five broken
 # variants of a real report (missing verdict, text for a share, unknown idle
@@ -27,6 +27,17 @@ for f in "$GD_SHARED"/data/traces/*.json.gz "$GD_TEST_DATA"/*.json; do
     [ "$rc" -le 1 ] || { nok "$f: exit $rc"; continue; }
 done
 if python3 "$CHECK" "$SCHEMA" "$TMP"/r*.json; then ok; else nok "reports"; fi
+# monitoring logs (shared and hand-made): the trace sections are empty and the counts a log
+# cannot give are null
+for f in "$GD_SHARED"/data/logs/*.log "$GD_SHARED"/data/logs/*.csv "$GD_SHARED"/data/logs/*.prom \
+         "$GD_SHARED"/data/logs/*.txt "$GD_TEST_DATA"/monlog/*; do
+    [ -f "$f" ] || continue
+    n=$((n + 1))
+    "$GPUDIAG" analyze --json "$f" > "$TMP/m$n.json" 2>/dev/null
+    rc=$?
+    [ "$rc" -le 1 ] || { nok "$f: exit $rc"; continue; }
+done
+if python3 "$CHECK" "$SCHEMA" "$TMP"/m*.json; then ok; else nok "monitoring reports"; fi
 mkdir "$TMP/ranks"
 cp "$GD_TEST_DATA/ok_nccl_overlap.json" "$TMP/ranks/rank0.json"
 cp "$GD_TEST_DATA/ok_two_steps.json" "$TMP/ranks/rank1.json"
