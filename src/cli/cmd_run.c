@@ -523,9 +523,10 @@ int gd_cmd_run(int argc, char **argv)
     for (size_t i = 0; i < n; i++)
         nused += used[i] != 0;
     if (!quiet) {
-        fprintf(stderr, "\ngpudiag run: %s %s after %.1f s (%zu samples of %zu GPU%s every %.0f ms), log: %s\n",
-                cmd[0], WIFSIGNALED(status) ? "was killed" : "exited", wall, samples, nsel, nsel == 1 ? "" : "s",
-                interval * 1000.0, logname);
+        /* one sample = one reading of every selected GPU: the count is per GPU */
+        fprintf(stderr, "\ngpudiag run: %s %s after %.1f s (%zu GPU%s, %zu sample%s%s every %.0f ms), log: %s\n",
+                cmd[0], WIFSIGNALED(status) ? "was killed" : "exited", wall, nsel, nsel == 1 ? "" : "s", samples,
+                samples == 1 ? "" : "s", nsel > 1 ? " each" : "", interval * 1000.0, logname);
         if (nsel && nused == 0)
             fprintf(stderr, "gpudiag run: no process of the command was seen in NVML's process lists; "
                             "the diagnosis covers every sampled GPU\n");

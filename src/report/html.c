@@ -15,6 +15,7 @@
 #include "gpudiag/html.h"
 #include "gpudiag/roofline.h"
 #include "gpudiag/series.h"
+#include "report/series_words.h"
 #include "util/util.h"
 
 #define VIEW_W 960.0
@@ -287,8 +288,9 @@ static void write_head(hw *w, const gpudiag_report *r, const gpudiag_html_opts *
     if (r->series) {
         put(w, "</code> (");
         esc(w, r->series->format);
-        putf(w, " monitoring log, %zu GPU%s, %llu samples", r->series->gpu_count, r->series->gpu_count == 1 ? "" : "s",
-             (unsigned long long)r->series->rows);
+        char counts[96];
+        gd_series_samples_phrase(r->series, counts, sizeof counts);
+        putf(w, " monitoring log, %s", counts);
     } else {
         putf(w, "</code> (%s, %llu events", r->input.format ? r->input.format : "?",
              (unsigned long long)r->input.events);
@@ -343,7 +345,18 @@ static void write_series_kpis(hw *w, const gpudiag_series_summary *s)
     kpi(w, "GPUs in use", b);
     snprintf(b, sizeof b, "%zu", holding);
     kpi(w, "Idle, holding memory", b);
-    snprintf(b, sizeof b, "%zu", samples);
+    /* a sample is one reading of one GPU: per GPU when the GPUs have the same count */
+    size_t lo = (size_t)-1, hi = 0;
+    for (size_t i = 0; i < s->gpu_count; i++) {
+        lo = s->gpus[i].samples < lo ? s->gpus[i].samples : lo;
+        hi = s->gpus[i].samples > hi ? s->gpus[i].samples : hi;
+    }
+    if (s->gpu_count < 2)
+        snprintf(b, sizeof b, "%zu", samples);
+    else if (lo == hi)
+        snprintf(b, sizeof b, "%zu per GPU", lo);
+    else
+        snprintf(b, sizeof b, "%zu (%zu to %zu per GPU)", samples, lo, hi);
     kpi(w, "Samples", b);
     kpi(w, "Time covered", s->snapshot ? "snapshot" : fmt_us(b, sizeof b, span));
     for (size_t i = 1; i < nmed; i++) /* insertion sort: a handful of GPUs */
@@ -767,9 +780,9 @@ static void write_series_gpu_chart(hw *w, const gpudiag_gpu_summary *g, const ch
     const gpudiag_metric_stats *cs = g->compute_metric < GPUDIAG_M_COUNT ? &g->stats[g->compute_metric] : NULL;
     snprintf(title, sizeof title, "%s: compute, bandwidth and memory over time", label);
     snprintf(desc, sizeof desc,
-             "Compute indicator %s (median %s), bandwidth indicator %s, memory used share; %zu samples over %s; "
+             "Compute indicator %s (median %s), bandwidth indicator %s, memory used share; %zu sample%s over %s; "
              "shaded where compute averaged below 30%%.",
-             cm, cs ? fmt_pct(b1, sizeof b1, cs->median) : "n/a", bm, g->samples, fmt_us(b2, sizeof b2, range));
+             cm, cs ? fmt_pct(b1, sizeof b1, cs->median) : "n/a", bm, g->samples, gd_plural(g->samples), fmt_us(b2, sizeof b2, range));
     chart_open(w, height, title, desc);
     for (int k = 0; k <= 4; k++) { /* y grid: 0, 25, ... 100 % */
         double y = top + ph * (1 - k / 4.0);
@@ -835,15 +848,17 @@ static void write_series_gpu_table(hw *w, const gpudiag_gpu_summary *g)
 static void write_series(hw *w, const gpudiag_report *r)
 {
     const gpudiag_series_summary *s = r->series;
-    char b1[64], b2[64];
+    char b1[64], b2[64], counts[96];
     put(w, "<section aria-labelledby=\"h-series\"><h2 id=\"h-series\">GPUs over time</h2>");
-    putf(w, "<p class=\"muted\">%zu GPU%s from a <code>", s->gpu_count, s->gpu_count == 1 ? "" : "s");
+    put(w, "<p class=\"muted\">From a <code>");
     esc(w, s->format);
-    putf(w, "</code> log, %llu samples%s. The seeds' three indicators on one time axis: compute (SM active "
+    gd_series_samples_phrase(s, counts, sizeof counts);
+    putf(w, "</code> log: %s%s. The seeds' three indicators on one time axis: compute (SM active "
             "where present, else GPU-Util), bandwidth (DRAM active, else memory-controller util) and memory "
             "used; targets: compute median &ge; 70%%, p10 &ge; 40%%, under 30%% less than 10%% of the time.</p>",
-         (unsigned long long)s->rows,
-         s->time_source == GPUDIAG_TIME_ASSUMED ? " (no timestamps: times assumed from the sample order)" : "");
+         counts,
+         s->time_source == GPUDIAG_TIME_ASSUMED && !s->snapshot ? " (no timestamps: times assumed from the sample order)"
+                                                                : "");
     if (s->snapshot)
         put(w, "<p>A snapshot (one sample per GPU): no time series to chart.</p>");
     for (size_t i = 0; i < s->gpu_count; i++) {

@@ -11,6 +11,7 @@
 #include "gpudiag/gpudiag.h"
 #include "gpudiag/roofline.h"
 #include "gpudiag/series.h"
+#include "report/series_words.h"
 #include "util/util.h"
 
 typedef struct tw {
@@ -718,12 +719,10 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
     const gpudiag_series_summary *s = r->series;
     fprintf(w->fp, "%sgpudiag %s%s  ", c_bold(w), GPUDIAG_VERSION, c_off(w));
     put_clean(w->fp, r->input.path ? r->input.path : "-", 4096);
-    size_t samples = 0;
-    for (size_t i = 0; i < s->gpu_count; i++)
-        samples += s->gpus[i].samples;
-    fprintf(w->fp, "  (%s monitoring log, %zu GPU%s, %zu samples%s%s)\n", s->format, s->gpu_count,
-            s->gpu_count == 1 ? "" : "s", samples, s->snapshot ? ", a snapshot" : "",
-            s->time_source == GPUDIAG_TIME_ASSUMED ? ", times assumed from the sample order" : "");
+    char counts[96];
+    gd_series_samples_phrase(s, counts, sizeof counts);
+    fprintf(w->fp, "  (%s monitoring log, %s%s%s)\n", s->format, counts, s->snapshot ? ", a snapshot" : "",
+            s->time_source == GPUDIAG_TIME_ASSUMED && !s->snapshot ? ", times assumed from the sample order" : "");
     if (s->first_skipped_line > 0)
         fprintf(w->fp, "%swarning:%s %llu row(s) left out, first at line %lld\n", c_yellow(w), c_off(w),
                 (unsigned long long)s->skipped_rows, (long long)s->first_skipped_line);
@@ -756,7 +755,10 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
             fprintf(w->fp, " [%s]", g->mig_profile);
         char d[32];
         ms(d, sizeof d, g->duration_us);
-        fprintf(w->fp, "  %zu sample%s over %s\n", g->samples, g->samples == 1 ? "" : "s", d);
+        if (g->samples == 1)
+            fprintf(w->fp, "  1 sample\n"); /* one moment: no time span to give */
+        else
+            fprintf(w->fp, "  %zu samples over %s\n", g->samples, d);
         if (g->warmup_samples + g->teardown_samples) {
             char ex[32];
             ms(ex, sizeof ex, g->excluded_us);

@@ -184,6 +184,25 @@ checks = [("gpu0 class", gs[0]["bottleneck"], "data_pipeline"), ("gpu0 period", 
 valcheck.run(checks, "generated")
 PY
 
+# sample counts are per GPU and pluralised: header and per-GPU lines (text), header, KPI and
+# section (HTML). Hand counts: the 2-GPU snapshot CSV has one row per GPU; the GeForce dmon log
+# 4 rows per GPU; the inline log below 3 rows of GPU 0 and 1 of GPU 1.
+if [ -d "$LOGS" ]; then
+    "$GPUDIAG" analyze --no-color "$LOGS/nvsmi_query_csv_2gpu_power_clocks_snapshot.csv" > "$TMP/snap.txt" 2>&1
+    head -1 "$TMP/snap.txt" | grep -q "(smi-csv monitoring log, 2 GPUs, 1 sample each, a snapshot)$" && ok || nok "snapshot header: $(head -1 "$TMP/snap.txt")"
+    [ "$(grep -c "GeForce GTX 10[68]0[^|]*  1 sample$" "$TMP/snap.txt")" -eq 2 ] && ok || nok "snapshot per-GPU lines"
+    "$GPUDIAG" analyze --html "$TMP/gf.html" "$LOGS/nvsmi_dmon_pucvmet_2gpu_one_training_one_idle_geforce.log" > /dev/null 2>&1
+    grep -q "dmon monitoring log, 2 GPUs, 4 samples each" "$TMP/gf.html" && grep -q "Samples</dt><dd>4 per GPU</dd>" "$TMP/gf.html" \
+        && grep -q "log: 2 GPUs, 4 samples each" "$TMP/gf.html" && ok || nok "HTML sample counts"
+fi
+"$GPUDIAG" analyze --no-color "$DATA/dmon_one_sample.log" > "$TMP/one.txt" 2>&1
+head -1 "$TMP/one.txt" | grep -q "(dmon monitoring log, 1 GPU, 1 sample, a snapshot)$" && ok || nok "one-sample header: $(head -1 "$TMP/one.txt")"
+printf '# gpu sm\n# Idx %%\n0 50\n1 10\n0 60\n0 70\n' > "$TMP/uneven.log"
+"$GPUDIAG" analyze --no-color "$TMP/uneven.log" > "$TMP/uneven.txt" 2>&1
+head -1 "$TMP/uneven.txt" | grep -q "2 GPUs, 4 samples in all (1 to 3 per GPU)" && ok || nok "uneven header: $(head -1 "$TMP/uneven.txt")"
+grep -q "GPU 0 .*  3 samples over 2.00 s$" "$TMP/uneven.txt" && grep -q "GPU 1 .*  1 sample$" "$TMP/uneven.txt" && ok || nok "uneven per-GPU lines"
+! grep -h " 1 samples" "$TMP/snap.txt" "$TMP/one.txt" "$TMP/uneven.txt" 2>/dev/null && ok || nok "'1 samples' printed"
+
 # bad input and usage
 printf 'hello\nworld\n' > "$TMP/junk.txt"
 "$GPUDIAG" analyze --format dmon "$TMP/junk.txt" > /dev/null 2> "$TMP/err"; rc=$?

@@ -1,0 +1,28 @@
+/*
+ * series_words.h — phrases the text and HTML reports of a monitoring log share,
+ * so that both say the same thing in the same words (docs/DEFINITIONS.md
+ * "Monitoring series": samples are counted per GPU).
+ */
+#ifndef GD_REPORT_SERIES_WORDS_H
+#define GD_REPORT_SERIES_WORDS_H
+
+#include <stddef.h>
+
+#include "gpudiag/series.h"
+
+/*
+ * The GPUs and samples of a log summary in words, pluralised, written to
+ * buf (NUL-terminated, truncated to len − 1 bytes).  A sample is one reading
+ * of one GPU, so the counts are per GPU:
+ *   1 GPU:                         "1 GPU, 12 samples"
+ *   every GPU the same count k:    "2 GPUs, 1 sample each"  /  "4 GPUs, 300 samples each"
+ *   different counts:              "3 GPUs, 30 samples in all (8 to 12 per GPU)"
+ *   no GPU:                        "0 GPUs"
+ * s must not be NULL; buf may be NULL only when len is 0.
+ */
+void gd_series_samples_phrase(const gpudiag_series_summary *s, char *buf, size_t len);
+
+/* "" when n is 1, else "s": the English plural of a count's noun. */
+const char *gd_plural(unsigned long long n);
+
+#endif
