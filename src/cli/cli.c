@@ -173,8 +173,9 @@ static void usage_analyze(FILE *fp)
             "Exit status: 0 ran (findings or not); 1 --fail-on matched; 2 usage error;\n"
             "3 unreadable or malformed input (the message names the file and byte offset),\n"
             "or an output file that cannot be written;\n"
-            "5 internal error; 6 --steps or --ranks matched nothing (the message lists what the\n"
-            "input has).\n"
+            "5 internal error, or standard output cannot be written (nothing is said when the\n"
+            "reader closed the pipe: ... | head -1); 6 --steps or --ranks matched nothing (the\n"
+            "message lists what the input has).\n"
             "\n"
             "Example:\n"
             "  gpudiag analyze examples/resnet50_v100_num_workers_0.pt.trace.json.gz\n"
@@ -349,20 +350,6 @@ static int parse_analyze(int argc, char **argv, settings *s)
         return EXIT_USAGE;
     }
     return -1;
-}
-
-/* A failed write to standard output (disk full, closed pipe) is reported
- * once, with the reason, and exits 5 (documented: docs/gpudiag.1). */
-static int out_error_reported;
-
-static int write_failed(void)
-{
-    int e = errno;
-    if (!out_error_reported)
-        fprintf(stderr, "%s: error: cannot write the report to standard output: %s\n", prog,
-                e ? strerror(e) : "write error");
-    out_error_reported = 1;
-    return EXIT_INTERNAL;
 }
 
 static int exit_for_status(gpudiag_status st)
@@ -730,7 +717,7 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
             }
         }
         if (st == GPUDIAG_ERR_IO) {
-            worst = write_failed();
+            worst = gd_stdout_failed();
         } else if (st != GPUDIAG_OK) {
             fprintf(stderr, "%s: error: %s\n", prog, err.message);
             worst = EXIT_INTERNAL;
@@ -761,6 +748,8 @@ static int write_html(const gpudiag_report *r, const char *path)
     int bad = st != GPUDIAG_OK;
     if (!to_stdout && fclose(fp) != 0)
         bad = 1;
+    if (bad && to_stdout && st == GPUDIAG_ERR_IO)
+        return gd_stdout_failed(); /* --html -: standard output, as the other reports */
     if (bad) {
         fprintf(stderr, "%s: error: %s: writing the HTML report failed: %s\n", prog, path,
                 st != GPUDIAG_OK ? err.message : strerror(errno));
@@ -993,7 +982,7 @@ static int cmd_analyze_run(int argc, char **argv, gpudiag_ncu **ncu)
         gpudiag_report_free(&r);
         if (st == GPUDIAG_ERR_IO) {
             free(found);
-            return write_failed();
+            return gd_stdout_failed();
         }
         if (st != GPUDIAG_OK) {
             fprintf(stderr, "%s: error: writing the report: %s\n", prog, err.message);
@@ -1027,7 +1016,7 @@ static int finish(int rc)
 {
     errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        int wrc = write_failed();
+        int wrc = gd_stdout_failed();
         return rc == EXIT_OK || rc == EXIT_FINDINGS ? wrc : rc;
     }
     return rc;
@@ -1049,10 +1038,11 @@ int gd_cli_run(int argc, char **argv)
         return finish(EXIT_OK);
     }
     /* For the commands that only write reports, a closed pipe (gpudiag
-     * analyze ... | head -1) becomes EPIPE and a file-size limit EFBIG:
-     * reported once by finish() with exit 5, instead of a silent death by
-     * signal (not for run/watch: their children would inherit it; serve
-     * handles SIGPIPE itself). */
+     * analyze ... | head -1) becomes EPIPE and a file-size limit EFBIG
+     * instead of a death by signal: exit 5 through gd_stdout_failed() (in
+     * finish() at the latest), silent for EPIPE, one line for the others
+     * (not for run/watch: their children would inherit the disposition;
+     * serve handles SIGPIPE itself). */
     if (strcmp(cmd, "analyze") == 0 || strcmp(cmd, "compare") == 0 || strcmp(cmd, "specs") == 0 ||
         strcmp(cmd, "mfu") == 0 || strcmp(cmd, "plan") == 0) {
         signal(SIGPIPE, SIG_IGN);

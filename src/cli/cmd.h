@@ -44,6 +44,24 @@ gpudiag_log_format gd_sniff_log_file(const char *path);
 int gd_check_outputs(const char *const *opt_names, const char *const *outs, size_t nout, char *const *ins,
                      size_t nin);
 
+/* 1 when a write to fd failed because its reader went away: err (the
+ * errno of the failed write) is EPIPE, or fd is a pipe or socket whose other
+ * end is closed (asked with poll(), in case errno was overwritten since).
+ * SIGPIPE must be ignored for the write to fail with EPIPE at all (cli.c
+ * does so for the report-only commands). */
+int gd_reader_gone(int fd, int err);
+
+/* The one place a failed write of a report to standard output ends up (every
+ * report-writing command: analyze, compare, specs, mfu, plan; through
+ * finish() in cli.c).  Call right after the failure, with errno still that of
+ * the failed write.  Prints "gpudiag: error: cannot write the report to
+ * standard output: REASON" once per process, except when the reader closed
+ * the pipe (gd_reader_gone: `gpudiag analyze T | head -1`), which is not an
+ * error worth a line, as in other command-line tools; a full disk or a file
+ * size limit is always reported.  Returns GD_EXIT_INTERNAL (5, documented:
+ * docs/gpudiag.1 EXIT STATUS) either way. */
+int gd_stdout_failed(void);
+
 /* Match arg against the n keywords words[0..n-1] (exact, case-sensitive) and
  * return its index; on no match print "gpudiag: error: OPT wants w0, w1 or
  * w2, got 'ARG'" and return -1. */

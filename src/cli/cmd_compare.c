@@ -348,10 +348,8 @@ static int compare_logs(const char *bpath, const char *tpath, const gpudiag_comp
         printf("Monitoring samples a second apart are autocorrelated: the U test runs over block means\n"
                "(block = samples per block), not over single samples.\n");
     }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "%s: error: cannot write the comparison to standard output\n", prog);
-        return C_INTERNAL;
-    }
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return gd_stdout_failed();
     return c.verdict == GPUDIAG_CMP_REGRESSED ? C_REGRESSED : C_OK;
 }
 
@@ -519,7 +517,8 @@ int gd_cmd_compare(int argc, char **argv)
         gpudiag_comparison *cmp = NULL;
         gpudiag_status st = gpudiag_compare((const gpudiag_side *const *)sides, (size_t)nb,
                                             (const gpudiag_side *const *)(sides + nb), (size_t)nt, &o, &cmp, &err);
-        if (st == GPUDIAG_OK) {
+        int writing = st == GPUDIAG_OK;
+        if (writing) {
             if (json) {
                 st = gpudiag_comparison_write_json(cmp, stdout, 1, &err);
             } else {
@@ -529,7 +528,9 @@ int gd_cmd_compare(int argc, char **argv)
                 st = gpudiag_comparison_write_text(cmp, stdout, &topts, &err);
             }
         }
-        if (st != GPUDIAG_OK) {
+        if (writing && st == GPUDIAG_ERR_IO) {
+            rc = gd_stdout_failed(); /* the writers' only I/O is standard output */
+        } else if (st != GPUDIAG_OK) {
             print_err(&err);
             rc = st == GPUDIAG_ERR_ARG ? C_USAGE : C_INTERNAL;
         } else if (cmp->verdict == GPUDIAG_CMP_REGRESSED) {

@@ -1,10 +1,14 @@
 /*
  * cmd_util.c — helpers shared by the cmd_*.c subcommands (see cmd.h).
  */
+#define _POSIX_C_SOURCE 200809L /* fileno, poll, S_ISSOCK */
+#include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cmd.h"
 #include "ingest/input.h"
@@ -35,6 +39,32 @@ gpudiag_log_format gd_sniff_log_file(const char *path)
     if (n >= 16 && memcmp(buf, "SQLite format 3", 16) == 0)
         return GPUDIAG_LOG_AUTO;
     return gpudiag_log_format_sniff(buf, n);
+}
+
+int gd_reader_gone(int fd, int err)
+{
+    if (err == EPIPE)
+        return 1;
+    /* errno may have been overwritten since the failed write: ask the pipe.
+     * Linux reports POLLERR on the write end of a pipe without readers
+     * (POLLHUP on a socket the peer shut); a file or a terminal never. */
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !(S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode)))
+        return 0;
+    struct pollfd p = {.fd = fd, .events = POLLOUT, .revents = 0};
+    return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0;
+}
+
+static int stdout_error_reported;
+
+int gd_stdout_failed(void)
+{
+    int e = errno;
+    if (!stdout_error_reported && !gd_reader_gone(STDOUT_FILENO, e))
+        fprintf(stderr, "gpudiag: error: cannot write the report to standard output: %s\n",
+                e ? strerror(e) : "write error");
+    stdout_error_reported = 1;
+    return GD_EXIT_INTERNAL;
 }
 
 /* stat of the directory a path names a file in */
