@@ -92,7 +92,8 @@ static void usage_main(FILE *fp)
             "  compare BASE NEW  did a change help? step time with confidence, utilization,\n"
             "                    findings and kernel diff; exit 1 on a regression (CI gate)\n"
             "\n"
-            "Run 'gpudiag COMMAND --help' for the options of a command.\n"
+            "Run 'gpudiag COMMAND --help' for the options of a command.  An option that takes a\n"
+            "value is given once (a repeat is a usage error).\n"
             "\n"
             "Options:\n"
             "  -h, --help        show this help and exit\n"
@@ -214,7 +215,11 @@ static int parse_analyze(int argc, char **argv, settings *s)
     optind = 1;
     opterr = 0;
     int c;
+    gd_once once; /* single-valued options given twice are refused */
+    gd_once_init(&once, all);
     while ((c = getopt_long(argc, argv, "qvh", all, NULL)) != -1) {
+        if (gd_once_check(&once, c, optarg) < 0)
+            return EXIT_USAGE;
         int taken = gd_trace_mfu_take(&s->tm, c, optarg);
         if (taken < 0)
             return EXIT_USAGE;

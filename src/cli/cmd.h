@@ -5,6 +5,7 @@
 #ifndef GD_CLI_CMD_H
 #define GD_CLI_CMD_H
 
+#include <getopt.h>
 #include <stdio.h>
 
 #include <yajl/yajl_gen.h>
@@ -61,6 +62,27 @@ int gd_reader_gone(int fd, int err);
  * size limit is always reported.  Returns GD_EXIT_INTERNAL (5, documented:
  * docs/gpudiag.1 EXIT STATUS) either way. */
 int gd_stdout_failed(void);
+
+/* Options that take one value, given twice (`--save A --save B`), are
+ * refused instead of silently keeping the last: one gd_once per parse, over
+ * the getopt_long table that parse uses (its required_argument entries are
+ * the single-valued options; flags may repeat).  Entries past GD_ONCE_MAX
+ * are not checked. */
+#define GD_ONCE_MAX 96
+typedef struct gd_once {
+    const struct option *opts;    /* the getopt_long table, ending with a zero entry; borrowed */
+    const char *val[GD_ONCE_MAX]; /* the value entry i took, NULL: not given yet */
+} gd_once;
+
+/* Start a parse over opts (borrowed: must outlive the parse). */
+void gd_once_init(gd_once *o, const struct option *opts);
+
+/* gd_once_check: call with each getopt_long result c and optarg, before acting on it.
+ * Returns 0 when c is not a single-valued option of the table (a flag, '?',
+ * a code of another table) or is given for the first time; -1 after printing
+ * "gpudiag: error: --NAME given twice ('A', then 'B'): it takes one value"
+ * when it was given before (the caller exits 2, GD_EXIT_USAGE). */
+int gd_once_check(gd_once *o, int c, const char *arg);
 
 /* Match arg against the n keywords words[0..n-1] (exact, case-sensitive) and
  * return its index; on no match print "gpudiag: error: OPT wants w0, w1 or

@@ -396,7 +396,11 @@ int gd_cmd_compare(int argc, char **argv)
     optind = 1;
     opterr = 0;
     int c;
+    gd_once once; /* single-valued options given twice are refused */
+    gd_once_init(&once, longopts);
     while ((c = getopt_long(sep, argv, "vh", longopts, NULL)) != -1) {
+        if (gd_once_check(&once, c, optarg) < 0)
+            return C_USAGE;
         switch (c) {
         case OPT_JSON: json = 1; break;
         case OPT_FULL_NAMES: o.full_names = 1; break;

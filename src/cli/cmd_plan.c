@@ -153,7 +153,11 @@ int gd_cmd_plan(int argc, char **argv)
     optind = 1;
     opterr = 0;
     int c;
+    gd_once once; /* single-valued options given twice are refused */
+    gd_once_init(&once, longopts);
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (gd_once_check(&once, c, optarg) < 0)
+            return GD_EXIT_USAGE;
         int r = gd_model_opts_take(&mo, c, optarg);
         if (r < 0)
             return GD_EXIT_USAGE;

@@ -274,7 +274,11 @@ int gd_cmd_run(int argc, char **argv)
     optind = 1;
     opterr = 0;
     int c;
+    gd_once once; /* single-valued options given twice are refused */
+    gd_once_init(&once, longopts);
     while ((c = getopt_long(argc, argv, "+i:o:qh", longopts, NULL)) != -1) {
+        if (gd_once_check(&once, c, optarg) < 0)
+            return 2;
         switch (c) {
         case 'i':
             if (gd_live_time_option("interval", optarg, &interval) != 0)

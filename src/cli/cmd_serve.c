@@ -75,7 +75,11 @@ int gd_cmd_serve(int argc, char **argv)
     double secs;
     int c;
     optind = 1;
+    gd_once once; /* single-valued options given twice are refused */
+    gd_once_init(&once, longopts);
     while ((c = getopt_long(argc, argv, "+l:i:w:h", longopts, NULL)) != -1) {
+        if (gd_once_check(&once, c, optarg) < 0)
+            return 2;
         switch (c) {
         case 'l':
             o.listen = optarg;

@@ -132,6 +132,33 @@ int gd_check_outputs(const char *const *opt_names, const char *const *outs, size
     return 0;
 }
 
+void gd_once_init(gd_once *o, const struct option *opts)
+{
+    memset(o, 0, sizeof *o);
+    o->opts = opts;
+}
+
+int gd_once_check(gd_once *o, int c, const char *arg)
+{
+    for (size_t i = 0; o->opts && o->opts[i].name && i < GD_ONCE_MAX; i++) {
+        const struct option *e = &o->opts[i];
+        if (e->val != c || e->flag || e->has_arg != required_argument)
+            continue;
+        const char *v = arg ? arg : "";
+        if (o->val[i]) {
+            char shortname[8] = "";
+            if (c > ' ' && c < 127)
+                snprintf(shortname, sizeof shortname, " (-%c)", c);
+            fprintf(stderr, "gpudiag: error: --%s%s given twice ('%s', then '%s'): it takes one value\n", e->name,
+                    shortname, o->val[i], v);
+            return -1;
+        }
+        o->val[i] = v;
+        return 0;
+    }
+    return 0;
+}
+
 int gd_opt_word(const char *opt, const char *arg, const char *const *words, int n)
 {
     for (int i = 0; i < n; i++)

@@ -99,6 +99,14 @@ valcheck.run([
     ("session_start_utc_ns", inp["nsys"]["session_start_utc_ns"], int(a[13])),
     ("sync_events", inp["nsys"]["sync_events"], int(a[14])),
     ("steps", s["steps"], 1),
+    # exact counts, derived by hand from the export (docs/DEFINITIONS.md "Copies"): its 279 copies
+    # are all synchronous cudaMemcpy touching pageable memory, 254 H2D + 25 D2H of 2048 B;
+    # NVIDIA's cuda_memcpy_sync leaves out the 10 H2D copies of <= 64000 B (152 B in all)
+    ("pageable.count = 254 H2D + 25 D2H", t["pageable"]["count"], 279),
+    ("pageable.bytes", t["pageable"]["bytes"], 225065752 + 25 * 2048),
+    ("cuda_memcpy_sync.count = 279 - 10 small H2D", n["cuda_memcpy_sync"]["count"], 269),
+    ("cuda_memcpy_sync.bytes", n["cuda_memcpy_sync"]["bytes"], 225065752 - 152 + 25 * 2048),
+    ("cuda_memcpy_async.count: no async copy", n["cuda_memcpy_async"]["count"], 0),
     ("nsight_cuda_api_sync fires", "nsight_cuda_api_sync" in ids, True),
     ("nsight_cuda_memcpy_sync fires", "nsight_cuda_memcpy_sync" in ids, True),
     ("input_schema_gaps (no NVTX_EVENTS)", "input_schema_gaps" in ids and any("NVTX_EVENTS" in g for g in inp["nsys"]["schema_gaps"]), True),
