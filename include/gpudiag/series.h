@@ -121,6 +121,12 @@ typedef struct gpudiag_gpu_series {
     char bus_id[32];             /**< PCI bus id, "" unknown */
     char hostname[128];          /**< host (Prometheus Hostname/hostname label), "" unknown */
     char mig_profile[32];        /**< e.g. "1g.10gb", "" when not MIG */
+    char pod[256];               /**< Kubernetes pod holding the GPU (dcgm-exporter `pod`/`pod_name` label, the
+                                      last non-empty value in the log), "" unknown or unassigned */
+    char k8s_namespace[64];      /**< that pod's namespace (`namespace`/`pod_namespace`), "" unknown */
+    char container[64];          /**< the container in that pod (`container`/`container_name`), "" unknown */
+    int pod_changes;             /**< times the non-empty pod label changed during the log (the GPU moved to
+                                      another pod); 0 none */
     size_t count;                /**< samples */
     int64_t *t_us;               /**< [count] sample times, µs (see gpudiag_series.time_source) */
     double *v[GPUDIAG_M_COUNT];  /**< [count] per metric; NULL = metric absent; NaN = missing sample */
@@ -258,6 +264,8 @@ typedef struct gpudiag_gpu_summary {
     gpudiag_entity_kind kind;
     int instance;
     char name[96], uuid[96], bus_id[32], hostname[128], mig_profile[32];
+    char pod[256], k8s_namespace[64], container[64]; /**< Kubernetes owner, as in gpudiag_gpu_series */
+    int pod_changes;              /**< as in gpudiag_gpu_series */
     size_t samples;
     double duration_us;           /**< last − first sample time */
     double interval_us;           /**< median spacing of consecutive samples; NaN with < 2 samples */

@@ -55,15 +55,19 @@ static double gain_dips(const gpudiag_gpu_summary *g, const gpudiag_metric_stats
     return g->dip_share * (1 - g->dip_mean / c->median);
 }
 
-/* "GPU 0", "GPU 0 MIG 3 (2g.20gb)", with the host when there are several */
+/* "GPU 0", "GPU 0 GI 3", "GPU-I 3"; with the Kubernetes pod holding it when the
+ * log names one: "GPU 1 (pod default/triton-5f7d9c6b8d-abcde)" */
 static void gpu_label(const gpudiag_gpu_summary *g, char *buf, size_t cap)
 {
+    int n;
     if (g->kind == GPUDIAG_ENTITY_GPU)
-        snprintf(buf, cap, "GPU %d", g->index);
+        n = snprintf(buf, cap, "GPU %d", g->index);
     else if (g->index >= 0)
-        snprintf(buf, cap, "GPU %d %s %d", g->index, g->kind == GPUDIAG_ENTITY_GPU_I ? "GI" : "CI", g->instance);
+        n = snprintf(buf, cap, "GPU %d %s %d", g->index, g->kind == GPUDIAG_ENTITY_GPU_I ? "GI" : "CI", g->instance);
     else
-        snprintf(buf, cap, "%s %d", g->kind == GPUDIAG_ENTITY_GPU_I ? "GPU-I" : "GPU-CI", g->instance);
+        n = snprintf(buf, cap, "%s %d", g->kind == GPUDIAG_ENTITY_GPU_I ? "GPU-I" : "GPU-CI", g->instance);
+    if (g->pod[0] && n > 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, " (pod %s%s%s)", g->k8s_namespace, g->k8s_namespace[0] ? "/" : "", g->pod);
 }
 
 /* List the GPUs for which pick() is true into buf; returns how many. */
@@ -77,7 +81,7 @@ static size_t list_gpus(const gpudiag_series_summary *s, pick_fn pick, char *buf
             continue;
         if (k == 0)
             *first = i;
-        char one[96];
+        char one[400];
         gpu_label(&s->gpus[i], one, sizeof one);
         if (k < 8 && len + strlen(one) + 3 < cap)
             len += (size_t)snprintf(buf + len, cap - len, "%s%s", k ? ", " : "", one);
@@ -183,7 +187,7 @@ static void classify(gpudiag_gpu_summary *g)
 
 static void rules(sbuild *b, gpudiag_series_summary *s)
 {
-    char gpus[512];
+    char gpus[2048];
     size_t first = 0;
     gpudiag_finding *f;
 
@@ -396,7 +400,15 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
         gd_fb_text(b, f, gd_format("%s: memory held (%.0f MiB) but no work: %zu of %zu GPU%s wasted", gpus,
                              g->stats[GPUDIAG_M_MEM_USED_BYTES].median / 1048576.0, nidle, nphys,
                              nphys == 1 ? "" : "s"),
-             gd_format("A process reserved the GPU and does not use it: a job started with more GPUs than it "
+             g->pod[0]
+                 ? gd_format("Kubernetes pod %s%s%s holds the GPU and does not use it: check what it runs (kubectl "
+                             "describe pod%s%s %s), then give the GPU back (scale it down, or lower its "
+                             "nvidia.com/gpu request); in a training job, a rank started with more GPUs than it "
+                             "uses (--num_gpus / CUDA_VISIBLE_DEVICES / world size) or a context created on the wrong "
+                             "device (torch.cuda.set_device before any CUDA call) does the same.",
+                             g->k8s_namespace, g->k8s_namespace[0] ? "/" : "", g->pod, g->k8s_namespace[0] ? " -n " : "",
+                             g->k8s_namespace, g->pod)
+                 : gd_format("A process reserved the GPU and does not use it: a job started with more GPUs than it "
                        "uses (check --num_gpus / CUDA_VISIBLE_DEVICES / world size), a context created on the wrong "
                        "device (torch.cuda.set_device before any CUDA call), or a stale process (nvidia-smi "
                        "--query-compute-apps=pid,used_memory --format=csv)."));

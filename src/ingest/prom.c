@@ -6,7 +6,10 @@
  * needed (excerpts lack them).  Names: DCGM_FI_* classic and DCGM 4.6
  * `_UTIL_RATIO` spellings, and the 1.x compatibility names (dcgm_sm_clock ...).
  * Labels: gpu, UUID/uuid, pci_bus_id, modelName, GPU_I_PROFILE/GPU_I_ID (a MIG
- * instance is its own entity), Hostname/hostname.  A metric seen again for the
+ * instance is its own entity), Hostname/hostname, and the Kubernetes owner
+ * pod/namespace/container (--kubernetes; pod_name/pod_namespace/container_name
+ * with --use-old-namespace; empty strings on an unassigned GPU are unknown).
+ * A metric seen again for the
  * same entity starts the next scrape.  Times: the sample timestamp when
  * present, else scrape k at k × 30 s (the exporter's default collect interval;
  * GPUDIAG_TIME_ASSUMED).  Values: DCGM blank sentinels and NaN are missing.
@@ -94,6 +97,7 @@ static void map_name(const char *s, size_t n, int *metric, double *scale)
 /* Labels we use, copied out of {...}. */
 typedef struct prom_labels {
     char gpu[16], uuid[96], bus[32], model[96], mig_profile[32], mig_id[16], host[128];
+    char pod[256], ns[64], container[64];
 } prom_labels;
 
 static int parse_labels(const char *s, size_t n, prom_labels *lb)
@@ -142,6 +146,12 @@ static int parse_labels(const char *s, size_t n, prom_labels *lb)
         LB("GPU_I_ID", mig_id)
         LB("Hostname", host)
         LB("hostname", host)
+        LB("pod", pod)
+        LB("pod_name", pod)
+        LB("namespace", ns)
+        LB("pod_namespace", ns)
+        LB("container", container)
+        LB("container_name", container)
 #undef LB
         if (dst)
             snprintf(dst, cap, "%.*s", (int)vn, v);
@@ -256,6 +266,13 @@ gpudiag_status gd_read_prom(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
             snprintf(gs->bus_id, sizeof gs->bus_id, "%s", lb.bus);
         if (!gs->mig_profile[0] && lb.mig_profile[0])
             snprintf(gs->mig_profile, sizeof gs->mig_profile, "%s", lb.mig_profile);
+        if (lb.pod[0]) { /* the pod holding the GPU; the last one when it changes */
+            if (gs->pod[0] && (strcmp(gs->pod, lb.pod) != 0 || strcmp(gs->k8s_namespace, lb.ns) != 0))
+                gs->pod_changes++;
+            snprintf(gs->pod, sizeof gs->pod, "%s", lb.pod);
+            snprintf(gs->k8s_namespace, sizeof gs->k8s_namespace, "%s", lb.ns);
+            snprintf(gs->container, sizeof gs->container, "%s", lb.container);
+        }
         while ((size_t)g >= npend) {
             if (npend == cap) {
                 size_t nc = cap ? cap * 2 : 16;

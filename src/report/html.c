@@ -883,7 +883,26 @@ static void write_series(hw *w, const gpudiag_report *r)
             put(w, " on ");
             esc(w, g->hostname);
         }
-        put(w, "</h3><p>");
+        put(w, "</h3>");
+        if (g->pod[0]) { /* the Kubernetes owner (dcgm-exporter --kubernetes labels) */
+            put(w, "<p class=\"pod\">Pod <code>");
+            if (g->k8s_namespace[0]) {
+                esc(w, g->k8s_namespace);
+                put(w, "/");
+            }
+            esc(w, g->pod);
+            put(w, "</code>");
+            if (g->container[0]) {
+                put(w, ", container <code>");
+                esc(w, g->container);
+                put(w, "</code>");
+            }
+            if (g->pod_changes)
+                putf(w, " (the pod changed %d time%s during the log: the last one is shown)", g->pod_changes,
+                     gd_plural((unsigned long long)g->pod_changes));
+            put(w, "</p>");
+        }
+        put(w, "<p>");
         if (g->idle_holding_memory)
             put(w, "<strong>Idle, holding memory.</strong> ");
         else if (!g->in_use)

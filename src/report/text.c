@@ -759,6 +759,22 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
             fprintf(w->fp, "  1 sample\n"); /* one moment: no time span to give */
         else
             fprintf(w->fp, "  %zu samples over %s\n", g->samples, d);
+        if (g->pod[0]) { /* the Kubernetes owner (dcgm-exporter --kubernetes labels) */
+            fprintf(w->fp, "    pod ");
+            if (g->k8s_namespace[0]) {
+                put_clean(w->fp, g->k8s_namespace, 63);
+                fputc('/', w->fp);
+            }
+            put_clean(w->fp, g->pod, 253);
+            if (g->container[0]) {
+                fprintf(w->fp, "  container ");
+                put_clean(w->fp, g->container, 63);
+            }
+            if (g->pod_changes)
+                fprintf(w->fp, "  (the pod changed %d time%s during the log: the last one is shown)", g->pod_changes,
+                        gd_plural((unsigned long long)g->pod_changes));
+            fputc('\n', w->fp);
+        }
         if (g->warmup_samples + g->teardown_samples) {
             char ex[32];
             ms(ex, sizeof ex, g->excluded_us);

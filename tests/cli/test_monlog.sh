@@ -184,6 +184,41 @@ checks = [("gpu0 class", gs[0]["bottleneck"], "data_pipeline"), ("gpu0 period", 
 valcheck.run(checks, "generated")
 PY
 
+# dcgm-exporter --kubernetes labels (tests/data/monlog/prom_k8s_pods.prom, written by hand): GPU 0 in
+# pod default/llm-train-0, llm-train-1 from the third scrape (1 change, the last kept); GPU 1 held by
+# ml-team/notebook-7c9d with 8000 of 8000 + 32960 MiB and GPU_UTIL 0 -> idle holding memory, named
+# with its pod; GPU 2 has empty labels (unassigned) -> null. Real labels on the shared GKE T4 log.
+"$GPUDIAG" analyze --json "$DATA/prom_k8s_pods.prom" > "$TMP/k8s.json" || nok "k8s json"
+"$GPUDIAG" analyze --no-color "$DATA/prom_k8s_pods.prom" > "$TMP/k8s.txt" || nok "k8s text"
+"$GPUDIAG" analyze --html "$TMP/k8s.html" "$DATA/prom_k8s_pods.prom" > /dev/null || nok "k8s html"
+if python3 - "$TMP" "$LOGS" <<'PY'; then ok; else nok "k8s labels"; fi
+import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+tmp, logs = sys.argv[1], sys.argv[2]
+d = json.load(open(os.path.join(tmp, "k8s.json")))
+gs = {x["index"]: x for x in d["series"]["gpus"]}
+pod = lambda g: (g["namespace"], g["pod"], g["container"], g["pod_changes"])
+f = [x for x in d["findings"] if x["id"] == "idle_gpu_holding_memory"]
+txt = open(os.path.join(tmp, "k8s.txt")).read()
+html = open(os.path.join(tmp, "k8s.html")).read()
+checks = [("gpu0 pod", pod(gs[0]), ("default", "llm-train-1", "trainer", 1)),
+          ("gpu1 pod", pod(gs[1]), ("ml-team", "notebook-7c9d", "jupyter", 0)),
+          ("gpu2 pod", pod(gs[2]), (None, None, None, 0)),
+          ("gpu1 mem share", gs[1]["indicators"]["mem_used_share"], 8000 / 40960),
+          ("finding title", f[0]["title"] if f else None,
+           "GPU 1 (pod ml-team/notebook-7c9d): memory held (8000 MiB) but no work: 1 of 3 GPUs wasted"),
+          ("finding advice", "kubectl describe pod -n ml-team notebook-7c9d" in (f[0]["recommendation"] if f else ""), True),
+          ("text pod line", "    pod ml-team/notebook-7c9d  container jupyter\n" in txt, True),
+          ("text pod change", "pod default/llm-train-1  container trainer  (the pod changed 1 time" in txt, True),
+          ("html pod", "Pod <code>ml-team/notebook-7c9d</code>, container <code>jupyter</code>" in html, True)]
+if os.path.isdir(logs):
+    g = json.load(open(os.path.join(tmp, "all", "dcgm_exporter_metrics_2xT4_gke_pod_labels_prof.prom.json")))["series"]["gpus"]
+    checks += [("gke gpu0", (g[0]["namespace"], g[0]["pod"], g[0]["container"]), ("default", "triton-5f7d9c6b8d-abcde", "triton-server")),
+               ("gke gpu1 empty labels", (g[1]["namespace"], g[1]["pod"], g[1]["container"]), (None, None, None))]
+valcheck.run(checks, "kubernetes labels")
+PY
+
 # sample counts are per GPU and pluralised: header and per-GPU lines (text), header, KPI and
 # section (HTML). Hand counts: the 2-GPU snapshot CSV has one row per GPU; the GeForce dmon log
 # 4 rows per GPU; the inline log below 3 rows of GPU 0 and 1 of GPU 1.
