@@ -31,7 +31,8 @@
 #define GD_SYNC_SLACK_NS 5000        /* a sync returns a few µs after the GPU drains */
 #define GD_MAX_LAUNCH_QUEUE 1024     /* HTA: CUDA_MAX_LAUNCH_QUEUE_PER_STREAM */
 
-enum { HOST_SYNC = 0, HOST_DATALOADER, HOST_COMM, HOST_OPTIMIZER, HOST_OTHER, HOST_COMPILE, HOST_WARMUP, HOST_COALESCE, HOST_SETS };
+enum { HOST_SYNC = 0, HOST_DATALOADER, HOST_COMM, HOST_OPTIMIZER, HOST_OTHER, HOST_COMPILE, HOST_WARMUP, HOST_COALESCE,
+       HOST_FIRST_CALL, HOST_SETS };
 
 /* Host activity whose name shows torch.compile at work (DEFINITIONS "Idle gaps
  * and their causes", rule 0).  Not "TorchDynamo Cache Lookup" (the guard check
@@ -316,6 +317,100 @@ static int64_t step_at(const actx *a, int64_t at)
     return -1;
 }
 
+typedef struct rt_dur_key {
+    uint32_t name_id;
+    uint32_t idx;
+    int64_t dur;
+} rt_dur_key;
+
+static int cmp_rt_dur(const void *x, const void *y)
+{
+    const rt_dur_key *p = x, *q = y;
+    if (p->name_id != q->name_id)
+        return p->name_id < q->name_id ? -1 : 1;
+    return p->dur < q->dur ? -1 : p->dur > q->dur;
+}
+
+/* One-off first calls (DEFINITIONS "Idle gaps and their causes", rule 0): a
+ * runtime/driver call that is the first call of its API name, or the first
+ * launch of its kernel name, and lasts >= GD_FIRST_CALL_MIN_US and >=
+ * GD_FIRST_CALL_MEDIAN_X x the median duration of its API's calls (lazy module
+ * loading, JIT, first-use initialisation).  Sync calls are left out: their
+ * length is the GPU's queued work.  Their intervals go to *out (unmerged). */
+static int first_calls(actx *a, gd_vec *out)
+{
+    const gpudiag_trace *t = a->t;
+    size_t n = t->runtimes.len, nn = t->names.count;
+    if (n == 0 || nn == 0)
+        return 0;
+    int rc = -1;
+    rt_dur_key *k = malloc(n * sizeof *k);
+    double *med = malloc(nn * sizeof *med);
+    uint32_t *first_api = malloc(nn * sizeof *first_api);    /* runtime index + 1, 0 = none */
+    uint32_t *first_kern = calloc(nn, sizeof *first_kern);   /* per kernel name: runtime index + 1 */
+    uint8_t *cand = calloc(n, 1);
+    if (!k || !med || !first_api || !first_kern || !cand)
+        goto out;
+    const gd_runtime *rts = t->runtimes.data;
+    for (size_t i = 0; i < n; i++) {
+        k[i].name_id = rts[i].name_id;
+        k[i].idx = (uint32_t)i;
+        k[i].dur = gd_rt_dur(t, &rts[i]);
+    }
+    qsort(k, n, sizeof *k, cmp_rt_dur);
+    for (size_t i = 0; i < nn; i++)
+        med[i] = NAN;
+    for (size_t i0 = 0; i0 < n;) {
+        size_t i1 = i0;
+        while (i1 < n && k[i1].name_id == k[i0].name_id)
+            i1++;
+        size_t m = i1 - i0;
+        med[k[i0].name_id] = m % 2 ? (double)k[i0 + m / 2].dur
+                                   : 0.5 * ((double)k[i0 + m / 2 - 1].dur + (double)k[i0 + m / 2].dur);
+        i0 = i1;
+    }
+    memset(first_api, 0, nn * sizeof *first_api);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t *f = &first_api[rts[i].name_id];
+        if (!*f || rts[i].ts_ns < rts[*f - 1].ts_ns)
+            *f = (uint32_t)i + 1;
+    }
+    for (size_t i = 0; i < nn; i++)
+        if (first_api[i])
+            cand[first_api[i] - 1] = 1;
+    for (size_t i = 0; i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        if (op->kind != GD_GPU_KERNEL || !(op->flags & GD_GF_HAS_CORR))
+            continue;
+        const gd_runtime *rt = gd_runtime_for(a, op->correlation);
+        if (!rt)
+            continue;
+        uint32_t ri = (uint32_t)(rt - rts);
+        uint32_t *f = &first_kern[op->name_id];
+        if (!*f || rt->ts_ns < rts[*f - 1].ts_ns)
+            *f = ri + 1;
+    }
+    for (size_t i = 0; i < nn; i++)
+        if (first_kern[i])
+            cand[first_kern[i] - 1] = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (!cand[i] || (gd_name_flags(a, rts[i].name_id) & NF_SYNC))
+            continue;
+        int64_t d = gd_rt_dur(t, &rts[i]);
+        if ((double)d >= GD_FIRST_CALL_MIN_US * 1000.0 && (double)d >= GD_FIRST_CALL_MEDIAN_X * med[rts[i].name_id] &&
+            gd_iv_push(out, rts[i].ts_ns, rts[i].ts_ns + d))
+            goto out;
+    }
+    rc = 0;
+out:
+    free(k);
+    free(med);
+    free(first_api);
+    free(first_kern);
+    free(cand);
+    return rc;
+}
+
 /* A device-idle gap at the edge of the window that counts as start-up (or the
  * idle tail after the last GPU op): DEFINITIONS "Idle gaps and their causes",
  * rule 0.  `none_busy`: the device ran nothing in the window. */
@@ -383,6 +478,8 @@ int gd_build_idle(actx *a)
         if (gd_iv_push(&host[HOST_OTHER], rt->ts_ns, e))
             goto out;
     }
+    if (first_calls(a, &host[HOST_FIRST_CALL]) != 0)
+        goto out;
     /* per name id: 1 = checked, 2 = compilation, 4 = warm-up */
     if (t->names.count && !(nclass = calloc(t->names.count, 1)))
         goto out;
@@ -457,9 +554,11 @@ int gd_build_idle(actx *a)
             /* not steady state first: compilation, then start-up / warm-up */
             int64_t comp = overlap(&host[HOST_COMPILE], &hint[HOST_COMPILE], gap->s, gap->e);
             int64_t warm = overlap(&host[HOST_WARMUP], &hint[HOST_WARMUP], gap->s, gap->e);
+            int64_t first = overlap(&host[HOST_FIRST_CALL], &hint[HOST_FIRST_CALL], gap->s, gap->e);
             if (comp > 0 && 2 * comp >= len) {
                 cause = GPUDIAG_IDLE_COMPILATION;
-            } else if (startup_edge(a, gap, busy.len == 0) || (warm > 0 && 2 * warm >= len)) {
+            } else if (startup_edge(a, gap, busy.len == 0) || (warm > 0 && 2 * warm >= len) ||
+                       (first > 0 && 2 * first >= len)) {
                 cause = GPUDIAG_IDLE_STARTUP;
             } else if (j < host[HOST_SYNC].len && sy[j].s <= gap->s && sy[j].e + GD_SYNC_SLACK_NS >= gap->s) {
                 cause = GPUDIAG_IDLE_SYNC;

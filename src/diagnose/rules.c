@@ -152,6 +152,18 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                        "active=3)) and call prof.step() once per training iteration, so per-step "
                        "numbers and the step-time spread can be computed."));
     }
+    if (r->has_gpu && r->steps_from_profiler && r->step_count == 1) {
+        /* DEFINITIONS "Start-up in the window": one step holds warm-up and steady state alike */
+        gpudiag_finding *f = gd_fb_add(b, "single_step", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gd_fb_ev(f, "steps", 1);
+        gd_fb_text(b, f,
+             gd_format("Only one step was analysed: warm-up cannot be told apart from steady state, so one-off "
+                       "costs (first launches, memory allocation, autotuning) may be counted as if they "
+                       "happened every step"),
+             gd_format("Profile at least 3 steps after warm-up: torch.profiler.profile(schedule=torch.profiler."
+                       "schedule(wait=1, warmup=1, active=3)) and call prof.step() once per training iteration "
+                       "(Nsight Systems: one NVTX range per iteration, 3 or more after the first)."));
+    }
     if (r->input.step_range_missing) {
         gpudiag_finding *f = gd_fb_add(b, "input_step_range_missing", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
         gd_fb_ev(f, "annotation_ranges", (double)r->input.nsys.nvtx_ranges);
@@ -345,8 +357,9 @@ static void rule_startup(fbuilder *b)
     else
         snprintf(what, sizeof what, "%.2f s of start-up/warm-up", all / 1e6);
     gd_fb_text(b, f,
-         gd_format("The GPU sits idle for %s in the %s (before the first GPU op, after the last, or in "
-                   "compilation / warm-up): CUDA initialisation, model loading, compilation or autotuning, "
+         gd_format("The GPU sits idle for %s in the %s (before the first GPU op, after the last, in "
+                   "compilation / warm-up, or behind a one-off first call such as lazy module loading at a "
+                   "kernel's first launch): CUDA initialisation, model loading, compilation or autotuning, "
                    "not steady-state training",
                    what, r->steps_from_profiler ? "steps" : "window"),
          gd_format("Record steady-state steps: torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, "

@@ -149,7 +149,7 @@ checks = [
     ("collective_host_us", i["collective_host_us"], 610),
     ("cpu_exec", d["breakdown"]["share"]["cpu_exec"], 0.59),
     ("kernel", d["breakdown"]["share"]["kernel"], 0.38),
-    ("ids", sorted(f), ["collective_host_work", "low_gpu_utilization"]),
+    ("ids", sorted(f), ["collective_host_work", "low_gpu_utilization", "single_step"]),
     ("gain", f.get("collective_host_work", {}).get("est_gain"), 0.61),
     ("bottleneck", d["verdict"]["bottleneck"], "communication"),
 ]
@@ -172,7 +172,7 @@ checks = [
     ("util", d["summary"]["gpu_utilization"], 0.5), ("other", d["idle"]["by_cause_us"]["other"], 500),
     ("bottleneck", d["verdict"]["bottleneck"], "unknown"),
     ("no visible cause", "50% of the step is idle time with no visible cause in the trace" in d["verdict"]["summary"], True),
-    ("ids", sorted(f), []),
+    ("ids", sorted(f), ["single_step"]),  # one step
 ]
 sys.path.insert(0, os.environ["GD_CLI_DIR"])
 import valcheck
@@ -180,6 +180,60 @@ valcheck.run(checks, sys.argv[2], 1e-05)
 EOF
 )
 check_both_readers "$GD_TEST_DATA/ok_idle_nocause.json" "$PY_NOCAUSE" || rc=1
+# tests/data/ok_first_launch.json (DEFINITIONS "Idle gaps and their causes", rule 0, one-off
+#   first calls) — one step [1000,21000]; cudaLaunchKernel calls (start, dur) -> kernel:
+#   (1000,10) -> A [1020,1120]; (1130,10) -> B [1150,1250]; (1260,5000) -> C [6270,6370], the
+#   first launch of C; (6380,10) -> C [6400,6500]; (6510,10) -> A [6530,21000]. Median launch
+#   10 us; the 5000 us call is >= 1 ms and >= 10 x 10 us -> one-off. Gaps: [1000,1020] 20
+#   (ProfilerStep#1 only) host_launch; [1120,1150] 30 host_launch; [1250,6270] 5020, the
+#   one-off call covers 5000 >= 2510 -> startup; [6370,6400] 30 and [6500,6530] 30 host_launch.
+#   startup 5020, host_launch 110. Utilization (4 x 100 + 14470) / 20000 = 0.7435; runtime
+#   share 5040 / 20000 = 0.252; start-up share 5020 / 20000 = 0.251. host_overhead: host
+#   0.252 - 0.251 = 0.001 < 0.15 -> absent (before the rule: min(0.252, 1 - 0.7435) = 0.252,
+#   verdict host_launch); kernel A is a Tensor Core GEMM -> verdict compute. One step ->
+#   single_step (info), steps 1.
+PY_FIRST=$(cat <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1])); i = d["idle"]; c = i["by_cause_us"]
+f = {x["id"]: x for x in d["findings"]}
+checks = [
+    ("startup", c["startup"], 5020), ("host_launch", c["host_launch"], 110),
+    ("gap causes", [[g["start_us"], g["duration_us"], g["cause"]] for g in i["gaps"]],
+     [[1000, 20, "host_launch"], [1120, 30, "host_launch"], [1250, 5020, "startup"],
+      [6370, 30, "host_launch"], [6500, 30, "host_launch"]]),
+    ("util", d["summary"]["gpu_utilization"], 0.7435), ("runtime", d["breakdown"]["share"]["runtime"], 0.252),
+    ("ids", sorted(f), ["single_step", "startup_in_window"]),
+    ("share", f.get("startup_in_window", {}).get("evidence", {}).get("share_of_steps"), 0.251),
+    ("single_step steps", f.get("single_step", {}).get("evidence", {}).get("steps"), 1),
+    ("single_step sev", f.get("single_step", {}).get("severity"), "info"),
+    ("advice", "schedule(wait=1, warmup=1, active=3)" in f.get("single_step", {}).get("recommendation", ""), True),
+    ("bottleneck", d["verdict"]["bottleneck"], "compute"),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-05)
+EOF
+)
+check_both_readers "$GD_TEST_DATA/ok_first_launch.json" "$PY_FIRST" || rc=1
+# mi250_rocm_minitoy_train (shared, 1 step of 9288.291 us): the hipLaunchKernel at
+#   4203669605382.766 lasts 6543.109 us, the first launch of CUDAFunctor_add (its second
+#   launch takes 4.659 us; hipLaunchKernel median of 12 calls 6.257 us) -> the 6633.474 us gap
+#   around it is startup, share 6633.474 / 9288.291 = 0.714176 (before: host_launch, and a
+#   93 % host_launch_bound gain).
+MI=/work/shared/data/traces/mi250_rocm_minitoy_train.json.gz
+if [ -f "$MI" ]; then
+  if "$GPUDIAG" analyze --json "$MI" > "$TMP/mi.json" && python3 - "$TMP/mi.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["idle"]["by_cause_us"]
+f = {x["id"]: x for x in d["findings"]}
+assert abs(c["startup"] - 6633.474) < 1e-3, c
+assert abs(f["startup_in_window"]["evidence"]["share_of_steps"] - 6633.474 / 9288.291) < 1e-5, f["startup_in_window"]
+assert f["host_launch_bound"]["est_gain"] < 0.25, f["host_launch_bound"]
+assert "single_step" in f, sorted(f)
+EOF
+  then :; else echo "FAIL: mi250 first launch"; rc=1; fi
+fi
 # alexnet_small (shared): start-up is 43183155 of 43348556 us (0.996184, >= 0.5) -> low
 #   severity whatever the utilization (0.000245222); steady state 0.000245222 / (1 - 0.996184)
 #   = 0.0643. --fail-on high exits 0 (before: [high], exit 1).
