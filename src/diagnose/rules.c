@@ -605,9 +605,11 @@ static void rule_small_gemms(fbuilder *b)
     gd_fb_ev(f, "gemm_sm_idle_us_per_step", r->gemm_sm_idle_us / (double)r->step_count);
     gd_fb_ev(f, "gemm_calls_per_step", (double)r->gemm_calls / (double)r->step_count);
     gd_fb_text(b, f,
-         gd_format("%.0f%% of GEMM time runs in kernels with fewer thread blocks than the GPU has SMs: the "
-                   "matrices are too small to fill the GPU (%.1f%% of the step with SMs left idle)",
-                   100.0 * under, 100.0 * gain),
+         /* AMD's terms on a ROCm trace: workgroups and compute units */
+         gd_format("%.0f%% of GEMM time runs in kernels with fewer %s than the GPU has %s: the "
+                   "matrices are too small to fill the GPU (%.1f%% of the step with %s left idle)",
+                   100.0 * under, r->is_amd ? "workgroups" : "thread blocks", r->is_amd ? "CUs" : "SMs",
+                   100.0 * gain, r->is_amd ? "CUs" : "SMs"),
          gd_format("Give each GEMM more rows: raise the micro-batch (per-GPU batch or tokens per micro-batch) "
                    "and use fewer gradient-accumulation steps for the same global batch (keep accumulation at "
                    "8-16 steps or fewer), pack short sequences, and merge small matmuls (batched bmm, grouped "

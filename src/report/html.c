@@ -306,7 +306,7 @@ static void write_head(hw *w, const gpudiag_report *r, const gpudiag_html_opts *
             esc(w, d->name);
         }
         if (d->num_sms > 0)
-            putf(w, ", %d SMs", d->num_sms);
+            putf(w, ", %d %s", d->num_sms, r->is_amd ? "CUs" : "SMs"); /* AMD: compute units */
         if (i + 1 == r->device_count)
             put(w, "</p>");
     }
@@ -388,7 +388,7 @@ static void write_verdict(hw *w, const gpudiag_report *r)
     kpi(w, "Mean step time", fmt_us(b, sizeof b, r->step_time.mean));
     kpi(w, "GPU utilization", fmt_pct(b, sizeof b, r->gpu_utilization));
     kpi(w, "GPU idle (HTA)", fmt_pct(b, sizeof b, r->idle_share));
-    kpi(w, "SM efficiency", fmt_pct(b, sizeof b, r->sm_efficiency));
+    kpi(w, r->is_amd ? "CU efficiency" : "SM efficiency", fmt_pct(b, sizeof b, r->sm_efficiency));
     kpi(w, "Achieved occupancy", fmt_pct(b, sizeof b, r->achieved_occupancy));
     kpi(w, r->is_amd ? "Matrix Core share" : "Tensor Core share", fmt_pct(b, sizeof b, r->tensor_core_share));
     snprintf(b, sizeof b, "%llu", (unsigned long long)r->kernel_count);

@@ -146,8 +146,9 @@ static void header(const tw *w, const gpudiag_report *r)
                     c_dim(w), d->spec_match && strcmp(d->spec_match, "exact") == 0 ? "" : "taken as ",
                     d->spec_name, d->spec_uncertain ? " (uncertain values)" : "", d->peak_tflops,
                     r->mfu_dtype ? r->mfu_dtype : "?", d->mem_bw_gbs, d->ridge, d->pcie_gbs_per_dir,
-                    strcmp(d->spec_match ? d->spec_match : "", "hardware") == 0 ? " (matched by SM count and memory)"
-                                                                                : "",
+                    strcmp(d->spec_match ? d->spec_match : "", "hardware") != 0 ? ""
+                    : r->is_amd                                                 ? " (matched by CU count and memory)"
+                                                                                : " (matched by SM count and memory)",
                     c_off(w));
     }
     if (shown < r->device_count)
@@ -212,12 +213,12 @@ static void numbers(const tw *w, const gpudiag_report *r)
         pct(b, sizeof b, r->sm_efficiency);
         pct(c, sizeof c, r->achieved_occupancy);
         if (isnan(r->sm_efficiency))
-            snprintf(b, sizeof b, "n/a (no blocks per SM)");
+            snprintf(b, sizeof b, "n/a (no blocks per %s)", r->is_amd ? "CU" : "SM");
         if (isnan(r->achieved_occupancy))
             snprintf(c, sizeof c, "n/a (not in trace)");
         pct(d, sizeof d, r->tensor_core_share);
-        fprintf(w->fp, "%sGPU%s      utilization %s   est. SM efficiency %s   est. achieved occupancy %s\n",
-                c_bold(w), c_off(w), a, b, c);
+        fprintf(w->fp, "%sGPU%s      utilization %s   est. %s efficiency %s   est. achieved occupancy %s\n",
+                c_bold(w), c_off(w), a, r->is_amd ? "CU" : "SM", b, c);
         if (!isnan(r->mfu)) {
             fprintf(w->fp, "         MFU %.1f%%   HFU %.1f%%   %.1f TFLOP/s of model FLOPs per GPU (of %.1f %s peak)\n",
                     100.0 * r->mfu, 100.0 * r->hfu, r->achieved_tflops, r->mfu_peak_tflops, r->mfu_dtype);
@@ -558,20 +559,20 @@ static void details(const tw *w, const gpudiag_report *r)
     fputc('\n', w->fp);
     pct(a, sizeof a, r->matmul_tensor_core_share);
     if (isnan(r->matmul_tensor_core_share))
-        fprintf(w->fp, "  %s on Tensor Cores: not available (no GEMM, convolution or attention kernels)\n",
-                r->is_amd ? "Matrix work" : "GEMM/conv/attention time");
+        fprintf(w->fp, "  GEMM/conv/attention time on %s: not available (no GEMM, convolution or attention kernels)\n",
+                r->is_amd ? "Matrix Cores (MFMA)" : "Tensor Cores");
     else
         fprintf(w->fp, "  GEMM/conv/attention time on %s: %s\n", r->is_amd ? "Matrix Cores (MFMA)" : "Tensor Cores", a);
     if (r->gemm_calls == 0)
         fprintf(w->fp, "  GEMM fill: not available (no GEMM kernels in the steps)\n");
     else if (!(r->gemm_blocks_known_us > 0))
-        fprintf(w->fp, "  GEMM fill: not available (the trace has no \"blocks per SM\" for its GEMMs)\n");
+        fprintf(w->fp, "  GEMM fill: not available (the trace has no %s\"blocks per SM\" for its GEMMs)\n",
+                r->is_amd ? "workgroups per CU, " : "");
     else {
         pct(a, sizeof a, r->gemm_underfilled_us / r->gemm_blocks_known_us);
         ms(b, sizeof b, steps > 0 ? r->gemm_sm_idle_us / steps : NAN);
-        fprintf(w->fp, "  GEMM fill: %s of GEMM time in kernels with fewer thread blocks than SMs (%s of SM time "
-                       "idle per step)\n",
-                a, b);
+        fprintf(w->fp, "  GEMM fill: %s of GEMM time in kernels with fewer %s than %ss (%s of %s time idle per step)\n", a,
+                r->is_amd ? "workgroups" : "thread blocks", r->is_amd ? "CU" : "SM", b, r->is_amd ? "CU" : "SM");
     }
 
     fprintf(w->fp, "%sCOMMUNICATION%s  ", c_bold(w), c_off(w));

@@ -118,5 +118,21 @@ rc=$?; if [ "$rc" -eq 2 ]; then ok; else nok "directory: exit $rc, want 2"; fi
 "$GPUDIAG" analyze --html "$TMP/no/such/dir/x.html" "$GD_TEST_DATA/ok_idle_causes.json" >/dev/null 2>"$TMP/err"
 rc=$?; if [ "$rc" -eq 3 ] && grep -q "no/such/dir/x.html" "$TMP/err"; then ok; else nok "unwritable: exit $rc, want 3"; fi
 
+# AMD's terms on a ROCm trace (mi250_rocm_minitoy_train: deviceProperties numSms 104, warpSize 64):
+# "104 CUs" and "CU efficiency" in the page and the text report, never "SMs" / "SM efficiency";
+# an NVIDIA trace keeps "SMs" (ok_idle_causes.json: numSms 108).
+MI="$GD_SHARED/data/traces/mi250_rocm_minitoy_train.json.gz"
+if [ -f "$MI" ]; then
+    "$GPUDIAG" analyze --html "$TMP/mi250.html" "$MI" > "$TMP/mi250.txt" 2>&1
+    if grep -q ", 104 CUs" "$TMP/mi250.html" && grep -q ">CU efficiency<" "$TMP/mi250.html" \
+        && ! grep -q "SMs\|SM efficiency" "$TMP/mi250.html"; then ok; else nok "MI250 page: CUs"; fi
+    "$GPUDIAG" analyze --no-color "$MI" > "$TMP/mi250.txt" 2>&1
+    if grep -q "AMD Radeon Graphics, 104 CUs" "$TMP/mi250.txt" && grep -q "est. CU efficiency n/a (no blocks per CU)" "$TMP/mi250.txt" \
+        && grep -q "(matched by CU count and memory)" "$TMP/mi250.txt" && ! grep -q "SMs\|SM eff\|SM count" "$TMP/mi250.txt"
+    then ok; else nok "MI250 text: CUs"; fi
+fi
+"$GPUDIAG" analyze --html "$TMP/nv.html" "$GD_TEST_DATA/ok_idle_causes.json" > /dev/null 2>&1
+grep -q "SMs" "$TMP/nv.html" && grep -q ">SM efficiency<" "$TMP/nv.html" && ok || nok "NVIDIA page: SMs"
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
