@@ -72,6 +72,8 @@ static const char *prog = "gpudiag";
 enum { FMT_AUTO = 0, FMT_KINETO, FMT_NSYS, FMT_DMON, FMT_SMI_CSV, FMT_DCGMI, FMT_PROM, FMT_SMI_Q };
 static const char *const format_names[] = {"auto", "kineto", "nsys", "dmon", "smi-csv", "dcgmi", "prom", "smi-q"};
 
+static gpudiag_status check_format(const char *path, int format, gpudiag_error *err);
+
 static void usage_main(FILE *fp)
 {
     fprintf(fp,
@@ -135,7 +137,9 @@ static void usage_analyze(FILE *fp)
             "                        dmon, smi-csv, dcgmi, prom, smi-q (monitoring logs: nvidia-smi dmon,\n"
             "                        nvidia-smi --query-gpu CSV, dcgmi dmon, dcgm-exporter Prometheus\n"
             "                        text, nvidia-smi -q); standard input is read as a trace unless\n"
-            "                        --format names a log format\n"
+            "                        --format names a log format.  An explicit format is never\n"
+            "                        overruled: an SQLite file given kineto or a log format, or a\n"
+            "                        file without the SQLite header given nsys, exits 3 (byte 0)\n"
             "      --step-range NAME one step per range named NAME (NVTX range in an Nsight\n"
             "                        export, user annotation in a PyTorch trace), optionally\n"
             "                        numbered: NAME#N, 'NAME N', NAME_N, NAME-N, NAME:N. Default:\n"
@@ -345,6 +349,13 @@ static int parse_analyze(int argc, char **argv, settings *s)
         if (gd_check_outputs(names, outs, 3, s->paths, (size_t)s->npaths) != 0)
             return EXIT_USAGE;
     }
+    for (int i = 0; s->format == FMT_NSYS && i < s->npaths; i++)
+        if (strcmp(s->paths[i], "-") == 0) {
+            fprintf(stderr, "%s: error: --format nsys reads an SQLite file, which needs a path: standard input "
+                            "cannot be one (give the .sqlite file's path)\n",
+                    prog);
+            return EXIT_USAGE;
+        }
     if ((s->html || s->trace_out) && s->npaths != 1) {
         fprintf(stderr, "%s: error: %s writes the report of one trace file; give exactly one PATH\n", prog,
                 s->html ? "--html" : "--trace-out");
@@ -456,6 +467,7 @@ typedef struct rank_pool {
     pthread_mutex_t lock;
     const gpudiag_analyze_opts *opts;
     gd_progress *prog;   /* NULL: no bar */
+    int format;          /* FMT_AUTO, FMT_KINETO or FMT_NSYS: checked per file (check_format) */
 } rank_pool;
 
 /* The read options of the settings (progress is set per file). */
@@ -486,7 +498,9 @@ static void *rank_worker(void *arg)
             ro.progress = gd_progress_cb;
             ro.progress_ctx = gd_progress_slot_at(pool->prog, i);
         }
-        j->st = gpudiag_trace_read_opts(j->path, &ro, &t, &j->err);
+        j->st = check_format(j->path, pool->format, &j->err);
+        if (j->st == GPUDIAG_OK)
+            j->st = gpudiag_trace_read_opts(j->path, &ro, &t, &j->err);
         if (j->st == GPUDIAG_OK && ro.header_only) {
             j->rank = gpudiag_trace_rank(t);
             gpudiag_trace_free(&t);
@@ -561,7 +575,7 @@ static size_t choose_ranks(const char *dir, const settings *s, rank_job *jobs, s
     gpudiag_read_opts hopts;
     memset(&hopts, 0, sizeof hopts);
     hopts.header_only = 1;
-    rank_pool pool = {&hopts, jobs, n, 0, PTHREAD_MUTEX_INITIALIZER, &s->aopts, NULL};
+    rank_pool pool = {&hopts, jobs, n, 0, PTHREAD_MUTEX_INITIALIZER, &s->aopts, NULL, s->format};
     run_pool(&pool, nthreads);
     int *found = calloc(n ? n : 1, sizeof *found);
     size_t nfound = 0, nkept = 0, norank = 0;
@@ -673,7 +687,7 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
         total += file_size(jobs[i].path);
     gpudiag_read_opts ropts = read_opts_of(s);
     rank_pool pool = {&ropts, jobs, n, 0, PTHREAD_MUTEX_INITIALIZER, &s->aopts,
-                      gd_progress_new(s->progress, n, total)};
+                      gd_progress_new(s->progress, n, total), s->format};
     run_pool(&pool, nthreads);
     gd_progress_end(pool.prog);
 
@@ -780,23 +794,55 @@ static gpudiag_log_format route(const char *path, int format)
     return gd_sniff_log_file(path);
 }
 
-/* 1 when the file starts with the SQLite magic (an Nsight Systems export). */
+/* 1 when the file starts with the SQLite magic (an Nsight Systems export),
+ * 0 when not, -1 when it cannot be opened (the reader then says why). */
 static int is_sqlite_file(const char *path)
 {
     unsigned char magic[16];
     FILE *fp = strcmp(path, "-") == 0 ? NULL : fopen(path, "rb");
     if (!fp)
-        return 0;
+        return -1;
     size_t n = fread(magic, 1, sizeof magic, fp);
     fclose(fp);
     return n == sizeof magic && memcmp(magic, "SQLite format 3", 16) == 0;
 }
 
+/* An explicit --format is honoured, never overruled by the content: a file
+ * that plainly is not in that format (an SQLite database given kineto or a
+ * log format; anything but SQLite given nsys) is malformed input at byte 0,
+ * GPUDIAG_ERR_FORMAT (exit 3), as the format's own reader would have it.
+ * Other mismatches (a log given --format kineto) are left to the reader,
+ * which reports them with their offset.  GPUDIAG_OK otherwise, also when
+ * the file cannot be opened (the reader says why). */
+static gpudiag_status check_format(const char *path, int format, gpudiag_error *err)
+{
+    if (format == FMT_AUTO || strcmp(path, "-") == 0)
+        return GPUDIAG_OK;
+    int sq = is_sqlite_file(path);
+    if (sq < 0 || (format == FMT_NSYS) == (sq == 1))
+        return GPUDIAG_OK;
+    err->code = GPUDIAG_ERR_FORMAT;
+    err->offset = 0;
+    snprintf(err->path, sizeof err->path, "%s", path);
+    if (format == FMT_NSYS)
+        snprintf(err->message, sizeof err->message,
+                 "--format nsys, but this is not an Nsight Systems export (no SQLite header \"SQLite format 3\"); "
+                 "drop --format to read it by its content");
+    else
+        snprintf(err->message, sizeof err->message,
+                 "--format %s, but this is an SQLite database (an Nsight Systems export), not %s; drop --format "
+                 "or give --format nsys",
+                 format_names[format], format == FMT_KINETO ? "a Kineto JSON trace" : "a monitoring log");
+    return GPUDIAG_ERR_FORMAT;
+}
+
 /* Read and analyse one file with the reader route() picks. */
 static gpudiag_status read_and_analyze(const char *path, const settings *s, gpudiag_report **r, gpudiag_error *err)
 {
+    gpudiag_status st = check_format(path, s->format, err);
+    if (st != GPUDIAG_OK)
+        return st;
     gpudiag_log_format lf = route(path, s->format);
-    gpudiag_status st;
     if (lf != GPUDIAG_LOG_AUTO && s->select_steps)
     {
         err->code = GPUDIAG_ERR_ARG;
@@ -841,8 +887,9 @@ static int rank_chosen(const char *path, const settings *s, int *found, size_t *
     gpudiag_trace *t = NULL;
     gpudiag_error err;
     memset(&err, 0, sizeof err);
-    gpudiag_status st = route(path, s->format) != GPUDIAG_LOG_AUTO ? GPUDIAG_OK
-                                                                   : gpudiag_trace_read_opts(path, &hopts, &t, &err);
+    gpudiag_status st = check_format(path, s->format, &err);
+    if (st == GPUDIAG_OK && route(path, s->format) == GPUDIAG_LOG_AUTO)
+        st = gpudiag_trace_read_opts(path, &hopts, &t, &err);
     if (st != GPUDIAG_OK) {
         print_error(&err);
         int code = exit_for_status(st);
@@ -906,6 +953,13 @@ static int cmd_analyze_run(int argc, char **argv, gpudiag_ncu **ncu)
                 free(found);
                 return EXIT_USAGE;
             }
+            if (s.format >= FMT_DMON) {
+                fprintf(stderr, "%s: error: %s: --format %s names a monitoring log; a directory is read as the rank "
+                                "traces of one job (its .json, .json.gz and .sqlite files)\n",
+                        prog, path, format_names[s.format]);
+                free(found);
+                return EXIT_USAGE;
+            }
             int code = analyze_dir(path, &s, &topts, &matched);
             if (code > worst)
                 worst = code;
@@ -927,7 +981,7 @@ static int cmd_analyze_run(int argc, char **argv, gpudiag_ncu **ncu)
         }
         if (s.trace_out && strcmp(path, "-") != 0) {
             const char *what = route(path, s.format) != GPUDIAG_LOG_AUTO ? "a monitoring log"
-                               : is_sqlite_file(path)                     ? "an Nsight Systems export"
+                               : is_sqlite_file(path) == 1                ? "an Nsight Systems export"
                                                                           : NULL;
             if (what) {
                 fprintf(stderr, "%s: error: %s: --trace-out annotates a PyTorch profiler (Kineto) trace; this is %s\n",
