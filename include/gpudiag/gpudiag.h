@@ -568,6 +568,8 @@ typedef struct gpudiag_report {
     uint64_t linked_kernels;      /**< kernels joined to their launch call by correlation */
     uint64_t runtime_outliers;    /**< HTA: launch calls longer than 50 µs on the CPU */
     uint64_t launch_delay_outliers; /**< HTA: launch delay above 100 µs */
+    uint64_t launch_delay_outliers_gpu_idle; /**< those whose kernel started after its device sat idle
+                                                  >= 30 µs (DEFINITIONS "Kernels", HTA outliers) */
     double optimizer_time_us;     /**< Optimizer.step host time inside the steps span; NaN without steps */
     uint64_t optimizer_kernels;   /**< kernels launched from inside Optimizer.step */
     double optimizer_kernel_time_us;

@@ -11,6 +11,7 @@
  */
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -859,14 +860,75 @@ static int build_kernels(actx *a)
 
 /* ---- HTA kernel launch statistics ----------------------------------------- */
 
+typedef struct dev_op_key {
+    int64_t ts;
+    int64_t dev;
+    uint32_t idx;
+    uint32_t pad;
+} dev_op_key;
+
+/* Per GPU op: 1 when its device ran no op during the GD_IDLE_BEFORE_NS before
+ * it started (no op of the device started earlier and ended later than
+ * start − GD_IDLE_BEFORE_NS; ops starting at the same instant do not count).
+ * DEFINITIONS "Kernels", HTA outliers.  NULL on OOM. */
+#define GD_IDLE_BEFORE_NS 30000 /* HTA's kernel_wait bound: shorter gaps are kernel-to-kernel overhead */
+static uint8_t *idle_before(const gpudiag_trace *t)
+{
+    size_t n = t->gpu_ops.len;
+    uint8_t *idle = calloc(n ? n : 1, 1);
+    dev_op_key *k = malloc((n ? n : 1) * sizeof *k);
+    if (!idle || !k)
+        goto oom;
+    for (size_t i = 0; i < n; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        k[i].ts = op->ts_ns;
+        k[i].dev = op->device;
+        k[i].idx = (uint32_t)i;
+        k[i].pad = 0;
+    }
+    if (gd_radix_sort_i64(k, n, sizeof *k, offsetof(dev_op_key, ts)) != 0 ||
+        gd_radix_sort_i64(k, n, sizeof *k, offsetof(dev_op_key, dev)) != 0)
+        goto oom;
+    for (size_t i0 = 0; i0 < n;) {
+        size_t i1 = i0;
+        while (i1 < n && k[i1].dev == k[i0].dev)
+            i1++;
+        int64_t end = INT64_MIN; /* latest end of the ops that started before the current instant */
+        for (size_t i = i0; i < i1;) {
+            size_t j = i;
+            while (j < i1 && k[j].ts == k[i].ts)
+                j++;
+            int is_idle = end == INT64_MIN || k[i].ts - end >= GD_IDLE_BEFORE_NS;
+            for (size_t m = i; m < j; m++) {
+                const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, k[m].idx);
+                idle[k[m].idx] = (uint8_t)is_idle;
+                if (op->ts_ns + op->dur_ns > end)
+                    end = op->ts_ns + op->dur_ns;
+            }
+            i = j;
+        }
+        i0 = i1;
+    }
+    free(k);
+    return idle;
+oom:
+    free(k);
+    free(idle);
+    return NULL;
+}
+
 static int build_launch_stats(actx *a)
 {
     const gpudiag_trace *t = a->t;
     gpudiag_report *r = a->r;
     size_t nops = t->gpu_ops.len;
     double *delays = malloc((nops + 1) * sizeof *delays);
-    if (!delays)
+    uint8_t *gpu_idle = idle_before(t);
+    if (!delays || !gpu_idle) {
+        free(delays);
+        free(gpu_idle);
         return -1;
+    }
     /* Optimizer.step host intervals, merged, for the optimizer statistics */
     gd_vec optv;
     gd_vec_init(&optv, sizeof(gd_iv));
@@ -879,6 +941,7 @@ static int build_launch_stats(actx *a)
             gd_iv_push(&optv, c->ts_ns, c->ts_ns + gd_cpu_dur(t, c)) != 0) {
             gd_vec_free(&optv);
             free(delays);
+            free(gpu_idle);
             return -1;
         }
     }
@@ -908,8 +971,11 @@ static int build_launch_stats(actx *a)
         /* HTA outliers: launch call > 50 µs on the CPU; launch delay > 100 µs */
         if (rdur > 50000)
             r->runtime_outliers++;
-        if (delay > 100000)
+        if (delay > 100000) {
             r->launch_delay_outliers++;
+            if (gpu_idle[i])
+                r->launch_delay_outliers_gpu_idle++;
+        }
         if (gd_iv_contains(opt, optv.len, rt->ts_ns)) {
             r->optimizer_kernels++;
             r->optimizer_kernel_time_us += ns_to_us(op->dur_ns);
@@ -925,6 +991,7 @@ static int build_launch_stats(actx *a)
     }
     gd_vec_free(&optv);
     free(delays);
+    free(gpu_idle);
     return 0;
 }
 

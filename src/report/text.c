@@ -626,10 +626,18 @@ static void details(const tw *w, const gpudiag_report *r)
     if (!r->linked_kernels)
         fputs("not available (no kernel is linked to its launch call by correlation id)\n", w->fp);
     else
+    {
         fprintf(w->fp, "%.0f kernels per step, %llu linked to their launch call\n  HTA outliers: %llu launch "
-                       "call(s) > 50 us, %llu launch delay(s) > 100 us\n",
+                       "call(s) > 50 us, %llu launch delay(s) > 100 us",
                 steps > 0 ? (double)r->kernel_count / steps : NAN, (unsigned long long)r->linked_kernels,
                 (unsigned long long)r->runtime_outliers, (unsigned long long)r->launch_delay_outliers);
+        /* DEFINITIONS "Kernels", HTA outliers: a long delay behind running work is the CPU running ahead */
+        if (r->launch_delay_outliers)
+            fprintf(w->fp, ", %llu of them on an idle GPU", (unsigned long long)r->launch_delay_outliers_gpu_idle);
+        fputc('\n', w->fp);
+        if (r->launch_delay_outliers_gpu_idle < r->launch_delay_outliers)
+            fputs("  (a long delay behind running GPU work is the CPU running ahead: healthy)\n", w->fp);
+    }
     fputc('\n', w->fp);
 }
 

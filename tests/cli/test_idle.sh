@@ -234,6 +234,29 @@ assert "single_step" in f, sorted(f)
 EOF
   then :; else echo "FAIL: mi250 first launch"; rc=1; fi
 fi
+# tests/data/ok_launch_delay.json (DEFINITIONS "Kernels", HTA outliers) — one step [1000,2600],
+#   device 0; 10 us cudaLaunchKernel calls (start) -> kernel on stream [start,end]:
+#   1000 -> s7 [1020,1520] delay 10;  1020 -> s7 [1525,2025] delay 495, device busy until 1520
+#   (5 us before: busy);  1040 -> s7 [2300,2400] delay 1250, the device's ops before it ended at
+#   2100 (200 us >= 30: idle);  2390 -> s7 [2410,2500] delay 10;  1060 -> s8 [2030,2100] delay
+#   960, 5 us after 2025 (busy). Outliers (> 100 us): 3 (HTA's count); on an idle GPU: 1.
+#   Delays 10, 10, 495, 960, 1250 -> median 495.
+PY_LD=$(cat <<'EOF'
+import json, os, sys
+s = json.load(open(sys.argv[1]))["summary"]
+checks = [
+    ("linked", s["linked_kernels"], 5), ("runtime outliers", s["runtime_outliers"], 0),
+    ("delay outliers", s["launch_delay_outliers"], 3), ("on idle GPU", s["launch_delay_outliers_gpu_idle"], 1),
+    ("median delay", s["launch_delay_median_us"], 495),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-09)
+EOF
+)
+check_both_readers "$GD_TEST_DATA/ok_launch_delay.json" "$PY_LD" || rc=1
+"$GPUDIAG" analyze --no-color "$GD_TEST_DATA/ok_launch_delay.json" > "$TMP/ld.txt"
+grep -q '3 launch delay(s) > 100 us, 1 of them on an idle GPU$' "$TMP/ld.txt" || { echo "FAIL text: launch delay outliers"; rc=1; }
 # alexnet_small (shared): start-up is 43183155 of 43348556 us (0.996184, >= 0.5) -> low
 #   severity whatever the utilization (0.000245222); steady state 0.000245222 / (1 - 0.996184)
 #   = 0.0643. --fail-on high exits 0 (before: [high], exit 1).
