@@ -47,6 +47,8 @@ typedef struct gpudiag_roofline_kernel {
     double ridge;             /**< peak ÷ memory bandwidth, FLOP per byte; NaN if unknown */
     double attainable_tflops; /**< min(peak, intensity × bandwidth): the roof above this kernel */
     const char *bound;        /**< "compute" (intensity >= ridge), "memory", or NULL when unknown; static */
+    int matrix_peak;          /**< 1: an FP32 kernel on AMD Matrix Cores (MFMA), held to the GPU's FP32 matrix
+                                   peak (gpudiag_gpu_spec.fp32_matrix_tflops), not the FP32 vector one */
 } gpudiag_roofline_kernel;
 
 /** The roofline section of a report (gpudiag_report.roofline). */

@@ -60,6 +60,11 @@ typedef struct gpudiag_gpu_spec {
     double tdp_w;
     const char *source;           /**< where every number comes from */
     int uncertain;                /**< 1 when the source says UNCERTAIN: show the row as such */
+    double fp32_matrix_tflops;    /**< AMD: dense FP32 peak of the Matrix Cores (MFMA, e.g. v_mfma_f32_16x16x4f32),
+                                       TFLOP/s, from AMD's data sheets (CDNA2: twice the FP32 vector rate, 256 FLOP
+                                       per clock per CU); NaN when the GPU has none or it is not published (NVIDIA
+                                       runs FP32 GEMMs on Tensor Cores as TF32: peak_tflops[TF32]).  CSV column
+                                       fp32_matrix_tflops_dense, optional */
 } gpudiag_gpu_spec;
 
 /** Rows in the table (45 in this version). */

@@ -386,10 +386,19 @@ int gd_build_roofline(const gpudiag_trace *t, gpudiag_report *r, const gpudiag_a
         rl->kernel_count = e + 1;
         k->source = g->source;
         int dt = kernel_dtype(g, analysis);
+        /* FP32 inputs on AMD Matrix Cores (an MFMA kernel name, not a TF32/XF32
+         * one) on a GPU with an FP32 matrix rate: that peak, not the vector
+         * one (MI250 GCD: 45.25 vs 22.65 TFLOP/s, AMD data sheet) */
+        int matrix = g->dt < 0 && g->elt == GD_ELT_F32 && spec && spec->fp32_matrix_tflops > 0 &&
+                     gd_kernel_uses_tensor_cores(g->name, g->name_len) && !contains(g->name, g->name_len, "tf32") &&
+                     !contains(g->name, g->name_len, "xf32") && !contains(g->name, g->name_len, "XF32");
+        if (matrix)
+            dt = GPUDIAG_DTYPE_FP32;
         /* FP32 inputs on a GPU without a TF32 rate (AMD CDNA, NVIDIA before
          * Ampere): the FP32 roof is the one that applies */
         if (dt == GPUDIAG_DTYPE_TF32 && g->dt < 0 && spec && !(spec->peak_tflops[GPUDIAG_DTYPE_TF32] > 0))
             dt = GPUDIAG_DTYPE_FP32;
+        k->matrix_peak = matrix && !(opts && opts->peak_tflops > 0);
         k->dtype = gpudiag_dtype_name((gpudiag_dtype)dt);
         k->calls = g->calls;
         k->time_us = g->time_us >= 0 ? g->time_us : NAN;
@@ -397,7 +406,10 @@ int gd_build_roofline(const gpudiag_trace *t, gpudiag_report *r, const gpudiag_a
         k->bytes = g->bytes_unknown || !(g->bytes > 0) ? NAN : g->bytes;
         k->intensity = k->bytes > 0 ? k->flops / k->bytes : NAN;
         k->achieved_tflops = k->time_us > 0 ? k->flops / (k->time_us * 1e-6) / 1e12 : NAN;
-        double peak = opts && opts->peak_tflops > 0 ? opts->peak_tflops : spec ? spec->peak_tflops[dt] : NAN;
+        double peak = opts && opts->peak_tflops > 0 ? opts->peak_tflops
+                      : matrix                        ? spec->fp32_matrix_tflops
+                      : spec                          ? spec->peak_tflops[dt]
+                                                      : NAN;
         k->peak_tflops = peak > 0 ? peak : NAN;
         k->peak_share = k->peak_tflops > 0 ? k->achieved_tflops / k->peak_tflops : NAN;
         k->ridge = k->peak_tflops > 0 && bw > 0 ? k->peak_tflops * 1e3 / bw : NAN;

@@ -122,9 +122,13 @@ static void print_one(const gpudiag_gpu_spec *g, gpudiag_dtype odt, double peak,
         printf("  %-6s %12.1f %14.1f%s\n", gpudiag_dtype_name((gpudiag_dtype)d), p, ridge,
                d == (int)odt && peak > 0 ? "  (--peak-tflops)" : "");
     }
-    printf("\n  fp64/fp32: vector (CUDA-core) rates; tf32..int8: dense tensor rates, FP32 accumulate\n"
+    if (g->fp32_matrix_tflops > 0) /* AMD: FP32 GEMMs on Matrix Cores (MFMA) */
+        printf("\n  fp32 on Matrix Cores (MFMA): %.2f TFLOP/s, ridge %.1f FLOP/B (the roof of fp32 GEMM kernels)\n",
+               g->fp32_matrix_tflops, g->fp32_matrix_tflops * 1e3 / (bw > 0 ? bw : g->mem_bw_gbs));
+    printf("\n  fp64/fp32: vector (%s) rates; tf32..int8: dense %s rates, FP32 accumulate\n"
            "  (int8 in TOPS).  A kernel whose FLOPs per byte of memory traffic is below the ridge\n"
            "  is memory-bound on this GPU.\n\n  source: %s\n",
+           strcmp(g->vendor, "AMD") == 0 ? "SIMD" : "CUDA-core", strcmp(g->vendor, "AMD") == 0 ? "Matrix Core" : "tensor",
            g->source);
 }
 
@@ -158,6 +162,7 @@ static void json_row(gd_json *w, const gpudiag_gpu_spec *g, gpudiag_dtype odt, d
     gd_json_kv_num(w, "pcie_bw_gbs_per_dir", g->pcie_bw_gbs_per_dir);
     gd_json_kv_num(w, "nvlink_bw_gbs_total", g->nvlink_bw_gbs_total);
     gd_json_kv_num(w, "tdp_w", g->tdp_w);
+    gd_json_kv_num(w, "fp32_matrix_tflops", g->fp32_matrix_tflops);
     gd_json_key(w, "uncertain");
     gd_json_bool(w, g->uncertain);
     gd_json_kv_str(w, "source", g->source);

@@ -155,6 +155,10 @@ int gd_specs_parse(char *text, size_t len, gpudiag_gpu_spec *rows, size_t max_ro
             return -1;
         }
     }
+    int mcol = -1; /* fp32_matrix_tflops_dense: optional */
+    for (int j = 0; j < nh; j++)
+        if (strcmp(f[j], "fp32_matrix_tflops_dense") == 0)
+            mcol = j;
     for (int k = 0; k < GPUDIAG_DTYPE_COUNT; k++) {
         dcol[k] = -1;
         for (int j = 0; j < nh; j++)
@@ -196,6 +200,7 @@ int gd_specs_parse(char *text, size_t len, gpudiag_gpu_spec *rows, size_t max_ro
         r->source = f[col[C_SOURCE]];
         for (int k = 0; k < GPUDIAG_DTYPE_COUNT; k++)
             r->peak_tflops[k] = cell_num(f[dcol[k]], &bad);
+        r->fp32_matrix_tflops = mcol >= 0 ? cell_num(f[mcol], &bad) : NAN;
         r->uncertain = strstr(r->source, "UNCERTAIN") != NULL;
         if (bad) {
             *bad_line = line;

@@ -1100,8 +1100,9 @@ static void write_roofline(hw *w, const gpudiag_report *r)
              Y0 + PH + 34);
         putf(w, "<text x=\"14\" y=\"%.1f\" transform=\"rotate(-90 14 %.1f)\" text-anchor=\"middle\">TFLOP/s (log)</text>",
              Y0 + PH / 2, Y0 + PH / 2);
-        /* one roof per dtype present, in the kernels' order */
+        /* one roof per dtype present (FP32 on AMD Matrix Cores is its own), in the kernels' order */
         const char *seen[GPUDIAG_ROOFLINE_TOP];
+        int seen_m[GPUDIAG_ROOFLINE_TOP];
         size_t nseen = 0;
         for (size_t i = 0; i < rl->kernel_count; i++) {
             const gpudiag_roofline_kernel *k = &rl->kernels[i];
@@ -1109,21 +1110,23 @@ static void write_roofline(hw *w, const gpudiag_report *r)
                 continue;
             int dup = 0;
             for (size_t j = 0; j < nseen; j++)
-                dup |= strcmp(seen[j], k->dtype) == 0;
+                dup |= strcmp(seen[j], k->dtype) == 0 && seen_m[j] == k->matrix_peak;
             if (dup)
                 continue;
+            seen_m[nseen] = k->matrix_peak;
             seen[nseen++] = k->dtype;
+            const char *mx = k->matrix_peak ? " matrix" : "";
             double xa = pow(10, lx0), xr = k->ridge, xb = pow(10, lx1);
             double ya = xa * bw / 1e3;
             if (ya < pow(10, ly0)) { /* the slope enters through the bottom edge */
                 ya = pow(10, ly0);
                 xa = ya * 1e3 / bw;
             }
-            putf(w, "<g><title>%s roof: peak ", k->dtype);
+            putf(w, "<g><title>%s%s roof: peak ", k->dtype, mx);
             putf(w, "%.1f TFLOP/s, ridge %.1f FLOP/B</title><path class=\"roof\" d=\"M%.1f %.1f L%.1f %.1f L%.1f %.1f\"/>",
                  k->peak_tflops, k->ridge, RX(xa), RY(ya), RX(xr), RY(k->peak_tflops), RX(xb), RY(k->peak_tflops));
-            putf(w, "<text x=\"%.1f\" y=\"%.1f\">%s %.0f TFLOP/s</text></g>", RX(xb) + 4, RY(k->peak_tflops) + 4,
-                 k->dtype, k->peak_tflops);
+            putf(w, "<text x=\"%.1f\" y=\"%.1f\">%s%s %.0f TFLOP/s</text></g>", RX(xb) + 4, RY(k->peak_tflops) + 4,
+                 k->dtype, mx, k->peak_tflops);
         }
         for (size_t i = rl->kernel_count; i-- > 0;) {
             const gpudiag_roofline_kernel *k = &rl->kernels[i];
@@ -1132,9 +1135,10 @@ static void write_roofline(hw *w, const gpudiag_report *r)
             double x = RX(k->intensity), y = RY(k->achieved_tflops);
             putf(w, "<g><title>#%zu ", i + 1);
             esc(w, k->name);
-            putf(w, ": %s FLOP/B, %s TFLOP/s (%s of the %s peak), %s-bound</title>",
+            putf(w, ": %s FLOP/B, %s TFLOP/s (%s of the %s%s peak), %s-bound</title>",
                  (snprintf(b, sizeof b, "%.1f", k->intensity), b), (snprintf(b2, sizeof b2, "%.2f", k->achieved_tflops), b2),
-                 fmt_pct(b3, sizeof b3, k->peak_share), k->dtype ? k->dtype : "?", k->bound ? k->bound : "unknown");
+                 fmt_pct(b3, sizeof b3, k->peak_share), k->dtype ? k->dtype : "?", k->matrix_peak ? " matrix" : "",
+                 k->bound ? k->bound : "unknown");
             putf(w, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\"/>",
                  k->bound && strcmp(k->bound, "memory") == 0 ? "kmem" : "kcomp", x, y);
             putf(w, "<text x=\"%.1f\" y=\"%.1f\">%zu</text></g>", x + 7, y - 5, i + 1);
@@ -1162,8 +1166,8 @@ static void write_roofline(hw *w, const gpudiag_report *r)
             putf(w, "<td class=\"n\">%.2f</td>", k->achieved_tflops);
         else
             put(w, "<td class=\"n\">n/a</td>");
-        putf(w, "<td class=\"n\">%s</td><td>%s</td><td>%s</td><td>", fmt_pct(b, sizeof b, k->peak_share),
-             k->dtype ? k->dtype : "n/a", k->bound ? k->bound : "n/a");
+        putf(w, "<td class=\"n\">%s</td><td>%s%s</td><td>%s</td><td>", fmt_pct(b, sizeof b, k->peak_share),
+             k->dtype ? k->dtype : "n/a", k->matrix_peak ? " matrix (MFMA)" : "", k->bound ? k->bound : "n/a");
         esc_name(w, k->source);
         put(w, "</td></tr>");
     }

@@ -785,6 +785,7 @@ static void write_roofline(jw *w, const gpudiag_report *r)
         kv_str(w, "name", k->name);
         kv_str(w, "source", k->source);
         kv_str(w, "dtype", k->dtype);
+        kv_bool(w, "matrix_peak", k->matrix_peak);
         kv_int(w, "calls", (long long)k->calls);
         kv_us(w, "time_us", k->time_us);
         kv_num(w, "flops", k->flops);

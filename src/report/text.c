@@ -454,8 +454,8 @@ static void roofline_plot(const tw *w, const gpudiag_roofline *rl)
             row = ROWS - 1;
         grid[ROWS - 1 - row][c] = (char)(i < 9 ? '1' + (int)i : '0');
     }
-    fprintf(w->fp, "  TFLOP/s (log)  roof: %s peak %.1f TFLOP/s, %.0f GB/s, ridge %.1f FLOP/B\n", k0->dtype ? k0->dtype : "?",
-            peak, bw, ridge);
+    fprintf(w->fp, "  TFLOP/s (log)  roof: %s%s peak %.1f TFLOP/s, %.0f GB/s, ridge %.1f FLOP/B\n",
+            k0->dtype ? k0->dtype : "?", k0->matrix_peak ? " matrix (MFMA)" : "", peak, bw, ridge);
     for (int rr = 0; rr < ROWS; rr++) {
         char lab[16] = "";
         if (rr == 0)
@@ -511,6 +511,12 @@ static void roofline(const tw *w, const gpudiag_report *r)
             fputs("...", w->fp);
         fputc('\n', w->fp);
     }
+    for (size_t i = 0; i < rl->kernel_count; i++)
+        if (rl->kernels[i].matrix_peak) { /* say which roof, once */
+            fprintf(w->fp, "  fp32 kernels on Matrix Cores (MFMA) are held to the FP32 matrix peak, %.2f TFLOP/s\n",
+                    rl->kernels[i].peak_tflops);
+            break;
+        }
     roofline_plot(w, rl);
     fputc('\n', w->fp);
 }

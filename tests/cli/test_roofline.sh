@@ -76,17 +76,30 @@ if bad: print("FAIL real trace:", bad); sys.exit(1)
 print("ok real trace: %d names, %.1f%% of kernel time" % (r["kernel_names"], 100 * r["kernel_time_share"]))
 PY
 fi
-# A GPU without a TF32 rate (MI250: AMD CDNA2 has none): fp32 rocBLAS GEMMs on
-# matrix cores are held to the FP32 roof, not left without one.  By hand:
-# 163840 FLOPs / 70656 bytes = 2.319 FLOP/B; ridge 22.65 TFLOP/s / 1638.4 GB/s = 13.82.
+# A GPU without a TF32 rate (MI250: AMD CDNA2 has none): fp32 rocBLAS/Tensile GEMMs on
+# Matrix Cores (MFMA tiles _MI16x16x1_) are held to the FP32 *matrix* roof of an MI250 GCD
+# (AMD data sheet: 90.5 TFLOPS per package / 2 GCDs = 45.25; 104 CUs x 256 FLOP x 1.7 GHz),
+# not the 22.65 vector one.  By hand: aten::mm [128,5]x[5,128]: 2*128*128*5 = 163840 FLOPs,
+# (640 + 640 + 16384) * 4 = 70656 bytes, 2.319 FLOP/B; ridge 45.25e3 / 1638.4 = 27.62;
+# 163840 FLOPs / 17.6 us = 0.009309 TFLOP/s = 0.0206 % of 45.25.  With --peak-tflops the
+# override applies and matrix_peak is false.
 M="$GD_SHARED/data/traces/mi250_rocm_minitoy_train.json.gz"
 if [ -f "$M" ]; then
     "$GPUDIAG" analyze --json "$M" | python3 -c '
 import json, sys
 k = json.load(sys.stdin)["roofline"]["kernels"][0]
-ok = (k["dtype"] == "fp32" and k["peak_tflops"] == 22.65 and abs(k["intensity"] - 163840 / 70656) < 1e-4
-      and abs(k["ridge"] - 22.65e3 / 1638.4) < 1e-3 and k["bound"] == "memory")
-sys.exit(0 if ok else 1)' || { echo "FAIL: MI250 fp32 roof"; fails=$((fails + 1)); }
+ok = (k["dtype"] == "fp32" and k["matrix_peak"] is True and k["peak_tflops"] == 45.25
+      and abs(k["intensity"] - 163840 / 70656) < 1e-4 and abs(k["ridge"] - 45.25e3 / 1638.4) < 1e-3
+      and abs(k["achieved_tflops"] - 163840 / 17.6e-6 / 1e12) < 1e-6
+      and abs(k["peak_share"] - 163840 / 17.6e-6 / 1e12 / 45.25) < 1e-7 and k["bound"] == "memory")
+sys.exit(0 if ok else print(k) or 1)' || { echo "FAIL: MI250 fp32 matrix roof"; fails=$((fails + 1)); }
+    "$GPUDIAG" analyze --json --peak-tflops 30 "$M" | python3 -c '
+import json, sys
+k = json.load(sys.stdin)["roofline"]["kernels"][0]
+sys.exit(0 if k["peak_tflops"] == 30 and k["matrix_peak"] is False else 1)' || { echo "FAIL: MI250 --peak-tflops"; fails=$((fails + 1)); }
+    "$GPUDIAG" analyze --no-color "$M" > "$TMP/mi250.txt" 2>&1
+    grep -qF "fp32 kernels on Matrix Cores (MFMA) are held to the FP32 matrix peak, 45.25 TFLOP/s" "$TMP/mi250.txt" &&
+        grep -qF "roof: fp32 matrix (MFMA) peak" "$TMP/mi250.txt" || { echo "FAIL: MI250 text roof"; fails=$((fails + 1)); }
 fi
 # The text roofline: the table row of K1 and K2 with the numbers above, and the
 # plot's roof line for bf16 on the H100 (peak 989.4, ridge 295.3).

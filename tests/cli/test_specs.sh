@@ -33,7 +33,8 @@ for g, r in zip(rep["gpus"], rows):
                (n + " pcie", g["pcie_bw_gbs_per_dir"], num(r["pcie_bw_gbs_per_dir"])),
                (n + " nvlink", g["nvlink_bw_gbs_total"], num(r["nvlink_bw_gbs_total"])),
                (n + " tdp", g["tdp_w"], num(r["tdp_w"])),
-               (n + " uncertain", g["uncertain"], "UNCERTAIN" in r["source"])]
+               (n + " uncertain", g["uncertain"], "UNCERTAIN" in r["source"]),
+               (n + " fp32 matrix", g["fp32_matrix_tflops"], num(r["fp32_matrix_tflops_dense"]))]
     for d, c in cols.items():
         p = num(r[c])
         checks.append((n + " " + d, g["peak_tflops"][d], p))
@@ -55,6 +56,20 @@ PY
 expect_rc 0 "$GPUDIAG" specs H200 NVL
 grep -q "^NVIDIA H200 NVL" "$TMP/out" || { echo "FAIL: 'specs H200 NVL' shows $(head -1 "$TMP/out")"; fails=$((fails + 1)); }
 grep -q "bf16 *835.5 *174.1" "$TMP/out" || { echo "FAIL: H200 NVL bf16 ridge line missing"; fails=$((fails + 1)); }
+# AMD's FP32 matrix (MFMA) peak, from the data sheet by hand: MI250X 95.7 TFLOPS per package,
+# an MI250X GCD half of it (47.85), an MI250 GCD half of 90.5 (45.25); NVIDIA rows have none
+expect_rc 0 "$GPUDIAG" specs --json
+python3 - "$TMP/out" <<'PY' || fails=$((fails + 1))
+import json, sys
+g = {(x["name"], x["sm_count"]): x["fp32_matrix_tflops"] for x in json.load(open(sys.argv[1]))["gpus"]}
+want = {("AMD Instinct MI250X", 220): 95.7, ("AMD Instinct MI250X/MI250", 110): 47.85,
+        ("AMD Instinct MI250X/MI250", 104): 45.25, ("NVIDIA H100 80GB HBM3", 132): None}
+bad = {k: (g.get(k), v) for k, v in want.items() if g.get(k, "absent") != v}
+print("FAIL fp32 matrix:", bad) if bad else None
+sys.exit(1 if bad else 0)
+PY
+expect_rc 0 "$GPUDIAG" specs 'AMD Instinct MI210'
+grep -qF "fp32 on Matrix Cores (MFMA): 45.30 TFLOP/s, ridge 27.6 FLOP/B" "$TMP/out" || { echo "FAIL: MI210 fp32 matrix line"; fails=$((fails + 1)); }
 expect_rc 0 "$GPUDIAG" specs
 grep -q "^? NVIDIA A10G" "$TMP/out" || { echo "FAIL: uncertain row not marked in the table"; fails=$((fails + 1)); }
 expect_rc 2 "$GPUDIAG" specs A100 80GB
