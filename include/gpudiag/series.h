@@ -275,7 +275,7 @@ typedef struct gpudiag_gpu_summary {
     gpudiag_metric bandwidth_metric; /**< dram_active, else mem_util; GPUDIAG_M_COUNT when none */
     double mem_used_share;        /**< median of used ÷ total memory; NaN unknown */
     double mem_used_share_max;    /**< max of used ÷ total */
-    int health_median_ok, health_p10_ok, health_low_ok; /**< seeds' targets on the compute indicator:
+    int health_median_ok, health_p10_ok, health_low_ok; /**< common health targets for training on the compute indicator:
                                        median ≥ 0.70, p10 ≥ 0.40, low share < 0.10; -1 unknown */
     int in_use;                   /**< 1 when the GPU did work or held memory (DEFINITIONS) */
     int idle_holding_memory;      /**< 1: holds memory, computes nothing */
@@ -291,7 +291,7 @@ typedef struct gpudiag_gpu_summary {
     double clock_below_max_share; /**< of loaded samples (compute ≥ 0.5), share with SM clock < 0.9 × max; NaN unknown */
     int pcie_degraded;            /**< 1: current gen or width < max while loaded; 0 no; -1 unknown */
     gpudiag_bottleneck bottleneck;/**< this GPU's class (UNKNOWN when idle or unknown) */
-    const char *pipeline;         /**< seeds' pipeline: "data_supply", "operator_scheduling",
+    const char *pipeline;         /**< tuning guides' pipeline: "data_supply", "operator_scheduling",
                                        "communication_sync", "memory_transfer", "compute", or NULL */
     double spark[GPUDIAG_SPARK_POINTS]; /**< compute indicator averaged into equal-time buckets; NaN empty */
     double spark_mem[GPUDIAG_SPARK_POINTS]; /**< memory used ÷ total, same buckets */
@@ -331,7 +331,7 @@ typedef struct gpudiag_series_summary {
 
 /**
  * Analyse a monitoring series: per-GPU statistics, the three indicators, the
- * seeds' classification, findings and a verdict (docs/DEFINITIONS.md
+ * the tuning guides' classification, findings and a verdict (docs/DEFINITIONS.md
  * "Monitoring series", docs/FINDINGS.md).
  *
  * s:    read with gpudiag_series_read() or filled by a sampler; not modified.

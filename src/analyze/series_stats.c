@@ -1,6 +1,6 @@
 /*
  * series_stats.c — statistics and classification of a monitoring series
- * (docs/DEFINITIONS.md "Monitoring series"): per-metric statistics, the seeds'
+ * (docs/DEFINITIONS.md "Monitoring series"): per-metric statistics, the tuning guides'
  * health targets, the three indicators (memory, compute, bandwidth), repeating
  * dips by autocorrelation, traffic correlation, throttling and PCIe link state.
  * Findings and the verdict are made from these numbers by

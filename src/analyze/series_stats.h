@@ -8,13 +8,13 @@
 
 #include "gpudiag/series.h"
 
-#define GD_SERIES_LOW_UTIL 0.30          /* seeds: "利用率低于 30% 的时间占比" */
-#define GD_SERIES_HEALTH_MEDIAN 0.70     /* seeds: median ≥ 70 % */
-#define GD_SERIES_HEALTH_P10 0.40        /* seeds: P10 ≥ 40 % */
-#define GD_SERIES_HEALTH_LOW_SHARE 0.10  /* seeds: low-utilisation share < 10 % */
-#define GD_SERIES_MEM_FULL 0.80          /* seeds: keep ~20 % headroom; ≥ 80 % used is "full" */
+#define GD_SERIES_LOW_UTIL 0.30          /* tuning guides: "利用率低于 30% 的时间占比" */
+#define GD_SERIES_HEALTH_MEDIAN 0.70     /* tuning guides: median ≥ 70 % */
+#define GD_SERIES_HEALTH_P10 0.40        /* tuning guides: P10 ≥ 40 % */
+#define GD_SERIES_HEALTH_LOW_SHARE 0.10  /* tuning guides: low-utilisation share < 10 % */
+#define GD_SERIES_MEM_FULL 0.80          /* tuning guides: keep ~20 % headroom; ≥ 80 % used is "full" */
 #define GD_SERIES_MEM_NEAR_CAP 0.95      /* used ÷ total at which OOM is one batch away */
-#define GD_SERIES_MEM_HEADROOM 0.50      /* below this, raise the micro-batch toward ~85 % (seeds) */
+#define GD_SERIES_MEM_HEADROOM 0.50      /* below this, raise the micro-batch toward ~85 % (tuning guides) */
 #define GD_SERIES_BW_HIGH 0.50           /* DRAM active / memory-controller busy counted as high */
 #define GD_SERIES_HOLD_SHARE 0.10        /* a GPU holding ≥ 10 % of its memory ... */
 #define GD_SERIES_HOLD_BYTES 1073741824.0 /* ... or ≥ 1 GiB when the total is unknown */
@@ -32,7 +32,7 @@
 #define GD_SERIES_UTIL_MISLEADING 0.80   /* GPU-Util at or above ... */
 #define GD_SERIES_SMACT_EFFECTIVE 0.80   /* ... while SM active below (DCGM: ≥ 0.8 necessary) */
 #define GD_SERIES_UTIL_SMACT_GAP 0.20    /* ... by at least this much */
-#define GD_SERIES_TENSOR_LOW 0.30        /* seeds: tensor active < 30 % = compute wasted */
+#define GD_SERIES_TENSOR_LOW 0.30        /* tuning guides: tensor active < 30 % = compute wasted */
 #define GD_SERIES_TENSOR_HIGH 0.50       /* tensor active ≥ 50 % with compute high: Tensor-Core-bound */
 
 /* Statistics of col[0..count) (NaN skipped); scratch holds count doubles. */

@@ -1,7 +1,7 @@
 /*
  * rules.c — the rule catalogue.  Each rule reads numbers from the report and
  * may add one finding with a stable id (docs/FINDINGS.md), the evidence that
- * triggered it, a recommendation naming concrete knobs (the seeds' list), and
+ * triggered it, a recommendation naming concrete knobs (the tuning guides' list), and
  * est_gain: the fraction of step time the fix could recover.  Rules never
  * look at events; the verdict is derived from the ranked findings.
  */

@@ -4,7 +4,7 @@
  *
  * Each rule looks at the per-GPU summaries and adds at most one finding,
  * naming the GPUs it concerns and carrying the numbers of the worst one.
- * The verdict follows the seeds: the three-indicator quadrant (memory
+ * The verdict follows the tuning guides: the three-indicator quadrant (memory
  * full/low × compute high/low, bandwidth as the tie-breaker) and the
  * four-pipeline table (data supply, operator scheduling, communication/sync,
  * memory transfer).
@@ -36,7 +36,7 @@ static gpudiag_finding *add_gain(sbuild *b, const char *id, gpudiag_severity sev
     return gd_fb_add(b, id, sev, is_cause, bn, gain);
 }
 
-/* Time the GPU spends not computing, down to the seeds' median target: a
+/* Time the GPU spends not computing, down to the tuning guides' median target: a
  * GPU busy a fraction u of the time does its work in u ÷ 0.70 of the time
  * once it reaches the target, saving 1 − u ÷ 0.70 (0 at or above it). */
 static double gain_to_target(const gpudiag_metric_stats *c)
@@ -145,7 +145,7 @@ static int pick_throttle(const gpudiag_gpu_summary *g)
 static int pick_pcie(const gpudiag_gpu_summary *g) { return g->pcie_degraded == 1; }
 static int pick_idle_mem(const gpudiag_gpu_summary *g) { return g->idle_holding_memory; }
 
-/* Seeds' classification of one GPU (DEFINITIONS "Monitoring series"). */
+/* The tuning guides' classification of one GPU (DEFINITIONS "Monitoring series"). */
 static void classify(gpudiag_gpu_summary *g)
 {
     g->bottleneck = GPUDIAG_BN_UNKNOWN;
@@ -205,11 +205,13 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
         gd_fb_ev(f, "mean", c->mean);
         gd_fb_ev(f, "jitter", c->jitter);
         gd_fb_text(b, f,
-             gd_format("%s below the seeds' health targets: %s median %.0f %%, p10 %.0f %%, %.0f %% of samples under 30 %%",
+             gd_format("%s below common health targets for training: %s median %.0f %% (target >= 70 %%), p10 %.0f %% "
+                       "(>= 40 %%), %.0f %% of samples under 30 %% (< 10 %%)",
                        gpus, gpudiag_metric_name(g->compute_metric), 100 * c->median, 100 * c->p10, 100 * c->low_share),
-             gd_format("Targets: median >= 70 %%, p10 >= 40 %%, under 30 %% less than 10 %% of the time. Follow the "
-                       "verdict's pipeline first; profile a few steps (torch.profiler) and run `gpudiag analyze` on "
-                       "the trace to see where the GPU waits."));
+             gd_format("The targets (median >= 70 %%, p10 >= 40 %%, under 30 %% less than 10 %% of the time) are a "
+                       "rule of thumb from practitioners' guides to GPU utilisation in LLM training: a GPU that "
+                       "meets them is kept busy. Follow the verdict's pipeline first; profile a few steps "
+                       "(torch.profiler) and run `gpudiag analyze` on the trace to see where the GPU waits."));
     }
     if (list_gpus(s, pick_sawtooth, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];

@@ -853,9 +853,10 @@ static void write_series(hw *w, const gpudiag_report *r)
     put(w, "<p class=\"muted\">From a <code>");
     esc(w, s->format);
     gd_series_samples_phrase(s, counts, sizeof counts);
-    putf(w, "</code> log: %s%s. The seeds' three indicators on one time axis: compute (SM active "
+    putf(w, "</code> log: %s%s. Three indicators on one time axis: compute (SM active "
             "where present, else GPU-Util), bandwidth (DRAM active, else memory-controller util) and memory "
-            "used; targets: compute median &ge; 70%%, p10 &ge; 40%%, under 30%% less than 10%% of the time.</p>",
+            "used; common health targets for training: compute median &ge; 70%%, p10 &ge; 40%%, under 30%% less "
+            "than 10%% of the time.</p>",
          counts,
          s->time_source == GPUDIAG_TIME_ASSUMED && !s->snapshot ? " (no timestamps: times assumed from the sample order)"
                                                                 : "");
