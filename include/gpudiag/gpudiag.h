@@ -341,7 +341,9 @@ typedef struct gpudiag_gap {
     int device;
     int64_t step;                 /**< step number containing the gap start, -1 if none */
     gpudiag_idle_cause cause;
-    const char *cpu_op;           /**< innermost host op running at the gap start, or NULL; owned by the report */
+    const char *cpu_op;           /**< top gaps: the host op or runtime call that is innermost for the longest
+                                       part of the gap (DEFINITIONS "Idle gaps and their causes"), else the
+                                       step's ProfilerStep#N, or NULL; owned by the report */
 } gpudiag_gap;
 
 /** HTA's idle-time breakdown of one stream (get_idle_time_breakdown). */

@@ -295,18 +295,116 @@ static void keep_top(gpudiag_gap *top, size_t *count, const gpudiag_gap *g)
         *count = n + 1;
 }
 
-/* Innermost host op (latest start) running at time `at`, excluding GPU-side annotations. */
-static const char *op_at(const gpudiag_trace *t, int64_t at)
+/* A host event overlapping a gap: a CPU op or a runtime/driver call. */
+typedef struct gap_cand {
+    int64_t ts, dur;      /* the event's own start and duration (innermost: later start, then shorter) */
+    uint32_t name_id;
+    uint32_t is_rt;       /* runtime calls run inside the op that made them */
+    int64_t own;          /* time in the gap it was the innermost running host event */
+} gap_cand;
+
+typedef struct gap_edge {
+    int64_t key;          /* 2 x time + (0 end, 1 start): ends first at equal times */
+    int64_t cand;
+} gap_edge;
+
+/* cs[x] runs inside cs[y]: later start, then shorter, then a runtime call
+ * before an op, then the later one in the trace (parents come first). */
+static int inner_than(const gap_cand *cs, size_t x, size_t y)
 {
-    const gd_cpu_op *best = NULL;
+    if (cs[x].ts != cs[y].ts)
+        return cs[x].ts > cs[y].ts;
+    if (cs[x].dur != cs[y].dur)
+        return cs[x].dur < cs[y].dur;
+    if (cs[x].is_rt != cs[y].is_rt)
+        return cs[x].is_rt > cs[y].is_rt;
+    return x > y;
+}
+
+/* The host event that overlaps the gap [s,e) the most by its own time
+ * (DEFINITIONS "Idle gaps and their causes", top_gaps): at each instant of the
+ * gap the innermost running CPU op or runtime call (inner_than) owns it; the event owning the most
+ * time wins (ties: the earlier start).  GPU-side annotations and
+ * python_function events are not host activity.  Name or NULL (none
+ * overlaps); -1 in *oom on allocation failure. */
+static const char *gap_label(const gpudiag_trace *t, int64_t s, int64_t e, int *oom)
+{
+    gd_vec c, ed;
+    gd_vec_init(&c, sizeof(gap_cand));
+    gd_vec_init(&ed, sizeof(gap_edge));
+    const char *name = NULL;
     for (size_t i = 0; i < t->cpu_ops.len; i++) {
-        const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
-        if (c->cat == GD_CPU_GPU_ANNOT || c->ts_ns > at || c->ts_ns + gd_cpu_dur(t, c) <= at)
+        const gd_cpu_op *op = gd_vec_at(&t->cpu_ops, i);
+        int64_t d = gd_cpu_dur(t, op);
+        if (op->cat == GD_CPU_GPU_ANNOT || op->cat == GD_CPU_PYFUNC || d <= 0 || op->ts_ns >= e || op->ts_ns + d <= s)
             continue;
-        if (!best || c->ts_ns > best->ts_ns || (c->ts_ns == best->ts_ns && gd_cpu_dur(t, c) < gd_cpu_dur(t, best)))
-            best = c;
+        gap_cand g = {op->ts_ns, d, op->name_id, 0, 0};
+        if (!gd_vec_push(&c, &g))
+            goto oom;
     }
-    return best ? gd_strtab_get(&t->names, best->name_id) : NULL;
+    for (size_t i = 0; i < t->runtimes.len; i++) {
+        const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
+        int64_t d = gd_rt_dur(t, rt);
+        if (d <= 0 || rt->ts_ns >= e || rt->ts_ns + d <= s)
+            continue;
+        gap_cand g = {rt->ts_ns, d, rt->name_id, 1, 0};
+        if (!gd_vec_push(&c, &g))
+            goto oom;
+    }
+    gap_cand *cs = c.data;
+    for (size_t i = 0; i < c.len; i++) {
+        gap_edge a = {2 * (cs[i].ts > s ? cs[i].ts : s) + 1, (int64_t)i};
+        gap_edge b = {2 * (cs[i].ts + cs[i].dur < e ? cs[i].ts + cs[i].dur : e), -(int64_t)i - 1};
+        if (!gd_vec_push(&ed, &a) || !gd_vec_push(&ed, &b))
+            goto oom;
+    }
+    if (ed.len && gd_radix_sort_i64(ed.data, ed.len, sizeof(gap_edge), offsetof(gap_edge, key)) != 0)
+        goto oom;
+    /* sweep: the running events in an unordered array (nesting depth x threads: short) */
+    size_t *act = malloc((c.len ? c.len : 1) * sizeof *act), na = 0;
+    size_t *pos = malloc((c.len ? c.len : 1) * sizeof *pos);
+    if (!act || !pos) {
+        free(act);
+        free(pos);
+        goto oom;
+    }
+    const gap_edge *es = ed.data;
+    int64_t prev = s;
+    for (size_t k = 0; k < ed.len; k++) {
+        int64_t now = es[k].key >> 1;
+        if (now > prev && na) {
+            size_t in = act[0];
+            for (size_t j = 1; j < na; j++)
+                if (inner_than(cs, act[j], in))
+                    in = act[j];
+            cs[in].own += now - prev;
+        }
+        prev = now;
+        if (es[k].cand >= 0) {
+            pos[es[k].cand] = na;
+            act[na++] = (size_t)es[k].cand;
+        } else {
+            size_t ci = (size_t)(-es[k].cand - 1), p = pos[ci];
+            act[p] = act[--na];
+            pos[act[p]] = p;
+        }
+    }
+    free(act);
+    free(pos);
+    const gap_cand *best = NULL;
+    for (size_t i = 0; i < c.len; i++)
+        if (cs[i].own > 0 && (!best || cs[i].own > best->own || (cs[i].own == best->own && cs[i].ts < best->ts)))
+            best = &cs[i];
+    if (best)
+        name = gd_strtab_get(&t->names, best->name_id);
+    gd_vec_free(&c);
+    gd_vec_free(&ed);
+    return name;
+oom:
+    *oom = 1;
+    gd_vec_free(&c);
+    gd_vec_free(&ed);
+    return NULL;
 }
 
 static int64_t step_at(const actx *a, int64_t at)
@@ -602,7 +700,14 @@ int gd_build_idle(actx *a)
     for (size_t i = 0; i < ntop; i++) {
         int64_t at = top[i].start_ns;
         top[i].step = step_at(a, at);
-        const char *nm = op_at(t, at);
+        int oom = 0;
+        const char *nm = gap_label(t, at, at + (int64_t)llround(top[i].duration_us * 1000.0), &oom);
+        if (oom) {
+            r->top_gaps = top;
+            r->top_gap_count = i;
+            top = NULL;
+            goto out;
+        }
         char stepname[64];
         if (!nm && top[i].step >= 0) {
             snprintf(stepname, sizeof stepname, "ProfilerStep#%lld", (long long)top[i].step);

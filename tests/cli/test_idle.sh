@@ -140,6 +140,11 @@ grep -q '1.50 ms of start-up/compilation (not steady state) excluded' "$TMP/comp
 #   CPU Exec = [1100,1700] - 10 = 590, other 10. collective_host_work gain 610/1000 = 0.61;
 #   host_overhead: host 0.01 + 0.59 - 0.61 < 0.15 -> absent (before rule 2 it claimed
 #   min(0.60, 1 - 0.38) = 0.60). Verdict communication.
+#   Top gap labels (own time in the gap): [1100,1710]: flatten [1100,1295] 195, c10d::broadcast_
+#   [1295,1300] + [1310,1320] 15, nccl:broadcast 10, unflatten [1320,1700] 380, launch
+#   [1700,1705] 5 -> aten::unflatten_dense_tensors (the op at the gap start, the old label, was
+#   flatten); [1000,1010]: launch [1000,1005] 5, nothing else (the step is not a host op) ->
+#   cudaLaunchKernel.
 PY_COLL=$(cat <<'EOF'
 import json, os, sys
 d = json.load(open(sys.argv[1])); i = d["idle"]; c = i["by_cause_us"]
@@ -151,6 +156,8 @@ checks = [
     ("kernel", d["breakdown"]["share"]["kernel"], 0.38),
     ("ids", sorted(f), ["collective_host_work", "low_gpu_utilization", "single_step"]),
     ("gain", f.get("collective_host_work", {}).get("est_gain"), 0.61),
+    ("gap labels", [(g["start_us"], g["cpu_op"]) for g in i["top_gaps"]],
+     [(1100, "aten::unflatten_dense_tensors"), (1000, "cudaLaunchKernel")]),
     ("bottleneck", d["verdict"]["bottleneck"], "communication"),
 ]
 sys.path.insert(0, os.environ["GD_CLI_DIR"])
