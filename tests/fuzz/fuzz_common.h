@@ -1,11 +1,14 @@
 /*
- * fuzz_common.h — small checks shared by the libFuzzer targets (header only:
- * each target is one translation unit plus this).
+ * fuzz_common.h — the boilerplate and checks shared by the libFuzzer targets
+ * (header only: each target is one translation unit plus this).  A target
+ * defines `static const char *const WHO = "fuzz_NAME";` before using FAIL();
+ * it may call the writers below on what it read.
  */
 #ifndef GD_FUZZ_COMMON_H
 #define GD_FUZZ_COMMON_H
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,35 @@
 #include <yajl/yajl_parse.h>
 
 #include "gpudiag/gpudiag.h"
+#include "gpudiag/html.h"
+
+/* Print "WHO: MESSAGE" on stderr and abort(): a broken promise, for libFuzzer
+ * to keep the input. */
+__attribute__((noreturn, format(printf, 2, 3))) static inline void gd_fuzz_fail(const char *who, const char *fmt,
+                                                                                 ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", who);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    abort();
+}
+
+#define FAIL(...) gd_fuzz_fail(WHO, __VA_ARGS__)
+
+/* /dev/null for writing, opened on the first call (abort() if it cannot be):
+ * the sink of the text and HTML writers, whose output is not checked. */
+static inline FILE *gd_fuzz_devnull(void)
+{
+    static FILE *devnull;
+    if (!devnull)
+        devnull = fopen("/dev/null", "w");
+    if (!devnull)
+        abort();
+    return devnull;
+}
 
 /* abort() unless buf[0..len) is one valid JSON document (yajl: no nan, no
  * broken escapes, valid UTF-8). */
@@ -51,6 +83,58 @@ static inline void gd_fuzz_check_error(const char *who, gpudiag_status st, const
                 limit, err->message);
         abort();
     }
+}
+
+/* A read that failed kept its contract: it returned nothing (`got` is what it
+ * returned, NULL wanted) and its error passes gd_fuzz_check_error() (with
+ * the same name and limit); `what` names the object in the message. */
+static inline void gd_fuzz_check_failed_read(const char *who, gpudiag_status st, const gpudiag_error *err,
+                                             const void *got, const char *what, const char *name, long long limit)
+{
+    if (got)
+        gd_fuzz_fail(who, "a failure returned a %s", what);
+    gd_fuzz_check_error(who, st, err, name, limit);
+}
+
+/* A writable stream into memory for a JSON writer (abort() if none can be
+ * made); gd_fuzz_mem_json() closes it, checks the bytes are one valid JSON
+ * document ("the WHAT is not valid JSON") and frees them. */
+static inline FILE *gd_fuzz_mem(char **buf, size_t *len)
+{
+    *buf = NULL;
+    *len = 0;
+    FILE *mem = open_memstream(buf, len);
+    if (!mem)
+        abort();
+    return mem;
+}
+
+static inline void gd_fuzz_mem_json(const char *who, const char *what, FILE *mem, char **buf, size_t *len)
+{
+    fclose(mem);
+    gd_fuzz_check_json(who, what, *buf, *len);
+    free(*buf);
+    *buf = NULL;
+}
+
+/* What every run does with a report: its JSON (pretty) is valid JSON, its
+ * text (colour, verbose, 80 columns) and, when html, its HTML page are
+ * written without error (to /dev/null). */
+static inline void gd_fuzz_write_report(const char *who, const gpudiag_report *r, int html)
+{
+    gpudiag_error err;
+    memset(&err, 0, sizeof err);
+    char *js;
+    size_t jlen;
+    FILE *mem = gd_fuzz_mem(&js, &jlen);
+    if (gpudiag_report_write_json(r, mem, 1, &err) != GPUDIAG_OK)
+        gd_fuzz_fail(who, "JSON writer failed: %s", err.message);
+    gd_fuzz_mem_json(who, "JSON report", mem, &js, &jlen);
+    gpudiag_text_opts topts = {1, 1, 80};
+    if (gpudiag_report_write_text(r, gd_fuzz_devnull(), &topts, &err) != GPUDIAG_OK)
+        gd_fuzz_fail(who, "text writer failed: %s", err.message);
+    if (html && gpudiag_report_write_html(r, gd_fuzz_devnull(), NULL, &err) != GPUDIAG_OK)
+        gd_fuzz_fail(who, "HTML writer failed: %s", err.message);
 }
 
 /* abort() when a finite-or-NaN promise is broken: v must not be ±inf. */

@@ -7,8 +7,9 @@
  * are served from memory through gd_kineto_read_fp(), gzip included.
  *
  * Besides the sanitizers it checks the reader's contract: a failure sets a
- * message and no trace; a success returns a trace that analyses, and whose
- * JSON report is valid JSON (yajl says so: no nan, no broken escapes).
+ * message naming the input, a status bytes can cause (FORMAT, IO, NOMEM) and
+ * no trace; a success returns a trace that analyses, and whose JSON report is
+ * valid JSON (yajl says so: no nan, no broken escapes).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -16,8 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <yajl/yajl_parse.h>
-
+#include "fuzz_common.h"
 #include "gpudiag/gpudiag.h"
 #include "ingest/kineto.h"
 
@@ -28,24 +28,7 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static FILE *devnull;
-
-/* abort() unless buf[0..len) is one valid JSON document */
-static void check_json(const char *what, const char *buf, size_t len)
-{
-    yajl_handle h = yajl_alloc(NULL, NULL, NULL);
-    if (!h)
-        return;
-    yajl_status ys = yajl_parse(h, (const unsigned char *)buf, len);
-    if (ys == yajl_status_ok)
-        ys = yajl_complete_parse(h);
-    if (ys != yajl_status_ok) {
-        unsigned char *m = yajl_get_error(h, 1, (const unsigned char *)buf, len);
-        fprintf(stderr, "fuzz_kineto: the %s is not valid JSON: %s\n", what, m ? (const char *)m : "?");
-        abort();
-    }
-    yajl_free(h);
-}
+static const char *const WHO = "fuzz_kineto";
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -58,9 +41,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         unsetenv("GPUDIAG_NO_SIMDJSON");
         unsetenv("GPUDIAG_NO_ISAL");
     }
-    devnull = fopen("/dev/null", "w");
-    if (!devnull)
-        abort();
+    gd_fuzz_devnull();
     return 0;
 }
 
@@ -85,51 +66,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fclose(fp);
     free(copy);
     if (st != GPUDIAG_OK) {
-        /* the contract: no trace, a message naming the input */
-        if (t || !err.message[0] || strcmp(err.path, "fuzz.json") != 0)
-            abort();
-        if (st != GPUDIAG_ERR_FORMAT && st != GPUDIAG_ERR_IO && st != GPUDIAG_ERR_NOMEM)
-            abort(); /* ERR_INTERNAL or ERR_ARG on bytes is a bug */
+        /* the contract: no trace, a message naming the input, a status bytes can cause */
+        gd_fuzz_check_failed_read(WHO, st, &err, t, "trace", "fuzz.json", -1);
         return 0;
     }
     if (!t)
-        abort();
+        FAIL("success without a trace");
     gpudiag_report *r = NULL;
     st = gpudiag_analyze(t, NULL, &r, &err);
     gpudiag_trace_free(&t);
     if (st != GPUDIAG_OK) {
         if (st != GPUDIAG_ERR_NOMEM)
-            abort();
+            FAIL("analysis failed (%d): %s", (int)st, err.message);
         return 0;
     }
-    gpudiag_text_opts topts = {1, 1, 80};
-    char *js = NULL;
-    size_t jlen = 0;
-    FILE *mem = open_memstream(&js, &jlen);
-    if (!mem)
-        abort();
-    if (gpudiag_report_write_json(r, mem, 1, &err) != GPUDIAG_OK)
-        abort();
-    fclose(mem);
-    check_json("JSON report", js, jlen);
-    free(js);
-    if (gpudiag_report_write_text(r, devnull, &topts, &err) != GPUDIAG_OK)
-        abort();
+    gd_fuzz_write_report(WHO, r, 0);
     const gpudiag_report *two[2] = {r, r};
     gpudiag_cluster *c = NULL;
     if (gpudiag_cluster_analyze(two, 2, &c, &err) == GPUDIAG_OK) {
-        js = NULL;
-        jlen = 0;
-        mem = open_memstream(&js, &jlen);
-        if (!mem)
-            abort();
+        char *js;
+        size_t jlen;
+        FILE *mem = gd_fuzz_mem(&js, &jlen);
         if (gpudiag_cluster_write_json(c, two, mem, 0, &err) != GPUDIAG_OK)
-            abort();
-        fclose(mem);
-        check_json("cluster JSON", js, jlen);
-        free(js);
-        if (gpudiag_cluster_write_text(c, devnull, &topts, &err) != GPUDIAG_OK)
-            abort();
+            FAIL("cluster JSON writer failed: %s", err.message);
+        gd_fuzz_mem_json(WHO, "cluster JSON", mem, &js, &jlen);
+        gpudiag_text_opts topts = {1, 1, 80};
+        if (gpudiag_cluster_write_text(c, gd_fuzz_devnull(), &topts, &err) != GPUDIAG_OK)
+            FAIL("cluster text writer failed: %s", err.message);
     }
     gpudiag_cluster_free(&c);
     gpudiag_report_free(&r);

@@ -37,16 +37,9 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static FILE *devnull;
 static char dir[256], dbpath[300];
 static const char *const WHO = "fuzz_nsys";
 
-#define FAIL(...)                                                                                                      \
-    do {                                                                                                               \
-        fprintf(stderr, "fuzz_nsys: " __VA_ARGS__);                                                                    \
-        fputc('\n', stderr);                                                                                           \
-        abort();                                                                                                       \
-    } while (0)
 
 static void cleanup(void)
 {
@@ -58,10 +51,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    devnull = fopen("/dev/null", "w");
+    gd_fuzz_devnull();
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, sizeof dir, "%s/gd-fuzz-nsys-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!devnull || !mkdtemp(dir))
+    if (!mkdtemp(dir))
         abort();
     snprintf(dbpath, sizeof dbpath, "%s/fuzz.sqlite", dir);
     atexit(cleanup);
@@ -169,9 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gpudiag_trace *t = NULL;
     gpudiag_status st = gd_nsys_read(dbpath, &t, &err);
     if (st != GPUDIAG_OK) {
-        if (t)
-            FAIL("a failure returned a trace");
-        gd_fuzz_check_error(WHO, st, &err, dbpath, file_size);
+        gd_fuzz_check_failed_read(WHO, st, &err, t, "trace", dbpath, file_size);
         return 0;
     }
     if (!t)
@@ -188,19 +179,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FAIL("analysis failed (%d): %s", (int)st, err.message);
         return 0;
     }
-    char *js = NULL;
-    size_t jlen = 0;
-    FILE *mem = open_memstream(&js, &jlen);
-    if (!mem)
-        abort();
-    if (gpudiag_report_write_json(r, mem, 1, &err) != GPUDIAG_OK)
-        FAIL("JSON writer failed: %s", err.message);
-    fclose(mem);
-    gd_fuzz_check_json(WHO, "JSON report", js, jlen);
-    free(js);
-    gpudiag_text_opts topts = {1, 1, 80};
-    if (gpudiag_report_write_text(r, devnull, &topts, &err) != GPUDIAG_OK)
-        FAIL("text writer failed: %s", err.message);
+    gd_fuzz_write_report(WHO, r, 0);
     gpudiag_report_free(&r);
     return 0;
 }

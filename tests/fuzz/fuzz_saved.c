@@ -26,28 +26,11 @@
 #include "fuzz_common.h"
 #include "gpudiag/compare.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static FILE *devnull;
 static const char *const WHO = "fuzz_saved";
 
-#define FAIL(...)                                                                                                      \
-    do {                                                                                                               \
-        fprintf(stderr, "fuzz_saved: " __VA_ARGS__);                                                                   \
-        fputc('\n', stderr);                                                                                           \
-        abort();                                                                                                       \
-    } while (0)
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    devnull = fopen("/dev/null", "w");
-    if (!devnull)
-        abort();
-    return 0;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -70,11 +53,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gpudiag_status st = gd_side_parse_json(buf, size, "fuzz.json", &side, &err);
     free(buf);
     if (st != GPUDIAG_OK) {
-        if (side)
-            FAIL("a failure returned a side");
         if (st == GPUDIAG_ERR_IO)
             FAIL("ERR_IO from bytes in memory: %s", err.message);
-        gd_fuzz_check_error(WHO, st, &err, "fuzz.json", (long long)size);
+        gd_fuzz_check_failed_read(WHO, st, &err, side, "side", "fuzz.json", (long long)size);
         return 0;
     }
     if (!side)
@@ -99,18 +80,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (c->verdict == GPUDIAG_CMP_IMPROVED || c->verdict == GPUDIAG_CMP_REGRESSED)
         FAIL("a side is %s against itself", gpudiag_compare_verdict_name(c->verdict));
 
-    char *js = NULL;
-    size_t jlen = 0;
-    FILE *mem = open_memstream(&js, &jlen);
-    if (!mem)
-        abort();
+    char *js;
+    size_t jlen;
+    FILE *mem = gd_fuzz_mem(&js, &jlen);
     if (gpudiag_comparison_write_json(c, mem, 1, &err) != GPUDIAG_OK)
         FAIL("JSON writer failed: %s", err.message);
-    fclose(mem);
-    gd_fuzz_check_json(WHO, "comparison JSON", js, jlen);
-    free(js);
+    gd_fuzz_mem_json(WHO, "comparison JSON", mem, &js, &jlen);
     gpudiag_text_opts topts = {1, 1, 80};
-    if (gpudiag_comparison_write_text(c, devnull, &topts, &err) != GPUDIAG_OK)
+    if (gpudiag_comparison_write_text(c, gd_fuzz_devnull(), &topts, &err) != GPUDIAG_OK)
         FAIL("text writer failed: %s", err.message);
     gpudiag_comparison_free(&c);
     gpudiag_side_free(&side);

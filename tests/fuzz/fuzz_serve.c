@@ -42,12 +42,6 @@ static char *prom, *om, *rep;
 static size_t prom_len, om_len, rep_len;
 static const char *const WHO = "fuzz_serve";
 
-#define FAIL(...)                                                                                                      \
-    do {                                                                                                               \
-        fprintf(stderr, "fuzz_serve: " __VA_ARGS__);                                                                   \
-        fputc('\n', stderr);                                                                                           \
-        abort();                                                                                                       \
-    } while (0)
 
 static void render(int (*fn)(FILE *, gd_window *, int), gd_window *w, int arg, char **buf, size_t *len)
 {
