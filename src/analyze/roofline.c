@@ -46,28 +46,20 @@ static int cmp_opf_span(const void *pa, const void *pb)
     return (a->dur_ns < b->dur_ns) - (a->dur_ns > b->dur_ns);
 }
 
-typedef struct extj {
-    int64_t ext;
-    size_t j;
-} extj;
-
-static int cmp_byext(const void *pa, const void *pb)
-{
-    const extj *a = pa, *b = pb;
-    if (a->ext != b->ext)
-        return a->ext < b->ext ? -1 : 1;
-    return (a->j > b->j) - (a->j < b->j);
-}
-
-typedef struct rtc {
-    int64_t corr;
+/* An index keyed by an id (an op's External id, a runtime call's correlation
+ * id): sorted by key, then position, so that gd_find_i64() finds the first
+ * record of a key, the same one every run. */
+typedef struct keyidx {
+    int64_t key; /* first: gd_find_i64 reads the key at offset 0 */
     size_t idx;
-} rtc;
+} keyidx;
 
-static int cmp_rtc(const void *pa, const void *pb)
+static int cmp_keyidx(const void *pa, const void *pb)
 {
-    const rtc *a = pa, *b = pb;
-    return (a->corr > b->corr) - (a->corr < b->corr);
+    const keyidx *a = pa, *b = pb;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return (a->idx > b->idx) - (a->idx < b->idx);
 }
 
 static int cmp_ragg_time(const void *pa, const void *pb)
@@ -150,8 +142,8 @@ int gd_build_roofline(const gpudiag_trace *t, gpudiag_report *r, const gpudiag_a
     int64_t *best = malloc((t->op_flops.len + 1) * sizeof *best);
     int64_t *trace_time = calloc((size_t)nn + 1, sizeof *trace_time);
     uint64_t *trace_calls = calloc((size_t)nn + 1, sizeof *trace_calls);
-    extj *byext = malloc((t->op_flops.len + 1) * sizeof *byext);
-    rtc *rts = malloc((t->runtimes.len + 1) * sizeof *rts);
+    keyidx *byext = malloc((t->op_flops.len + 1) * sizeof *byext); /* External id -> index into ops */
+    keyidx *rts = malloc((t->runtimes.len + 1) * sizeof *rts);     /* correlation -> index into runtimes */
     if (!agg || !ops || !best || !trace_time || !trace_calls || !byext || !rts)
         goto oom;
     for (uint32_t i = 0; i < nn; i++) {
@@ -176,17 +168,16 @@ int gd_build_roofline(const gpudiag_trace *t, gpudiag_report *r, const gpudiag_a
     size_t nx = 0;
     for (size_t j = 0; j < no; j++)
         if (ops[j].external_id >= 0 && !ops[j].inner)
-            byext[nx++] = (extj){ops[j].external_id, j};
-    qsort(byext, nx, sizeof *byext, cmp_byext);
+            byext[nx++] = (keyidx){ops[j].external_id, j};
+    qsort(byext, nx, sizeof *byext, cmp_keyidx);
     size_t nrt = 0;
     for (size_t i = 0; i < t->runtimes.len; i++) {
         const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
         if (rt->correlation >= 0) {
-            rts[nrt].corr = rt->correlation;
-            rts[nrt++].idx = i;
+            rts[nrt++] = (keyidx){rt->correlation, i};
         }
     }
-    qsort(rts, nrt, sizeof *rts, cmp_rtc);
+    qsort(rts, nrt, sizeof *rts, cmp_keyidx);
     for (size_t i = 0; i < t->gpu_ops.len; i++) {
         const gd_gpu_op *k = gd_vec_at(&t->gpu_ops, i);
         if (k->kind != GD_GPU_KERNEL)
@@ -197,10 +188,9 @@ int gd_build_roofline(const gpudiag_trace *t, gpudiag_report *r, const gpudiag_a
             continue;
         size_t hit = SIZE_MAX;
         if (k->flags & GD_GF_HAS_CORR) {
-            rtc key = {k->correlation, 0};
-            const rtc *rc = bsearch(&key, rts, nrt, sizeof *rts, cmp_rtc);
-            if (rc) {
-                const gd_runtime *rt = gd_vec_at(&t->runtimes, rc->idx);
+            size_t rc = gd_find_i64(rts, nrt, sizeof *rts, k->correlation);
+            if (rc < nrt) {
+                const gd_runtime *rt = gd_vec_at(&t->runtimes, rts[rc].idx);
                 const int32_t rtid = gd_rt_tid(t, rt);
                 /* the last op of the launch's thread starting at or before the launch */
                 size_t lo = 0, hi = no;
@@ -223,17 +213,10 @@ int gd_build_roofline(const gpudiag_trace *t, gpudiag_report *r, const gpudiag_a
             }
         }
         if (hit == SIZE_MAX && (k->flags & GD_GF_HAS_EXT) && nx) {
-            /* no launch call recorded: the op with the kernel's External id */
-            size_t lo = 0, hi = nx;
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (byext[mid].ext < k->external_id)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            if (lo < nx && byext[lo].ext == k->external_id)
-                hit = byext[lo].j;
+            /* no launch call recorded: the (first) op with the kernel's External id */
+            size_t x = gd_find_i64(byext, nx, sizeof *byext, k->external_id);
+            if (x < nx)
+                hit = byext[x].idx;
         }
         if (hit == SIZE_MAX)
             continue;
