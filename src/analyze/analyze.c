@@ -36,12 +36,6 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Linear interpolation between closest ranks (numpy's default). q in 0..1. */
 static double quantile_sorted(const double *v, size_t n, double q)
 {
@@ -63,7 +57,7 @@ void gd_stats_compute(const double *values, size_t n, gpudiag_stats_us *out)
     if (!v)
         return;
     memcpy(v, values, n * sizeof *v);
-    qsort(v, n, sizeof *v, cmp_double);
+    qsort(v, n, sizeof *v, gd_cmp_double);
     double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += v[i];

@@ -361,12 +361,6 @@ gpudiag_status gpudiag_side_from_ranks(const gpudiag_report *const *reports, siz
 
 /* ---- statistics ---------------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* numpy "type 7" quantile of sorted v. */
 static double quantile_sorted(const double *v, size_t n, double q)
 {
@@ -405,7 +399,7 @@ int gd_mann_whitney(const double *b, size_t m, const double *t, size_t n, double
         return -1;
     memcpy(all, b, m * sizeof *b);
     memcpy(all + m, t, n * sizeof *t);
-    qsort(all, N, sizeof *all, cmp_double);
+    qsort(all, N, sizeof *all, gd_cmp_double);
     double tie_sum = 0;
     int ties = 0;
     for (size_t i = 0; i < N;) {
@@ -475,7 +469,7 @@ static double resample_median(const double *v, size_t n, double *scratch, uint64
 {
     for (size_t i = 0; i < n; i++)
         scratch[i] = v[splitmix64(rng) % n];
-    qsort(scratch, n, sizeof *scratch, cmp_double);
+    qsort(scratch, n, sizeof *scratch, gd_cmp_double);
     return quantile_sorted(scratch, n, 0.5);
 }
 
@@ -498,7 +492,7 @@ static int bootstrap_median_diff(const double *b, size_t m, const double *t, siz
         double mt = resample_median(t, n, scratch, &rng);
         d[i] = mt - mb;
     }
-    qsort(d, BOOT_RESAMPLES, sizeof *d, cmp_double);
+    qsort(d, BOOT_RESAMPLES, sizeof *d, gd_cmp_double);
     *lo = quantile_sorted(d, BOOT_RESAMPLES, 0.025);
     *hi = quantile_sorted(d, BOOT_RESAMPLES, 0.975);
     free(scratch);
@@ -514,7 +508,7 @@ static double median_of(const double *v, size_t n)
     if (!c)
         return NAN;
     memcpy(c, v, n * sizeof *v);
-    qsort(c, n, sizeof *c, cmp_double);
+    qsort(c, n, sizeof *c, gd_cmp_double);
     double r = quantile_sorted(c, n, 0.5);
     free(c);
     return r;

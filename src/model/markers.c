@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/markers.h"
+#include "util/util.h"
 
 void gd_markers_init(gd_markers *mk, const char *path)
 {
@@ -97,12 +98,6 @@ void gd_markers_free(gd_markers *mk)
     mk->n = mk->cap = 0;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* numpy's default percentile (linear between closest ranks) of sorted v[n]. */
 static double pct(const double *v, size_t n, double q)
 {
@@ -139,7 +134,7 @@ void gd_markers_report(const gd_markers *mk, const double *t, const double *util
         }
     }
     double span = mk->m[mk->n - 1].t_s - mk->m[0].t_s;
-    qsort(d, nd, sizeof *d, cmp_d);
+    qsort(d, nd, sizeof *d, gd_cmp_double);
     fprintf(fp,
             "gpudiag run: steps: %zu markers (steps %ld..%ld), %zu step times%s: mean %.1f ms, median %.1f ms, "
             "p90 %.1f ms, min %.1f ms, max %.1f ms\n",

@@ -519,7 +519,7 @@ void gd_yajl_free(void *ctx, void *p)
 
 /* --- quantiles by selection ------------------------------------------------ */
 
-static int cmp_dbl(const void *a, const void *b)
+int gd_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -556,7 +556,7 @@ static void select_ranks(double *v, size_t lo, size_t hi, const size_t *ranks, s
             return;
         }
         if (depth <= 0) {
-            qsort(v + lo, n, sizeof *v, cmp_dbl);
+            qsort(v + lo, n, sizeof *v, gd_cmp_double);
             return;
         }
         depth--;

@@ -123,6 +123,10 @@ void gd_yajl_free(void *ctx, void *p);
  * key equals `key`, or n if none. */
 size_t gd_find_i64(const void *base, size_t n, size_t size, int64_t key);
 
+/* qsort()/bsearch() comparator of two doubles, ascending: -1, 0 or 1 (two
+ * NaN, or a NaN and a number, compare equal: sort only NaN-free arrays). */
+int gd_cmp_double(const void *a, const void *b);
+
 /* Percentiles of v[0..n) (no NaN; n >= 1) by selection instead of a full
  * sort: out[k] = the q[k] quantile with linear interpolation between closest
  * ranks (numpy's default, the same number a sort followed by interpolation
