@@ -315,6 +315,23 @@ typedef struct gpudiag_device {
     double ridge;                 /**< peak / bandwidth, FLOP per byte; NaN if unknown */
 } gpudiag_device;
 
+/** Kind of a communication kernel (docs/DEFINITIONS.md "Communication", collective kinds):
+ *  from the NCCL/RCCL kernel name; SendRecv kernels launched inside an all-to-all host call
+ *  are all-to-all (NCCL runs all_to_all as grouped send/recv). */
+typedef enum gpudiag_comm_kind {
+    GPUDIAG_COMM_ALL_REDUCE = 0,
+    GPUDIAG_COMM_ALL_GATHER,
+    GPUDIAG_COMM_REDUCE_SCATTER,
+    GPUDIAG_COMM_ALL_TO_ALL,
+    GPUDIAG_COMM_SEND_RECV,       /**< point-to-point: pipeline-parallel send/recv */
+    GPUDIAG_COMM_BROADCAST,
+    GPUDIAG_COMM_OTHER,
+    GPUDIAG_COMM_KIND_COUNT
+} gpudiag_comm_kind;
+
+/** Stable name of a communication kind ("all_reduce", "send_recv", ...); "unknown" if out of range. */
+const char *gpudiag_comm_kind_name(gpudiag_comm_kind kind);
+
 /** What a GPU-idle gap is attributed to (docs/DEFINITIONS.md "Idle gaps and their causes"). */
 typedef enum gpudiag_idle_cause {
     GPUDIAG_IDLE_SYNC = 0,        /**< a host sync call was waiting when the GPU drained */
@@ -433,7 +450,7 @@ typedef struct gpudiag_evidence {
     double value;
 } gpudiag_evidence;
 
-#define GPUDIAG_MAX_EVIDENCE 8
+#define GPUDIAG_MAX_EVIDENCE 12
 
 /** A diagnosis: stable id, severity, numbers, fix, expected gain. */
 typedef struct gpudiag_finding {
@@ -605,6 +622,10 @@ typedef struct gpudiag_report {
     double gemm_sm_idle_us;       /**< sum of duration × (1 − blocks per SM) over the underfilled ones */
     uint64_t sync_calls;          /**< host sync calls inside the steps (cudaStreamSynchronize, ...) */
     double sync_time_us;          /**< their total duration */
+
+    /* communication kernels of all devices starting inside the steps span: summed
+     * duration by kind, µs (DEFINITIONS "Communication", collective kinds) */
+    double comm_kind_us[GPUDIAG_COMM_KIND_COUNT];
 
     /* communication kernels of the first device that has them, inside the steps
      * span, in start order: the input of the cross-rank analysis */

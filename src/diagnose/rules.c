@@ -463,6 +463,21 @@ static void rule_host_overhead(fbuilder *b)
                        "static_graph=True when the graph is static."));
 }
 
+/* Groups of collective kinds that pick the communication advice; all-gather and
+ * reduce-scatter together are FSDP / ZeRO-3 sharding. */
+enum { G_ALL_REDUCE, G_SHARDED, G_ALL_TO_ALL, G_P2P, G_BROADCAST, G_NONE };
+
+/* The group with >= GD_COMM_KIND_DOMINANT of the communication kernel time
+ * (the largest; ties: the first), G_NONE when none. */
+static int comm_dominant(const double gs[G_NONE])
+{
+    int g = G_NONE;
+    for (int k = 0; k < G_NONE; k++)
+        if (gs[k] >= GD_COMM_KIND_DOMINANT && (g == G_NONE || gs[k] > gs[g]))
+            g = k;
+    return g;
+}
+
 static void rule_communication(fbuilder *b)
 {
     gpudiag_report *r = b->r;
@@ -476,12 +491,84 @@ static void rule_communication(fbuilder *b)
     gd_fb_ev(f, "comm_us_per_step", r->avg_role_us[GPUDIAG_ROLE_COMMUNICATION]);
     gd_fb_ev(f, "comm_overlap", r->comm_overlap);
     gd_fb_ev(f, "step_time_us", r->avg_step_us);
-    gd_fb_text(b, f,
-         gd_format("Communication not hidden behind compute takes %.1f%% of each step", 100.0 * s),
-         gd_format("Overlap and shrink collectives: tune DDP bucket_cap_mb, accumulate gradients over more "
-                   "micro-batches (model.no_sync()) so all-reduce runs less often, raise the per-GPU batch, "
-                   "compress gradients to bf16 with a DDP comm hook, enable FSDP/ZeRO prefetch, and check the "
-                   "interconnect with NCCL_DEBUG=INFO (NVLink vs PCIe, IB vs TCP)."));
+    /* the dominant kind of collective picks the advice (DEFINITIONS "Communication", collective kinds):
+     * all-gather and reduce-scatter together are FSDP / ZeRO-3 sharding */
+    double tot = 0;
+    for (int k = 0; k < GPUDIAG_COMM_KIND_COUNT; k++)
+        tot += r->comm_kind_us[k];
+    int g = G_NONE;
+    double gs[G_NONE] = {0};
+    if (tot > 0) {
+        static const char *const keys[GPUDIAG_COMM_KIND_COUNT] = {
+            "all_reduce_share", "all_gather_share", "reduce_scatter_share", "all_to_all_share",
+            "send_recv_share",  "broadcast_share",  "other_comm_share"};
+        for (int k = 0; k < GPUDIAG_COMM_KIND_COUNT; k++)
+            gd_fb_ev(f, keys[k], r->comm_kind_us[k] / tot);
+        gs[G_ALL_REDUCE] = r->comm_kind_us[GPUDIAG_COMM_ALL_REDUCE] / tot;
+        gs[G_SHARDED] = (r->comm_kind_us[GPUDIAG_COMM_ALL_GATHER] + r->comm_kind_us[GPUDIAG_COMM_REDUCE_SCATTER]) / tot;
+        gs[G_ALL_TO_ALL] = r->comm_kind_us[GPUDIAG_COMM_ALL_TO_ALL] / tot;
+        gs[G_P2P] = r->comm_kind_us[GPUDIAG_COMM_SEND_RECV] / tot;
+        gs[G_BROADCAST] = r->comm_kind_us[GPUDIAG_COMM_BROADCAST] / tot;
+        g = comm_dominant(gs);
+    }
+    static const char *const what[G_NONE] = {
+        "all-reduce", "all-gather/reduce-scatter (sharded data parallel: FSDP, ZeRO-3)",
+        "all-to-all (embedding sharding, mixture-of-experts)", "point-to-point send/recv (pipeline parallelism)",
+        "broadcast"};
+    char *title = g == G_NONE ? gd_format("Communication not hidden behind compute takes %.1f%% of each step", 100.0 * s)
+                              : gd_format("Communication not hidden behind compute takes %.1f%% of each step; %s is "
+                                          "%.0f%% of the communication kernel time",
+                                          100.0 * s, what[g], 100.0 * gs[g]);
+    char *advice;
+    switch (g) {
+    case G_SHARDED:
+        advice = gd_format(
+            "Hide the all-gathers behind compute: FSDP(forward_prefetch=True, backward_prefetch="
+            "BackwardPrefetch.BACKWARD_PRE) issues the next unit's all-gather early, and limit_all_gathers=True keeps "
+            "that prefetch from stalling on memory; wrap larger units (fewer, larger all-gathers) or keep the last "
+            "blocks unsharded (FSDP2 reshard_after_forward=False); with DeepSpeed ZeRO-3 raise "
+            "allgather_bucket_size / reduce_bucket_size and set overlap_comm=True; shard within a node "
+            "(HYBRID_SHARD) when the link between nodes is slow; check the interconnect with NCCL_DEBUG=INFO.");
+        break;
+    case G_P2P:
+        advice = gd_format(
+            "Shrink the pipeline bubble and hide the send/recv: raise the number of micro-batches per step (the "
+            "bubble is about (stages - 1) / micro-batches of the step), use an interleaved 1F1B schedule (virtual "
+            "stages: torch.distributed.pipelining ScheduleInterleaved1F1B, Megatron "
+            "--num-layers-per-virtual-pipeline-stage), overlap p2p with compute (Megatron overlap_p2p_comm, "
+            "batch_isend_irecv on a side stream), balance layers across stages, and check the link between "
+            "stage ranks with NCCL_DEBUG=INFO.");
+        break;
+    case G_ALL_TO_ALL:
+        advice = gd_format(
+            "Overlap and shrink the all-to-all: pipeline it with compute (TorchRec TrainPipelineSparseDist "
+            "distributes the next batch's features while this one trains; MoE: overlap token dispatch with expert "
+            "compute), send fewer bytes (TorchRec quantised comms in fp16/bf16; a lower MoE capacity factor), "
+            "balance the shards (TorchRec planner) so no rank sends much more than the others, and check the "
+            "interconnect with NCCL_DEBUG=INFO.");
+        break;
+    case G_BROADCAST:
+        advice = gd_format(
+            "Broadcasts every step are usually DDP's buffer broadcast before each forward: pass "
+            "broadcast_buffers=False when the buffers need no syncing (BatchNorm: SyncBatchNorm), and broadcast "
+            "parameters once at start-up only; check the interconnect with NCCL_DEBUG=INFO.");
+        break;
+    case G_ALL_REDUCE:
+        advice = gd_format(
+            "Overlap and shrink the gradient all-reduce: tune DDP bucket_cap_mb, accumulate gradients over more "
+            "micro-batches (model.no_sync()) so all-reduce runs less often, raise the per-GPU batch, compress "
+            "gradients to bf16 with a DDP comm hook (or PowerSGD), and check the interconnect with NCCL_DEBUG=INFO "
+            "(NVLink vs PCIe, IB vs TCP).");
+        break;
+    default:
+        advice = gd_format(
+            "Overlap and shrink collectives: tune DDP bucket_cap_mb, accumulate gradients over more "
+            "micro-batches (model.no_sync()) so all-reduce runs less often, raise the per-GPU batch, "
+            "compress gradients to bf16 with a DDP comm hook, enable FSDP/ZeRO prefetch, and check the "
+            "interconnect with NCCL_DEBUG=INFO (NVLink vs PCIe, IB vs TCP).");
+        break;
+    }
+    gd_fb_text(b, f, title, advice);
 }
 
 static void rule_memory_bound(fbuilder *b)
@@ -933,8 +1020,25 @@ static const char *short_fix(const gpudiag_finding *f)
         return "cut CPU work between kernels: torch.compile, no per-step .item()";
     if (strcmp(id, "host_launch_bound") == 0)
         return "launch fewer, larger kernels: torch.compile / CUDA Graphs, bigger batch";
-    if (strcmp(id, "communication_bound") == 0)
-        return "overlap all-reduce with backward, communicate less often";
+    if (strcmp(id, "communication_bound") == 0) {
+        /* the dominant kind, as rule_communication chose it (NaN evidence: none) */
+        double gs[G_NONE] = {evidence(f, "all_reduce_share"),
+                             evidence(f, "all_gather_share") + evidence(f, "reduce_scatter_share"),
+                             evidence(f, "all_to_all_share"), evidence(f, "send_recv_share"),
+                             evidence(f, "broadcast_share")};
+        switch (comm_dominant(gs)) {
+        case G_SHARDED:
+            return "prefetch FSDP all-gathers, limit_all_gathers, larger wrap units";
+        case G_P2P:
+            return "more micro-batches, an interleaved pipeline schedule, overlap send/recv with compute";
+        case G_ALL_TO_ALL:
+            return "overlap the all-to-all with compute, send fewer bytes, balance the shards";
+        case G_BROADCAST:
+            return "broadcast_buffers=False, broadcast parameters once";
+        default:
+            return "overlap all-reduce with backward, communicate less often";
+        }
+    }
     if (strcmp(id, "memcpy_heavy") == 0)
         return "pinned memory + non_blocking copies, keep tensors on the GPU";
     if (strcmp(id, "no_tensor_cores") == 0)

@@ -62,6 +62,14 @@ const char *gpudiag_idle_cause_name(gpudiag_idle_cause cause)
     return (unsigned)cause < GPUDIAG_IDLE_CAUSE_COUNT ? names[cause] : "unknown";
 }
 
+const char *gpudiag_comm_kind_name(gpudiag_comm_kind kind)
+{
+    static const char *const names[GPUDIAG_COMM_KIND_COUNT] = {
+        "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "send_recv", "broadcast", "other",
+    };
+    return (unsigned)kind < GPUDIAG_COMM_KIND_COUNT ? names[kind] : "unknown";
+}
+
 const char *gpudiag_copy_kind_name(gpudiag_copy_kind kind)
 {
     static const char *const names[GPUDIAG_COPY_KIND_COUNT] = {"h2d", "d2h", "d2d", "other"};

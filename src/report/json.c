@@ -378,6 +378,11 @@ static void write_summary(jw *w, const gpudiag_report *r)
     kv_num(w, "non_compute_share", r->non_compute_share);
     kv_num(w, "comm_share", r->comm_share);
     kv_num(w, "comm_overlap", r->comm_overlap);
+    key(w, "comm_kernel_us_by_kind");
+    yajl_gen_map_open(w->g);
+    for (int c = 0; c < GPUDIAG_COMM_KIND_COUNT; c++)
+        kv_us(w, gpudiag_comm_kind_name((gpudiag_comm_kind)c), r->has_gpu && r->step_count ? r->comm_kind_us[c] : NAN);
+    yajl_gen_map_close(w->g);
     kv_num(w, "mfu", r->mfu);
     kv_num(w, "hfu", r->hfu);
     kv_num(w, "achieved_tflops_per_gpu", r->achieved_tflops);

@@ -47,3 +47,55 @@ valcheck.run(checks, sys.argv[2], 1e-05)
 EOF2
 )
 check_both_readers "$GD_TEST_DATA/ok_kernel_mix.json" "$PY"
+rc=$?
+# tests/data/ok_comm_sendrecv.json (DEFINITIONS "Communication", collective kinds) — one step
+#   [1000,2000]: GEMM [1010,1300]; ncclDevKernel_SendRecv [1310,1710] launched inside the
+#   nccl:send annotation (not an all-to-all call -> send_recv 400); ncclDevKernel_AllReduce
+#   [1720,1820] (all_reduce 100); GEMM [1830,2000]. Exposed communication 500 / 1000 = 0.5,
+#   overlap 0 -> communication_bound, gain 0.5; send_recv share 400 / 500 = 0.8 >= 0.5 -> the
+#   pipeline-parallel advice and short fix (before: DDP all-reduce advice).
+PY_SR=$(cat <<'EOF2'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+f = {x["id"]: x for x in d["findings"]}
+c = f.get("communication_bound", {})
+k = d["summary"]["comm_kernel_us_by_kind"]
+checks = [
+    ("send_recv us", k["send_recv"], 400), ("all_reduce us", k["all_reduce"], 100),
+    ("all_to_all us", k["all_to_all"], 0), ("all_gather us", k["all_gather"], 0),
+    ("comm share", d["summary"]["comm_share"], 0.5), ("gain", c.get("est_gain"), 0.5),
+    ("send_recv share", c.get("evidence", {}).get("send_recv_share"), 0.8),
+    ("all_reduce share", c.get("evidence", {}).get("all_reduce_share"), 0.2),
+    ("title", c.get("title"), "Communication not hidden behind compute takes 50.0% of each step; point-to-point "
+     "send/recv (pipeline parallelism) is 80% of the communication kernel time"),
+    ("advice", c.get("recommendation", "").startswith("Shrink the pipeline bubble"), True),
+    ("advice micro-batches", "number of micro-batches" in c.get("recommendation", ""), True),
+    ("no DDP advice", "bucket_cap_mb" in c.get("recommendation", ""), False),
+    ("bottleneck", d["verdict"]["bottleneck"], "communication"),
+    ("verdict fix", "(more micro-batches, an interleaved pipeline schedule, overlap send/recv with compute)"
+     in d["verdict"]["summary"], True),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-05)
+EOF2
+)
+check_both_readers "$GD_TEST_DATA/ok_comm_sendrecv.json" "$PY_SR" || rc=1
+# a100_8rank_rank3_control (shared): its 42 ncclKernel_SendRecv kernels are launched inside
+#   nccl:all_to_all (130655 us, all of them linked) and 18 AllReduce kernels take 32880 us
+#   (summed from the trace with a separate script): all-to-all 130655 / 163535 = 0.798942
+#   -> the all-to-all advice (TorchRec pipelining), not pipeline parallelism nor DDP buckets.
+A8=/work/shared/data/traces/a100_8rank_rank3_control.json.gz
+if [ -f "$A8" ]; then
+  if "$GPUDIAG" analyze --json "$A8" > "$TMP/a8.json" && python3 - "$TMP/a8.json" <<'EOF2'
+import json, sys
+d = json.load(open(sys.argv[1]))
+k = d["summary"]["comm_kernel_us_by_kind"]
+assert k["all_to_all"] == 130655 and k["all_reduce"] == 32880 and k["send_recv"] == 0, k
+c = {x["id"]: x for x in d["findings"]}["communication_bound"]
+assert abs(c["evidence"]["all_to_all_share"] - 130655 / 163535) < 1e-5, c
+assert c["recommendation"].startswith("Overlap and shrink the all-to-all"), c
+EOF2
+  then :; else echo "FAIL: a100_8rank all-to-all advice"; rc=1; fi
+fi
+exit $rc
