@@ -415,7 +415,8 @@ static void write_findings(hw *w, const gpudiag_report *r)
         esc(w, f->id);
         putf(w, "</code>, %s", kind);
         if (isfinite(f->est_gain))
-            putf(w, ", could save about %s of step time", fmt_pct(b, sizeof b, f->est_gain));
+            putf(w, ", could save about %s of %s time", fmt_pct(b, sizeof b, f->est_gain),
+                 r->series ? "run" : "step"); /* a log has no steps: the text report says "run" too */
         put(w, ")</span>");
         if (f->recommendation && f->recommendation[0]) {
             put(w, "<br>Fix: ");
@@ -910,7 +911,12 @@ static void write_series(hw *w, const gpudiag_report *r)
             put(w, g->compute_metric < GPUDIAG_M_COUNT ? "Idle. " : "No utilisation data. ");
         put(w, "Memory ");
         esc(w, g->memory_level ? g->memory_level : "n/a");
-        putf(w, " (%s used)", fmt_pct(b1, sizeof b1, g->mem_used_share));
+        const gpudiag_metric_stats *mu = &g->stats[GPUDIAG_M_MEM_USED_BYTES];
+        if (isnan(g->mem_used_share) && mu->n) /* used without a total (dmon fb): as the text report says */
+            putf(w, " (%.1f GiB used, total unknown)", mu->median / 1073741824.0);
+        else
+            putf(w, " (%s used%s)", fmt_pct(b1, sizeof b1, g->mem_used_share),
+                 g->mem_total_from_spec ? " of the GPU table's total" : "");
         put(w, ", compute ");
         esc(w, g->compute_level ? g->compute_level : "n/a");
         put(w, ", bandwidth ");

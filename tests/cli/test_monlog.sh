@@ -239,6 +239,12 @@ if [ -d "$LOGS" ]; then
     "$GPUDIAG" analyze --html "$TMP/gf.html" "$LOGS/nvsmi_dmon_pucvmet_2gpu_one_training_one_idle_geforce.log" > /dev/null 2>&1
     grep -q "dmon monitoring log, 2 GPUs, 4 samples each" "$TMP/gf.html" && grep -q "Samples</dt><dd>4 per GPU</dd>" "$TMP/gf.html" \
         && grep -q "log: 2 GPUs, 4 samples each" "$TMP/gf.html" && ok || nok "HTML sample counts"
+    # used memory without a total (dmon fb): the page says what the text says, 3945 MiB = 3.85 GiB
+    grep -q "Memory n/a (3.9 GiB used, total unknown)" "$TMP/gf.html" && ok || nok "HTML memory without a total"
+    # a log's est_gain is a share of run time, as in the text report (snapshot CSV: memory_headroom)
+    "$GPUDIAG" analyze --html "$TMP/snap.html" "$LOGS/nvsmi_query_csv_2gpu_power_clocks_snapshot.csv" > /dev/null 2>&1
+    grep -q "could save about [0-9.]*% of run time" "$TMP/snap.html" && ! grep -q "of step time" "$TMP/snap.html" \
+        && ok || nok "HTML gain of a log: run time"
 fi
 "$GPUDIAG" analyze --no-color "$DATA/dmon_one_sample.log" > "$TMP/one.txt" 2>&1
 head -1 "$TMP/one.txt" | grep -q "(dmon monitoring log, 1 GPU, 1 sample, a snapshot)$" && ok || nok "one-sample header: $(head -1 "$TMP/one.txt")"
