@@ -158,6 +158,8 @@ typedef struct gpudiag_series {
     char ignored_columns[256];   /**< header columns the model has no place for, ", "-separated as the
                                       header spells them ("FP32A, 1006"); "" none; cut at 255 bytes */
     uint64_t header_hash;        /**< (internal) hash of the last column header, 0 none */
+    uint64_t bytes;              /**< bytes of the log read (after gzip decompression); 0 for a series a
+                                      sampler filled (nothing was read) */
 } gpudiag_series;
 
 /** Allocate an empty series.  format: short name copied into ->format (may be NULL).

@@ -569,6 +569,8 @@ gpudiag_status gpudiag_series_analyze(const gpudiag_series *s, const char *path,
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, path ? path : "", -1, "out of memory");
     r->input.path = gd_strdup(path ? path : "");
     r->input.format = "monitoring";
+    r->input.bytes = s->bytes;  /* the log read, as a trace's JSON bytes */
+    r->input.events = s->rows;  /* data rows turned into samples (series.rows) */
     r->input.truncated_at = -1;
     r->input.rank = r->input.world_size = -1;
     r->step_time.mean = r->step_time.median = r->step_time.p90 = r->step_time.min = r->step_time.max =

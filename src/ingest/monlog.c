@@ -556,6 +556,7 @@ static gpudiag_status series_read_lines(gd_lines *l, const char *path, gpudiag_l
     case GPUDIAG_LOG_SMI_Q: st = gd_read_smi_q(l, s, err); break;
     default: st = gd_set_error(err, GPUDIAG_ERR_ARG, path, -1, "unknown log format %d", (int)format); break;
     }
+    s->bytes = l->next_off > 0 ? (uint64_t)l->next_off : 0;
     gd_lines_close(l);
     if (st == GPUDIAG_OK) {
         size_t samples = 0;

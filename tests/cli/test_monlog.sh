@@ -248,6 +248,12 @@ if [ -d "$LOGS" ]; then
 fi
 "$GPUDIAG" analyze --no-color "$DATA/dmon_one_sample.log" > "$TMP/one.txt" 2>&1
 head -1 "$TMP/one.txt" | grep -q "(dmon monitoring log, 1 GPU, 1 sample, a snapshot)$" && ok || nok "one-sample header: $(head -1 "$TMP/one.txt")"
+# inputs[] of a log: its bytes (decompressed: the same from a gzip copy) and data rows, not 0
+gzip -c "$DATA/dmon_one_sample.log" > "$TMP/one.log.gz"
+for f in "$DATA/dmon_one_sample.log" "$TMP/one.log.gz"; do
+    "$GPUDIAG" analyze --json "$f" | python3 -c "import json,sys; i=json.load(sys.stdin)['inputs'][0]; sys.exit(0 if (i['bytes'], i['events']) == (int(sys.argv[1]), 1) else 1)" \
+        "$(wc -c < "$DATA/dmon_one_sample.log")" && ok || nok "inputs bytes/events of $f"
+done
 printf '# gpu sm\n# Idx %%\n0 50\n1 10\n0 60\n0 70\n' > "$TMP/uneven.log"
 "$GPUDIAG" analyze --no-color "$TMP/uneven.log" > "$TMP/uneven.txt" 2>&1
 head -1 "$TMP/uneven.txt" | grep -q "2 GPUs, 4 samples in all (1 to 3 per GPU)" && ok || nok "uneven header: $(head -1 "$TMP/uneven.txt")"
