@@ -672,7 +672,7 @@ static void write_idle(hw *w, const gpudiag_report *r)
     double height = top + row * GPUDIAG_IDLE_CAUSE_COUNT + 6;
     double steps = (double)r->step_count;
     snprintf(b2, sizeof b2, "%llu", (unsigned long long)r->idle_gap_count);
-    char desc[200];
+    char desc[320];
     snprintf(desc, sizeof desc, "Device-idle time inside the steps, %s in %s gaps, split by what the host was "
              "doing; values are per step.", fmt_us(b, sizeof b, r->idle_gap_us / steps), b2);
     (void)chart_open(w, height, "GPU idle time per step by cause", desc);

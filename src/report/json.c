@@ -475,16 +475,43 @@ static void write_gaps(jw *w, const gpudiag_report *r)
 {
     size_t n = r->gaps ? (size_t)r->idle_gap_count : 0;
     size_t listed = n < JSON_GAPS ? n : JSON_GAPS;
-    const gpudiag_gap **p = n ? malloc(n * sizeof *p) : NULL;
+    const gpudiag_gap **p = n ? malloc(listed * sizeof *p) : NULL;
     if (n && !p) {
         listed = 0;
         w->oom = 1;
     }
-    for (size_t i = 0; p && i < n; i++)
-        p[i] = &r->gaps[i];
     if (p && listed < n) {
-        qsort(p, n, sizeof *p, cmp_gap_len);
+        /* the `listed` longest by cmp_gap_len (a total order, so the set is
+         * the one a full sort would give) through a heap whose root is the
+         * shortest kept: O(n log listed) instead of sorting every gap */
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            const gpudiag_gap *g = &r->gaps[i];
+            size_t c;
+            if (k < listed) {
+                for (c = k++; c > 0 && cmp_gap_len(&g, &p[(c - 1) / 2]) > 0; c = (c - 1) / 2)
+                    p[c] = p[(c - 1) / 2];
+            } else {
+                if (cmp_gap_len(&g, &p[0]) >= 0)
+                    continue; /* not longer than the shortest kept */
+                for (c = 0;;) {
+                    size_t l = 2 * c + 1, m = l;
+                    if (l >= listed)
+                        break;
+                    if (l + 1 < listed && cmp_gap_len(&p[l + 1], &p[l]) > 0)
+                        m = l + 1;
+                    if (cmp_gap_len(&p[m], &g) <= 0)
+                        break;
+                    p[c] = p[m];
+                    c = m;
+                }
+            }
+            p[c] = g;
+        }
         qsort(p, listed, sizeof *p, cmp_gap_pos);
+    } else {
+        for (size_t i = 0; p && i < n; i++)
+            p[i] = &r->gaps[i];
     }
     kv_int(w, "gaps_listed", (long long)listed);
     key(w, "gaps");

@@ -60,6 +60,71 @@ static void test_push_compaction(void)
     free(cov);
 }
 
+/* The host-activity pattern: disjoint intervals over the whole domain, then a
+ * second pass from the start again whose intervals overlap the first (the
+ * merged run + unsorted tail that gd_iv_merge joins linearly).  Checked
+ * against coverage counted point by point. */
+static void test_push_two_passes(void)
+{
+    enum { DOMAIN = 300000 };
+    gd_vec v;
+    gd_vec_init(&v, sizeof(gd_iv));
+    unsigned char *cov = calloc(DOMAIN + 64, 1);
+    ASSERT_TRUE(cov != NULL);
+    for (int64_t s = 0; s < DOMAIN; s += 10) { /* [s, s+4): 30,000 disjoint */
+        ASSERT_EQ_INT(gd_iv_push(&v, s, s + 4), 0);
+        for (int64_t p = s; p < s + 4; p++)
+            cov[p] = 1;
+    }
+    uint64_t x = 2463534242ull;
+    for (int64_t s = 3; s < DOMAIN; s += 7) { /* second pass, lengths 1..6, jittered */
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        int64_t b = s + (int64_t)(x % 5), e = b + 1 + (int64_t)((x >> 8) % 6);
+        ASSERT_EQ_INT(gd_iv_push(&v, b, e), 0);
+        for (int64_t p = b; p < e; p++)
+            cov[p] = 1;
+    }
+    size_t n = gd_iv_merge(v.data, v.len);
+    const gd_iv *m = v.data;
+    int64_t covered = 0;
+    for (size_t p = 0; p < DOMAIN + 64; p++)
+        covered += cov[p];
+    ASSERT_EQ_INT(gd_iv_sum(m, n), covered);
+    size_t runs = 0;
+    for (size_t p = 0; p < DOMAIN + 64; p++)
+        runs += cov[p] && (p == 0 || !cov[p - 1]);
+    ASSERT_EQ_INT(n, runs); /* maximal runs, as counted */
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            ASSERT_TRUE(m[i].s > m[i - 1].e);
+        for (int64_t p = m[i].s; p < m[i].e; p++)
+            ASSERT_EQ_INT(cov[p], 1);
+    }
+    /* a merged run followed by a short unsorted tail, merged directly:
+     * run [0,2) [4,6) ... [36,38); tail [1,5) [30,41) [50,51) [2,3) */
+    gd_iv a[24];
+    for (int i = 0; i < 10; i++)
+        a[i] = (gd_iv){4 * i, 4 * i + 2};
+    a[10] = (gd_iv){1, 5};
+    a[11] = (gd_iv){30, 41};
+    a[12] = (gd_iv){50, 51};
+    a[13] = (gd_iv){2, 3};
+    n = gd_iv_merge(a, 14);
+    /* [0,6) [8,10) [12,14) ... [24,26) [28,41) [50,51) */
+    ASSERT_EQ_INT(n, 8);
+    ASSERT_EQ_INT(a[0].s, 0);
+    ASSERT_EQ_INT(a[0].e, 6);
+    ASSERT_EQ_INT(a[1].s, 8);
+    ASSERT_EQ_INT(a[5].s, 24);
+    ASSERT_EQ_INT(a[6].s, 28);
+    ASSERT_EQ_INT(a[6].e, 41);
+    ASSERT_EQ_INT(a[7].s, 50);
+    gd_vec_free(&v);
+    free(cov);
+}
+
 int main(void)
 {
     /* merge: sorts, joins overlapping and touching, drops contained */
@@ -112,5 +177,6 @@ int main(void)
     ASSERT_EQ_INT(sums[1], 15 + 1);
     ASSERT_EQ_INT(sums[2], 9);
     test_push_compaction();
+    test_push_two_passes();
     TEST_DONE("test_intervals");
 }

@@ -9,6 +9,14 @@
 static int tc(const char *n) { return gd_kernel_uses_tensor_cores(n, strlen(n)); }
 static gpudiag_kernel_class cls(const char *n) { return gd_kernel_class(n, strlen(n)); }
 
+static int cmp_key_pos(const void *pa, const void *pb)
+{
+    const int64_t *a = pa, *b = pb;
+    if (a[0] != b[0])
+        return a[0] < b[0] ? -1 : 1;
+    return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
 int main(void)
 {
     /* 10, 20, 30, 40: mean 25, median 25, p90 = 30 + 0.7*10 = 37 (linear,
@@ -65,6 +73,44 @@ int main(void)
             ASSERT_TRUE(recs[i - 1].tag < recs[i].tag); /* stable */
     }
     ASSERT_EQ_INT(recs[0].k, -5);
+    /* many records, keys spanning ~2^41 around zero (several 11-bit digit
+     * passes, one of them the same in every key), for each record size the
+     * sort copies specially (8, 16, 24, 32) and one it does not (40): the
+     * result equals a qsort by (key, input position) */
+    {
+        enum { NR = 5000 };
+        static int64_t buf[NR * 5], ref[NR * 5];
+        const size_t words[] = {1, 2, 3, 4, 5};
+        for (size_t wi = 0; wi < 5; wi++) {
+            size_t w = words[wi];
+            uint64_t x = 0x9E3779B97F4A7C15ull;
+            for (size_t i = 0; i < NR; i++) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                int64_t k = (int64_t)(x % (1ull << 41)) - (int64_t)(1ull << 40);
+                k &= ~(int64_t)0x3ff800; /* bits 11..21 zero in every key: a pass to skip */
+                if (i % 7 == 0 && i)
+                    k = buf[(i - 1) * w]; /* ties */
+                buf[i * w] = k;
+                for (size_t j = 1; j < w; j++)
+                    buf[i * w + j] = (int64_t)(i * 10 + j);
+            }
+            for (size_t i = 0; i < NR; i++) { /* reference: (key, position) pairs */
+                ref[2 * i] = buf[i * w];
+                ref[2 * i + 1] = (int64_t)i;
+            }
+            qsort(ref, NR, 2 * sizeof(int64_t), cmp_key_pos);
+            ASSERT_EQ_INT(gd_radix_sort_i64(buf, NR, w * sizeof(int64_t), 0), 0);
+            for (size_t i = 0; i < NR; i++) {
+                ASSERT_TRUE(buf[i * w] == ref[2 * i]);
+                if (w > 1)
+                    ASSERT_TRUE(buf[i * w + 1] == ref[2 * i + 1] * 10 + 1); /* the record moved whole */
+                if (w > 4)
+                    ASSERT_TRUE(buf[i * w + 4] == ref[2 * i + 1] * 10 + 4);
+            }
+        }
+    }
     int64_t big[3] = {INT64_MAX, INT64_MIN, 0};
     ASSERT_EQ_INT(gd_radix_sort_i64(big, 3, sizeof big[0], 0), 0);
     ASSERT_EQ_INT(big[0], INT64_MIN);
