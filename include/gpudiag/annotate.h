@@ -23,7 +23,7 @@ extern "C" {
  *    sorted first) with a thread "findings" (tid 0) and one thread
  *    "idle gaps, GPU d" (tid d + 1) per device of the timeline;
  *  - one span ("ph":"X", "cat":"gpudiag") per device-idle gap of the report
- *    (report->gaps, all of them), named by its cause ("sync", "dataloader",
+ *    (report->gaps: all of them unless gpudiag_analyze_opts.max_gaps limited them), named by its cause ("sync", "dataloader",
  *    ...), args {device, step, cause};
  *  - one instant event ("ph":"i", "s":"p") per finding, at the start of the
  *    longest step (the worst one), named by the finding id, args {title,

@@ -609,8 +609,10 @@ typedef struct gpudiag_report {
     gpudiag_gap *top_gaps;
     size_t stream_idle_count;     /**< HTA per-stream breakdown, by device then stream */
     gpudiag_stream_idle *stream_idle;
-    gpudiag_gap *gaps;            /**< every one of the idle_gap_count gaps, by device then start;
+    gpudiag_gap *gaps;            /**< every one of the idle_gap_count gaps (or the gaps_kept longest when
+                                       gpudiag_analyze_opts.max_gaps limits them), by device then start;
                                        cpu_op is NULL here (top_gaps names it) */
+    size_t gaps_kept;             /**< entries in gaps: idle_gap_count unless max_gaps limited them */
     gpudiag_timeline timeline;    /**< GPU activity and idle causes over the steps, downsampled */
     gpudiag_transfer transfers[GPUDIAG_COPY_KIND_COUNT]; /**< memcpys inside the steps span, by direction */
     gpudiag_transfer pageable;    /**< those with pageable host memory on one side (Nsight cuda_memcpy_async) */
@@ -665,7 +667,17 @@ typedef struct gpudiag_analyze_opts {
      *  its FLOPs and DRAM bytes feed the roofline; NULL = none.  Not modified; may be
      *  freed after the call. */
     const struct gpudiag_ncu *ncu;
+    /** Idle gaps kept in report->gaps: 0 = every one (the default); N > 0 = only the N
+     *  longest (ties: the earlier first), still ordered by device then start, and
+     *  report->gaps_kept says how many.  The totals (idle_gap_count, idle_gap_us,
+     *  idle_cause_us, the timeline) always count every gap.  A caller that does not walk
+     *  every gap (the JSON report lists at most GPUDIAG_JSON_GAPS) saves 56 bytes per gap,
+     *  about 400 MB on a 28 GB trace of 7 M gaps (docs/MEMORY.md). */
+    size_t max_gaps;
 } gpudiag_analyze_opts;
+
+/** The JSON report's idle.gaps[] lists at most this many gaps, the longest. */
+#define GPUDIAG_JSON_GAPS 1000
 
 /**
  * Run every analysis and rule over a trace.

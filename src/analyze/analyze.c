@@ -1283,6 +1283,7 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
     memset(&a, 0, sizeof a);
     a.t = t;
     a.r = r;
+    a.max_gaps = opts ? opts->max_gaps : 0;
 
     gpudiag_input_info *in = &r->input;
     in->path = gd_utf8_clean(t->path, strlen(t->path));

@@ -41,6 +41,7 @@ typedef struct actx {
     uint16_t *nflags;         /* per name id: NF_* bits, classified once (gd_name_flags) */
     rt_corr_entry *rt_index;  /* runtime calls with a correlation, sorted */
     size_t nrt_index;
+    size_t max_gaps;          /* gpudiag_analyze_opts.max_gaps: 0 = keep every idle gap */
 } actx;
 
 /* Name classes, computed once per distinct name (kclass.c has the rules). */

@@ -280,6 +280,52 @@ oom:
     return -1;
 }
 
+/* The gaps kept in report->gaps when opts.max_gaps limits them: the longest,
+ * ties the earlier first (the JSON writer's order), in a heap whose root is the
+ * one that would go first.  pos is the gap's index among all gaps, which gives
+ * back their order (device, then start) at the end. */
+typedef struct kept_gap {
+    gpudiag_gap g;
+    uint64_t pos;
+} kept_gap;
+
+/* 1 if x is dropped before y: shorter, or as long and later */
+static int kept_after(const kept_gap *x, const kept_gap *y)
+{
+    return x->g.duration_us < y->g.duration_us || (x->g.duration_us == y->g.duration_us && x->pos > y->pos);
+}
+
+static void keep_longest(kept_gap *h, size_t *n, size_t max, const gpudiag_gap *g, uint64_t pos)
+{
+    kept_gap k = {*g, pos};
+    size_t c;
+    if (*n < max) {
+        for (c = (*n)++; c > 0 && kept_after(&k, &h[(c - 1) / 2]); c = (c - 1) / 2)
+            h[c] = h[(c - 1) / 2];
+    } else {
+        if (!kept_after(&h[0], &k))
+            return; /* not longer than the first to drop */
+        for (c = 0;;) {
+            size_t l = 2 * c + 1, m = l;
+            if (l >= max)
+                break;
+            if (l + 1 < max && kept_after(&h[l + 1], &h[l]))
+                m = l + 1;
+            if (!kept_after(&h[m], &k))
+                break;
+            h[c] = h[m];
+            c = m;
+        }
+    }
+    h[c] = k;
+}
+
+static int cmp_kept_pos(const void *pa, const void *pb)
+{
+    const kept_gap *x = pa, *y = pb;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
 static void keep_top(gpudiag_gap *top, size_t *count, const gpudiag_gap *g)
 {
     size_t n = *count;
@@ -557,8 +603,10 @@ int gd_build_idle(actx *a)
     gd_vec_init(&all, sizeof(gpudiag_gap));
     gpudiag_gap *top = calloc(GD_TOP_GAPS, sizeof *top);
     size_t ntop = 0;
+    kept_gap *kept = a->max_gaps ? malloc(a->max_gaps * sizeof *kept) : NULL;
+    size_t nkept = 0;
     uint8_t *nclass = NULL;
-    if (!top)
+    if (!top || (a->max_gaps && !kept))
         goto out;
 
     /* host activity sets */
@@ -692,7 +740,9 @@ int gd_build_idle(actx *a)
                 step_hint++;
             if (step_hint < a->nsteps && a->steps[step_hint].s <= gap->s)
                 gg.step = r->steps[step_hint].number;
-            if (!gd_vec_push(&all, &gg))
+            if (kept)
+                keep_longest(kept, &nkept, a->max_gaps, &gg, r->idle_gap_count - 1);
+            else if (!gd_vec_push(&all, &gg))
                 goto out;
             bin_add(td->idle_us[cause], tl, gap->s, gap->e);
         }
@@ -723,7 +773,16 @@ int gd_build_idle(actx *a)
     r->top_gaps = top;
     r->top_gap_count = ntop;
     top = NULL;
+    if (kept) {
+        qsort(kept, nkept, sizeof *kept, cmp_kept_pos);
+        if (gd_vec_reserve(&all, nkept) != 0)
+            goto out;
+        for (size_t i = 0; i < nkept; i++)
+            ((gpudiag_gap *)all.data)[i] = kept[i].g;
+        all.len = nkept;
+    }
     r->gaps = all.data;
+    r->gaps_kept = all.len;
     all.data = NULL;
     all.len = all.cap = 0;
     rc = 0;
@@ -734,6 +793,7 @@ out:
     gd_vec_free(&busy);
     gd_vec_free(&idle);
     free(top);
+    free(kept);
     free(nclass);
     return rc;
 }

@@ -337,6 +337,9 @@ static int parse_analyze(int argc, char **argv, settings *s)
     }
     if (gd_trace_mfu_resolve(&s->tm, &s->aopts) < 0)
         return EXIT_USAGE;
+    /* only --trace-out walks every idle gap; the reports need the longest */
+    if (!s->trace_out)
+        s->aopts.max_gaps = GPUDIAG_JSON_GAPS;
     s->paths = argv + optind;
     s->npaths = argc - optind;
     if (s->npaths == 0) {

@@ -88,7 +88,10 @@ static int load_report(const char *path, gpudiag_report **out)
     gpudiag_trace *t = NULL;
     gpudiag_status st = gpudiag_trace_read(path, &t, &err);
     if (st == GPUDIAG_OK) {
-        st = gpudiag_analyze(t, NULL, out, &err);
+        gpudiag_analyze_opts ao;
+        memset(&ao, 0, sizeof ao);
+        ao.max_gaps = GPUDIAG_JSON_GAPS; /* compare reads totals, never every gap */
+        st = gpudiag_analyze(t, &ao, out, &err);
         gpudiag_trace_free(&t);
     }
     if (st != GPUDIAG_OK) {

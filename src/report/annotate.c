@@ -156,7 +156,7 @@ static void write_annotations(ann *a)
     }
 
     /* idle gaps as spans, one track per device */
-    for (size_t i = 0; r->gaps && i < r->idle_gap_count; i++) {
+    for (size_t i = 0; r->gaps && i < r->gaps_kept; i++) {
         const gpudiag_gap *g = &r->gaps[i];
         size_t d = 0;
         while (d < r->device_count && r->devices[d].id != g->device)

@@ -17,7 +17,7 @@
 #include "util/util.h"
 
 #define JSON_TOP_KERNELS 50
-#define JSON_GAPS 1000
+#define JSON_GAPS GPUDIAG_JSON_GAPS
 
 typedef struct jw {
     yajl_gen g;
@@ -473,7 +473,9 @@ static int cmp_gap_pos(const void *a, const void *b)
 
 static void write_gaps(jw *w, const gpudiag_report *r)
 {
-    size_t n = r->gaps ? (size_t)r->idle_gap_count : 0;
+    /* the kept gaps: every one, or (max_gaps) the longest, a superset of the
+     * JSON_GAPS longest by the same order, so the list is the same either way */
+    size_t n = r->gaps ? r->gaps_kept : 0;
     size_t listed = n < JSON_GAPS ? n : JSON_GAPS;
     const gpudiag_gap **p = n ? malloc(listed * sizeof *p) : NULL;
     if (n && !p) {

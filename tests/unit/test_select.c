@@ -191,12 +191,61 @@ static void test_progress(void)
     gpudiag_trace_free(&t);
 }
 
+/* opts.max_gaps keeps the N longest idle gaps (ties: the earlier), in their
+ * order, and leaves the totals alone.  Gaps by hand: ok_idle_causes has
+ * 200 µs at 1100, 100 at 1400, 200 at 1600; ok_three_steps 30 at 1000,
+ * 60 at 1070, 10 at 1230, 5 at 1260, 25 at 1275. */
+static void test_max_gaps(void)
+{
+    gpudiag_trace *t = NULL;
+    gpudiag_error err;
+    gpudiag_report *r = NULL;
+    gpudiag_analyze_opts o;
+    memset(&o, 0, sizeof o);
+    ASSERT_EQ_INT(gpudiag_trace_read(GD_TEST_DATA "/ok_idle_causes.json", &t, &err), GPUDIAG_OK);
+    ASSERT_EQ_INT(gpudiag_analyze(t, &o, &r, &err), GPUDIAG_OK); /* 0: every gap */
+    ASSERT_EQ_INT(r->idle_gap_count, 3);
+    ASSERT_EQ_INT(r->gaps_kept, 3);
+    gpudiag_report_free(&r);
+    o.max_gaps = 2;
+    ASSERT_EQ_INT(gpudiag_analyze(t, &o, &r, &err), GPUDIAG_OK);
+    ASSERT_EQ_INT(r->idle_gap_count, 3);
+    ASSERT_TRUE(r->idle_gap_us == 500.0);
+    ASSERT_EQ_INT(r->gaps_kept, 2);
+    ASSERT_TRUE(r->gaps[0].start_us == 1100.0 && r->gaps[0].duration_us == 200.0);
+    ASSERT_TRUE(r->gaps[1].start_us == 1600.0 && r->gaps[1].duration_us == 200.0);
+    gpudiag_report_free(&r);
+    o.max_gaps = 1; /* a tie: the earlier */
+    ASSERT_EQ_INT(gpudiag_analyze(t, &o, &r, &err), GPUDIAG_OK);
+    ASSERT_EQ_INT(r->gaps_kept, 1);
+    ASSERT_TRUE(r->gaps[0].start_us == 1100.0);
+    gpudiag_report_free(&r);
+    gpudiag_trace_free(&t);
+
+    ASSERT_EQ_INT(gpudiag_trace_read(THREE, &t, &err), GPUDIAG_OK);
+    o.max_gaps = 3;
+    ASSERT_EQ_INT(gpudiag_analyze(t, &o, &r, &err), GPUDIAG_OK);
+    ASSERT_EQ_INT(r->idle_gap_count, 5);
+    ASSERT_EQ_INT(r->gaps_kept, 3);
+    ASSERT_TRUE(r->gaps[0].start_us == 1000.0 && r->gaps[0].duration_us == 30.0);
+    ASSERT_TRUE(r->gaps[1].start_us == 1070.0 && r->gaps[1].duration_us == 60.0);
+    ASSERT_TRUE(r->gaps[2].start_us == 1275.0 && r->gaps[2].duration_us == 25.0);
+    gpudiag_report_free(&r);
+    o.max_gaps = 10; /* more than there are: all, as without a limit */
+    ASSERT_EQ_INT(gpudiag_analyze(t, &o, &r, &err), GPUDIAG_OK);
+    ASSERT_EQ_INT(r->gaps_kept, 5);
+    ASSERT_TRUE(r->gaps[3].start_us == 1260.0 && r->gaps[3].duration_us == 5.0);
+    gpudiag_report_free(&r);
+    gpudiag_trace_free(&t);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir))
         return 1;
     test_select();
     test_header_only();
+    test_max_gaps();
     test_progress();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
