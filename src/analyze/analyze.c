@@ -563,35 +563,47 @@ static int cmp_endpoint(const void *pa, const void *pb)
     return a->is_end - b->is_end; /* START before END at equal time */
 }
 
+/* Stable sort of endpoints by time (qsort only if the scratch cannot be had). */
+static void sort_endpoints(endpoint *ep, size_t n)
+{
+    if (gd_radix_sort_i64(ep, n, sizeof *ep, offsetof(endpoint, t)) != 0)
+        qsort(ep, n, sizeof *ep, cmp_endpoint);
+}
+
 /* TBP merge_ranges_with_value + intersection with the steps span + weighted
- * average over the span.  Returns NaN when no positive range falls inside. */
+ * average over the span.  ep[0, n) are the kernels' STARTs and ep[n, 2n) their
+ * ENDs, each in op order.  Each half is sorted by time on its own (scratch for
+ * n endpoints, not 2n) and the sweep merges the two, STARTs first at equal
+ * times: the order of a stable sort of the whole array, as TBP's sort key.
+ * Returns NaN when no positive range falls inside. */
 static double sm_efficiency(endpoint *ep, size_t n, int64_t span_s, int64_t span_e)
 {
     if (n == 0 || span_e <= span_s)
         return NAN;
-    /* ep holds every START before every END, so a stable sort by time puts
-     * STARTs before ENDs at equal times, as TBP's sort key does. */
-    if (gd_radix_sort_i64(ep, n, sizeof *ep, offsetof(endpoint, t)) != 0)
-        qsort(ep, n, sizeof *ep, cmp_endpoint);
-    double last_value = (double)ep[0].v;
-    int64_t last_t = ep[0].t;
+    endpoint *st = ep, *en = ep + n;
+    sort_endpoints(st, n);
+    sort_endpoints(en, n);
+    size_t i = 1, j = 0; /* st[0] is first: a kernel never ends before it starts */
+    double last_value = (double)st[0].v;
+    int64_t last_t = st[0].t;
     double weighted = 0;
     int any = 0;
-    for (size_t i = 1; i < n; i++) {
-        if (ep[i].t > last_t && last_value > 0.0) {
+    while (i < n || j < n) {
+        const endpoint *p = (i < n && (j >= n || st[i].t <= en[j].t)) ? &st[i++] : &en[j++];
+        if (p->t > last_t && last_value > 0.0) {
             double eff = last_value < 1.0 ? last_value : 1.0;
             int64_t s = last_t > span_s ? last_t : span_s;
-            int64_t e = ep[i].t < span_e ? ep[i].t : span_e;
+            int64_t e = p->t < span_e ? p->t : span_e;
             if (s < e) {
                 weighted += eff * (double)(e - s);
                 any = 1;
             }
         }
-        last_t = ep[i].t;
-        if (ep[i].is_end)
-            last_value -= (double)ep[i].v;
+        last_t = p->t;
+        if (p->is_end)
+            last_value -= (double)p->v;
         else
-            last_value += (double)ep[i].v;
+            last_value += (double)p->v;
     }
     if (!any)
         return NAN;
@@ -669,15 +681,15 @@ static int build_devices(actx *a)
         endpoint *ep = eps.data;
         double occ_w = 0, occ_t = 0, tc_t = 0, ktime = 0;
         uint64_t kcount = 0;
+        /* Two passes over the ops, so that the busy-kernel set and the SM
+         * efficiency endpoints (with their sort's scratch) are freed before
+         * the temporal breakdown's three sets are built: on a 28 GB trace
+         * this was the analysis' peak, all five at once.  Pass 1: kernels. */
         for (size_t i = 0; i < t->gpu_ops.len; i++) {
             const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
-            if (op->device != d->id)
+            if (op->device != d->id || op->kind != GD_GPU_KERNEL)
                 continue;
             int64_t s = op->ts_ns, e = op->ts_ns + op->dur_ns;
-            if (op->stream != -1 && gd_iv_push(&all_iv, s, s + op->dur_ns))
-                goto out;
-            if (op->kind != GD_GPU_KERNEL)
-                continue;
             unsigned nf = gd_name_flags(a, op->name_id);
             kcount++;
             ktime += (double)op->dur_ns;
@@ -685,15 +697,6 @@ static int build_devices(actx *a)
                 goto out;
             if (nf & NF_TC)
                 tc_t += (double)op->dur_ns;
-            if (op->stream != -1) {
-                if (nf & NF_COMM) {
-                    if (gd_iv_push(&comm_iv, s, s + op->dur_ns))
-                        goto out;
-                } else if (nf & NF_COMPUTE) {
-                    if (gd_iv_push(&comp_iv, s, s + op->dur_ns))
-                        goto out;
-                }
-            }
             if ((op->flags & GD_GF_HAS_BPS) && op->blocks_per_sm > 0.0f) {
                 endpoint e1 = {s, op->blocks_per_sm, 0}, e2 = {e, op->blocks_per_sm, 1};
                 ep[kb] = e1;
@@ -718,9 +721,30 @@ static int build_devices(actx *a)
             int64_t busy = gd_iv_intersect_len(kiv.data, kiv.len, &span, 1);
             d->gpu_utilization = (double)busy / (double)(a->span_e - a->span_s);
             eps.len = 2 * nbps;
-            d->sm_efficiency = sm_efficiency(eps.data, eps.len, a->span_s, a->span_e);
+            d->sm_efficiency = sm_efficiency(eps.data, nbps, a->span_s, a->span_e);
             if (occ_t > 0)
                 d->achieved_occupancy = occ_w / occ_t / 100.0;
+        }
+        gd_vec_free(&kiv);
+        gd_vec_free(&eps);
+        /* pass 2: every op on a stream (busy device), compute and communication kernels */
+        for (size_t i = 0; i < t->gpu_ops.len; i++) {
+            const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+            if (op->device != d->id || op->stream == -1)
+                continue;
+            int64_t s = op->ts_ns;
+            if (gd_iv_push(&all_iv, s, s + op->dur_ns))
+                goto out;
+            if (op->kind != GD_GPU_KERNEL)
+                continue;
+            unsigned nf = gd_name_flags(a, op->name_id);
+            if (nf & NF_COMM) {
+                if (gd_iv_push(&comm_iv, s, s + op->dur_ns))
+                    goto out;
+            } else if (nf & NF_COMPUTE) {
+                if (gd_iv_push(&comp_iv, s, s + op->dur_ns))
+                    goto out;
+            }
         }
         /* HTA temporal breakdown over [first GPU event, last GPU event] */
         all_iv.len = gd_iv_merge(all_iv.data, all_iv.len);
