@@ -7,6 +7,7 @@
 #include <new>
 #include <string_view>
 
+#include <cstring>
 #include <simdjson.h>
 
 using namespace simdjson;
@@ -221,9 +222,17 @@ extern "C" int gd_sj_events(gd_sj *sj, unsigned char *win, size_t len, const gd_
 {
     *consumed = 0;
     unsigned char saved_before = win[-1];
-    unsigned char saved_after = win[len];
+    unsigned char saved_after[GD_SJ_PADDING];
+    std::memcpy(saved_after, win + len, GD_SJ_PADDING);
     win[-1] = '[';
     win[len] = ']';
+    // Blank the padding after the ']'.  A window usually ends inside an event
+    // (unbalanced brackets), and simdjson 3.0.1's On-Demand then reads bytes
+    // past the document: stale window bytes there (an unclosed '"', a ']')
+    // made it reject the window's FIRST event, which sent the rest of a 5 GB
+    // trace to the slower yajl path (its first window ending so, 1.05 GB in),
+    // and tripped an assertion in a debug build of simdjson.
+    std::memset(win + len + 1, ' ', GD_SJ_PADDING - 1);
     const char *start = reinterpret_cast<const char *>(win);
     int result = GD_SJ_MORE;
     bool cancel = false;
@@ -288,6 +297,6 @@ extern "C" int gd_sj_events(gd_sj *sj, unsigned char *win, size_t len, const gd_
         }
     }
     win[-1] = saved_before;
-    win[len] = saved_after;
+    std::memcpy(win + len, saved_after, GD_SJ_PADDING);
     return cancel ? GD_SJ_CANCEL : result;
 }

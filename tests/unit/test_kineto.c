@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "gpudiag/gpudiag.h"
+#include "ingest/sj_shim.h"
 #include "model/steps.h"
 #include "model/trace.h"
 #include "test.h"
@@ -231,11 +232,62 @@ static void test_errors(void)
     ASSERT_EQ_INT(gpudiag_analyze(NULL, NULL, NULL, &err), GPUDIAG_ERR_ARG);
 }
 
+#ifdef GPUDIAG_HAVE_SIMDJSON
+/* The simdjson window parser (src/ingest/sj_shim.cpp) with stale bytes after
+ * the window, as the reader's buffer holds them: a window that ends inside an
+ * event (here at "{\n"), followed by the rest of an older window ('y]",' and
+ * more).  simdjson 3.0.1 read past the synthetic ']' and rejected the
+ * window's FIRST event, so the reader gave the rest of the trace to yajl (a
+ * 5 GB trace from 1.05 GB on).  Both complete events must be consumed. */
+static int sjt_maps;
+static int sjt_start(void *c) { (void)c; sjt_maps++; return 1; }
+static int sjt_end(void *c) { (void)c; return 1; }
+static int sjt_key(void *c, const char *k, size_t n) { (void)c; (void)k; (void)n; return 1; }
+static int sjt_val(void *c, const char *s, size_t n) { (void)c; (void)s; (void)n; return 1; }
+static void sjt_reset(void *c) { (void)c; }
+
+static void test_sj_stale_padding(void)
+{
+    static const char events[] =
+        "{\n    \"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\",\n    \"pid\": 1, \"tid\": 2,\n"
+        "    \"ts\": 1623142655510244,\n    \"args\": {\n      \"Bytes\": 8\n    }\n  },\n"
+        "  {\n    \"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\",\n    \"pid\": 1, \"tid\": 2,\n"
+        "    \"ts\": 1623142655510290,\n    \"args\": {\n      \"Bytes\": -8\n    }\n  },\n  {\n";
+    static const char stale[] = "y]\",\n    \"pid\": 25738, \"tid\": 25772,\n    \"ts\": 1623142655510244,\n"
+                                "    \"args\": {\n      \"Device Type\": 0, \"Device Id\": -1, \"Bytes\": 8\n    }\n  },\n";
+    size_t len = sizeof events - 1;
+    unsigned char *buf = malloc(1 + len + GD_SJ_PADDING);
+    ASSERT_TRUE(buf != NULL);
+    unsigned char *win = buf + 1;
+    buf[0] = 'x';
+    memcpy(win, events, len);
+    memset(win + len, ' ', GD_SJ_PADDING);
+    memcpy(win + len, stale, sizeof stale - 1 < GD_SJ_PADDING ? sizeof stale - 1 : GD_SJ_PADDING);
+    unsigned char before[GD_SJ_PADDING];
+    memcpy(before, win + len, GD_SJ_PADDING);
+    gd_sj *sj = gd_sj_new();
+    ASSERT_TRUE(sj != NULL);
+    gd_sj_cb cb = {sjt_start, sjt_end, sjt_key, sjt_val, sjt_val, sjt_reset, NULL, NULL};
+    size_t consumed = 0;
+    sjt_maps = 0;
+    ASSERT_EQ_INT(gd_sj_events(sj, win, len, &cb, NULL, &consumed), GD_SJ_MORE);
+    /* both events (the first one's args map too), up to the cut "{" */
+    ASSERT_EQ_INT(consumed, len - 2);
+    ASSERT_TRUE(sjt_maps >= 4);
+    ASSERT_TRUE(buf[0] == 'x' && memcmp(win + len, before, GD_SJ_PADDING) == 0); /* restored */
+    gd_sj_free(sj);
+    free(buf);
+}
+#endif
+
 int main(void)
 {
     if (!mkdtemp(tmpdir))
         return 1;
     test_example();
+#ifdef GPUDIAG_HAVE_SIMDJSON
+    test_sj_stale_padding();
+#endif
     test_exact_numbers();
     test_truncated_and_malformed();
     test_zero_length_step();
