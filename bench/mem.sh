@@ -12,7 +12,7 @@ OUT=${OUT:-/tmp/gd-bench}
 SRC=${SRC:-$ROOT/../shared/data/traces/resnet50_v100_num_workers_0.pt.trace.json.gz}
 SIZES=${SIZES:-"1.1e9 2.2e9 5.0e9"}
 GZ=${GZ:-}
-PIPE=${PIPE:-20e9}
+PIPE=${PIPE-20e9}   # PIPE= (empty) skips the streamed run
 RANKS=${RANKS:-8}
 mkdir -p "$OUT"
 run() { # label, then the command; prints wall, user, sys, peak RSS
