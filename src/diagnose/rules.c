@@ -359,9 +359,9 @@ static void rule_startup(fbuilder *b)
     gd_fb_text(b, f,
          gd_format("The GPU sits idle for %s in the %s (before the first GPU op, after the last, in "
                    "compilation / warm-up, or behind a one-off first call such as lazy module loading at a "
-                   "kernel's first launch): CUDA initialisation, model loading, compilation or autotuning, "
+                   "kernel's first launch): %s initialisation, model loading, compilation or autotuning, "
                    "not steady-state training",
-                   what, r->steps_from_profiler ? "steps" : "window"),
+                   what, r->steps_from_profiler ? "steps" : "window", r->is_amd ? "HIP (ROCm)" : "CUDA"),
          gd_format("Record steady-state steps: torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, "
                    "warmup=2, active=3)) with prof.step() each iteration keeps start-up and compilation out of "
                    "the trace. This time (%.1f%% of the analysed time) is left out of the host-overhead "
@@ -446,11 +446,12 @@ static void rule_host_overhead(fbuilder *b)
              gd_format("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
                        "%.1f%% of the step while no kernel runs, and the median kernel lasts only %.1f us",
                        100.0 * host, r->median_kernel_us),
-             gd_format("Launch fewer, larger kernels: torch.compile(model) (mode=\"reduce-overhead\" adds CUDA "
-                       "Graphs), capture the static part of the step with torch.cuda.graphs, use fused/foreach "
+             gd_format("Launch fewer, larger kernels: torch.compile(model) (mode=\"reduce-overhead\" adds %s"
+                       "), capture the static part of the step with torch.cuda.graphs, use fused/foreach "
                        "optimizers (torch.optim.AdamW(..., fused=True)), fuse elementwise chains, and raise the "
                        "batch size so each kernel does more work. Remove per-step Python work and logging from "
-                       "the hot loop."));
+                       "the hot loop.",
+                       r->is_amd ? "HIP graphs" : "CUDA Graphs"));
     else
         gd_fb_text(b, f,
              gd_format("The GPU waits for the CPU: framework ops and launch calls run for %.1f%% of the step "

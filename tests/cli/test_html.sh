@@ -130,6 +130,11 @@ if [ -f "$MI" ]; then
     if grep -q "AMD Radeon Graphics, 104 CUs" "$TMP/mi250.txt" && grep -q "est. CU efficiency n/a (no blocks per CU)" "$TMP/mi250.txt" \
         && grep -q "(matched by CU count and memory)" "$TMP/mi250.txt" && ! grep -q "SMs\|SM eff\|SM count" "$TMP/mi250.txt"
     then ok; else nok "MI250 text: CUs"; fi
+    # ROCm's words in the advice too: HIP initialisation and HIP graphs, not CUDA's
+    sed 's/^ *> *//' "$TMP/mi250.txt" | tr '\n' ' ' | tr -s ' ' > "$TMP/mi250.flat"
+    if grep -q "HIP (ROCm) initialisation" "$TMP/mi250.flat" && grep -q "reduce-overhead\" adds HIP graphs)" "$TMP/mi250.flat" \
+        && ! grep -q "CUDA initialisation\|adds CUDA Graphs" "$TMP/mi250.flat"
+    then ok; else nok "MI250 text: HIP advice"; fi
 fi
 "$GPUDIAG" analyze --html "$TMP/nv.html" "$GD_TEST_DATA/ok_idle_causes.json" > /dev/null 2>&1
 grep -q "SMs" "$TMP/nv.html" && grep -q ">SM efficiency<" "$TMP/nv.html" && ok || nok "NVIDIA page: SMs"
