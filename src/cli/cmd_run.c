@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
+#include "util/util.h"
 #include "cli/cmd_live.h"
 #include "cli/live.h"
 #include "gpudiag/html.h"
@@ -443,9 +444,9 @@ int gd_cmd_run(int argc, char **argv)
                 notfound ? "" : strerror(exec_errno));
         fclose(log);
         log = NULL;
-        remove(logname); /* nothing was sampled */
+        (void)gd_remove_partial_output(logname); /* nothing was sampled */
         if (own_markers > 0)
-            remove(mpath);
+            (void)gd_remove_partial_output(mpath);
         code = notfound ? RUN_NOTFOUND : RUN_NOEXEC;
         goto done;
     }
@@ -548,7 +549,7 @@ int gd_cmd_run(int argc, char **argv)
         gd_markers_report(&mk, hist.t, hist.util, k, stderr);
     }
     if (own_markers > 0 && mk.n == 0 && mk.bad == 0)
-        remove(mpath); /* the command wrote no markers: leave no empty file */
+        (void)gd_remove_partial_output(mpath); /* the command wrote no markers: leave no empty file */
 
 done:
     if (log)

@@ -487,6 +487,6 @@ done:
     if (st == GPUDIAG_OK && (close_bad || a.io_error))
         st = gd_set_error(err, GPUDIAG_ERR_IO, out_path, -1, "write error");
     if (st != GPUDIAG_OK && !to_stdout)
-        remove(out_path);
+        (void)gd_remove_partial_output(out_path);
     return st;
 }

@@ -2,12 +2,14 @@
  * util.c — growable arrays, string interning (FNV-1a, open addressing, linear
  * probing, load factor <= 0.5) and small string helpers.
  */
+#define _POSIX_C_SOURCE 200809L /* lstat */
 #include "util/util.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void gd_vec_init(gd_vec *v, size_t elem_size)
 {
@@ -681,4 +683,12 @@ void gd_quantiles(double *v, size_t n, const double *q, size_t nq, double *out)
         else
             out[k] = v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
     }
+}
+
+int gd_remove_partial_output(const char *path)
+{
+    struct stat st;
+    if (!path || lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return -1;
+    return remove(path) == 0 ? 0 : -1;
 }

@@ -83,6 +83,12 @@ int gd_icontains(const char *s, size_t len, const char *lit);
  * is left unsorted). */
 int gd_radix_sort_i64(void *base, size_t n, size_t size, size_t key_offset) GD_ATTR_WUR;
 
+/* Remove a partial output file after a failed write, but only if `path` is a
+ * regular file: an output named /dev/full, /dev/null or a FIFO is a device
+ * the user pointed at, never ours to delete (gpudiag run as root once
+ * removed /dev/full this way).  Returns 0 if removed, -1 if left alone. */
+int gd_remove_partial_output(const char *path);
+
 /* A malloc'd copy of s[0..len) that is valid UTF-8: each invalid or truncated
  * sequence becomes U+FFFD.  NULL on OOM. */
 char *gd_utf8_clean(const char *s, size_t len);

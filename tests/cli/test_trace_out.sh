@@ -89,5 +89,17 @@ for f in "$GD_SHARED/data/nsys/cloverleaf_cuda_a100.sqlite:Nsight Systems export
     else nok "$p: exit $rc, $(cat "$TMP/err")"; fi
 done
 
+# A failed write removes a partial output file, never a device the user named:
+# --trace-out onto a full-device node (our own copy of /dev/full, made in $TMP;
+# only root can make one) fails with ENOSPC, exit 3, and the node is still there.
+# gpudiag once deleted /dev/full itself this way when run as root.
+if mknod "$TMP/full" c 1 7 2>/dev/null; then
+    "$GPUDIAG" analyze -q --trace-out "$TMP/full" "$GD_TEST_DATA/ok_idle_causes.json" >/dev/null 2>"$TMP/err"
+    rc=$?
+    if [ "$rc" -eq 3 ] && [ -c "$TMP/full" ] && grep -q "write error" "$TMP/err"; then ok
+    else nok "device output: exit $rc, still a device: $([ -c "$TMP/full" ] && echo yes || echo no), $(cat "$TMP/err")"; fi
+    rm -f "$TMP/full"
+fi
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
