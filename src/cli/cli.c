@@ -43,6 +43,7 @@ enum { OPT_NO_COLOR = 128, OPT_COLOR, OPT_FAIL_ON, OPT_WIDTH, OPT_JOBS, OPT_SAVE
 typedef struct settings {
     int json;
     int quiet;
+    int report_off;        /* --html - or --trace-out - has standard output: no text report there */
     int verbose;
     int color;           /* -1 auto, 0 never, 1 always */
     int width;
@@ -148,7 +149,8 @@ static void usage_analyze(FILE *fp)
             "      --fail-on SEV     exit 1 if a finding of severity SEV or worse exists\n"
             "                        (info, low, medium, high)\n"
             "      --html FILE       also write the report as one self-contained HTML page with\n"
-            "                        charts (no scripts, no network); one trace file only\n"
+            "                        charts (no scripts, no network); one input only; '-' writes\n"
+            "                        it to standard output instead of the text report\n"
             "      --ncu FILE        an Nsight Compute CSV (ncu --csv --page raw) with the FLOP\n"
             "                        instruction metrics sm__sass_thread_inst_executed_op_{d,f,h}\n"
             "                        {add,mul,fma}_pred_on.sum and dram__bytes.sum: FLOPs = add + mul\n"
@@ -351,6 +353,26 @@ static int parse_analyze(int argc, char **argv, settings *s)
         const char *outs[] = {s->html, s->trace_out, s->save};
         if (gd_check_outputs(names, outs, 3, s->paths, (size_t)s->npaths) != 0)
             return EXIT_USAGE;
+    }
+    {
+        /* --html - and --trace-out - take standard output: the text report
+         * stays off it (two documents on one stream help no one), and
+         * another report asked for there is a contradiction */
+        int dash_html = s->html && strcmp(s->html, "-") == 0;
+        int dash_trace = s->trace_out && strcmp(s->trace_out, "-") == 0;
+        if (dash_html && dash_trace) {
+            fprintf(stderr, "%s: error: --html - and --trace-out - both write to standard output; give one of them a "
+                            "file name\n",
+                    prog);
+            return EXIT_USAGE;
+        }
+        if ((dash_html || dash_trace) && (s->json || s->quiet)) {
+            fprintf(stderr, "%s: error: %s and %s - both write to standard output; give %s a file name\n", prog,
+                    s->json ? "--json" : "--quiet", dash_html ? "--html" : "--trace-out",
+                    dash_html ? "--html" : "--trace-out");
+            return EXIT_USAGE;
+        }
+        s->report_off = dash_html || dash_trace;
     }
     for (int i = 0; s->format == FMT_NSYS && i < s->npaths; i++)
         if (strcmp(s->paths[i], "-") == 0) {
@@ -1011,7 +1033,9 @@ static int cmd_analyze_run(int argc, char **argv, gpudiag_ncu **ncu)
             if (code > worst)
                 worst = code;
         }
-        if (s.json) {
+        if (s.report_off) {
+            /* standard output belongs to --html - / --trace-out - */
+        } else if (s.json) {
             st = gpudiag_report_write_json(r, stdout, s.npaths == 1, &err);
         } else if (s.quiet) {
             if (s.npaths > 1)
@@ -1031,7 +1055,11 @@ static int cmd_analyze_run(int argc, char **argv, gpudiag_ncu **ncu)
             gpudiag_error terr;
             memset(&terr, 0, sizeof terr);
             gpudiag_status ts = gpudiag_trace_write_annotated(path, r, s.trace_out, &terr);
-            if (ts != GPUDIAG_OK) {
+            if (ts == GPUDIAG_ERR_IO && strcmp(s.trace_out, "-") == 0 && ferror(stdout)) {
+                int code = gd_stdout_failed(); /* --trace-out -: a closed pipe is quiet, as for the reports */
+                if (code > worst)
+                    worst = code;
+            } else if (ts != GPUDIAG_OK) {
                 print_error(&terr);
                 int code = ts == GPUDIAG_ERR_ARG ? EXIT_USAGE : exit_for_status(ts);
                 if (code > worst)

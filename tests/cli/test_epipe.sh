@@ -41,7 +41,7 @@ check_full() { # ARGS...
     fi
 }
 for args in "analyze $GZ" "analyze --json $GZ" "analyze --quiet $OK2" "analyze --verbose $OK2" "analyze $DMON" \
-    "analyze --json $OK2 $OK2" "analyze --html - $OK2" "compare $OK2 $OK2" "compare --json $OK2 $OK2" \
+    "analyze --json $OK2 $OK2" "analyze --html - $OK2" "analyze --trace-out - $OK2" "compare $OK2 $OK2" "compare --json $OK2 $OK2" \
     "compare $DMON $DMON" "specs" "specs --json" "specs H100 NVL" "mfu --model llama3-8b --tokens-per-sec-per-gpu 5762 --gpu H100" \
     "mfu --json --model llama3-8b --tokens-per-sec-per-gpu 5762 --gpu H100" "plan --model llama2-7b --gpu A100-SXM4-80GB" \
     "plan --json --model llama2-7b --gpu A100-SXM4-80GB"; do
@@ -54,5 +54,21 @@ done
 { "$GPUDIAG" analyze --json "$GZ" 2>"$TMP/err2"; echo $? >"$TMP/rc"; } | head -c 1 >/dev/null
 rc=$(cat "$TMP/rc")
 if { [ "$rc" -eq 5 ] || [ "$rc" -eq 0 ]; } && [ ! -s "$TMP/err2" ]; then ok; else bad "analyze --json | head -c 1: exit $rc, stderr: $(cat "$TMP/err2")"; fi
+# --html - / --trace-out - own standard output: only that document goes there;
+# another report asked for on standard output is a usage error
+"$GPUDIAG" analyze --html - "$OK2" >"$TMP/h.out" 2>"$TMP/err"
+rc=$?
+if [ "$rc" -eq 0 ] && [ "$(head -c 15 "$TMP/h.out")" = "<!DOCTYPE html>" ] && [ "$(grep -c '<!DOCTYPE' "$TMP/h.out")" -eq 1 ] &&
+    ! grep -q '^gpudiag \|VERDICT' "$TMP/h.out"; then ok; else bad "--html -: exit $rc, $(head -c 80 "$TMP/h.out")"; fi
+"$GPUDIAG" analyze --trace-out - "$OK2" >"$TMP/t.out" 2>"$TMP/err"
+rc=$?
+if [ "$rc" -eq 0 ] && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/t.out"; then ok; else bad "--trace-out -: exit $rc, not one JSON document"; fi
+for args in "--json --html -" "--quiet --html -" "--json --trace-out -" "--html - --trace-out -"; do
+    # shellcheck disable=SC2086
+    "$GPUDIAG" analyze $args "$OK2" >"$TMP/u.out" 2>"$TMP/err"
+    rc=$?
+    if [ "$rc" -eq 2 ] && [ ! -s "$TMP/u.out" ] && grep -q "both write to standard output" "$TMP/err"; then ok
+    else bad "analyze $args: exit $rc, stderr: $(cat "$TMP/err")"; fi
+done
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]
