@@ -31,6 +31,7 @@ check_quiet() { # ARGS...
     if [ "$rc" = 5 ] && [ ! -s "$TMP/err" ]; then ok; else bad "$* into a closed pipe: exit $rc, stderr: $(head -c 300 "$TMP/err")"; fi
 }
 check_full() { # ARGS...
+    [ -c /dev/full ] || return 0 # a machine whose /dev/full is not the full device: nothing to check
     "$GPUDIAG" "$@" >/dev/full 2>"$TMP/err"
     rc=$?
     if [ "$rc" -eq 5 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] &&

@@ -129,6 +129,7 @@ done
 
 # write errors
 want_write() { # REASON
+    case "$CASE" in *"/dev/full"*) [ -c /dev/full ] || { echo "skip [$CASE]: /dev/full is not the full device here"; return 0; } ;; esac
     first=$(head -n 1 "$TMP/err")
     if [ "$rc" -eq 5 ] && [ "$first" = "gpudiag: error: cannot write the report to standard output: $1" ] &&
         [ "$(wc -l <"$TMP/err")" -eq 1 ]; then ok; else nok "exit $rc, stderr: $(head -c 300 "$TMP/err")"; fi
