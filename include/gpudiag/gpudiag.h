@@ -601,6 +601,10 @@ typedef struct gpudiag_report {
 
     /* idle gaps inside the steps, summed over devices (idle.c) */
     double idle_gap_us;           /**< total device-idle time inside the steps span */
+    double idle_step_us;          /**< the per-step unit of the idle shares, µs: steps span ÷ steps (the window
+                                       the gaps are taken from, per step); equals avg_step_us when the steps
+                                       tile their span, larger when they leave time between them; NaN without
+                                       steps (DEFINITIONS "Idle gaps and their causes") */
     double idle_cause_us[GPUDIAG_IDLE_CAUSE_COUNT]; /**< idle_gap_us split by cause */
     double collective_host_us;    /**< of idle_cause_us[COMMUNICATION]: gaps won by the host side of coalesced
                                        collectives (flatten/unflatten_dense_tensors), summed over devices */

@@ -537,6 +537,9 @@ static int build_breakdown(actx *a)
         for (size_t st = 0; st < a->nsteps; st++)
             tot += (double)(a->steps[st].e - a->steps[st].s);
         r->avg_step_us = tot / NS_PER_US / (double)a->nsteps;
+        /* idle shares: the gaps are taken over the steps span (DEFINITIONS "Idle gaps and their causes") */
+        r->idle_step_us = a->span_e > a->span_s ? (double)(a->span_e - a->span_s) / NS_PER_US / (double)a->nsteps
+                                                : r->avg_step_us;
         free(sums);
     }
     rc = 0;
@@ -1284,7 +1287,7 @@ static void report_init(gpudiag_report *r)
     r->comm_share = r->comm_overlap = r->mfu = r->hfu = NAN;
     r->short_kernel_share = r->median_kernel_us = r->launch_delay_median_us = NAN;
     r->optimizer_time_us = r->matmul_tensor_core_share = NAN;
-    r->avg_step_us = NAN;
+    r->avg_step_us = r->idle_step_us = NAN;
     for (int i = 0; i < GPUDIAG_ROLE_COUNT; i++)
         r->avg_role_us[i] = NAN;
     r->step_time.mean = r->step_time.median = r->step_time.p90 = NAN;

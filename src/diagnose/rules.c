@@ -164,6 +164,24 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                        "schedule(wait=1, warmup=1, active=3)) and call prof.step() once per training iteration "
                        "(Nsight Systems: one NVTX range per iteration, 3 or more after the first)."));
     }
+    if (r->steps_from_profiler && r->step_count >= 2 && r->avg_step_us > 0 && r->idle_step_us > 0 &&
+        r->avg_step_us < GD_STEPS_SPARSE_COVERAGE * r->idle_step_us) {
+        /* DEFINITIONS "Steps" 5: the steps cover under half of their span */
+        gpudiag_finding *f = gd_fb_add(b, "input_steps_sparse", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        double cov = r->avg_step_us / r->idle_step_us;
+        gd_fb_ev(f, "step_coverage", cov);
+        gd_fb_ev(f, "avg_step_us", r->avg_step_us);
+        gd_fb_ev(f, "step_window_us", r->idle_step_us);
+        gd_fb_text(b, f,
+             gd_format("The steps cover only %.1f%% of the time from the first step to the last (average step "
+                       "%.3f ms, one every %.3f ms): most of the iteration lies outside the step markers, so the "
+                       "per-step numbers describe only the marked part",
+                       100.0 * cov, r->avg_step_us / 1000.0, r->idle_step_us / 1000.0),
+             gd_format("Mark whole iterations: profile with torch.profiler.profile(schedule=torch.profiler."
+                       "schedule(wait=1, warmup=1, active=3)) and call prof.step() once at the end of each "
+                       "training iteration, rather than wrapping only part of it in a ProfilerStep range "
+                       "(Nsight Systems: one NVTX range around the whole iteration, or --step-range NAME)."));
+    }
     if (r->input.step_range_missing) {
         gpudiag_finding *f = gd_fb_add(b, "input_step_range_missing", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
         gd_fb_ev(f, "annotation_ranges", (double)r->input.nsys.nvtx_ranges);
@@ -1063,14 +1081,14 @@ static const char *short_fix(const gpudiag_finding *f)
     return "see findings";
 }
 
-/* Device-idle time of cause `other` (no visible cause) ÷ devices ÷ the analysed time, 0 when unknown
+/* Device-idle time of cause `other` (no visible cause) ÷ devices ÷ the steps span, 0 when unknown
  * (FINDINGS "Verdict"). */
 static double other_idle_share(const gpudiag_report *r)
 {
     size_t nd = r->timeline.device_count;
-    if (!nd || !r->step_count || !(r->avg_step_us > 0))
+    if (!nd || !r->step_count || !(r->idle_step_us > 0))
         return 0;
-    return r->idle_cause_us[GPUDIAG_IDLE_OTHER] / (double)nd / ((double)r->step_count * r->avg_step_us);
+    return r->idle_cause_us[GPUDIAG_IDLE_OTHER] / (double)nd / ((double)r->step_count * r->idle_step_us);
 }
 
 static void verdict(fbuilder *b)

@@ -551,9 +551,10 @@ static void write_idle(jw *w, const gpudiag_report *r)
     for (int c = 0; c < GPUDIAG_IDLE_CAUSE_COUNT; c++) {
         double per_step = r->step_count ? r->idle_cause_us[c] / (double)r->step_count : NAN;
         kv_num(w, gpudiag_idle_cause_name((gpudiag_idle_cause)c),
-               r->has_gpu && r->avg_step_us > 0 ? per_step / r->avg_step_us : NAN);
+               r->has_gpu && r->idle_step_us > 0 ? per_step / r->idle_step_us : NAN);
     }
     yajl_gen_map_close(w->g);
+    kv_us(w, "step_window_us", r->has_gpu && r->step_count ? r->idle_step_us : NAN);
     kv_us(w, "collective_host_us", r->has_gpu && r->step_count ? r->collective_host_us : NAN);
     kv_int(w, "sync_calls", (long long)r->sync_calls);
     kv_us(w, "sync_time_us", r->sync_time_us);
