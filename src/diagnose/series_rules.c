@@ -456,7 +456,7 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
     size_t votes[GPUDIAG_BN_THROTTLING + 1] = {0}, used = 0, idle_mem = 0;
     /* physical GPUs and MIG instances apart; a MIG parent (a GPU whose instances are in the log:
      * same index, or the only GPU when the instances name none) takes no part in the shares */
-    size_t ninst = 0, phys_used = 0, inst_used = 0, voters = 0;
+    size_t ninst = 0, phys_used = 0, inst_used = 0, voters = 0, no_compute = 0;
     for (size_t i = 0; i < s->gpu_count; i++) {
         gpudiag_gpu_summary *g = &s->gpus[i];
         classify(g);
@@ -469,6 +469,7 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
         if (mig_parent(s, g))
             continue;
         voters++;
+        no_compute += g->compute_metric >= GPUDIAG_M_COUNT;
         if (g->bottleneck != GPUDIAG_BN_UNKNOWN) {
             votes[g->bottleneck]++;
             used++;
@@ -484,6 +485,12 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
     if (s->snapshot && best == GPUDIAG_BN_UNKNOWN) {
         r->verdict = gd_format("A snapshot of %zu GPU%s: one sample: no time series to classify%s", s->gpu_count,
                                s->gpu_count == 1 ? "" : "s",
+                               r->finding_count ? "; see the findings" : "");
+    } else if (best == GPUDIAG_BN_UNKNOWN && voters && no_compute == voters) {
+        /* nothing to say idle with: every value of every compute indicator was
+         * missing or out of range (see the input findings) */
+        r->verdict = gd_format("No compute data: no GPU in this log has a usable GPU-Util, SM active or GR engine "
+                               "active value, and memory alone cannot tell an idle GPU from a busy one%s",
                                r->finding_count ? "; see the findings" : "");
     } else if (best == GPUDIAG_BN_UNKNOWN) {
         r->verdict = gd_format("%s: no GPU did measurable work in this log%s", s->gpu_count == 1 ? "The GPU is idle" : "All GPUs are idle",

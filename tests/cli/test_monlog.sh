@@ -443,5 +443,16 @@ if [ -f "$Q" ]; then
     "$GPUDIAG" analyze -q --html "$TMP/q.html" "$Q" >/dev/null 2>&1
     grep -q "No utilisation data. " "$TMP/q.html" && ok || nok "HTML: no utilisation data"
 fi
+# ... and the verdict of a log whose GPUs all lack compute data says so, not "idle": every
+# sm value out of range (250 %, -5 %), and a dmon -s m log (memory columns only)
+printf '# gpu sm\n# Idx %%\n    0  250\n    0 -5\n' > "$TMP/oor.log"
+"$GPUDIAG" analyze -q "$TMP/oor.log" > "$TMP/oor.txt" 2>/dev/null
+grep -q "^unknown: No compute data: no GPU in this log has a usable GPU-Util" "$TMP/oor.txt" && ! grep -q "is idle\\|are idle" "$TMP/oor.txt" \
+    && ok || nok "out-of-range compute: verdict $(cat "$TMP/oor.txt")"
+M="$GD_SHARED/data/logs/nvsmi_dmon_m_8gpu_idle_ccpm.log"
+if [ -f "$M" ]; then
+    "$GPUDIAG" analyze -q "$M" > "$TMP/m.txt" 2>/dev/null
+    grep -q "^unknown: No compute data" "$TMP/m.txt" && ok || nok "dmon -s m: verdict $(cat "$TMP/m.txt")"
+fi
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
