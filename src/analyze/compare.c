@@ -163,7 +163,9 @@ gpudiag_status gpudiag_side_from_report(const gpudiag_report *r, gpudiag_side **
         s->role_share[i] = r->avg_step_us > 0 ? r->avg_role_us[i] / r->avg_step_us : NAN;
     for (int c = 0; c < GPUDIAG_IDLE_CAUSE_COUNT; c++)
         s->idle_cause_share[c] = r->has_gpu && r->step_count && r->idle_step_us > 0
-                                     ? r->idle_cause_us[c] / (double)r->step_count / r->idle_step_us
+                                     ? r->idle_cause_us[c] / (double)r->step_count /
+                                           (r->timeline.device_count ? (double)r->timeline.device_count : 1.0) /
+                                           r->idle_step_us
                                      : NAN;
     s->find = calloc(r->finding_count + 1, sizeof *s->find);
     if (!s->find)

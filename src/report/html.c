@@ -691,7 +691,7 @@ static void write_idle(hw *w, const gpudiag_report *r)
         putf(w, ": %s per step</title></rect>", fmt_us(b, sizeof b, v / steps));
         putf(w, "<text x=\"%.1f\" y=\"%.1f\">%s/step (%s of step)</text></g>", LABEL_W + wd + 6, y + 17,
              fmt_us(b, sizeof b, v / steps),
-             fmt_pct(b2, sizeof b2, r->idle_step_us > 0 ? v / steps / r->idle_step_us : NAN));
+             fmt_pct(b2, sizeof b2, r->idle_step_us > 0 ? v / steps / (r->timeline.device_count ? (double)r->timeline.device_count : 1.0) / r->idle_step_us : NAN));
     }
     chart_close(w, "Causes (docs/DEFINITIONS.md): sync = a host sync call was waiting; dataloader = the host was "
                    "fetching data; communication = a collective call; optimizer = Optimizer.step; host launch = "

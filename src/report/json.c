@@ -549,7 +549,7 @@ static void write_idle(jw *w, const gpudiag_report *r)
     key(w, "by_cause_share_of_step");
     yajl_gen_map_open(w->g);
     for (int c = 0; c < GPUDIAG_IDLE_CAUSE_COUNT; c++) {
-        double per_step = r->step_count ? r->idle_cause_us[c] / (double)r->step_count : NAN;
+        double per_step = r->step_count ? r->idle_cause_us[c] / (double)r->step_count / (r->timeline.device_count ? (double)r->timeline.device_count : 1.0) : NAN;
         kv_num(w, gpudiag_idle_cause_name((gpudiag_idle_cause)c),
                r->has_gpu && r->idle_step_us > 0 ? per_step / r->idle_step_us : NAN);
     }

@@ -275,7 +275,9 @@ static void idle_gaps(const tw *w, const gpudiag_report *r, int verbose)
         return;
     char a[32], b[32];
     ms(a, sizeof a, r->idle_gap_us);
-    double share = r->idle_gap_us / (double)r->step_count / r->idle_step_us;
+    /* shares per device (DEFINITIONS "Idle gaps and their causes") */
+    double nd = r->timeline.device_count ? (double)r->timeline.device_count : 1.0;
+    double share = r->idle_gap_us / (double)r->step_count / nd / r->idle_step_us;
     fprintf(w->fp, "%sIDLE GAPS%s  the GPU had nothing to run for %s in %llu gap%s (%.1f%% of step time); by cause:\n  ",
             c_bold(w), c_off(w), a, (unsigned long long)r->idle_gap_count, r->idle_gap_count == 1 ? "" : "s",
             100.0 * share);
@@ -293,7 +295,7 @@ static void idle_gaps(const tw *w, const gpudiag_report *r, int verbose)
         if (v <= 0)
             continue;
         fprintf(w->fp, "%s%s %.1f%%", i ? "   " : "", gpudiag_idle_cause_name((gpudiag_idle_cause)order[i]),
-                100.0 * v / (double)r->step_count / r->idle_step_us);
+                100.0 * v / (double)r->step_count / nd / r->idle_step_us);
     }
     fputc('\n', w->fp);
     double excl = r->idle_cause_us[GPUDIAG_IDLE_STARTUP] + r->idle_cause_us[GPUDIAG_IDLE_COMPILATION];
@@ -623,7 +625,7 @@ static void details(const tw *w, const gpudiag_report *r)
     fputc('\n', w->fp);
     if (steps > 0) {
         ms(a, sizeof a, r->sync_time_us / steps);
-        pct(b, sizeof b, r->idle_step_us > 0 ? r->idle_cause_us[GPUDIAG_IDLE_SYNC] / steps / r->idle_step_us : NAN);
+        pct(b, sizeof b, r->idle_step_us > 0 ? r->idle_cause_us[GPUDIAG_IDLE_SYNC] / steps / (r->timeline.device_count ? (double)r->timeline.device_count : 1.0) / r->idle_step_us : NAN);
         fprintf(w->fp, "  host sync calls: %.1f per step, %s blocked per step; GPU idle after them %s of the step\n",
                 (double)r->sync_calls / steps, a, b);
     }

@@ -61,4 +61,22 @@ d = json.load(open(sys.argv[1]))
 assert d["idle"]["step_window_us"] == d["breakdown"]["avg_step_us"] == 1000, d["idle"]["step_window_us"]
 assert "input_steps_sparse" not in {x["id"] for x in d["findings"]}
 EOF
+# two devices with the same four kernels (device 1 a copy of device 0): gaps 2400 us over the
+#   two devices, share per device 2400 / 3 / 2 / 700 = 0.571429 (summed over devices: 1.142857)
+python3 - "$GD_TEST_DATA/ok_steps_sparse.json" "$TMP/two_dev.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["traceEvents"] += [dict(e, pid=2, args=dict(e["args"], device=1))
+                     for e in d["traceEvents"] if e["cat"] == "kernel"]
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+"$GPUDIAG" analyze --json "$TMP/two_dev.json" > "$TMP/two_dev.out.json"
+python3 - "$TMP/two_dev.out.json" <<'EOF' || { echo "FAIL: two devices"; rc=1; }
+import json, sys
+i = json.load(open(sys.argv[1]))["idle"]
+assert i["by_cause_us"]["other"] == 2400, i["by_cause_us"]
+assert abs(i["by_cause_share_of_step"]["other"] - 0.571429) < 1e-5, i["by_cause_share_of_step"]
+EOF
+"$GPUDIAG" analyze --no-color "$TMP/two_dev.json" | grep -q 'in 6 gaps (57.1% of step time); by cause:$' ||
+  { echo "FAIL text: two devices"; rc=1; }
 exit $rc
