@@ -281,43 +281,21 @@ oom:
 }
 
 /* The gaps kept in report->gaps when opts.max_gaps limits them: the longest,
- * ties the earlier first (the JSON writer's order), in a heap whose root is the
- * one that would go first.  pos is the gap's index among all gaps, which gives
+ * ties the earlier first (the JSON writer's order), kept by gd_topk_push as
+ * the gaps stream by.  pos is the gap's index among all gaps, which gives
  * back their order (device, then start) at the end. */
 typedef struct kept_gap {
     gpudiag_gap g;
     uint64_t pos;
 } kept_gap;
 
-/* 1 if x is dropped before y: shorter, or as long and later */
-static int kept_after(const kept_gap *x, const kept_gap *y)
+/* the longer first; as long: the earlier */
+static int cmp_kept_len(const void *pa, const void *pb)
 {
-    return x->g.duration_us < y->g.duration_us || (x->g.duration_us == y->g.duration_us && x->pos > y->pos);
-}
-
-static void keep_longest(kept_gap *h, size_t *n, size_t max, const gpudiag_gap *g, uint64_t pos)
-{
-    kept_gap k = {*g, pos};
-    size_t c;
-    if (*n < max) {
-        for (c = (*n)++; c > 0 && kept_after(&k, &h[(c - 1) / 2]); c = (c - 1) / 2)
-            h[c] = h[(c - 1) / 2];
-    } else {
-        if (!kept_after(&h[0], &k))
-            return; /* not longer than the first to drop */
-        for (c = 0;;) {
-            size_t l = 2 * c + 1, m = l;
-            if (l >= max)
-                break;
-            if (l + 1 < max && kept_after(&h[l + 1], &h[l]))
-                m = l + 1;
-            if (!kept_after(&h[m], &k))
-                break;
-            h[c] = h[m];
-            c = m;
-        }
-    }
-    h[c] = k;
+    const kept_gap *x = pa, *y = pb;
+    if (x->g.duration_us != y->g.duration_us)
+        return x->g.duration_us > y->g.duration_us ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
 static int cmp_kept_pos(const void *pa, const void *pb)
@@ -740,10 +718,12 @@ int gd_build_idle(actx *a)
                 step_hint++;
             if (step_hint < a->nsteps && a->steps[step_hint].s <= gap->s)
                 gg.step = r->steps[step_hint].number;
-            if (kept)
-                keep_longest(kept, &nkept, a->max_gaps, &gg, r->idle_gap_count - 1);
-            else if (!gd_vec_push(&all, &gg))
+            if (kept) {
+                kept_gap k = {gg, r->idle_gap_count - 1};
+                gd_topk_push(kept, &nkept, a->max_gaps, sizeof *kept, &k, cmp_kept_len);
+            } else if (!gd_vec_push(&all, &gg)) {
                 goto out;
+            }
             bin_add(td->idle_us[cause], tl, gap->s, gap->e);
         }
     }

@@ -484,31 +484,11 @@ static void write_gaps(jw *w, const gpudiag_report *r)
     }
     if (p && listed < n) {
         /* the `listed` longest by cmp_gap_len (a total order, so the set is
-         * the one a full sort would give) through a heap whose root is the
-         * shortest kept: O(n log listed) instead of sorting every gap */
+         * the one a full sort would give), without sorting every gap */
         size_t k = 0;
         for (size_t i = 0; i < n; i++) {
             const gpudiag_gap *g = &r->gaps[i];
-            size_t c;
-            if (k < listed) {
-                for (c = k++; c > 0 && cmp_gap_len(&g, &p[(c - 1) / 2]) > 0; c = (c - 1) / 2)
-                    p[c] = p[(c - 1) / 2];
-            } else {
-                if (cmp_gap_len(&g, &p[0]) >= 0)
-                    continue; /* not longer than the shortest kept */
-                for (c = 0;;) {
-                    size_t l = 2 * c + 1, m = l;
-                    if (l >= listed)
-                        break;
-                    if (l + 1 < listed && cmp_gap_len(&p[l + 1], &p[l]) > 0)
-                        m = l + 1;
-                    if (cmp_gap_len(&p[m], &g) <= 0)
-                        break;
-                    p[c] = p[m];
-                    c = m;
-                }
-            }
-            p[c] = g;
+            gd_topk_push(p, &k, listed, sizeof *p, &g, cmp_gap_len);
         }
         qsort(p, listed, sizeof *p, cmp_gap_pos);
     } else {

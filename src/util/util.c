@@ -692,3 +692,32 @@ int gd_remove_partial_output(const char *path)
         return -1;
     return remove(path) == 0 ? 0 : -1;
 }
+
+void gd_topk_push(void *h, size_t *n, size_t max, size_t size, const void *rec,
+                  int (*cmp)(const void *, const void *))
+{
+    unsigned char *a = h;
+#define GD_AT(i) (a + (i) * size)
+    size_t c;
+    if (*n < max) {
+        /* sift up: a parent never sorts before its children */
+        for (c = (*n)++; c > 0 && cmp(GD_AT((c - 1) / 2), rec) < 0; c = (c - 1) / 2)
+            memcpy(GD_AT(c), GD_AT((c - 1) / 2), size);
+    } else {
+        if (max == 0 || cmp(rec, GD_AT(0)) >= 0)
+            return; /* does not sort before the last one kept */
+        for (c = 0;;) {
+            size_t l = 2 * c + 1, m = l;
+            if (l >= max)
+                break;
+            if (l + 1 < max && cmp(GD_AT(l), GD_AT(l + 1)) < 0)
+                m = l + 1;
+            if (cmp(rec, GD_AT(m)) >= 0)
+                break;
+            memcpy(GD_AT(c), GD_AT(m), size);
+            c = m;
+        }
+    }
+    memcpy(GD_AT(c), rec, size);
+#undef GD_AT
+}

@@ -83,6 +83,14 @@ int gd_icontains(const char *s, size_t len, const char *lit);
  * is left unsorted). */
 int gd_radix_sort_i64(void *base, size_t n, size_t size, size_t key_offset) GD_ATTR_WUR;
 
+/* Keep the `max` records that sort first by `cmp` (qsort-style, a total
+ * order) out of a stream, in a heap: h holds *n (<= max) records of `size`
+ * bytes, the one that sorts last at h[0], in no other order.  `rec` is copied
+ * in (it must not point into h) or dropped: O(log max) per record kept, one
+ * comparison per record dropped.  Sort h afterwards for an ordered list. */
+void gd_topk_push(void *h, size_t *n, size_t max, size_t size, const void *rec,
+                  int (*cmp)(const void *, const void *));
+
 /* Remove a partial output file after a failed write, but only if `path` is a
  * regular file: an output named /dev/full, /dev/null or a FIFO is a device
  * the user pointed at, never ours to delete (gpudiag run as root once

@@ -111,6 +111,30 @@ int main(void)
             }
         }
     }
+    /* gd_topk_push: the 10 records that sort first out of 3000 with many
+     * ties (key 0..49, then position) equal the first 10 of a full sort */
+    {
+        enum { NT = 3000, K = 10 };
+        static int64_t all[NT * 2], heap[K * 2];
+        size_t nh = 0;
+        uint64_t x = 12345;
+        for (size_t i = 0; i < NT; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            all[2 * i] = (int64_t)(x % 50);
+            all[2 * i + 1] = (int64_t)i;
+            gd_topk_push(heap, &nh, K, 2 * sizeof(int64_t), &all[2 * i], cmp_key_pos);
+        }
+        ASSERT_EQ_INT(nh, K);
+        qsort(all, NT, 2 * sizeof(int64_t), cmp_key_pos);
+        qsort(heap, K, 2 * sizeof(int64_t), cmp_key_pos);
+        for (size_t i = 0; i < 2 * K; i++)
+            ASSERT_TRUE(heap[i] == all[i]);
+        nh = 0;
+        gd_topk_push(heap, &nh, 0, 2 * sizeof(int64_t), &all[0], cmp_key_pos); /* max 0 keeps nothing */
+        ASSERT_EQ_INT(nh, 0);
+    }
     int64_t big[3] = {INT64_MAX, INT64_MIN, 0};
     ASSERT_EQ_INT(gd_radix_sort_i64(big, 3, sizeof big[0], 0), 0);
     ASSERT_EQ_INT(big[0], INT64_MIN);
