@@ -296,7 +296,9 @@ static void write_head(hw *w, const gpudiag_report *r, const gpudiag_html_opts *
              (unsigned long long)r->input.events);
     }
     if (r->input.rank >= 0)
-        putf(w, ", rank %d of %d", r->input.rank, r->input.world_size);
+        putf(w, ", rank %d", r->input.rank);
+    if (r->input.world_size > 0) /* as the text report: a rank without a world size says no "of" */
+        putf(w, " of %d", r->input.world_size);
     put(w, ") \xC2\xB7 gpudiag " GPUDIAG_VERSION "</p>");
     for (size_t i = 0; i < r->device_count; i++) {
         const gpudiag_device *d = &r->devices[i];

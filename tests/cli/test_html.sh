@@ -137,6 +137,13 @@ if [ -f "$MI" ]; then
         && ! grep -q "CUDA initialisation\|adds CUDA Graphs" "$TMP/mi250.flat"
     then ok; else nok "MI250 text: HIP advice"; fi
 fi
+# a rank without a world size (cuda_event_sync: distributedInfo {"rank": 0}) reads "rank 0",
+# as in the text report, never "rank 0 of -1"
+CE="$GD_SHARED/data/traces/cuda_event_sync.json.gz"
+if [ -f "$CE" ]; then
+    "$GPUDIAG" analyze -q --html "$TMP/ce.html" "$CE" > /dev/null 2>&1
+    grep -q ", rank 0) " "$TMP/ce.html" && ! grep -q "of -1" "$TMP/ce.html" && ok || nok "rank without world size"
+fi
 "$GPUDIAG" analyze --html "$TMP/nv.html" "$GD_TEST_DATA/ok_idle_causes.json" > /dev/null 2>&1
 grep -q "SMs" "$TMP/nv.html" && grep -q ">SM efficiency<" "$TMP/nv.html" && ok || nok "NVIDIA page: SMs"
 
