@@ -374,7 +374,7 @@ gpudiag_status gpudiag_ncu_read(const char *path, gpudiag_ncu **out, gpudiag_err
         double v;
         int bad = -1;
         if (c_id >= 0) {
-            if (value(r.f[c_id], 1, &v) != 0)
+            if (value(r.f[c_id], 1, &v) != 0 || v > 9007199254740992.0) /* an ID beyond 2^53 is no ID */
                 bad = c_id;
             else if (!isnan(v))
                 k->id = (int64_t)v;
