@@ -38,7 +38,9 @@ static void usage_plan(FILE *fp)
             "The memory bill of a training setup per GPU before running it (weights,\n"
             "gradients, optimizer states, activations; KV cache for inference), whether it\n"
             "fits, and the time side of each memory saving: what it saves, what it costs in\n"
-            "compute and in bandwidth, and which resource binds.\n"
+            "compute and in bandwidth, and which resource binds. When it does not fit, a table\n"
+            "adds each saving not in use alone (and those but LoRA together) with the total then.\n"
+            "The GPU row taken is named, and marked UNCERTAIN when its source is.\n"
             "\n"
             "MODEL (a config or preset is needed for activations):\n"
             "%s"
@@ -114,7 +116,23 @@ typedef struct trade {
     double saves;       /* bytes per GPU */
     char compute[160];
     char bandwidth[160];
+    double total;       /* options: the total with it (bytes per GPU) */
+    int fits;           /* options: 1 fits with it, 0 not, -1 capacity unknown */
 } trade;
+
+/* One option of the "does not fit" table: setup v (this setup with one
+ * saving added) against the current plan p. */
+static void option_of(trade *t, const char *what, const gpudiag_plan_in *v, const gpudiag_plan *p)
+{
+    gpudiag_plan q;
+    memset(&q, 0, sizeof q);
+    gpudiag_plan_compute(v, &q, NULL);
+    snprintf(t->what, sizeof t->what, "%s", what);
+    t->saves = p->total - q.total;
+    t->total = q.total;
+    t->fits = q.fits;
+    t->compute[0] = t->bandwidth[0] = '\0';
+}
 
 int gd_cmd_plan(int argc, char **argv)
 {
@@ -361,6 +379,88 @@ int gd_cmd_plan(int argc, char **argv)
         snprintf(t->bandwidth, sizeof t->bandwidth, "none");
     }
 
+    /* it does not fit: each memory saving not in use, added alone to this
+     * setup, then those that keep full training together (LoRA trains other
+     * parameters: a different run, so it stays out of the combination) */
+    trade op[8];
+    int no = 0;
+    if (!in.inference && p.fits == 0) {
+        gpudiag_plan_in all = in;
+        int nall = 0;
+        if (!in.flash_attention) {
+            gpudiag_plan_in v = in;
+            v.flash_attention = 1;
+            all.flash_attention = 1;
+            nall++;
+            trade *t = &op[no++];
+            option_of(t, "FlashAttention (--flash)", &v, &p);
+            snprintf(t->compute, sizeof t->compute, "none (backward recomputes scores in SRAM; usually faster)");
+            snprintf(t->bandwidth, sizeof t->bandwidth, "less HBM traffic (no s x s tensors)");
+        }
+        if (in.recompute != GPUDIAG_RECOMPUTE_FULL) {
+            gpudiag_plan_in v = in;
+            v.recompute = GPUDIAG_RECOMPUTE_FULL;
+            all.recompute = GPUDIAG_RECOMPUTE_FULL;
+            nall++;
+            memset(&q, 0, sizeof q);
+            gpudiag_plan_compute(&v, &q, NULL);
+            trade *t = &op[no++];
+            option_of(t, "full recompute (--recompute full)", &v, &p);
+            snprintf(t->compute, sizeof t->compute, "+%.1f%% FLOPs per step (+%s): HFU = 4/3 MFU",
+                     100 * (q.recompute_share - p.recompute_share), secs(q.compute_s - p.compute_s, b1, sizeof b1));
+            snprintf(t->bandwidth, sizeof t->bandwidth, "none");
+        }
+        if (in.gpus > 1 && in.zero_stage < 3) {
+            gpudiag_plan_in v = in;
+            v.zero_stage = 3;
+            all.zero_stage = 3;
+            nall++;
+            trade *t = &op[no++];
+            char what[64];
+            snprintf(what, sizeof what, "ZeRO stage 3 over %d GPUs (--zero 3)", in.gpus);
+            option_of(t, what, &v, &p);
+            snprintf(t->compute, sizeof t->compute, "none");
+            snprintf(t->bandwidth, sizeof t->bandwidth,
+                     "1.5x plain data parallel: %s per GPU per step over the GPU links",
+                     gb(1.5 * in.params_total * 2 * 2 * (in.gpus - 1) / in.gpus, b1, sizeof b1));
+        }
+        if (in.offload == GPUDIAG_OFFLOAD_NONE) {
+            gpudiag_plan_in v = in;
+            v.offload = GPUDIAG_OFFLOAD_OPTIMIZER;
+            all.offload = GPUDIAG_OFFLOAD_OPTIMIZER;
+            nall++;
+            memset(&q, 0, sizeof q);
+            gpudiag_plan_compute(&v, &q, NULL);
+            trade *t = &op[no++];
+            option_of(t, "CPU offload (--offload optimizer)", &v, &p);
+            snprintf(t->compute, sizeof t->compute, "the optimizer step runs on the CPU (host memory traffic)");
+            if (isfinite(in.pcie_gbs_per_dir) && in.pcie_gbs_per_dir > 0)
+                snprintf(t->bandwidth, sizeof t->bandwidth, "PCIe %s up + %s down per step = %s at %.1f GB/s per direction",
+                         gb(q.pcie_h2d_bytes, b1, sizeof b1), gb(q.pcie_d2h_bytes, b2, sizeof b2),
+                         secs(q.pcie_s, b3, sizeof b3), in.pcie_gbs_per_dir);
+            else
+                snprintf(t->bandwidth, sizeof t->bandwidth, "PCIe %s up + %s down per step",
+                         gb(q.pcie_h2d_bytes, b1, sizeof b1), gb(q.pcie_d2h_bytes, b2, sizeof b2));
+        }
+        if (in.lora_rank == 0 && m.has_config) {
+            gpudiag_plan_in v = in;
+            v.lora_rank = 16;
+            v.lora_params = gpudiag_lora_params(&m.cfg, 16, "q,v");
+            v.base_bits = 16;
+            trade *t = &op[no++];
+            option_of(t, "LoRA rank 16 (q,v) (--lora-rank 16)", &v, &p);
+            snprintf(t->compute, sizeof t->compute,
+                     "trains the adapters only: a fine-tune, not full training (QLoRA: 4-bit base, --qlora)");
+            snprintf(t->bandwidth, sizeof t->bandwidth, "none");
+        }
+        if (nall > 1) {
+            trade *t = &op[no++];
+            option_of(t, "all of the above but LoRA", &all, &p);
+            snprintf(t->compute, sizeof t->compute, "the costs above, added");
+            snprintf(t->bandwidth, sizeof t->bandwidth, "the costs above, added");
+        }
+    }
+
     if (json) {
         gd_json w;
         if (gd_json_open(&w, stdout, 1) < 0)
@@ -390,6 +490,8 @@ int gd_cmd_plan(int argc, char **argv)
         gd_json_key(&w, "gpu");
         gd_json_obj(&w);
         gd_json_kv_str(&w, "name", gpu ? gpu->name : NULL);
+        gd_json_key(&w, "uncertain");
+        gd_json_bool(&w, gpu && gpu->uncertain);
         gd_json_kv_num(&w, "memory_bytes", in.gpu_mem_bytes);
         gd_json_kv_num(&w, "peak_tflops", in.peak_tflops);
         gd_json_kv_num(&w, "pcie_gbs_per_dir", in.pcie_gbs_per_dir);
@@ -440,6 +542,23 @@ int gd_cmd_plan(int argc, char **argv)
             gd_json_end_obj(&w);
         }
         gd_json_end_arr(&w);
+        gd_json_key(&w, "options");
+        gd_json_arr(&w);
+        for (int i = 0; i < no; i++) {
+            gd_json_obj(&w);
+            gd_json_kv_str(&w, "technique", op[i].what);
+            gd_json_kv_num(&w, "saves_bytes", op[i].saves);
+            gd_json_kv_num(&w, "total_bytes", op[i].total);
+            gd_json_key(&w, "fits");
+            if (op[i].fits < 0)
+                yajl_gen_null(w.g);
+            else
+                gd_json_bool(&w, op[i].fits);
+            gd_json_kv_str(&w, "costs_compute", op[i].compute);
+            gd_json_kv_str(&w, "costs_bandwidth", op[i].bandwidth);
+            gd_json_end_obj(&w);
+        }
+        gd_json_end_arr(&w);
         gd_json_kv_str(&w, "binds", p.binds);
         gd_json_end_obj(&w);
         return gd_json_close(&w) < 0 ? GD_EXIT_INTERNAL : GD_EXIT_OK;
@@ -451,6 +570,17 @@ int gd_cmd_plan(int argc, char **argv)
            in.grad_accum, in.zero_stage, gpudiag_optimizer_name(in.optimizer), gpudiag_recompute_name(in.recompute),
            in.flash_attention ? ", FlashAttention" : "",
            in.offload ? (in.offload == GPUDIAG_OFFLOAD_PARAMS ? ", offload params" : ", offload optimizer") : "");
+    if (gpu) {
+        /* name the row taken: a short --gpu such as H100 matches one row of several */
+        printf("gpu          %s: %.0f GB, %.6g TFLOP/s %s dense, PCIe %.1f GB/s per direction%s\n", gpu->name,
+               gpu->mem_gb, gpu->peak_tflops[mo.dtype], gpudiag_dtype_name(mo.dtype), gpu->pcie_bw_gbs_per_dir,
+               gpu->uncertain && isnan(gpu_mem_gb) && !(mo.peak_tflops > 0)
+                   ? "\n             (UNCERTAIN row: check 'gpudiag specs' and override with --gpu-mem and --peak-tflops)"
+                   : "");
+        if (!isnan(gpu_mem_gb) || mo.peak_tflops > 0)
+            printf("             overridden:%s%s\n", !isnan(gpu_mem_gb) ? " --gpu-mem" : "",
+                   mo.peak_tflops > 0 ? " --peak-tflops" : "");
+    }
     printf("\nMEMORY per GPU\n");
     printf("  weights        %12s%s\n", gb(p.weights, b1, sizeof b1),
            in.lora_rank ? (qlora ? "  (4-bit base + adapters)" : "  (16-bit base + adapters)") : "");
@@ -488,12 +618,24 @@ int gd_cmd_plan(int argc, char **argv)
                 printf("  %-30s %-12s %s\n  %-30s %-12s %s\n", tr[i].what, gb(tr[i].saves, b1, sizeof b1),
                        tr[i].compute, "", "", tr[i].bandwidth);
         }
+        if (no > 0) {
+            printf("\nIT DOES NOT FIT: each memory saving not in use, added alone to this setup\n");
+            printf("  %-36s %-12s %-24s %s\n", "technique", "saves memory", "total then", "costs compute / costs bandwidth");
+            for (int i = 0; i < no; i++) {
+                char tot[64];
+                snprintf(tot, sizeof tot, "%s %s", gb(op[i].total, b2, sizeof b2),
+                         op[i].fits == 1 ? "fits" : op[i].fits == 0 ? "does not fit" : "");
+                printf("  %-36s %-12s %-24s %s\n  %-36s %-12s %-24s %s\n", op[i].what, gb(op[i].saves, b1, sizeof b1),
+                       tot, op[i].compute, "", "", "", op[i].bandwidth);
+            }
+        }
     }
     printf("\nVERDICT  ");
     if (strcmp(p.binds, "memory_capacity") == 0)
         printf("memory capacity binds: %s needed, %s available. Save memory with ZeRO/FSDP sharding, "
-               "recompute, FlashAttention, LoRA or offload (the table shows what each costs).\n",
-               gb(p.total, b1, sizeof b1), gb(in.gpu_mem_bytes, b2, sizeof b2));
+               "recompute, FlashAttention, LoRA or offload%s.\n",
+               gb(p.total, b1, sizeof b1), gb(in.gpu_mem_bytes, b2, sizeof b2),
+               no > 0 ? " (the table above shows what each saves and costs)" : "");
     else if (strcmp(p.binds, "pcie_bandwidth") == 0)
         printf("PCIe bandwidth binds: offload moves data for %s per step against %s of compute; unless the copies "
                "overlap compute the step is paced by the link.\n",
