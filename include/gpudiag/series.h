@@ -313,6 +313,10 @@ typedef struct gpudiag_gpu_summary {
                                        computes; taken as not reported (bandwidth unknown) */
     int mem_total_from_spec;      /**< 1: the log has no memory total; mem_used_share uses the GPU table's
                                        memory label (GiB) of the GPU's name */
+    int profiling_unreported;     /**< 1: every profiling activity field (SM active, GR engine active, tensor
+                                       active, SM occupancy) read exactly 0 in every sample while GPU-Util's
+                                       median was >= 0.50 (dcgm-exporter#662): those fields are read as missing
+                                       (stats n = 0) and GPU-Util is the compute indicator */
 } gpudiag_gpu_summary;
 
 /** The `series` section of a report made from a monitoring log. */

@@ -228,6 +228,43 @@ static int has_values(const double *col, size_t n)
     return 0;
 }
 
+/* The profiling activity fields that a stuck DCGM profiling module reports as 0.000. */
+static const gpudiag_metric prof_fields[] = {GPUDIAG_M_SM_ACTIVE, GPUDIAG_M_GR_ENGINE_ACTIVE, GPUDIAG_M_TENSOR_ACTIVE,
+                                             GPUDIAG_M_SM_OCCUPANCY};
+
+/* 1 when every profiling activity field x has reads exactly 0 in every sample while GPU-Util's
+ * median over the whole log is >= 0.50 (DEFINITIONS "Profiling fields that read 0 throughout");
+ * scratch holds x->count doubles. */
+static int profiling_unreported(const gpudiag_gpu_series *x, double *scratch)
+{
+    int any = 0;
+    for (size_t k = 0; k < sizeof prof_fields / sizeof prof_fields[0]; k++) {
+        const double *c = x->v[prof_fields[k]];
+        if (!c)
+            continue;
+        for (size_t i = 0; i < x->count; i++) {
+            if (isnan(c[i]))
+                continue;
+            if (c[i] != 0)
+                return 0;
+            any = 1;
+        }
+    }
+    const double *u = x->v[GPUDIAG_M_GPU_UTIL];
+    if (!any || !u)
+        return 0;
+    size_t n = 0;
+    for (size_t i = 0; i < x->count; i++)
+        if (!isnan(u[i]))
+            scratch[n++] = u[i];
+    if (!n)
+        return 0;
+    static const double half = 0.5;
+    double med;
+    gd_quantiles(scratch, n, &half, 1, &med);
+    return med >= GD_SERIES_PROF_UNREPORTED_UTIL;
+}
+
 int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
 {
     memset(out, 0, sizeof *out);
@@ -267,10 +304,17 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
          * (DEFINITIONS "Monitoring series", Warm-up and tear-down) */
         gpudiag_gpu_series view = *full;
         const gpudiag_gpu_series *x = &view;
+        /* profiling fields that read exactly 0 throughout while GPU-Util's median is >= 0.50 are not
+         * reported (dcgm-exporter#662), not idle: read as missing (DEFINITIONS "Profiling fields that
+         * read 0 throughout") */
+        o->profiling_unreported = profiling_unreported(full, scratch);
+        if (o->profiling_unreported)
+            for (size_t k = 0; k < sizeof prof_fields / sizeof prof_fields[0]; k++)
+                view.v[prof_fields[k]] = NULL;
         {
-            const double *cc = has_values(full->v[GPUDIAG_M_SM_ACTIVE], full->count)  ? full->v[GPUDIAG_M_SM_ACTIVE]
-                               : has_values(full->v[GPUDIAG_M_GPU_UTIL], full->count) ? full->v[GPUDIAG_M_GPU_UTIL]
-                                                                                      : full->v[GPUDIAG_M_GR_ENGINE_ACTIVE];
+            const double *cc = has_values(view.v[GPUDIAG_M_SM_ACTIVE], full->count)  ? view.v[GPUDIAG_M_SM_ACTIVE]
+                               : has_values(view.v[GPUDIAG_M_GPU_UTIL], full->count) ? view.v[GPUDIAG_M_GPU_UTIL]
+                                                                                      : view.v[GPUDIAG_M_GR_ENGINE_ACTIVE];
             size_t a = full->count, z = 0;
             for (size_t i = 0; cc && i < full->count; i++)
                 if (!isnan(cc[i]) && cc[i] >= GD_SERIES_IDLE_MAX) {
@@ -286,7 +330,7 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
                 view.count = z - a;
                 view.t_us = full->t_us + a;
                 for (int m = 0; m < GPUDIAG_M_COUNT; m++)
-                    if (full->v[m])
+                    if (view.v[m])
                         view.v[m] = full->v[m] + a;
             }
         }
@@ -378,9 +422,13 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
         double used_max = st[GPUDIAG_M_MEM_USED_BYTES].max;
         int holds = (!isnan(o->mem_used_share) && o->mem_used_share >= GD_SERIES_HOLD_SHARE) ||
                     (!isnan(used_max) && st[GPUDIAG_M_MEM_USED_BYTES].median >= GD_SERIES_HOLD_BYTES);
-        int works = cs && cs->max >= GD_SERIES_WORK_MIN;
+        /* GPU-Util busy is never idle, whatever the compute indicator says (DEFINITIONS "Never idle
+         * while GPU-Util is busy"): a GPU flagged gpu_util_misleading is not also called idle */
+        const gpudiag_metric_stats *us = &st[GPUDIAG_M_GPU_UTIL];
+        int util_busy = us->n && us->p95 >= GD_SERIES_IDLE_MAX;
+        int works = (cs && cs->max >= GD_SERIES_WORK_MIN) || (us->n && us->max >= GD_SERIES_WORK_MIN);
         o->in_use = works || holds;
-        o->idle_holding_memory = holds && cs && cs->p95 < GD_SERIES_IDLE_MAX;
+        o->idle_holding_memory = holds && cs && cs->p95 < GD_SERIES_IDLE_MAX && !util_busy;
         /* repeating dips, traffic */
         o->dip_period_us = o->dip_acf = o->traffic_corr = NAN;
         if (cs && works && !out->snapshot) {

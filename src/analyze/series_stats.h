@@ -33,6 +33,7 @@
 #define GD_SERIES_SMACT_EFFECTIVE 0.80   /* ... while SM active below (DCGM: ≥ 0.8 necessary) */
 #define GD_SERIES_UTIL_SMACT_GAP 0.20    /* ... by at least this much */
 #define GD_SERIES_TENSOR_LOW 0.30        /* tuning guides: tensor active < 30 % = compute wasted */
+#define GD_SERIES_PROF_UNREPORTED_UTIL 0.50 /* GPU-Util median at which all-zero profiling fields are "not reported" */
 #define GD_SERIES_TENSOR_HIGH 0.50       /* tensor active ≥ 50 % with compute high: Tensor-Core-bound */
 
 /* Statistics of col[0..count) (NaN skipped); scratch holds count doubles. */

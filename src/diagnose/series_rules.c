@@ -144,6 +144,7 @@ static int pick_throttle(const gpudiag_gpu_summary *g)
 }
 static int pick_pcie(const gpudiag_gpu_summary *g) { return g->pcie_degraded == 1; }
 static int pick_idle_mem(const gpudiag_gpu_summary *g) { return g->idle_holding_memory; }
+static int pick_prof_unreported(const gpudiag_gpu_summary *g) { return g->profiling_unreported; }
 
 /* The tuning guides' classification of one GPU (DEFINITIONS "Monitoring series"). */
 static void classify(gpudiag_gpu_summary *g)
@@ -170,13 +171,17 @@ static void classify(gpudiag_gpu_summary *g)
     if (pick_sawtooth(g)) {
         g->bottleneck = GPUDIAG_BN_COMMUNICATION;
         g->pipeline = "communication_sync";
-    } else if (pick_dips(g)) {
+    } else if (pick_dips(g) || (g->compute_level && strcmp(g->compute_level, "high") == 0)) {
+        /* compute high but dipping (p10 or low share missed), periodic or not: dips / data supply,
+         * never bandwidth — busy SMs are not bandwidth-starved (DEFINITIONS "Classification", rule 3) */
         g->bottleneck = GPUDIAG_BN_DATA_PIPELINE;
         g->pipeline = "data_supply";
     } else if (g->bandwidth_level && strcmp(g->bandwidth_level, "high") == 0) {
         g->bottleneck = GPUDIAG_BN_MEMORY_BANDWIDTH;
         g->pipeline = "memory_transfer";
-    } else if (c->median >= GD_SERIES_LOW_UTIL && c->low_share < GD_SERIES_HEALTH_LOW_SHARE) {
+    } else if ((c->median >= GD_SERIES_LOW_UTIL && c->low_share < GD_SERIES_HEALTH_LOW_SHARE) || pick_misleading(g)) {
+        /* GPU-Util busy but the SMs are not (gpu_util_misleading): kernels run all the time yet fill few
+         * SMs — too small or launch-bound, not a GPU waiting for data (DEFINITIONS "Classification", rule 7) */
         g->bottleneck = GPUDIAG_BN_HOST_LAUNCH; /* steady but moderate: kernels too small, launch overhead */
         g->pipeline = "operator_scheduling";
     } else {
@@ -364,6 +369,20 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
              gd_format("A utilisation below 0 or above 100 %%, a negative memory, power or clock, or NaN/inf "
                        "written out: a broken sensor, a driver hiccup, or a log edited or merged by hand. The rest of "
                        "each row was kept; the statistics leave these values out."));
+    }
+    if (list_gpus(s, pick_prof_unreported, gpus, sizeof gpus, &first)) {
+        const gpudiag_gpu_summary *g = &s->gpus[first];
+        f = add(b, "input_profiling_unreported", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN);
+        gd_fb_ev(f, "gpu_index", g->index);
+        gd_fb_ev(f, "gpu_util_median", g->stats[GPUDIAG_M_GPU_UTIL].median);
+        gd_fb_text(b, f,
+             gd_format("%s: SM/GR engine/tensor active read 0 in every sample while GPU-Util's median is %.0f %%: "
+                       "profiling metrics not reported, read as missing (GPU-Util used instead)",
+                       gpus, 100 * g->stats[GPUDIAG_M_GPU_UTIL].median),
+             gd_format("DCGM's profiling module stopped sampling (a known dcgm-exporter fault after long uptimes, "
+                       "or another profiler holding the counters, e.g. Nsight or a second DCGM). Check with "
+                       "`dcgmi dmon -e 1001,1002 -c 5` on the node; running it re-arms the fields; restart the "
+                       "exporter if it does not. Until then GPU-Util only says a kernel was running."));
     }
     if (s->header_changes > 0) {
         f = add(b, "input_header_changed", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN);

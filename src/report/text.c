@@ -839,6 +839,8 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
                 g->bandwidth_metric < GPUDIAG_M_COUNT ? gpudiag_metric_name(g->bandwidth_metric) : "-", bw);
         if (g->bandwidth_unreported)
             fprintf(w->fp, "  (DRAM/memory activity reads 0 in every sample while computing: not reported)");
+        if (g->profiling_unreported)
+            fprintf(w->fp, "  (SM/GR/tensor active read 0 in every sample while GPU-Util is busy: not reported)");
         if (g->stats[GPUDIAG_M_TENSOR_ACTIVE].n) {
             char te[16];
             pct(te, sizeof te, g->stats[GPUDIAG_M_TENSOR_ACTIVE].median);
