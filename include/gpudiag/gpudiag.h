@@ -645,6 +645,13 @@ typedef struct gpudiag_report {
 
     gpudiag_bottleneck bottleneck;
     const char *verdict;          /**< one actionable line, owned by the report */
+    /** The id of the finding the verdict rests on (a static string, equal to one
+     *  findings[i].id), NULL when it rests on none (docs/FINDINGS.md "Verdict"). */
+    const char *verdict_finding;
+    /** Why the verdict does not rest on the first-ranked finding findings[0]
+     *  (one sentence, owned by the report); NULL when it does, or there are no
+     *  findings.  Traces only: NULL for a monitoring log. */
+    const char *verdict_why;
 
     /** Monitoring-log input (gpudiag_series_analyze, include/gpudiag/series.h):
      *  the `series` section; NULL for a trace.  Owned by the report. */

@@ -1091,6 +1091,58 @@ static double other_idle_share(const gpudiag_report *r)
     return r->idle_cause_us[GPUDIAG_IDLE_OTHER] / (double)nd / ((double)r->step_count * r->idle_step_us);
 }
 
+/* "24%" or "no estimate" for a finding's est_gain, into buf[cap]. */
+static const char *gain_words(const gpudiag_finding *f, char *buf, size_t cap)
+{
+    if (isnan(f->est_gain))
+        snprintf(buf, cap, "no estimate");
+    else
+        snprintf(buf, cap, "est. gain %.0f%%", 100.0 * f->est_gain);
+    return buf;
+}
+
+/* verdict.finding and verdict.why (FINDINGS "Verdict"): the finding the verdict
+ * rests on (`on`, NULL: none, or an id the rules did not add), and when that is
+ * not the first-ranked finding, one sentence saying why the first does not lead. */
+static void verdict_finding(fbuilder *b, const char *on)
+{
+    gpudiag_report *r = b->r;
+    r->verdict_finding = NULL;
+    r->verdict_why = NULL;
+    for (size_t i = 0; on && i < r->finding_count; i++)
+        if (strcmp(r->findings[i].id, on) == 0)
+            r->verdict_finding = r->findings[i].id;
+    if (!r->finding_count || (r->verdict_finding && strcmp(r->findings[0].id, r->verdict_finding) == 0))
+        return;
+    const gpudiag_finding *l = &r->findings[0];
+    char g[32], rest[160];
+    if (r->verdict_finding)
+        snprintf(rest, sizeof rest, "the verdict rests on %s", r->verdict_finding);
+    else
+        snprintf(rest, sizeof rest, "the verdict rests on no finding (none explains what it reports)");
+    char *why;
+    if (l->is_cause && l->bottleneck == GPUDIAG_BN_COMPUTE)
+        why = gd_format("%s ranks first (%s) but makes the kernels faster rather than removing a stall, and a "
+                        "verdict names a stall before a kernel speed-up; %s",
+                        l->id, gain_words(l, g, sizeof g), rest);
+    else if (l->is_cause && !r->has_gpu)
+        why = gd_format("%s ranks first but the trace has no GPU activity to weigh it against; %s", l->id, rest);
+    else if (l->is_cause && isnan(l->est_gain))
+        why = gd_format("%s ranks first but has no gain estimate; %s", l->id, rest);
+    else if (l->is_cause)
+        why = gd_format("%s ranks first (%s) but is below the %.0f%% a cause needs to lead the verdict; %s", l->id,
+                        gain_words(l, g, sizeof g), 100.0 * GD_VERDICT_GAIN_MIN, rest);
+    else if (l->is_cause && l->est_gain >= GD_VERDICT_GAIN_MIN)
+        why = gd_format("%s ranks first (%s); %s", l->id, gain_words(l, g, sizeof g), rest); /* not reached */
+    else if (finding_rank(l) == 3)
+        why = gd_format("%s ranks first but is a note on the input, not a cause; %s", l->id, rest);
+    else
+        why = gd_format("%s ranks first but is a symptom, not a cause; %s", l->id, rest);
+    if (!why)
+        b->oom = 1;
+    r->verdict_why = why;
+}
+
 static void verdict(fbuilder *b)
 {
     gpudiag_report *r = b->r;
@@ -1098,7 +1150,8 @@ static void verdict(fbuilder *b)
     const gpudiag_finding *top = NULL;
     for (size_t i = 0; i < r->finding_count; i++) {
         const gpudiag_finding *f = &r->findings[i];
-        if (f->is_cause && f->bottleneck != GPUDIAG_BN_COMPUTE && !isnan(f->est_gain) && f->est_gain >= 0.05) {
+        if (f->is_cause && f->bottleneck != GPUDIAG_BN_COMPUTE && !isnan(f->est_gain) &&
+            f->est_gain >= GD_VERDICT_GAIN_MIN) {
             top = f;
             break;
         }
@@ -1113,14 +1166,18 @@ static void verdict(fbuilder *b)
     if (ssh >= GD_STARTUP_SHARE_MIN)
         snprintf(note, sizeof note, " %s of start-up/compilation (%.0f%% of the %s) excluded from the estimates.", sdur,
                  100.0 * ssh, r->steps_from_profiler ? "steps" : "window");
+    const char *on = NULL; /* the id of the finding the verdict rests on */
     if (!r->has_gpu && r->input.truncated) {
+        on = "cpu_only_trace";
         v = gd_format("The trace is cut off at byte %lld before any GPU activity was recorded: nothing to diagnose "
                       "on the GPU side; profile again and let the profiler finish writing.",
                       (long long)r->input.truncated_at);
     } else if (!r->has_gpu) {
+        on = "cpu_only_trace";
         v = gd_format("No GPU activity in this trace: nothing to diagnose on the GPU side (%zu host step%s).",
                       r->step_count, r->step_count == 1 ? "" : "s");
     } else if (top) {
+        on = top->id;
         r->bottleneck = top->bottleneck;
         v = gd_format("%s; could save ~%.0f%% of step time (%s)%s%s", top->title, 100.0 * top->est_gain,
                       short_fix(top),
@@ -1146,6 +1203,10 @@ static void verdict(fbuilder *b)
                 tc = &r->findings[i];
         int major = max_compute_major(r);
         if (tc)
+            on = tc->id;
+        else if (r->finding_count && r->findings[0].is_cause && r->findings[0].bottleneck == GPUDIAG_BN_COMPUTE)
+            on = r->findings[0].id; /* "speed-ups now come from the kernels": the first says how */
+        if (tc)
             v = gd_format("The GPU is busy %.0f%% of the step, but its matrix work avoids Tensor Cores "
                           "(%s).",
                           100.0 * r->gpu_utilization,
@@ -1155,6 +1216,7 @@ static void verdict(fbuilder *b)
                           "now come from the kernels themselves (precision, fusion, larger batches).",
                           100.0 * r->gpu_utilization);
     } else if (!isnan(r->gpu_utilization) && ssh >= 0.5 * (1.0 - r->gpu_utilization)) {
+        on = "startup_in_window";
         v = gd_format("The GPU is idle %.0f%% of the %s, mostly start-up/compilation: %s before the first GPU "
                       "op, after the last, or while compiling or warming up. Too little steady-state work was "
                       "recorded to judge; profile steady-state steps (torch.profiler schedule with wait and "
@@ -1170,6 +1232,7 @@ static void verdict(fbuilder *b)
     if (!v)
         b->oom = 1;
     r->verdict = v;
+    verdict_finding(b, on);
 }
 
 int gd_diagnose(const gpudiag_trace *t, gpudiag_report *r)

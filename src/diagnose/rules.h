@@ -9,6 +9,7 @@
 /* Thresholds (docs/FINDINGS.md gives the source of each). */
 #define GD_DATALOADER_SHARE_MIN 0.05     /* TBP: avg DataLoader / avg step > 5% */
 #define GD_LOW_UTIL_MAX 0.50             /* TBP: GPU utilization < 50% */
+#define GD_VERDICT_GAIN_MIN 0.05         /* a cause leads the verdict with est_gain >= this (FINDINGS Verdict) */
 #define GD_UNEXPLAINED_IDLE_MAX 0.20     /* verdict `compute` needs idle of cause other < this share (FINDINGS Verdict) */
 #define GD_STEPS_SPARSE_COVERAGE 0.50    /* input_steps_sparse: steps cover < this share of their span (DEFINITIONS Steps 5) */
 #define GD_LOW_MFU_MAX 0.30              /* tuned dense LLM training: 35-55% MFU (mfu-and-memory.md §3) */

@@ -142,6 +142,7 @@ void gpudiag_report_free(gpudiag_report **rp)
     free(r->timeline.devices);
     free(r->comm_kernel_us);
     free((char *)(uintptr_t)r->verdict);
+    free((char *)(uintptr_t)r->verdict_why);
     if (r->roofline) {
         for (size_t i = 0; i < r->roofline->kernel_count; i++)
             free((char *)(uintptr_t)r->roofline->kernels[i].name);

@@ -971,6 +971,8 @@ static void write_report(jw *w, const gpudiag_report *r)
     yajl_gen_map_open(w->g);
     kv_str(w, "bottleneck", gpudiag_bottleneck_name(r->bottleneck));
     kv_str(w, "summary", r->verdict);
+    kv_str(w, "finding", r->verdict_finding);
+    kv_str(w, "why", r->verdict_why);
     yajl_gen_map_close(w->g);
     yajl_gen_map_close(w->g);
 }

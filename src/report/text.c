@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpudiag/gpudiag.h"
@@ -164,8 +165,16 @@ static void verdict(const tw *w, const gpudiag_report *r)
 {
     fprintf(w->fp, "%sVERDICT%s  ", c_bold(w), c_off(w));
     const char *col = r->bottleneck == GPUDIAG_BN_COMPUTE ? c_green(w) : r->bottleneck == GPUDIAG_BN_UNKNOWN ? "" : c_red(w);
-    fprintf(w->fp, "%s%s%s%s\n", c_bold(w), col, gpudiag_bottleneck_name(r->bottleneck), c_off(w));
+    fprintf(w->fp, "%s%s%s%s", c_bold(w), col, gpudiag_bottleneck_name(r->bottleneck), c_off(w));
+    if (r->verdict_finding)
+        fprintf(w->fp, "  (finding %s)", r->verdict_finding);
+    fputc('\n', w->fp);
     wrap(w, "         ", r->verdict ? r->verdict : "");
+    if (r->verdict_why) {
+        char *why = gd_format("Why not the first finding: %s.", r->verdict_why);
+        wrap(w, "         ", why ? why : r->verdict_why);
+        free(why);
+    }
     fputc('\n', w->fp);
 }
 

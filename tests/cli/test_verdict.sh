@@ -1,0 +1,67 @@
+#!/bin/sh
+# test_verdict.sh — verdict.finding and verdict.why (docs/FINDINGS.md "Verdict"), values
+# derived by hand.
+# 1. tests/data/ok_three_steps.json (numbers of test_steps.sh): steps 100 + 130 + 70 =
+#    300 us; three ampere_sgemm kernels 40 + 100 + 20 = 160 us, none on Tensor Cores on an
+#    A100 -> no_tensor_cores est_gain = kernel share 160/300 x eligible 1.0 x 1/2 = 0.266667;
+#    runtime + CPU Exec = (10 + 15) + (10 + 15) + 5 = 55 us -> host 0.183333 >= 0.15, GPU
+#    utilization (160 + 10 copy)/300 = 0.566667 < 0.8, idle 0.433333, kernels 20-100 us
+#    longer than their 10 us launches (not launch-bound) -> host_overhead est_gain
+#    min(0.183333, 0.433333) = 0.183333. Ranked: no_tensor_cores (0.27) first, host_overhead
+#    second; the verdict skips compute causes -> verdict.finding host_overhead, and verdict.why
+#    names no_tensor_cores with "est. gain 27%" and says the verdict rests on host_overhead.
+# 2. tests/data/ok_idle_causes.json: host_overhead (0.43) is first and leads -> finding
+#    host_overhead, why null.
+# 3. tests/data/ok_cpu_only.json: no GPU op; dataloader_stall (a cause) ranks before the
+#    note cpu_only_trace, which the verdict rests on -> why: no GPU activity to weigh it.
+# 4. tests/data/ok_idle_nocause.json: one finding, single_step (a symptom); the verdict
+#    ("no visible cause") rests on none -> finding null, why "single_step ... symptom".
+# The text report names the finding on the VERDICT line and prints the why line.
+set -eu
+GD_TMP_TAG=verdict
+# shellcheck source=tests/cli/common.sh
+. "$(cd "$(dirname "$0")" && pwd)/common.sh"
+
+rc=0
+check() { # FILE PYCODE
+    if "$GPUDIAG" analyze --json "$1" > "$TMP/r.json"; then
+        python3 -c "$2" "$TMP/r.json" "$(basename "$1")" || rc=1
+    else
+        echo "FAIL: $1: exit $?"; rc=1
+    fi
+}
+HDR='import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+d = json.load(open(sys.argv[1])); v = d["verdict"]; f = {x["id"]: x for x in d["findings"]}
+why = v.get("why") or ""
+'
+check "$GD_TEST_DATA/ok_three_steps.json" "$HDR"'
+valcheck.run([
+    ("ids", [x["id"] for x in d["findings"]][:2], ["no_tensor_cores", "host_overhead"]),
+    ("tc gain", f["no_tensor_cores"]["est_gain"], 0.266667),
+    ("host gain", f["host_overhead"]["est_gain"], 0.183333),
+    ("bottleneck", v["bottleneck"], "host_launch"), ("finding", v["finding"], "host_overhead"),
+    ("why names the first", why.startswith("no_tensor_cores ranks first (est. gain 27%)"), True),
+    ("why names the leader", why.endswith("the verdict rests on host_overhead"), True),
+], sys.argv[2], 1e-5)'
+check "$GD_TEST_DATA/ok_idle_causes.json" "$HDR"'
+valcheck.run([("first", d["findings"][0]["id"], "host_overhead"), ("finding", v["finding"], "host_overhead"),
+              ("why", v["why"], None)], sys.argv[2])'
+check "$GD_TEST_DATA/ok_cpu_only.json" "$HDR"'
+valcheck.run([("first", d["findings"][0]["id"], "dataloader_stall"), ("finding", v["finding"], "cpu_only_trace"),
+              ("bottleneck", v["bottleneck"], "unknown"),
+              ("why", why, "dataloader_stall ranks first but the trace has no GPU activity to weigh it against; "
+                           "the verdict rests on cpu_only_trace")], sys.argv[2])'
+check "$GD_TEST_DATA/ok_idle_nocause.json" "$HDR"'
+valcheck.run([("ids", [x["id"] for x in d["findings"]], ["single_step"]), ("finding", v["finding"], None),
+              ("why", why.startswith("single_step ranks first but is a symptom, not a cause; the verdict rests on no finding"), True)],
+             sys.argv[2])'
+"$GPUDIAG" analyze --no-color "$GD_TEST_DATA/ok_three_steps.json" > "$TMP/r.txt"
+if grep -q '^VERDICT  host_launch  (finding host_overhead)$' "$TMP/r.txt" &&
+   grep -q '^         Why not the first finding: no_tensor_cores ranks first' "$TMP/r.txt"; then
+    echo "text: 1 passed, 0 failed"
+else
+    echo "FAIL: text report lacks the finding or the why line"; sed -n 1,14p "$TMP/r.txt"; rc=1
+fi
+exit $rc
