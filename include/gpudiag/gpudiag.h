@@ -589,6 +589,9 @@ typedef struct gpudiag_report {
     uint64_t launch_delay_outliers; /**< HTA: launch delay above 100 µs */
     uint64_t launch_delay_outliers_gpu_idle; /**< those whose kernel started after its device sat idle
                                                   >= 30 µs (DEFINITIONS "Kernels", HTA outliers) */
+    uint64_t gpu_ops_unlinked;    /**< GPU ops (kernels, memcpys, memsets) of the whole trace with no runtime or
+                                       driver call of the same correlation id: kept in every busy and idle number,
+                                       dropped by HTA's correlation join (DEFINITIONS "Where we differ from HTA") */
     double optimizer_time_us;     /**< Optimizer.step host time inside the steps span; NaN without steps */
     uint64_t optimizer_kernels;   /**< kernels launched from inside Optimizer.step */
     double optimizer_kernel_time_us;

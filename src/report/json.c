@@ -398,6 +398,7 @@ static void write_summary(jw *w, const gpudiag_report *r)
     kv_int_opt(w, "runtime_outliers", (long long)r->runtime_outliers, counted);
     kv_int_opt(w, "launch_delay_outliers", (long long)r->launch_delay_outliers, counted);
     kv_int_opt(w, "launch_delay_outliers_gpu_idle", (long long)r->launch_delay_outliers_gpu_idle, counted);
+    kv_int_opt(w, "gpu_ops_unlinked", (long long)r->gpu_ops_unlinked, counted);
     key(w, "optimizer");
     yajl_gen_map_open(w->g);
     kv_us(w, "time_us", r->optimizer_time_us);

@@ -655,6 +655,10 @@ static void details(const tw *w, const gpudiag_report *r)
         if (r->launch_delay_outliers_gpu_idle < r->launch_delay_outliers)
             fputs("  (a long delay behind running GPU work is the CPU running ahead: healthy)\n", w->fp);
     }
+    if (r->gpu_ops_unlinked)
+        fprintf(w->fp, "  %llu GPU op(s) without a launch call (no runtime/driver call of their correlation id): counted "
+                       "in the busy and idle numbers; HTA's correlation join leaves them out\n",
+                (unsigned long long)r->gpu_ops_unlinked);
     fputc('\n', w->fp);
 }
 
