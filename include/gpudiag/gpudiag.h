@@ -316,16 +316,20 @@ typedef struct gpudiag_device {
 } gpudiag_device;
 
 /** Kind of a communication kernel (docs/DEFINITIONS.md "Communication", collective kinds):
- *  from the NCCL/RCCL kernel name; SendRecv kernels launched inside an all-to-all host call
- *  are all-to-all (NCCL runs all_to_all as grouped send/recv). */
+ *  from the kernel's args ("Collective name"), else from the host call that launched it
+ *  (nccl:*, c10d::*, record_param_comms, NCCL NVTX ranges, MPI calls; joined by External id
+ *  or by the launch call's thread and time), else from the NCCL/RCCL kernel name.  SendRecv
+ *  and Generic kernels run any collective (NCCL 2.12-2.13 names every kernel SendRecv;
+ *  all-to-all runs as grouped send/recv), so by name alone they are GPUDIAG_COMM_UNKNOWN. */
 typedef enum gpudiag_comm_kind {
     GPUDIAG_COMM_ALL_REDUCE = 0,
     GPUDIAG_COMM_ALL_GATHER,
     GPUDIAG_COMM_REDUCE_SCATTER,
     GPUDIAG_COMM_ALL_TO_ALL,
-    GPUDIAG_COMM_SEND_RECV,       /**< point-to-point: pipeline-parallel send/recv */
+    GPUDIAG_COMM_SEND_RECV,       /**< point-to-point send/recv named by the host call or args */
     GPUDIAG_COMM_BROADCAST,
-    GPUDIAG_COMM_OTHER,
+    GPUDIAG_COMM_OTHER,           /**< a known collective outside the table (reduce, gather, barrier, ...) */
+    GPUDIAG_COMM_UNKNOWN,         /**< nothing tells the kind (a SendRecv/Generic kernel, no host call) */
     GPUDIAG_COMM_KIND_COUNT
 } gpudiag_comm_kind;
 

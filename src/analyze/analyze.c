@@ -21,6 +21,7 @@
 #include "analyze/intervals.h"
 #include "analyze/kclass.h"
 #include "diagnose/rules.h"
+#include "model/collective.h"
 #include "model/trace.h"
 #include "util/util.h"
 
@@ -1105,58 +1106,26 @@ static int build_comm_sequence(actx *a)
     return 0;
 }
 
-/* A host op that runs an all-to-all (its SendRecv kernels are all-to-all). */
-static int is_all_to_all_name(const char *nm, size_t nl)
-{
-    return gd_starts_with(nm, nl, "nccl:all_to_all") || gd_starts_with(nm, nl, "c10d::alltoall") ||
-           gd_starts_with(nm, nl, "gloo:all_to_all");
-}
-
-/* Communication kernel time by kind (DEFINITIONS "Communication", collective kinds). */
+/* Communication kernel time by kind (DEFINITIONS "Communication", collective kinds;
+ * the kind from model/collective.h: args, else the launching host call, else the name). */
 static int build_comm_kinds(actx *a)
 {
     const gpudiag_trace *t = a->t;
     gpudiag_report *r = a->r;
     if (!a->nsteps)
         return 0;
-    gd_vec a2a;
-    gd_vec_init(&a2a, sizeof(gd_iv));
-    for (size_t i = 0; i < t->cpu_ops.len; i++) {
-        const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
-        if (c->cat == GD_CPU_GPU_ANNOT)
-            continue;
-        if (is_all_to_all_name(gd_strtab_get(&t->names, c->name_id), gd_strtab_len(&t->names, c->name_id)) &&
-            gd_iv_push(&a2a, c->ts_ns, c->ts_ns + gd_cpu_dur(t, c)) != 0) {
-            gd_vec_free(&a2a);
-            return -1;
-        }
-    }
-    a2a.len = gd_iv_merge(a2a.data, a2a.len);
+    gd_coll_join j;
+    if (gd_coll_join_init(&j, t) != 0)
+        return -1;
     for (size_t i = 0; i < t->gpu_ops.len; i++) {
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
         if (op->kind != GD_GPU_KERNEL || !a->op_is_comm[i] || op->ts_ns < a->span_s || op->ts_ns >= a->span_e)
             continue;
-        const char *nm = gd_strtab_get(&t->names, op->name_id);
-        size_t nl = gd_strtab_len(&t->names, op->name_id);
-        gpudiag_comm_kind k = GPUDIAG_COMM_OTHER;
-        if (gd_icontains(nm, nl, "allreduce"))
-            k = GPUDIAG_COMM_ALL_REDUCE;
-        else if (gd_icontains(nm, nl, "allgather"))
-            k = GPUDIAG_COMM_ALL_GATHER;
-        else if (gd_icontains(nm, nl, "reducescatter"))
-            k = GPUDIAG_COMM_REDUCE_SCATTER;
-        else if (gd_icontains(nm, nl, "alltoall"))
-            k = GPUDIAG_COMM_ALL_TO_ALL;
-        else if (gd_icontains(nm, nl, "sendrecv") || gd_icontains(nm, nl, "_send") || gd_icontains(nm, nl, "_recv")) {
-            k = GPUDIAG_COMM_SEND_RECV;
-            const gd_runtime *rt = (op->flags & GD_GF_HAS_CORR) ? gd_runtime_for(a, op->correlation) : NULL;
-            if (rt && gd_iv_contains(a2a.data, a2a.len, rt->ts_ns))
-                k = GPUDIAG_COMM_ALL_TO_ALL;
-        } else if (gd_icontains(nm, nl, "broadcast"))
-            k = GPUDIAG_COMM_BROADCAST;
+        const gd_runtime *rt = (op->flags & GD_GF_HAS_CORR) ? gd_runtime_for(a, op->correlation) : NULL;
+        gpudiag_comm_kind k = gd_coll_kind(&j, op, rt, NULL);
         r->comm_kind_us[k] += ns_to_us(op->dur_ns);
     }
-    gd_vec_free(&a2a);
+    gd_coll_join_free(&j);
     return 0;
 }
 

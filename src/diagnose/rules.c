@@ -484,7 +484,7 @@ static void rule_host_overhead(fbuilder *b)
 
 /* Groups of collective kinds that pick the communication advice; all-gather and
  * reduce-scatter together are FSDP / ZeRO-3 sharding. */
-enum { G_ALL_REDUCE, G_SHARDED, G_ALL_TO_ALL, G_P2P, G_BROADCAST, G_NONE };
+enum { G_ALL_REDUCE, G_SHARDED, G_ALL_TO_ALL, G_P2P, G_BROADCAST, G_UNKNOWN, G_NONE };
 
 /* The group with >= GD_COMM_KIND_DOMINANT of the communication kernel time
  * (the largest; ties: the first), G_NONE when none. */
@@ -520,7 +520,7 @@ static void rule_communication(fbuilder *b)
     if (tot > 0) {
         static const char *const keys[GPUDIAG_COMM_KIND_COUNT] = {
             "all_reduce_share", "all_gather_share", "reduce_scatter_share", "all_to_all_share",
-            "send_recv_share",  "broadcast_share",  "other_comm_share"};
+            "send_recv_share",  "broadcast_share",  "other_comm_share",     "unknown_comm_share"};
         for (int k = 0; k < GPUDIAG_COMM_KIND_COUNT; k++)
             gd_fb_ev(f, keys[k], r->comm_kind_us[k] / tot);
         gs[G_ALL_REDUCE] = r->comm_kind_us[GPUDIAG_COMM_ALL_REDUCE] / tot;
@@ -528,12 +528,13 @@ static void rule_communication(fbuilder *b)
         gs[G_ALL_TO_ALL] = r->comm_kind_us[GPUDIAG_COMM_ALL_TO_ALL] / tot;
         gs[G_P2P] = r->comm_kind_us[GPUDIAG_COMM_SEND_RECV] / tot;
         gs[G_BROADCAST] = r->comm_kind_us[GPUDIAG_COMM_BROADCAST] / tot;
+        gs[G_UNKNOWN] = r->comm_kind_us[GPUDIAG_COMM_UNKNOWN] / tot;
         g = comm_dominant(gs);
     }
     static const char *const what[G_NONE] = {
         "all-reduce", "all-gather/reduce-scatter (sharded data parallel: FSDP, ZeRO-3)",
         "all-to-all (embedding sharding, mixture-of-experts)", "point-to-point send/recv (pipeline parallelism)",
-        "broadcast"};
+        "broadcast", "a collective this trace cannot name (SendRecv/Generic kernels without their launching call)"};
     char *title = g == G_NONE ? gd_format("Communication not hidden behind compute takes %.1f%% of each step", 100.0 * s)
                               : gd_format("Communication not hidden behind compute takes %.1f%% of each step; %s is "
                                           "%.0f%% of the communication kernel time",
@@ -578,6 +579,14 @@ static void rule_communication(fbuilder *b)
             "micro-batches (model.no_sync()) so all-reduce runs less often, raise the per-GPU batch, compress "
             "gradients to bf16 with a DDP comm hook (or PowerSGD), and check the interconnect with NCCL_DEBUG=INFO "
             "(NVLink vs PCIe, IB vs TCP).");
+        break;
+    case G_UNKNOWN:
+        advice = gd_format(
+            "Overlap and shrink collectives: keep them behind compute (DDP buckets, FSDP/ZeRO prefetch), "
+            "communicate less often (gradient accumulation with model.no_sync()) and check the interconnect with "
+            "NCCL_DEBUG=INFO. Which collective runs cannot be told here: NCCL names its kernels SendRecv or "
+            "Generic whatever they run; a PyTorch >= 2.1 profile records the collective's name with each kernel, "
+            "and keeping the host ops (nccl:*, record_param_comms) in the trace names the rest.");
         break;
     default:
         advice = gd_format(
@@ -1044,7 +1053,7 @@ static const char *short_fix(const gpudiag_finding *f)
         double gs[G_NONE] = {evidence(f, "all_reduce_share"),
                              evidence(f, "all_gather_share") + evidence(f, "reduce_scatter_share"),
                              evidence(f, "all_to_all_share"), evidence(f, "send_recv_share"),
-                             evidence(f, "broadcast_share")};
+                             evidence(f, "broadcast_share"), evidence(f, "unknown_comm_share")};
         switch (comm_dominant(gs)) {
         case G_SHARDED:
             return "prefetch FSDP all-gathers, limit_all_gathers, larger wrap units";
@@ -1054,6 +1063,8 @@ static const char *short_fix(const gpudiag_finding *f)
             return "overlap the all-to-all with compute, send fewer bytes, balance the shards";
         case G_BROADCAST:
             return "broadcast_buffers=False, broadcast parameters once";
+        case G_UNKNOWN:
+            return "overlap collectives with compute, communicate less often";
         default:
             return "overlap all-reduce with backward, communicate less often";
         }

@@ -39,6 +39,7 @@
 #else
 #define GD_SJ_PADDING_BYTES 64
 #endif
+#include "model/collective.h"
 #include "model/opflops.h"
 #include "model/trace.h"
 #include "util/util.h"
@@ -69,7 +70,7 @@ enum key {
     K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,
     /* args */
     K_CORRELATION, K_EXTERNAL_ID, K_DEVICE, K_STREAM, K_BPS, K_OCC, K_BYTES,
-    K_INPUT_DIMS, K_INPUT_TYPE, K_FLOPS,
+    K_INPUT_DIMS, K_INPUT_TYPE, K_FLOPS, K_COLL_NAME,
     /* device props */
     K_DP_ID, K_DP_NAME, K_DP_MEM, K_DP_MAJOR, K_DP_MINOR, K_DP_SMS, K_DP_WARP, K_DP_MAXTHR,
     /* distributed info */
@@ -94,6 +95,7 @@ typedef struct ev_scratch {
     double bps, occ;
     int has_flops;
     double flops;         /* args.flops (with_flops=True) */
+    int coll;             /* 1 + gpudiag_comm_kind named by args "Collective name", 0 if none */
 } ev_scratch;
 
 typedef struct parser {
@@ -300,6 +302,9 @@ static int key_for(int ctx, const char *k, size_t len)
         case 13:
             if (KEYIS("blocks per SM")) return K_BPS;
             return K_NONE;
+        case 15:
+            if (KEYIS("Collective name") || KEYIS("collective_name")) return K_COLL_NAME;
+            return K_NONE;
         case 25:
             if (KEYIS("est. achieved occupancy %")) return K_OCC;
             return K_NONE;
@@ -457,6 +462,7 @@ static int commit_event(parser *p)
             op.external_id = e->has_ext ? e->external_id : -1;
             if (e->has_ext)
                 op.flags |= GD_GF_HAS_EXT;
+            op.coll = (uint8_t)e->coll;
         } else {
             op.bytes = e->has_bytes ? e->bytes : -1;
         }
@@ -556,6 +562,10 @@ static int commit_event(parser *p)
         }
         uint32_t nid = gd_strtab_intern(&t->names, name, nlen);
         if (nid == UINT32_MAX || gd_trace_push_cpu_op(t, &op, nid, e->dur_ns) != 0)
+            return -1;
+        if (e->cat != CAT_GPU_ANNOT && e->cat != CAT_PYFUNC &&
+            gd_trace_note_comm_call(t, name, nlen, e->coll, e->ts_ns, e->dur_ns, e->has_ext ? e->external_id : -1,
+                                    (int32_t)(e->has_tid ? e->tid : 0)) != 0)
             return -1;
         if (e->cat == CAT_OPERATOR && (e->has_flops || p->shapes.n_in > 0)) {
             /* FLOPs of the op for the roofline (docs/DEFINITIONS.md "Roofline of the kernels") */
@@ -928,6 +938,11 @@ static int cb_string(void *ctx, const unsigned char *us, size_t len)
             e->has_stream = 1;
         }
         break;
+    case K_COLL_NAME: {
+        int k = gd_coll_kind_from_text(s, len);
+        e->coll = k < 0 ? 0 : k + 1;
+        break;
+    }
     case K_DP_NAME: {
         size_t n = len < sizeof p->dp.name - 1 ? len : sizeof p->dp.name - 1;
         memcpy(p->dp.name, s, n);
@@ -988,6 +1003,7 @@ gpudiag_trace *gd_trace_new(const char *path)
     gd_vec_init(&t->rt_tid_runs, sizeof(gd_tid_run));
     gd_vec_init(&t->host_steps, sizeof(gd_host_step));
     gd_vec_init(&t->comm_ext_ids, sizeof(int64_t));
+    gd_vec_init(&t->comm_calls, sizeof(gd_comm_call));
     gd_vec_init(&t->op_flops, sizeof(gd_op_flops));
     gd_vec_init(&t->devices, sizeof(gd_device_prop));
     t->rank = -1;
@@ -1017,6 +1033,7 @@ void gpudiag_trace_free(gpudiag_trace **tp)
     gd_vec_free(&t->rt_tid_runs);
     gd_vec_free(&t->host_steps);
     gd_vec_free(&t->comm_ext_ids);
+    gd_vec_free(&t->comm_calls);
     gd_vec_free(&t->op_flops);
     gd_vec_free(&t->devices);
     free(t);

@@ -65,7 +65,7 @@ const char *gpudiag_idle_cause_name(gpudiag_idle_cause cause)
 const char *gpudiag_comm_kind_name(gpudiag_comm_kind kind)
 {
     static const char *const names[GPUDIAG_COMM_KIND_COUNT] = {
-        "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "send_recv", "broadcast", "other",
+        "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "send_recv", "broadcast", "other", "unknown",
     };
     return (unsigned)kind < GPUDIAG_COMM_KIND_COUNT ? names[kind] : "unknown";
 }

@@ -41,7 +41,8 @@ typedef struct gd_gpu_op {
     int32_t stream;
     uint8_t kind;              /* enum gd_gpu_kind */
     uint8_t flags;             /* enum gd_gpu_flags */
-    uint16_t pad;
+    uint8_t coll;              /* kernel: 1 + gpudiag_comm_kind its args name ("Collective name"), 0 if none */
+    uint8_t pad;
 } gd_gpu_op;
 
 /* A CUDA/HIP runtime or driver API call on a CPU thread. */
@@ -80,6 +81,18 @@ typedef struct gd_cpu_op {
 } gd_cpu_op;
 
 #define GD_CPU_NAME_MAX ((1u << 27) - 1)
+
+/* A host call that names a collective (model/collective.h): a `nccl:*`, `gloo:*`,
+ * `c10d::*` op, `record_param_comms` with a "Collective name", an NCCL NVTX range, an
+ * MPI call.  Only these few are kept with their thread, for joining kernels to them. */
+typedef struct gd_comm_call {
+    int64_t ts_ns, end_ns;
+    int64_t external_id;       /* -1 if absent */
+    int32_t tid;
+    uint8_t kind;              /* gpudiag_comm_kind */
+    uint8_t is_mpi;            /* an MPI call (MPI_*) */
+    uint16_t pad;
+} gd_comm_call;
 
 /* The thread of runtime calls [first, the next run's first): a runtime call's
  * tid is kept run-length encoded, as calls come in long runs per thread. */
@@ -144,6 +157,7 @@ struct gpudiag_trace {
     gd_vec rt_tid_runs;    /* gd_tid_run: the runtime calls' threads (gd_rt_tid) */
     gd_vec host_steps;     /* gd_host_step */
     gd_vec comm_ext_ids;   /* int64_t External ids of the nccl:/gloo: collective ops */
+    gd_vec comm_calls;     /* gd_comm_call: host calls naming a collective, in reading order */
     gd_vec op_flops;       /* gd_op_flops (model/opflops.h): ops whose FLOPs are known, in trace order */
     gd_vec devices;        /* gd_device_prop */
     int64_t trace_span_start_ns, trace_span_end_ns; /* "PyTorch Profiler (0)" span, or min/max */
