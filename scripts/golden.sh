@@ -21,6 +21,7 @@ inputs=()
 for f in ../shared/data/traces/*.json.gz ../shared/data/nsys/*.sqlite ../shared/data/logs/*.log \
          ../shared/data/logs/*.txt ../shared/data/logs/*.csv ../shared/data/logs/*.prom \
          examples/*.json.gz tests/data/ok_*.json tests/data/warn_*.json tests/data/monlog/*; do
+  case "$f" in *.md) continue ;; esac  # a folder's SOURCES.md is not an input
   [ -f "$f" ] && inputs+=("$f")
 done
 # key: the input path with / and leading dots turned into a flat file name

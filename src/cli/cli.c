@@ -426,7 +426,8 @@ static void warn_input(const gpudiag_report *r)
                 r->input.path, (long long)r->series->first_skipped_line, (unsigned long long)r->series->skipped_rows);
     if (r->series && r->series->invalid_values > 0)
         fprintf(stderr, "%s: warning: %s: line %lld: %llu out-of-range value(s) (utilisation above 100 %% or below 0, "
-                        "negative memory, NaN) read as missing\n",
+                        "negative memory, temperature > 150 C, clock > 5 GHz, power > 2x the limit, NaN/Inf, a GPU id that is no "
+                        "index) read as missing\n",
                 prog, r->input.path, (long long)r->series->first_invalid_line,
                 (unsigned long long)r->series->invalid_values);
     for (size_t i = 0; i < r->finding_count; i++) {

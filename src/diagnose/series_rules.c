@@ -366,9 +366,11 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
         gd_fb_text(b, f,
              gd_format("%llu value(s) outside their metric's range were read as missing (first at line %lld)",
                        (unsigned long long)s->invalid_values, (long long)s->first_invalid_line),
-             gd_format("A utilisation below 0 or above 100 %%, a negative memory, power or clock, or NaN/inf "
-                       "written out: a broken sensor, a driver hiccup, or a log edited or merged by hand. The rest of "
-                       "each row was kept; the statistics leave these values out."));
+             gd_format("A utilisation below 0 or above 100 %%, a negative memory, power or clock, what no GPU "
+                       "reads (a temperature above 150 C, an SM clock above 5 GHz, power above twice the board "
+                       "limit), NaN/inf, or a GPU id that is no index: a broken sensor, a driver hiccup, or a log "
+                       "edited or merged by hand. The rest of each row was kept (a row whose GPU id is invalid "
+                       "cannot be placed and was left out); the statistics leave these values out."));
     }
     if (list_gpus(s, pick_prof_unreported, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];

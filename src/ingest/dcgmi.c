@@ -151,7 +151,10 @@ gpudiag_status gd_read_dcgmi(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
         }
         int ok;
         double id = c > 1 ? gd_parse_value(tok[1].s, tok[1].n, &ok) : NAN;
-        if (c != ncols + 2 || isnan(id) || id < 0 || id > 65535) {
+        if (c != ncols + 2 || isnan(id) || id < 0 || id > 65535 || id != floor(id)) {
+            /* a number that is no entity id (beyond int, negative, fractional, inf): invalid too */
+            if (c == ncols + 2 && !isnan(id))
+                gd_series_invalid(s, l->line_no);
             gd_series_skip(s, l->line_no);
             continue;
         }

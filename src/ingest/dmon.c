@@ -75,9 +75,10 @@ static int cell(dmon_col col, const char *s, size_t n, double v[GPUDIAG_M_COUNT]
     if (!ok)
         return 0;
     if (col.metric == COL_GPU) {
-        if (isnan(x) || x < 0 || x > 65535 || x != floor(x))
+        if (isnan(x))
             return 0;
-        *gpu = (int)x;
+        /* a number, but no GPU index (beyond int, negative, fractional, inf): an invalid value */
+        *gpu = (x < 0 || x > 65535 || x != floor(x)) ? GD_GPU_ID_INVALID : (int)x;
         return 1;
     }
     v[col.metric] = x * col.scale;
@@ -178,10 +179,8 @@ gpudiag_status gd_read_dmon(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
                     if (p > ts && p - ts <= 12 && (p == e || *p == ' ' || *p == '\t')) {
                         if (col.metric >= 0)
                             v[col.metric] = (double)mant * col.scale;
-                        else if (mant <= 65535)
-                            gpu = (int)mant;
                         else
-                            bad = 1;
+                            gpu = mant <= 65535 ? (int)mant : GD_GPU_ID_INVALID;
                         continue;
                     }
                 }
@@ -192,6 +191,8 @@ gpudiag_status gd_read_dmon(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
             }
             bad |= c != ncols;
         }
+        if (!bad && gpu == GD_GPU_ID_INVALID) /* the row cannot be placed: left out, and counted invalid */
+            gd_series_invalid(s, l->line_no);
         if (bad || gpu < 0) {
             gd_series_skip(s, l->line_no);
             continue;

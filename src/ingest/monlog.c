@@ -369,32 +369,47 @@ void gd_lines_size_hint(gd_lines *l, gpudiag_series *s)
         (void)gd_series_reserve(s, g, (size_t)per_gpu);
 }
 
+int gd_value_valid(int m, double x)
+{
+    if (isnan(x))
+        return 1; /* missing, not invalid */
+    if (!isfinite(x))
+        return 0;
+    if (gd_metric_is_fraction((gpudiag_metric)m))
+        return x >= 0 && x <= 1 + 1e-9;
+    switch (m) {
+    case GPUDIAG_M_TEMP_C:
+    case GPUDIAG_M_MEM_TEMP_C: return x > -273.15 && x <= GD_MON_TEMP_MAX_C;
+    case GPUDIAG_M_SM_CLOCK_MHZ:
+    case GPUDIAG_M_SM_CLOCK_MAX_MHZ: return x >= 0 && x <= GD_MON_CLOCK_MAX_MHZ;
+    case GPUDIAG_M_MEM_CLOCK_MHZ: return x >= 0 && x <= GD_MON_MEM_CLOCK_MAX_MHZ;
+    case GPUDIAG_M_POWER_W:
+    case GPUDIAG_M_POWER_LIMIT_W: return x >= 0 && x <= 2 * GD_MON_BOARD_POWER_MAX_W;
+    case GPUDIAG_M_CLOCK_REASONS: return x >= 0 && x == floor(x);
+    default: return x >= 0;
+    }
+}
+
+void gd_series_invalid(gpudiag_series *s, uint64_t line_no)
+{
+    s->invalid_values++;
+    if (s->first_invalid_line < 0)
+        s->first_invalid_line = (int64_t)line_no;
+}
+
 void gd_values_validate(gpudiag_series *s, double v[GPUDIAG_M_COUNT], uint64_t line_no)
 {
-    int bad = 0;
-    for (int m = 0; m < GPUDIAG_M_COUNT; m++) {
-        double x = v[m];
-        if (isnan(x))
-            continue;
-        int ok;
-        if (!isfinite(x))
-            ok = 0;
-        else if (gd_metric_is_fraction(m))
-            ok = x >= 0 && x <= 1 + 1e-9;
-        else if (m == GPUDIAG_M_TEMP_C || m == GPUDIAG_M_MEM_TEMP_C)
-            ok = x > -273.15;
-        else if (m == GPUDIAG_M_CLOCK_REASONS)
-            ok = x >= 0 && x == floor(x);
-        else
-            ok = x >= 0;
-        if (!ok) {
+    for (int m = 0; m < GPUDIAG_M_COUNT; m++)
+        if (!gd_value_valid(m, v[m])) {
             v[m] = NAN;
-            s->invalid_values++;
-            bad = 1;
+            gd_series_invalid(s, line_no);
         }
+    /* power above twice the board's own limit in the same row (DEFINITIONS "Invalid monitoring values") */
+    double p = v[GPUDIAG_M_POWER_W], lim = v[GPUDIAG_M_POWER_LIMIT_W];
+    if (!isnan(p) && !isnan(lim) && lim > 0 && p > 2 * lim) {
+        v[GPUDIAG_M_POWER_W] = NAN;
+        gd_series_invalid(s, line_no);
     }
-    if (bad && s->first_invalid_line < 0)
-        s->first_invalid_line = (int64_t)line_no;
 }
 
 void gd_series_note_header(gpudiag_series *s, const char *line, size_t n, uint64_t line_no, int had_header)

@@ -86,6 +86,28 @@ void gd_lines_size_hint(gd_lines *l, gpudiag_series *s);
  * non-negative integer.  Source of the ranges: the units in series.h. */
 void gd_values_validate(gpudiag_series *s, double v[GPUDIAG_M_COUNT], uint64_t line_no);
 
+/* Physical bounds (DEFINITIONS "Invalid monitoring values"): no GPU die or HBM survives 150 °C
+ * (slowdown/shutdown thresholds are near 85-105 °C); no SM/graphics clock reaches 5 GHz (the
+ * fastest boost near 3 GHz); memory clocks as nvidia-smi prints them reach ~14 GHz on GDDR7 (GDDR6X
+ * boards read 10501 MHz), so their bound is 20 GHz; the largest board limit in the GPU table is
+ * GB200's 1200 W. */
+#define GD_MON_TEMP_MAX_C 150.0
+#define GD_MON_CLOCK_MAX_MHZ 5000.0
+#define GD_MON_MEM_CLOCK_MAX_MHZ 20000.0
+#define GD_MON_BOARD_POWER_MAX_W 1200.0
+
+/* 1 when x (in metric m's unit) is possible: NaN (missing) is; ±inf, a fraction outside 0..1, a
+ * negative amount, a temperature below absolute zero or above GD_MON_TEMP_MAX_C, an SM clock above
+ * GD_MON_CLOCK_MAX_MHZ (memory clock GD_MON_MEM_CLOCK_MAX_MHZ), a power above twice GD_MON_BOARD_POWER_MAX_W, or a fractional reason mask
+ * are not.  m is a gpudiag_metric. */
+int gd_value_valid(int m, double x);
+
+/* A GPU id that is a number but no index (negative, fractional, beyond 65535 or int, inf). */
+#define GD_GPU_ID_INVALID (-2)
+
+/* Count one invalid value (or GPU id) at line_no in s->invalid_values / first_invalid_line. */
+void gd_series_invalid(gpudiag_series *s, uint64_t line_no);
+
 /* A column header (line[0..n)) was read at line_no; had_header: one was
  * read before.  Counts a header that differs from the previous one in
  * s->header_changes. */

@@ -12,7 +12,8 @@
  * A metric seen again for the
  * same entity starts the next scrape.  Times: the sample timestamp when
  * present, else scrape k at k × 30 s (the exporter's default collect interval;
- * GPUDIAG_TIME_ASSUMED).  Values: DCGM blank sentinels and NaN are missing.
+ * GPUDIAG_TIME_ASSUMED).  Values: DCGM blank sentinels are missing; NaN, ±Inf and impossible
+ * numbers are invalid (counted, read as missing).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -236,8 +237,6 @@ gpudiag_status gd_read_prom(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
         }
         int ok;
         double x = gd_parse_value(tok[0].s, tok[0].n, &ok);
-        if (ok && isinf(x))
-            x = NAN; /* NaN and ±Inf are legal sample values in the exposition format: no data */
         if (!ok) {
             gd_series_skip(s, l->line_no);
             continue;
@@ -249,10 +248,16 @@ gpudiag_status gd_read_prom(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
                 ts = (int64_t)tv;
         }
         double gi = gd_parse_value(lb.gpu, strlen(lb.gpu), &ok);
-        /* (int) of NaN or of a number beyond int is undefined: such an index is unknown */
-        int index = (!ok || !(gi >= 0 && gi <= 65535)) ? -1 : (int)gi;
+        /* (int) of NaN or of a number beyond int is undefined: such an index is unknown, and a number
+         * that is no index (beyond int, negative, fractional, inf) is an invalid value */
+        int index = (!ok || !(gi >= 0 && gi <= 65535) || gi != floor(gi)) ? -1 : (int)gi;
+        if (ok && !isnan(gi) && index < 0)
+            gd_series_invalid(s, l->line_no);
         int mig = lb.mig_id[0] != 0;
-        int instance = mig ? atoi(lb.mig_id) : -1;
+        double mi = mig ? gd_parse_value(lb.mig_id, strlen(lb.mig_id), &ok) : NAN;
+        int instance = (mig && ok && mi >= 0 && mi <= 65535 && mi == floor(mi)) ? (int)mi : -1;
+        if (mig && ok && !isnan(mi) && instance < 0)
+            gd_series_invalid(s, l->line_no);
         long g = gpudiag_series_gpu(s, mig ? GPUDIAG_ENTITY_GPU_I : GPUDIAG_ENTITY_GPU, index, instance,
                                     lb.uuid[0] ? lb.uuid : NULL, lb.host);
         if (g < 0) {
@@ -303,10 +308,14 @@ gpudiag_status gd_read_prom(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
                 goto done;
             scrape++;
         }
-        if (!isnan(x))
-            *slot = x * scale;
-        else
-            *slot = NAN;
+        x *= scale;
+        /* NaN/±Inf are legal in the exposition format, but no GPU gauge reads them: invalid, as an
+         * impossible number is (DEFINITIONS "Invalid monitoring values"); counted at this line */
+        if (!gd_value_valid(metric < 0 ? GPUDIAG_M_MEM_USED_BYTES : metric, x)) {
+            gd_series_invalid(s, l->line_no);
+            x = NAN;
+        }
+        *slot = x;
         pp->any = 1;
         if (ts >= 0) {
             pp->t_ms = ts;

@@ -247,7 +247,9 @@ gpudiag_status gd_read_smi_csv(gd_lines *l, gpudiag_series *s, gpudiag_error *er
             case F_INDEX: {
                 int ok;
                 x = gd_parse_value(k->s, k->n, &ok);
-                bad = !ok || isnan(x) || x < 0 || x > 65535;
+                bad = !ok || isnan(x) || x < 0 || x > 65535 || x != floor(x);
+                if (bad && ok && !isnan(x)) /* a number that is no index (beyond int, inf): invalid */
+                    gd_series_invalid(s, l->line_no);
                 index = bad ? -1 : (int)x;
                 break;
             }

@@ -57,5 +57,40 @@ assert g["bottleneck"] == "host_launch" and d["verdict"]["bottleneck"] == "host_
 assert "idle" not in d["verdict"]["summary"], d["verdict"]["summary"]
 PY
 
+# class 14 — physically impossible values, all in input_invalid_values (counted, read as missing):
+# dmon_impossible.log (data from line 3): line 4 pwr 9999 W (> 2 x 1200 W, no limit column), line 5
+# gtemp 180 C (> 150), line 6 pclk 7000 MHz (> 5 GHz), line 7 sm "nan", line 9 pwr "-inf" and mem
+# "inf" (2), line 10 gpu id 99999999999 (no index: invalid, and the row cannot be placed: skipped) ->
+# 7 invalid, first line 4; 1 skipped row at line 10. mclk 10501 MHz (GDDR6X reads so) is valid.
+# GPU 0 keeps 8 rows: power n 6 (rows 3 5 6 7 8 11), temp n 7, sm_clock n 7, gpu_util n 7,
+# mem_util n 7, mem_clock n 8 with max 10501, mean (7 x 1593 + 10501) / 8 = 2706.5.
+js dmon_impossible.log
+# csv_impossible.csv: line 3 650 W on a 300 W limit (> 600): invalid; line 4 590 W is under twice:
+# kept; line 6 index 4294967296: invalid and skipped -> 2 invalid, first line 3; power n 3, mean
+# (250 + 590 + 250) / 3.
+js csv_impossible.csv
+# prom_impossible.prom: line 2 GPU_TEMP NaN, line 3 POWER_USAGE +Inf, line 4 SM_CLOCK -Inf, line 5
+# gpu="4294967296" (index unknown, sample kept under its UUID) -> 4 invalid, first line 2; GPU ...01
+# gpu_util 0.50 and 0.60 (two scrapes: line 6 repeats GPU_UTIL), no temp/power/clock metric; GPU ...02
+# index null, gpu_util 0.40.
+js prom_impossible.prom
+if python3 - "$TMP" <<'PY'; then ok; else nok "class 14: impossible values"; fi
+import json, sys, os
+L = lambda n: json.load(open(os.path.join(sys.argv[1], n + ".json")))
+d = L("dmon_impossible.log"); s = d["series"]; m = s["gpus"][0]["metrics"]
+assert (s["invalid_values"], s["first_invalid_line"], s["skipped_rows"], s["first_skipped_line"]) == (7, 4, 1, 10), s
+assert [m[k]["n"] for k in ("power_w", "temp_c", "sm_clock_mhz", "gpu_util", "mem_util", "mem_clock_mhz")] == [6, 7, 7, 7, 7, 8], m
+assert m["mem_clock_mhz"]["max"] == 10501 and abs(m["mem_clock_mhz"]["mean"] - 2706.5) < 1e-9, m["mem_clock_mhz"]
+assert "input_invalid_values" in [f["id"] for f in d["findings"]]
+d = L("csv_impossible.csv"); s = d["series"]; m = s["gpus"][0]["metrics"]
+assert (s["invalid_values"], s["first_invalid_line"], s["skipped_rows"]) == (2, 3, 1), s
+assert m["power_w"]["n"] == 3 and abs(m["power_w"]["mean"] - 1090 / 3) < 1e-3 and m["power_w"]["max"] == 590, m["power_w"]
+d = L("prom_impossible.prom"); s = d["series"]; g = s["gpus"]
+assert (s["invalid_values"], s["first_invalid_line"]) == (4, 2), s
+assert len(g) == 2 and g[0]["index"] == 0 and g[1]["index"] is None, g
+assert set(g[0]["metrics"]) == {"gpu_util"} and g[0]["metrics"]["gpu_util"]["n"] == 2 and abs(g[0]["metrics"]["gpu_util"]["mean"] - 0.55) < 1e-9, g[0]["metrics"]
+assert abs(g[1]["metrics"]["gpu_util"]["mean"] - 0.40) < 1e-9
+PY
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
