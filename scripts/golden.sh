@@ -20,7 +20,7 @@ trap 'rm -rf "$out"' EXIT
 inputs=()
 for f in ../shared/data/traces/*.json.gz ../shared/data/nsys/*.sqlite ../shared/data/logs/*.log \
          ../shared/data/logs/*.txt ../shared/data/logs/*.csv ../shared/data/logs/*.prom \
-         examples/*.json.gz tests/data/ok_*.json tests/data/warn_*.json tests/data/monlog/*; do
+         examples/*.json.gz tests/data/ok_*.json tests/data/ok_*.json.gz tests/data/warn_*.json tests/data/monlog/*; do
   case "$f" in *.md) continue ;; esac  # a folder's SOURCES.md is not an input
   [ -f "$f" ] && inputs+=("$f")
 done

@@ -524,6 +524,15 @@ typedef struct gpudiag_nsys_info {
     const char *steps_source;     /**< where the steps came from; owned by the report */
 } gpudiag_nsys_info;
 
+/** Most device-event categories listed in gpudiag_input_info.unanalysed_device[]. */
+#define GPUDIAG_UNANALYSED_MAX 8
+
+/** A category of trace events and how many of them there were. */
+typedef struct gpudiag_event_count {
+    char category[48];            /**< the trace's `cat`, as written (cut at 47 bytes) */
+    uint64_t events;              /**< complete ('X') events of that category */
+} gpudiag_event_count;
+
 /** What was read and what had to be skipped. */
 typedef struct gpudiag_input_info {
     const char *path;             /**< owned by the report */
@@ -551,6 +560,17 @@ typedef struct gpudiag_input_info {
     int64_t trailing_at;          /**< byte offset (decompressed) of the first non-blank byte after the JSON
                                        document (finding `input_trailing_data`; only the first document is
                                        analysed); <= 0 when nothing follows it */
+    int legacy_profiler;          /**< 1: written by the legacy autograd profiler (torch.autograd.profiler without
+                                       Kineto: events with no `cat`, pid "CPU functions"/"CUDA functions";
+                                       docs/DEFINITIONS.md "Time and events") */
+    uint64_t legacy_launches;     /**< its `cpu_to_cuda` launch arrows: kernels launched whose execution it did
+                                       not record (0 when none) */
+    uint64_t unanalysed_device_events; /**< complete events of device-activity categories no analysis reads
+                                       (MTIA `mtia_ccp_events`, ...; DEFINITIONS "Time and events"), all
+                                       categories together; 0 when none */
+    size_t unanalysed_device_count; /**< entries used in unanalysed_device[] */
+    gpudiag_event_count unanalysed_device[GPUDIAG_UNANALYSED_MAX]; /**< those categories, most events first
+                                       (ties by name); at most GPUDIAG_UNANALYSED_MAX */
 } gpudiag_input_info;
 
 /** The whole diagnosis.  Every pointer is owned by the report. */

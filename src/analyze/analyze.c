@@ -171,6 +171,38 @@ static char *range_candidates(const gpudiag_trace *t)
     return gd_utf8_clean(buf, strlen(buf));
 }
 
+static int cmp_event_count(const void *pa, const void *pb)
+{
+    const gpudiag_event_count *a = pa, *b = pb;
+    if (a->events != b->events)
+        return a->events > b->events ? -1 : 1;
+    return strcmp(a->category, b->category);
+}
+
+/* The device-event categories no analysis reads (DEFINITIONS "Time and events",
+ * devices not analysed), most events first, into in->unanalysed_device. */
+static void unanalysed_devices(const gpudiag_trace *t, gpudiag_input_info *in)
+{
+    gpudiag_event_count all[GD_OTHER_CATS_MAX];
+    size_t n = 0;
+    in->unanalysed_device_events = t->other_cat_events_dropped;
+    for (size_t i = 0; i < t->other_cats.len && n < GD_OTHER_CATS_MAX; i++) {
+        const gd_other_cat *c = gd_vec_at(&t->other_cats, i);
+        if (!c->device || strcmp(c->name, "cuda_sync") == 0)
+            continue; /* cuda_sync: CUDA's own synchronisation records, not device work */
+        snprintf(all[n].category, sizeof all[n].category, "%s", c->name);
+        for (char *q = all[n].category; *q; q++)
+            if ((unsigned char)*q < 0x20 || (unsigned char)*q >= 0x7f)
+                *q = '?'; /* bytes as written, possibly cut inside a UTF-8 sequence: ASCII only */
+        all[n].events = c->events;
+        in->unanalysed_device_events += c->events;
+        n++;
+    }
+    qsort(all, n, sizeof all[0], cmp_event_count);
+    in->unanalysed_device_count = n < GPUDIAG_UNANALYSED_MAX ? n : GPUDIAG_UNANALYSED_MAX;
+    memcpy(in->unanalysed_device, all, in->unanalysed_device_count * sizeof all[0]);
+}
+
 /* ---- analysis context --------------------------------------------------- */
 
 unsigned gd_name_flags(actx *a, uint32_t id)
@@ -1297,6 +1329,9 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
     in->world_size = t->world_size;
     r->is_amd = t->is_amd;
     r->has_gpu = t->gpu_ops.len > 0;
+    in->legacy_profiler = t->legacy_events > 0;
+    in->legacy_launches = t->legacy_launch_arrows;
+    unanalysed_devices(t, in);
     int strings_ok = 1;
     if (t->nsys.present) {
         gpudiag_nsys_info *ni = &in->nsys;

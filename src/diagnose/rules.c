@@ -110,7 +110,54 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                        "mean the profiling window cut through the work or the CUPTI buffer overflowed "
                        "(raise the activity buffer size or profile fewer steps)."));
     }
-    if (!r->has_gpu) {
+    if (r->input.unanalysed_device_events > 0) {
+        /* DEFINITIONS "Time and events", devices not analysed: say what was left out, never "no GPU" */
+        const gpudiag_input_info *in = &r->input;
+        char cats[400] = "";
+        size_t off = 0;
+        for (size_t i = 0; i < in->unanalysed_device_count && off < sizeof cats; i++) {
+            int n = snprintf(cats + off, sizeof cats - off, "%s%s %llu", i ? ", " : "", in->unanalysed_device[i].category,
+                             (unsigned long long)in->unanalysed_device[i].events);
+            if (n < 0)
+                break;
+            off += (size_t)n;
+        }
+        gpudiag_finding *f = gd_fb_add(b, "input_unanalysed_device_events",
+                                       r->has_gpu ? GPUDIAG_SEV_LOW : GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gd_fb_ev(f, "device_events_not_analysed", (double)in->unanalysed_device_events);
+        gd_fb_ev(f, "categories", (double)in->unanalysed_device_count);
+        gd_fb_ev(f, "gpu_ops", (double)t->gpu_ops.len);
+        gd_fb_text(b, f,
+             gd_format("%llu device event(s) of a kind gpudiag does not analyse (%s): %s",
+                       (unsigned long long)in->unanalysed_device_events, cats,
+                       r->has_gpu ? "the GPU numbers cover only the CUDA/ROCm kernels, copies and memsets"
+                                  : "the device side of this trace is not diagnosed; its busy and idle time are "
+                                    "unknown, not zero"),
+             gd_format("gpudiag reads NVIDIA and AMD GPU activity (kernels, copies, memsets). These events come "
+                       "from another accelerator's profiler backend (MTIA writes `mtia_ccp_events`) and were left "
+                       "out. The host-side numbers (steps, CPU ops, runtime calls) still hold; for the device "
+                       "side use the accelerator vendor's analysis tools."));
+    }
+    if (!r->has_gpu && r->input.unanalysed_device_events > 0) {
+        /* input_unanalysed_device_events above says it: not a CPU-only trace */
+    } else if (!r->has_gpu && r->input.legacy_profiler && !r->input.truncated) {
+        /* DEFINITIONS "Time and events": the legacy autograd profiler records no GPU activity */
+        gpudiag_finding *f = gd_fb_add(b, "cpu_only_trace", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gd_fb_ev(f, "cpu_ops", (double)t->cpu_ops.len);
+        gd_fb_ev(f, "legacy_kernel_launches", (double)r->input.legacy_launches);
+        gd_fb_text(b, f,
+             r->input.legacy_launches
+                 ? gd_format("The trace has no GPU activity: it was written by the legacy autograd profiler, which "
+                             "marks %llu kernel launch(es) but records no kernels, copies or memsets",
+                             (unsigned long long)r->input.legacy_launches)
+                 : gd_format("The trace has no GPU activity: it was written by the legacy autograd profiler, which "
+                             "records CPU ops only"),
+             gd_format("This export (no event categories, pid \"CPU functions\") comes from torch.autograd.profiler "
+                       "without Kineto: a PyTorch build without Kineto (Debian's python3-torch) or use_kineto=False. "
+                       "Profile with a build that has Kineto (torch.profiler.kineto_available() is True, as in the "
+                       "pip/conda packages): torch.profiler.profile(activities=[ProfilerActivity.CPU, "
+                       "ProfilerActivity.CUDA]) with the model and data on the GPU."));
+    } else if (!r->has_gpu) {
         gpudiag_finding *f = gd_fb_add(b, "cpu_only_trace", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
         gd_fb_ev(f, "cpu_ops", (double)t->cpu_ops.len);
         if (r->input.truncated) {
@@ -1183,6 +1230,12 @@ static void verdict(fbuilder *b)
         v = gd_format("The trace is cut off at byte %lld before any GPU activity was recorded: nothing to diagnose "
                       "on the GPU side; profile again and let the profiler finish writing.",
                       (long long)r->input.truncated_at);
+    } else if (!r->has_gpu && r->input.unanalysed_device_events > 0) {
+        v = gd_format("The device work in this trace is on an accelerator gpudiag does not analyse (%llu %s "
+                      "event%s left out): no device-side diagnosis (%zu host step%s).",
+                      (unsigned long long)r->input.unanalysed_device_events,
+                      r->input.unanalysed_device_count == 1 ? r->input.unanalysed_device[0].category : "device",
+                      r->input.unanalysed_device_events == 1 ? "" : "s", r->step_count, r->step_count == 1 ? "" : "s");
     } else if (!r->has_gpu) {
         on = "cpu_only_trace";
         v = gd_format("No GPU activity in this trace: nothing to diagnose on the GPU side (%zu host step%s).",

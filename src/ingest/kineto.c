@@ -82,9 +82,15 @@ enum cat {
     CAT_RUNTIME, CAT_DRIVER, CAT_KERNEL, CAT_MEMCPY, CAT_MEMSET, CAT_TRACE, CAT_OTHER
 };
 
+enum legacy_pid { LEGACY_NONE = 0, LEGACY_CPU, LEGACY_CUDA };
+
 typedef struct ev_scratch {
     char ph;
     int cat;
+    int has_cat;          /* a "cat" key was given */
+    int legacy_pid;       /* enum legacy_pid: pid "CPU functions" / "CUDA functions" */
+    size_t cat_len;       /* cat_name: the category as written, for CAT_OTHER */
+    char cat_name[GD_OTHER_CAT_NAME];
     size_t name_len;
     int has_ts, has_dur, ts_bad, dur_bad;
     int64_t ts_ns, dur_ns;
@@ -410,18 +416,68 @@ static int comm_op_kind(const char *n, size_t len)
     return 0;
 }
 
+/* Count an 'X' event of a category no analysis reads (DEFINITIONS "Time and
+ * events", devices not analysed).  -1 on OOM. */
+static int note_other_cat(gpudiag_trace *t, const ev_scratch *e)
+{
+    int device = e->has_corr || e->has_device || e->has_stream;
+    for (size_t i = 0; i < t->other_cats.len; i++) {
+        gd_other_cat *c = gd_vec_at(&t->other_cats, i);
+        if (strlen(c->name) == e->cat_len && memcmp(c->name, e->cat_name, e->cat_len) == 0) {
+            c->events++;
+            c->device |= device;
+            return 0;
+        }
+    }
+    if (t->other_cats.len >= GD_OTHER_CATS_MAX) {
+        if (device)
+            t->other_cat_events_dropped++;
+        return 0;
+    }
+    gd_other_cat c;
+    memset(&c, 0, sizeof c);
+    memcpy(c.name, e->cat_name, e->cat_len);
+    c.events = 1;
+    c.device = device;
+    return gd_vec_push(&t->other_cats, &c) ? 0 : -1;
+}
+
 static int commit_event(parser *p)
 {
     gpudiag_trace *t = p->t;
     ev_scratch *e = &p->ev;
     t->events++;
+    if (e->ph)
+        t->events_with_ph++;
     if (p->header_only)
         return 0; /* distributedInfo comes after the events: parse on, keep nothing */
+    if (!e->has_cat && e->legacy_pid && e->ph == 'X') {
+        /* the legacy autograd profiler's export (torch.autograd.profiler without
+         * Kineto, e.g. Debian's PyTorch 1.13): no "cat"; pid "CPU functions" are
+         * CPU ops, "CUDA functions" kernels on device `tid`, stream not recorded
+         * (DEFINITIONS "Time and events") */
+        t->legacy_events++;
+        if (e->legacy_pid == LEGACY_CPU) {
+            e->cat = CAT_OPERATOR;
+        } else {
+            e->cat = CAT_KERNEL;
+            e->device = e->has_tid ? e->tid : 0;
+            e->has_device = 1;
+            e->stream = 0;
+            e->has_stream = 1;
+        }
+    }
+    if (e->ph == 's' && e->cat == CAT_OTHER && e->cat_len == 11 && memcmp(e->cat_name, "cpu_to_cuda", 11) == 0)
+        t->legacy_launch_arrows++; /* the legacy export's arrow to a kernel it did not write */
     if (e->ph != 'X') {
         t->ignored_events++;
         return 0;
     }
-    if (e->cat == CAT_UNKNOWN || e->cat == CAT_OTHER) {
+    if (e->cat == CAT_OTHER) {
+        t->ignored_events++;
+        return note_other_cat(t, e);
+    }
+    if (e->cat == CAT_UNKNOWN) {
         t->ignored_events++;
         return 0;
     }
@@ -896,6 +952,11 @@ static int cb_string(void *ctx, const unsigned char *us, size_t len)
         break;
     case K_CAT:
         e->cat = cat_for(s, len);
+        e->has_cat = 1;
+        if (e->cat == CAT_OTHER) {
+            e->cat_len = len < GD_OTHER_CAT_NAME - 1 ? len : GD_OTHER_CAT_NAME - 1;
+            memcpy(e->cat_name, s, e->cat_len);
+        }
         break;
     case K_NAME: {
         size_t n = len < GD_NAME_CAP ? len : GD_NAME_CAP;
@@ -908,6 +969,10 @@ static int cb_string(void *ctx, const unsigned char *us, size_t len)
         if (digits_in_string(s, len, &v) == 0) {
             e->pid = v;
             e->has_pid = 1;
+        } else if (gd_ieq(s, len, "cpu functions")) {
+            e->legacy_pid = LEGACY_CPU;
+        } else if (gd_ieq(s, len, "cuda functions")) {
+            e->legacy_pid = LEGACY_CUDA;
         }
         break;
     case K_TID:
@@ -1006,6 +1071,7 @@ gpudiag_trace *gd_trace_new(const char *path)
     gd_vec_init(&t->comm_calls, sizeof(gd_comm_call));
     gd_vec_init(&t->op_flops, sizeof(gd_op_flops));
     gd_vec_init(&t->devices, sizeof(gd_device_prop));
+    gd_vec_init(&t->other_cats, sizeof(gd_other_cat));
     t->rank = -1;
     t->world_size = -1;
     t->truncated_at = -1;
@@ -1026,6 +1092,7 @@ void gpudiag_trace_free(gpudiag_trace **tp)
     free(t->path);
     gd_strtab_free(&t->names);
     gd_vec_free(&t->gpu_ops);
+    gd_vec_free(&t->other_cats);
     gd_vec_free(&t->runtimes);
     gd_vec_free(&t->cpu_ops);
     gd_vec_free(&t->rt_long_durs);
@@ -1598,6 +1665,15 @@ static gpudiag_status read_trace(const char *path, FILE *fp, const gpudiag_read_
         else
             reader_fail(r, GPUDIAG_ERR_FORMAT, p->t->truncated_at, "the trace ends before its first complete event (%s)",
                         p->t->truncation_reason);
+        goto done;
+    }
+    if (p->t->events > 0 && p->t->events_with_ph == 0) {
+        /* DEFINITIONS "Time and events": every trace event has a phase */
+        reader_fail(r, GPUDIAG_ERR_FORMAT, 0,
+                    "not a trace: none of the %llu objects in the event array has a \"ph\" (event phase) field, "
+                    "which every Chrome/Kineto trace event has (a GPU status snapshot such as `nvtop -s` output "
+                    "is not a profiler trace)",
+                    (unsigned long long)p->t->events);
         goto done;
     }
     if (r->first_error_at >= 0) {

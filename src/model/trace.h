@@ -112,6 +112,18 @@ _Static_assert(sizeof(gd_gpu_op) == 56, "gd_gpu_op is 56 bytes");
 _Static_assert(sizeof(gd_runtime) == 24, "gd_runtime is 24 bytes");
 _Static_assert(sizeof(gd_cpu_op) == 16, "gd_cpu_op is 16 bytes");
 
+/* A category of complete ('X') events that no analysis reads (ingest/kineto.c),
+ * with its event count.  device: 1 when some of its events carry
+ * args.correlation, args.device or args.stream, the marks of device activity
+ * in Kineto (docs/DEFINITIONS.md "Time and events", devices not analysed). */
+#define GD_OTHER_CAT_NAME 48
+#define GD_OTHER_CATS_MAX 16
+typedef struct gd_other_cat {
+    char name[GD_OTHER_CAT_NAME]; /* as written (cut at 47 bytes) */
+    uint64_t events;
+    int device;
+} gd_other_cat;
+
 /* ProfilerStep#N as recorded on the host. */
 typedef struct gd_host_step {
     int64_t ts_ns, dur_ns;
@@ -175,6 +187,11 @@ struct gpudiag_trace {
     uint64_t skipped_malformed, skipped_no_dur, skipped_zero_ts, skipped_bad_value;
     uint64_t ignored_events;  /* i, s, f, M, C and unknown categories */
     uint64_t driver_calls;    /* cuda_driver events (kept with the runtime calls) */
+    gd_vec other_cats;        /* gd_other_cat: X events of categories no analysis reads, first GD_OTHER_CATS_MAX */
+    uint64_t other_cat_events_dropped; /* X events of device categories beyond those */
+    uint64_t events_with_ph;  /* event objects with a "ph" field (none: not a trace) */
+    uint64_t legacy_events;   /* legacy autograd-profiler events (no "cat"; pid "CPU/CUDA functions") */
+    uint64_t legacy_launch_arrows; /* its "cpu_to_cuda" flow starts: kernel launches it did not record */
     char truncation_reason[256];
     int64_t first_error_at;   /* byte offset of the first skipped broken event, -1 if none */
     char first_error[256];

@@ -205,6 +205,16 @@ static void write_inputs(jw *w, const gpudiag_report *r)
     } else {
         yajl_gen_null(w->g);
     }
+    kv_bool(w, "legacy_profiler", in->legacy_profiler);
+    key(w, "unanalysed_device_events");
+    yajl_gen_array_open(w->g);
+    for (size_t i = 0; i < in->unanalysed_device_count; i++) {
+        yajl_gen_map_open(w->g);
+        kv_str(w, "category", in->unanalysed_device[i].category);
+        kv_int(w, "events", (long long)in->unanalysed_device[i].events);
+        yajl_gen_map_close(w->g);
+    }
+    yajl_gen_array_close(w->g);
     key(w, "nsys");
     if (in->nsys.present) {
         const gpudiag_nsys_info *n = &in->nsys;

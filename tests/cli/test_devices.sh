@@ -1,0 +1,157 @@
+#!/bin/sh
+# test_devices.sh — devices gpudiag does not analyse, GPUs without deviceProperties and
+# old/CPU-only traces (issue 19, classes 7-9; docs/DEFINITIONS.md "Time and events").
+# Expected values derived by hand from the inputs:
+#
+# tests/data/ok_mtia_unanalysed.json (hand-made after the shape of HTA's MTIA test trace):
+#   ProfilerStep#1 [1000,2000] and #2 [2000,3000] (user_annotation); per step one cpu_op
+#   [+100,+400] enclosing one mtia_runtime call [+200,+300].
+#   mtia_ccp_events: 2 ops with correlation+stream, 2 dma_request (no correlation: the category
+#   is a device category because its other events carry correlation) -> 4 events.
+#   "overhead" [1800,1820] has no args: not device activity. "cuda_sync" carries correlation but
+#   is CUDA's own sync record: not counted.  -> unanalysed_device_events = [{mtia_ccp_events, 4}].
+#   No GPU op: finding input_unanalysed_device_events (medium, device_events_not_analysed 4),
+#   never cpu_only_trace; verdict names the accelerator, "(2 host steps)".
+#   Breakdown per step: runtime 100, cpu_exec 300 - 100 = 200, other 700 (of 1000).
+#
+# tests/data/ok_two_steps.json + one "hpu_op" event with args.correlation (made here): a GPU
+#   trace with some other device's events: the same report as without it, plus the finding
+#   input_unanalysed_device_events at low severity with device_events_not_analysed 1.
+#
+# tests/data/ok_torch113_legacy.pt.trace.json.gz (recorded with Debian's python3-torch 1.13,
+#   CPU only, legacy export: a bare array of 390 "X" events without "cat", pid "CPU functions"):
+#   ProfilerStep#1 ts 176 dur 547, #2 ts 737 dur 367, #3 ts 1115 dur 420 (read off the file)
+#   -> 3 steps numbered 1..3, mean (547+367+420)/3 = 444.667, median 420, min 367, max 547;
+#   inputs[].legacy_profiler true; no GPU: cpu_only_trace titled "legacy autograd profiler";
+#   cpu_exec of each step = union of the other ops inside it (computed below independently).
+#
+# An nvtop -s snapshot (a JSON array of objects with no "ph"; shape from Syllo/nvtop#431):
+#   not a trace, exit 3, the message names the file, byte 0 and the missing "ph".
+set -u
+GD_TMP_TAG=devices
+# shellcheck source=tests/cli/common.sh
+. "$(cd "$(dirname "$0")" && pwd)/common.sh"
+export GD_TEST_DATA
+
+FAIL=0
+fail() { echo "FAIL $*"; FAIL=$((FAIL + 1)); }
+
+# --- class 7: MTIA ---------------------------------------------------------------
+check_both_readers "$GD_TEST_DATA/ok_mtia_unanalysed.json" '
+import json, sys
+d = json.load(open(sys.argv[1])); m = sys.argv[2]; bad = []
+inp = d["inputs"][0]
+if inp["unanalysed_device_events"] != [{"category": "mtia_ccp_events", "events": 4}]:
+    bad.append("unanalysed %r" % inp["unanalysed_device_events"])
+if inp["legacy_profiler"] is not False: bad.append("legacy_profiler")
+ids = [f["id"] for f in d["findings"]]
+if "cpu_only_trace" in ids: bad.append("cpu_only_trace present")
+f = [f for f in d["findings"] if f["id"] == "input_unanalysed_device_events"]
+if len(f) != 1: bad.append("finding missing: %r" % ids)
+else:
+    f = f[0]
+    if f["severity"] != "medium": bad.append("severity %s" % f["severity"])
+    if f["evidence"]["device_events_not_analysed"] != 4: bad.append("evidence %r" % f["evidence"])
+v = d["verdict"]["summary"]
+if "accelerator gpudiag does not analyse" not in v or "(2 host steps)" not in v or "model.to" in v:
+    bad.append("verdict %r" % v)
+if d["summary"]["steps"] != 2: bad.append("steps %r" % d["summary"]["steps"])
+b = d["breakdown"]["avg_us"] if "avg_us" in d["breakdown"] else d["breakdown"]
+for k, want in (("runtime", 100), ("cpu_exec", 200), ("other", 700)):
+    got = b.get(k) if isinstance(b, dict) else None
+    if got is None or abs(got - want) > 1e-6: bad.append("breakdown %s %r != %r" % (k, got, want))
+for x in bad: print("FAIL [mtia %s] %s" % (m, x))
+sys.exit(1 if bad else 0)
+' || FAIL=$((FAIL + 1))
+
+# --- class 7: other device events beside real GPU work ---------------------------------
+python3 - "$GD_TEST_DATA/ok_two_steps.json" "$TMP/hpu.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"]
+t0 = min(e["ts"] for e in ev if "ts" in e)
+ev.append({"ph": "X", "cat": "hpu_op", "name": "matmul_fwd", "pid": 77, "tid": 1, "ts": t0 + 1, "dur": 5,
+           "args": {"correlation": 999999}})
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+"$GPUDIAG" analyze --json "$GD_TEST_DATA/ok_two_steps.json" >"$TMP/base.json" || fail "ok_two_steps exit $?"
+"$GPUDIAG" analyze --json "$TMP/hpu.json" >"$TMP/hpu_report.json" || fail "hpu exit $?"
+python3 - "$TMP/base.json" "$TMP/hpu_report.json" <<'EOF' || FAIL=$((FAIL + 1))
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2])); bad = []
+if b["inputs"][0]["unanalysed_device_events"] != [{"category": "hpu_op", "events": 1}]:
+    bad.append("unanalysed %r" % b["inputs"][0]["unanalysed_device_events"])
+f = [f for f in b["findings"] if f["id"] == "input_unanalysed_device_events"]
+if len(f) != 1 or f[0]["severity"] != "low" or f[0]["evidence"]["device_events_not_analysed"] != 1:
+    bad.append("finding %r" % f)
+if a["verdict"] != b["verdict"]: bad.append("verdict moved: %r -> %r" % (a["verdict"], b["verdict"]))
+for k in ("summary", "steps", "breakdown", "idle", "devices"):
+    if a[k] != b[k]: bad.append("%s moved" % k)
+rest = [f for f in b["findings"] if f["id"] != "input_unanalysed_device_events"]
+if rest != a["findings"]: bad.append("other findings moved")
+for x in bad: print("FAIL [hpu beside GPU] " + x)
+sys.exit(1 if bad else 0)
+EOF
+
+# --- class 7: an nvtop snapshot is not a trace -----------------------------------------
+cat >"$TMP/nvtop.json" <<'EOF'
+[
+  {
+   "device_name": "NVIDIA GeForce RTX 3090",
+   "gpu_clock": "1695MHz",
+   "mem_clock": "9751MHz",
+   "temp": "63C",
+   "fan_speed": "48%",
+   "power_draw": "301W",
+   "gpu_util": "97%",
+   "mem_util": "41%"
+  }
+]
+EOF
+for nosj in "" 1; do
+    GPUDIAG_NO_SIMDJSON=$nosj "$GPUDIAG" analyze "$TMP/nvtop.json" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    [ $rc -eq 3 ] || fail "nvtop snapshot [nosj=$nosj]: exit $rc, want 3"
+    grep -q "$TMP/nvtop.json: byte 0: not a trace" "$TMP/err" || fail "nvtop message: $(cat "$TMP/err")"
+    grep -q '"ph"' "$TMP/err" || fail "nvtop message does not name ph: $(cat "$TMP/err")"
+    [ -s "$TMP/out" ] && fail "nvtop: output on stdout"
+done
+
+# --- class 9: PyTorch 1.13 legacy export -----------------------------------------------
+check_both_readers "$GD_TEST_DATA/ok_torch113_legacy.pt.trace.json.gz" '
+import json, sys, gzip, os
+d = json.load(open(sys.argv[1])); m = sys.argv[2]; bad = []
+src = json.load(gzip.open(os.environ["GD_TEST_DATA"] + "/ok_torch113_legacy.pt.trace.json.gz"))
+st = [(s["number"], s["duration_us"]) for s in d["steps"]]
+if st != [(1, 547), (2, 367), (3, 420)]: bad.append("steps %r" % st)
+s = d["summary"]["step_time_us"]
+for k, want in (("mean", 444.667), ("median", 420), ("min", 367), ("max", 547)):
+    if abs(s[k] - want) > 1e-3: bad.append("step %s %r" % (k, s[k]))
+if d["inputs"][0]["legacy_profiler"] is not True: bad.append("legacy_profiler")
+f = [f for f in d["findings"] if f["id"] == "cpu_only_trace"]
+if len(f) != 1 or "legacy autograd profiler" not in f[0]["title"]: bad.append("cpu_only_trace %r" % f)
+if "(3 host steps)" not in d["verdict"]["summary"]: bad.append("verdict %r" % d["verdict"]["summary"])
+# cpu_exec per step: union of the non-step ops clipped to the step (independent of gpudiag)
+for step in d["steps"]:
+    a, b = step["start_us"], step["end_us"]
+    iv = sorted((max(a, e["ts"]), min(b, e["ts"] + e["dur"])) for e in src
+                if not e["name"].startswith("ProfilerStep#") and e["ts"] < b and e["ts"] + e["dur"] > a)
+    tot, cur = 0, None
+    for x, y in iv:
+        if y <= x: continue
+        if cur is None or x > cur[1]:
+            if cur: tot += cur[1] - cur[0]
+            cur = [x, y]
+        else: cur[1] = max(cur[1], y)
+    if cur: tot += cur[1] - cur[0]
+    if abs(step["breakdown_us"]["cpu_exec"] - tot) > 1e-6:
+        bad.append("step %s cpu_exec %r != %r" % (step["number"], step["breakdown_us"]["cpu_exec"], tot))
+for x in bad: print("FAIL [legacy %s] %s" % (m, x))
+sys.exit(1 if bad else 0)
+' || FAIL=$((FAIL + 1))
+
+if [ "$FAIL" -ne 0 ]; then
+    echo "test_devices: $FAIL failed"
+    exit 1
+fi
+echo "test_devices: all passed"
