@@ -1231,6 +1231,7 @@ static void verdict(fbuilder *b)
                       "on the GPU side; profile again and let the profiler finish writing.",
                       (long long)r->input.truncated_at);
     } else if (!r->has_gpu && r->input.unanalysed_device_events > 0) {
+        on = "input_unanalysed_device_events";
         v = gd_format("The device work in this trace is on an accelerator gpudiag does not analyse (%llu %s "
                       "event%s left out): no device-side diagnosis (%zu host step%s).",
                       (unsigned long long)r->input.unanalysed_device_events,
@@ -1238,7 +1239,9 @@ static void verdict(fbuilder *b)
                       r->input.unanalysed_device_events == 1 ? "" : "s", r->step_count, r->step_count == 1 ? "" : "s");
     } else if (!r->has_gpu) {
         on = "cpu_only_trace";
-        v = gd_format("No GPU activity in this trace: nothing to diagnose on the GPU side (%zu host step%s).",
+        v = gd_format("No GPU activity in this trace%s: nothing to diagnose on the GPU side (%zu host step%s).",
+                      r->input.legacy_profiler ? " (written by the legacy autograd profiler, which records CPU ops only)"
+                                               : "",
                       r->step_count, r->step_count == 1 ? "" : "s");
     } else if (top) {
         on = top->id;
