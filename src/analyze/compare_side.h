@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "gpudiag/compare.h"
 #include "gpudiag/gpudiag.h"
@@ -59,6 +60,9 @@ int gd_side_alloc_steps(gpudiag_side *s, size_t n);
 /* gpudiag_side_read_json() over bytes in memory: buf[0..len) followed by a
  * NUL at buf[len] (yajl's tree parser wants a C string).  path: the input's
  * name in err.  Same returns as gpudiag_side_read_json(). */
+/* gpudiag_side_read_json() over an open stream (an input read once: a FIFO,
+ * /dev/stdin, <(...)); path names it in messages.  fp is not closed. */
+gpudiag_status gd_side_read_json_fp(FILE *fp, const char *path, gpudiag_side **out, gpudiag_error *err);
 gpudiag_status gd_side_parse_json(const char *buf, size_t len, const char *path, gpudiag_side **out,
                                   gpudiag_error *err);
 

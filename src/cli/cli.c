@@ -26,6 +26,10 @@
 #include "gpudiag/annotate.h"
 #include "gpudiag/html.h"
 #include "gpudiag/series.h"
+#include "ingest/kineto.h"
+#include "ingest/monlog.h"
+#include "ingest/once.h"
+#include "util/util.h"
 
 enum exit_code {
     EXIT_OK = 0,
@@ -862,9 +866,58 @@ static gpudiag_status check_format(const char *path, int format, gpudiag_error *
     return GPUDIAG_ERR_FORMAT;
 }
 
+/* An input that can be read only once (a FIFO, /dev/stdin on a pipe, the
+ * /dev/fd/N of <(zcat ...)): opened once, its format told from its head,
+ * and the reader continues the same stream.  Opening it again for each sniff
+ * hung (issue 19 class 17). */
+static gpudiag_status read_once_and_analyze(const char *path, const settings *s, gpudiag_report **r,
+                                            gpudiag_error *err)
+{
+    gd_once_in o;
+    gpudiag_status st = gd_once_in_open(&o, path, err);
+    if (st != GPUDIAG_OK)
+        return st;
+    if (gd_once_in_is_sqlite(&o) || s->format == FMT_NSYS) {
+        if (gd_once_in_is_sqlite(&o))
+            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, 0, "%s", GD_ONCE_SQLITE_MESSAGE);
+        else
+            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, 0,
+                              "--format nsys, but this is not an Nsight Systems export (no SQLite header \"SQLite "
+                              "format 3\"); drop --format to read it by its content");
+        gd_once_in_close(&o);
+        return st;
+    }
+    gpudiag_log_format lf = s->format == FMT_AUTO ? gd_sniff_log_head(o.head, o.n) : route(path, s->format);
+    if (lf != GPUDIAG_LOG_AUTO && s->select_steps) {
+        gd_once_in_close(&o);
+        return gd_set_error(err, GPUDIAG_ERR_ARG, path, -1, "--steps selects steps of a trace; this is a monitoring log");
+    }
+    if (lf != GPUDIAG_LOG_AUTO) {
+        gpudiag_series *ser = NULL;
+        st = gd_series_read_fp(o.fp, path, lf, &ser, err);
+        gd_once_in_close(&o);
+        if (st != GPUDIAG_OK)
+            return st;
+        st = gpudiag_series_analyze(ser, path, r, err);
+        gpudiag_series_free(&ser);
+        return st;
+    }
+    gpudiag_trace *t = NULL;
+    gpudiag_read_opts ropts = read_opts_of(s);
+    st = gd_trace_read_stream(o.fp, path, &ropts, &t, err);
+    gd_once_in_close(&o);
+    if (st != GPUDIAG_OK)
+        return st;
+    st = gpudiag_analyze(t, &s->aopts, r, err);
+    gpudiag_trace_free(&t);
+    return st;
+}
+
 /* Read and analyse one file with the reader route() picks. */
 static gpudiag_status read_and_analyze(const char *path, const settings *s, gpudiag_report **r, gpudiag_error *err)
 {
+    if (gd_path_read_once(path))
+        return read_once_and_analyze(path, s, r, err);
     gpudiag_status st = check_format(path, s->format, err);
     if (st != GPUDIAG_OK)
         return st;
@@ -991,10 +1044,17 @@ static int cmd_analyze_run(int argc, char **argv, gpudiag_ncu **ncu)
                 worst = code;
             continue;
         }
-        if (s.use_ranks && strcmp(path, "-") == 0) {
-            fprintf(stderr, "%s: error: --ranks reads each file's header before choosing it; standard input can "
+        if (s.use_ranks && (strcmp(path, "-") == 0 || gd_path_read_once(path))) {
+            fprintf(stderr, "%s: error: --ranks reads each file's header before choosing it; %s can "
                             "be read only once: give the files' paths\n",
-                    prog);
+                    prog, strcmp(path, "-") == 0 ? "standard input" : path);
+            free(found);
+            return EXIT_USAGE;
+        }
+        if (s.trace_out && (strcmp(path, "-") == 0 || gd_path_read_once(path))) {
+            fprintf(stderr, "%s: error: --trace-out copies the input trace after analysing it; %s can be read only "
+                            "once: give the trace's path\n",
+                    prog, strcmp(path, "-") == 0 ? "standard input" : path);
             free(found);
             return EXIT_USAGE;
         }

@@ -32,6 +32,9 @@ int gd_opt_number(const char *opt, const char *arg, int allow_suffix, double min
  * that cannot be opened (the trace reader then reports why), "-".  Used by
  * `analyze` to route an input and by `compare` to tell a log side. */
 gpudiag_log_format gd_sniff_log_file(const char *path);
+/* The same over the raw head of an input read once (ingest/once.h; gzip
+ * decoded as far as the head goes). */
+gpudiag_log_format gd_sniff_log_head(unsigned char *head, size_t n);
 
 /* Refuse output files that would destroy an input or each other, before
  * anything is read or written.  outs[i] is the file given to option

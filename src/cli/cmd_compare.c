@@ -18,6 +18,10 @@
 #include "gpudiag/compare.h"
 #include "gpudiag/gpudiag.h"
 #include "gpudiag/series.h"
+#include "analyze/compare_side.h"
+#include "ingest/kineto.h"
+#include "ingest/once.h"
+#include "util/util.h"
 
 enum { C_OK = 0, C_REGRESSED = 1, C_USAGE = 2, C_INPUT = 3, C_INTERNAL = 5 };
 enum { OPT_METRIC = 200, OPT_THRESHOLD, OPT_ALPHA, OPT_FULL_NAMES, OPT_RUNS, OPT_JSON };
@@ -185,6 +189,49 @@ static int looks_saved(const char *path)
     return gpudiag_side_sniff_json(head, n);
 }
 
+/* A side that can be read only once (a FIFO, /dev/stdin on a pipe, <(zcat ...)):
+ * opened once, told apart by its head (a saved report, a trace; a monitoring
+ * log or an Nsight export needs a file), read on from the same stream. */
+static int load_once(const char *path, gpudiag_side **out)
+{
+    gpudiag_error err;
+    memset(&err, 0, sizeof err);
+    gd_once_in o;
+    gpudiag_status st = gd_once_in_open(&o, path, &err);
+    if (st == GPUDIAG_OK && gd_once_in_is_sqlite(&o))
+        st = gd_set_error(&err, GPUDIAG_ERR_FORMAT, path, 0, "%s", GD_ONCE_SQLITE_MESSAGE);
+    if (st == GPUDIAG_OK && gd_sniff_log_head(o.head, o.n) != GPUDIAG_LOG_AUTO) {
+        gd_once_in_close(&o);
+        fprintf(stderr, "%s: error: %s: a monitoring log from a pipe: compare reads the two logs from files (give "
+                        "their paths)\n", prog, path);
+        return C_USAGE;
+    }
+    if (st == GPUDIAG_OK && gpudiag_side_sniff_json((const char *)o.head, o.n < 256 ? o.n : 256)) {
+        st = gd_side_read_json_fp(o.fp, path, out, &err);
+    } else if (st == GPUDIAG_OK) {
+        gpudiag_trace *t = NULL;
+        gpudiag_report *r = NULL;
+        st = gd_trace_read_stream(o.fp, path, NULL, &t, &err);
+        if (st == GPUDIAG_OK) {
+            gpudiag_analyze_opts ao;
+            memset(&ao, 0, sizeof ao);
+            ao.max_gaps = GPUDIAG_JSON_GAPS;
+            st = gpudiag_analyze(t, &ao, &r, &err);
+            gpudiag_trace_free(&t);
+        }
+        if (st == GPUDIAG_OK) {
+            st = gpudiag_side_from_report(r, out, &err);
+            gpudiag_report_free(&r);
+        }
+    }
+    gd_once_in_close(&o);
+    if (st != GPUDIAG_OK) {
+        print_err(&err);
+        return code_for(st);
+    }
+    return C_OK;
+}
+
 static int load_side(const char *path, gpudiag_side **out)
 {
     if (path[0] == '\0') {
@@ -194,6 +241,8 @@ static int load_side(const char *path, gpudiag_side **out)
     struct stat sb;
     if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
         return load_dir(path, out);
+    if (gd_path_read_once(path))
+        return load_once(path, out);
     gpudiag_error err;
     memset(&err, 0, sizeof err);
     if (strcmp(path, "-") != 0 && looks_saved(path)) {

@@ -1507,6 +1507,14 @@ gpudiag_status gd_kineto_read_fp(FILE *fp, const char *name, gpudiag_trace **out
     return read_trace(name, fp, NULL, out, err);
 }
 
+gpudiag_status gd_kineto_read_fp_opts(FILE *fp, const char *name, const gpudiag_read_opts *opts,
+                                      gpudiag_trace **out, gpudiag_error *err)
+{
+    if (!fp)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, name, -1, "no stream");
+    return read_trace(name, fp, opts, out, err);
+}
+
 /* fp: read from this stream (not closed) instead of opening path.  opts: only
  * header_only and progress are used here (may be NULL). */
 static gpudiag_status read_trace(const char *path, FILE *fp, const gpudiag_read_opts *opts, gpudiag_trace **out,

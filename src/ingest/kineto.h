@@ -18,6 +18,17 @@ gpudiag_status gd_kineto_read(const char *path, const gpudiag_read_opts *opts, g
  * fuzz targets use this).  name: used in messages and the report only.  fp is
  * read to its end or the first error and is not closed. */
 gpudiag_status gd_kineto_read_fp(FILE *fp, const char *name, gpudiag_trace **out, gpudiag_error *err);
+/* gd_kineto_read_fp() honouring opts as gd_kineto_read() does (may be NULL). */
+gpudiag_status gd_kineto_read_fp_opts(FILE *fp, const char *name, const gpudiag_read_opts *opts,
+                                      gpudiag_trace **out, gpudiag_error *err);
+
+/* gpudiag_trace_read_opts() over a stream read once (ingest/once.h: a FIFO,
+ * /dev/stdin, <(zcat ...)): the Kineto reader, then step_range and
+ * select_steps.  name: the input's path, for messages and the report.  fp is
+ * not closed.  An SQLite export cannot be read from a stream (the caller
+ * checks the head first). */
+gpudiag_status gd_trace_read_stream(FILE *fp, const char *name, const gpudiag_read_opts *opts,
+                                    gpudiag_trace **out, gpudiag_error *err);
 
 /* An empty trace for `path` (copied), with the model's "unknown" defaults;
  * NULL on OOM.  Free with gpudiag_trace_free(). */

@@ -6,6 +6,7 @@
 
 #include "ingest/kineto.h"
 #include "ingest/nsys.h"
+#include "ingest/once.h"
 #include "model/steps.h"
 #include "model/trace.h"
 #include "util/util.h"
@@ -31,6 +32,19 @@ gpudiag_status gpudiag_trace_read_opts(const char *path, const gpudiag_read_opts
     if (!path || !out)
         return gd_set_error(err, GPUDIAG_ERR_ARG, path, -1, "no path or out pointer");
     *out = NULL;
+    if (gd_path_read_once(path)) {
+        /* a FIFO, /dev/stdin, <(zcat ...): open once, sniff the head, read on from the same stream */
+        gd_once_in o;
+        gpudiag_status st = gd_once_in_open(&o, path, err);
+        if (st != GPUDIAG_OK)
+            return st;
+        if (gd_once_in_is_sqlite(&o))
+            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, 0, "%s", GD_ONCE_SQLITE_MESSAGE);
+        else
+            st = gd_trace_read_stream(o.fp, path, opts, out, err);
+        gd_once_in_close(&o);
+        return st;
+    }
     int nsys = is_sqlite(path);
     if (nsys && opts && opts->header_only) {
         /* an Nsight export has no distributedInfo: nothing to read for the header */
@@ -47,6 +61,27 @@ gpudiag_status gpudiag_trace_read_opts(const char *path, const gpudiag_read_opts
     if ((nsys || (name && name[0])) && gd_steps_select(*out, name, nsys) != 0) {
         gpudiag_trace_free(out);
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
+    }
+    if (opts && opts->select_steps) {
+        st = gpudiag_trace_select_steps(*out, opts->steps_first, opts->steps_last, err);
+        if (st != GPUDIAG_OK)
+            gpudiag_trace_free(out);
+    }
+    return st;
+}
+
+gpudiag_status gd_trace_read_stream(FILE *fp, const char *name, const gpudiag_read_opts *opts,
+                                    gpudiag_trace **out, gpudiag_error *err)
+{
+    if (!fp || !name || !out)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, name, -1, "no stream, name or out pointer");
+    gpudiag_status st = gd_kineto_read_fp_opts(fp, name, opts, out, err);
+    if (st != GPUDIAG_OK || (*out)->header_only)
+        return st;
+    const char *rname = opts ? opts->step_range : NULL;
+    if (rname && rname[0] && gd_steps_select(*out, rname, 0) != 0) {
+        gpudiag_trace_free(out);
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, name, -1, "out of memory");
     }
     if (opts && opts->select_steps) {
         st = gpudiag_trace_select_steps(*out, opts->steps_first, opts->steps_last, err);

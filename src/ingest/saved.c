@@ -162,13 +162,20 @@ gpudiag_status gpudiag_side_read_json(const char *path, gpudiag_side **out, gpud
     FILE *fp = fopen(path, "rb");
     if (!fp)
         return gd_set_error(err, GPUDIAG_ERR_IO, path, -1, "cannot open: %s", strerror(errno));
+    gpudiag_status st = gd_side_read_json_fp(fp, path, out, err);
+    fclose(fp);
+    return st;
+}
+
+gpudiag_status gd_side_read_json_fp(FILE *fp, const char *path, gpudiag_side **out, gpudiag_error *err)
+{
+    *out = NULL;
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap);
     while (buf) {
         if (len + 1 >= cap) {
             if (cap >= SAVED_MAX_BYTES) {
                 free(buf);
-                fclose(fp);
                 return gd_set_error(err, GPUDIAG_ERR_FORMAT, path, (int64_t)len,
                                     "a saved report larger than 1 GiB is not a gpudiag report");
             }
@@ -188,7 +195,6 @@ gpudiag_status gpudiag_side_read_json(const char *path, gpudiag_side **out, gpud
             break;
     }
     int rerr = ferror(fp);
-    fclose(fp);
     if (!buf)
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
     if (rerr) {

@@ -30,5 +30,74 @@ grep -q '^  2 GPU op(s) without a launch call' "$TMP/ul.txt" || { echo "FAIL tex
 "$GPUDIAG" analyze --no-color "$GD_TEST_DATA/ok_launch_delay.json" > "$TMP/ld.txt"
 grep -q 'without a launch call' "$TMP/ld.txt" && { echo "FAIL text: unlinked line on a fully linked trace"; rc=1; }
 
+# Inputs read once (class 17): a FIFO, /dev/stdin on a pipe.  Each was opened again for every
+# sniff (log format, SQLite, saved report) and hung.  The report must equal the file's, byte for
+# byte, but for the input's path (and bytes, unknown on a pipe); a writer that nobody reads is
+# stopped by its own timeout.
+same_report() { # NAME FILE_JSON PIPE_JSON
+    python3 - "$2" "$3" "$1" <<'PYEOF' || rc=1
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for d in (a, b):
+    for i in d.get("inputs", []):
+        i.pop("path", None); i.pop("bytes", None)
+if a != b:
+    print("FAIL %s: the report from the pipe differs from the file's" % sys.argv[3]); sys.exit(1)
+PYEOF
+}
+feed() { # FIFO CMD...: write CMD's output into FIFO in the background, for at most 30 s
+    f=$1; shift
+    ( timeout 30 "$@" > "$f" 2>/dev/null ) &
+}
+mkfifo "$TMP/fifo" || { echo "FAIL: mkfifo"; exit 1; }
+"$GPUDIAG" analyze --json "$GD_TEST_DATA/ok_unlinked_ops.json" > "$TMP/file.json"
+feed "$TMP/fifo" gzip -c "$GD_TEST_DATA/ok_unlinked_ops.json"
+timeout 30 "$GPUDIAG" analyze --json "$TMP/fifo" > "$TMP/pipe.json"; r=$?
+wait
+if [ "$r" -ne 0 ]; then echo "FAIL: gzip trace from a FIFO exited $r (124: hung)"; rc=1
+else same_report "fifo gzip trace" "$TMP/file.json" "$TMP/pipe.json"; fi
+cat "$GD_TEST_DATA/ok_unlinked_ops.json" | timeout 30 "$GPUDIAG" analyze --json /dev/stdin > "$TMP/pipe.json"; r=$?
+if [ "$r" -ne 0 ]; then echo "FAIL: trace piped to /dev/stdin exited $r"; rc=1
+else same_report "/dev/stdin trace" "$TMP/file.json" "$TMP/pipe.json"; fi
+# a monitoring log, gzip, from a FIFO: its format is told from the head read once
+LOG="$GD_TEST_DATA/monlog/dmon_gains.log"
+"$GPUDIAG" analyze --json "$LOG" > "$TMP/file.json"
+feed "$TMP/fifo" gzip -c "$LOG"
+timeout 30 "$GPUDIAG" analyze --json "$TMP/fifo" > "$TMP/pipe.json"; r=$?
+wait
+if [ "$r" -ne 0 ]; then echo "FAIL: gzip dmon log from a FIFO exited $r"; rc=1
+else same_report "fifo gzip log" "$TMP/file.json" "$TMP/pipe.json"; fi
+# --steps on a piped trace
+"$GPUDIAG" analyze --json --steps 2:3 "$GD_TEST_DATA/ok_three_steps.json" > "$TMP/file.json"
+cat "$GD_TEST_DATA/ok_three_steps.json" | timeout 30 "$GPUDIAG" analyze --json --steps 2:3 /dev/stdin > "$TMP/pipe.json"
+same_report "/dev/stdin --steps" "$TMP/file.json" "$TMP/pipe.json"
+# an SQLite export cannot be read from a pipe: exit 3 naming it, not a hang
+printf 'SQLite format 3\000rest of a database' > "$TMP/fake.sqlite"
+feed "$TMP/fifo" cat "$TMP/fake.sqlite"
+timeout 30 "$GPUDIAG" analyze "$TMP/fifo" > /dev/null 2> "$TMP/err"; r=$?
+wait
+[ "$r" -eq 3 ] && grep -q "fifo: byte 0: an SQLite database (an Nsight Systems export) from a pipe" "$TMP/err" ||
+    { echo "FAIL: SQLite from a FIFO exited $r: $(cat "$TMP/err")"; rc=1; }
+# --ranks reads each header first, --trace-out copies the input again: refused, exit 2, nothing read
+for opt in "--ranks 0" "--trace-out $TMP/out.json"; do
+    # shellcheck disable=SC2086
+    timeout 30 "$GPUDIAG" analyze $opt "$TMP/fifo" > /dev/null 2> "$TMP/err" < /dev/null; r=$?
+    [ "$r" -eq 2 ] && grep -q "can be read only once" "$TMP/err" ||
+        { echo "FAIL: $opt with a FIFO exited $r: $(cat "$TMP/err")"; rc=1; }
+done
+# compare: a saved report and a trace, each from a FIFO
+"$GPUDIAG" analyze --save "$TMP/saved.json" "$GD_TEST_DATA/ok_three_steps.json" > /dev/null
+mkfifo "$TMP/fifo2"
+feed "$TMP/fifo" cat "$TMP/saved.json"
+feed "$TMP/fifo2" gzip -c "$GD_TEST_DATA/ok_three_steps.json"
+timeout 30 "$GPUDIAG" compare --json "$TMP/fifo" "$TMP/fifo2" > "$TMP/cmp.json"; r=$?
+wait
+[ "$r" -eq 0 ] && python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))
+s = c["metrics"]["step_time_us.mean"]
+assert s["base"] == 100 and s["new"] == 100, s   # ok_three_steps: steps of 100 us on average
+' "$TMP/cmp.json" 2>/dev/null || { echo "FAIL: compare of two FIFOs exited $r"; rc=1; }
+
 [ "$rc" -eq 0 ] && echo "reports: all passed"
 exit "$rc"
