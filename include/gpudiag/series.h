@@ -72,6 +72,11 @@ typedef enum gpudiag_metric {
                                       nvidia-smi -q "Clocks Event Reasons Counters" SW Power Capping, SW Thermal
                                       Slowdown, HW Thermal Slowdown and HW Power Braking (R580+; Sync Boost left
                                       out like its reason bit; monitoring-peers.md §3.5) */
+    GPUDIAG_M_THERMAL_THROTTLE_TIME_US, /**< the thermal part of GPUDIAG_M_THROTTLE_TIME_US: SW Thermal Slowdown +
+                                      HW Thermal Slowdown + HW Power Braking counters, cumulative µs (nvidia-smi -q
+                                      R580+) */
+    GPUDIAG_M_TEMP_SLOWDOWN_C,   /**< the temperature at which the driver slows the clocks, °C (nvidia-smi -q
+                                      "GPU Slowdown Temp") */
     GPUDIAG_M_COUNT
 } gpudiag_metric;
 
@@ -313,6 +318,8 @@ typedef struct gpudiag_gpu_summary {
                                        computes; taken as not reported (bandwidth unknown) */
     int mem_total_from_spec;      /**< 1: the log has no memory total; mem_used_share uses the GPU table's
                                        memory label (GiB) of the GPU's name */
+    double temp_at_slowdown_share;/**< samples whose GPU temperature is at or above the slowdown temperature ÷
+                                       samples with both; NaN unknown (DEFINITIONS "One -q snapshot") */
     int profiling_unreported;     /**< 1: every profiling activity field (SM active, GR engine active, tensor
                                        active, SM occupancy) read exactly 0 in every sample while GPU-Util's
                                        median was >= 0.50 (dcgm-exporter#662): those fields are read as missing

@@ -482,7 +482,25 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
         }
         const double *rs = x->v[GPUDIAG_M_CLOCK_REASONS], *pv = x->v[GPUDIAG_M_POWER_VIOLATION],
                      *tv = x->v[GPUDIAG_M_THERMAL_VIOLATION];
-        if (rs || pv || tv) {
+        /* a GPU at or above its slowdown temperature is thermally throttled (DEFINITIONS "One -q
+         * snapshot"): such a sample counts as throttled, like a thermal reason bit */
+        const double *tc_now = x->v[GPUDIAG_M_TEMP_C], *tc_slow = x->v[GPUDIAG_M_TEMP_SLOWDOWN_C];
+        o->temp_at_slowdown_share = NAN;
+        if (tc_now && tc_slow) {
+            size_t both = 0, hot = 0;
+            for (size_t i = 0; i < n; i++)
+                if (!isnan(tc_now[i]) && !isnan(tc_slow[i])) {
+                    both++;
+                    hot += tc_now[i] >= tc_slow[i];
+                }
+            if (both)
+                o->temp_at_slowdown_share = (double)hot / (double)both;
+            else
+                tc_now = tc_slow = NULL;
+        } else {
+            tc_now = tc_slow = NULL;
+        }
+        if (rs || pv || tv || tc_now) {
             size_t known = 0, thr = 0, nthr_clk = 0, nfree_clk = 0;
             double thr_clk = 0, free_clk = 0;
             const double *clk = x->v[GPUDIAG_M_SM_CLOCK_MHZ], *load = cs ? x->v[o->compute_metric] : NULL;
@@ -501,6 +519,10 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
                 if (tv && !isnan(tv[i])) {
                     k = 1;
                     t |= tv[i] > 0;
+                }
+                if (tc_now && !isnan(tc_now[i]) && !isnan(tc_slow[i])) {
+                    k = 1;
+                    t |= tc_now[i] >= tc_slow[i];
                 }
                 known += k;
                 thr += t;

@@ -29,6 +29,7 @@
 #define GD_SERIES_LOADED 0.50            /* compute indicator at which a GPU is "under load" */
 #define GD_SERIES_CLOCK_FRACTION 0.90    /* SM clock below 90 % of max under load */
 #define GD_SERIES_THROTTLE_SHARE 0.10    /* samples with a throttle reason */
+#define GD_SERIES_THROTTLE_COUNTER_MIN_US 1e6 /* a snapshot's reason counters: >= 1 s held down makes a finding */
 #define GD_SERIES_UTIL_MISLEADING 0.80   /* GPU-Util at or above ... */
 #define GD_SERIES_SMACT_EFFECTIVE 0.80   /* ... while SM active below (DCGM: ≥ 0.8 necessary) */
 #define GD_SERIES_UTIL_SMACT_GAP 0.20    /* ... by at least this much */

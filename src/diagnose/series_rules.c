@@ -134,13 +134,29 @@ static int pick_near_cap(const gpudiag_gpu_summary *g)
     return !isnan(g->mem_used_share_max) && g->mem_used_share_max >= GD_SERIES_MEM_NEAR_CAP;
 }
 #define HW_BITS (GPUDIAG_REASON_HW_SLOWDOWN | GPUDIAG_REASON_HW_THERMAL | GPUDIAG_REASON_HW_POWER_BRAKE | GPUDIAG_REASON_SW_THERMAL)
+/* The counters of one snapshot (no share can be formed): >= 1 s held down since the driver loaded
+ * (DEFINITIONS "One -q snapshot") */
+static int counters_since_load(const gpudiag_gpu_summary *g)
+{
+    return isnan(g->throttle_counter_share) && g->stats[GPUDIAG_M_THROTTLE_TIME_US].n &&
+           g->stats[GPUDIAG_M_THROTTLE_TIME_US].max >= GD_SERIES_THROTTLE_COUNTER_MIN_US;
+}
+/* thermal or hardware slowdown: HW/thermal reason bits, a thermal violation, the slowdown temperature
+ * reached, or thermal counter time in a snapshot */
+static int hw_throttle(const gpudiag_gpu_summary *g)
+{
+    return (g->reasons_any & HW_BITS) != 0 ||
+           (!isnan(g->stats[GPUDIAG_M_THERMAL_VIOLATION].max) && g->stats[GPUDIAG_M_THERMAL_VIOLATION].max > 0) ||
+           (!isnan(g->temp_at_slowdown_share) && g->temp_at_slowdown_share > 0) ||
+           (counters_since_load(g) && g->stats[GPUDIAG_M_THERMAL_THROTTLE_TIME_US].max > 0);
+}
 static int pick_throttle(const gpudiag_gpu_summary *g)
 {
     int reasons = !isnan(g->throttle_share) &&
                   (g->throttle_share >= GD_SERIES_THROTTLE_SHARE || (g->samples == 1 && g->throttle_share > 0));
     int clocks = !isnan(g->clock_below_max_share) && g->clock_below_max_share >= 0.2;
     int counters = !isnan(g->throttle_counter_share) && g->throttle_counter_share >= GD_SERIES_THROTTLE_SHARE;
-    return reasons || clocks || counters;
+    return reasons || clocks || counters || counters_since_load(g);
 }
 static int pick_pcie(const gpudiag_gpu_summary *g) { return g->pcie_degraded == 1; }
 static int pick_idle_mem(const gpudiag_gpu_summary *g) { return g->idle_holding_memory; }
@@ -155,6 +171,7 @@ static void classify(gpudiag_gpu_summary *g)
     if (!c || !g->in_use || g->idle_holding_memory)
         return;
     if (pick_throttle(g) && ((g->reasons_any & HW_BITS) || g->clock_below_max_share >= 0.2 ||
+                             (!isnan(g->temp_at_slowdown_share) && g->temp_at_slowdown_share > 0) ||
                              (!isnan(g->stats[GPUDIAG_M_THERMAL_VIOLATION].max) && g->stats[GPUDIAG_M_THERMAL_VIOLATION].max > 0) ||
                              g->stats[GPUDIAG_M_POWER_VIOLATION].median >= GD_SERIES_THROTTLE_SHARE)) {
         g->bottleneck = GPUDIAG_BN_THROTTLING;
@@ -286,8 +303,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
     }
     if (list_gpus(s, pick_throttle, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
-        int hw = (g->reasons_any & HW_BITS) != 0 ||
-                 (!isnan(g->stats[GPUDIAG_M_THERMAL_VIOLATION].max) && g->stats[GPUDIAG_M_THERMAL_VIOLATION].max > 0);
+        int hw = hw_throttle(g);
         int pv = g->stats[GPUDIAG_M_POWER_VIOLATION].median >= GD_SERIES_THROTTLE_SHARE;
         /* time lost to lower clocks: the throttled share × the clock lost in it (compute-bound work
          * scales with the clock, so this is an upper bound); unknown without SM clocks */
@@ -303,7 +319,18 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
         gd_fb_ev(f, "reason_bits", (double)g->reasons_any);
         gd_fb_ev(f, "clock_below_max_share", g->clock_below_max_share);
         gd_fb_ev(f, "power_violation_max", g->stats[GPUDIAG_M_POWER_VIOLATION].max);
-        char why[160] = "";
+        if (counters_since_load(g)) {
+            gd_fb_ev(f, "throttle_time_s", g->stats[GPUDIAG_M_THROTTLE_TIME_US].max / 1e6);
+            gd_fb_ev(f, "thermal_throttle_time_s", g->stats[GPUDIAG_M_THERMAL_THROTTLE_TIME_US].n
+                                                       ? g->stats[GPUDIAG_M_THERMAL_THROTTLE_TIME_US].max / 1e6
+                                                       : 0);
+        }
+        if (!isnan(g->temp_at_slowdown_share)) {
+            gd_fb_ev(f, "temp_at_slowdown_share", g->temp_at_slowdown_share);
+            gd_fb_ev(f, "temp_c_max", g->stats[GPUDIAG_M_TEMP_C].max);
+            gd_fb_ev(f, "temp_slowdown_c", g->stats[GPUDIAG_M_TEMP_SLOWDOWN_C].min);
+        }
+        char why[320] = "";
         size_t wl = 0;
         static const struct {
             uint64_t bit;
@@ -319,13 +346,23 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
                                    100 * g->stats[GPUDIAG_M_POWER_VIOLATION].max);
         if (!wl && !isnan(g->stats[GPUDIAG_M_THERMAL_VIOLATION].max) && g->stats[GPUDIAG_M_THERMAL_VIOLATION].max > 0)
             wl += (size_t)snprintf(why, sizeof why, "thermal violation");
+        if (!isnan(g->temp_at_slowdown_share) && g->temp_at_slowdown_share > 0 && wl + 80 < sizeof why)
+            wl += (size_t)snprintf(why + wl, sizeof why - wl, "%sGPU at %.0f C, slowdown temperature %.0f C", wl ? ", " : "",
+                                   g->stats[GPUDIAG_M_TEMP_C].max, g->stats[GPUDIAG_M_TEMP_SLOWDOWN_C].min);
+        if (counters_since_load(g) && wl + 100 < sizeof why)
+            wl += (size_t)snprintf(why + wl, sizeof why - wl,
+                                   "%sreason counters: %.1f s since the driver loaded, %.1f s of it thermal or HW",
+                                   wl ? "; " : "", g->stats[GPUDIAG_M_THROTTLE_TIME_US].max / 1e6,
+                                   g->stats[GPUDIAG_M_THERMAL_THROTTLE_TIME_US].n
+                                       ? g->stats[GPUDIAG_M_THERMAL_THROTTLE_TIME_US].max / 1e6
+                                       : 0.0);
         if (!wl && !isnan(g->throttle_counter_share) && g->throttle_counter_share > 0)
             wl += (size_t)snprintf(why, sizeof why, "clock event reason counters: %.0f %% of the time between snapshots",
                                    100 * g->throttle_counter_share);
         if (!wl)
             snprintf(why, sizeof why, "SM clock below 90 %% of max under load");
         gd_fb_text(b, f,
-             isnan(g->throttle_share)
+             isnan(g->throttle_share) || g->throttle_share == 0
                  ? gd_format("%s: clocks held down (%s)", gpus, why)
                  : gd_format("%s: clocks held down (%s) in %.0f %% of samples", gpus, why, 100 * g->throttle_share),
              hw ? gd_format("Hardware or thermal slowdown: fix cooling, airflow, power delivery or the board before "

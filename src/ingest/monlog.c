@@ -379,7 +379,8 @@ int gd_value_valid(int m, double x)
         return x >= 0 && x <= 1 + 1e-9;
     switch (m) {
     case GPUDIAG_M_TEMP_C:
-    case GPUDIAG_M_MEM_TEMP_C: return x > -273.15 && x <= GD_MON_TEMP_MAX_C;
+    case GPUDIAG_M_MEM_TEMP_C:
+    case GPUDIAG_M_TEMP_SLOWDOWN_C: return x > -273.15 && x <= GD_MON_TEMP_MAX_C;
     case GPUDIAG_M_SM_CLOCK_MHZ:
     case GPUDIAG_M_SM_CLOCK_MAX_MHZ: return x >= 0 && x <= GD_MON_CLOCK_MAX_MHZ;
     case GPUDIAG_M_MEM_CLOCK_MHZ: return x >= 0 && x <= GD_MON_MEM_CLOCK_MAX_MHZ;

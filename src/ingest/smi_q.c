@@ -209,6 +209,9 @@ gpudiag_status gd_read_smi_q(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
                     else if (gd_ieq(val + u, valn - u, "s"))
                         us = x * 1e6;
                     g.v[GPUDIAG_M_THROTTLE_TIME_US] = (isnan(g.v[GPUDIAG_M_THROTTLE_TIME_US]) ? 0 : g.v[GPUDIAG_M_THROTTLE_TIME_US]) + us;
+                    if (!gd_starts_with(k, keyn, "SW Power Cap")) /* the thermal / HW part */
+                        g.v[GPUDIAG_M_THERMAL_THROTTLE_TIME_US] =
+                            (isnan(g.v[GPUDIAG_M_THERMAL_THROTTLE_TIME_US]) ? 0 : g.v[GPUDIAG_M_THERMAL_THROTTLE_TIME_US]) + us;
                 }
             }
         } else if (eq(parent, pn, "PCIe Generation")) {
@@ -231,6 +234,7 @@ gpudiag_status gd_read_smi_q(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
         } else if (eq(parent, pn, "Temperature")) {
             metric = eq(k, keyn, "GPU Current Temp")      ? GPUDIAG_M_TEMP_C
                      : eq(k, keyn, "Memory Current Temp") ? GPUDIAG_M_MEM_TEMP_C
+                     : eq(k, keyn, "GPU Slowdown Temp")   ? GPUDIAG_M_TEMP_SLOWDOWN_C
                                                           : -1;
         } else if (eq(parent, pn, "GPU Power Readings") || eq(parent, pn, "Power Readings")) {
             if (eq(k, keyn, "Power Draw") || eq(k, keyn, "Average Power Draw"))

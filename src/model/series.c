@@ -46,6 +46,8 @@ static const struct {
     [GPUDIAG_M_ENC_UTIL] = {"enc_util", "fraction"},
     [GPUDIAG_M_DEC_UTIL] = {"dec_util", "fraction"},
     [GPUDIAG_M_THROTTLE_TIME_US] = {"throttle_time_us", "us"},
+    [GPUDIAG_M_THERMAL_THROTTLE_TIME_US] = {"thermal_throttle_time_us", "us"},
+    [GPUDIAG_M_TEMP_SLOWDOWN_C] = {"temp_slowdown_c", "C"},
 };
 
 const char *gpudiag_metric_name(gpudiag_metric m)

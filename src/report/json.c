@@ -919,6 +919,7 @@ static void write_series(jw *w, const gpudiag_report *r)
         kv_bool(w, "bandwidth_unreported", g->bandwidth_unreported);
         kv_bool(w, "mem_total_from_spec", g->mem_total_from_spec);
         kv_bool(w, "profiling_unreported", g->profiling_unreported);
+        kv_num(w, "temp_at_slowdown_share", g->temp_at_slowdown_share);
         kv_us(w, "dip_period_us", g->dip_period_us);
         kv_num(w, "dip_acf", g->dip_acf);
         kv_num(w, "traffic_corr", g->traffic_corr);

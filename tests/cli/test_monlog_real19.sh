@@ -92,5 +92,33 @@ assert set(g[0]["metrics"]) == {"gpu_util"} and g[0]["metrics"]["gpu_util"]["n"]
 assert abs(g[1]["metrics"]["gpu_util"]["mean"] - 0.40) < 1e-9
 PY
 
+# class 13 — one nvidia-smi -q snapshot (DEFINITIONS "One -q snapshot"):
+# smi_q_snapshot_counters.txt: every reason Not Active; counters SW Power Capping 754000000 us = 754 s,
+# SW Thermal Slowdown 12500 ms = 12.5 s, HW Thermal Slowdown 2.5 s, HW Power Braking 0, Sync Boost
+# 9000000 us (left out) -> throttle_time_us 769e6 (>= 1 s), thermal part 15e6 > 0 -> throttling high,
+# est_gain null (no share in one snapshot); verdict stays "one sample" (old counters set no class).
+js smi_q_snapshot_counters.txt
+# smi_q_snapshot_hot.txt: GPU Current Temp 92 C >= GPU Slowdown Temp 90 C, old "Clocks Throttle
+# Reasons" all Not Active, no counters -> temp_at_slowdown_share 1, the sample throttled -> throttling
+# high; rule 1 classifies the snapshot: verdict throttling. Gain: share 1 x clock loss (no unthrottled
+# loaded sample: against Max Clocks SM 1410) 1 - 1215/1410 = 0.13830.
+js smi_q_snapshot_hot.txt
+if python3 - "$TMP" <<'PY'; then ok; else nok "class 13: -q snapshot throttling"; fi
+import json, sys, os
+L = lambda n: json.load(open(os.path.join(sys.argv[1], n + ".json")))
+d = L("smi_q_snapshot_counters.txt"); g = d["series"]["gpus"][0]
+assert g["metrics"]["throttle_time_us"]["max"] == 769e6 and g["metrics"]["thermal_throttle_time_us"]["max"] == 15e6, g["metrics"]
+f = [x for x in d["findings"] if x["id"] == "throttling"]
+assert f and f[0]["severity"] == "high" and f[0]["est_gain"] is None, f
+assert f[0]["evidence"]["throttle_time_s"] == 769 and f[0]["evidence"]["thermal_throttle_time_s"] == 15, f[0]["evidence"]
+assert "769.0 s since the driver loaded" in f[0]["title"], f[0]["title"]
+assert d["verdict"]["bottleneck"] == "unknown", d["verdict"]
+d = L("smi_q_snapshot_hot.txt"); g = d["series"]["gpus"][0]
+assert g["temp_at_slowdown_share"] == 1 and g["metrics"]["temp_slowdown_c"]["max"] == 90, g
+f = [x for x in d["findings"] if x["id"] == "throttling"]
+assert f and f[0]["severity"] == "high" and abs(f[0]["est_gain"] - (1 - 1215 / 1410)) < 1e-3, f
+assert d["verdict"]["bottleneck"] == "throttling", d["verdict"]
+PY
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
