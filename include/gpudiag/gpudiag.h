@@ -313,6 +313,10 @@ typedef struct gpudiag_device {
     double mem_bw_gbs;            /**< memory bandwidth, GB/s; NaN if unknown */
     double pcie_gbs_per_dir;      /**< host link rate per direction, GB/s (theoretical x16); NaN if unknown */
     double ridge;                 /**< peak / bandwidth, FLOP per byte; NaN if unknown */
+    int arch_inferred;            /**< 1: no deviceProperties, so compute_major/minor are the highest NVIDIA
+                                       architecture this device's kernel names carry (gpudiag_arch_family in
+                                       specs.h): a lower bound (docs/DEFINITIONS.md "GPU metrics") */
+    uint64_t arch_tagged_kernels; /**< with arch_inferred: kernels whose name carries an architecture tag */
 } gpudiag_device;
 
 /** Kind of a communication kernel (docs/DEFINITIONS.md "Communication", collective kinds):

@@ -141,6 +141,41 @@ const gpudiag_gpu_spec *gpudiag_gpu_identify(const char *name, int num_sms, int 
  */
 double gpudiag_gpu_ridge(const gpudiag_gpu_spec *spec, gpudiag_dtype dt, double peak_tflops, double mem_bw_gbs);
 
+/**
+ * The NVIDIA architecture a kernel name says it was built for (docs/DEFINITIONS.md "GPU
+ * metrics", architecture inferred from kernel names).  This is the one place that maps names
+ * to architectures.
+ *
+ * name, len: the kernel name as recorded (not NUL-terminated; len bytes).
+ * major, minor: receive the compute capability of the tag (e.g. 8, 0 for `sm80_xmma_gemm...`
+ *               or `ampere_sgemm...`); left unchanged when the name has no tag.  May be NULL.
+ *
+ * A tag is a whole word (a maximal run of ASCII letters and digits, compared case-
+ * insensitively): maxwell (5.0), pascal (6.0), volta (7.0), turing (7.5), ampere (8.0),
+ * hopper (9.0), blackwell (10.0); smXY / smXYZ with an optional a or f suffix; or the word sm
+ * or cutlass followed by a word of digits ("sm_80", "cutlass_80_tensorop").  A number tag counts
+ * only when it is a real compute capability (5.0 ... 12.1).  When a name holds several tags the
+ * highest wins.  "ada" is not a tag (a common part of other words); Ada kernels say sm89.
+ *
+ * Returns the family name ("Maxwell", "Pascal", "Volta", "Turing", "Ampere", "Ada", "Hopper",
+ * "Blackwell"; static, do not free), or NULL when the name carries no tag.  Thread-safe.
+ */
+const char *gpudiag_arch_family(const char *name, size_t len, int *major, int *minor);
+
+/** The family name of an NVIDIA compute capability: 5.x "Maxwell", 6.x "Pascal", 7.0/7.2 "Volta",
+ *  7.5 "Turing", 8.0-8.7 "Ampere", 8.9 "Ada", 9.x "Hopper", 10.x-12.x "Blackwell"; NULL when
+ *  major is below 5 or unknown (< 0) or above 12.  Static string. */
+const char *gpudiag_arch_name(int major, int minor);
+
+/**
+ * The number formats an NVIDIA GPU of compute capability major.minor runs on Tensor Cores, as a
+ * bit set: bit (1u << GPUDIAG_DTYPE_x) for each.  From NVIDIA's architecture whitepapers:
+ * 7.0 FP16; 7.2 and 7.5 FP16, INT8; 8.0-8.7 TF32, FP16, BF16, INT8; 8.9 and 9.0 and later also
+ * FP8.  0 below 7.0 (no Tensor Cores) and when major < 0 (unknown).  AMD's Matrix Cores are not
+ * covered (pass an NVIDIA capability only).
+ */
+unsigned gpudiag_tensor_core_dtypes(int major, int minor);
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,6 +20,7 @@
 #include "analyze/roofline.h"
 #include "analyze/intervals.h"
 #include "analyze/kclass.h"
+#include "gpudiag/specs.h"
 #include "diagnose/rules.h"
 #include "model/collective.h"
 #include "model/trace.h"
@@ -646,6 +647,58 @@ static double sm_efficiency(endpoint *ep, size_t n, int64_t span_s, int64_t span
     return weighted / (double)(span_e - span_s);
 }
 
+/* NVIDIA devices without deviceProperties: the compute capability their kernel
+ * names say (DEFINITIONS "GPU metrics", architecture inferred from kernel
+ * names), the highest tag per device.  0, or -1 on OOM. */
+static int infer_arch(const gpudiag_trace *t, gpudiag_report *r)
+{
+    if (t->is_amd)
+        return 0;
+    int need = 0;
+    for (size_t i = 0; i < r->device_count; i++)
+        need |= r->devices[i].compute_major < 0;
+    if (!need || t->names.count == 0)
+        return 0;
+    /* per name id: -2 not looked at yet, -1 no tag, else major*10+minor */
+    int16_t *cc = malloc(t->names.count * sizeof *cc);
+    if (!cc)
+        return -1;
+    for (uint32_t i = 0; i < t->names.count; i++)
+        cc[i] = -2;
+    for (size_t di = 0; di < r->device_count; di++) {
+        gpudiag_device *d = &r->devices[di];
+        if (d->compute_major >= 0)
+            continue;
+        int best = -1;
+        uint64_t tagged = 0;
+        for (size_t i = 0; i < t->gpu_ops.len; i++) {
+            const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+            if (op->device != d->id || op->kind != GD_GPU_KERNEL || op->name_id >= t->names.count)
+                continue;
+            if (cc[op->name_id] == -2) {
+                int mj = -1, mn = -1;
+                cc[op->name_id] = gpudiag_arch_family(gd_strtab_get(&t->names, op->name_id),
+                                                      gd_strtab_len(&t->names, op->name_id), &mj, &mn)
+                                      ? (int16_t)(mj * 10 + mn)
+                                      : -1;
+            }
+            if (cc[op->name_id] >= 0) {
+                tagged++;
+                if (cc[op->name_id] > best)
+                    best = cc[op->name_id];
+            }
+        }
+        if (best >= 0) {
+            d->compute_major = best / 10;
+            d->compute_minor = best % 10;
+            d->arch_inferred = 1;
+            d->arch_tagged_kernels = tagged;
+        }
+    }
+    free(cc);
+    return 0;
+}
+
 static int build_devices(actx *a)
 {
     const gpudiag_trace *t = a->t;
@@ -693,6 +746,8 @@ static int build_devices(actx *a)
         }
     }
     free(ids);
+    if (infer_arch(t, r) != 0)
+        return -1;
 
     int rc = -1;
     gd_vec kiv, all_iv, comp_iv, comm_iv, eps;

@@ -13,6 +13,7 @@
 #include "diagnose/fbuild.h"
 #include "diagnose/rules.h"
 #include "gpudiag/roofline.h"
+#include "gpudiag/specs.h"
 #include "model/trace.h"
 #include "util/util.h"
 
@@ -28,6 +29,25 @@ static double role_share(const gpudiag_report *r, gpudiag_role role)
     if (!r->step_count || !(r->avg_step_us > 0))
         return NAN;
     return r->avg_role_us[role] / r->avg_step_us;
+}
+
+/* Highest compute capability among the devices as major * 10 + minor, -1 if unknown. */
+static int max_compute_cc(const gpudiag_report *r)
+{
+    int cc = -1;
+    for (size_t i = 0; i < r->device_count; i++) {
+        const gpudiag_device *d = &r->devices[i];
+        if (d->compute_major >= 0 && d->compute_major * 10 + (d->compute_minor < 0 ? 0 : d->compute_minor) > cc)
+            cc = d->compute_major * 10 + (d->compute_minor < 0 ? 0 : d->compute_minor);
+    }
+    return cc;
+}
+
+/* The Tensor Core dtypes of the newest device (gpudiag_tensor_core_dtypes), 0 when unknown or AMD. */
+static unsigned tc_dtypes(const gpudiag_report *r)
+{
+    int cc = max_compute_cc(r);
+    return cc < 0 || r->is_amd ? 0 : gpudiag_tensor_core_dtypes(cc / 10, cc % 10);
 }
 
 /* Highest compute capability major among the devices, -1 if unknown. */
@@ -137,6 +157,34 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                        "from another accelerator's profiler backend (MTIA writes `mtia_ccp_events`) and were left "
                        "out. The host-side numbers (steps, CPU ops, runtime calls) still hold; for the device "
                        "side use the accelerator vendor's analysis tools."));
+    }
+    for (size_t i = 0; i < r->device_count; i++) {
+        /* DEFINITIONS "GPU metrics", architecture inferred from kernel names: say so, once */
+        const gpudiag_device *d = &r->devices[i];
+        if (!d->arch_inferred)
+            continue;
+        size_t ninf = 0;
+        for (size_t k = 0; k < r->device_count; k++)
+            ninf += r->devices[k].arch_inferred != 0;
+        const char *fam = gpudiag_arch_name(d->compute_major, d->compute_minor);
+        gpudiag_finding *f = gd_fb_add(b, "input_gpu_inferred", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gd_fb_ev(f, "device", (double)d->id);
+        gd_fb_ev(f, "compute_capability", (double)d->compute_major + (double)d->compute_minor / 10.0);
+        gd_fb_ev(f, "tagged_kernels", (double)d->arch_tagged_kernels);
+        gd_fb_ev(f, "kernels", (double)d->kernel_count);
+        gd_fb_ev(f, "devices_inferred", (double)ninf);
+        gd_fb_text(b, f,
+             gd_format("The trace does not describe its GPU%s (no deviceProperties): GPU %d taken as NVIDIA %s "
+                       "(compute capability %d.%d) or later, from the architecture tags in the names of %llu of its "
+                       "%llu kernels%s",
+                       r->device_count == 1 ? "" : "s", d->id, fam ? fam : "?", d->compute_major, d->compute_minor,
+                       (unsigned long long)d->arch_tagged_kernels, (unsigned long long)d->kernel_count,
+                       ninf > 1 ? " (the other devices likewise)" : ""),
+             gd_format("PyTorch before 1.10 wrote no deviceProperties. The Tensor Core findings use the inferred "
+                       "architecture (a lower bound: libraries run older-named kernels on newer GPUs), but the GPU "
+                       "model, SM count and memory are unknown, so there is no GPU table row, peak or ridge point. "
+                       "Pass --gpu NAME to name the GPU, or profile with PyTorch 1.10 or later."));
+        break;
     }
     if (!r->has_gpu && r->input.unanalysed_device_events > 0) {
         /* input_unanalysed_device_events above says it: not a CPU-only trace */
@@ -896,7 +944,8 @@ static void rule_tensor_cores(fbuilder *b)
     if (isnan(r->tensor_core_share) || r->tensor_core_share > GD_TC_SHARE_MAX || !(r->kernel_time_us > 0))
         return;
     int major = max_compute_major(r);
-    if (major < 7 || r->is_amd)
+    unsigned tcd = tc_dtypes(r); /* include/gpudiag/specs.h: none below Volta, none known on AMD here */
+    if (!tcd)
         return;
     double elig = r->class_time_us[GPUDIAG_KCLASS_GEMM] + r->class_time_us[GPUDIAG_KCLASS_CONV] +
                   r->class_time_us[GPUDIAG_KCLASS_ATTENTION];
@@ -913,7 +962,7 @@ static void rule_tensor_cores(fbuilder *b)
     gd_fb_ev(f, "compute_capability_major", (double)major);
     gd_fb_text(b, f,
          gd_format("GEMM/convolution kernels (%.1f%% of GPU time) run without Tensor Cores", 100.0 * elig_share),
-         major >= 8
+         (tcd & (1u << GPUDIAG_DTYPE_BF16))
              ? gd_format("Use mixed precision: torch.autocast(device_type='cuda', dtype=torch.bfloat16). At "
                          "least allow TF32 for fp32 matmuls and convolutions: "
                          "torch.backends.cuda.matmul.allow_tf32 = True (or "
@@ -1268,7 +1317,7 @@ static void verdict(fbuilder *b)
         for (size_t i = 0; i < r->finding_count; i++)
             if (strcmp(r->findings[i].id, "no_tensor_cores") == 0)
                 tc = &r->findings[i];
-        int major = max_compute_major(r);
+        unsigned tcd = tc_dtypes(r);
         if (tc)
             on = tc->id;
         else if (r->finding_count && r->findings[0].is_cause && r->findings[0].bottleneck == GPUDIAG_BN_COMPUTE)
@@ -1277,7 +1326,8 @@ static void verdict(fbuilder *b)
             v = gd_format("The GPU is busy %.0f%% of the step, but its matrix work avoids Tensor Cores "
                           "(%s).",
                           100.0 * r->gpu_utilization,
-                          major >= 8 ? "enable AMP with bf16, or TF32" : "enable AMP with fp16 and GradScaler");
+                          (tcd & (1u << GPUDIAG_DTYPE_BF16)) ? "enable AMP with bf16, or TF32"
+                                                             : "enable AMP with fp16 and GradScaler");
         else
             v = gd_format("The GPU is busy %.0f%% of the step; no stall found in the trace. Speed-ups "
                           "now come from the kernels themselves (precision, fusion, larger batches).",

@@ -322,6 +322,7 @@ static void write_devices(jw *w, const gpudiag_report *r)
         } else {
             yajl_gen_null(w->g);
         }
+        kv_bool(w, "arch_inferred", d->arch_inferred);
         kv_num(w, "total_memory_bytes", d->total_memory_bytes);
         kv_int(w, "kernel_count", (long long)d->kernel_count);
         kv_us(w, "kernel_time_us", d->kernel_time_us);

@@ -137,7 +137,10 @@ static void header(const tw *w, const gpudiag_report *r)
         put_clean(w->fp, d->name[0] ? d->name : "(unnamed device)", 95);
         if (d->num_sms > 0)
             fprintf(w->fp, ", %d %s", d->num_sms, r->is_amd ? "CUs" : "SMs");
-        if (d->compute_major >= 0 && !r->is_amd)
+        if (d->compute_major >= 0 && !r->is_amd && d->arch_inferred)
+            fprintf(w->fp, ", compute capability %d.%d or later (inferred from kernel names)", d->compute_major,
+                    d->compute_minor < 0 ? 0 : d->compute_minor);
+        else if (d->compute_major >= 0 && !r->is_amd)
             fprintf(w->fp, ", compute capability %d.%d", d->compute_major, d->compute_minor < 0 ? 0 : d->compute_minor);
         fprintf(w->fp, ", %llu kernel%s%s\n", (unsigned long long)d->kernel_count, d->kernel_count == 1 ? "" : "s",
                 c_off(w));

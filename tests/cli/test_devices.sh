@@ -25,6 +25,17 @@
 #   inputs[].legacy_profiler true; no GPU: cpu_only_trace titled "legacy autograd profiler";
 #   cpu_exec of each step = union of the other ops inside it (computed below independently).
 #
+# tests/data/ok_no_devprops.json = tests/data/ok_old_format.json (PyTorch 1.8/1.9 layout) without
+#   deviceProperties, its last volta_sgemm_128x64_nn renamed ampere_sgemm_128x64_nn. Kernel tags:
+#   volta_scudnn (7.0), volta_sgemm (7.0), ampere_sgemm (8.0): 3 of 3 kernels tagged, the highest 8.0
+#   -> devices[0].compute_capability "8.0", arch_inferred true, name null; input_gpu_inferred
+#   (compute_capability 8.0, tagged_kernels 3, kernels 3). Every kernel keeps its class (both
+#   sgemm are GEMMs), so no_tensor_cores fires with the same est. gain as on ok_old_format.json's
+#   described V100 (the rule only needs Tensor Cores to exist), evidence compute_capability_major 8,
+#   and the bf16/TF32 advice of an Ampere; steps, breakdown and idle are those of ok_old_format.
+#   The same with the tags removed from the names (made here: sgemm_128x64_nn, scudnn_...): nothing
+#   to infer -> compute_capability null, no input_gpu_inferred and no no_tensor_cores (unknown GPU).
+#
 # An nvtop -s snapshot (a JSON array of objects with no "ph"; shape from Syllo/nvtop#431):
 #   not a trace, exit 3, the message names the file, byte 0 and the missing "ph".
 set -u
@@ -115,6 +126,44 @@ for nosj in "" 1; do
     grep -q "$TMP/nvtop.json: byte 0: not a trace" "$TMP/err" || fail "nvtop message: $(cat "$TMP/err")"
     grep -q '"ph"' "$TMP/err" || fail "nvtop message does not name ph: $(cat "$TMP/err")"
     [ -s "$TMP/out" ] && fail "nvtop: output on stdout"
+done
+
+# --- class 8: no deviceProperties ------------------------------------------------------
+"$GPUDIAG" analyze --json "$GD_TEST_DATA/ok_old_format.json" >"$TMP/described.json" || fail "ok_old_format exit $?"
+sed -e 's/volta_scudnn_128x64/scudnn_128x64/' -e 's/"volta_sgemm_128x64_nn"/"sgemm_128x64_nn"/' \
+    -e 's/"ampere_sgemm_128x64_nn"/"sgemm_128x64_nn"/' "$GD_TEST_DATA/ok_no_devprops.json" >"$TMP/untagged.json"
+for nosj in "" 1; do
+    GPUDIAG_NO_SIMDJSON=$nosj "$GPUDIAG" analyze --json "$GD_TEST_DATA/ok_no_devprops.json" >"$TMP/inferred.json" ||
+        fail "ok_no_devprops exit $?"
+    GPUDIAG_NO_SIMDJSON=$nosj "$GPUDIAG" analyze --json "$TMP/untagged.json" >"$TMP/untagged_r.json" ||
+        fail "untagged exit $?"
+    python3 - "$TMP/described.json" "$TMP/inferred.json" "$TMP/untagged_r.json" "nosj=$nosj" <<'EOF' || FAIL=$((FAIL + 1))
+import json, sys
+a, b, u = (json.load(open(x)) for x in sys.argv[1:4]); tag = sys.argv[4]; bad = []
+d = b["devices"][0]
+if (d["compute_capability"], d["arch_inferred"], d["name"]) != ("8.0", True, None): bad.append("device %r" % d)
+if a["devices"][0]["arch_inferred"] is not False: bad.append("described device marked inferred")
+f = {x["id"]: x for x in b["findings"]}
+g = f.get("input_gpu_inferred")
+want = {"device": 0, "compute_capability": 8.0, "tagged_kernels": 3, "kernels": 3, "devices_inferred": 1}
+if not g or any(abs(g["evidence"].get(k, -1) - v) > 1e-9 for k, v in want.items()): bad.append("input_gpu_inferred %r" % g)
+elif "Ampere (compute capability 8.0) or later" not in g["title"]: bad.append("title %r" % g["title"])
+tc_a = [x for x in a["findings"] if x["id"] == "no_tensor_cores"][0]
+tc_b = f.get("no_tensor_cores")
+if not tc_b: bad.append("no_tensor_cores missing")
+else:
+    if abs(tc_b["est_gain"] - tc_a["est_gain"]) > 1e-9: bad.append("gain %r != %r" % (tc_b["est_gain"], tc_a["est_gain"]))
+    if tc_b["evidence"]["compute_capability_major"] != 8: bad.append("major %r" % tc_b["evidence"])
+    if "bfloat16" not in tc_b["recommendation"]: bad.append("advice %r" % tc_b["recommendation"])
+for k in ("steps", "breakdown", "idle"):
+    if a[k] != b[k]: bad.append("%s differs from the described trace" % k)
+du = u["devices"][0]
+if (du["compute_capability"], du["arch_inferred"]) != (None, False): bad.append("untagged device %r" % du)
+ids = [x["id"] for x in u["findings"]]
+if "input_gpu_inferred" in ids or "no_tensor_cores" in ids: bad.append("untagged findings %r" % ids)
+for x in bad: print("FAIL [no deviceProperties %s] %s" % (tag, x))
+sys.exit(1 if bad else 0)
+EOF
 done
 
 # --- class 9: PyTorch 1.13 legacy export -----------------------------------------------
