@@ -523,6 +523,8 @@ typedef struct gpudiag_nsys_info {
     uint64_t sync_events;         /**< CUPTI synchronization activity records */
     uint64_t graph_kernels;       /**< kernels launched from a CUDA graph */
     uint64_t graph_events;        /**< CUDA graph / graph-node records */
+    uint64_t runtime_duplicates;  /**< runtime rows left out: their correlation id was read before (one call) */
+    uint64_t mpi_calls;           /**< MPI calls read (MPI_* NVTX ranges, MPI_*_EVENTS tables): communication */
     const char *schema_gaps;      /**< "; "-separated missing tables/columns, "" if none; owned */
     unsigned schema_gap_count;
     const char *steps_source;     /**< where the steps came from; owned by the report */

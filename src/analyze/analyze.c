@@ -1398,6 +1398,8 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
         ni->memsets = t->nsys.memsets;
         ni->runtime_calls = t->nsys.runtime_calls;
         ni->nvtx_ranges = t->nsys.nvtx_ranges;
+        ni->runtime_duplicates = t->nsys.runtime_duplicates;
+        ni->mpi_calls = t->nsys.mpi_calls;
         ni->sync_events = t->nsys.sync_events;
         ni->graph_kernels = t->nsys.graph_kernels;
         ni->graph_events = t->nsys.graph_events;

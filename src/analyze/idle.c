@@ -23,6 +23,7 @@
 #include "analyze/analyze.h"
 #include "analyze/intervals.h"
 #include "diagnose/rules.h"
+#include "model/collective.h"
 #include "model/trace.h"
 #include "util/util.h"
 
@@ -32,7 +33,7 @@
 #define GD_MAX_LAUNCH_QUEUE 1024     /* HTA: CUDA_MAX_LAUNCH_QUEUE_PER_STREAM */
 
 enum { HOST_SYNC = 0, HOST_DATALOADER, HOST_COMM, HOST_OPTIMIZER, HOST_OTHER, HOST_COMPILE, HOST_WARMUP, HOST_COALESCE,
-       HOST_FIRST_CALL, HOST_SETS };
+       HOST_FIRST_CALL, HOST_MPI, HOST_SETS };
 
 /* Host activity whose name shows torch.compile at work (DEFINITIONS "Idle gaps
  * and their causes", rule 0).  Not "TorchDynamo Cache Lookup" (the guard check
@@ -584,14 +585,29 @@ int gd_build_idle(actx *a)
     kept_gap *kept = a->max_gaps ? malloc(a->max_gaps * sizeof *kept) : NULL;
     size_t nkept = 0;
     uint8_t *nclass = NULL;
+    gd_coll_join mpi;
+    memset(&mpi, 0, sizeof mpi);
     if (!top || (a->max_gaps && !kept))
         goto out;
 
+    /* MPI calls: communication (DEFINITIONS "Idle gaps and their causes", MPI) */
+    int has_mpi = 0;
+    for (size_t i = 0; i < t->comm_calls.len; i++) {
+        const gd_comm_call *c = gd_vec_at(&t->comm_calls, i);
+        if (c->is_mpi) {
+            has_mpi = 1;
+            if (gd_iv_push(&host[HOST_MPI], c->ts_ns, c->end_ns))
+                goto out;
+        }
+    }
+    if (has_mpi && gd_coll_join_init(&mpi, t) != 0)
+        goto out;
     /* host activity sets */
     for (size_t i = 0; i < t->runtimes.len; i++) {
         const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
         int64_t e = rt->ts_ns + gd_rt_dur(t, rt);
-        if (gd_name_flags(a, rt->name_id) & NF_SYNC) {
+        /* a sync inside an MPI call is the MPI library's (CUDA-aware MPI), not the program's */
+        if ((gd_name_flags(a, rt->name_id) & NF_SYNC) && !(has_mpi && gd_coll_in_mpi(&mpi, gd_rt_tid(t, rt), rt->ts_ns))) {
             if (gd_iv_push(&host[HOST_SYNC], rt->ts_ns, e))
                 goto out;
             if (rt->ts_ns < a->span_e && e > a->span_s) {
@@ -684,6 +700,8 @@ int gd_build_idle(actx *a)
             } else if (startup_edge(a, gap, busy.len == 0) || (warm > 0 && 2 * warm >= len) ||
                        (first > 0 && 2 * first >= len)) {
                 cause = GPUDIAG_IDLE_STARTUP;
+            } else if (has_mpi && 2 * overlap(&host[HOST_MPI], &hint[HOST_MPI], gap->s, gap->e) >= len) {
+                cause = GPUDIAG_IDLE_COMMUNICATION; /* the host was in MPI, even after a sync */
             } else if (j < host[HOST_SYNC].len && sy[j].s <= gap->s && sy[j].e + GD_SYNC_SLACK_NS >= gap->s) {
                 cause = GPUDIAG_IDLE_SYNC;
             } else {
@@ -767,6 +785,7 @@ int gd_build_idle(actx *a)
     all.len = all.cap = 0;
     rc = 0;
 out:
+    gd_coll_join_free(&mpi);
     gd_vec_free(&all);
     for (int h = 0; h < HOST_SETS; h++)
         gd_vec_free(&host[h]);

@@ -630,12 +630,26 @@ static void rule_communication(fbuilder *b)
         "all-reduce", "all-gather/reduce-scatter (sharded data parallel: FSDP, ZeRO-3)",
         "all-to-all (embedding sharding, mixture-of-experts)", "point-to-point send/recv (pipeline parallelism)",
         "broadcast", "a collective this trace cannot name (SendRecv/Generic kernels without their launching call)"};
-    char *title = g == G_NONE ? gd_format("Communication not hidden behind compute takes %.1f%% of each step", 100.0 * s)
+    /* no collective kernels, MPI calls on the host: the GPU waits for MPI (an HPC code) */
+    int mpi = !(tot > 0) && r->input.nsys.mpi_calls > 0;
+    if (mpi)
+        gd_fb_ev(f, "mpi_calls", (double)r->input.nsys.mpi_calls);
+    char *title = mpi ? gd_format("Communication not hidden behind compute takes %.1f%% of each step: the GPU waits "
+                                  "while the host is in MPI calls",
+                                  100.0 * s)
+                : g == G_NONE ? gd_format("Communication not hidden behind compute takes %.1f%% of each step", 100.0 * s)
                               : gd_format("Communication not hidden behind compute takes %.1f%% of each step; %s is "
                                           "%.0f%% of the communication kernel time",
                                           100.0 * s, what[g], 100.0 * gs[g]);
     char *advice;
-    switch (g) {
+    switch (mpi ? G_NONE + 1 : g) {
+    case G_NONE + 1:
+        advice = gd_format(
+            "Overlap MPI with GPU work: post MPI_Irecv/MPI_Isend as soon as the data exists and compute what does "
+            "not need it (the interior of the domain) while the messages travel, waiting (MPI_Wait) only right "
+            "before the data is used; use CUDA-aware MPI (GPUDirect RDMA) so device buffers are sent without "
+            "host staging copies; send fewer, larger messages; check the network and the GPU-NIC affinity.");
+        break;
     case G_SHARDED:
         advice = gd_format(
             "Hide the all-gathers behind compute: FSDP(forward_prefetch=True, backward_prefetch="
@@ -1144,6 +1158,8 @@ static const char *short_fix(const gpudiag_finding *f)
         return "cut CPU work between kernels: torch.compile, no per-step .item()";
     if (strcmp(id, "host_launch_bound") == 0)
         return "launch fewer, larger kernels: torch.compile / CUDA Graphs, bigger batch";
+    if (strcmp(id, "communication_bound") == 0 && evidence(f, "mpi_calls") > 0)
+        return "overlap MPI with GPU work: Isend/Irecv early, wait late, CUDA-aware MPI";
     if (strcmp(id, "communication_bound") == 0) {
         /* the dominant kind, as rule_communication chose it (NaN evidence: none) */
         double gs[G_NONE] = {evidence(f, "all_reduce_share"),

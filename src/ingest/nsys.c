@@ -34,6 +34,7 @@
 
 #include "ingest/kineto.h"
 #include "ingest/nsys.h"
+#include "model/collective.h"
 #include "model/trace.h"
 #include "util/util.h"
 
@@ -95,6 +96,8 @@ typedef struct nsr {
     gd_vec gpus;                  /* gpu_info */
     int64_t vm_ticks_left;        /* progress-handler calls before the work budget is spent */
     int over_budget;              /* 1: a query was interrupted by the budget */
+    int64_t *corr_seen;           /* open-addressing set of the runtime rows' correlation ids (> 0) */
+    size_t corr_cap, corr_n;      /* slots (a power of two, 0 before the first), ids held */
 } nsr;
 
 /* ---- errors and schema --------------------------------------------------- */
@@ -634,6 +637,38 @@ static void read_gpu_ops(nsr *r)
 
 /* ---- host side ----------------------------------------------------------- */
 
+/* Add correlation id c (> 0) to the set of runtime rows read: 1 when it was new, 0 when a
+ * row with the same id was read before, -1 when out of memory. */
+static int corr_first(nsr *r, int64_t c)
+{
+    if (r->corr_n + 1 > r->corr_cap / 2) {
+        size_t cap = r->corr_cap ? r->corr_cap * 2 : 1024;
+        int64_t *tab = calloc(cap, sizeof *tab);
+        if (!tab)
+            return -1;
+        for (size_t i = 0; i < r->corr_cap; i++) {
+            if (r->corr_seen[i] <= 0)
+                continue;
+            size_t h = (size_t)((uint64_t)r->corr_seen[i] * 0x9E3779B97F4A7C15ull) & (cap - 1);
+            while (tab[h] > 0)
+                h = (h + 1) & (cap - 1);
+            tab[h] = r->corr_seen[i];
+        }
+        free(r->corr_seen);
+        r->corr_seen = tab;
+        r->corr_cap = cap;
+    }
+    size_t h = (size_t)((uint64_t)c * 0x9E3779B97F4A7C15ull) & (r->corr_cap - 1);
+    while (r->corr_seen[h] > 0) {
+        if (r->corr_seen[h] == c)
+            return 0;
+        h = (h + 1) & (r->corr_cap - 1);
+    }
+    r->corr_seen[h] = c;
+    r->corr_n++;
+    return 1;
+}
+
 static int row_runtime(nsr *r, sqlite3_stmt *s)
 {
     gpudiag_trace *t = r->t;
@@ -659,6 +694,17 @@ static int row_runtime(nsr *r, sqlite3_stmt *s)
     memset(&rt, 0, sizeof rt);
     rt.ts_ns = start;
     rt.correlation = col_i64(s, 3, -1);
+    if (rt.correlation > 0) {
+        /* one call recorded under several names (cudaMemcpy and cudaMemcpy_v3020, one
+         * correlation id): the row read first is the call (DEFINITIONS "Nsight Systems input") */
+        int first = corr_first(r, rt.correlation);
+        if (first < 0)
+            return -1;
+        if (!first) {
+            t->nsys.runtime_duplicates++;
+            return 0;
+        }
+    }
     int is_driver = nlen > 2 && nm[0] == 'c' && nm[1] == 'u' && !gd_starts_with(nm, nlen, "cuda");
     rt.name_id = gd_strtab_intern(&t->names, nlen ? nm : "(unnamed call)", nlen ? nlen : 14);
     if (rt.name_id == UINT32_MAX || gd_trace_push_runtime(t, &rt, end - start, (int32_t)(col_i64(s, 2, 0) & 0xFFFFFF)) != 0)
@@ -689,11 +735,74 @@ static int row_nvtx(nsr *r, sqlite3_stmt *s)
     op.ts_ns = start;
     op.cat = GD_CPU_USER_ANNOT;
     op.role = GD_CR_CPU_EXEC; /* as TBP counts user annotations; steps.c clears it on step and enclosing ranges */
+    int mpi = gd_coll_is_mpi(nm, nlen);
+    if (mpi)
+        op.role = GD_CR_COMM; /* an MPI call is communication, not CPU work */
     uint32_t nid = gd_strtab_intern(&t->names, nlen ? nm : "(unnamed range)", nlen ? nlen : 15);
-    if (nid == UINT32_MAX || gd_trace_push_cpu_op(t, &op, nid, end - start) != 0)
+    if (nid == UINT32_MAX || gd_trace_push_cpu_op(t, &op, nid, end - start) != 0 ||
+        gd_trace_note_comm_call(t, nm, nlen, 0, start, end - start, -1, (int32_t)(col_i64(s, 3, 0) & 0xFFFFFF)) != 0)
         return -1;
     t->nsys.nvtx_ranges++;
+    if (mpi)
+        t->nsys.mpi_calls++;
     return 0;
+}
+
+/* A row of an MPI table (nsys --trace=mpi): an MPI call on a host thread, kept as a host
+ * range with the Communication role and as a communication call. */
+static int row_mpi(nsr *r, sqlite3_stmt *s)
+{
+    gpudiag_trace *t = r->t;
+    t->events++;
+    int64_t start = col_i64(s, 0, 0), end = col_i64(s, 1, -1);
+    if (end < start) {
+        t->skipped_no_dur++;
+        return 0;
+    }
+    if (time_out_of_range(start, end)) {
+        t->skipped_bad_value++;
+        return 0;
+    }
+    size_t nlen;
+    const char *nm = col_text(s, 2, &nlen);
+    if (!nlen) {
+        nm = "MPI call";
+        nlen = 8;
+    }
+    gd_cpu_op op;
+    memset(&op, 0, sizeof op);
+    op.ts_ns = start;
+    op.cat = GD_CPU_USER_ANNOT;
+    op.role = GD_CR_COMM;
+    uint32_t nid = gd_strtab_intern(&t->names, nm, nlen);
+    if (nid == UINT32_MAX || gd_trace_push_cpu_op(t, &op, nid, end - start) != 0)
+        return -1;
+    /* an unnamed row is still an MPI call: kind other */
+    int k = gd_coll_kind_from_host(nm, nlen);
+    /* named "MPI_" for the join: the table says it is an MPI call whatever its text */
+    if (gd_trace_note_comm_call(t, "MPI_", 4, 1 + (k < 0 ? GPUDIAG_COMM_OTHER : k), start, end - start, -1,
+                                (int32_t)(col_i64(s, 3, 0) & 0xFFFFFF)) != 0)
+        return -1;
+    t->nsys.mpi_calls++;
+    return 0;
+}
+
+static void read_mpi(nsr *r)
+{
+    static const char *const tables[] = {"MPI_P2P_EVENTS", "MPI_COLLECTIVES_EVENTS", "MPI_START_WAIT_EVENTS",
+                                         "MPI_OTHER_EVENTS"};
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0] && !r->failed; i++) {
+        if (table_exists(r, tables[i]) != 1 || !has_col(r, tables[i], "start") || !has_col(r, tables[i], "end"))
+            continue;
+        char sql[512], nm[160];
+        if (has_col(r, tables[i], "textId") && r->has_strings)
+            name_expr(r, nm, sizeof nm, "m", "textId");
+        else
+            snprintf(nm, sizeof nm, "NULL");
+        snprintf(sql, sizeof sql, "SELECT m.start, m.end, %s, %s FROM %s AS m", nm,
+                 has_col(r, tables[i], "globalTid") ? "m.globalTid" : "NULL", tables[i]);
+        each_row(r, sql, tables[i], row_mpi);
+    }
 }
 
 static void read_host(nsr *r)
@@ -735,6 +844,8 @@ static void read_host(nsr *r)
     } else if (e == 0) {
         schema_gap(r, T_NVTX " (no NVTX ranges: steps cannot come from them)");
     }
+    if (!r->failed)
+        read_mpi(r);
 }
 
 /* ---- counts -------------------------------------------------------------- */
@@ -947,19 +1058,21 @@ static void nsight_rules(nsr *r)
         int devs = has_col(r, T_MEMCPY, "srcDeviceId") && has_col(r, T_MEMCPY, "dstDeviceId");
         /* cuda_memcpy_sync */
         snprintf(sql, sizeof sql,
-                 "SELECT count(*), total(m.bytes), total(m.end - m.start) FROM " T_MEMCPY " AS m JOIN " T_RUNTIME
+                 "SELECT count(*), total(b), total(d) FROM (SELECT DISTINCT m.start, m.end, m.correlationId, "
+                 "m.bytes AS b, m.end - m.start AS d FROM " T_MEMCPY " AS m JOIN " T_RUNTIME
                  " AS c ON c.correlationId = m.correlationId%s JOIN StringIds AS s ON s.id = c.nameId "
                  "WHERE s.value LIKE 'cudaMemcpy%%' AND s.value NOT LIKE '%%async%%' "
-                 "AND NOT (m.copyKind = %d AND m.bytes <= %d)%s",
+                 "AND NOT (m.copyKind = %d AND m.bytes <= %d)%s)",
                  same_proc, r->copy_htod, NSIGHT_H2D_EXEMPT_BYTES,
                  devs ? " AND NOT coalesce(m.srcDeviceId = m.dstDeviceId, 0)" : "");
         agg(r, sql, "cuda_memcpy_sync", &R->memcpy_sync, &R->memcpy_sync_bytes, &R->memcpy_sync_us);
         /* cuda_memcpy_async */
         if (kinds) {
             snprintf(sql, sizeof sql,
-                     "SELECT count(*), total(m.bytes), total(m.end - m.start) FROM " T_MEMCPY " AS m JOIN " T_RUNTIME
+                     "SELECT count(*), total(b), total(d) FROM (SELECT DISTINCT m.start, m.end, m.correlationId, "
+                     "m.bytes AS b, m.end - m.start AS d FROM " T_MEMCPY " AS m JOIN " T_RUNTIME
                      " AS c ON c.correlationId = m.correlationId%s JOIN StringIds AS s ON s.id = c.nameId "
-                     "WHERE s.value LIKE 'cudaMemcpy%%Async%%' AND (m.srcKind = %d OR m.dstKind = %d)",
+                     "WHERE s.value LIKE 'cudaMemcpy%%Async%%' AND (m.srcKind = %d OR m.dstKind = %d))",
                      same_proc, r->kind_pageable, r->kind_pageable);
             agg(r, sql, "cuda_memcpy_async", &R->memcpy_async_pageable, &R->memcpy_async_pageable_bytes,
                 &R->memcpy_async_pageable_us);
@@ -968,17 +1081,28 @@ static void nsight_rules(nsr *r)
     if (table_exists(r, T_MEMSET) == 1 && has_col(r, T_MEMSET, "correlationId") && has_col(r, T_MEMSET, "memKind")) {
         same_proc = rt_tid && has_col(r, T_MEMSET, "globalPid") ? " AND (c.globalTid >> 24) = (m.globalPid >> 24)" : "";
         snprintf(sql, sizeof sql,
-                 "SELECT count(*), total(m.bytes), total(m.end - m.start) FROM " T_MEMSET " AS m JOIN " T_RUNTIME
+                 "SELECT count(*), total(b), total(d) FROM (SELECT DISTINCT m.start, m.end, m.correlationId, "
+                 "m.bytes AS b, m.end - m.start AS d FROM " T_MEMSET " AS m JOIN " T_RUNTIME
                  " AS c ON c.correlationId = m.correlationId%s JOIN StringIds AS s ON s.id = c.nameId "
-                 "WHERE s.value LIKE 'cudaMemset%%' AND s.value NOT LIKE '%%async%%' AND m.memKind IN (%d, %d)",
+                 "WHERE s.value LIKE 'cudaMemset%%' AND s.value NOT LIKE '%%async%%' AND m.memKind IN (%d, %d))",
                  same_proc, r->kind_pinned, r->kind_managed);
         agg(r, sql, "cuda_memset_sync", &R->memset_sync, &R->memset_sync_bytes, &R->memset_sync_us);
     }
-    /* cuda_api_sync */
-    agg(r,
-        "SELECT count(*), 0, total(c.end - c.start) FROM " T_RUNTIME " AS c JOIN StringIds AS s ON s.id = c.nameId "
-        "WHERE s.value LIKE 'cudaDeviceSynchronize%' OR s.value LIKE 'cudaStreamSynchronize%'",
-        "cuda_api_sync", &R->api_sync, NULL, &R->api_sync_us);
+    /* cuda_api_sync; one call under two names (one correlation id) counts once, as everywhere.
+     * The copies above are counted once each (DISTINCT) for the same reason. */
+    if (has_col(r, T_RUNTIME, "correlationId") == 1)
+        agg(r,
+            "SELECT count(*), 0, total(d) FROM (SELECT max(c.end - c.start) AS d FROM " T_RUNTIME
+            " AS c JOIN StringIds AS s ON s.id = c.nameId "
+            "WHERE s.value LIKE 'cudaDeviceSynchronize%' OR s.value LIKE 'cudaStreamSynchronize%' "
+            "GROUP BY CASE WHEN c.correlationId > 0 THEN 'c' || c.correlationId "
+            "ELSE 'r' || c.start || ':' || c.end || ':' || c.nameId END)",
+            "cuda_api_sync", &R->api_sync, NULL, &R->api_sync_us);
+    else
+        agg(r,
+            "SELECT count(*), 0, total(c.end - c.start) FROM " T_RUNTIME " AS c JOIN StringIds AS s ON s.id = c.nameId "
+            "WHERE s.value LIKE 'cudaDeviceSynchronize%' OR s.value LIKE 'cudaStreamSynchronize%'",
+            "cuda_api_sync", &R->api_sync, NULL, &R->api_sync_us);
 }
 
 /* ---- the reader ---------------------------------------------------------- */
@@ -1091,6 +1215,7 @@ done:
         sqlite3_close(r.db);
     gd_vec_free(&r.rops);
     gd_vec_free(&r.gpus);
+    free(r.corr_seen);
     if (r.t)
         gpudiag_trace_free(&r.t);
     return r.failed ? r.st : GPUDIAG_OK;

@@ -210,9 +210,9 @@ static int by_external_id(const gd_coll_join *j, int64_t ext)
     return -1;
 }
 
-/* The kind of the innermost call on thread tid whose span holds ts (the latest start;
- * ties: read first), -1 if none. */
-static int by_span(const gd_coll_join *j, int32_t tid, int64_t ts)
+/* The innermost call on thread tid whose span holds ts (the latest start; ties: read
+ * first), restricted to MPI calls when mpi_only; NULL if none. */
+static const gd_comm_call *innermost(const gd_coll_join *j, int32_t tid, int64_t ts, int mpi_only)
 {
     /* the first entry after (tid, ts) */
     size_t lo = 0, hi = j->n_tid;
@@ -224,7 +224,7 @@ static int by_span(const gd_coll_join *j, int32_t tid, int64_t ts)
         else
             hi = mid;
     }
-    int kind = -1;
+    const gd_comm_call *found = NULL;
     int64_t best = INT64_MIN;
     int64_t earliest = ts < INT64_MIN + j->max_dur_ns ? INT64_MIN : ts - j->max_dur_ns;
     for (size_t i = lo; i-- > 0;) {
@@ -232,12 +232,17 @@ static int by_span(const gd_coll_join *j, int32_t tid, int64_t ts)
         if (sp->tid != tid || sp->ts_ns < earliest)
             break;
         const gd_comm_call *c = call_at(j->t, sp->idx);
-        if (c->end_ns >= ts && c->ts_ns >= best) { /* backwards: on a tie the call read first wins */
-            best = c->ts_ns;
-            kind = c->kind;
+        if (c->end_ns >= ts && c->ts_ns >= best && (!mpi_only || c->is_mpi)) {
+            best = c->ts_ns; /* backwards: on a tie the call read first wins */
+            found = c;
         }
     }
-    return kind;
+    return found;
+}
+
+int gd_coll_in_mpi(const gd_coll_join *j, int32_t tid, int64_t ts)
+{
+    return j->n_tid && innermost(j, tid, ts, 1) != NULL;
 }
 
 gpudiag_comm_kind gd_coll_kind(const gd_coll_join *j, const gd_gpu_op *op, const gd_runtime *rt, int *source)
@@ -249,8 +254,10 @@ gpudiag_comm_kind gd_coll_kind(const gd_coll_join *j, const gd_gpu_op *op, const
         src = GD_COLL_SRC_HOST;
         if (op->kind == GD_GPU_KERNEL && (op->flags & GD_GF_HAS_EXT) && j->n_ext)
             k = by_external_id(j, op->external_id);
-        if (k < 0 && rt && j->n_tid)
-            k = by_span(j, gd_rt_tid(j->t, rt), rt->ts_ns);
+        if (k < 0 && rt && j->n_tid) {
+            const gd_comm_call *c = innermost(j, gd_rt_tid(j->t, rt), rt->ts_ns, 0);
+            k = c ? c->kind : -1;
+        }
     }
     if (k < 0) {
         src = GD_COLL_SRC_NAME;

@@ -86,6 +86,10 @@ typedef struct gd_coll_join {
 int gd_coll_join_init(gd_coll_join *j, const gpudiag_trace *t);
 void gd_coll_join_free(gd_coll_join *j);
 
+/* 1 when an MPI call on thread tid holds time ts (ns): a runtime call made there is the MPI
+ * library's own (CUDA-aware MPI copies and synchronises inside MPI_Send/MPI_Recv). */
+int gd_coll_in_mpi(const gd_coll_join *j, int32_t tid, int64_t ts);
+
 /* The kind of communication kernel op (an element of t->gpu_ops) whose launch call is rt
  * (NULL when none is joined).  *source (may be NULL) is set to an enum gd_coll_source. */
 gpudiag_comm_kind gd_coll_kind(const gd_coll_join *j, const gd_gpu_op *op, const gd_runtime *rt, int *source);

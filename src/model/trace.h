@@ -148,6 +148,8 @@ typedef struct gd_nsys_info {
     char version[64];             /* META_DATA_EXPORT EXPORT_PRODUCT_VERSION, "" if absent */
     int64_t session_start_utc_ns; /* TARGET_INFO_SESSION_START_TIME.utcEpochNs, -1 if absent */
     uint64_t kernels, memcpys, memsets, runtime_calls, nvtx_ranges;
+    uint64_t runtime_duplicates;  /* runtime rows left out: a correlation id read before (one call, two names) */
+    uint64_t mpi_calls;           /* MPI calls read (MPI_* NVTX ranges and the MPI_*_EVENTS tables) */
     uint64_t sync_events;         /* CUPTI_ACTIVITY_KIND_SYNCHRONIZATION rows */
     uint64_t graph_kernels;       /* kernels with a graphNodeId (launched from a CUDA graph) */
     uint64_t graph_events;        /* rows of CUDA_GRAPH_EVENTS / CUDA_GRAPH_NODE_EVENTS */
