@@ -222,6 +222,17 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                            "space) and analyse it again. Only if the complete trace has no GPU events either: "
                            "profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] and put the "
                            "model and data on the GPU."));
+        } else if (t->uncategorised_events > 0) {
+            /* DEFINITIONS "Time and events": events without a category may be GPU work */
+            gd_fb_ev(f, "uncategorised_events", (double)t->uncategorised_events);
+            gd_fb_text(b, f,
+                 gd_format("No GPU activity recognised: %llu complete event(s) carry no category (\"cat\"), so "
+                           "the trace was not written by the PyTorch profiler and GPU work may be among them",
+                           (unsigned long long)t->uncategorised_events),
+                 gd_format("gpudiag tells kernels, copies and CPU ops apart by the PyTorch profiler's event "
+                           "categories (kernel, gpu_memcpy, cpu_op, cuda_runtime, ...). Record the run with "
+                           "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) and "
+                           "export_chrome_trace, or with Nsight Systems (nsys export --type sqlite)."));
         } else {
             gd_fb_text(b, f, gd_format("The trace has no GPU activity (no kernels, copies or memsets)"),
                  gd_format("Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] and make "
@@ -1266,7 +1277,7 @@ static void verdict_finding(fbuilder *b, const char *on)
     r->verdict_why = why;
 }
 
-static void verdict(fbuilder *b)
+static void verdict(fbuilder *b, const gpudiag_trace *t)
 {
     gpudiag_report *r = b->r;
     r->bottleneck = GPUDIAG_BN_UNKNOWN;
@@ -1304,10 +1315,18 @@ static void verdict(fbuilder *b)
                       r->input.unanalysed_device_events == 1 ? "" : "s", r->step_count, r->step_count == 1 ? "" : "s");
     } else if (!r->has_gpu) {
         on = "cpu_only_trace";
-        v = gd_format("No GPU activity in this trace%s: nothing to diagnose on the GPU side (%zu host step%s).",
-                      r->input.legacy_profiler ? " (written by the legacy autograd profiler, which records CPU ops only)"
-                                               : "",
-                      r->step_count, r->step_count == 1 ? "" : "s");
+        if (!r->input.legacy_profiler && t->uncategorised_events > 0)
+            v = gd_format("No GPU activity recognised, but %llu event%s carry no category (not a PyTorch profiler "
+                          "trace): GPU work may be among them, so nothing can be said about the GPU (%zu host "
+                          "step%s).",
+                          (unsigned long long)t->uncategorised_events, t->uncategorised_events == 1 ? "" : "s", r->step_count,
+                          r->step_count == 1 ? "" : "s");
+        else
+            v = gd_format("No GPU activity in this trace%s: nothing to diagnose on the GPU side (%zu host step%s).",
+                          r->input.legacy_profiler
+                              ? " (written by the legacy autograd profiler, which records CPU ops only)"
+                              : "",
+                          r->step_count, r->step_count == 1 ? "" : "s");
     } else if (top) {
         on = top->id;
         r->bottleneck = top->bottleneck;
@@ -1395,6 +1414,6 @@ int gd_diagnose(const gpudiag_trace *t, gpudiag_report *r)
     }
     if (r->finding_count > 1)
         qsort(r->findings, r->finding_count, sizeof *r->findings, cmp_finding);
-    verdict(&b);
+    verdict(&b, t);
     return b.oom ? -1 : 0;
 }

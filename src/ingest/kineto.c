@@ -479,6 +479,7 @@ static int commit_event(parser *p)
     }
     if (e->cat == CAT_UNKNOWN) {
         t->ignored_events++;
+        t->uncategorised_events++; /* DEFINITIONS "Time and events": may be GPU work we cannot tell */
         return 0;
     }
     if (!e->has_ts || e->ts_bad) {

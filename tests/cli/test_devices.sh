@@ -36,6 +36,11 @@
 #   The same with the tags removed from the names (made here: sgemm_128x64_nn, scudnn_...): nothing
 #   to infer -> compute_capability null, no input_gpu_inferred and no no_tensor_cores (unknown GPU).
 #
+# A Chrome trace from another tool with no "cat" at all (shape of a kernel profiler's documented
+#   gpu_trace.json: [{"name": "volta_sgemm_128x64_nn", "ph": "X", "pid": 1, "tid": 7, ...}] x2):
+#   no recognised GPU op but 2 uncategorised events -> exit 0, cpu_only_trace with evidence
+#   uncategorised_events 2, a verdict that GPU work may be among them, no model.to('cuda') advice.
+#
 # An nvtop -s snapshot (a JSON array of objects with no "ph"; shape from Syllo/nvtop#431):
 #   not a trace, exit 3, the message names the file, byte 0 and the missing "ph".
 set -u
@@ -165,6 +170,26 @@ for x in bad: print("FAIL [no deviceProperties %s] %s" % (tag, x))
 sys.exit(1 if bad else 0)
 EOF
 done
+
+# --- class 7: a Chrome trace without categories ---------------------------------------
+cat >"$TMP/nocat.json" <<'EOF'
+[
+  {"name": "volta_sgemm_128x64_nn", "ph": "X", "ts": 123456.789, "dur": 45.123, "pid": 1, "tid": 7, "args": {"correlationId": 42}},
+  {"name": "volta_sgemm_128x64_nn", "ph": "X", "ts": 123556.789, "dur": 45.123, "pid": 1, "tid": 7, "args": {"correlationId": 43}}
+]
+EOF
+check_both_readers "$TMP/nocat.json" '
+import json, sys
+d = json.load(open(sys.argv[1])); bad = []
+f = [f for f in d["findings"] if f["id"] == "cpu_only_trace"]
+if len(f) != 1 or f[0]["evidence"].get("uncategorised_events") != 2 or "model.to" in f[0]["recommendation"]:
+    bad.append("cpu_only_trace %r" % f)
+v = d["verdict"]["summary"]
+if "may be among them" not in v or "2 events carry no category" not in v: bad.append("verdict %r" % v)
+if d["inputs"][0]["legacy_profiler"]: bad.append("read as legacy")
+for x in bad: print("FAIL [no cat %s] %s" % (sys.argv[2], x))
+sys.exit(1 if bad else 0)
+' || FAIL=$((FAIL + 1))
 
 # --- class 9: PyTorch 1.13 legacy export -----------------------------------------------
 check_both_readers "$GD_TEST_DATA/ok_torch113_legacy.pt.trace.json.gz" '
