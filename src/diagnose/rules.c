@@ -428,8 +428,13 @@ static void rule_dataloader(fbuilder *b)
     gd_fb_ev(f, "step_time_us", r->avg_step_us);
     gd_fb_ev(f, "gpu_utilization", r->gpu_utilization);
     gd_fb_text(b, f,
-         gd_format("The GPU waits for the DataLoader: %.1f%% of each step (%.3g ms of %.3g ms)", 100.0 * s,
-                   r->avg_role_us[GPUDIAG_ROLE_DATALOADER] / 1000.0, r->avg_step_us / 1000.0),
+         r->has_gpu
+             ? gd_format("The GPU waits for the DataLoader: %.1f%% of each step (%.3g ms of %.3g ms)", 100.0 * s,
+                         r->avg_role_us[GPUDIAG_ROLE_DATALOADER] / 1000.0, r->avg_step_us / 1000.0)
+             /* a CPU-only trace: nothing waits on a GPU (DEFINITIONS "Time and events") */
+             : gd_format("The DataLoader takes %.1f%% of each step (%.3g ms of %.3g ms; no GPU activity recorded, "
+                         "so this is host time in the step, not GPU waiting)",
+                         100.0 * s, r->avg_role_us[GPUDIAG_ROLE_DATALOADER] / 1000.0, r->avg_step_us / 1000.0),
          gd_format("Load batches in parallel with compute: DataLoader(num_workers=N) with N at 50-75%% of "
                    "the physical cores per GPU process, prefetch_factor=4-6, pin_memory=True with "
                    ".to(device, non_blocking=True), persistent_workers=True. Move decoding, augmentation "

@@ -41,6 +41,10 @@
 #   no recognised GPU op but 2 uncategorised events -> exit 0, cpu_only_trace with evidence
 #   uncategorised_events 2, a verdict that GPU work may be among them, no model.to('cuda') advice.
 #
+# tests/data/ok_cpu_only.json (no GPU op; DataLoader 30 + 10 us over steps of 100, 80, 50 us,
+#   test_synthetic.sh derives them): dataloader_stall share 40/230 = 0.173913, and its title says
+#   it is host time in the step ("The DataLoader takes 17.4%"), never "The GPU waits".
+#
 # An nvtop -s snapshot (a JSON array of objects with no "ph"; shape from Syllo/nvtop#431):
 #   not a trace, exit 3, the message names the file, byte 0 and the missing "ph".
 set -u
@@ -190,6 +194,19 @@ if d["inputs"][0]["legacy_profiler"]: bad.append("read as legacy")
 for x in bad: print("FAIL [no cat %s] %s" % (sys.argv[2], x))
 sys.exit(1 if bad else 0)
 ' || FAIL=$((FAIL + 1))
+
+# --- class 9: a CPU-only trace's DataLoader share is not GPU waiting ---------------------
+"$GPUDIAG" analyze --json "$GD_TEST_DATA/ok_cpu_only.json" >"$TMP/cpu.json" || fail "ok_cpu_only exit $?"
+python3 - "$TMP/cpu.json" <<'EOF' || FAIL=$((FAIL + 1))
+import json, sys
+d = json.load(open(sys.argv[1])); bad = []
+f = [f for f in d["findings"] if f["id"] == "dataloader_stall"]
+if len(f) != 1 or abs(f[0]["est_gain"] - 40 / 230) > 1e-6: bad.append("dataloader_stall %r" % f)
+elif "GPU waits" in f[0]["title"] or not f[0]["title"].startswith("The DataLoader takes 17.4% of each step"):
+    bad.append("title %r" % f[0]["title"])
+for x in bad: print("FAIL [cpu-only dataloader] " + x)
+sys.exit(1 if bad else 0)
+EOF
 
 # --- class 9: PyTorch 1.13 legacy export -----------------------------------------------
 check_both_readers "$GD_TEST_DATA/ok_torch113_legacy.pt.trace.json.gz" '
