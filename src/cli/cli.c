@@ -357,6 +357,9 @@ static int parse_analyze(int argc, char **argv, settings *s)
         const char *outs[] = {s->html, s->trace_out, s->save};
         if (gd_check_outputs(names, outs, 3, s->paths, (size_t)s->npaths) != 0)
             return EXIT_USAGE;
+        /* checked before the analysis, which can take minutes on a big trace (issue 19 class 18) */
+        if (gd_check_writable(names, outs, 3) != 0)
+            return EXIT_INPUT;
     }
     {
         /* --html - and --trace-out - take standard output: the text report

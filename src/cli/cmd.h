@@ -48,6 +48,14 @@ gpudiag_log_format gd_sniff_log_head(unsigned char *head, size_t n);
 int gd_check_outputs(const char *const *opt_names, const char *const *outs, size_t nout, char *const *ins,
                      size_t nin);
 
+/* Before anything is read: can each output (outs[i] of option opt_names[i];
+ * NULL or "-" skipped) be written?  Refused when it is a directory, its
+ * directory does not exist or is not one, or the file or its directory is
+ * not writable by this process (access(2); root passes that test).  Nothing
+ * is created.  Prints "gpudiag: error: OPT FILE: ..." and returns -1 (the
+ * caller exits 3, as for a failed write); 0 when all can be written. */
+int gd_check_writable(const char *const *opt_names, const char *const *outs, size_t nout);
+
 /* 1 when a write to fd failed because its reader went away: err (the
  * errno of the failed write) is EPIPE, or fd is a pipe or socket whose other
  * end is closed (asked with poll(), in case errno was overwritten since).

@@ -313,6 +313,11 @@ int gd_cmd_run(int argc, char **argv)
         const char *outs[] = {output, json, html};
         if (gd_check_outputs(names, outs, 3, NULL, 0) != 0)
             return 2;
+        /* the reports are written when CMD ends, maybe hours later: check them now
+         * (the sample log is created at once and says so itself) */
+        const char *late[] = {NULL, json, html};
+        if (gd_check_writable(names, late, 3) != 0)
+            return RUN_FAIL;
     }
 
     int code = 0;

@@ -153,6 +153,48 @@ int gd_check_outputs(const char *const *opt_names, const char *const *outs, size
     return 0;
 }
 
+int gd_check_writable(const char *const *opt_names, const char *const *outs, size_t nout)
+{
+    for (size_t i = 0; i < nout; i++) {
+        if (!outs[i] || strcmp(outs[i], "-") == 0)
+            continue;
+        struct stat so, sp;
+        const char *why = NULL;
+        char dir[4096];
+        const char *slash = strrchr(outs[i], '/');
+        if (!slash)
+            snprintf(dir, sizeof dir, ".");
+        else if (slash == outs[i])
+            snprintf(dir, sizeof dir, "/");
+        else
+            snprintf(dir, sizeof dir, "%.*s", (int)(slash - outs[i]), outs[i]);
+        if (outs[i][0] == '\0')
+            why = "an empty file name";
+        else if (stat(outs[i], &so) == 0) {
+            if (S_ISDIR(so.st_mode))
+                why = "is a directory";
+            else if (access(outs[i], W_OK) != 0)
+                why = strerror(errno);
+        } else if (errno != ENOENT) {
+            why = strerror(errno); /* e.g. a path through a file: ENOTDIR */
+        } else if (slash && slash[1] == '\0') {
+            why = "is a directory";
+        } else if (stat_parent(outs[i], &sp) != 0) {
+            why = errno == ENOTDIR ? "its directory is not a directory" : "its directory does not exist";
+        } else if (!S_ISDIR(sp.st_mode)) {
+            why = "its directory is not a directory";
+        } else if (access(dir, W_OK | X_OK) != 0) {
+            why = "its directory is not writable";
+        }
+        if (why) {
+            fprintf(stderr, "gpudiag: error: %s %s: cannot be written: %s (checked before anything is read or run)\n", opt_names[i],
+                    outs[i], why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 void gd_once_init(gd_once *o, const struct option *opts)
 {
     memset(o, 0, sizeof *o);

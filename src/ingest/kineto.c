@@ -1267,6 +1267,11 @@ static int find_event_start(const unsigned char *d, size_t *pos, size_t end, int
     return 0;
 }
 
+int gd_kineto_find_event_start(const unsigned char *d, size_t *pos, size_t end, int eof, unsigned char *prev)
+{
+    return find_event_start(d, pos, end, eof, prev);
+}
+
 /* When the input is not JSON at all, a hint for the formats people most often
  * pass here by mistake: monitoring logs, which have their own reader
  * (gpudiag_series_read; the CLI routes them there by content). */

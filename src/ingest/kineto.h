@@ -30,6 +30,15 @@ gpudiag_status gd_kineto_read_fp_opts(FILE *fp, const char *name, const gpudiag_
 gpudiag_status gd_trace_read_stream(FILE *fp, const char *name, const gpudiag_read_opts *opts,
                                     gpudiag_trace **out, gpudiag_error *err);
 
+/* The Kineto reader's re-synchronisation rule after a broken event, for the
+ * annotated-trace writer (report/annotate.c), so both skip the same events:
+ * the next '{' at a line start or after ',' or '[' (blanks between) followed
+ * by blanks and a '"'.  d[*pos..end); *prev carries the last byte other than
+ * space, tab and CR across calls (start with 0).  1 with *pos at the '{'; 0
+ * with *pos == end when none; -1 with *pos at a '{' whose next byte is not
+ * there yet (only when !eof). */
+int gd_kineto_find_event_start(const unsigned char *d, size_t *pos, size_t end, int eof, unsigned char *prev);
+
 /* An empty trace for `path` (copied), with the model's "unknown" defaults;
  * NULL on OOM.  Free with gpudiag_trace_free(). */
 gpudiag_trace *gd_trace_new(const char *path);

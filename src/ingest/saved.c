@@ -59,9 +59,147 @@ static int severity_of(const char *s)
     return -1;
 }
 
+/* ---- validation: a saved report is input like any other (issue 19 class 18) ----
+ * Every field compare reads is checked for its type and the range analyze can
+ * write (docs/REPORT.md): a hand-edited or corrupted report is refused with
+ * the field named (exit 3), never compared as if it were measured. */
+
+typedef struct vctx {
+    const char *path;     /* the file, for the message */
+    const char *prefix;   /* "" or "reports[2]." for a cluster document */
+    gpudiag_error *err;
+} vctx;
+
+static const char *type_name(yajl_val v)
+{
+    return YAJL_IS_STRING(v)   ? "a string"
+           : YAJL_IS_NUMBER(v) ? "a number"
+           : YAJL_IS_OBJECT(v) ? "an object"
+           : YAJL_IS_ARRAY(v)  ? "an array"
+           : YAJL_IS_TRUE(v) || YAJL_IS_FALSE(v) ? "a boolean"
+                                                 : "null";
+}
+
+static int vfail(const vctx *c, const char *field, const char *want, yajl_val v)
+{
+    char got[64];
+    if (v && YAJL_IS_NUMBER(v))
+        snprintf(got, sizeof got, "%.10g", YAJL_GET_DOUBLE(v));
+    else
+        snprintf(got, sizeof got, "%s", v ? type_name(v) : "nothing");
+    gd_set_error(c->err, GPUDIAG_ERR_FORMAT, c->path, -1, "not a valid saved gpudiag report: %s%s wants %s, got %s",
+                 c->prefix, field, want, got);
+    return -1;
+}
+
+/* A number field: absent is allowed unless required; null when nullable;
+ * else finite, in [lo, hi], whole when integer. */
+static int vnum(const vctx *c, yajl_val v, const char *field, double lo, double hi, int integer, int nullable,
+                int required)
+{
+    char want[96];
+    snprintf(want, sizeof want, "%s in [%g, %g]%s", integer ? "a whole number" : "a number", lo, hi,
+             nullable ? " or null" : "");
+    if (!v)
+        return required ? vfail(c, field, want, v) : 0;
+    if (YAJL_IS_NULL(v))
+        return nullable ? 0 : vfail(c, field, want, v);
+    if (!YAJL_IS_NUMBER(v))
+        return vfail(c, field, want, v);
+    double x = YAJL_GET_DOUBLE(v);
+    if (!isfinite(x) || x < lo || x > hi || (integer && x != floor(x)))
+        return vfail(c, field, want, v);
+    return 0;
+}
+
+#define MAX_US 1e15 /* 31 years in µs: beyond it a duration is corrupt */
+
+static int validate(const vctx *c, yajl_val d)
+{
+    char f[128];
+    yajl_val steps = get(d, "steps", NULL, NULL);
+    for (size_t i = 0; i < steps->u.array.len; i++) {
+        yajl_val st = steps->u.array.values[i];
+        snprintf(f, sizeof f, "steps[%zu]", i);
+        if (!YAJL_IS_OBJECT(st))
+            return vfail(c, f, "an object", st);
+        snprintf(f, sizeof f, "steps[%zu].duration_us", i);
+        if (vnum(c, get(st, "duration_us", NULL, NULL), f, 0, MAX_US, 0, 0, 1))
+            return -1;
+        snprintf(f, sizeof f, "steps[%zu].number", i);
+        if (vnum(c, get(st, "number", NULL, NULL), f, 0, 9007199254740992.0, 1, 1, 0))
+            return -1;
+        snprintf(f, sizeof f, "steps[%zu].breakdown_us.kernel", i);
+        if (vnum(c, get(st, "breakdown_us", "kernel", NULL), f, 0, MAX_US, 0, 1, 0))
+            return -1;
+    }
+    static const char *const shares[] = {"gpu_utilization", "sm_efficiency", "achieved_occupancy",
+                                         "tensor_core_share", "idle_share", "comm_share"};
+    for (size_t i = 0; i < sizeof shares / sizeof shares[0]; i++) {
+        snprintf(f, sizeof f, "summary.%s", shares[i]);
+        if (vnum(c, get(d, "summary", shares[i], NULL), f, 0, 1, 0, 1, 0))
+            return -1;
+    }
+    if (vnum(c, get(d, "summary", "mfu", NULL), "summary.mfu", 0, 1e6, 0, 1, 0))
+        return -1;
+    for (int i = 0; i < GPUDIAG_ROLE_COUNT; i++) {
+        const char *nm = gpudiag_role_name((gpudiag_role)i);
+        snprintf(f, sizeof f, "breakdown.share.%s", nm);
+        if (vnum(c, get(d, "breakdown", "share", nm), f, 0, 1, 0, 1, 0))
+            return -1;
+    }
+    for (int i = 0; i < GPUDIAG_IDLE_CAUSE_COUNT; i++) {
+        const char *nm = gpudiag_idle_cause_name((gpudiag_idle_cause)i);
+        snprintf(f, sizeof f, "idle.by_cause_share_of_step.%s", nm);
+        if (vnum(c, get(d, "idle", "by_cause_share_of_step", nm), f, 0, 1, 0, 1, 0))
+            return -1;
+    }
+    yajl_val fs = get(d, "findings", NULL, NULL);
+    if (fs && !YAJL_IS_ARRAY(fs))
+        return vfail(c, "findings", "an array", fs);
+    for (size_t i = 0; fs && i < fs->u.array.len; i++) {
+        yajl_val x = fs->u.array.values[i];
+        snprintf(f, sizeof f, "findings[%zu]", i);
+        if (!YAJL_IS_OBJECT(x))
+            return vfail(c, f, "an object", x);
+        yajl_val id = get(x, "id", NULL, NULL), sev = get(x, "severity", NULL, NULL);
+        snprintf(f, sizeof f, "findings[%zu].id", i);
+        if (!YAJL_IS_STRING(id) || !YAJL_GET_STRING(id)[0])
+            return vfail(c, f, "a finding id (a non-empty string)", id);
+        snprintf(f, sizeof f, "findings[%zu].severity", i);
+        if (!YAJL_IS_STRING(sev) || severity_of(YAJL_GET_STRING(sev)) < 0)
+            return vfail(c, f, "one of info, low, medium, high", sev);
+        snprintf(f, sizeof f, "findings[%zu].est_gain", i);
+        if (vnum(c, get(x, "est_gain", NULL, NULL), f, 0, 1, 0, 1, 0))
+            return -1;
+    }
+    yajl_val top = get(d, "kernels", "top", NULL);
+    if (top && !YAJL_IS_ARRAY(top))
+        return vfail(c, "kernels.top", "an array", top);
+    for (size_t i = 0; top && i < top->u.array.len; i++) {
+        yajl_val x = top->u.array.values[i];
+        snprintf(f, sizeof f, "kernels.top[%zu]", i);
+        if (!YAJL_IS_OBJECT(x))
+            return vfail(c, f, "an object", x);
+        yajl_val name = get(x, "name", NULL, NULL);
+        snprintf(f, sizeof f, "kernels.top[%zu].name", i);
+        if (!YAJL_IS_STRING(name))
+            return vfail(c, f, "a string", name);
+        snprintf(f, sizeof f, "kernels.top[%zu].calls", i);
+        if (vnum(c, get(x, "calls", NULL, NULL), f, 0, 9007199254740992.0, 1, 0, 1))
+            return -1;
+        snprintf(f, sizeof f, "kernels.top[%zu].total_us", i);
+        if (vnum(c, get(x, "total_us", NULL, NULL), f, 0, MAX_US, 0, 0, 1))
+            return -1;
+    }
+    return vnum(c, get(d, "kernels", "distinct", NULL), "kernels.distinct", 0, 9007199254740992.0, 1, 1, 0);
+}
+
 /* One gpudiag.report/1 object -> a side.  NULL with *bad set on a schema
- * problem (message in err), NULL without on OOM. */
-static gpudiag_side *side_from_tree(yajl_val d, const char *label, const char *path, gpudiag_error *err, int *bad)
+ * problem (message in err), NULL without on OOM.  prefix: "" or the
+ * "reports[i]." of a cluster document, for messages. */
+static gpudiag_side *side_from_tree(yajl_val d, const char *label, const char *path, const char *prefix,
+                                    gpudiag_error *err, int *bad)
 {
     *bad = 0;
     const char *schema = YAJL_GET_STRING(get(d, "schema", NULL, NULL));
@@ -69,8 +207,13 @@ static gpudiag_side *side_from_tree(yajl_val d, const char *label, const char *p
     if (!schema || strcmp(schema, GPUDIAG_REPORT_SCHEMA) != 0 || !YAJL_IS_ARRAY(steps)) {
         *bad = 1;
         gd_set_error(err, GPUDIAG_ERR_FORMAT, path, -1,
-                     "not a saved gpudiag report: wants schema \"%s\" with a steps array (got schema %s)",
+                     "not a saved gpudiag report: %swants schema \"%s\" with a steps array (got schema %s)", prefix,
                      GPUDIAG_REPORT_SCHEMA, schema ? schema : "none");
+        return NULL;
+    }
+    vctx vc = {path, prefix, err};
+    if (validate(&vc, d) != 0) {
+        *bad = 1;
         return NULL;
     }
     gpudiag_side *s = gd_side_new(label);
@@ -237,7 +380,9 @@ gpudiag_status gd_side_parse_json(const char *buf, size_t len, const char *path,
             if (!rs)
                 st = gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
             for (size_t i = 0; rs && i < n && st == GPUDIAG_OK; i++) {
-                rs[i] = side_from_tree(reps->u.array.values[i], path, path, err, &bad);
+                char prefix[48];
+                snprintf(prefix, sizeof prefix, "reports[%zu].", i);
+                rs[i] = side_from_tree(reps->u.array.values[i], path, path, prefix, err, &bad);
                 if (!rs[i])
                     st = bad ? GPUDIAG_ERR_FORMAT : GPUDIAG_ERR_NOMEM;
             }
@@ -251,7 +396,7 @@ gpudiag_status gd_side_parse_json(const char *buf, size_t len, const char *path,
             free(rs);
         }
     } else {
-        *out = side_from_tree(d, path, path, err, &bad);
+        *out = side_from_tree(d, path, path, "", err, &bad);
         if (!*out)
             st = bad ? GPUDIAG_ERR_FORMAT : GPUDIAG_ERR_NOMEM;
     }

@@ -19,6 +19,7 @@
 #include "gpudiag/annotate.h"
 #include "gpudiag/gpudiag.h"
 #include "ingest/input.h"
+#include "ingest/kineto.h"
 #include "util/util.h"
 
 #define MAX_DEPTH 512
@@ -39,6 +40,7 @@ typedef struct ann {
     int events_depth;       /* depth of the traceEvents array, 0 until seen */
     int injected;
     int too_deep;
+    int muted;              /* a fresh parser is being fed its synthetic prefix: copy nothing */
 } ann;
 
 static void print_cb(void *ctx, const char *s, size_t len)
@@ -251,6 +253,8 @@ static int value_done(ann *a)
 static int cb_null(void *ctx)
 {
     ann *a = ctx;
+    if (a->muted)
+        return 1;
     yajl_gen_null(a->cur);
     return value_done(a);
 }
@@ -258,6 +262,8 @@ static int cb_null(void *ctx)
 static int cb_bool(void *ctx, int v)
 {
     ann *a = ctx;
+    if (a->muted)
+        return 1;
     yajl_gen_bool(a->cur, v);
     return value_done(a);
 }
@@ -265,6 +271,8 @@ static int cb_bool(void *ctx, int v)
 static int cb_number(void *ctx, const char *s, size_t len)
 {
     ann *a = ctx;
+    if (a->muted)
+        return 1;
     yajl_gen_number(a->cur, s, len);
     return value_done(a);
 }
@@ -272,6 +280,8 @@ static int cb_number(void *ctx, const char *s, size_t len)
 static int cb_string(void *ctx, const unsigned char *s, size_t len)
 {
     ann *a = ctx;
+    if (a->muted)
+        return 1;
     yajl_gen_string(a->cur, s, len);
     return value_done(a);
 }
@@ -316,6 +326,8 @@ static void event_end(ann *a)
 static int cb_start_map(void *ctx)
 {
     ann *a = ctx;
+    if (a->muted)
+        return 1;
     event_begin(a);
     yajl_gen_map_open(a->cur);
     a->key_is_events = 0;
@@ -325,6 +337,8 @@ static int cb_start_map(void *ctx)
 static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
 {
     ann *a = ctx;
+    if (a->muted)
+        return 1;
     yajl_gen_string(a->cur, s, len);
     a->after_key = 1;
     a->key_is_events = a->depth == 1 && len == 11 && memcmp(s, "traceEvents", 11) == 0;
@@ -334,6 +348,8 @@ static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
 static int cb_end_map(void *ctx)
 {
     ann *a = ctx;
+    if (a->muted)
+        return 1;
     yajl_gen_map_close(a->cur);
     a->depth--;
     event_end(a);
@@ -343,6 +359,8 @@ static int cb_end_map(void *ctx)
 static int cb_start_array(void *ctx)
 {
     ann *a = ctx;
+    if (a->muted)
+        return 1;
     event_begin(a);
     yajl_gen_array_open(a->cur);
     if (a->events_depth == 0 && ((a->depth == 1 && a->key_is_events) || a->depth == 0))
@@ -354,6 +372,8 @@ static int cb_start_array(void *ctx)
 static int cb_end_array(void *ctx)
 {
     ann *a = ctx;
+    if (a->muted)
+        return 1;
     if (a->depth == a->events_depth && !a->injected)
         write_annotations(a);
     yajl_gen_array_close(a->cur);
@@ -366,6 +386,45 @@ static const yajl_callbacks callbacks = {
     cb_null, cb_bool, NULL, NULL, cb_number, cb_string, cb_start_map, cb_map_key, cb_end_map, cb_start_array,
     cb_end_array,
 };
+
+/* A broken event (an unescaped quote, a bare N/A): drop what was copied of
+ * it; the copy resumes at the next event, as the Kineto reader does. */
+static void drop_event(ann *a)
+{
+    if (a->in_event) {
+        yajl_gen_clear(a->eg);
+        yajl_gen_reset(a->eg, NULL);
+    }
+    a->cur = a->g;
+    a->in_event = 0;
+    a->depth = a->events_depth;
+    a->after_key = 0;
+}
+
+/* A fresh parser inside the events array: fed, muted, a prefix that opens the
+ * containers the copy is in ('{"k":' per map, '[' per array). */
+static yajl_handle restart(ann *a, yajl_handle old)
+{
+    if (old)
+        yajl_free(old);
+    yajl_handle h = yajl_alloc(&callbacks, NULL, a);
+    if (!h)
+        return NULL;
+    yajl_config(h, yajl_dont_validate_strings, 1);
+    yajl_config(h, yajl_allow_trailing_garbage, 1);
+    a->muted = 1;
+    int ok = 1;
+    for (int i = 0; i < a->events_depth && ok; i++) {
+        const char *pre = a->stack[i] == 'm' ? "{\"k\":" : "[";
+        ok = yajl_parse(h, (const unsigned char *)pre, strlen(pre)) == yajl_status_ok;
+    }
+    a->muted = 0;
+    if (!ok) {
+        yajl_free(h);
+        return NULL;
+    }
+    return h;
+}
 
 /* Close what a cut-off input left open (injecting at the events array). */
 static void close_open(ann *a)
@@ -416,7 +475,8 @@ gpudiag_status gpudiag_trace_write_annotated(const char *in_path, const gpudiag_
         return gd_set_error(err, GPUDIAG_ERR_IO, out_path, -1, "cannot create: %s", strerror(errno));
     }
     gpudiag_status st = GPUDIAG_OK;
-    unsigned char *buf = malloc(1 << 16);
+    enum { CHUNK = 1 << 16, CARRY_MAX = 4096 };
+    unsigned char *buf = malloc(CHUNK + CARRY_MAX);
     a.g = yajl_gen_alloc(NULL);
     a.eg = yajl_gen_alloc(NULL);
     a.cur = a.g;
@@ -429,35 +489,76 @@ gpudiag_status gpudiag_trace_write_annotated(const char *in_path, const gpudiag_
     yajl_config(h, yajl_dont_validate_strings, 1);
     yajl_config(h, yajl_allow_trailing_garbage, 1);
 
-    int cut = 0;
-    for (;;) {
+    /* A broken event inside traceEvents is left out and the copy resumes at
+     * the next one by the Kineto reader's rule, so the copy holds the events
+     * analyze read (issue 19 class 18; it used to refuse the whole trace).
+     * buf holds `have` bytes carried over: a '{' whose next byte had not
+     * arrived.  base: the input offset of buf[0]. */
+    int eof = 0, resync = 0, ended = 0;
+    unsigned char rs_prev = 0;
+    size_t have = 0;
+    uint64_t base = 0;
+    while (!ended) {
         size_t got = 0;
-        gd_input_status is = gd_input_read(&in, buf, 1 << 16, &got);
-        if (is == GD_IN_EOF)
-            break;
-        if (is == GD_IN_TRUNCATED) {
-            cut = 1;
-            if (got == 0)
-                break;
+        gd_input_status is = gd_input_read(&in, buf + have, CHUNK, &got);
+        if (is == GD_IN_EOF) {
+            eof = 1;
+        } else if (is == GD_IN_TRUNCATED) {
+            eof = 1; /* a gzip member cut short: copy what came, close what is open */
         } else if (is != GD_IN_OK) {
             st = gd_set_error(err, GPUDIAG_ERR_IO, in_path, (int64_t)in.out_bytes, "%s", in.message);
             goto done;
         }
-        if (yajl_parse(h, buf, got) != yajl_status_ok) {
-            int64_t at = (int64_t)(in.out_bytes - got + yajl_get_bytes_consumed(h));
-            unsigned char *msg = yajl_get_error(h, 0, buf, got);
-            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, in_path, at,
-                              "%s; the annotated trace copies only valid JSON",
+        size_t n = have + got, off = 0;
+        have = 0;
+        while (off < n) {
+            if (resync) {
+                size_t pos = off;
+                int f = gd_kineto_find_event_start(buf, &pos, n, eof, &rs_prev);
+                if (f < 0 && n - pos <= CARRY_MAX) {
+                    memmove(buf, buf + pos, n - pos);
+                    have = n - pos;
+                    break;
+                }
+                if (f <= 0)
+                    break; /* no event starts in these bytes */
+                resync = 0;
+                rs_prev = 0;
+                h = restart(&a, h);
+                if (!h) {
+                    st = gd_set_error(err, GPUDIAG_ERR_NOMEM, in_path, -1, "out of memory");
+                    goto done;
+                }
+                off = pos;
+            }
+            if (yajl_parse(h, buf + off, n - off) == yajl_status_ok)
+                break;
+            size_t consumed = yajl_get_bytes_consumed(h);
+            if (a.events_depth && a.depth >= a.events_depth && !a.injected && !a.too_deep) {
+                drop_event(&a); /* the same event analyze skipped ("malformed event(s) skipped") */
+                resync = 1;
+                rs_prev = 0;
+                off += consumed ? consumed : 1;
+                continue;
+            }
+            if (a.injected) {
+                ended = 1; /* broken metadata after the events: keep what was copied, as analyze does */
+                break;
+            }
+            int64_t at = (int64_t)(base + off + consumed);
+            unsigned char *msg = yajl_get_error(h, 0, buf + off, n - off);
+            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, in_path, at, "%s; the annotated trace copies only valid JSON",
                               a.too_deep ? "nesting deeper than 512 levels" : msg ? (const char *)msg : "invalid JSON");
             if (msg)
                 yajl_free_error(h, msg);
             goto done;
         }
-        if (cut)
+        base += n - have;
+        if (eof)
             break;
     }
-    if (yajl_complete_parse(h) != yajl_status_ok)
-        cut = 1; /* the input ended inside a value: close what is open */
+    if (!resync && !ended)
+        (void)yajl_complete_parse(h); /* the input may end inside a value: close_open closes what is open */
     close_open(&a);
     if (!a.injected) {
         st = gd_set_error(err, GPUDIAG_ERR_FORMAT, in_path, -1, "no traceEvents array to annotate");

@@ -99,5 +99,51 @@ s = c["metrics"]["step_time_us.mean"]
 assert s["base"] == 100 and s["new"] == 100, s   # ok_three_steps: steps of 100 us on average
 ' "$TMP/cmp.json" 2>/dev/null || { echo "FAIL: compare of two FIFOs exited $r"; rc=1; }
 
+# --trace-out with broken events (class 18): the copy leaves out exactly the events analyze
+# skipped.  bad_unescaped_quote.json holds 32 events, one broken (the unescaped quote in
+# 'aten::copy_ from "/home/user/train.py"(42)', Ev Idx 99); a hand-edited copy also breaks the
+# 'aten::add' event with a bare N/A duration: 32 - 2 = 30 copied.
+sed 's/"name": "aten::add", "pid": 100, "tid": 100, "ts": 1025, "dur": 40/"name": "aten::add", "pid": 100, "tid": 100, "ts": 1025, "dur": N\/A/' \
+    "$GD_TEST_DATA/bad_unescaped_quote.json" > "$TMP/two_broken.json"
+for case in "bad_unescaped_quote.json:31:$GD_TEST_DATA/bad_unescaped_quote.json" "two_broken:30:$TMP/two_broken.json"; do
+    name=${case%%:*}; rest=${case#*:}; want=${rest%%:*}; in=${rest#*:}
+    for ext in json json.gz; do
+        "$GPUDIAG" analyze --json --trace-out "$TMP/ann.$ext" "$in" > "$TMP/rep.json" 2> "$TMP/err"; r=$?
+        python3 - "$TMP/ann.$ext" "$TMP/rep.json" "$want" "$name.$ext" "$r" <<'PYEOF' || rc=1
+import gzip, json, sys
+path, rep, want, name, r = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+if r != 0:
+    print("FAIL %s: --trace-out exited %d" % (name, r)); sys.exit(1)
+d = json.load(gzip.open(path) if path.endswith(".gz") else open(path))
+orig = [e for e in d["traceEvents"] if e.get("pid") != 2147480000]
+ours = [e for e in d["traceEvents"] if e.get("pid") == 2147480000]
+analyzed = json.load(open(rep))["inputs"][0]["events"]
+names = [e.get("name", "") for e in orig]
+ok = len(orig) == want == analyzed and ours and not any(n.startswith("aten::copy_ from") for n in names)
+if want == 30:
+    ok = ok and "aten::add" not in names
+if not ok:
+    print("FAIL %s: %d events copied, %d analysed, want %d" % (name, len(orig), analyzed, want)); sys.exit(1)
+PYEOF
+    done
+done
+# output paths are checked before anything is read (the analysis of a big trace takes minutes):
+# exit 3 naming the option and the file, and the input is not even opened (a FIFO nobody writes
+# would block the open)
+touch "$TMP/plainfile"
+for o in "--save $TMP/no/dir/r.json" "--html $TMP/plainfile/r.html" "--trace-out $TMP" "--save $TMP/"; do
+    # shellcheck disable=SC2086
+    timeout 10 "$GPUDIAG" analyze $o "$TMP/fifo" > /dev/null 2> "$TMP/err"; r=$?
+    [ "$r" -eq 3 ] && grep -q "^gpudiag: error: ${o%% *} .*: cannot be written" "$TMP/err" ||
+        { echo "FAIL: '$o' exited $r: $(cat "$TMP/err")"; rc=1; }
+done
+
+# a saved report with a value out of range is malformed input for compare (exit 3, naming the field)
+"$GPUDIAG" analyze --save "$TMP/good.json" "$GD_TEST_DATA/ok_three_steps.json" > /dev/null
+sed 's/"gpu_utilization": 0.533333/"gpu_utilization": 5.33333/' "$TMP/good.json" > "$TMP/bad_range.json"
+"$GPUDIAG" compare "$TMP/good.json" "$TMP/bad_range.json" > /dev/null 2> "$TMP/err"; r=$?
+[ "$r" -eq 3 ] && grep -q "bad_range.json: not a valid saved gpudiag report: summary.gpu_utilization wants a number in \[0, 1\] or null, got 5.33333" "$TMP/err" ||
+    { echo "FAIL: out-of-range saved report exited $r: $(cat "$TMP/err")"; rc=1; }
+
 [ "$rc" -eq 0 ] && echo "reports: all passed"
 exit "$rc"
