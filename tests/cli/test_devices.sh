@@ -45,6 +45,17 @@
 #   test_synthetic.sh derives them): dataloader_stall share 40/230 = 0.173913, and its title says
 #   it is host time in the step ("The DataLoader takes 17.4%"), never "The GPU waits".
 #
+# tests/data/ok_legacy_cuda.json (hand-made in the layout of the legacy export with CUDA kernels,
+#   PyTorch <= 1.7 use_cuda=True): CPU functions aten::mm [100,160], aten::add [250,300]; CUDA
+#   functions (device = tid 0) volta_sgemm [170,270], an elementwise kernel [280,290]; s/f
+#   cpu_to_cuda arrows. No steps: the window is the CPU ops' span [100,300] = 200 us.
+#   kernel 100 + 10 = 110 -> utilization 0.55; cpu_exec = (60 + 50) - 30 under kernels = 80;
+#   other = [160,170] = 10. Device 0 has no properties: volta_ tags 1 of 2 kernels -> 7.0 inferred.
+#   legacy_profiler true; GPU ops exist, so no cpu_only_trace.
+#   The same without its "CUDA functions" events (made here; what PyTorch 1.13's legacy profiler
+#   writes for CUDA work: launch arrows, no kernels): no GPU op, 2 cpu_to_cuda launch arrows ->
+#   cpu_only_trace with legacy_kernel_launches 2, its title "marks 2 kernel launch(es)".
+#
 # An nvtop -s snapshot (a JSON array of objects with no "ph"; shape from Syllo/nvtop#431):
 #   not a trace, exit 3, the message names the file, byte 0 and the missing "ph".
 set -u
@@ -205,6 +216,44 @@ if len(f) != 1 or abs(f[0]["est_gain"] - 40 / 230) > 1e-6: bad.append("dataloade
 elif "GPU waits" in f[0]["title"] or not f[0]["title"].startswith("The DataLoader takes 17.4% of each step"):
     bad.append("title %r" % f[0]["title"])
 for x in bad: print("FAIL [cpu-only dataloader] " + x)
+sys.exit(1 if bad else 0)
+EOF
+
+# --- class 9: the legacy export with CUDA kernels -------------------------------------
+check_both_readers "$GD_TEST_DATA/ok_legacy_cuda.json" '
+import json, sys
+d = json.load(open(sys.argv[1])); bad = []
+if d["inputs"][0]["legacy_profiler"] is not True: bad.append("legacy_profiler")
+dv = d["devices"]
+if len(dv) != 1 or (dv[0]["id"], dv[0]["compute_capability"], dv[0]["arch_inferred"], dv[0]["kernel_count"]) != (0, "7.0", True, 2):
+    bad.append("devices %r" % dv)
+elif abs(dv[0]["kernel_time_us"] - 110) > 1e-9: bad.append("kernel time %r" % dv[0]["kernel_time_us"])
+if abs(d["summary"]["gpu_utilization"] - 0.55) > 1e-9: bad.append("util %r" % d["summary"]["gpu_utilization"])
+b = d["breakdown"]["avg_us"]
+for k, want in (("kernel", 110), ("cpu_exec", 80), ("other", 10)):
+    if abs(b[k] - want) > 1e-9: bad.append("breakdown %s %r" % (k, b[k]))
+ids = [f["id"] for f in d["findings"]]
+if "cpu_only_trace" in ids or "input_gpu_inferred" not in ids: bad.append("findings %r" % ids)
+g = [f for f in d["findings"] if f["id"] == "input_gpu_inferred"]
+if g and (g[0]["evidence"]["tagged_kernels"], g[0]["evidence"]["kernels"]) != (1, 2): bad.append("evidence %r" % g[0]["evidence"])
+for x in bad: print("FAIL [legacy cuda %s] %s" % (sys.argv[2], x))
+sys.exit(1 if bad else 0)
+' || FAIL=$((FAIL + 1))
+
+python3 - "$GD_TEST_DATA/ok_legacy_cuda.json" "$TMP/legacy_arrows.json" <<'EOF'
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1])) if e["pid"] != "CUDA functions"]
+json.dump(ev, open(sys.argv[2], "w"))
+EOF
+"$GPUDIAG" analyze --json "$TMP/legacy_arrows.json" >"$TMP/arrows.json" || fail "legacy arrows exit $?"
+python3 - "$TMP/arrows.json" <<'EOF' || FAIL=$((FAIL + 1))
+import json, sys
+d = json.load(open(sys.argv[1])); bad = []
+f = [f for f in d["findings"] if f["id"] == "cpu_only_trace"]
+if len(f) != 1 or f[0]["evidence"].get("legacy_kernel_launches") != 2 or "marks 2 kernel launch(es)" not in f[0]["title"]:
+    bad.append("cpu_only_trace %r" % f)
+if d["devices"]: bad.append("devices %r" % d["devices"])
+for x in bad: print("FAIL [legacy arrows] " + x)
 sys.exit(1 if bad else 0)
 EOF
 
