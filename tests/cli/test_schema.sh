@@ -32,6 +32,7 @@ if python3 "$CHECK" "$SCHEMA" "$TMP"/r*.json; then ok; else nok "reports"; fi
 for f in "$GD_SHARED"/data/logs/*.log "$GD_SHARED"/data/logs/*.csv "$GD_SHARED"/data/logs/*.prom \
          "$GD_SHARED"/data/logs/*.txt "$GD_TEST_DATA"/monlog/*; do
     [ -f "$f" ] || continue
+    case "$f" in *.md) continue ;; esac  # provenance notes, not inputs
     n=$((n + 1))
     "$GPUDIAG" analyze --json "$f" > "$TMP/m$n.json" 2>/dev/null
     rc=$?
