@@ -138,6 +138,8 @@ typedef struct gpudiag_gpu_series {
     size_t cap;                  /**< allocated samples (internal) */
     void *arena;                 /**< (internal) the one allocation that holds t_us and every present
                                       column, each `cap` long; freed by gpudiag_series_free */
+    int pods;                    /**< most Kubernetes pods sharing the GPU in one scrape (time-slicing: dcgm-exporter
+                                      repeats each metric once per pod, dcgm-exporter#587); 0 unknown, 1 one pod */
 } gpudiag_gpu_series;
 
 /** A whole monitoring input: all GPUs, one time base. */
@@ -320,6 +322,7 @@ typedef struct gpudiag_gpu_summary {
                                        memory label (GiB) of the GPU's name */
     double temp_at_slowdown_share;/**< samples whose GPU temperature is at or above the slowdown temperature ÷
                                        samples with both; NaN unknown (DEFINITIONS "One -q snapshot") */
+    int pods;                     /**< as in gpudiag_gpu_series */
     int profiling_unreported;     /**< 1: every profiling activity field (SM active, GR engine active, tensor
                                        active, SM occupancy) read exactly 0 in every sample while GPU-Util's
                                        median was >= 0.50 (dcgm-exporter#662): those fields are read as missing

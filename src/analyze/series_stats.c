@@ -346,6 +346,7 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
         memcpy(o->k8s_namespace, x->k8s_namespace, sizeof o->k8s_namespace);
         memcpy(o->container, x->container, sizeof o->container);
         o->pod_changes = x->pod_changes;
+        o->pods = x->pods;
         o->samples = full->count;
         size_t n = x->count;
         o->duration_us = full->count ? (double)(full->t_us[full->count - 1] - full->t_us[0]) : NAN;

@@ -66,8 +66,14 @@ static void gpu_label(const gpudiag_gpu_summary *g, char *buf, size_t cap)
         n = snprintf(buf, cap, "GPU %d %s %d", g->index, g->kind == GPUDIAG_ENTITY_GPU_I ? "GI" : "CI", g->instance);
     else
         n = snprintf(buf, cap, "%s %d", g->kind == GPUDIAG_ENTITY_GPU_I ? "GPU-I" : "GPU-CI", g->instance);
-    if (g->pod[0] && n > 0 && (size_t)n < cap)
-        snprintf(buf + n, cap - (size_t)n, " (pod %s%s%s)", g->k8s_namespace, g->k8s_namespace[0] ? "/" : "", g->pod);
+    if (g->pod[0] && n > 0 && (size_t)n < cap) {
+        if (g->pods > 1) /* time-sliced: several pods share the GPU */
+            snprintf(buf + n, cap - (size_t)n, " (pod %s%s%s and %d more sharing it)", g->k8s_namespace,
+                     g->k8s_namespace[0] ? "/" : "", g->pod, g->pods - 1);
+        else
+            snprintf(buf + n, cap - (size_t)n, " (pod %s%s%s)", g->k8s_namespace, g->k8s_namespace[0] ? "/" : "",
+                     g->pod);
+    }
 }
 
 /* List the GPUs for which pick() is true into buf; returns how many. */
@@ -161,6 +167,20 @@ static int pick_throttle(const gpudiag_gpu_summary *g)
 static int pick_pcie(const gpudiag_gpu_summary *g) { return g->pcie_degraded == 1; }
 static int pick_idle_mem(const gpudiag_gpu_summary *g) { return g->idle_holding_memory; }
 static int pick_prof_unreported(const gpudiag_gpu_summary *g) { return g->profiling_unreported; }
+/* a GPU a Kubernetes pod holds that did no work and held no memory all log, over >= 2 samples (one
+ * snapshot of an inference server between requests says nothing) (DEFINITIONS "GPU states") */
+static int pick_idle_allocated(const gpudiag_gpu_summary *g)
+{
+    return g->pod[0] && g->compute_metric < GPUDIAG_M_COUNT && !g->in_use && g->samples >= 2;
+}
+/* busy time only: the compute indicator is GPU-Util, or GR engine active without any SM-level
+ * field (SM active, SM occupancy, tensor active) — DEFINITIONS "GPU-Util alone" */
+static int busy_time_only(const gpudiag_gpu_summary *g)
+{
+    return g->compute_metric == GPUDIAG_M_GPU_UTIL ||
+           (g->compute_metric == GPUDIAG_M_GR_ENGINE_ACTIVE && !g->stats[GPUDIAG_M_TENSOR_ACTIVE].n &&
+            !g->stats[GPUDIAG_M_SM_OCCUPANCY].n);
+}
 
 /* The tuning guides' classification of one GPU (DEFINITIONS "Monitoring series"). */
 static void classify(gpudiag_gpu_summary *g)
@@ -440,6 +460,22 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
              gd_format("Fields gpudiag has no metric for (or does not know) were read past, not rejected. The "
                        "DCGM fields it uses are listed in docs/DEFINITIONS.md \"Monitoring series\"."));
     }
+    if (list_gpus(s, pick_idle_allocated, gpus, sizeof gpus, &first)) {
+        const gpudiag_gpu_summary *g = &s->gpus[first];
+        f = add(b, "idle_gpu_allocated", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN);
+        gd_fb_ev(f, "gpu_index", g->index);
+        gd_fb_ev(f, "compute_max", cs(g)->max);
+        gd_fb_ev(f, "pods", (double)g->pods);
+        gd_fb_text(b, f,
+             gd_format("%s: allocated but idle: held by a pod, no work in the whole log (%s at most %.0f %%)", gpus,
+                       gpudiag_metric_name(g->compute_metric), 100 * cs(g)->max),
+             gd_format("Kubernetes pod %s%s%s holds this GPU (or MIG instance) and never used it while the log ran: "
+                       "check what it runs (kubectl describe pod%s%s %s); an idle notebook or a finished job still "
+                       "holding its nvidia.com/gpu (or MIG) request keeps the device from other work: scale it down "
+                       "or give the request back.",
+                       g->k8s_namespace, g->k8s_namespace[0] ? "/" : "", g->pod, g->k8s_namespace[0] ? " -n " : "",
+                       g->k8s_namespace, g->pod));
+    }
     size_t nidle;
     if ((nidle = list_gpus(s, pick_idle_mem, gpus, sizeof gpus, &first))) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
@@ -576,15 +612,30 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
         }
         /* GPU-Util alone (dmon sm, utilization.gpu) says a kernel was running, not that the SMs
          * are busy: a compute verdict from it says so and asks for profiling metrics */
-        int util_only = best == GPUDIAG_BN_COMPUTE;
-        for (size_t i = 0; i < s->gpu_count; i++)
-            if (s->gpus[i].bottleneck == best && s->gpus[i].compute_metric != GPUDIAG_M_GPU_UTIL)
+        /* ... and so does GR engine active without an SM-level field (MIG instances, where GPU-Util is
+         * not reported: dcgm-exporter#512): busy time too */
+        int util_only = best == GPUDIAG_BN_COMPUTE, n_util = 0, n_gr = 0;
+        for (size_t i = 0; i < s->gpu_count; i++) {
+            const gpudiag_gpu_summary *g = &s->gpus[i];
+            if (g->bottleneck != best || mig_parent(s, g))
+                continue;
+            if (!busy_time_only(g))
                 util_only = 0;
+            n_util += g->compute_metric == GPUDIAG_M_GPU_UTIL;
+            n_gr += g->compute_metric == GPUDIAG_M_GR_ENGINE_ACTIVE;
+        }
         const char *sentence =
-            util_only ? "GPU-Util is high: a kernel was running most of the time, which does not say the SMs "
-                        "are busy; collect DCGM profiling metrics (SM active, tensor active: dcgmi dmon -e "
-                        "1002,1004) or a trace (torch.profiler) to tell compute-bound from launch-bound"
-                      : bn_sentence(best);
+            !util_only ? bn_sentence(best)
+            : !n_gr    ? "GPU-Util is high: a kernel was running most of the time, which does not say the SMs "
+                         "are busy; collect DCGM profiling metrics (SM active, tensor active: dcgmi dmon -e "
+                         "1002,1004) or a trace (torch.profiler) to tell compute-bound from launch-bound"
+            : !n_util  ? "GR engine active is high: the engine was busy most of the time (busy time, as GPU-Util), "
+                         "which does not say the SMs are busy; collect SM active and tensor active (DCGM 1002, "
+                         "1004: they are reported per MIG instance too) or a trace (torch.profiler) to tell "
+                         "compute-bound from launch-bound"
+                       : "GPU-Util / GR engine active is high: busy time (a kernel was running), which does not say "
+                         "the SMs are busy; collect SM active and tensor active (DCGM 1002, 1004) or a trace "
+                         "(torch.profiler) to tell compute-bound from launch-bound";
         char who[160];
         if (ninst)
             snprintf(who, sizeof who, "%zu of %zu %s (%zu GPU%s, %zu MIG instance%s in use)", votes[best], voters,

@@ -160,12 +160,43 @@ static int parse_labels(const char *s, size_t n, prom_labels *lb)
     return 0;
 }
 
+#define PROM_MAX_PODS 64
 typedef struct prom_pending {
     double v[GPUDIAG_M_COUNT];
     double fb_free, fb_total;
     int any;
     int64_t t_ms; /* sample timestamp, -1 none */
+    uint64_t pod_hash[PROM_MAX_PODS]; /* namespace/pod of the pods seen for this GPU in this scrape; [0] the
+                                         pod whose values are kept */
+    int npods;
+    uint32_t slot_block[GPUDIAG_M_COUNT + 2]; /* the metric-family block (see gd_read_prom) that set each slot */
 } prom_pending;
+
+/* The index of a metric slot of a pending sample (slot_block); -1 for an ignored family. */
+static int metric_bit(int metric)
+{
+    return metric >= 0 ? metric : metric == P_FB_FREE ? GPUDIAG_M_COUNT : metric == P_FB_TOTAL ? GPUDIAG_M_COUNT + 1 : -1;
+}
+
+/* FNV-1a of "namespace/pod" (never 0) */
+static uint64_t pod_key(const prom_labels *lb)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (const char *p = lb->ns; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    h = (h ^ '/') * 1099511628211ull;
+    for (const char *p = lb->pod; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    return h ? h : 1;
+}
+
+static int pod_seen(const prom_pending *p, uint64_t k)
+{
+    for (int i = 0; i < p->npods && i < PROM_MAX_PODS; i++)
+        if (p->pod_hash[i] == k)
+            return 1;
+    return 0;
+}
 
 static gpudiag_status flush(gpudiag_series *s, prom_pending *pend, size_t npend, int64_t scrape, gd_lines *l,
                             gpudiag_error *err)
@@ -189,6 +220,7 @@ static gpudiag_status flush(gpudiag_series *s, prom_pending *pend, size_t npend,
         p->fb_free = p->fb_total = NAN;
         p->any = 0;
         p->t_ms = -1;
+        p->npods = 0;
     }
     return GPUDIAG_OK;
 }
@@ -198,6 +230,8 @@ gpudiag_status gd_read_prom(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
     prom_pending *pend = NULL;
     size_t npend = 0, cap = 0;
     int64_t scrape = 0;
+    uint32_t block = 1;   /* metric-family block: lines of one family are listed together */
+    uint64_t last_name = 0;
     int have_ts = 0;
     gpudiag_status st = GPUDIAG_OK;
     const char *line;
@@ -219,6 +253,15 @@ gpudiag_status gd_read_prom(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
         int metric;
         double scale;
         map_name(p, i, &metric, &scale);
+        {
+            uint64_t h = 14695981039346656037ull;
+            for (size_t c = 0; c < i; c++)
+                h = (h ^ (unsigned char)p[c]) * 1099511628211ull;
+            if (h != last_name) {
+                block++;
+                last_name = h;
+            }
+        }
         prom_labels lb;
         memset(&lb, 0, sizeof lb);
         if (i < pn && p[i] == '{') {
@@ -271,13 +314,6 @@ gpudiag_status gd_read_prom(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
             snprintf(gs->bus_id, sizeof gs->bus_id, "%s", lb.bus);
         if (!gs->mig_profile[0] && lb.mig_profile[0])
             snprintf(gs->mig_profile, sizeof gs->mig_profile, "%s", lb.mig_profile);
-        if (lb.pod[0]) { /* the pod holding the GPU; the last one when it changes */
-            if (gs->pod[0] && (strcmp(gs->pod, lb.pod) != 0 || strcmp(gs->k8s_namespace, lb.ns) != 0))
-                gs->pod_changes++;
-            snprintf(gs->pod, sizeof gs->pod, "%s", lb.pod);
-            snprintf(gs->k8s_namespace, sizeof gs->k8s_namespace, "%s", lb.ns);
-            snprintf(gs->container, sizeof gs->container, "%s", lb.container);
-        }
         while ((size_t)g >= npend) {
             if (npend == cap) {
                 size_t nc = cap ? cap * 2 : 16;
@@ -293,9 +329,37 @@ gpudiag_status gd_read_prom(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
             pend[npend].fb_free = pend[npend].fb_total = NAN;
             pend[npend].any = 0;
             pend[npend].t_ms = -1;
+            pend[npend].npods = 0;
             npend++;
         }
         prom_pending *pp = &pend[g];
+        uint64_t pk = lb.pod[0] ? pod_key(&lb) : 0;
+        int bit = metric_bit(metric);
+        if (pk && pp->npods && pk != pp->pod_hash[0] && bit >= 0 && pp->slot_block[bit] == block) {
+            /* time-slicing (dcgm-exporter#587): in the metric's block (the exposition format lists a
+             * family's lines together) the same GPU once more under another pod: one GPU shared by
+             * several pods, not a new sample or a pod change; the device value is the same for each
+             * pod, so the first pod's is kept (DEFINITIONS "Time-sliced GPUs") */
+            if (!pod_seen(pp, pk) && pp->npods < PROM_MAX_PODS) {
+                pp->pod_hash[pp->npods++] = pk;
+                if (pp->npods > s->gpus[g].pods)
+                    s->gpus[g].pods = pp->npods;
+            }
+            pp->any = 1;
+            continue;
+        }
+        if (pk && !pp->npods) { /* the pod holding the GPU: the first of a scrape; the last when it changes */
+            gs = &s->gpus[g];
+            if (gs->pod[0] && (strcmp(gs->pod, lb.pod) != 0 || strcmp(gs->k8s_namespace, lb.ns) != 0))
+                gs->pod_changes++;
+            snprintf(gs->pod, sizeof gs->pod, "%s", lb.pod);
+            snprintf(gs->k8s_namespace, sizeof gs->k8s_namespace, "%s", lb.ns);
+            snprintf(gs->container, sizeof gs->container, "%s", lb.container);
+            pp->pod_hash[0] = pk;
+            pp->npods = 1;
+            if (gs->pods < 1)
+                gs->pods = 1;
+        }
         if (metric == P_IGNORE) { /* the GPU exists even if only unused families name it */
             pp->any = 1;
             continue;
@@ -308,6 +372,17 @@ gpudiag_status gd_read_prom(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
                 goto done;
             scrape++;
         }
+        if (pk && !pod_seen(pp, pk)) { /* after a flush: this pod is the first of the new scrape */
+            gs = &s->gpus[g];
+            if (gs->pod[0] && (strcmp(gs->pod, lb.pod) != 0 || strcmp(gs->k8s_namespace, lb.ns) != 0))
+                gs->pod_changes++;
+            snprintf(gs->pod, sizeof gs->pod, "%s", lb.pod);
+            snprintf(gs->k8s_namespace, sizeof gs->k8s_namespace, "%s", lb.ns);
+            snprintf(gs->container, sizeof gs->container, "%s", lb.container);
+            pp->pod_hash[0] = pk;
+            pp->npods = 1;
+        }
+        pp->slot_block[bit] = block;
         x *= scale;
         /* NaN/±Inf are legal in the exposition format, but no GPU gauge reads them: invalid, as an
          * impossible number is (DEFINITIONS "Invalid monitoring values"); counted at this line */

@@ -870,6 +870,7 @@ static void write_series(jw *w, const gpudiag_report *r)
         kv_str_opt(w, "namespace", g->k8s_namespace);
         kv_str_opt(w, "container", g->container);
         kv_int(w, "pod_changes", g->pod_changes);
+        kv_int(w, "pods", g->pods);
         kv_int(w, "samples", (long long)g->samples);
         kv_us(w, "duration_us", g->duration_us);
         kv_us(w, "interval_us", g->interval_us);

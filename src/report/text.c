@@ -803,6 +803,8 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
                 fprintf(w->fp, "  container ");
                 put_clean(w->fp, g->container, 63);
             }
+            if (g->pods > 1)
+                fprintf(w->fp, "  (time-sliced: %d pods share this GPU; the first is shown)", g->pods);
             if (g->pod_changes)
                 fprintf(w->fp, "  (the pod changed %d time%s during the log: the last one is shown)", g->pod_changes,
                         gd_plural((unsigned long long)g->pod_changes));

@@ -120,5 +120,34 @@ assert f and f[0]["severity"] == "high" and abs(f[0]["est_gain"] - (1 - 1215 / 1
 assert d["verdict"]["bottleneck"] == "throttling", d["verdict"]
 PY
 
+# class 12 — prom_timesliced_mig_pods.prom, 3 scrapes (assumed 30 s apart):
+# * GPU 0 (T4) listed once per pod for gpu-workload-1/2/3 in each scrape (dcgm-exporter#587): one GPU,
+#   3 samples (not 9), pods 3, pod_changes 0, pod gpu-workload-1 (the first); GPU-Util 71 80 75 % ->
+#   mean 0.7533, median 0.75 (high) -> compute from GPU-Util.
+# * GPU 1 GI 8 (pod ml/trainer-0): GR engine active 0.90 0.92 0.91 alone (no GPU-Util on MIG,
+#   dcgm-exporter#512) -> median 0.91 compute, with the busy-time caveat: the verdict is compute
+#   "2 of 3 GPUs and MIG instances (1 GPU, 1 MIG instance in use)" and says GPU-Util / GR engine
+#   active is busy time, not SM use.
+# * GPU 1 GI 7 (pod ml/notebook-7c9d): GR 0.000 in all 3, 10 MiB of 10 + 4854 = 4864 MiB used (0.2 %,
+#   under 10 % and 1 GiB: not holding) -> not in use, held by a pod -> idle_gpu_allocated naming the pod.
+js prom_timesliced_mig_pods.prom
+if python3 - "$TMP/prom_timesliced_mig_pods.prom.json" <<'PY'; then ok; else nok "class 12: time-sliced pods, GR alone, allocated idle"; fi
+import json, sys
+d = json.load(open(sys.argv[1])); gs = d["series"]["gpus"]; ids = [f["id"] for f in d["findings"]]
+assert len(gs) == 3, [(g["index"], g["instance"]) for g in gs]
+g0 = gs[0]
+assert (g0["samples"], g0["pods"], g0["pod_changes"], g0["pod"]) == (3, 3, 0, "gpu-workload-1"), g0
+assert abs(g0["metrics"]["gpu_util"]["mean"] - 226 / 300) < 1e-3 and g0["compute_metric"] == "gpu_util", g0["metrics"]
+g7 = [g for g in gs if g["instance"] == 7][0]; g8 = [g for g in gs if g["instance"] == 8][0]
+assert g8["compute_metric"] == "gr_engine_active" and g8["bottleneck"] == "compute" and g8["pods"] == 1, g8
+assert g7["in_use"] is False and g7["pod"] == "notebook-7c9d", g7
+v = d["verdict"]
+assert v["bottleneck"] == "compute" and "2 of 3 GPUs and MIG instances (1 GPU, 1 MIG instance in use)" in v["summary"], v
+assert "GR engine active is high: busy time" in v["summary"] and "does not say the SMs are busy" in v["summary"], v
+assert "idle_gpu_allocated" in ids and "idle_gpu_holding_memory" not in ids, ids
+f = [x for x in d["findings"] if x["id"] == "idle_gpu_allocated"][0]
+assert "pod ml/notebook-7c9d" in f["title"] and f["evidence"]["gpu_index"] == 1 and f["est_gain"] is None, f
+PY
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
