@@ -577,6 +577,10 @@ typedef struct gpudiag_input_info {
     size_t unanalysed_device_count; /**< entries used in unanalysed_device[] */
     gpudiag_event_count unanalysed_device[GPUDIAG_UNANALYSED_MAX]; /**< those categories, most events first
                                        (ties by name); at most GPUDIAG_UNANALYSED_MAX */
+    uint64_t overrun_ops;         /**< GPU ops whose duration ran past the start of the next op on their
+                                       stream, clipped there as Perfetto does (finding `input_ops_overrun`;
+                                       DEFINITIONS "Sanitising the timeline") */
+    double overrun_removed_us;    /**< µs clipped off those ops, summed */
 } gpudiag_input_info;
 
 /** The whole diagnosis.  Every pointer is owned by the report. */
@@ -586,6 +590,9 @@ typedef struct gpudiag_report {
     int is_amd;                   /**< ROCm trace (hip* runtime) */
     int steps_from_profiler;      /**< 1 if steps came from ProfilerStep#N */
     int steps_trimmed;            /**< tail steps dropped (TBP rule) */
+    int steps_shortened;          /**< steps cut at the next step's host start because their device-side end
+                                       lay past the whole next step, which TBP's rule would make 0 µs
+                                       (DEFINITIONS "Steps" 3) */
 
     size_t step_count;
     gpudiag_step *steps;

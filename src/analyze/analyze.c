@@ -406,15 +406,18 @@ static int build_steps(actx *a)
         for (size_t i = 0; i < n; i++) {
             int64_t s = prev_end > hs[i].s ? prev_end : hs[i].s;
             int64_t e = hs[i].e;
-            if (dev_min[i] == INT64_MAX) {
-                if (s > e)
-                    e = s;
-            } else {
-                if (dev_max[i] > e)
-                    e = dev_max[i];
-                if (e < s)
-                    e = s;
+            if (dev_min[i] != INT64_MAX && dev_max[i] > e)
+                e = dev_max[i];
+            if (e <= s && i > 0 && hs[i].e > hs[i].s && hs[i].s > a->steps[i - 1].s) {
+                /* the step before ran (device side) past this whole step: TBP would
+                 * make this one 0 us; cut that one at this step's host start instead
+                 * (DEFINITIONS "Steps" 3, breakdown.steps_shortened) */
+                a->steps[i - 1].e = hs[i].s;
+                s = hs[i].s;
+                r->steps_shortened++;
             }
+            if (e < s)
+                e = s;
             a->steps[i].s = s;
             a->steps[i].e = e;
             prev_end = e;
@@ -1380,6 +1383,8 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
     in->skipped_no_dur = t->skipped_no_dur;
     in->skipped_zero_ts = t->skipped_zero_ts;
     in->skipped_bad_value = t->skipped_bad_value;
+    in->overrun_ops = t->overrun_ops;
+    in->overrun_removed_us = ns_to_us(t->overrun_removed_ns);
     in->rank = t->rank;
     in->world_size = t->world_size;
     r->is_amd = t->is_amd;

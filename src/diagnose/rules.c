@@ -130,6 +130,26 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                        "mean the profiling window cut through the work or the CUPTI buffer overflowed "
                        "(raise the activity buffer size or profile fewer steps)."));
     }
+    if (r->input.overrun_ops) {
+        /* DEFINITIONS "Sanitising the timeline" rule 1 */
+        double kt = r->kernel_time_us > 0 ? r->kernel_time_us : 0;
+        int big = r->input.overrun_removed_us >= 0.01 * (kt + r->input.overrun_removed_us);
+        gpudiag_finding *f = gd_fb_add(b, "input_ops_overrun", big ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW, 0,
+                                       GPUDIAG_BN_UNKNOWN, NAN);
+        gd_fb_ev(f, "clipped_ops", (double)r->input.overrun_ops);
+        gd_fb_ev(f, "removed_us", r->input.overrun_removed_us);
+        gd_fb_text(b, f,
+             gd_format("%llu GPU op(s) ran past the start of the next op on their stream; each was clipped there "
+                       "(%.1f us removed)",
+                       (unsigned long long)r->input.overrun_ops, r->input.overrun_removed_us),
+             gd_format("Work on one stream runs in order, so an op cannot end after the next one on its stream "
+                       "starts: those recorded ends are wrong (ROCm/rocprof writes late completion timestamps "
+                       "after a long stall; CUPTI rounding gives a few us). They were cut at the next op's start, "
+                       "as Perfetto and chrome://tracing draw them, and every number here uses the clipped "
+                       "durations. If the removed time is large, the per-kernel times of that capture are not "
+                       "reliable: record it again. (Kernels using programmatic dependent launch may truly "
+                       "overlap their successor; for them the clipped time is a lower bound.)"));
+    }
     if (r->input.unanalysed_device_events > 0) {
         /* DEFINITIONS "Time and events", devices not analysed: say what was left out, never "no GPU" */
         const gpudiag_input_info *in = &r->input;

@@ -7,6 +7,7 @@
 #include "ingest/kineto.h"
 #include "ingest/nsys.h"
 #include "ingest/once.h"
+#include "model/sanitize.h"
 #include "model/steps.h"
 #include "model/trace.h"
 #include "util/util.h"
@@ -57,6 +58,10 @@ gpudiag_status gpudiag_trace_read_opts(const char *path, const gpudiag_read_opts
     gpudiag_status st = nsys ? gd_nsys_read(path, out, err) : gd_kineto_read(path, opts, out, err);
     if (st != GPUDIAG_OK || (*out)->header_only)
         return st;
+    if (gd_sanitize(*out) != 0) {
+        gpudiag_trace_free(out);
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
+    }
     const char *name = opts ? opts->step_range : NULL;
     if ((nsys || (name && name[0])) && gd_steps_select(*out, name, nsys) != 0) {
         gpudiag_trace_free(out);

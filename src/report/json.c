@@ -181,6 +181,11 @@ static void write_inputs(jw *w, const gpudiag_report *r)
     kv_int(w, "zero_ts", (long long)in->skipped_zero_ts);
     kv_int(w, "bad_value", (long long)in->skipped_bad_value);
     yajl_gen_map_close(w->g);
+    key(w, "overruns");
+    yajl_gen_map_open(w->g);
+    kv_int(w, "ops", (long long)in->overrun_ops);
+    kv_us(w, "removed_us", in->overrun_removed_us);
+    yajl_gen_map_close(w->g);
     kv_int_opt(w, "rank", in->rank, in->rank >= 0);
     kv_int_opt(w, "world_size", in->world_size, in->world_size >= 0);
     kv_bool(w, "amd", r->is_amd);
@@ -465,6 +470,7 @@ static void write_steps(jw *w, const gpudiag_report *r)
                r->avg_step_us > 0 ? r->avg_role_us[i] / r->avg_step_us : NAN);
     yajl_gen_map_close(w->g);
     kv_int(w, "steps_trimmed", r->steps_trimmed);
+    kv_int(w, "steps_shortened", r->steps_shortened);
     kv_bool(w, "steps_from_profiler", r->steps_from_profiler);
     yajl_gen_map_close(w->g);
 }

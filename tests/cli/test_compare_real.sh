@@ -45,13 +45,29 @@ def shorten(name):            # HTA hta/utils/utils.py shorten_name, rewritten
     return w if w else name
 
 def kernels(path):
+    # durations clipped at the next op's start on their (device, stream), as gpudiag does
+    # (docs/DEFINITIONS.md "Sanitising the timeline" 1)
     op = gzip.open if path.endswith(".gz") else open
+    lanes = {}
+    for i, e in enumerate(json.load(op(path, "rt"))["traceEvents"]):
+        if e.get("ph") == "X" and e.get("cat", "").lower() in ("kernel", "gpu_memcpy", "gpu_memset"):
+            a = e.get("args", {})
+            lanes.setdefault((a.get("device", e.get("pid")), a.get("stream", e.get("tid"))), []).append(
+                [float(e["ts"]), float(e["dur"]), i, e["cat"].lower() == "kernel", e["name"]])
     out = {}
-    for e in json.load(op(path, "rt"))["traceEvents"]:
-        if e.get("ph") == "X" and e.get("cat", "").lower() == "kernel":
-            c = out.setdefault(e["name"], [0, 0.0])
-            c[0] += 1
-            c[1] += float(e["dur"])
+    for lane in lanes.values():
+        lane.sort(key=lambda x: (x[0], x[2]))
+        later = [None] * len(lane)          # the first start strictly after each op's
+        for j in range(len(lane) - 2, -1, -1):
+            later[j] = lane[j + 1][0] if lane[j + 1][0] > lane[j][0] else later[j + 1]
+        for j, (ts, dur, _, is_k, name) in enumerate(lane):
+            nxt = later[j]
+            if nxt is not None and ts + dur > nxt:
+                dur = nxt - ts
+            if is_k:
+                c = out.setdefault(name, [0, 0.0])
+                c[0] += 1
+                c[1] += dur
     return out
 
 def shortened(full):

@@ -2,11 +2,13 @@
 # A directory of rank traces: side by side, and the straggler.
 # 1. Four ranks made by bench/gen_ranks.py from tests/data/ok_nccl_overlap.json
 #    (one step [2000,2300], two NCCL kernels) with rank 2 as the straggler and
-#    a 40 us delay.  By hand: ranks 0, 1, 3 wait 40 us in each of the 2
-#    collectives = 80 us per step = 80/300 = 26.67 % of the step; rank 2 waits 0.
+#    a 40 us delay.  By hand: ranks 0, 1, 3 wait 40 us in the all-reduce (2100 -> 2060)
+#    and 20 us in the all-gather (2220 -> 2200, where the all-reduce ends on stream 20:
+#    a stream runs in order) = 60 us per step = 60/300 = 20 % of the step; rank 2 waits 0.
 # 2. The same from the real a100_nccl_2rank_rank0 trace (when ../shared is
-#    there), straggler rank 1, 500 us: the others wait 500 us x (their NCCL
-#    kernels inside the steps) / steps, and the straggler is rank 1.
+#    there), straggler rank 1, 500 us: the others wait, per NCCL kernel inside the
+#    steps, min(500 us, gap to the previous op on its stream) (one kernel of the 21 has
+#    a 234.8125 us gap), / steps, and the straggler is rank 1.
 set -eu
 GD_TMP_TAG=ranks
 # shellcheck source=tests/cli/common.sh
@@ -22,16 +24,16 @@ d = json.load(open(sys.argv[1])); s = d["stragglers"]
 assert d["schema"] == "gpudiag.cluster/1"
 assert s["straggler"] == 2, s
 assert s["collectives"] == 2 and s["collectives_mismatch"] is False, s
-assert abs(s["wait_us_per_step"] - 80) < 1e-9, s
-assert abs(s["wait_share_of_step"] - 80 / 300) < 1e-5, s
+assert abs(s["wait_us_per_step"] - 60) < 1e-9, s
+assert abs(s["wait_share_of_step"] - 60 / 300) < 1e-5, s
 waits = {r["rank"]: r["comm_wait_us_per_step"] for r in d["ranks"]}
-assert waits == {0: 80, 1: 80, 2: 0, 3: 80}, waits
+assert waits == {0: 60, 1: 60, 2: 0, 3: 60}, waits
 assert [r["inputs"][0]["rank"] for r in d["reports"]] == [0, 1, 2, 3]
 assert s["mixed_job"] == [] and not any(r["rank_inferred"] for r in d["ranks"]), s
-# the straggler finding: est_gain = the others' wait share 80 / 300 = 0.2667 -> high
+# the straggler finding: est_gain = the others' wait share 60 / 300 = 0.20 -> high
 f = d["findings"]
 assert [x["id"] for x in f] == ["straggler"], f
-assert f[0]["severity"] == "high" and abs(f[0]["est_gain"] - 80 / 300) < 1e-5, f[0]
+assert f[0]["severity"] == "high" and abs(f[0]["est_gain"] - 60 / 300) < 1e-5, f[0]
 assert f[0]["evidence"]["straggler_rank"] == 2 and f[0]["evidence"]["ranks"] == 4, f[0]
 assert f[0]["bottleneck"] == "communication", f[0]
 PY
@@ -44,7 +46,7 @@ cp "$GD_TEST_DATA/ok_cpu_only.json" "$TMP/syn2/rank100.json"
 if "$GPUDIAG" analyze --json "$TMP/syn2" > "$TMP/syn2.json" && python3 - "$TMP/syn2.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); s = d["stragglers"]
-assert s["straggler"] == 2 and abs(s["wait_us_per_step"] - 80) < 1e-9, s
+assert s["straggler"] == 2 and abs(s["wait_us_per_step"] - 60) < 1e-9, s
 assert len(d["ranks"]) == 5 and d["ranks"][4]["comm_wait_us_per_step"] is None, d["ranks"][4]
 PY
 then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: rank without collectives"; fi
@@ -94,8 +96,8 @@ import json, sys
 d = json.load(open(sys.argv[1])); s = d["stragglers"]
 assert [r["rank"] for r in d["ranks"]] == [0, 2, 3], d["ranks"]
 assert [r["inputs"][0]["rank"] for r in d["reports"]] == [0, 2, 3]
-# ranks 0 and 3 wait 40 us in each of the 2 collectives for rank 2, as with all four
-assert s["straggler"] == 2 and abs(s["wait_us_per_step"] - 80) < 1e-9, s
+# ranks 0 and 3 wait 40 + 20 us in the 2 collectives for rank 2, as with all four
+assert s["straggler"] == 2 and abs(s["wait_us_per_step"] - 60) < 1e-9, s
 # 3 distinct ranks of a world of 4 (gen_ranks writes world_size = --ranks): rank 1 absent
 assert s["world_size"] == 4 and s["missing_ranks"] == 1, s
 assert "Note: only 3 of the job's 4 ranks are here; the 1 absent rank is not compared" in s["verdict"], s
@@ -195,13 +197,31 @@ if "$GPUDIAG" analyze --json "$TMP/range" > "$TMP/range.json" &&
 REAL="$GD_SHARED/data/traces/a100_nccl_2rank_rank0.json.gz"
 if [ -f "$REAL" ]; then
   python3 "$GEN" "$REAL" "$TMP/real" --ranks 3 --straggler 1 --delay-us 500 >/dev/null
-  if "$GPUDIAG" analyze --json "$TMP/real" > "$TMP/real.json" && python3 - "$TMP/real.json" <<'PY'
-import json, sys
+  if "$GPUDIAG" analyze --json "$TMP/real" > "$TMP/real.json" && python3 - "$TMP/real.json" "$REAL" <<'PY'
+import gzip, json, sys
 d = json.load(open(sys.argv[1])); s = d["stragglers"]
 assert s["straggler"] == 1, s
 assert s["collectives_mismatch"] is False, s
+# each NCCL kernel waits min(500, gap to the previous op on its stream), read from the trace
+tr = json.load(gzip.open(sys.argv[2], "rt"))["traceEvents"]
+lanes = {}
+for e in tr:
+    if e.get("ph") == "X" and str(e.get("cat", "")).lower() in ("kernel", "gpu_memcpy", "gpu_memset"):
+        a = e.get("args") or {}
+        lanes.setdefault((a.get("device", e.get("pid")), a.get("stream", e.get("tid"))), []).append(e)
+wait = 0.0
+n = 0
+for v in lanes.values():
+    v.sort(key=lambda e: e["ts"])
+    prev = None
+    for e in v:
+        if e["name"].lower().startswith(("nccl", "rccl")):
+            n += 1
+            wait += 500 if prev is None else min(500, max(0, e["ts"] - prev))
+        prev = e["ts"] + e["dur"] if prev is None else max(prev, e["ts"] + e["dur"])
+assert n == s["collectives"], (n, s["collectives"])  # all of them lie inside the steps
 for r in d["ranks"]:
-    want = 0 if r["rank"] == 1 else 500 * s["collectives"] / r["steps"]
+    want = 0 if r["rank"] == 1 else wait / r["steps"]
     assert abs(r["comm_wait_us_per_step"] - want) < 1e-3, (r, want)
 PY
   then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: ranks from the real trace"; fi

@@ -10,6 +10,8 @@ times to the ns, ratios to 6 significant digits):
   gpu          GPU utilization, Est. SM efficiency, Est. achieved occupancy per device
   step_time    mean / median / min / max
   kernels      the top-10 kernels: name, calls, total_us
+  overruns     clipped GPU ops and the time removed (inputs[].overruns), when the
+               expected values were made with tbp_oracle.py --clip-overruns
 Fields named with --skip are not compared (a documented deviation from TBP;
 see docs/DEFINITIONS.md).  Exit 0 when everything compared is equal.
 """
@@ -104,6 +106,12 @@ def main():
             if g["calls"] != w["calls"]:
                 failures.append(f"top kernel {i} calls {g['calls']} != {w['calls']}")
             check(f"top kernel {i} total_us", g["total_us"], w["total_us"])
+
+    if "overruns" not in skip and "overruns" in exp:
+        got = rep["inputs"][0]["overruns"]
+        if got["ops"] != exp["overruns"]["ops"]:
+            failures.append(f"overrun ops: gpudiag {got['ops']} != oracle {exp['overruns']['ops']}")
+        check("overrun removed_us", got["removed_us"], exp["overruns"]["removed_us"])
 
     if failures:
         print(f"{trace}: {len(failures)} difference(s) from the TBP oracle")

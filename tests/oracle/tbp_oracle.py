@@ -9,7 +9,12 @@ definitions, the TBP file/function each one follows, and TBP's surprising behavi
 This is a reimplementation from reading the plugin, not a copy of it.  Every place where
 the plugin's behaviour is odd is reproduced on purpose and marked "TBP quirk".
 
-Usage:  tbp_oracle.py TRACE [--indent N]
+Usage:  tbp_oracle.py TRACE [--indent N] [--clip-overruns]
+
+--clip-overruns: before anything else, cut every kernel/memcpy/memset whose end lies after the
+start of the next op on its (device, stream) at that start, as Perfetto draws it and gpudiag does
+(docs/DEFINITIONS.md "Sanitising the timeline"; TBP itself does not).  Ops that start together are
+not ordered and not clipped.  The output then has "overruns": {"ops", "removed_us"}.
 """
 
 import gzip
@@ -764,13 +769,39 @@ def num(x):
 
 
 # ---------------------------------------------------------------------------------------
-def analyse(path):
-    return analyse_doc(load_trace(path), path.rsplit("/", 1)[-1])
+def analyse(path, clip_overruns=False):
+    return analyse_doc(load_trace(path), path.rsplit("/", 1)[-1], clip_overruns)
 
 
-def analyse_doc(doc, trace_name):
+def clip_overruns(events):
+    """gpudiag's overrun rule (not TBP's): per (device, stream), ops in start order (ties in file
+    order); an op ending after the next strictly later start on its stream ends there instead."""
+    lanes = {}
+    for e in events:  # already sorted by ts, stably
+        if e.type not in (T_KERNEL, T_MEMCPY, T_MEMSET):
+            continue
+        dev = e.args.get("device", e.pid)
+        stream = e.args.get("stream", e.tid)
+        lanes.setdefault((dev, stream), []).append(e)
+    ops = 0
+    removed = 0
+    for lane in lanes.values():
+        for i, e in enumerate(lane):
+            j = i + 1
+            while j < len(lane) and lane[j].ts == e.ts:
+                j += 1
+            if j < len(lane) and e.end > lane[j].ts:
+                ops += 1
+                removed += e.end - lane[j].ts
+                e.dur = lane[j].ts - e.ts
+                e.end = lane[j].ts
+    return {"ops": ops, "removed_us": removed}
+
+
+def analyse_doc(doc, trace_name, clip=False):
     notes = []
     events, fwdbwd = build_events(doc, notes)
+    overruns = clip_overruns(events) if clip else None
     P = Parsed()
 
     tid2list, tid2zero = parse_nodes(events, P)
@@ -910,7 +941,7 @@ def analyse_doc(doc, trace_name):
                           and gm[g]["gpu_utilization"] < 0.5],
     }
 
-    return {
+    out = {
         "oracle": "tbp_oracle.py (TensorBoard profiler plugin definitions)",
         "trace": trace_name,
         "has_profiler_steps": P.had_profiler_steps,
@@ -956,6 +987,9 @@ def analyse_doc(doc, trace_name):
         },
         "notes": notes,
     }
+    if overruns is not None:
+        out["overruns"] = overruns
+    return out
 
 
 def main(argv):
@@ -966,7 +1000,7 @@ def main(argv):
     indent = 1
     if "--indent" in argv:
         indent = int(argv[argv.index("--indent") + 1])
-    res = analyse(argv[1])
+    res = analyse(argv[1], "--clip-overruns" in argv)
     sys.stdout.write(json.dumps(res, indent=indent, sort_keys=False) + "\n")
     return 0
 

@@ -1,0 +1,89 @@
+#!/bin/sh
+# Sanitising the timeline (docs/DEFINITIONS.md "Sanitising the timeline"; issue 19
+# classes 4 and 5), on inputs built by hand, expected values derived by hand.
+#
+# 1. tests/data/warn_overrun_rocm.json (ROCm, AMD-AGI/TraceLens#669: a kernel's `dur`
+#    runs far past the next kernel on its stream).  One device, stream 0:
+#      step 1 [1000,1100]: G 1020 dur 300 (recorded end 1320), E 1060 dur 20
+#      step 2 [1100,1200]: G 1120 dur 30,  E 1160 dur 20
+#      step 3 [1200,1300]: G 1220 dur 55 (end 1275), E 1270 dur 20
+#    Overruns: G@1020 ends 1320 > next start 1060 -> clipped to 40, 260 us removed;
+#    G@1220 ends 1275 > 1270 -> clipped to 50, 5 us removed: ops 2, removed_us 265.
+#    Kernels then: 40+20+30+20+50+20 = 180 us; steps 1..3 each 100 us (device ends
+#    1080, 1180, 1290 all inside their host steps); utilization 180 / 300 = 0.6.
+#    Without clipping step 1 would end at 1320 and steps 2 and 3 would be 0 us
+#    ([1320,1320] each, TBP's rule).  removed 265 >= 1% of (180 + 265) -> medium.
+# 2. tests/data/ok_step_device_tail.json: a long kernel genuinely runs past a whole step
+#    on another stream (no overrun: each stream's ops are serial):
+#      step 1 [1000,1100] launches K1 1020..1350 (stream 7)
+#      step 2 [1100,1200] launches K2 1120..1150 (stream 8)
+#      step 3 [1200,1400] launches K3 1360..1380 (stream 8)
+#    TBP: step 1 ends 1350, step 2 = [1350,1350] (0 us), step 3 [1350,1400].
+#    gpudiag: step 2 would be 0 us, so step 1 is cut at step 2's host start:
+#    steps [1000,1100] [1100,1200] [1200,1400] = 100, 100, 200 us; steps_shortened 1.
+set -eu
+GD_TMP_TAG=sanitize
+# shellcheck source=tests/cli/common.sh
+. "$(cd "$(dirname "$0")" && pwd)/common.sh"
+rc=0
+
+PY=$(cat <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+inp = d["inputs"][0]
+f = {x["id"]: x for x in d["findings"]}
+o = f.get("input_ops_overrun", {})
+checks = [
+    ("overruns.ops", inp["overruns"]["ops"], 2),
+    ("overruns.removed_us", inp["overruns"]["removed_us"], 265),
+    ("kernel_time_us", d["summary"]["kernel_time_us"], 180),
+    ("steps", [s["duration_us"] for s in d["steps"]], [100, 100, 100]),
+    ("step ends", [s["end_us"] for s in d["steps"]], [1100, 1200, 1300]),
+    ("no 0 us step", min(s["duration_us"] for s in d["steps"]) > 0, True),
+    ("gpu_utilization", d["summary"]["gpu_utilization"], 0.6),
+    ("steps_shortened", d["breakdown"]["steps_shortened"], 0),
+    ("finding", "input_ops_overrun" in f, True),
+    ("severity", o.get("severity"), "medium"),
+    ("ev clipped_ops", o.get("evidence", {}).get("clipped_ops"), 2),
+    ("ev removed_us", o.get("evidence", {}).get("removed_us"), 265),
+    ("kind", o.get("kind"), "input"),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-06)
+EOF
+)
+check_both_readers "$GD_TEST_DATA/warn_overrun_rocm.json" "$PY" || rc=1
+
+"$GPUDIAG" analyze --no-color "$GD_TEST_DATA/warn_overrun_rocm.json" > "$TMP/overrun.txt"
+grep -q '2 GPU op(s) ran past the start of the next op on their stream; each was clipped there (265.0 us' \
+  "$TMP/overrun.txt" || { echo "FAIL text: input_ops_overrun"; rc=1; }
+
+PY2=$(cat <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+checks = [
+    ("steps", [(s["start_us"], s["end_us"]) for s in d["steps"]], [(1000, 1100), (1100, 1200), (1200, 1400)]),
+    ("steps_shortened", d["breakdown"]["steps_shortened"], 1),
+    ("overruns.ops", d["inputs"][0]["overruns"]["ops"], 0),
+    ("no input_ops_overrun", "input_ops_overrun" in {x["id"] for x in d["findings"]}, False),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-06)
+EOF
+)
+check_both_readers "$GD_TEST_DATA/ok_step_device_tail.json" "$PY2" || rc=1
+
+# the TBP oracle's --clip-overruns finds the same ops and time on the ROCm input
+if [ -n "${GD_SRC:-}" ] || [ -f "$HERE/../oracle/tbp_oracle.py" ]; then
+    python3 "$HERE/../oracle/tbp_oracle.py" "$GD_TEST_DATA/warn_overrun_rocm.json" --clip-overruns > "$TMP/oracle.json"
+    python3 - "$TMP/oracle.json" <<'EOF' || { echo "FAIL: oracle overruns"; rc=1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["overruns"] == {"ops": 2, "removed_us": 265}, d["overruns"]
+assert d["kernel_total_us"] == 180, d["kernel_total_us"]
+EOF
+fi
+[ "$rc" -eq 0 ] && echo "test_sanitize: all passed"
+exit $rc
