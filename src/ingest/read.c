@@ -83,6 +83,10 @@ gpudiag_status gd_trace_read_stream(FILE *fp, const char *name, const gpudiag_re
     gpudiag_status st = gd_kineto_read_fp_opts(fp, name, opts, out, err);
     if (st != GPUDIAG_OK || (*out)->header_only)
         return st;
+    if (gd_sanitize(*out) != 0) {
+        gpudiag_trace_free(out);
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, name, -1, "out of memory");
+    }
     const char *rname = opts ? opts->step_range : NULL;
     if (rname && rname[0] && gd_steps_select(*out, rname, 0) != 0) {
         gpudiag_trace_free(out);
