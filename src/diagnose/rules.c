@@ -247,7 +247,7 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
             gd_fb_ev(f, "uncategorised_events", (double)t->uncategorised_events);
             gd_fb_text(b, f,
                  gd_format("No GPU activity recognised: %llu complete event(s) carry no category (\"cat\"), so "
-                           "the trace was not written by the PyTorch profiler and GPU work may be among them",
+                           "device work may be among them (another profiler's or another accelerator's events)",
                            (unsigned long long)t->uncategorised_events),
                  gd_format("gpudiag tells kernels, copies and CPU ops apart by the PyTorch profiler's event "
                            "categories (kernel, gpu_memcpy, cpu_op, cuda_runtime, ...). Record the run with "
@@ -1341,9 +1341,8 @@ static void verdict(fbuilder *b, const gpudiag_trace *t)
     } else if (!r->has_gpu) {
         on = "cpu_only_trace";
         if (!r->input.legacy_profiler && t->uncategorised_events > 0)
-            v = gd_format("No GPU activity recognised, but %llu event%s carry no category (not a PyTorch profiler "
-                          "trace): GPU work may be among them, so nothing can be said about the GPU (%zu host "
-                          "step%s).",
+            v = gd_format("No GPU activity recognised, but %llu event%s carry no category: device work may be "
+                          "among them, so nothing can be said about the GPU (%zu host step%s).",
                           (unsigned long long)t->uncategorised_events, t->uncategorised_events == 1 ? "" : "s", r->step_count,
                           r->step_count == 1 ? "" : "s");
         else
