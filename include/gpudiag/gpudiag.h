@@ -352,6 +352,11 @@ typedef enum gpudiag_idle_cause {
                                        warm-up: not steady state, left out of the estimates */
     GPUDIAG_IDLE_COMPILATION,     /**< torch.compile (Dynamo/Inductor/Triton) compiling on the host;
                                        left out of the estimates */
+    GPUDIAG_IDLE_STREAM_WAIT,     /**< the next op was already queued (launched before the gap) and the
+                                       gap is not a kernel-to-kernel delay: the stream waited on an
+                                       event, another stream or a graph dependency, not on the host */
+    GPUDIAG_IDLE_KERNEL_WAIT,     /**< the next op was already queued and the gap is < 30 µs, or lies
+                                       between two ops of one graph replay: launch overhead on the GPU */
     GPUDIAG_IDLE_CAUSE_COUNT
 } gpudiag_idle_cause;
 
@@ -646,6 +651,11 @@ typedef struct gpudiag_report {
                                        tile their span, larger when they leave time between them; NaN without
                                        steps (DEFINITIONS "Idle gaps and their causes") */
     double idle_cause_us[GPUDIAG_IDLE_CAUSE_COUNT]; /**< idle_gap_us split by cause */
+    double stream_wait_graph_us;  /**< of idle_cause_us[STREAM_WAIT]: gaps whose next op came from a graph launch */
+    double stream_wait_event_us;  /**< of idle_cause_us[STREAM_WAIT], not graph: a cudaStreamWaitEvent-type call
+                                       started between the launches of the ops before and after the gap */
+    double queued_host_us;        /**< of the stream_wait and kernel_wait gaps: the time a runtime call or CPU Exec
+                                       op ran (what the breakdown counts as host time, not the host's fault) */
     double collective_host_us;    /**< of idle_cause_us[COMMUNICATION]: gaps won by the host side of coalesced
                                        collectives (flatten/unflatten_dense_tensors), summed over devices */
     uint64_t idle_gap_count;

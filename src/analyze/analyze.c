@@ -228,6 +228,10 @@ unsigned gd_name_flags(actx *a, uint32_t id)
         v |= NF_PAGEABLE;
     if (gd_kernel_is_fused_optimizer(nm, nl))
         v |= NF_FUSED_OPT;
+    if (gd_runtime_is_graph_launch(nm, nl))
+        v |= NF_GRAPH_LAUNCH;
+    if (gd_runtime_is_stream_wait_event(nm, nl))
+        v |= NF_WAIT_EVENT;
     v |= (unsigned)gd_copy_kind(nm, nl) << NF_COPY_SHIFT;
     v |= (unsigned)gd_kernel_class(nm, nl) << NF_CLASS_SHIFT;
     a->nflags[id] = (uint16_t)v;

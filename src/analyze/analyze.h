@@ -53,6 +53,8 @@ enum gd_name_flag {
     NF_QLAUNCH = 1u << 4,     /* launch call counted by HTA's queue length */
     NF_PAGEABLE = 1u << 5,    /* memcpy touching pageable memory */
     NF_FUSED_OPT = 1u << 6,   /* multi-tensor / fused optimizer kernel */
+    NF_GRAPH_LAUNCH = 1u << 7, /* CUDA/HIP graph launch call */
+    NF_WAIT_EVENT = 1u << 14, /* cudaStreamWaitEvent and kin */
     NF_COPY_SHIFT = 8,        /* bits 8-9: gpudiag_copy_kind of a memcpy name */
     NF_CLASS_SHIFT = 10,      /* bits 10-13: gpudiag_kernel_class of a kernel name */
     NF_DONE = 1u << 15

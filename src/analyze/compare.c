@@ -678,7 +678,8 @@ static const char *const cause_keys[GPUDIAG_IDLE_CAUSE_COUNT] = {
     "idle.by_cause_share_of_step.sync",      "idle.by_cause_share_of_step.dataloader",
     "idle.by_cause_share_of_step.communication", "idle.by_cause_share_of_step.optimizer",
     "idle.by_cause_share_of_step.host_launch", "idle.by_cause_share_of_step.other",
-    "idle.by_cause_share_of_step.startup", "idle.by_cause_share_of_step.compilation"};
+    "idle.by_cause_share_of_step.startup", "idle.by_cause_share_of_step.compilation",
+    "idle.by_cause_share_of_step.stream_wait", "idle.by_cause_share_of_step.kernel_wait"};
 
 /* a finding id over a group's runs */
 typedef struct fagg {

@@ -33,7 +33,7 @@
 #define GD_MAX_LAUNCH_QUEUE 1024     /* HTA: CUDA_MAX_LAUNCH_QUEUE_PER_STREAM */
 
 enum { HOST_SYNC = 0, HOST_DATALOADER, HOST_COMM, HOST_OPTIMIZER, HOST_OTHER, HOST_COMPILE, HOST_WARMUP, HOST_COALESCE,
-       HOST_FIRST_CALL, HOST_MPI, HOST_SETS };
+       HOST_FIRST_CALL, HOST_MPI, HOST_ROLE, HOST_SETS }; /* HOST_ROLE: runtime calls and CPU Exec ops (TBP's host roles) */
 
 /* Host activity whose name shows torch.compile at work (DEFINITIONS "Idle gaps
  * and their causes", rule 0).  Not "TorchDynamo Cache Lookup" (the guard check
@@ -534,6 +534,56 @@ out:
     return rc;
 }
 
+/* A GPU op of one device for the queued-work rule (DEFINITIONS "Idle gaps and
+ * their causes", rule 0b): its span, its launch call's start (INT64_MAX when no
+ * call joins it) and whether that call is a graph launch. */
+typedef struct dev_op {
+    int64_t ts, end, launch, launch_end, corr;
+    uint32_t graph;
+    uint32_t pad;
+} dev_op;
+
+/* The device's GPU ops into *out (reused), sorted by start. */
+static int device_ops(actx *a, int dev, gd_vec *out)
+{
+    const gpudiag_trace *t = a->t;
+    out->len = 0;
+    for (size_t i = 0; i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        if (op->device != dev)
+            continue;
+        const gd_runtime *rt = (op->flags & GD_GF_HAS_CORR) ? gd_runtime_for(a, op->correlation) : NULL;
+        dev_op d = {op->ts_ns, op->ts_ns + op->dur_ns, rt ? rt->ts_ns : INT64_MAX,
+                    rt ? rt->ts_ns + gd_rt_dur(t, rt) : INT64_MAX, rt ? op->correlation : 0,
+                    rt && (gd_name_flags(a, rt->name_id) & NF_GRAPH_LAUNCH), 0};
+        if (!gd_vec_push(out, &d))
+            return -1;
+    }
+    if (out->len && gd_radix_sort_i64(out->data, out->len, sizeof(dev_op), offsetof(dev_op, ts)) != 0)
+        return -1;
+    return 0;
+}
+
+/* Any of the sorted times ts[0..n) in [lo, hi]. */
+static int any_in(const int64_t *ts, size_t n, int64_t lo, int64_t hi)
+{
+    size_t l = 0, h = n;
+    while (l < h) {
+        size_t m = l + (h - l) / 2;
+        if (ts[m] < lo)
+            l = m + 1;
+        else
+            h = m;
+    }
+    return l < n && ts[l] <= hi;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t p = *(const int64_t *)x, q = *(const int64_t *)y;
+    return p < q ? -1 : p > q;
+}
+
 /* A device-idle gap at the edge of the window that counts as start-up (or the
  * idle tail after the last GPU op): DEFINITIONS "Idle gaps and their causes",
  * rule 0.  `none_busy`: the device ran nothing in the window. */
@@ -578,8 +628,10 @@ int gd_build_idle(actx *a)
         gd_vec_init(&host[h], sizeof(gd_iv));
     gd_vec_init(&busy, sizeof(gd_iv));
     gd_vec_init(&idle, sizeof(gd_iv));
-    gd_vec all;
+    gd_vec all, dops, waits;
     gd_vec_init(&all, sizeof(gpudiag_gap));
+    gd_vec_init(&dops, sizeof(dev_op));
+    gd_vec_init(&waits, sizeof(int64_t));
     gpudiag_gap *top = calloc(GD_TOP_GAPS, sizeof *top);
     size_t ntop = 0;
     kept_gap *kept = a->max_gaps ? malloc(a->max_gaps * sizeof *kept) : NULL;
@@ -615,9 +667,13 @@ int gd_build_idle(actx *a)
                 r->sync_time_us += (double)gd_rt_dur(t, rt) / 1000.0;
             }
         }
-        if (gd_iv_push(&host[HOST_OTHER], rt->ts_ns, e))
+        if (gd_iv_push(&host[HOST_OTHER], rt->ts_ns, e) || gd_iv_push(&host[HOST_ROLE], rt->ts_ns, e))
+            goto out;
+        if ((gd_name_flags(a, rt->name_id) & NF_WAIT_EVENT) && !gd_vec_push(&waits, &rt->ts_ns))
             goto out;
     }
+    if (waits.len)
+        qsort(waits.data, waits.len, sizeof(int64_t), cmp_i64);
     if (first_calls(a, &host[HOST_FIRST_CALL]) != 0)
         goto out;
     /* per name id: 1 = checked, 2 = compilation, 4 = warm-up */
@@ -635,6 +691,8 @@ int gd_build_idle(actx *a)
         if ((*nc & 2) && gd_iv_push(&host[HOST_COMPILE], c->ts_ns, c->ts_ns + gd_cpu_dur(t, c)))
             goto out;
         if ((*nc & 4) && gd_iv_push(&host[HOST_WARMUP], c->ts_ns, c->ts_ns + gd_cpu_dur(t, c)))
+            goto out;
+        if (c->role == GD_CR_CPU_EXEC && gd_iv_push(&host[HOST_ROLE], c->ts_ns, c->ts_ns + gd_cpu_dur(t, c)))
             goto out;
         if (c->cat == GD_CPU_PYFUNC)
             continue;
@@ -680,6 +738,10 @@ int gd_build_idle(actx *a)
         gd_iv span = {a->span_s, a->span_e};
         idle.len = gd_iv_subtract(&span, 1, busy.data, busy.len, idle.data);
         size_t hint[HOST_SETS] = {0};
+        if (device_ops(a, dev, &dops) != 0)
+            goto out;
+        const dev_op *dop = dops.data;
+        size_t dp = 0, prev = SIZE_MAX;
         for (size_t g = 0; g < idle.len; g++) {
             const gd_iv *gap = (const gd_iv *)idle.data + g;
             int64_t len = gap->e - gap->s;
@@ -695,11 +757,38 @@ int gd_build_idle(actx *a)
             int64_t comp = overlap(&host[HOST_COMPILE], &hint[HOST_COMPILE], gap->s, gap->e);
             int64_t warm = overlap(&host[HOST_WARMUP], &hint[HOST_WARMUP], gap->s, gap->e);
             int64_t first = overlap(&host[HOST_FIRST_CALL], &hint[HOST_FIRST_CALL], gap->s, gap->e);
+            /* queued work (rule 0b): the op ending the gap (the latest-ending op
+             * before it) and the op(s) starting at its end */
+            while (dp < dops.len && dop[dp].ts < gap->e) {
+                if (prev == SIZE_MAX || dop[dp].end > dop[prev].end)
+                    prev = dp;
+                dp++;
+            }
+            size_t next = SIZE_MAX;
+            for (size_t q = dp; q < dops.len && dop[q].ts == gap->e; q++)
+                if (next == SIZE_MAX || dop[q].launch_end < dop[next].launch_end)
+                    next = q;
+            const dev_op *nx = next != SIZE_MAX ? &dop[next] : NULL, *pv = prev != SIZE_MAX ? &dop[prev] : NULL;
+            /* inside one graph replay, or the launch call had returned when the GPU went idle */
+            int one_replay = nx && nx->graph && pv && pv->graph && pv->corr == nx->corr;
+            int queued = nx && (one_replay || nx->launch_end <= gap->s);
             if (comp > 0 && 2 * comp >= len) {
                 cause = GPUDIAG_IDLE_COMPILATION;
             } else if (startup_edge(a, gap, busy.len == 0) || (warm > 0 && 2 * warm >= len) ||
                        (first > 0 && 2 * first >= len)) {
                 cause = GPUDIAG_IDLE_STARTUP;
+            } else if (queued) {
+                r->queued_host_us += (double)overlap(&host[HOST_ROLE], &hint[HOST_ROLE], gap->s, gap->e) / 1000.0;
+                if (len < GD_KERNEL_WAIT_NS || one_replay) {
+                    cause = GPUDIAG_IDLE_KERNEL_WAIT;
+                } else {
+                    cause = GPUDIAG_IDLE_STREAM_WAIT;
+                    if (nx->graph)
+                        r->stream_wait_graph_us += (double)len / 1000.0;
+                    else if (pv && pv->launch != INT64_MAX && pv->launch <= nx->launch &&
+                             any_in(waits.data, waits.len, pv->launch, nx->launch))
+                        r->stream_wait_event_us += (double)len / 1000.0;
+                }
             } else if (has_mpi && 2 * overlap(&host[HOST_MPI], &hint[HOST_MPI], gap->s, gap->e) >= len) {
                 cause = GPUDIAG_IDLE_COMMUNICATION; /* the host was in MPI, even after a sync */
             } else if (j < host[HOST_SYNC].len && sy[j].s <= gap->s && sy[j].e + GD_SYNC_SLACK_NS >= gap->s) {
@@ -787,6 +876,8 @@ int gd_build_idle(actx *a)
 out:
     gd_coll_join_free(&mpi);
     gd_vec_free(&all);
+    gd_vec_free(&dops);
+    gd_vec_free(&waits);
     for (int h = 0; h < HOST_SETS; h++)
         gd_vec_free(&host[h]);
     gd_vec_free(&busy);

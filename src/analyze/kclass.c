@@ -177,6 +177,25 @@ int gd_runtime_is_queue_launch(const char *n, size_t len)
     return 0;
 }
 
+/* name is base, or base followed by '_' and a suffix (_v10000, _ptsz, _spt) */
+static int base_name_is(const char *n, size_t len, const char *base)
+{
+    size_t bl = strlen(base);
+    return len >= bl && memcmp(n, base, bl) == 0 && (len == bl || n[bl] == '_');
+}
+
+int gd_runtime_is_graph_launch(const char *n, size_t len)
+{
+    return base_name_is(n, len, "cudaGraphLaunch") || base_name_is(n, len, "cuGraphLaunch") ||
+           base_name_is(n, len, "hipGraphLaunch");
+}
+
+int gd_runtime_is_stream_wait_event(const char *n, size_t len)
+{
+    return base_name_is(n, len, "cudaStreamWaitEvent") || base_name_is(n, len, "cuStreamWaitEvent") ||
+           base_name_is(n, len, "hipStreamWaitEvent");
+}
+
 gpudiag_copy_kind gd_copy_kind(const char *name, size_t len)
 {
     if (gd_icontains(name, len, "htod"))

@@ -32,6 +32,15 @@ int gd_runtime_is_sync(const char *name, size_t len);
  * cudaGraphLaunch. */
 int gd_runtime_is_queue_launch(const char *name, size_t len);
 
+/* A CUDA/HIP graph launch call (cudaGraphLaunch, hipGraphLaunch, cuGraphLaunch;
+ * a version or _ptsz/_spt suffix is ignored): the GPU ops of one replay carry its
+ * correlation id. */
+int gd_runtime_is_graph_launch(const char *name, size_t len);
+
+/* A call that makes a stream wait on an event recorded elsewhere
+ * (cudaStreamWaitEvent, cuStreamWaitEvent, hipStreamWaitEvent; suffixes ignored). */
+int gd_runtime_is_stream_wait_event(const char *name, size_t len);
+
 /* Direction of a memcpy from Kineto's name ("Memcpy HtoD (Pinned -> Device)"). */
 gpudiag_copy_kind gd_copy_kind(const char *name, size_t len);
 

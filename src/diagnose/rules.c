@@ -550,11 +550,71 @@ static void rule_collective_host(fbuilder *b)
                    "buffers few and large, or register them as non-persistent state outside the module."));
 }
 
+/* Device-idle time of a cause ÷ devices, as a share of the analysed time (the
+ * unit of collective_host_share); 0 when none. */
+static double idle_cause_share(const gpudiag_report *r, gpudiag_idle_cause c)
+{
+    size_t nd = r->timeline.device_count;
+    if (!r->has_gpu || !nd || !r->step_count || !(r->avg_step_us > 0) || !(r->idle_cause_us[c] > 0))
+        return 0;
+    double s = r->idle_cause_us[c] / (double)nd / ((double)r->step_count * r->avg_step_us);
+    return s > 1 ? 1 : s;
+}
+
+/* Host time (runtime + CPU Exec) inside idle gaps with work already queued
+ * (causes stream_wait and kernel_wait, DEFINITIONS "Idle gaps and their causes",
+ * rule 0b) ÷ devices, as a share of the analysed time: the breakdown counts it
+ * as host time, but the GPU was not waiting for the host. */
+static double queued_share(const gpudiag_report *r)
+{
+    size_t nd = r->timeline.device_count;
+    if (!r->has_gpu || !nd || !r->step_count || !(r->avg_step_us > 0) || !(r->queued_host_us > 0))
+        return 0;
+    double s = r->queued_host_us / (double)nd / ((double)r->step_count * r->avg_step_us);
+    return s > 1 ? 1 : s;
+}
+
+static void rule_stream_wait(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    double s = idle_cause_share(r, GPUDIAG_IDLE_STREAM_WAIT);
+    if (!(s >= GD_STREAM_WAIT_SHARE_MIN))
+        return;
+    double nd = (double)r->timeline.device_count, per = nd * (double)r->step_count;
+    double graph = r->stream_wait_graph_us, event = r->stream_wait_event_us;
+    double all = r->idle_cause_us[GPUDIAG_IDLE_STREAM_WAIT];
+    /* the estimate covers the waits the trace explains (a graph launch, an event
+     * wait); the rest waited for nothing the trace shows: no estimate, and the
+     * verdict counts it as idle with no visible cause */
+    double explained = (graph + event) / all * s;
+    gpudiag_finding *f = gd_fb_add(b, "stream_wait", sev_for_share(s), 1, GPUDIAG_BN_SYNCHRONIZATION,
+                                   explained > 0 ? explained : NAN);
+    gd_fb_ev(f, "stream_wait_share", s);
+    gd_fb_ev(f, "stream_wait_us_per_step", all / per);
+    gd_fb_ev(f, "graph_us_per_step", graph / per);
+    gd_fb_ev(f, "event_us_per_step", event / per);
+    const char *what = 2 * graph >= all   ? "mostly behind CUDA/HIP graph launches (a dependency inside the graph)"
+                       : 2 * event >= all ? "mostly after cudaStreamWaitEvent calls (a wait on another stream's event)"
+                                          : "on events, other streams or work outside the trace";
+    gd_fb_text(b, f,
+         gd_format("The GPU sits idle %.1f%% of each step with work already queued: its streams wait, %s, not "
+                   "on the CPU",
+                   100.0 * s, what),
+         gd_format("The next op had been launched before the GPU went idle, so faster launching will not help. "
+                   "Look at the gaps of cause stream_wait under IDLE GAPS: a stream waiting on an event from "
+                   "another stream (cudaStreamWaitEvent, torch.cuda.Stream.wait_stream / wait_event, "
+                   "record_stream) serialises work that could overlap: record the event right after the work it "
+                   "guards, and move independent work to the waiting stream. Inside a CUDA graph, look for host "
+                   "nodes, event-wait nodes and copies from pageable memory. A wait for another process or an "
+                   "uninstrumented library does not show in the trace."));
+}
+
 static void rule_host_overhead(fbuilder *b)
 {
     gpudiag_report *r = b->r;
-    /* start-up and the host side of collectives are reported on their own */
-    double startup = startup_share(r) + collective_host_share(r);
+    /* start-up and the host side of collectives are reported on their own; idle
+     * with work queued is not the host's (a host verdict needs an empty queue) */
+    double startup = startup_share(r) + collective_host_share(r) + queued_share(r);
     double host = role_share(r, GPUDIAG_ROLE_RUNTIME) + role_share(r, GPUDIAG_ROLE_CPU_EXEC) - startup;
     if (isnan(host) || host < GD_HOST_SHARE_MIN || isnan(r->gpu_utilization) || r->gpu_utilization >= 0.8)
         return;
@@ -579,6 +639,8 @@ static void rule_host_overhead(fbuilder *b)
         gd_fb_ev(f, "startup_share_excluded", startup_share(r));
     if (collective_host_share(r) > 0)
         gd_fb_ev(f, "collective_host_share_excluded", collective_host_share(r));
+    if (queued_share(r) > 0)
+        gd_fb_ev(f, "queued_share_excluded", queued_share(r));
     if (queue_runs_dry)
         gd_fb_text(b, f,
              gd_format("The GPU runs out of queued work at points in the step: framework ops and launch calls "
@@ -1231,6 +1293,8 @@ static const char *short_fix(const gpudiag_finding *f)
         return "pin_memory=True and non_blocking copies";
     if (strcmp(id, "collective_host_work") == 0)
         return "DDP broadcast_buffers=False";
+    if (strcmp(id, "stream_wait") == 0)
+        return "find what the queued streams wait on: events, graph dependencies";
     if (strcmp(id, "sync_stall") == 0)
         return "no .item()/.cpu()/synchronize inside the step";
     if (strcmp(id, "offload_transfer") == 0)
@@ -1240,14 +1304,23 @@ static const char *short_fix(const gpudiag_finding *f)
     return "see findings";
 }
 
-/* Device-idle time of cause `other` (no visible cause) ÷ devices ÷ the steps span, 0 when unknown
- * (FINDINGS "Verdict"). */
+/* stream_wait time with no graph launch or stream-wait-event call to explain it, µs. */
+static double stream_wait_unexplained_us(const gpudiag_report *r)
+{
+    double u = r->idle_cause_us[GPUDIAG_IDLE_STREAM_WAIT] - r->stream_wait_graph_us - r->stream_wait_event_us;
+    return u > 0 ? u : 0;
+}
+
+/* Device-idle time with no visible cause — cause `other`, and `stream_wait` that
+ * no graph launch or event wait explains — ÷ devices ÷ the steps span, 0 when
+ * unknown (FINDINGS "Verdict"). */
 static double other_idle_share(const gpudiag_report *r)
 {
     size_t nd = r->timeline.device_count;
     if (!nd || !r->step_count || !(r->idle_step_us > 0))
         return 0;
-    return r->idle_cause_us[GPUDIAG_IDLE_OTHER] / (double)nd / ((double)r->step_count * r->idle_step_us);
+    return (r->idle_cause_us[GPUDIAG_IDLE_OTHER] + stream_wait_unexplained_us(r)) / (double)nd /
+           ((double)r->step_count * r->idle_step_us);
 }
 
 /* "24%" or "no estimate" for a finding's est_gain, into buf[cap]. */
@@ -1366,10 +1439,14 @@ static void verdict(fbuilder *b, const gpudiag_trace *t)
     } else if (!isnan(r->gpu_utilization) && r->gpu_utilization >= GD_LOW_UTIL_MAX &&
                other_idle_share(r) >= GD_UNEXPLAINED_IDLE_MAX) {
         v = gd_format("The GPU is idle %.0f%% of the step, and %.0f%% of the step is idle time with no visible cause "
-                      "in the trace (no host activity, sync, DataLoader, communication or copy during it). Look at "
+                      "in the trace (no host activity, sync, DataLoader, communication or copy during it%s). Look at "
                       "the largest gaps under IDLE GAPS; work the profiler did not record (another process, an "
                       "uninstrumented library) may sit there.%s",
-                      100.0 * (1.0 - r->gpu_utilization), 100.0 * other_idle_share(r), note);
+                      100.0 * (1.0 - r->gpu_utilization), 100.0 * other_idle_share(r),
+                      stream_wait_unexplained_us(r) > 0 ? "; or work already queued that waited for nothing the trace "
+                                                          "shows"
+                                                        : "",
+                      note);
     } else if (!isnan(r->gpu_utilization) && r->gpu_utilization >= GD_LOW_UTIL_MAX) {
         r->bottleneck = GPUDIAG_BN_COMPUTE;
         const gpudiag_finding *tc = NULL;
@@ -1421,6 +1498,7 @@ int gd_diagnose(const gpudiag_trace *t, gpudiag_report *r)
         rule_host_overhead(&b);
         rule_communication(&b);
         rule_collective_host(&b);
+        rule_stream_wait(&b);
         rule_offload(&b);
         rule_memcpy(&b);
         rule_small_gemms(&b);

@@ -32,6 +32,7 @@
 #define GD_OPT_KERNELS_PER_STEP_MIN 100.0 /* kernels launched inside Optimizer.step per step */
 #define GD_OPT_SHARE_MIN 0.03            /* Optimizer.step host time, of the step */
 #define GD_PAGEABLE_SHARE_MIN 0.01       /* pageable copies' time, of the step */
+#define GD_STREAM_WAIT_SHARE_MIN 0.05    /* idle with work queued, of the step (stream_wait) */
 #define GD_SYNC_SHARE_MIN 0.05           /* GPU idle after host sync calls, of the step */
 #define GD_TC_ELIGIBLE_SHARE_MIN 0.10    /* GEMM+conv share of kernel time */
 #define GD_TC_SHARE_MAX 0.01             /* Tensor Core share treated as "none" */

@@ -58,6 +58,7 @@ const char *gpudiag_idle_cause_name(gpudiag_idle_cause cause)
 {
     static const char *const names[GPUDIAG_IDLE_CAUSE_COUNT] = {
         "sync", "dataloader", "communication", "optimizer", "host_launch", "other", "startup", "compilation",
+        "stream_wait", "kernel_wait",
     };
     return (unsigned)cause < GPUDIAG_IDLE_CAUSE_COUNT ? names[cause] : "unknown";
 }

@@ -556,6 +556,8 @@ static void write_idle(jw *w, const gpudiag_report *r)
     yajl_gen_map_close(w->g);
     kv_us(w, "step_window_us", r->has_gpu && r->step_count ? r->idle_step_us : NAN);
     kv_us(w, "collective_host_us", r->has_gpu && r->step_count ? r->collective_host_us : NAN);
+    kv_us(w, "stream_wait_graph_us", r->has_gpu && r->step_count ? r->stream_wait_graph_us : NAN);
+    kv_us(w, "stream_wait_event_us", r->has_gpu && r->step_count ? r->stream_wait_event_us : NAN);
     kv_int(w, "sync_calls", (long long)r->sync_calls);
     kv_us(w, "sync_time_us", r->sync_time_us);
     key(w, "top_gaps");

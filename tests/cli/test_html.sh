@@ -11,7 +11,7 @@
 #     trace): the steps span [1000,2000] us in 500 bins of 2 us; stream 7 is
 #     busy k1 [1000,1100] k2 [1300,1400] k3 [1500,1600] k4 [1800,2000] = 500 us;
 #     bin 0 [1000,1002] busy 2, bin 50 [1100,1102] idle by sync 2; sync idle
-#     fills bins 50..149 (200 us), dataloader 200..249, host_launch 300..399;
+#     fills bins 50..149 (200 us), dataloader 200..249, stream_wait 300..399 (test_idle.sh);
 #     busy + idle = 2 us in every bin; the queue holds 1 op from the k2 launch
 #     at 1250 to its start at 1300 (bins 125..149) and 0 in bins 150..209
 #     (k3 launched at 1420 = bin 210); idle.gaps lists the 3 gaps in time order.
@@ -93,7 +93,7 @@ s = t["streams"][0]; dv = t["devices"][0]; idle = dv["idle_us"]
 eq("lane", (s["device"], s["stream"]), (0, 7))
 eq("busy sum", sum(s["busy_us"]), 500); eq("device busy sum", sum(dv["busy_us"]), 500)
 eq("bin0 busy", s["busy_us"][0], 2); eq("bin50 busy", s["busy_us"][50], 0)
-want = {"sync": range(50, 150), "dataloader": range(200, 250), "host_launch": range(300, 400)}
+want = {"sync": range(50, 150), "dataloader": range(200, 250), "stream_wait": range(300, 400)}
 for c, v in idle.items():
     eq(c + " bins", [i for i, x in enumerate(v) if x], list(want.get(c, [])))
     eq(c + " per bin", set(x for x in v if x), {2} if c in want else set())
@@ -102,14 +102,14 @@ q = s["queue_max"]
 eq("queue 125..149", set(q[125:150]), {1}); eq("queue 150..209", set(q[150:210]), {0}); eq("queue 210", q[210], 1)
 g = d["idle"]["gaps"]
 eq("gaps", [(x["start_us"], x["duration_us"], x["cause"], x["step"]) for x in g],
-   [(1100, 200, "sync", 1), (1400, 100, "dataloader", 1), (1600, 200, "host_launch", 1)])
+   [(1100, 200, "sync", 1), (1400, 100, "dataloader", 1), (1600, 200, "stream_wait", 1)])
 eq("gaps_listed", d["idle"]["gaps_listed"], 3)
 for b in bad: print("FAIL timeline:", b)
 sys.exit(1 if bad else 0)
 PYEOF
 then ok; else nok "timeline values"; fi
 "$GPUDIAG" analyze -q --html "$TMP/idle.html" "$GD_TEST_DATA/ok_idle_causes.json" >/dev/null
-if python3 "$CHECK" "$TMP/idle.html" "200.0 µs/step (20.0% of step)" "GPU 0 idle, host launch: 200.0 µs"; then ok; else nok "idle page values"; fi
+if python3 "$CHECK" "$TMP/idle.html" "200.0 µs/step (20.0% of step)" "GPU 0 idle, stream wait: 200.0 µs"; then ok; else nok "idle page values"; fi
 
 # 5. usage and output errors
 "$GPUDIAG" analyze --html "$TMP/x.html" "$GD_TEST_DATA/ok_idle_causes.json" "$GD_TEST_DATA/ok_two_steps.json" >/dev/null 2>&1

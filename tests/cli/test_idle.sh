@@ -8,13 +8,16 @@
 #   [100,300]: cudaStreamSynchronize [50,110] started before 100 and was still
 #              running at 100                                  -> sync 200
 #   [400,500]: DataLoader op [390,480] covers 80 >= 50% of it    -> dataloader 100
-#   [600,800]: aten::foo [600,800]; "## forward ##" encloses all -> host_launch 200
+#   [600,800]: k4 was launched at [590,595], before the GPU went idle: it was queued, and
+#              the gap is >= 30 us (rule 0b)                    -> stream_wait 200
+#              (before rule 0b: host_launch, as aten::foo [600,800] runs; HTA too calls
+#              it `other`, not host_wait)
 #   HTA per stream 7: k2 launched at 250 > 100 (host_wait 200), k3 at 420 > 400
 #   (host_wait 100), k4 at 590 < 600 and 200 >= 30 (other 200)
 #   HTA queue length on stream 7: each launch precedes its kernel's start and the
 #   previous kernel started before it, so the series is 1,0,1,0,1,0,1,0: mean 0.5, max 1
 #   sync: 1 call, 60 us; top gaps by length, ties in time order:
-#   [100,300] sync "## forward ##", [600,800] host_launch "aten::foo",
+#   [100,300] sync "## forward ##", [600,800] stream_wait "aten::foo",
 #   [400,500] dataloader "enumerate(DataLoader)#..."
 #   (no start-up: the step starts and ends with a kernel; no compilation names)
 #
@@ -55,7 +58,8 @@ d = json.load(open(sys.argv[1])); i = d["idle"]
 checks = [
     ("gap_us", i["gap_us"], 500), ("gap_count", i["gap_count"], 3),
     ("sync", i["by_cause_us"]["sync"], 200), ("dataloader", i["by_cause_us"]["dataloader"], 100),
-    ("host_launch", i["by_cause_us"]["host_launch"], 200), ("optimizer", i["by_cause_us"]["optimizer"], 0),
+    ("host_launch", i["by_cause_us"]["host_launch"], 0), ("stream_wait", i["by_cause_us"]["stream_wait"], 200),
+    ("kernel_wait", i["by_cause_us"]["kernel_wait"], 0), ("optimizer", i["by_cause_us"]["optimizer"], 0),
     ("communication", i["by_cause_us"]["communication"], 0), ("other", i["by_cause_us"]["other"], 0),
     ("startup", i["by_cause_us"]["startup"], 0), ("compilation", i["by_cause_us"]["compilation"], 0),
     ("sync share", i["by_cause_share_of_step"]["sync"], 0.2),
@@ -67,7 +71,7 @@ checks = [
     ("full queue", i["streams"][0]["full_queue_us"], 0),
     ("top0 start", i["top_gaps"][0]["start_us"], 1100), ("top0 cause", i["top_gaps"][0]["cause"], "sync"),
     ("top0 op", i["top_gaps"][0]["cpu_op"], "## forward ##"), ("top0 step", i["top_gaps"][0]["step"], 1),
-    ("top1 start", i["top_gaps"][1]["start_us"], 1600), ("top1 cause", i["top_gaps"][1]["cause"], "host_launch"),
+    ("top1 start", i["top_gaps"][1]["start_us"], 1600), ("top1 cause", i["top_gaps"][1]["cause"], "stream_wait"),
     ("top1 op", i["top_gaps"][1]["cpu_op"], "aten::foo"),
     ("top2 start", i["top_gaps"][2]["start_us"], 1400), ("top2 cause", i["top_gaps"][2]["cause"], "dataloader"),
     ("top2 op", i["top_gaps"][2]["cpu_op"], "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"),

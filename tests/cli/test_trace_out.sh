@@ -2,7 +2,7 @@
 # test_trace_out.sh — `gpudiag analyze --trace-out FILE[.gz]`.
 #  1. Hand-derived on tests/data/ok_idle_causes.json (trace in test_idle.sh):
 #     three gpudiag spans sync [1100,+200], dataloader [1400,+100],
-#     host_launch [1600,+200] on tid 1 ("idle gaps, GPU 0"); each finding an
+#     stream_wait [1600,+200] (test_idle.sh) on tid 1 ("idle gaps, GPU 0"); each finding an
 #     instant at ts 1000 (the only step's start); 500 utilisation samples, the
 #     first 100 (bin 0 [1000,1002], k1 runs) and the one at 1100 0; 500 queue
 #     samples for stream 7.
@@ -40,7 +40,7 @@ import json, sys
 ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("pid") == 2147480000]
 bad = []
 x = [(e["name"], e["ts"], e["dur"], e["tid"]) for e in ev if e["ph"] == "X"]
-if x != [("sync", 1100, 200, 1), ("dataloader", 1400, 100, 1), ("host_launch", 1600, 200, 1)]: bad.append("spans %r" % x)
+if x != [("sync", 1100, 200, 1), ("dataloader", 1400, 100, 1), ("stream_wait", 1600, 200, 1)]: bad.append("spans %r" % x)
 if {e["ts"] for e in ev if e["ph"] == "i"} != {1000}: bad.append("instants not at 1000")
 u = [e for e in ev if e["ph"] == "C" and e["name"] == "GPU 0 utilization"]
 if len(u) != 500 or u[0]["ts"] != 1000 or u[0]["args"]["busy_pct"] != 100 or u[50]["ts"] != 1100 or u[50]["args"]["busy_pct"] != 0:

@@ -74,7 +74,7 @@ def main():
         bad.append("gap spans: %d, report gap_count %d" % (len(gaps), r["idle"]["gap_count"]))
     if abs(sum(g["dur"] for g in gaps) - (r["idle"]["gap_us"] or 0)) > 0.001 * (len(gaps) + 1):
         bad.append("gap durations sum %.3f != gap_us %s" % (sum(g["dur"] for g in gaps), r["idle"]["gap_us"]))
-    causes = {"sync", "dataloader", "communication", "optimizer", "host_launch", "other", "startup", "compilation"}
+    causes = {"sync", "dataloader", "communication", "optimizer", "host_launch", "other", "startup", "compilation", "stream_wait", "kernel_wait"}
     if any(g["name"] not in causes or g["args"]["cause"] != g["name"] for g in gaps):
         bad.append("a gap span not named by its cause")
     inst = by.get("i", [])
