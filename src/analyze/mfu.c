@@ -4,6 +4,7 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "analyze/mfu_trace.h"
@@ -193,6 +194,15 @@ void gd_build_mfu(gpudiag_report *r, const gpudiag_analyze_opts *opts)
         d->spec_name = g ? g->name : NULL;
         d->spec_match = forced ? "option" : g ? gpudiag_gpu_match_name(how) : NULL;
         d->spec_uncertain = g ? g->uncertain : 0;
+        int ccmaj = -1, ccmin = -1;
+        if (forced && d->arch_inferred && strcmp(forced->vendor, "NVIDIA") == 0 && forced->compute_capability &&
+            sscanf(forced->compute_capability, "%d.%d", &ccmaj, &ccmin) == 2) {
+            /* --gpu names the GPU the kernel names could only bound (DEFINITIONS "GPU metrics") */
+            d->compute_major = ccmaj;
+            d->compute_minor = ccmin;
+            d->arch_inferred = 0;
+            d->arch_tagged_kernels = 0;
+        }
         gpudiag_dtype dt = want;
         /* the default is BF16; GPUs without it (Volta, Turing) train in FP16 */
         if (g && !dtype_given && isnan(g->peak_tflops[GPUDIAG_DTYPE_BF16]))

@@ -35,6 +35,8 @@
 #   and the bf16/TF32 advice of an Ampere; steps, breakdown and idle are those of ok_old_format.
 #   The same with the tags removed from the names (made here: sgemm_128x64_nn, scudnn_...): nothing
 #   to infer -> compute_capability null, no input_gpu_inferred and no no_tensor_cores (unknown GPU).
+#   With --gpu H100 the table row's capability (9.0) replaces the inferred one: "9.0",
+#   arch_inferred false, no input_gpu_inferred, no_tensor_cores still there.
 #
 # A Chrome trace from another tool with no "cat" at all (shape of a kernel profiler's documented
 #   gpu_trace.json: [{"name": "volta_sgemm_128x64_nn", "ph": "X", "pid": 1, "tid": 7, ...}] x2):
@@ -216,6 +218,18 @@ if len(f) != 1 or abs(f[0]["est_gain"] - 40 / 230) > 1e-6: bad.append("dataloade
 elif "GPU waits" in f[0]["title"] or not f[0]["title"].startswith("The DataLoader takes 17.4% of each step"):
     bad.append("title %r" % f[0]["title"])
 for x in bad: print("FAIL [cpu-only dataloader] " + x)
+sys.exit(1 if bad else 0)
+EOF
+
+"$GPUDIAG" analyze --gpu H100 --json "$GD_TEST_DATA/ok_no_devprops.json" >"$TMP/forced.json" || fail "--gpu H100 exit $?"
+python3 - "$TMP/forced.json" <<'EOF' || FAIL=$((FAIL + 1))
+import json, sys
+d = json.load(open(sys.argv[1])); bad = []
+dv = d["devices"][0]
+if (dv["compute_capability"], dv["arch_inferred"]) != ("9.0", False): bad.append("device %r" % dv)
+ids = [f["id"] for f in d["findings"]]
+if "input_gpu_inferred" in ids or "no_tensor_cores" not in ids: bad.append("findings %r" % ids)
+for x in bad: print("FAIL [--gpu H100] " + x)
 sys.exit(1 if bad else 0)
 EOF
 
