@@ -833,6 +833,11 @@ typedef struct gpudiag_cluster {
     int straggler;                /**< rank number of the straggler, -1 if none stands out */
     double straggler_wait_us_per_step; /**< mean, over the other ranks, of their wait per step */
     double straggler_share;       /**< that / mean step time of the others */
+    double net_wait_us_per_step;  /**< the others' mean wait minus the candidate's own wait (the rank that waits
+                                       least): what the others wait on it beyond what it waits on them; NaN when
+                                       no collective is matched (DEFINITIONS "Ranks and stragglers") */
+    double net_wait_noise_us_per_step; /**< 2 standard errors of that sum over the collectives, per step; NaN with
+                                       fewer than 2 collectives (the noise is unknown: no straggler named) */
     const char *verdict;          /**< one line, owned by the cluster */
     size_t finding_count;         /**< cross-rank findings (`straggler`), owned by the cluster */
     gpudiag_finding *findings;

@@ -46,15 +46,16 @@ static int add_straggler_finding(gpudiag_cluster *c, size_t participants)
     gpudiag_finding *f = calloc(1, sizeof *f);
     if (!f)
         return -1;
-    double s = c->straggler_share;
+    double s = c->net_wait_us_per_step / c->straggler_wait_us_per_step * c->straggler_share; /* net share */
     f->id = "straggler";
     f->severity = s >= 0.20 ? GPUDIAG_SEV_HIGH : s >= 0.10 ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW;
     f->is_cause = 1;
     f->bottleneck = GPUDIAG_BN_COMMUNICATION;
     f->est_gain = s;
-    const char *keys[] = {"straggler_rank", "wait_us_per_step", "wait_share_of_step", "collectives", "ranks"};
-    const double vals[] = {(double)c->straggler, c->straggler_wait_us_per_step, s, (double)c->collectives,
-                     (double)participants};
+    const char *keys[] = {"straggler_rank", "wait_us_per_step", "wait_share_of_step", "collectives", "ranks",
+                          "net_wait_us_per_step"};
+    const double vals[] = {(double)c->straggler, c->straggler_wait_us_per_step, c->straggler_share,
+                           (double)c->collectives, (double)participants, c->net_wait_us_per_step};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         f->evidence[i].key = keys[i];
         f->evidence[i].value = vals[i];
@@ -190,6 +191,8 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
     c->straggler = -1;
     c->straggler_wait_us_per_step = NAN;
     c->straggler_share = NAN;
+    c->net_wait_us_per_step = NAN;
+    c->net_wait_noise_us_per_step = NAN;
     c->world_size = -1;
     c->missing_ranks = -1;
     size_t m = SIZE_MAX, participants = 0, first = SIZE_MAX;
@@ -296,23 +299,67 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
             if (least == SIZE_MAX || k->comm_wait_us_per_step < c->ranks[least].comm_wait_us_per_step)
                 least = i;
         }
-        double others = 0, step = 0;
+        double others = 0, step = 0, steps = 0;
         for (size_t i = 0; i < n; i++) {
             if (i == least || reports[i]->comm_kernel_count == 0)
                 continue;
             others += c->ranks[i].comm_wait_us_per_step;
             step += c->ranks[i].step_time_us;
+            steps += (double)c->ranks[i].steps;
         }
         others /= (double)(participants - 1);
         step /= (double)(participants - 1);
+        steps /= (double)(participants - 1);
         c->straggler_wait_us_per_step = others;
         c->straggler_share = step > 0 ? others / step : NAN;
+        /* Net wait (DEFINITIONS "Ranks and stragglers"): ranks that take turns arriving last wait on each
+         * other, and the least-waiting rank is then no straggler.  Per collective j, x_j = the others' mean
+         * duration minus the candidate's (= their mean wait minus its wait: the minimum cancels); the net
+         * wait per step is the others' wait minus the candidate's own, and its noise 2 standard errors of
+         * sum_j x_j (2 sd(x) sqrt(m)) per step. */
+        const gpudiag_report *cand = reports[least];
+        double sx = 0, sxx = 0, mcol = (double)c->collectives;
+        for (size_t j = 0; j < c->collectives; j++) {
+            double x = 0;
+            for (size_t i = 0; i < n; i++)
+                if (i != least && reports[i]->comm_kernel_count)
+                    x += reports[i]->comm_kernel_us[j] - cand->comm_kernel_us[j];
+            x /= (double)(participants - 1);
+            sx += x;
+            sxx += x * x;
+        }
+        c->net_wait_us_per_step = others - c->ranks[least].comm_wait_us_per_step;
+        if (c->collectives >= 2 && steps > 0) {
+            double var = (sxx - sx * sx / mcol) / (mcol - 1);
+            c->net_wait_noise_us_per_step = 2.0 * sqrt(var > 0 ? var : 0) * sqrt(mcol) / steps;
+        }
+        double net_share = step > 0 ? c->net_wait_us_per_step / step : NAN;
+        int beyond_noise = !isnan(c->net_wait_noise_us_per_step) && !isnan(net_share) &&
+                           c->net_wait_us_per_step > c->net_wait_noise_us_per_step;
         if (c->mixed_job) {
             v = gd_format("No straggler named: these traces may not be one job (%s), so their collectives are not "
                           "the same collectives and the waits between them (%.1f us per step, %.1f%% of the step) "
                           "compare unrelated runs.%s",
                           why, others, 100.0 * (isnan(c->straggler_share) ? 0 : c->straggler_share), missnote);
-        } else if (!isnan(c->straggler_share) && c->straggler_share >= GD_STRAGGLER_SHARE_MIN) {
+        } else if (!isnan(c->straggler_share) && c->straggler_share >= GD_STRAGGLER_SHARE_MIN &&
+                   !(!isnan(net_share) && net_share >= GD_STRAGGLER_SHARE_MIN && beyond_noise)) {
+            char noise[96];
+            if (isnan(c->net_wait_noise_us_per_step))
+                snprintf(noise, sizeof noise, "unknown with fewer than 2 collectives");
+            else
+                snprintf(noise, sizeof noise, "+/- %.1f us per step", c->net_wait_noise_us_per_step);
+            v = gd_format("No straggler: ranks wait on each other for %.1f us per step (%.1f%% of the step) in "
+                          "collectives, but the net wait on the rank that waits least (rank %d: the others' wait "
+                          "minus its own) is %.1f us per step, %s (noise %s): the ranks take turns "
+                          "arriving last.%s%s",
+                          others, 100.0 * (isnan(c->straggler_share) ? 0 : c->straggler_share),
+                          c->ranks[least].rank, c->net_wait_us_per_step,
+                          !isnan(net_share) && net_share >= GD_STRAGGLER_SHARE_MIN ? "within the noise"
+                                                                                    : "under 1% of the step",
+                          noise,
+                          c->duplicate_ranks ? " Caution: some rank number appears in more than one file." : "",
+                          missnote);
+        } else if (!isnan(net_share) && net_share >= GD_STRAGGLER_SHARE_MIN) {
             c->straggler = c->ranks[least].rank;
             v = gd_format("Rank %d is the straggler: the other ranks wait %.1f us per step (%.1f%% of the step) in "
                           "collectives for it to arrive. Look at what rank %d does differently before its "

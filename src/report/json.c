@@ -1092,6 +1092,8 @@ gpudiag_status gpudiag_cluster_write_json(const gpudiag_cluster *c, const gpudia
     kv_int_opt(&w, "missing_ranks", c->missing_ranks, c->missing_ranks >= 0);
     kv_us(&w, "wait_us_per_step", c->straggler_wait_us_per_step);
     kv_num(&w, "wait_share_of_step", c->straggler_share);
+    kv_us(&w, "net_wait_us_per_step", c->net_wait_us_per_step);
+    kv_us(&w, "net_wait_noise_us_per_step", c->net_wait_noise_us_per_step);
     kv_str(&w, "verdict", c->verdict);
     yajl_gen_map_close(w.g);
     write_findings(&w, c->findings, c->finding_count);

@@ -145,5 +145,26 @@ sed 's/"gpu_utilization": 0.533333/"gpu_utilization": 5.33333/' "$TMP/good.json"
 [ "$r" -eq 3 ] && grep -q "bad_range.json: not a valid saved gpudiag report: summary.gpu_utilization wants a number in \[0, 1\] or null, got 5.33333" "$TMP/err" ||
     { echo "FAIL: out-of-range saved report exited $r: $(cat "$TMP/err")"; rc=1; }
 
+# ranks taking turns (class 16; DEFINITIONS "Ranks and stragglers"): tests/data/ranks_turns, two
+#   ranks, two steps of 1000 us, all-reduce durations 100,20,100,20 (rank 0) and 20,100,20,100
+#   (rank 1): each waits 160 us = 80 us/step (8% gross, a straggler before); net 80 - 80 = 0;
+#   x = 80,-80,80,-80, sd = sqrt(4*6400/3) = 92.376, noise = 2*92.376*sqrt(4)/2 = 184.752.
+#   ranks_noisy (rank 1's long ones 90): rank 1 waits 70/step, net 10 us/step (1.0%), x = 80,-70,
+#   80,-70, sd = sqrt((2*77.5^2 + 2*72.5^2)/3) = 86.603, noise 173.205: within it. No straggler.
+for case in "ranks_turns:80:0:184.752:0" "ranks_noisy:80:10:173.205:1"; do
+    set -- $(echo "$case" | tr ':' ' ')
+    "$GPUDIAG" analyze --json "$GD_TEST_DATA/$1" > "$TMP/cl.json" 2> "$TMP/err"
+    python3 - "$TMP/cl.json" "$@" <<'PYEOF' || rc=1
+import json, sys
+d = json.load(open(sys.argv[1])); s = d["stragglers"]
+name, gross, net, noise, least = sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])
+ok = (s["straggler"] is None and abs(s["wait_us_per_step"] - gross) < 1e-6 and abs(s["net_wait_us_per_step"] - net) < 1e-6
+      and abs(s["net_wait_noise_us_per_step"] - noise) < 1e-3 and not d["findings"]
+      and "take turns arriving last" in s["verdict"] and ("rank %d:" % least) in s["verdict"])
+if not ok:
+    print("FAIL %s: %s findings %s" % (name, s, d["findings"])); sys.exit(1)
+PYEOF
+done
+
 [ "$rc" -eq 0 ] && echo "reports: all passed"
 exit "$rc"
