@@ -184,8 +184,10 @@ static int is_missing_word(const char *s, size_t n)
         return 1;
     if (s[0] == '[')
         return 1; /* [N/A], [Not Supported], [Unknown Error], [Insufficient Permissions] */
-    return gd_ieq(s, n, "n/a") || gd_ieq(s, n, "na") || gd_ieq(s, n, "not supported") ||
-           gd_ieq(s, n, "unknown error") || gd_ieq(s, n, "");
+    /* dcgmi dmon prints N/W for a field it could not watch (DCGM 1.x, NVIDIA/DCGM#8) and N/S for one
+     * the device does not support */
+    return gd_ieq(s, n, "n/a") || gd_ieq(s, n, "na") || gd_ieq(s, n, "n/w") || gd_ieq(s, n, "n/s") ||
+           gd_ieq(s, n, "not supported") || gd_ieq(s, n, "unknown error") || gd_ieq(s, n, "");
 }
 
 double gd_parse_value(const char *s, size_t n, int *ok)

@@ -50,7 +50,8 @@ size_t gd_split_ws(const char *s, size_t n, gd_tok *tok, size_t max);
 size_t gd_split_comma(const char *s, size_t n, gd_tok *tok, size_t max);
 
 /* Parse a number that may carry a unit suffix ("45 %", "1234 MiB", "106.56 W").
- * Missing spellings ("", "-", "N/A", "[N/A]", "[Not Supported]", "Not Supported",
+ * Missing spellings ("", "-", "N/A", "N/W" and "N/S" (dcgmi: not watched, not supported), "[N/A]",
+ * "[Not Supported]", "Not Supported",
  * "[Unknown Error]", DCGM blank sentinels >= 1.4e14) give NaN with *ok = 1.
  * "nan", "inf", "-inf" spelled out, and numbers beyond a double's range,
  * give +INFINITY with *ok = 1: a value that is not valid, which

@@ -149,5 +149,17 @@ f = [x for x in d["findings"] if x["id"] == "idle_gpu_allocated"][0]
 assert "pod ml/notebook-7c9d" in f["title"] and f["evidence"]["gpu_index"] == 1 and f["est_gain"] is None, f
 PY
 
+# tried as a new user on a shape from another source (NVIDIA/DCGM#8: dcgmi prints N/W for fields it
+# could not watch): dcgmi_not_watched.log, SMACT 0.512 0.498 0.505 and SMOCC 0.201 0.199 0.200 with
+# TENSO/FP64A/FP32A/FP16A/DRAMA all N/W -> 3 samples (it was exit 3, "every data row was malformed"),
+# no row skipped, SM active mean 1.515/3 = 0.505, tensor and DRAM absent (n 0).
+js dcgmi_not_watched.log
+if python3 - "$TMP/dcgmi_not_watched.log.json" <<'PY'; then ok; else nok "dcgmi N/W is missing"; fi
+import json, sys
+d = json.load(open(sys.argv[1])); s = d["series"]; m = s["gpus"][0]["metrics"]
+assert s["skipped_rows"] == 0 and s["gpus"][0]["samples"] == 3, s
+assert abs(m["sm_active"]["mean"] - 0.505) < 1e-9 and "tensor_active" not in m and "dram_active" not in m, m
+PY
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
