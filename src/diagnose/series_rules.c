@@ -182,6 +182,15 @@ static int busy_time_only(const gpudiag_gpu_summary *g)
             !g->stats[GPUDIAG_M_SM_OCCUPANCY].n);
 }
 
+/* In use, but idle most of the time: compute median below GD_SERIES_WORK_MIN with bursts above it
+ * (DEFINITIONS "Classification", rule 1b) */
+static int mostly_idle(const gpudiag_gpu_summary *g)
+{
+    const gpudiag_metric_stats *c = cstats(g), *u = &g->stats[GPUDIAG_M_GPU_UTIL];
+    return c && g->in_use && !g->idle_holding_memory && g->samples >= 2 && c->median < GD_SERIES_WORK_MIN &&
+           (!u->n || u->median < GD_SERIES_WORK_MIN); /* GPU-Util busy is never idle */
+}
+
 /* The tuning guides' classification of one GPU (DEFINITIONS "Monitoring series"). */
 static void classify(gpudiag_gpu_summary *g)
 {
@@ -198,6 +207,8 @@ static void classify(gpudiag_gpu_summary *g)
         return;
     }
     if (g->samples < 2) /* one sample: a level at one moment, no time series to classify */
+        return;
+    if (mostly_idle(g)) /* short bursts in an idle log: too little work to tell what it waits for */
         return;
     /* compute high and healthy: p10 and low share pass too (dips are a pattern, below) */
     if (g->compute_level && strcmp(g->compute_level, "high") == 0 && g->health_p10_ok != 0 && g->health_low_ok != 0) {
@@ -550,7 +561,7 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
     size_t votes[GPUDIAG_BN_THROTTLING + 1] = {0}, used = 0, idle_mem = 0;
     /* physical GPUs and MIG instances apart; a MIG parent (a GPU whose instances are in the log:
      * same index, or the only GPU when the instances name none) takes no part in the shares */
-    size_t ninst = 0, phys_used = 0, inst_used = 0, voters = 0, no_compute = 0;
+    size_t ninst = 0, phys_used = 0, inst_used = 0, voters = 0, no_compute = 0, n_mostly_idle = 0, first_mostly_idle = 0;
     for (size_t i = 0; i < s->gpu_count; i++) {
         gpudiag_gpu_summary *g = &s->gpus[i];
         classify(g);
@@ -562,6 +573,8 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
         }
         if (mig_parent(s, g))
             continue;
+        if (mostly_idle(g) && !n_mostly_idle++)
+            first_mostly_idle = i;
         voters++;
         no_compute += g->compute_metric >= GPUDIAG_M_COUNT;
         if (g->bottleneck != GPUDIAG_BN_UNKNOWN) {
@@ -586,6 +599,15 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
         r->verdict = gd_format("No compute data: no GPU in this log has a usable GPU-Util, SM active or GR engine "
                                "active value, and memory alone cannot tell an idle GPU from a busy one%s",
                                r->finding_count ? "; see the findings" : "");
+    } else if (best == GPUDIAG_BN_UNKNOWN && n_mostly_idle) {
+        const gpudiag_gpu_summary *g = &s->gpus[first_mostly_idle];
+        const gpudiag_metric_stats *c = cstats(g);
+        r->verdict = gd_format("%s mostly idle (%s median %.0f %%, bursts up to %.0f %%): too little work to tell what "
+                               "it waits for; if a job should be keeping %s busy, profile it (torch.profiler) to see "
+                               "where it stalls%s",
+                               n_mostly_idle == 1 ? "One GPU is" : "GPUs are", gpudiag_metric_name(g->compute_metric),
+                               100 * c->median, 100 * c->max, n_mostly_idle == 1 ? "it" : "them",
+                               idle_mem ? " (some hold memory: see idle_gpu_holding_memory)" : "");
     } else if (best == GPUDIAG_BN_UNKNOWN) {
         r->verdict = gd_format("%s: no GPU did measurable work in this log%s", s->gpu_count == 1 ? "The GPU is idle" : "All GPUs are idle",
                                idle_mem ? " (some hold memory: see idle_gpu_holding_memory)" : "");

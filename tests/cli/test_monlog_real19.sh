@@ -161,5 +161,20 @@ assert s["skipped_rows"] == 0 and s["gpus"][0]["samples"] == 3, s
 assert abs(m["sm_active"]["mean"] - 0.505) < 1e-9 and "tensor_active" not in m and "dram_active" not in m, m
 PY
 
+# tried as a new user on the shared logs: the desktop GPU of nvsmi_dmon_mutc_TD_1gpu_bursty_pcie.log
+# (sm 6 0 3 13 0 3; the trailing 0 and 3 are tear-down) keeps 6 0 3 13: median 4.5 %, max 13 % ->
+# "mostly idle" (classification rule 1b), no longer a confident data_pipeline verdict.
+B="$GD_SHARED/data/logs/nvsmi_dmon_mutc_TD_1gpu_bursty_pcie.log"
+if [ -f "$B" ]; then
+    "$GPUDIAG" analyze --json "$B" > "$TMP/bursty.json" 2>/dev/null || nok "bursty: exit $?"
+    if python3 - "$TMP/bursty.json" <<'PY'; then ok; else nok "mostly idle"; fi
+import json, sys
+d = json.load(open(sys.argv[1])); g = d["series"]["gpus"][0]
+assert abs(g["metrics"]["gpu_util"]["median"] - 0.045) < 1e-9 and abs(g["metrics"]["gpu_util"]["max"] - 0.13) < 1e-9, g["metrics"]
+assert g["bottleneck"] == "unknown" and d["verdict"]["bottleneck"] == "unknown", d["verdict"]
+assert d["verdict"]["summary"].startswith("One GPU is mostly idle (gpu_util median 4 %, bursts up to 13 %)"), d["verdict"]
+PY
+fi
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
