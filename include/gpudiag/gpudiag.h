@@ -631,6 +631,13 @@ typedef struct gpudiag_report {
     uint64_t launch_delay_outliers; /**< HTA: launch delay above 100 µs */
     uint64_t launch_delay_outliers_gpu_idle; /**< those whose kernel started after its device sat idle
                                                   >= 30 µs (DEFINITIONS "Kernels", HTA outliers) */
+    uint64_t graph_launches;      /**< CUDA/HIP graph launch calls (cudaGraphLaunch, hipGraphLaunch, cuGraphLaunch)
+                                       of the whole trace (DEFINITIONS "Graph replays") */
+    uint64_t graph_launches_unrecorded; /**< of those, the calls no GPU op is joined to by correlation id: the
+                                       profiler did not record the replay's kernels */
+    uint64_t graph_gpu_ops;       /**< GPU ops joined to a graph launch call (the recorded nodes of replays) */
+    double graph_hidden_idle_us;  /**< device-idle gaps inside the steps that may hold an unrecorded replay:
+                                       each device's first gap ending after such a launch started, summed, µs */
     uint64_t gpu_ops_unlinked;    /**< GPU ops (kernels, memcpys, memsets) of the whole trace with no runtime or
                                        driver call of the same correlation id: kept in every busy and idle number,
                                        dropped by HTA's correlation join (DEFINITIONS "Where we differ from HTA") */

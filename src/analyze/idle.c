@@ -602,10 +602,45 @@ static int startup_edge(const actx *a, const gd_iv *gap, int none_busy)
     return 2 * len >= st->e - st->s;
 }
 
+/* Graph launch calls and the GPU ops joined to them (DEFINITIONS "Graph
+ * replays"); the start times of the launches with no GPU op, sorted, into
+ * *unrec (int64_t ns). */
+static int graph_replays(actx *a, gd_vec *unrec)
+{
+    const gpudiag_trace *t = a->t;
+    gpudiag_report *r = a->r;
+    for (size_t i = 0; i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        const gd_runtime *rt = (op->flags & GD_GF_HAS_CORR) ? gd_runtime_for(a, op->correlation) : NULL;
+        if (rt && (gd_name_flags(a, rt->name_id) & NF_GRAPH_LAUNCH))
+            r->graph_gpu_ops++;
+    }
+    for (size_t i = 0; i < t->runtimes.len; i++) {
+        const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
+        if (!(gd_name_flags(a, rt->name_id) & NF_GRAPH_LAUNCH))
+            continue;
+        r->graph_launches++;
+        if (rt->correlation >= 0 && gd_corr_find(a->corr, a->ncorr, rt->correlation) < a->ncorr)
+            continue;
+        r->graph_launches_unrecorded++;
+        if (!gd_vec_push(unrec, &rt->ts_ns))
+            return -1;
+    }
+    if (unrec->len)
+        qsort(unrec->data, unrec->len, sizeof(int64_t), cmp_i64);
+    return 0;
+}
+
 int gd_build_idle(actx *a)
 {
     const gpudiag_trace *t = a->t;
     gpudiag_report *r = a->r;
+    gd_vec unrec;
+    gd_vec_init(&unrec, sizeof(int64_t));
+    if (graph_replays(a, &unrec) != 0) {
+        gd_vec_free(&unrec);
+        return -1;
+    }
     gpudiag_timeline *tl = &r->timeline;
     int have_span = a->nsteps && t->gpu_ops.len > 0 && a->span_e > a->span_s;
     if (have_span) {
@@ -614,13 +649,19 @@ int gd_build_idle(actx *a)
         tl->bins = GPUDIAG_TIMELINE_BINS;
         tl->bin_us = (double)(a->span_e - a->span_s) / 1000.0 / (double)tl->bins;
         tl->devices = calloc(r->device_count + 1, sizeof *tl->devices);
-        if (!tl->devices)
+        if (!tl->devices) {
+            gd_vec_free(&unrec);
             return -1;
+        }
     }
-    if (stream_breakdown(a) != 0)
+    if (stream_breakdown(a) != 0) {
+        gd_vec_free(&unrec);
         return -1;
-    if (!have_span)
+    }
+    if (!have_span) {
+        gd_vec_free(&unrec);
         return 0;
+    }
 
     int rc = -1;
     gd_vec host[HOST_SETS], busy, idle;
@@ -742,6 +783,7 @@ int gd_build_idle(actx *a)
             goto out;
         const dev_op *dop = dops.data;
         size_t dp = 0, prev = SIZE_MAX;
+        int64_t prev_gap_e = INT64_MIN; /* unrecorded replays launched since the last gap run in this one */
         for (size_t g = 0; g < idle.len; g++) {
             const gd_iv *gap = (const gd_iv *)idle.data + g;
             int64_t len = gap->e - gap->s;
@@ -814,6 +856,9 @@ int gd_build_idle(actx *a)
                     cause = GPUDIAG_IDLE_HOST_LAUNCH;
             }
             r->idle_cause_us[cause] += (double)len / 1000.0;
+            if (unrec.len && any_in(unrec.data, unrec.len, prev_gap_e, gap->e - 1))
+                r->graph_hidden_idle_us += (double)len / 1000.0;
+            prev_gap_e = gap->e;
             if (coalesce)
                 r->collective_host_us += (double)len / 1000.0;
             r->idle_gap_us += (double)len / 1000.0;
@@ -878,6 +923,7 @@ out:
     gd_vec_free(&all);
     gd_vec_free(&dops);
     gd_vec_free(&waits);
+    gd_vec_free(&unrec);
     for (int h = 0; h < HOST_SETS; h++)
         gd_vec_free(&host[h]);
     gd_vec_free(&busy);

@@ -208,6 +208,8 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
     }
     if (!r->has_gpu && r->input.unanalysed_device_events > 0) {
         /* input_unanalysed_device_events above says it: not a CPU-only trace */
+    } else if (!r->has_gpu && r->graph_launches_unrecorded > 0 && !r->input.truncated) {
+        /* input_graph_replays_unrecorded (rule_graph_replays) says it: the GPU work ran in graphs */
     } else if (!r->has_gpu && r->input.legacy_profiler && !r->input.truncated) {
         /* DEFINITIONS "Time and events": the legacy autograd profiler records no GPU activity */
         gpudiag_finding *f = gd_fb_add(b, "cpu_only_trace", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
@@ -483,6 +485,65 @@ static double startup_share(const gpudiag_report *r)
     return sh > 0 ? (sh > 1 ? 1 : sh) : 0;
 }
 
+/* Device-idle time that may hold unrecorded graph replays ÷ devices ÷ the steps
+ * span (the unit of the idle shares); 0 when none. */
+static double graph_hidden_share(const gpudiag_report *r)
+{
+    size_t nd = r->timeline.device_count;
+    if (!nd || !r->step_count || !(r->idle_step_us > 0) || !(r->graph_hidden_idle_us > 0))
+        return 0;
+    return r->graph_hidden_idle_us / (double)nd / ((double)r->step_count * r->idle_step_us);
+}
+
+/* The unrecorded replays could fill most of the idle time (FINDINGS "Verdict"). */
+static int graph_hides_idle(const gpudiag_report *r)
+{
+    return r->graph_launches_unrecorded > 0 &&
+           (!r->has_gpu || (r->idle_gap_us > 0 && 2.0 * r->graph_hidden_idle_us >= r->idle_gap_us));
+}
+
+/* Graph launches with no GPU op joined (DEFINITIONS "Graph replays"; Hyperloom#1047, TraceLens). */
+static void rule_graph_replays(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    if (!r->graph_launches_unrecorded || (!r->has_gpu && r->input.truncated))
+        return;
+    const char *api = r->is_amd ? "hipGraphLaunch" : "cudaGraphLaunch";
+    gpudiag_finding *f = gd_fb_add(b, "input_graph_replays_unrecorded",
+                                   !r->has_gpu || graph_hides_idle(r) ? GPUDIAG_SEV_HIGH : GPUDIAG_SEV_MEDIUM, 0,
+                                   GPUDIAG_BN_UNKNOWN, NAN);
+    gd_fb_ev(f, "graph_launches", (double)r->graph_launches);
+    gd_fb_ev(f, "graph_launches_without_gpu_ops", (double)r->graph_launches_unrecorded);
+    gd_fb_ev(f, "graph_gpu_ops", (double)r->graph_gpu_ops);
+    if (r->has_gpu) {
+        gd_fb_ev(f, "unrecorded_idle_share", graph_hidden_share(r));
+        gd_fb_ev(f, "gpu_utilization_lower_bound", r->gpu_utilization);
+    }
+    const char *rec =
+        "The GPU work runs inside CUDA/HIP graphs (decode loops of vLLM/SGLang, torch.compile "
+        "mode=\"reduce-overhead\", manual torch.cuda.graphs capture), and the profiler recorded the launch "
+        "calls but not the kernels the graphs ran (ROCm's tracer and some CUPTI setups do not trace graph "
+        "nodes). Record them to see the GPU side: a current PyTorch/Kineto (CUPTI records graph kernels, "
+        "joined to the launch by correlation id), Nsight Systems with --cuda-graph-trace=node, or a few steps "
+        "run eagerly (vLLM enforce_eager=True) for the kernel mix. This trace already uses graphs: launch "
+        "overhead is not the first suspect.";
+    if (!r->has_gpu)
+        gd_fb_text(b, f,
+             gd_format("%llu graph launch%s (%s) and no GPU op in the trace: the kernels the graphs ran were not "
+                       "recorded, so GPU time, idle time and the bottleneck cannot be told from it",
+                       (unsigned long long)r->graph_launches_unrecorded, r->graph_launches_unrecorded == 1 ? "" : "es",
+                       api),
+             gd_format("%s", rec));
+    else
+        gd_fb_text(b, f,
+             gd_format("%llu of %llu graph launches (%s) have no GPU op in the trace: their kernels were not recorded, "
+                       "so GPU utilization (%.1f%%) is a lower bound, and %.1f%% of the step that reads as idle may "
+                       "hold them",
+                       (unsigned long long)r->graph_launches_unrecorded, (unsigned long long)r->graph_launches, api,
+                       100.0 * r->gpu_utilization, 100.0 * graph_hidden_share(r)),
+             gd_format("%s", rec));
+}
+
 static void rule_startup(fbuilder *b)
 {
     gpudiag_report *r = b->r;
@@ -641,6 +702,8 @@ static void rule_host_overhead(fbuilder *b)
         gd_fb_ev(f, "collective_host_share_excluded", collective_host_share(r));
     if (queued_share(r) > 0)
         gd_fb_ev(f, "queued_share_excluded", queued_share(r));
+    if (r->graph_launches > 0)
+        gd_fb_ev(f, "graph_launches", (double)r->graph_launches); /* graphs already in use: no graph advice */
     if (queue_runs_dry)
         gd_fb_text(b, f,
              gd_format("The GPU runs out of queued work at points in the step: framework ops and launch calls "
@@ -652,6 +715,17 @@ static void rule_host_overhead(fbuilder *b)
                        "host-side computation between phases). Move that host work off the critical path or "
                        "overlap it (a side CUDA stream, prefetching the next batch to the GPU), use fused/foreach "
                        "optimizers (fused=True), and torch.compile to cut the Python between kernels."));
+    else if (short_kernels && r->graph_launches > 0)
+        gd_fb_text(b, f,
+             gd_format("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
+                       "%.1f%% of the step while no kernel runs, and the median kernel lasts only %.1f us",
+                       100.0 * host, r->median_kernel_us),
+             gd_format("The step already replays %s graphs (%llu launches): the launches left are the kernels "
+                       "outside them. Capture those regions too if their shapes are static, fuse elementwise "
+                       "chains (torch.compile), use fused/foreach optimizers (torch.optim.AdamW(..., fused=True)), "
+                       "and raise the batch size so each kernel does more work. Remove per-step Python work and "
+                       "logging from the hot loop.",
+                       r->is_amd ? "HIP" : "CUDA", (unsigned long long)r->graph_launches));
     else if (short_kernels)
         gd_fb_text(b, f,
              gd_format("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
@@ -1254,6 +1328,8 @@ static const char *short_fix(const gpudiag_finding *f)
         return "raise DataLoader num_workers, pin_memory, prefetch";
     if (strcmp(id, "host_overhead") == 0)
         return "cut CPU work between kernels: torch.compile, no per-step .item()";
+    if (strcmp(id, "host_launch_bound") == 0 && evidence(f, "graph_launches") > 0)
+        return "launch fewer, larger kernels outside the graphs: fusion, bigger batch";
     if (strcmp(id, "host_launch_bound") == 0)
         return "launch fewer, larger kernels: torch.compile / CUDA Graphs, bigger batch";
     if (strcmp(id, "communication_bound") == 0 && evidence(f, "mpi_calls") > 0)
@@ -1353,7 +1429,11 @@ static void verdict_finding(fbuilder *b, const char *on)
     else
         snprintf(rest, sizeof rest, "the verdict rests on no finding (none explains what it reports)");
     char *why;
-    if (l->is_cause && l->bottleneck == GPUDIAG_BN_COMPUTE)
+    if (l->is_cause && r->verdict_finding && strcmp(r->verdict_finding, "input_graph_replays_unrecorded") == 0)
+        why = gd_format("%s ranks first (%s), but unrecorded graph replays may fill the idle time it is computed "
+                        "from; %s",
+                        l->id, gain_words(l, g, sizeof g), rest);
+    else if (l->is_cause && l->bottleneck == GPUDIAG_BN_COMPUTE)
         why = gd_format("%s ranks first (%s) but makes the kernels faster rather than removing a stall, and a "
                         "verdict names a stall before a kernel speed-up; %s",
                         l->id, gain_words(l, g, sizeof g), rest);
@@ -1404,6 +1484,13 @@ static void verdict(fbuilder *b, const gpudiag_trace *t)
         v = gd_format("The trace is cut off at byte %lld before any GPU activity was recorded: nothing to diagnose "
                       "on the GPU side; profile again and let the profiler finish writing.",
                       (long long)r->input.truncated_at);
+    } else if (!r->has_gpu && r->graph_launches_unrecorded > 0) {
+        on = "input_graph_replays_unrecorded";
+        v = gd_format("The trace holds %llu graph launch%s but no GPU op: the kernels the graphs ran were not "
+                      "recorded, so whether the GPU is busy or waiting cannot be told from it (%zu host step%s); "
+                      "record graph kernels and profile again.",
+                      (unsigned long long)r->graph_launches_unrecorded, r->graph_launches_unrecorded == 1 ? "" : "es",
+                      r->step_count, r->step_count == 1 ? "" : "s");
     } else if (!r->has_gpu && r->input.unanalysed_device_events > 0) {
         on = "input_unanalysed_device_events";
         v = gd_format("The device work in this trace is on an accelerator gpudiag does not analyse (%llu %s "
@@ -1424,6 +1511,14 @@ static void verdict(fbuilder *b, const gpudiag_trace *t)
                               ? " (written by the legacy autograd profiler, which records CPU ops only)"
                               : "",
                           r->step_count, r->step_count == 1 ? "" : "s");
+    } else if (graph_hides_idle(r)) {
+        on = "input_graph_replays_unrecorded";
+        v = gd_format("%llu of %llu graph launches have no GPU op in the trace, and the idle gaps that follow them "
+                      "are %.0f%% of the step, most of the idle time: the GPU may have run the unrecorded replays "
+                      "there, so utilization (%.0f%%) is a lower bound and no stall can be named from this trace; "
+                      "record graph kernels and profile again.",
+                      (unsigned long long)r->graph_launches_unrecorded, (unsigned long long)r->graph_launches,
+                      100.0 * graph_hidden_share(r), 100.0 * r->gpu_utilization);
     } else if (top) {
         on = top->id;
         r->bottleneck = top->bottleneck;
@@ -1514,6 +1609,7 @@ int gd_diagnose(const gpudiag_trace *t, gpudiag_report *r)
     } else {
         rule_dataloader(&b);
     }
+    rule_graph_replays(&b);
     if (r->finding_count > 1)
         qsort(r->findings, r->finding_count, sizeof *r->findings, cmp_finding);
     verdict(&b, t);

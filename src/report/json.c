@@ -417,6 +417,14 @@ static void write_summary(jw *w, const gpudiag_report *r)
     kv_int_opt(w, "launch_delay_outliers", (long long)r->launch_delay_outliers, counted);
     kv_int_opt(w, "launch_delay_outliers_gpu_idle", (long long)r->launch_delay_outliers_gpu_idle, counted);
     kv_int_opt(w, "gpu_ops_unlinked", (long long)r->gpu_ops_unlinked, counted);
+    kv_int_opt(w, "graph_launches", (long long)r->graph_launches, counted);
+    kv_int_opt(w, "graph_launches_without_gpu_ops", (long long)r->graph_launches_unrecorded, counted);
+    kv_int_opt(w, "graph_gpu_ops", (long long)r->graph_gpu_ops, counted);
+    key(w, "gpu_utilization_lower_bound");
+    if (counted)
+        yajl_gen_bool(w->g, r->graph_launches_unrecorded > 0);
+    else
+        yajl_gen_null(w->g);
     key(w, "optimizer");
     yajl_gen_map_open(w->g);
     kv_us(w, "time_us", r->optimizer_time_us);
@@ -558,6 +566,7 @@ static void write_idle(jw *w, const gpudiag_report *r)
     kv_us(w, "collective_host_us", r->has_gpu && r->step_count ? r->collective_host_us : NAN);
     kv_us(w, "stream_wait_graph_us", r->has_gpu && r->step_count ? r->stream_wait_graph_us : NAN);
     kv_us(w, "stream_wait_event_us", r->has_gpu && r->step_count ? r->stream_wait_event_us : NAN);
+    kv_us(w, "graph_unrecorded_idle_us", r->has_gpu && r->step_count ? r->graph_hidden_idle_us : NAN);
     kv_int(w, "sync_calls", (long long)r->sync_calls);
     kv_us(w, "sync_time_us", r->sync_time_us);
     key(w, "top_gaps");

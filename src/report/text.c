@@ -222,6 +222,8 @@ static void numbers(const tw *w, const gpudiag_report *r)
     }
     if (r->has_gpu) {
         pct(a, sizeof a, r->gpu_utilization);
+        if (r->graph_launches_unrecorded && !isnan(r->gpu_utilization))
+            snprintf(a, sizeof a, ">= %.1f%% (lower bound)", 100.0 * r->gpu_utilization);
         pct(b, sizeof b, r->sm_efficiency);
         pct(c, sizeof c, r->achieved_occupancy);
         if (isnan(r->sm_efficiency))

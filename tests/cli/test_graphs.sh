@@ -1,0 +1,67 @@
+#!/bin/sh
+# test_graphs.sh — graph replays without recorded kernels (issue 19 class 3, Kineto side;
+# DEFINITIONS "Graph replays"), values derived by hand.
+# 1. tests/data/ok_graph_unrecorded.json: three 1 ms ProfilerSteps of an LLM decode loop, each
+#    an `execute_model` annotation, one cudaGraphLaunch and a cudaStreamSynchronize, and no GPU
+#    op at all (the shape of AMD-AGI/Hyperloom#1047 / TraceLens decode traces) -> graph_launches
+#    3, without GPU ops 3, graph_gpu_ops 0, utilization a lower bound (of nothing: null);
+#    finding input_graph_replays_unrecorded (high), never cpu_only_trace; verdict unknown on it.
+# 2. tests/data/ok_graph_mixed.json (offsets from ts 1000): steps [0,1000] [1000,2000]
+#    [2000,3000]; step 1: k0 [0,100], graph launch 10 -> g1 [100,400] g2 [410,700], k1
+#    [700,1000]; step 2: graph launch 12 at 1010 with no GPU op, k2 [1910,2000] launched at
+#    1900; step 3 as step 1 (k3 [2000,2100], graph 14 -> g3 [2100,2400] g4 [2410,2700], k4
+#    [2700,3000]). graph_launches 3, without 1, graph_gpu_ops 4. Busy 2070 of 3000 us ->
+#    utilization 0.69, a lower bound. Gaps: [400,410] and [2400,2410] inside one replay
+#    (kernel_wait 20), [1000,1910] 910 host_launch; the unrecorded launch at 1010 starts before
+#    that gap ends and after the previous gap -> graph_unrecorded_idle_us 910, share
+#    910/3000 = 0.303333; 910 >= half of the 930 us idle -> verdict unknown on
+#    input_graph_replays_unrecorded (high). Without the rule the verdict was compute ("busy 69%").
+set -eu
+GD_TMP_TAG=graphs
+# shellcheck source=tests/cli/common.sh
+. "$(cd "$(dirname "$0")" && pwd)/common.sh"
+
+rc=0
+PY1=$(cat <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1])); s = d["summary"]; v = d["verdict"]
+f = {x["id"]: x for x in d["findings"]}
+g = f.get("input_graph_replays_unrecorded", {})
+checks = [
+    ("graph_launches", s["graph_launches"], 3), ("without", s["graph_launches_without_gpu_ops"], 3),
+    ("graph_gpu_ops", s["graph_gpu_ops"], 0), ("lower bound", s["gpu_utilization_lower_bound"], True),
+    ("ids", sorted(f), ["input_graph_replays_unrecorded"]), ("severity", g.get("severity"), "high"),
+    ("bottleneck", v["bottleneck"], "unknown"), ("finding", v["finding"], "input_graph_replays_unrecorded"),
+    ("summary", v["summary"].startswith("The trace holds 3 graph launches but no GPU op"), True),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-09)
+EOF
+)
+check_both_readers "$GD_TEST_DATA/ok_graph_unrecorded.json" "$PY1" || rc=1
+
+PY2=$(cat <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1])); s = d["summary"]; v = d["verdict"]; i = d["idle"]
+f = {x["id"]: x for x in d["findings"]}
+g = f.get("input_graph_replays_unrecorded", {})
+checks = [
+    ("graph_launches", s["graph_launches"], 3), ("without", s["graph_launches_without_gpu_ops"], 1),
+    ("graph_gpu_ops", s["graph_gpu_ops"], 4), ("lower bound", s["gpu_utilization_lower_bound"], True),
+    ("utilization", s["gpu_utilization"], 0.69),
+    ("kernel_wait", i["by_cause_us"]["kernel_wait"], 20), ("host_launch", i["by_cause_us"]["host_launch"], 910),
+    ("hidden", i["graph_unrecorded_idle_us"], 910),
+    ("share", g.get("evidence", {}).get("unrecorded_idle_share"), 0.303333), ("severity", g.get("severity"), "high"),
+    ("bottleneck", v["bottleneck"], "unknown"), ("finding", v["finding"], "input_graph_replays_unrecorded"),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-05)
+EOF
+)
+check_both_readers "$GD_TEST_DATA/ok_graph_mixed.json" "$PY2" || rc=1
+"$GPUDIAG" analyze --no-color "$GD_TEST_DATA/ok_graph_mixed.json" > "$TMP/r.txt"
+if grep -q 'utilization >= 69.0% (lower bound)' "$TMP/r.txt"; then echo "text: 1 passed, 0 failed"; else
+    echo "FAIL: text does not state the utilization as a lower bound"; rc=1; fi
+exit $rc
