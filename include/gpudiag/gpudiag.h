@@ -586,6 +586,12 @@ typedef struct gpudiag_input_info {
                                        stream, clipped there as Perfetto does (finding `input_ops_overrun`;
                                        DEFINITIONS "Sanitising the timeline") */
     double overrun_removed_us;    /**< µs clipped off those ops, summed */
+    uint64_t time_outliers;       /**< events left out because their start lies far outside the bulk of the
+                                       timeline: a gap of more than 10 x the rest's span and at least 1 s
+                                       (finding `input_time_outliers`; DEFINITIONS "Sanitising the timeline") */
+    int64_t time_outlier_first_at;/**< smallest decompressed byte offset of those events' `ts` values; -1 when
+                                       unknown (an Nsight export) or none */
+    double time_outlier_gap_us;   /**< µs between the outliers and the rest (the smaller side when both) */
 } gpudiag_input_info;
 
 /** The whole diagnosis.  Every pointer is owned by the report. */

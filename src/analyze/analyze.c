@@ -1389,6 +1389,9 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
     in->skipped_bad_value = t->skipped_bad_value;
     in->overrun_ops = t->overrun_ops;
     in->overrun_removed_us = ns_to_us(t->overrun_removed_ns);
+    in->time_outliers = t->time_outliers;
+    in->time_outlier_first_at = t->time_outliers ? t->time_outlier_first_at : -1;
+    in->time_outlier_gap_us = t->time_outliers ? ns_to_us(t->time_outlier_gap_ns) : 0;
     in->rank = t->rank;
     in->world_size = t->world_size;
     r->is_amd = t->is_amd;

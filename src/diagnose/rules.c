@@ -130,6 +130,26 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                        "mean the profiling window cut through the work or the CUPTI buffer overflowed "
                        "(raise the activity buffer size or profile fewer steps)."));
     }
+    if (r->input.time_outliers) {
+        /* DEFINITIONS "Sanitising the timeline" rule 2 */
+        const gpudiag_input_info *in = &r->input;
+        gpudiag_finding *f = gd_fb_add(b, "input_time_outliers", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gd_fb_ev(f, "events", (double)in->time_outliers);
+        if (in->time_outlier_first_at >= 0)
+            gd_fb_ev(f, "first_at_bytes", (double)in->time_outlier_first_at);
+        gd_fb_ev(f, "gap_s", in->time_outlier_gap_us / 1e6);
+        char where[64] = "";
+        if (in->time_outlier_first_at >= 0)
+            snprintf(where, sizeof where, "; the first at byte %lld", (long long)in->time_outlier_first_at);
+        gd_fb_text(b, f,
+             gd_format("%llu event(s) lie %.3g s away from the rest of the timeline and were left out%s",
+                       (unsigned long long)in->time_outliers, in->time_outlier_gap_us / 1e6, where),
+             gd_format("Their timestamps are more than 10 times the span of all other events (and at least 1 s) "
+                       "away from them: a stray timestamp or a clock jump, not work of this capture. Every number "
+                       "here is computed without them, so that one bad event does not stretch the steps, the "
+                       "idle time or the utilization. If the events are real, the capture holds two separate "
+                       "runs: profile them separately."));
+    }
     if (r->input.overrun_ops) {
         /* DEFINITIONS "Sanitising the timeline" rule 1 */
         double kt = r->kernel_time_us > 0 ? r->kernel_time_us : 0;

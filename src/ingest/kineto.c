@@ -94,6 +94,7 @@ typedef struct ev_scratch {
     size_t name_len;
     int has_ts, has_dur, ts_bad, dur_bad;
     int64_t ts_ns, dur_ns;
+    int64_t ts_at1;       /* 1 + byte offset of the `ts` value, 0 if unknown */
     int has_pid, has_tid;
     int64_t pid, tid;
     int has_corr, has_ext, has_device, has_stream, has_bps, has_occ, has_bytes;
@@ -127,6 +128,10 @@ typedef struct parser {
     int header_only;      /* gpudiag_read_opts.header_only: keep no event */
     int header_done;      /* set when yajl was stopped at the end of distributedInfo */
     int doc_closed;       /* set when yajl was stopped at the end of the top-level value */
+    const unsigned char *buf_data; /* the reader's buffer, to turn a value's pointer into a byte offset */
+    const size_t *buf_end;
+    const uint64_t *buf_base;
+    int64_t ts_hi_bar, ts_lo_bar; /* ts_keep(): the worst start kept in ts_hi_at / ts_lo_at */
 } parser;
 
 /* ---- number parsing ---------------------------------------------------- */
@@ -442,7 +447,92 @@ static int note_other_cat(gpudiag_trace *t, const ev_scratch *e)
     return gd_vec_push(&t->other_cats, &c) ? 0 : -1;
 }
 
+/* ts_hi_at / ts_lo_at: a superset of the GD_TS_RESERVOIR latest (earliest)
+ * starts.  Entries are appended; when 2 x GD_TS_RESERVOIR are held, a selection
+ * moves the GD_TS_RESERVOIR best to the front and drops the rest, and the worst
+ * kept becomes the bar a new start must pass: O(1) per event amortised. */
+static int ts_better(const gd_ts_at *a, const gd_ts_at *b, int hi)
+{
+    return hi ? a->ts_ns > b->ts_ns : a->ts_ns < b->ts_ns;
+}
+
+/* Put the k best of a[0..n) first (any order), n > k. */
+static void ts_select(gd_ts_at *a, size_t n, size_t k, int hi)
+{
+    size_t lo = 0, up = n; /* the k-th best lies in [lo, up) */
+    while (up - lo > 1) {
+        gd_ts_at piv = a[lo + (up - lo) / 2];
+        size_t i = lo, j = up, m = lo;
+        /* three-way partition: better | equal | worse */
+        while (m < j) {
+            if (ts_better(&a[m], &piv, hi)) {
+                gd_ts_at x = a[i]; a[i] = a[m]; a[m] = x;
+                i++, m++;
+            } else if (ts_better(&piv, &a[m], hi)) {
+                j--;
+                gd_ts_at x = a[j]; a[j] = a[m]; a[m] = x;
+            } else {
+                m++;
+            }
+        }
+        if (k < i)
+            up = i;
+        else if (k >= j)
+            lo = j;
+        else
+            return; /* the k-th falls among the equal ones */
+    }
+}
+
+static int ts_keep(gd_vec *v, int64_t *bar, int hi, const gd_ts_at *r)
+{
+    if (v->len >= GD_TS_RESERVOIR && !(hi ? r->ts_ns > *bar : r->ts_ns < *bar))
+        return 0; /* not among the best kept so far */
+    if (v->len == 2 * GD_TS_RESERVOIR) {
+        gd_ts_at *a = v->data;
+        ts_select(a, v->len, GD_TS_RESERVOIR, hi);
+        v->len = GD_TS_RESERVOIR;
+        *bar = a[0].ts_ns;
+        for (size_t i = 1; i < v->len; i++)
+            if (hi ? a[i].ts_ns < *bar : a[i].ts_ns > *bar)
+                *bar = a[i].ts_ns;
+        if (!(hi ? r->ts_ns > *bar : r->ts_ns < *bar))
+            return 0;
+    }
+    return gd_vec_push(v, r) ? 0 : -1;
+}
+
+/* 1 + the byte offset of s when it points into the reader's buffer (simdjson
+ * parses in place; yajl passes a pointer into the buffer unless the token
+ * spanned two reads), else 0. */
+static int64_t value_at1(const parser *p, const void *s)
+{
+    const unsigned char *u = s;
+    if (!p->buf_data || u < p->buf_data || u >= p->buf_data + *p->buf_end)
+        return 0;
+    return (int64_t)(*p->buf_base + (uint64_t)(u - p->buf_data)) + 1;
+}
+
+static int commit_event_inner(parser *p);
+
+/* Commit the event; when it became a record of the model, keep its start with
+ * the offset of its `ts` among the latest / earliest (docs/DEFINITIONS.md
+ * "Sanitising the timeline" 2 names the first outlier by it). */
 static int commit_event(parser *p)
+{
+    gpudiag_trace *t = p->t;
+    size_t before = t->gpu_ops.len + t->runtimes.len + t->cpu_ops.len + t->host_steps.len;
+    if (commit_event_inner(p) != 0)
+        return -1;
+    if (t->gpu_ops.len + t->runtimes.len + t->cpu_ops.len + t->host_steps.len == before)
+        return 0;
+    gd_ts_at r = {p->ev.ts_ns, p->ev.ts_at1 - 1};
+    if (ts_keep(&t->ts_hi_at, &p->ts_hi_bar, 1, &r) != 0 || ts_keep(&t->ts_lo_at, &p->ts_lo_bar, 0, &r) != 0)
+        return -1;
+    return 0;
+}
+
+static int commit_event_inner(parser *p)
 {
     gpudiag_trace *t = p->t;
     ev_scratch *e = &p->ev;
@@ -813,6 +903,7 @@ static int cb_number(void *ctx, const char *s, size_t len)
     case K_TS:
         if (parse_us_to_ns(s, len, &e->ts_ns, &had_frac) == 0) {
             e->has_ts = 1;
+            e->ts_at1 = value_at1(p, s);
             if (had_frac)
                 p->t->ts_is_float = 1;
         } else {
@@ -991,6 +1082,7 @@ static int cb_string(void *ctx, const unsigned char *us, size_t len)
             if (key == K_TS) {
                 e->ts_ns = ns;
                 e->has_ts = 1;
+                e->ts_at1 = value_at1(p, s);
             } else {
                 e->dur_ns = ns;
                 e->has_dur = 1;
@@ -1073,6 +1165,9 @@ gpudiag_trace *gd_trace_new(const char *path)
     gd_vec_init(&t->op_flops, sizeof(gd_op_flops));
     gd_vec_init(&t->devices, sizeof(gd_device_prop));
     gd_vec_init(&t->other_cats, sizeof(gd_other_cat));
+    gd_vec_init(&t->ts_hi_at, sizeof(gd_ts_at));
+    gd_vec_init(&t->ts_lo_at, sizeof(gd_ts_at));
+    t->time_outlier_first_at = -1;
     t->rank = -1;
     t->world_size = -1;
     t->truncated_at = -1;
@@ -1094,6 +1189,8 @@ void gpudiag_trace_free(gpudiag_trace **tp)
     gd_strtab_free(&t->names);
     gd_vec_free(&t->gpu_ops);
     gd_vec_free(&t->other_cats);
+    gd_vec_free(&t->ts_hi_at);
+    gd_vec_free(&t->ts_lo_at);
     gd_vec_free(&t->runtimes);
     gd_vec_free(&t->cpu_ops);
     gd_vec_free(&t->rt_long_durs);
@@ -1551,6 +1648,9 @@ static gpudiag_status read_trace(const char *path, FILE *fp, const gpudiag_read_
         goto done;
     }
     r->data = r->alloc + 1;
+    p->buf_data = r->data;
+    p->buf_end = &r->end;
+    p->buf_base = &r->base;
     p->header_only = opts && opts->header_only;
     if (opts && opts->progress && !p->header_only) {
         struct stat sb;

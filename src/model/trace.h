@@ -160,6 +160,17 @@ typedef struct gd_nsys_info {
     gpudiag_nsight_rules rules;   /* NVIDIA's expert-system rules over the whole capture */
 } gd_nsys_info;
 
+/* An event start and the decompressed byte offset of its `ts` value (-1 if unknown). */
+typedef struct gd_ts_at {
+    int64_t ts_ns;
+    int64_t at;
+} gd_ts_at;
+
+/* How many of the latest and of the earliest event starts a reader keeps with
+ * their byte offsets (ts_hi_at / ts_lo_at): the time-outlier rule never
+ * leaves out more events than this on one side (model/sanitize.c). */
+#define GD_TS_RESERVOIR 1024
+
 struct gpudiag_trace {
     char *path;
     gd_strtab names;
@@ -210,6 +221,12 @@ struct gpudiag_trace {
     /* model/sanitize.c (DEFINITIONS "Sanitising the timeline") */
     uint64_t overrun_ops;         /* GPU ops clipped at the next op's start on their stream */
     int64_t overrun_removed_ns;   /* the time clipped off them */
+    gd_vec ts_hi_at, ts_lo_at;    /* gd_ts_at (reader, Kineto only): at least the GD_TS_RESERVOIR latest /
+                                     earliest starts of the events kept in the model (at most twice as
+                                     many), in no order */
+    uint64_t time_outliers;       /* events left out for lying far outside the bulk of the timeline */
+    int64_t time_outlier_first_at;/* smallest byte offset of their `ts`, -1 if unknown or none */
+    int64_t time_outlier_gap_ns;  /* the smallest distance between an outlier and the bulk */
 };
 
 /* The duration of side-table entry idx (binary search); 0 if absent (never,

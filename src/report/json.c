@@ -186,6 +186,13 @@ static void write_inputs(jw *w, const gpudiag_report *r)
     kv_int(w, "ops", (long long)in->overrun_ops);
     kv_us(w, "removed_us", in->overrun_removed_us);
     yajl_gen_map_close(w->g);
+    key(w, "time_outliers");
+    yajl_gen_map_open(w->g);
+    kv_int(w, "events", (long long)in->time_outliers);
+    kv_int_opt(w, "first_at_bytes", (long long)in->time_outlier_first_at,
+               in->time_outliers > 0 && in->time_outlier_first_at >= 0);
+    kv_us(w, "gap_us", in->time_outlier_gap_us);
+    yajl_gen_map_close(w->g);
     kv_int_opt(w, "rank", in->rank, in->rank >= 0);
     kv_int_opt(w, "world_size", in->world_size, in->world_size >= 0);
     kv_bool(w, "amd", r->is_amd);

@@ -21,6 +21,20 @@
 #    TBP: step 1 ends 1350, step 2 = [1350,1350] (0 us), step 3 [1350,1400].
 #    gpudiag: step 2 would be 0 us, so step 1 is cut at step 2's host start:
 #    steps [1000,1100] [1100,1200] [1200,1400] = 100, 100, 200 us; steps_shortened 1.
+# 3. Time outliers (rule 2), hand-edited copies of tests/data/ok_two_steps.json (whose
+#    events other than the edited ones span 980..1230 us):
+#    - warn_time_outlier_late.json: the reduce kernel at 1150 moved to 1000000001150
+#      (10^12 us later).  The rest ends at 1230 (the GEMM 1140+90), so the gap is
+#      1000000001150 - 1230 = 999999999920 us > 10 x 250 us and > 1 s: 1 outlier, its
+#      `ts` value at byte 6435 of the file.  main gave step 2 10^12 us, utilization
+#      1.8e-10 and verdict unknown.
+#    - warn_time_clock_jump.json: the pre-step launch (980) and its kernel (990..1010)
+#      one hour early (-3599999020, -3599999010): 2 outliers, the first `ts` at byte 604,
+#      gap = 1000 (ProfilerStep#1, the rest's first start) - (-3599999010 + 20) =
+#      3599999990 us.  main gave idle_share 1.
+#    Each report must equal the report of ok_two_steps.json with the moved lines deleted
+#    (steps, breakdown, summary, idle, verdict).  A kernel moved only 0.9 s later (gap
+#    < 1 s, though > 10 x the span) is kept: no outlier.
 set -eu
 GD_TMP_TAG=sanitize
 # shellcheck source=tests/cli/common.sh
@@ -85,5 +99,53 @@ assert d["overruns"] == {"ops": 2, "removed_us": 265}, d["overruns"]
 assert d["kernel_total_us"] == 180, d["kernel_total_us"]
 EOF
 fi
+for case in "warn_time_outlier_late.json 1000000001150 1 6435 999999999920" \
+            "warn_time_clock_jump.json -35999990 2 604 3599999990"; do
+    set -- $case
+    f=$1; pat=$2; n=$3; at=$4; gap=$5
+    grep -v -e "\"ts\": $pat" "$GD_TEST_DATA/$f" > "$TMP/removed.json"
+    [ "$(($(wc -l < "$GD_TEST_DATA/$f") - $(wc -l < "$TMP/removed.json")))" -eq "$n" ] || { echo "FAIL: $f: $n lines to remove"; rc=1; }
+    "$GPUDIAG" analyze --json "$TMP/removed.json" > "$TMP/removed.out.json"
+    for mode in default yajl; do
+        nosj=""; [ "$mode" = yajl ] && nosj=1
+        GPUDIAG_NO_SIMDJSON="$nosj" "$GPUDIAG" analyze --json "$GD_TEST_DATA/$f" > "$TMP/outlier.json"
+        python3 - "$TMP/outlier.json" "$TMP/removed.out.json" "$n" "$at" "$gap" "$f@$mode" <<'EOF' || rc=1
+import json, os, sys
+d = json.load(open(sys.argv[1])); ref = json.load(open(sys.argv[2]))
+n, at, gap = int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
+o = d["inputs"][0]["time_outliers"]
+f = {x["id"]: x for x in d["findings"]}
+t = f.get("input_time_outliers", {})
+checks = [
+    ("time_outliers.events", o["events"], n),
+    ("time_outliers.first_at_bytes", o["first_at_bytes"], at),
+    ("time_outliers.gap_us", o["gap_us"], gap),
+    ("finding", t.get("severity"), "medium"),
+    ("ev events", t.get("evidence", {}).get("events"), n),
+    ("ev first_at_bytes", t.get("evidence", {}).get("first_at_bytes"), at),
+    ("title names the byte", ("byte %d" % at) in t.get("title", ""), True),
+    ("steps as without them", d["steps"], ref["steps"]),
+    ("breakdown as without them", d["breakdown"], ref["breakdown"]),
+    ("summary as without them", d["summary"], ref["summary"]),
+    ("idle as without them", d["idle"], ref["idle"]),
+    ("verdict as without them", d["verdict"]["bottleneck"], ref["verdict"]["bottleneck"]),
+    ("other findings as without them", sorted(set(f) - {"input_time_outliers"}), sorted(x["id"] for x in ref["findings"])),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[6], 1e-09)
+EOF
+    done
+done
+# the 1 s floor: the reduce kernel 0.9 s after the rest (gap 900000 + 1150 - 1230 us) stays
+sed 's/"ts": 1000000001150,/"ts": 901150,/' "$GD_TEST_DATA/warn_time_outlier_late.json" > "$TMP/near.json"
+"$GPUDIAG" analyze --json "$TMP/near.json" > "$TMP/near.out.json"
+python3 - "$TMP/near.out.json" <<'EOF' || { echo "FAIL: 0.9 s gap is not an outlier"; rc=1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["inputs"][0]["time_outliers"]["events"] == 0, d["inputs"][0]["time_outliers"]
+assert d["summary"]["kernel_count"] == 5
+assert "input_time_outliers" not in {x["id"] for x in d["findings"]}
+EOF
 [ "$rc" -eq 0 ] && echo "test_sanitize: all passed"
 exit $rc
