@@ -740,12 +740,13 @@ static void rule_host_overhead(fbuilder *b)
              gd_format("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
                        "%.1f%% of the step while no kernel runs, and the median kernel lasts only %.1f us",
                        100.0 * host, r->median_kernel_us),
-             gd_format("The step already replays %s graphs (%llu launches): the launches left are the kernels "
-                       "outside them. Capture those regions too if their shapes are static, fuse elementwise "
+             gd_format("The step already replays %s graphs (%llu graph launch%s): the launches left are the "
+                       "kernels outside them. Capture those regions too if their shapes are static, fuse elementwise "
                        "chains (torch.compile), use fused/foreach optimizers (torch.optim.AdamW(..., fused=True)), "
                        "and raise the batch size so each kernel does more work. Remove per-step Python work and "
                        "logging from the hot loop.",
-                       r->is_amd ? "HIP" : "CUDA", (unsigned long long)r->graph_launches));
+                       r->is_amd ? "HIP" : "CUDA", (unsigned long long)r->graph_launches,
+                       r->graph_launches == 1 ? "" : "es"));
     else if (short_kernels)
         gd_fb_text(b, f,
              gd_format("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "

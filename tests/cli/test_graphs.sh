@@ -16,6 +16,10 @@
 #    that gap ends and after the previous gap -> graph_unrecorded_idle_us 910, share
 #    910/3000 = 0.303333; 910 >= half of the 930 us idle -> verdict unknown on
 #    input_graph_replays_unrecorded (high). Without the rule the verdict was compute ("busy 69%").
+# 3. tests/data/ok_launch_bound.json (test_host_findings.sh: host_launch_bound 0.868) with its
+#    last launch call renamed cudaGraphLaunch (its kernel still joins by correlation): one graph
+#    launch, recorded (graph_gpu_ops 1, not a lower bound); the same host_launch_bound 0.868,
+#    but its advice and the verdict no longer say "CUDA Graphs": the step already replays them.
 set -eu
 GD_TMP_TAG=graphs
 # shellcheck source=tests/cli/common.sh
@@ -64,4 +68,29 @@ check_both_readers "$GD_TEST_DATA/ok_graph_mixed.json" "$PY2" || rc=1
 "$GPUDIAG" analyze --no-color "$GD_TEST_DATA/ok_graph_mixed.json" > "$TMP/r.txt"
 if grep -q 'utilization >= 69.0% (lower bound)' "$TMP/r.txt"; then echo "text: 1 passed, 0 failed"; else
     echo "FAIL: text does not state the utilization as a lower bound"; rc=1; fi
+python3 - "$GD_TEST_DATA/ok_launch_bound.json" "$TMP/lb_graph.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+last = [e for e in d["traceEvents"] if e.get("name") == "cudaLaunchKernel"][-1]
+last["name"] = "cudaGraphLaunch"
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+PY3=$(cat <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1])); s = d["summary"]; v = d["verdict"]
+f = {x["id"]: x for x in d["findings"]}
+h = f.get("host_launch_bound", {})
+checks = [
+    ("graph_launches", s["graph_launches"], 1), ("without", s["graph_launches_without_gpu_ops"], 0),
+    ("graph_gpu_ops", s["graph_gpu_ops"], 1), ("lower bound", s["gpu_utilization_lower_bound"], False),
+    ("gain", h.get("est_gain"), 0.868), ("finding", v["finding"], "host_launch_bound"),
+    ("no graph advice", "torch.cuda.graphs" in h.get("recommendation", "") or "CUDA Graphs" in v["summary"], False),
+    ("says graphs used", "already replays CUDA graphs (1 graph launch)" in h.get("recommendation", ""), True),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-06)
+EOF
+)
+check_both_readers "$TMP/lb_graph.json" "$PY3" || rc=1
 exit $rc
