@@ -132,7 +132,8 @@ static int pick_misleading(const gpudiag_gpu_summary *g)
 }
 static int pick_headroom(const gpudiag_gpu_summary *g)
 {
-    return g->in_use && !g->idle_holding_memory && !isnan(g->mem_used_share) &&
+    /* >= 2 samples, as low_gpu_utilization: one snapshot's level says nothing about a run's headroom */
+    return g->in_use && !g->idle_holding_memory && g->samples >= 2 && !isnan(g->mem_used_share) &&
            g->mem_used_share < GD_SERIES_MEM_HEADROOM && g->compute_level && strcmp(g->compute_level, "low") == 0;
 }
 static int pick_near_cap(const gpudiag_gpu_summary *g)

@@ -241,8 +241,9 @@ if [ -d "$LOGS" ]; then
         && grep -q "log: 2 GPUs, 4 samples each" "$TMP/gf.html" && ok || nok "HTML sample counts"
     # used memory without a total (dmon fb): the page says what the text says, 3945 MiB = 3.85 GiB
     grep -q "Memory n/a (3.9 GiB used, total unknown)" "$TMP/gf.html" && ok || nok "HTML memory without a total"
-    # a log's est_gain is a share of run time, as in the text report (snapshot CSV: memory_headroom)
-    "$GPUDIAG" analyze --html "$TMP/snap.html" "$LOGS/nvsmi_query_csv_2gpu_power_clocks_snapshot.csv" > /dev/null 2>&1
+    # a log's est_gain is a share of run time, as in the text report (dmon_gains.log: low_gpu_utilization,
+    # throttling; the snapshot CSV used before has no estimated finding since memory_headroom needs >= 2 samples)
+    "$GPUDIAG" analyze --html "$TMP/snap.html" "$DATA/dmon_gains.log" > /dev/null 2>&1
     grep -q "could save about [0-9.]*% of run time" "$TMP/snap.html" && ! grep -q "of step time" "$TMP/snap.html" \
         && ok || nok "HTML gain of a log: run time"
 fi
