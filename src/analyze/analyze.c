@@ -339,7 +339,10 @@ static int build_steps(actx *a)
     if (gd_radix_sort_i64(rts, nrt, sizeof *rts, offsetof(rt_ref, ts)) != 0) /* stable: ties keep idx order */
         qsort(rts, nrt, sizeof *rts, cmp_rt_ref);
     uint8_t *op_matched = calloc(t->gpu_ops.len ? t->gpu_ops.len : 1, 1);
-    if (!op_matched) {
+    uint8_t *graph_unrec = calloc(n, 1); /* per step: a graph launch with no GPU op (DEFINITIONS "Graph replays") */
+    if (!op_matched || !graph_unrec) {
+        free(op_matched);
+        free(graph_unrec);
         free(rts);
         goto oom;
     }
@@ -356,6 +359,7 @@ static int build_steps(actx *a)
             ir++;
         } else if (rts[ir].end <= hs[is].e) {
             const gd_runtime *rt = gd_vec_at(&t->runtimes, rts[ir].idx);
+            uint32_t before = matched[is];
             if (rt->correlation >= 0) {
                 for (size_t k = gd_corr_find(a->corr, a->ncorr, rt->correlation);
                      k < a->ncorr && a->corr[k].correlation == rt->correlation; k++) {
@@ -369,6 +373,8 @@ static int build_steps(actx *a)
                     any_matched++;
                 }
             }
+            if (matched[is] == before && (gd_name_flags(a, rt->name_id) & NF_GRAPH_LAUNCH))
+                graph_unrec[is] = 1;
             ir++;
         } else if (rts[ir].ts < hs[is].e) {
             ir++;
@@ -382,6 +388,7 @@ static int build_steps(actx *a)
     r->steps = calloc(n, sizeof *r->steps);
     if (!a->steps || !r->steps) {
         free(op_matched);
+        free(graph_unrec);
         goto oom;
     }
     for (size_t i = 0; i < n; i++) {
@@ -427,19 +434,22 @@ static int build_steps(actx *a)
             prev_end = e;
         }
         /* Tail trimming: drop trailing steps without device ops, and the last
-         * one if it launched < 80% of the previous step's device ops. */
+         * one if it launched < 80% of the previous step's device ops.  A step
+         * holding a graph launch with no recorded GPU op is never dropped: its
+         * device work is unknown, not small (DEFINITIONS "Graph replays"). */
         if (n > 1) {
             size_t last = n;
-            while (last > 0 && matched[last - 1] == 0)
+            while (last > 0 && matched[last - 1] == 0 && !graph_unrec[last - 1])
                 last--;
             if (last > 0) {
                 keep = last;
-                if (last >= 2 && (double)matched[last - 2] * 0.8 > (double)matched[last - 1])
+                if (last >= 2 && !graph_unrec[last - 1] && (double)matched[last - 2] * 0.8 > (double)matched[last - 1])
                     keep = last - 1;
             }
         }
     }
     free(op_matched);
+    free(graph_unrec);
     r->steps_trimmed = (int)(n - keep);
     a->nsteps = keep;
     r->step_count = keep;

@@ -16,6 +16,10 @@
 #    that gap ends and after the previous gap -> graph_unrecorded_idle_us 910, share
 #    910/3000 = 0.303333; 910 >= half of the 930 us idle -> verdict unknown on
 #    input_graph_replays_unrecorded (high). Without the rule the verdict was compute ("busy 69%").
+#    The same trace cut after step 2 (its last step then holds the unrecorded launch and one
+#    kernel against step 1's four): TBP's tail rule would drop step 2 as a profiler cut-off
+#    (< 80 % of the previous step's device ops); a step with an unrecorded graph launch is kept
+#    -> 2 steps, steps_trimmed 0, graph_unrecorded_idle_us 910 of 920 idle -> unknown.
 # 3. tests/data/ok_launch_bound.json (test_host_findings.sh: host_launch_bound 0.868) with its
 #    last launch call renamed cudaGraphLaunch (its kernel still joins by correlation): one graph
 #    launch, recorded (graph_gpu_ops 1, not a lower bound); the same host_launch_bound 0.868,
@@ -68,6 +72,26 @@ check_both_readers "$GD_TEST_DATA/ok_graph_mixed.json" "$PY2" || rc=1
 "$GPUDIAG" analyze --no-color "$GD_TEST_DATA/ok_graph_mixed.json" > "$TMP/r.txt"
 if grep -q 'utilization >= 69.0% (lower bound)' "$TMP/r.txt"; then echo "text: 1 passed, 0 failed"; else
     echo "FAIL: text does not state the utilization as a lower bound"; rc=1; fi
+python3 - "$GD_TEST_DATA/ok_graph_mixed.json" "$TMP/two_steps.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["traceEvents"] = [e for e in d["traceEvents"] if e["ts"] < 2950 and e.get("name") != "ProfilerStep#3"]
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+PY4=$(cat <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1])); v = d["verdict"]
+checks = [
+    ("steps", len(d["steps"]), 2), ("trimmed", d["breakdown"]["steps_trimmed"], 0),
+    ("hidden", d["idle"]["graph_unrecorded_idle_us"], 910), ("gap_us", d["idle"]["gap_us"], 920),
+    ("finding", v["finding"], "input_graph_replays_unrecorded"), ("bottleneck", v["bottleneck"], "unknown"),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-06)
+EOF
+)
+check_both_readers "$TMP/two_steps.json" "$PY4" || rc=1
 python3 - "$GD_TEST_DATA/ok_launch_bound.json" "$TMP/lb_graph.json" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
