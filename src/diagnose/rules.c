@@ -898,6 +898,19 @@ static void rule_communication(fbuilder *b)
             "interconnect with NCCL_DEBUG=INFO (NVLink vs PCIe, IB vs TCP).");
         break;
     }
+    /* one rank of several: a collective kernel runs until the last rank joins, so its time holds the wait
+     * for the slowest rank (DEFINITIONS "Communication", what one rank's trace cannot tell) */
+    if (!mpi && r->input.world_size > 1 && advice) {
+        char *all = gd_format("%s This is one rank of %d: a collective kernel runs until every rank has joined, so "
+                              "its time includes waiting for the slowest rank, and one rank's trace cannot tell a "
+                              "slow link from a late rank; analyze every rank's trace together (gpudiag analyze "
+                              "DIR) to see whether a straggler holds the others.",
+                              advice, r->input.world_size);
+        if (all) {
+            free(advice);
+            advice = all;
+        }
+    }
     gd_fb_text(b, f, title, advice);
 }
 

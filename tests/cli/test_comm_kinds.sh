@@ -106,4 +106,16 @@ assert k["all_to_all"] == 148554 and k["all_reduce"] == 92082 and k["unknown"] =
 EOF2
   then echo "a100_8rank_rank3_test: passed"; else echo "FAIL: a100_8rank_rank3_test kinds"; rc=1; fi
 fi
+# One rank of several (world_size 2 in ok_comm_unknown.json): the communication advice says a
+# collective kernel's time holds the wait for the slowest rank; the same trace without
+# distributedInfo.world_size does not say it (DEFINITIONS "Communication").
+"$GPUDIAG" analyze --no-progress --width 200 "$GD_TEST_DATA/ok_comm_unknown.json" > "$TMP/one_rank.txt" 2>&1 || true
+sed 's/"world_size": *2/"world_size": 1/' "$GD_TEST_DATA/ok_comm_unknown.json" > "$TMP/single.json"
+"$GPUDIAG" analyze --no-progress --width 200 "$TMP/single.json" > "$TMP/single.txt" 2>&1 || true
+if grep -q "This is one rank of 2: a collective kernel runs until every rank has joined" "$TMP/one_rank.txt" &&
+   ! grep -q "This is one rank of" "$TMP/single.txt"; then
+  echo "one rank of several: passed"
+else
+  echo "FAIL: the one-rank caveat of communication_bound"; rc=1
+fi
 exit $rc
