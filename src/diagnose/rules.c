@@ -902,9 +902,9 @@ static void rule_communication(fbuilder *b)
      * for the slowest rank (DEFINITIONS "Communication", what one rank's trace cannot tell) */
     if (!mpi && r->input.world_size > 1 && advice) {
         char *all = gd_format("%s This is one rank of %d: a collective kernel runs until every rank has joined, so "
-                              "its time includes waiting for the slowest rank, and one rank's trace cannot tell a "
-                              "slow link from a late rank; analyze every rank's trace together (gpudiag analyze "
-                              "DIR) to see whether a straggler holds the others.",
+                              "its time includes waiting for the slowest rank, and one rank's trace alone cannot tell "
+                              "a slow link from a late rank: analyzing every rank's trace together (gpudiag analyze "
+                              "DIR, its STRAGGLER line) shows whether a straggler holds the others.",
                               advice, r->input.world_size);
         if (all) {
             free(advice);
