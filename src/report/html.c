@@ -383,9 +383,21 @@ static void write_verdict(hw *w, const gpudiag_report *r)
     put(w, "<section aria-labelledby=\"h-verdict\"><h2 id=\"h-verdict\">Verdict</h2><div class=\"verdict\">"
            "<p class=\"bn\">Bottleneck: <strong>");
     esc_name(w, gpudiag_bottleneck_name(r->bottleneck));
-    put(w, "</strong></p><p>");
+    put(w, "</strong>");
+    if (r->verdict_finding) {
+        put(w, " (finding <code>");
+        esc(w, r->verdict_finding);
+        put(w, "</code>)");
+    }
+    put(w, "</p><p>");
     esc(w, r->verdict);
-    put(w, "</p></div><dl class=\"kpi\">");
+    put(w, "</p>");
+    if (r->verdict_why) {
+        put(w, "<p>Why not the first finding: ");
+        esc(w, r->verdict_why);
+        put(w, ".</p>");
+    }
+    put(w, "</div><dl class=\"kpi\">");
     if (r->series) {
         write_series_kpis(w, r->series);
         put(w, "</dl></section>\n");
@@ -394,7 +406,9 @@ static void write_verdict(hw *w, const gpudiag_report *r)
     snprintf(b, sizeof b, "%zu%s", r->step_count, r->steps_from_profiler ? "" : " (whole trace)");
     kpi(w, "Steps", b);
     kpi(w, "Mean step time", fmt_us(b, sizeof b, r->step_time.mean));
-    kpi(w, "GPU utilization", fmt_pct(b, sizeof b, r->gpu_utilization));
+    /* DEFINITIONS "Graph replays": unrecorded replays are missing from the busy time */
+    kpi(w, r->graph_launches_unrecorded ? "GPU utilization (lower bound)" : "GPU utilization",
+        fmt_pct(b, sizeof b, r->gpu_utilization));
     kpi(w, "GPU idle (HTA)", fmt_pct(b, sizeof b, r->idle_share));
     kpi(w, r->is_amd ? "CU efficiency" : "SM efficiency", fmt_pct(b, sizeof b, r->sm_efficiency));
     kpi(w, "Achieved occupancy", fmt_pct(b, sizeof b, r->achieved_occupancy));

@@ -72,6 +72,9 @@ check_both_readers "$GD_TEST_DATA/ok_graph_mixed.json" "$PY2" || rc=1
 "$GPUDIAG" analyze --no-color "$GD_TEST_DATA/ok_graph_mixed.json" > "$TMP/r.txt"
 if grep -q 'utilization >= 69.0% (lower bound)' "$TMP/r.txt"; then echo "text: 1 passed, 0 failed"; else
     echo "FAIL: text does not state the utilization as a lower bound"; rc=1; fi
+"$GPUDIAG" analyze --html "$TMP/r.html" "$GD_TEST_DATA/ok_graph_mixed.json" > /dev/null
+if grep -q 'GPU utilization (lower bound)' "$TMP/r.html"; then echo "html: 1 passed, 0 failed"; else
+    echo "FAIL: HTML does not label the utilization a lower bound"; rc=1; fi
 python3 - "$GD_TEST_DATA/ok_graph_mixed.json" "$TMP/two_steps.json" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))

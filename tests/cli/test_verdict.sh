@@ -18,7 +18,7 @@
 #    note cpu_only_trace, which the verdict rests on -> why: no GPU activity to weigh it.
 # 4. tests/data/ok_idle_nocause.json: one finding, single_step (a symptom); the verdict
 #    ("no visible cause") rests on none -> finding null, why "single_step ... symptom".
-# The text report names the finding on the VERDICT line and prints the why line.
+# The text and HTML reports name the finding beside the bottleneck and print the why line.
 set -eu
 GD_TMP_TAG=verdict
 # shellcheck source=tests/cli/common.sh
@@ -65,5 +65,12 @@ if grep -q '^VERDICT  host_launch  (finding host_overhead)$' "$TMP/r.txt" &&
     echo "text: 1 passed, 0 failed"
 else
     echo "FAIL: text report lacks the finding or the why line"; sed -n 1,14p "$TMP/r.txt"; rc=1
+fi
+"$GPUDIAG" analyze --html "$TMP/r.html" "$GD_TEST_DATA/ok_three_steps.json" > /dev/null
+if grep -q '(finding <code>host_overhead</code>)' "$TMP/r.html" &&
+   grep -q '<p>Why not the first finding: no_tensor_cores ranks first' "$TMP/r.html"; then
+    echo "html: 1 passed, 0 failed"
+else
+    echo "FAIL: HTML verdict lacks the finding or the why line"; rc=1
 fi
 exit $rc
