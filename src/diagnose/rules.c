@@ -554,6 +554,16 @@ static void rule_graph_replays(fbuilder *b)
                        (unsigned long long)r->graph_launches_unrecorded, r->graph_launches_unrecorded == 1 ? "" : "es",
                        api),
              gd_format("%s", rec));
+    else if (r->gpu_ops_unlinked)
+        /* GPU ops without a launch call may be the replays' kernels, recorded without its correlation id */
+        gd_fb_text(b, f,
+             gd_format("%llu of %llu graph launches (%s) have no GPU op joined: their kernels were not recorded, or "
+                       "are among the %llu GPU ops with no launch call; GPU utilization (%.1f%%) may be a lower "
+                       "bound, and %.1f%% of the step that reads as idle may hold them",
+                       (unsigned long long)r->graph_launches_unrecorded, (unsigned long long)r->graph_launches, api,
+                       (unsigned long long)r->gpu_ops_unlinked, 100.0 * r->gpu_utilization,
+                       100.0 * graph_hidden_share(r)),
+             gd_format("%s", rec));
     else
         gd_fb_text(b, f,
              gd_format("%llu of %llu graph launches (%s) have no GPU op in the trace: their kernels were not recorded, "

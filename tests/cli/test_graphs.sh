@@ -20,6 +20,9 @@
 #    kernel against step 1's four): TBP's tail rule would drop step 2 as a profiler cut-off
 #    (< 80 % of the previous step's device ops); a step with an unrecorded graph launch is kept
 #    -> 2 steps, steps_trimmed 0, graph_unrecorded_idle_us 910 of 920 idle -> unknown.
+#    And with g1 and g2 stripped of their correlation id (recorded, but not joined to launch
+#    10): launches 10 and 12 have no GPU op (2 of 3), 2 GPU ops are unlinked, and the finding
+#    says the kernels may be among those unlinked ops rather than claiming they were not recorded.
 # 3. tests/data/ok_launch_bound.json (test_host_findings.sh: host_launch_bound 0.868) with its
 #    last launch call renamed cudaGraphLaunch (its kernel still joins by correlation): one graph
 #    launch, recorded (graph_gpu_ops 1, not a lower bound); the same host_launch_bound 0.868,
@@ -95,6 +98,29 @@ valcheck.run(checks, sys.argv[2], 1e-06)
 EOF
 )
 check_both_readers "$TMP/two_steps.json" "$PY4" || rc=1
+python3 - "$GD_TEST_DATA/ok_graph_mixed.json" "$TMP/unjoined.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for e in d["traceEvents"]:
+    if e.get("name") in ("g1", "g2"):
+        del e["args"]["correlation"]
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+PY5=$(cat <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1])); s = d["summary"]
+g = {x["id"]: x for x in d["findings"]}.get("input_graph_replays_unrecorded", {})
+checks = [
+    ("without", s["graph_launches_without_gpu_ops"], 2), ("unlinked", s["gpu_ops_unlinked"], 2),
+    ("graph_gpu_ops", s["graph_gpu_ops"], 2),
+    ("title", "are among the 2 GPU ops with no launch call" in g.get("title", ""), True),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-06)
+EOF
+)
+check_both_readers "$TMP/unjoined.json" "$PY5" || rc=1
 python3 - "$GD_TEST_DATA/ok_launch_bound.json" "$TMP/lb_graph.json" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
