@@ -20,7 +20,7 @@
 
 #define DCGMI_MAX_COLS 64
 
-enum { X_NONE = 0, X_FB_FREE = 1 };
+enum { X_NONE = 0, X_FB_FREE = 1, X_TEXT = 2, X_NAME = 3 };
 
 typedef struct dcgmi_col {
     int metric;   /* gpudiag_metric; -1 ignore */
@@ -72,6 +72,14 @@ static const struct dcgm_field {
     {1010, "pcirx", GPUDIAG_M_PCIE_RX_BPS, 1, 0, X_NONE},
     {1011, "nvltx", GPUDIAG_M_NVLINK_TX_BPS, 1, 0, X_NONE},
     {1012, "nvlrx", GPUDIAG_M_NVLINK_RX_BPS, 1, 0, X_NONE},
+    /* text fields: ignored columns whose value may hold spaces ("Tesla T4"); the device name is kept */
+    {1, "drver", -1, 1, 0, X_TEXT},
+    {2, "nvver", -1, 1, 0, X_TEXT},
+    {3, "prnam", -1, 1, 0, X_TEXT},
+    {50, "dvnam", -1, 1, 0, X_NAME},
+    {51, "dvbrn", -1, 1, 0, X_TEXT},
+    {53, "srnum", -1, 1, 0, X_TEXT},
+    {54, "uuid#", -1, 1, 0, X_TEXT},
 };
 
 /* Map a header token: a tag (any case) or a numeric field id. */
@@ -123,7 +131,7 @@ gpudiag_status gd_read_dcgmi(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
             ncols = nt;
             for (size_t i = 0; i < nt; i++) {
                 cols[i] = map_tag(tok[k + 1 + i].s, tok[k + 1 + i].n);
-                if (cols[i].metric < 0 && cols[i].extra == X_NONE)
+                if (cols[i].metric < 0 && (cols[i].extra == X_NONE || cols[i].extra == X_TEXT))
                     gd_series_note_ignored(s, tok[k + 1 + i].s, tok[k + 1 + i].n);
             }
             gd_series_note_header(s, line, n, l->line_no, have_header);
@@ -149,6 +157,24 @@ gpudiag_status gd_read_dcgmi(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
             gd_series_skip(s, l->line_no);
             continue;
         }
+        /* one text column (device name, ...) whose value has spaces: its words are one value
+         * (NVIDIA/DCGM field 50 prints "Tesla T4"); with two or more, the row cannot be split */
+        size_t text_col = ncols, ntext = 0;
+        for (size_t i = 0; i < ncols; i++)
+            if (cols[i].extra == X_TEXT || cols[i].extra == X_NAME) {
+                text_col = i;
+                ntext++;
+            }
+        char name[96] = "";
+        if (ntext == 1 && c > ncols + 2) {
+            size_t extra = c - (ncols + 2), a = 2 + text_col;
+            tok[a].n = (size_t)(tok[a + extra].s + tok[a + extra].n - tok[a].s);
+            for (size_t i = a + 1; i + extra < c; i++)
+                tok[i] = tok[i + extra];
+            c -= extra;
+        }
+        if (ntext == 1 && c == ncols + 2 && cols[text_col].extra == X_NAME)
+            snprintf(name, sizeof name, "%.*s", (int)tok[2 + text_col].n, tok[2 + text_col].s);
         int ok;
         double id = c > 1 ? gd_parse_value(tok[1].s, tok[1].n, &ok) : NAN;
         if (c != ncols + 2 || isnan(id) || id < 0 || id > 65535 || id != floor(id)) {
@@ -163,7 +189,7 @@ gpudiag_status gd_read_dcgmi(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
         double fb_free = NAN, fallback[GPUDIAG_M_COUNT];
         gd_values_clear(fallback);
         for (size_t i = 0; i < ncols && !bad; i++) {
-            if (cols[i].metric < 0 && cols[i].extra == X_NONE)
+            if (cols[i].metric < 0 && cols[i].extra != X_FB_FREE)
                 continue;
             double x = gd_parse_value(tok[2 + i].s, tok[2 + i].n, &ok);
             bad = !ok;
@@ -190,6 +216,8 @@ gpudiag_status gd_read_dcgmi(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
         long g = gpudiag_series_gpu(s, kind, index, instance, NULL, NULL);
         if (g < 0)
             return gd_set_error(err, GPUDIAG_ERR_NOMEM, l->path, -1, "out of memory");
+        if (name[0] && !s->gpus[g].name[0] && !gd_ieq(name, strlen(name), "n/a") && !gd_ieq(name, strlen(name), "n/w"))
+            snprintf(s->gpus[g].name, sizeof s->gpus[g].name, "%s", name);
         int64_t t = (int64_t)s->gpus[g].count * s->interval_us;
         if (gpudiag_series_append(s, (size_t)g, t, v) != GPUDIAG_OK)
             return gd_set_error(err, GPUDIAG_ERR_NOMEM, l->path, -1, "out of memory");

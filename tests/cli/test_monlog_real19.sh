@@ -176,5 +176,16 @@ assert d["verdict"]["summary"].startswith("One GPU is mostly idle (gpu_util medi
 PY
 fi
 
+# a dcgmi text field with spaces (field 50 DVNAM prints "Tesla T4"): dcgmi_device_name.log, 3 rows ->
+# name "Tesla T4", SM active 0.512 0.498 0.505 (mean 0.505), tensor 0.101 0.099 0.100; it was exit 3
+# ("every data row was malformed": 5 words for 4 columns).
+js dcgmi_device_name.log
+if python3 - "$TMP/dcgmi_device_name.log.json" <<'PY'; then ok; else nok "dcgmi device name with spaces"; fi
+import json, sys
+d = json.load(open(sys.argv[1])); s = d["series"]; g = s["gpus"][0]
+assert s["skipped_rows"] == 0 and g["samples"] == 3 and g["name"] == "Tesla T4", (s["skipped_rows"], g["name"])
+assert abs(g["metrics"]["sm_active"]["mean"] - 0.505) < 1e-9 and abs(g["metrics"]["tensor_active"]["mean"] - 0.1) < 1e-9
+PY
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
