@@ -528,6 +528,10 @@ typedef struct gpudiag_nsys_info {
     uint64_t sync_events;         /**< CUPTI synchronization activity records */
     uint64_t graph_kernels;       /**< kernels launched from a CUDA graph */
     uint64_t graph_events;        /**< CUDA graph / graph-node records */
+    uint64_t graph_execs;         /**< whole-graph rows (CUPTI_ACTIVITY_KIND_GRAPH_TRACE: an export made without
+                                       --cuda-graph-trace=node) read as GPU busy time, joined to their
+                                       cudaGraphLaunch by correlation id (finding `input_graph_no_node_trace`) */
+    double graph_exec_time_us;    /**< their summed duration, µs */
     uint64_t runtime_duplicates;  /**< runtime rows left out: their correlation id was read before (one call) */
     uint64_t mpi_calls;           /**< MPI calls read (MPI_* NVTX ranges, MPI_*_EVENTS tables): communication */
     const char *schema_gaps;      /**< "; "-separated missing tables/columns, "" if none; owned */

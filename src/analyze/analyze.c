@@ -788,16 +788,24 @@ static int build_devices(actx *a)
             goto out;
         endpoint *ep = eps.data;
         double occ_w = 0, occ_t = 0, tc_t = 0, ktime = 0;
-        uint64_t kcount = 0;
+        uint64_t kcount = 0, gcount = 0; /* gcount: whole-graph rows (GD_GPU_GRAPH), busy time only */
         /* Two passes over the ops, so that the busy-kernel set and the SM
          * efficiency endpoints (with their sort's scratch) are freed before
          * the temporal breakdown's three sets are built: on a 28 GB trace
          * this was the analysis' peak, all five at once.  Pass 1: kernels. */
         for (size_t i = 0; i < t->gpu_ops.len; i++) {
             const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
-            if (op->device != d->id || op->kind != GD_GPU_KERNEL)
+            if (op->device != d->id || (op->kind != GD_GPU_KERNEL && op->kind != GD_GPU_GRAPH))
                 continue;
             int64_t s = op->ts_ns, e = op->ts_ns + op->dur_ns;
+            if (op->kind == GD_GPU_GRAPH) {
+                /* a whole graph's execution: its kernels ran then (DEFINITIONS "Nsight Systems
+                 * exports", graph rows), so it is kernel busy time, but no kernel of its own */
+                gcount++;
+                if (gd_iv_push(&kiv, s, e))
+                    goto out;
+                continue;
+            }
             unsigned nf = gd_name_flags(a, op->name_id);
             kcount++;
             ktime += (double)op->dur_ns;
@@ -824,7 +832,7 @@ static int build_devices(actx *a)
         if (ktime > 0)
             d->tensor_core_share = tc_t / ktime;
         kiv.len = gd_iv_merge(kiv.data, kiv.len);
-        if (a->nsteps && a->span_e > a->span_s && kcount) {
+        if (a->nsteps && a->span_e > a->span_s && (kcount || gcount)) {
             gd_iv span = {a->span_s, a->span_e};
             int64_t busy = gd_iv_intersect_len(kiv.data, kiv.len, &span, 1);
             d->gpu_utilization = (double)busy / (double)(a->span_e - a->span_s);
@@ -1425,6 +1433,8 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
         ni->sync_events = t->nsys.sync_events;
         ni->graph_kernels = t->nsys.graph_kernels;
         ni->graph_events = t->nsys.graph_events;
+        ni->graph_execs = t->nsys.graph_execs;
+        ni->graph_exec_time_us = ns_to_us(t->nsys.graph_exec_ns);
         ni->schema_gaps = gd_utf8_clean(t->nsys.schema_gaps, strlen(t->nsys.schema_gaps));
         ni->schema_gap_count = t->nsys.schema_gap_count;
         ni->steps_source = gd_utf8_clean(t->nsys.steps_source, strlen(t->nsys.steps_source));

@@ -31,6 +31,21 @@ static double role_share(const gpudiag_report *r, gpudiag_role role)
     return r->avg_role_us[role] / r->avg_step_us;
 }
 
+/* The Kernel role's share of the step that the recorded kernels account for: the
+ * Kernel role also holds whole-graph rows of an Nsight export made without node
+ * tracing (DEFINITIONS "Nsight Systems exports", graph rows), whose kernels are
+ * unknown, so rules that scale a kernel-class share by it take the recorded
+ * kernels' part of that time only. */
+static double known_kernel_share(const gpudiag_report *r)
+{
+    double k = role_share(r, GPUDIAG_ROLE_KERNEL);
+    double g = r->input.nsys.present ? r->input.nsys.graph_exec_time_us : 0;
+    if (isnan(k) || !(g > 0))
+        return k;
+    double kt = r->kernel_time_us > 0 ? r->kernel_time_us : 0;
+    return k * kt / (kt + g);
+}
+
 /* Highest compute capability among the devices as major * 10 + minor, -1 if unknown. */
 static int max_compute_cc(const gpudiag_report *r)
 {
@@ -129,6 +144,22 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                        "activity CUPTI could not timestamp. Both are normal in small numbers; many of them "
                        "mean the profiling window cut through the work or the CUPTI buffer overflowed "
                        "(raise the activity buffer size or profile fewer steps)."));
+    }
+    if (r->input.nsys.present && r->input.nsys.graph_execs) {
+        /* DEFINITIONS "Nsight Systems exports", graph rows (GindaChen/nsys-ai#236) */
+        const gpudiag_nsys_info *n = &r->input.nsys;
+        gpudiag_finding *f = gd_fb_add(b, "input_graph_no_node_trace", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gd_fb_ev(f, "graph_execs", (double)n->graph_execs);
+        gd_fb_ev(f, "graph_exec_time_us", n->graph_exec_time_us);
+        gd_fb_text(b, f,
+             gd_format("%llu CUDA graph execution(s) (%.1f us of GPU time) were recorded whole, without their "
+                       "kernels: the kernel numbers leave them out",
+                       (unsigned long long)n->graph_execs, n->graph_exec_time_us),
+             gd_format("This export was made without --cuda-graph-trace=node, so Nsight Systems recorded each graph "
+                       "launch as one block of GPU time. It counts here as busy GPU time (utilization, idle gaps, "
+                       "the step breakdown), but the kernel table, Tensor Core share, kernel classes and launch "
+                       "statistics cover only the kernels launched outside graphs. For kernel detail, profile "
+                       "again with nsys profile --cuda-graph-trace=node."));
     }
     if (r->input.time_outliers) {
         /* DEFINITIONS "Sanitising the timeline" rule 2 */
@@ -932,7 +963,7 @@ static void rule_memory_bound(fbuilder *b)
     double mem = (r->class_time_us[GPUDIAG_KCLASS_ELEMENTWISE] + r->class_time_us[GPUDIAG_KCLASS_NORM] +
                   r->class_time_us[GPUDIAG_KCLASS_REDUCTION]) /
                  r->kernel_time_us;
-    double kshare = role_share(r, GPUDIAG_ROLE_KERNEL);
+    double kshare = known_kernel_share(r);
     if (mem < GD_MEMBOUND_SHARE_MIN || isnan(kshare) || kshare < GD_GPU_BUSY_MIN)
         return;
     double gain = 0.5 * mem * kshare;
@@ -1182,7 +1213,7 @@ static void rule_tensor_cores(fbuilder *b)
     double elig_share = elig / r->kernel_time_us;
     if (elig_share < GD_TC_ELIGIBLE_SHARE_MIN)
         return;
-    double kshare = role_share(r, GPUDIAG_ROLE_KERNEL);
+    double kshare = known_kernel_share(r);
     double gain = isnan(kshare) ? NAN : kshare * elig_share * (1.0 - 1.0 / GD_TC_SPEEDUP_ASSUMED);
     gpudiag_finding *f = gd_fb_add(b, "no_tensor_cores", isnan(gain) ? GPUDIAG_SEV_MEDIUM : sev_for_share(gain), 1,
                              GPUDIAG_BN_COMPUTE, gain);

@@ -41,6 +41,7 @@
 #define T_KERNEL "CUPTI_ACTIVITY_KIND_KERNEL"
 #define T_MEMCPY "CUPTI_ACTIVITY_KIND_MEMCPY"
 #define T_MEMSET "CUPTI_ACTIVITY_KIND_MEMSET"
+#define T_GRAPH "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"
 #define T_RUNTIME "CUPTI_ACTIVITY_KIND_RUNTIME"
 #define T_SYNC "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
 #define T_NVTX "NVTX_EVENTS"
@@ -514,7 +515,24 @@ static int push_gpu_op(nsr *r, sqlite3_stmt *s, uint8_t kind, const char *name, 
     op.name_id = gd_strtab_intern(&t->names, name, nlen);
     if (op.name_id == UINT32_MAX || !gd_vec_push(&t->gpu_ops, &op))
         return -1;
+    if (kind == GD_GPU_GRAPH) {
+        /* NVIDIA's rules read the kernel, copy and memset tables only */
+        t->nsys.graph_execs++;
+        t->nsys.graph_exec_ns += end - start;
+        return 0;
+    }
     return push_rule_op(r, start, end, col_i64(s, 5, 0), dev);
+}
+
+/* A whole-graph row: columns 0..5 as push_gpu_op, 6 graphExecId. */
+static int row_graph(nsr *r, sqlite3_stmt *s)
+{
+    char name[96];
+    if (sqlite3_column_type(s, 6) != SQLITE_NULL)
+        snprintf(name, sizeof name, "CUDA graph exec %lld (kernels not traced)", (long long)col_i64(s, 6, 0));
+    else
+        snprintf(name, sizeof name, "CUDA graph exec (kernels not traced)");
+    return push_gpu_op(r, s, GD_GPU_GRAPH, name, strlen(name), -1, 0);
 }
 
 static int row_kernel(nsr *r, sqlite3_stmt *s)
@@ -598,6 +616,24 @@ static void read_gpu_ops(nsr *r)
         each_row(r, sql, T_KERNEL, row_kernel);
     } else if (e == 0) {
         schema_gap(r, T_KERNEL " (no kernels recorded)");
+    }
+
+    /* Exports made without --cuda-graph-trace=node: one row per graph launch on
+     * the GPU (DEFINITIONS "Nsight Systems exports", graph rows).  A row whose
+     * launch also has kernel rows (node tracing) is left out: its kernels are read. */
+    if (table_exists(r, T_GRAPH) == 1 && has_col(r, T_GRAPH, "start") && has_col(r, T_GRAPH, "end")) {
+        char c[5][48];
+        int kcorr = table_exists(r, T_KERNEL) == 1 && has_col(r, T_KERNEL, "correlationId") &&
+                    has_col(r, T_GRAPH, "correlationId");
+        snprintf(sql, sizeof sql,
+                 "SELECT g.start, g.end, %s, %s, %s, %s, %s FROM " T_GRAPH " AS g%s",
+                 qcol(r, c[0], 48, T_GRAPH, "g", "deviceId", common_missing),
+                 qcol(r, c[1], 48, T_GRAPH, "g", "streamId", common_missing),
+                 qcol(r, c[2], 48, T_GRAPH, "g", "correlationId", "graph executions not joined to their launch calls"),
+                 qcol(r, c[3], 48, T_GRAPH, "g", "globalPid", "one process assumed"),
+                 has_col(r, T_GRAPH, "graphExecId") ? "g.graphExecId" : "NULL",
+                 kcorr ? " WHERE NOT EXISTS (SELECT 1 FROM " T_KERNEL " AS k WHERE k.correlationId = g.correlationId)" : "");
+        each_row(r, sql, T_GRAPH, row_graph);
     }
 
     const char *tables[2] = {T_MEMCPY, T_MEMSET};
@@ -1187,7 +1223,7 @@ gpudiag_status gd_nsys_read(const char *path, gpudiag_trace **out, gpudiag_error
     if (r.failed)
         goto done;
     if (r.t->nsys.kernels == 0 && r.t->nsys.memcpys == 0 && r.t->nsys.memsets == 0 && r.t->nsys.runtime_calls == 0 &&
-        r.t->nsys.nvtx_ranges == 0) {
+        r.t->nsys.nvtx_ranges == 0 && r.t->nsys.graph_execs == 0) {
         e = table_exists(&r, T_KERNEL) | table_exists(&r, T_RUNTIME) | table_exists(&r, T_NVTX);
         if (!r.failed)
             fail(&r, GPUDIAG_ERR_FORMAT, -1,

@@ -17,7 +17,10 @@
 #include "gpudiag/gpudiag.h"
 #include "util/util.h"
 
-enum gd_gpu_kind { GD_GPU_KERNEL = 0, GD_GPU_MEMCPY = 1, GD_GPU_MEMSET = 2 };
+/* GD_GPU_GRAPH: one whole CUDA graph execution (Nsight Systems' graph-level
+ * trace, CUPTI_ACTIVITY_KIND_GRAPH_TRACE): GPU busy time whose kernels were not
+ * recorded one by one (DEFINITIONS "Nsight Systems exports", graph rows). */
+enum gd_gpu_kind { GD_GPU_KERNEL = 0, GD_GPU_MEMCPY = 1, GD_GPU_MEMSET = 2, GD_GPU_GRAPH = 3 };
 
 enum gd_gpu_flags {
     GD_GF_HAS_BPS = 1u << 0,  /* blocks per SM present */
@@ -153,6 +156,8 @@ typedef struct gd_nsys_info {
     uint64_t sync_events;         /* CUPTI_ACTIVITY_KIND_SYNCHRONIZATION rows */
     uint64_t graph_kernels;       /* kernels with a graphNodeId (launched from a CUDA graph) */
     uint64_t graph_events;        /* rows of CUDA_GRAPH_EVENTS / CUDA_GRAPH_NODE_EVENTS */
+    uint64_t graph_execs;         /* CUPTI_ACTIVITY_KIND_GRAPH_TRACE rows read as GD_GPU_GRAPH ops */
+    int64_t graph_exec_ns;        /* their summed duration */
     uint64_t overhead_ranges;     /* PROFILER_OVERHEAD rows counted as GPU ops by the Nsight rules */
     unsigned schema_gap_count;    /* tables/columns missing that would have been read */
     char schema_gaps[1024];       /* "; "-separated, e.g. "NVTX_EVENTS (no NVTX ranges)" */

@@ -241,6 +241,8 @@ static void write_inputs(jw *w, const gpudiag_report *r)
         kv_int(w, "sync_events", (long long)n->sync_events);
         kv_int(w, "graph_kernels", (long long)n->graph_kernels);
         kv_int(w, "graph_events", (long long)n->graph_events);
+        kv_int(w, "graph_execs", (long long)n->graph_execs);
+        kv_us(w, "graph_exec_time_us", n->graph_exec_time_us);
         kv_int(w, "runtime_duplicates", (long long)n->runtime_duplicates);
         kv_int(w, "mpi_calls", (long long)n->mpi_calls);
         kv_str(w, "steps_source", n->steps_source ? n->steps_source : "");
