@@ -647,8 +647,17 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
             n_util += g->compute_metric == GPUDIAG_M_GPU_UTIL;
             n_gr += g->compute_metric == GPUDIAG_M_GR_ENGINE_ACTIVE;
         }
+        /* throttling with no HW or thermal cause on any of its GPUs (power capping, or clocks below
+         * max with no reason recorded): the power limit, not broken hardware */
+        int soft_throttle = best == GPUDIAG_BN_THROTTLING;
+        for (size_t i = 0; i < s->gpu_count; i++)
+            if (s->gpus[i].bottleneck == best && !mig_parent(s, &s->gpus[i]) && hw_throttle(&s->gpus[i]))
+                soft_throttle = 0;
         const char *sentence =
-            !util_only ? bn_sentence(best)
+            soft_throttle ? "clocks run below their maximum under load with no HW or thermal slowdown recorded "
+                            "(the power cap, or no reason data): check power.draw against power.limit and "
+                            "power.max_limit before tuning the model"
+            : !util_only ? bn_sentence(best)
             : !n_gr    ? "GPU-Util is high: a kernel was running most of the time, which does not say the SMs "
                          "are busy; collect DCGM profiling metrics (SM active, tensor active: dcgmi dmon -e "
                          "1002,1004) or a trace (torch.profiler) to tell compute-bound from launch-bound"

@@ -187,5 +187,21 @@ assert s["skipped_rows"] == 0 and g["samples"] == 3 and g["name"] == "Tesla T4",
 assert abs(g["metrics"]["sm_active"]["mean"] - 0.505) < 1e-9 and abs(g["metrics"]["tensor_active"]["mean"] - 0.1) < 1e-9
 PY
 
+# throttling without a HW cause (new-user trial, --query-gpu with clocks_event_reasons.active in hex):
+# csv_sw_cap_clocks.csv, SM clock 1755 1740 1980 of max 1980 under load (GPU-Util 98-99 %): 2 of 3 below
+# 0.9 x 1980 = 1782 -> class throttling; reasons 0x4 (SW power cap) in 2 of 3 -> throttle_share 2/3,
+# loss 1 - 1747.5/1980 = 0.117424 -> est_gain 0.078283, severity low; the verdict points at the power
+# limit, not "fix the hardware first".
+js csv_sw_cap_clocks.csv
+if python3 - "$TMP/csv_sw_cap_clocks.csv.json" <<'PY'; then ok; else nok "soft throttling verdict"; fi
+import json, sys
+d = json.load(open(sys.argv[1])); g = d["series"]["gpus"][0]; v = d["verdict"]
+assert abs(g["throttle_share"] - 2 / 3) < 1e-3 and abs(g["clock_below_max_share"] - 2 / 3) < 1e-3, g
+f = [x for x in d["findings"] if x["id"] == "throttling"][0]
+assert f["severity"] == "low" and abs(f["est_gain"] - 2 / 3 * (1 - 1747.5 / 1980)) < 1e-5, f
+assert v["bottleneck"] == "throttling" and "check power.draw against power.limit" in v["summary"], v
+assert "fix the hardware" not in v["summary"], v
+PY
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
