@@ -1634,6 +1634,13 @@ static void verdict(fbuilder *b, const gpudiag_trace *t)
                           100.0 * r->gpu_utilization,
                           (tcd & (1u << GPUDIAG_DTYPE_BF16)) ? "enable AMP with bf16, or TF32"
                                                              : "enable AMP with fp16 and GradScaler");
+        else if (idle_cause_share(r, GPUDIAG_IDLE_STREAM_WAIT) >= GD_STREAM_WAIT_SHARE_MIN)
+            /* stream_wait with no estimate: queued work waited for nothing the trace shows */
+            v = gd_format("The GPU is busy %.0f%% of the step; no stall the trace explains, though for %.0f%% of "
+                          "the step it sits idle with work already queued (stream_wait). Speed-ups now come from "
+                          "the kernels themselves (precision, fusion, larger batches) and from finding what those "
+                          "queued ops wait for.",
+                          100.0 * r->gpu_utilization, 100.0 * idle_cause_share(r, GPUDIAG_IDLE_STREAM_WAIT));
         else
             v = gd_format("The GPU is busy %.0f%% of the step; no stall found in the trace. Speed-ups "
                           "now come from the kernels themselves (precision, fusion, larger batches).",

@@ -87,4 +87,29 @@ valcheck.run(checks, sys.argv[2], 1e-09)
 EOF
 )
 check_both_readers "$GD_TEST_DATA/ok_idle_causes.json" "$PY2" || rc=1
+
+# tests/data/ok_launch_delay.json: step [1000,2600]; k1 [1020,1520] k2 [1525,2025] (stream 7),
+# k5 [2030,2100] (stream 8), k3 [2300,2400], k4 [2410,2500], launched at 1000, 1020, 1060,
+# 1040, 2390 (10 us calls). [1520,1525] and [2025,2030]: the next op was launched long before,
+# < 30 us -> kernel_wait; [2400,2410]: k4's call ended at 2400 -> kernel_wait (20 in all);
+# [2100,2300]: k3 queued since 1050, 200 us, no graph, and k5 (the op before) was launched
+# after k3, so no event wait can be placed between them -> stream_wait 200, unexplained
+# (est_gain null). Idle with no visible cause = other 100 + 200 = 300/1600 = 0.1875 < 0.20 and
+# utilization 1260/1600 = 0.7875 -> compute, whose sentence names the 12.5% queued wait.
+PY3=$(cat <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1])); c = d["idle"]["by_cause_us"]; v = d["verdict"]
+sw = {x["id"]: x for x in d["findings"]}.get("stream_wait", {})
+checks = [
+    ("kernel_wait", c["kernel_wait"], 20), ("stream_wait", c["stream_wait"], 200),
+    ("utilization", d["summary"]["gpu_utilization"], 0.7875), ("sw gain", sw.get("est_gain", 1), None),
+    ("bottleneck", v["bottleneck"], "compute"),
+    ("summary", "for 12% of the step it sits idle with work already queued (stream_wait)" in v["summary"], True),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-09)
+EOF
+)
+check_both_readers "$GD_TEST_DATA/ok_launch_delay.json" "$PY3" || rc=1
 exit $rc
