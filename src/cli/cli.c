@@ -29,17 +29,8 @@
 #include "ingest/kineto.h"
 #include "ingest/monlog.h"
 #include "ingest/once.h"
+#include "util/exit_codes.h"
 #include "util/util.h"
-
-enum exit_code {
-    EXIT_OK = 0,
-    EXIT_FINDINGS = 1,
-    EXIT_USAGE = 2,
-    EXIT_INPUT = 3,
-    EXIT_NO_DEVICE = 4,
-    EXIT_INTERNAL = 5,
-    EXIT_NOMATCH = 6     /* --steps or --ranks selected nothing in the input */
-};
 
 enum { OPT_NO_COLOR = 128, OPT_COLOR, OPT_FAIL_ON, OPT_WIDTH, OPT_JOBS, OPT_SAVE, OPT_FORMAT, OPT_STEP_RANGE, OPT_HTML, OPT_TRACE_OUT,
        OPT_STEPS, OPT_RANKS, OPT_NO_PROGRESS, OPT_NCU };
@@ -229,10 +220,10 @@ static int parse_analyze(int argc, char **argv, settings *s)
     gd_once_init(&once, all);
     while ((c = getopt_long(argc, argv, "qvh", all, NULL)) != -1) {
         if (gd_once_check(&once, c, optarg) < 0)
-            return EXIT_USAGE;
+            return GD_EXIT_USAGE;
         int taken = gd_trace_mfu_take(&s->tm, c, optarg);
         if (taken < 0)
-            return EXIT_USAGE;
+            return GD_EXIT_USAGE;
         if (taken > 0)
             continue;
         switch (c) {
@@ -246,7 +237,7 @@ static int parse_analyze(int argc, char **argv, settings *s)
             if (gd_opt_long(optarg, 40, 1000, &v) != 0) {
                 fprintf(stderr, "%s: error: --width wants a number of columns from 40 to 1000, got '%s'\n", prog,
                         optarg);
-                return EXIT_USAGE;
+                return GD_EXIT_USAGE;
             }
             s->width = (int)v;
             break;
@@ -255,7 +246,7 @@ static int parse_analyze(int argc, char **argv, settings *s)
         case OPT_NCU:
             if (optarg[0] == '\0') {
                 fprintf(stderr, "%s: error: --ncu wants a file name\n", prog);
-                return EXIT_USAGE;
+                return GD_EXIT_USAGE;
             }
             s->ncu = optarg;
             break;
@@ -263,7 +254,7 @@ static int parse_analyze(int argc, char **argv, settings *s)
             long v = 0;
             if (gd_opt_long(optarg, 1, 1024, &v) != 0) {
                 fprintf(stderr, "%s: error: --jobs wants a number of threads from 1 to 1024, got '%s'\n", prog, optarg);
-                return EXIT_USAGE;
+                return GD_EXIT_USAGE;
             }
             s->jobs = (int)v;
             break;
@@ -277,7 +268,7 @@ static int parse_analyze(int argc, char **argv, settings *s)
                 fprintf(stderr,
                         "%s: error: --format wants auto, kineto, nsys, dmon, smi-csv, dcgmi, prom or smi-q, got '%s'\n",
                         prog, optarg);
-                return EXIT_USAGE;
+                return GD_EXIT_USAGE;
             }
             s->format = f;
             break;
@@ -285,7 +276,7 @@ static int parse_analyze(int argc, char **argv, settings *s)
         case OPT_STEP_RANGE:
             if (!optarg[0] || strlen(optarg) >= 128) {
                 fprintf(stderr, "%s: error: --step-range wants a range name of 1 to 127 bytes\n", prog);
-                return EXIT_USAGE;
+                return GD_EXIT_USAGE;
             }
             s->step_range = optarg;
             break;
@@ -295,7 +286,7 @@ static int parse_analyze(int argc, char **argv, settings *s)
                         "%s: error: --steps wants A:B, A:, :B or N (step numbers as the report lists them, "
                         "A <= B), got '%s'\n",
                         prog, optarg);
-                return EXIT_USAGE;
+                return GD_EXIT_USAGE;
             }
             s->select_steps = 1;
             break;
@@ -305,7 +296,7 @@ static int parse_analyze(int argc, char **argv, settings *s)
                         "%s: error: --ranks wants rank numbers and ranges separated by commas (e.g. 0,2-3; at "
                         "most %d items), got '%s'\n",
                         prog, GD_RANKSET_MAX, optarg);
-                return EXIT_USAGE;
+                return GD_EXIT_USAGE;
             }
             s->use_ranks = 1;
             s->ranks_spec = optarg;
@@ -315,14 +306,14 @@ static int parse_analyze(int argc, char **argv, settings *s)
             s->fail_on = gd_opt_severity(optarg);
             if (s->fail_on < 0) {
                 fprintf(stderr, "%s: error: --fail-on wants info, low, medium or high, got '%s'\n", prog, optarg);
-                return EXIT_USAGE;
+                return GD_EXIT_USAGE;
             }
             break;
         case OPT_HTML:
         case OPT_TRACE_OUT:
             if (optarg[0] == '\0') {
                 fprintf(stderr, "%s: error: %s wants a file name\n", prog, c == OPT_HTML ? "--html" : "--trace-out");
-                return EXIT_USAGE;
+                return GD_EXIT_USAGE;
             }
             if (c == OPT_HTML)
                 s->html = optarg;
@@ -331,18 +322,18 @@ static int parse_analyze(int argc, char **argv, settings *s)
             break;
         case 'h':
             usage_analyze(stdout);
-            return EXIT_OK;
+            return GD_EXIT_OK;
         default:
             if (optopt && optopt < 128)
                 fprintf(stderr, "%s: error: unknown option '-%c' (try 'gpudiag analyze --help')\n", prog, optopt);
             else
                 fprintf(stderr, "%s: error: unknown or incomplete option '%s' (try 'gpudiag analyze --help')\n", prog,
                         argv[optind - 1]);
-            return EXIT_USAGE;
+            return GD_EXIT_USAGE;
         }
     }
     if (gd_trace_mfu_resolve(&s->tm, &s->aopts) < 0)
-        return EXIT_USAGE;
+        return GD_EXIT_USAGE;
     /* only --trace-out walks every idle gap; the reports need the longest */
     if (!s->trace_out)
         s->aopts.max_gaps = GPUDIAG_JSON_GAPS;
@@ -350,16 +341,16 @@ static int parse_analyze(int argc, char **argv, settings *s)
     s->npaths = argc - optind;
     if (s->npaths == 0) {
         fprintf(stderr, "%s: error: analyze needs a trace file (try 'gpudiag analyze --help')\n", prog);
-        return EXIT_USAGE;
+        return GD_EXIT_USAGE;
     }
     {
         static const char *const names[] = {"--html", "--trace-out", "--save"};
         const char *outs[] = {s->html, s->trace_out, s->save};
         if (gd_check_outputs(names, outs, 3, s->paths, (size_t)s->npaths) != 0)
-            return EXIT_USAGE;
+            return GD_EXIT_USAGE;
         /* checked before the analysis, which can take minutes on a big trace (issue 19 class 18) */
         if (gd_check_writable(names, outs, 3) != 0)
-            return EXIT_INPUT;
+            return GD_EXIT_INPUT;
     }
     {
         /* --html - and --trace-out - take standard output: the text report
@@ -371,13 +362,13 @@ static int parse_analyze(int argc, char **argv, settings *s)
             fprintf(stderr, "%s: error: --html - and --trace-out - both write to standard output; give one of them a "
                             "file name\n",
                     prog);
-            return EXIT_USAGE;
+            return GD_EXIT_USAGE;
         }
         if ((dash_html || dash_trace) && (s->json || s->quiet)) {
             fprintf(stderr, "%s: error: %s and %s - both write to standard output; give %s a file name\n", prog,
                     s->json ? "--json" : "--quiet", dash_html ? "--html" : "--trace-out",
                     dash_html ? "--html" : "--trace-out");
-            return EXIT_USAGE;
+            return GD_EXIT_USAGE;
         }
         s->report_off = dash_html || dash_trace;
     }
@@ -386,16 +377,16 @@ static int parse_analyze(int argc, char **argv, settings *s)
             fprintf(stderr, "%s: error: --format nsys reads an SQLite file, which needs a path: standard input "
                             "cannot be one (give the .sqlite file's path)\n",
                     prog);
-            return EXIT_USAGE;
+            return GD_EXIT_USAGE;
         }
     if ((s->html || s->trace_out) && s->npaths != 1) {
         fprintf(stderr, "%s: error: %s writes the report of one trace file; give exactly one PATH\n", prog,
                 s->html ? "--html" : "--trace-out");
-        return EXIT_USAGE;
+        return GD_EXIT_USAGE;
     }
     if (s->save && s->npaths != 1) {
         fprintf(stderr, "%s: error: --save writes one report: give one trace or one directory\n", prog);
-        return EXIT_USAGE;
+        return GD_EXIT_USAGE;
     }
     return -1;
 }
@@ -403,16 +394,16 @@ static int parse_analyze(int argc, char **argv, settings *s)
 static int exit_for_status(gpudiag_status st)
 {
     switch (st) {
-    case GPUDIAG_OK: return EXIT_OK;
+    case GPUDIAG_OK: return GD_EXIT_OK;
     case GPUDIAG_ERR_IO:
-    case GPUDIAG_ERR_FORMAT: return EXIT_INPUT;
-    case GPUDIAG_ERR_ARG: return EXIT_USAGE;
+    case GPUDIAG_ERR_FORMAT: return GD_EXIT_INPUT;
+    case GPUDIAG_ERR_ARG: return GD_EXIT_USAGE;
     case GPUDIAG_ERR_NOMEM:
-    case GPUDIAG_ERR_INTERNAL: return EXIT_INTERNAL;
-    case GPUDIAG_ERR_NODEV: return EXIT_NO_DEVICE;
-    case GPUDIAG_ERR_NOMATCH: return EXIT_NOMATCH;
+    case GPUDIAG_ERR_INTERNAL: return GD_EXIT_INTERNAL;
+    case GPUDIAG_ERR_NODEV: return GD_EXIT_NO_DEVICE;
+    case GPUDIAG_ERR_NOMATCH: return GD_EXIT_NOMATCH;
     }
-    return EXIT_INTERNAL;
+    return GD_EXIT_INTERNAL;
 }
 
 static void print_error(const gpudiag_error *err)
@@ -458,7 +449,7 @@ static int save_json(const char *file, const gpudiag_report *r, const gpudiag_cl
     FILE *fp = fopen(file, "w");
     if (!fp) {
         fprintf(stderr, "%s: error: %s: cannot write the report: %s\n", prog, file, strerror(errno));
-        return EXIT_INPUT;
+        return GD_EXIT_INPUT;
     }
     gpudiag_error err;
     memset(&err, 0, sizeof err);
@@ -468,9 +459,9 @@ static int save_json(const char *file, const gpudiag_report *r, const gpudiag_cl
         c ? gpudiag_cluster_write_json(c, reports, fp, flags, &err) : gpudiag_report_write_json(r, fp, flags, &err);
     if (fclose(fp) != 0 || st != GPUDIAG_OK) {
         fprintf(stderr, "%s: error: %s: writing the report failed\n", prog, file);
-        return EXIT_INPUT;
+        return GD_EXIT_INPUT;
     }
-    return EXIT_OK;
+    return GD_EXIT_OK;
 }
 
 static int terminal_width(void)
@@ -641,8 +632,8 @@ static size_t choose_ranks(const char *dir, const settings *s, rank_job *jobs, s
         fprintf(stderr, "%s: error: %s: --ranks %s matched no trace; the directory has %s%s%s\n", prog, dir,
                 s->ranks_spec, nfound ? "ranks " : "no trace with a rank", have,
                 norank ? " (and traces without a rank)" : "");
-        if (EXIT_NOMATCH > *worst)
-            *worst = EXIT_NOMATCH;
+        if (GD_EXIT_NOMATCH > *worst)
+            *worst = GD_EXIT_NOMATCH;
     }
     free(found);
     return nkept;
@@ -665,7 +656,7 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
     DIR *d = opendir(dir);
     if (!d) {
         fprintf(stderr, "%s: error: %s: cannot open the directory: %s\n", prog, dir, strerror(errno));
-        return EXIT_INPUT;
+        return GD_EXIT_INPUT;
     }
     char **names = NULL;
     size_t n = 0, cap = 0;
@@ -679,7 +670,7 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
             if (!nn) {
                 closedir(d);
                 fprintf(stderr, "%s: error: out of memory\n", prog);
-                return EXIT_INTERNAL;
+                return GD_EXIT_INTERNAL;
             }
             names = nn;
         }
@@ -694,20 +685,20 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
     if (n == 0) {
         fprintf(stderr, "%s: error: %s: no .json, .json.gz or .sqlite trace files in this directory\n", prog, dir);
         free(names);
-        return EXIT_INPUT;
+        return GD_EXIT_INPUT;
     }
     qsort(names, n, sizeof *names, cmp_str);
     rank_job *jobs = calloc(n, sizeof *jobs);
     if (!jobs) {
         fprintf(stderr, "%s: error: out of memory\n", prog);
-        return EXIT_INTERNAL;
+        return GD_EXIT_INTERNAL;
     }
     for (size_t i = 0; i < n; i++)
         jobs[i].path = names[i];
     free(names);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     size_t nthreads = s->jobs > 0 ? (size_t)s->jobs : (size_t)(cores > 0 ? cores : 1);
-    int worst = EXIT_OK;
+    int worst = GD_EXIT_OK;
     if (s->use_ranks) {
         n = choose_ranks(dir, s, jobs, n, nthreads, &worst);
         if (n == 0) {
@@ -772,7 +763,7 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
             worst = gd_stdout_failed();
         } else if (st != GPUDIAG_OK) {
             fprintf(stderr, "%s: error: %s\n", prog, err.message);
-            worst = EXIT_INTERNAL;
+            worst = GD_EXIT_INTERNAL;
         }
         gpudiag_cluster_free(&c);
     }
@@ -792,7 +783,7 @@ static int write_html(const gpudiag_report *r, const char *path)
     FILE *fp = to_stdout ? stdout : fopen(path, "w");
     if (!fp) {
         fprintf(stderr, "%s: error: %s: cannot create the HTML report: %s\n", prog, path, strerror(errno));
-        return EXIT_INPUT;
+        return GD_EXIT_INPUT;
     }
     gpudiag_error err;
     memset(&err, 0, sizeof err);
@@ -805,9 +796,9 @@ static int write_html(const gpudiag_report *r, const char *path)
     if (bad) {
         fprintf(stderr, "%s: error: %s: writing the HTML report failed: %s\n", prog, path,
                 st != GPUDIAG_OK ? err.message : strerror(errno));
-        return EXIT_INPUT;
+        return GD_EXIT_INPUT;
     }
-    return EXIT_OK;
+    return GD_EXIT_OK;
 }
 
 /* Which reader a file goes to: a trace (Kineto JSON, gzip, SQLite: what
@@ -989,7 +980,7 @@ static int rank_chosen(const char *path, const settings *s, int *found, size_t *
     return gd_rankset_has(&s->ranks, rank);
 }
 
-static int cmd_analyze_run(int argc, char **argv, gpudiag_ncu **ncu)
+static gd_exit cmd_analyze_run(int argc, char **argv, gpudiag_ncu **ncu)
 {
     settings s = {.json = 0, .quiet = 0, .verbose = 0, .color = -1, .width = 0, .fail_on = -1, .jobs = 0, .progress = 1};
     gd_trace_mfu_init(&s.tm);
@@ -1011,20 +1002,20 @@ static int cmd_analyze_run(int argc, char **argv, gpudiag_ncu **ncu)
         s.color = isatty(STDOUT_FILENO) && !(nc && nc[0]) ? 1 : 0;
     }
     gpudiag_text_opts topts = {s.color, s.verbose, s.width ? s.width : terminal_width()};
-    int worst = EXIT_OK;
+    int worst = GD_EXIT_OK;
     int matched = 0;
     int *found = calloc((size_t)s.npaths + 1, sizeof *found); /* --ranks: the ranks of the files seen */
     size_t nfound = 0, nchosen = 0, nrank_inputs = 0;
     if (!found) {
         fprintf(stderr, "%s: error: out of memory\n", prog);
-        return EXIT_INTERNAL;
+        return GD_EXIT_INTERNAL;
     }
     for (int i = 0; i < s.npaths; i++) {
         const char *path = s.paths[i];
         if (path[0] == '\0') {
             fprintf(stderr, "%s: error: an empty file name was given\n", prog);
-            if (EXIT_INPUT > worst)
-                worst = EXIT_INPUT;
+            if (GD_EXIT_INPUT > worst)
+                worst = GD_EXIT_INPUT;
             continue;
         }
         struct stat sb;
@@ -1033,14 +1024,14 @@ static int cmd_analyze_run(int argc, char **argv, gpudiag_ncu **ncu)
                 fprintf(stderr, "%s: error: %s: %s writes the report of one trace file, not a directory of ranks\n",
                         prog, path, s.html ? "--html" : "--trace-out");
                 free(found);
-                return EXIT_USAGE;
+                return GD_EXIT_USAGE;
             }
             if (s.format >= FMT_DMON) {
                 fprintf(stderr, "%s: error: %s: --format %s names a monitoring log; a directory is read as the rank "
                                 "traces of one job (its .json, .json.gz and .sqlite files)\n",
                         prog, path, format_names[s.format]);
                 free(found);
-                return EXIT_USAGE;
+                return GD_EXIT_USAGE;
             }
             int code = analyze_dir(path, &s, &topts, &matched);
             if (code > worst)
@@ -1052,14 +1043,14 @@ static int cmd_analyze_run(int argc, char **argv, gpudiag_ncu **ncu)
                             "be read only once: give the files' paths\n",
                     prog, strcmp(path, "-") == 0 ? "standard input" : path);
             free(found);
-            return EXIT_USAGE;
+            return GD_EXIT_USAGE;
         }
         if (s.trace_out && (strcmp(path, "-") == 0 || gd_path_read_once(path))) {
             fprintf(stderr, "%s: error: --trace-out copies the input trace after analysing it; %s can be read only "
                             "once: give the trace's path\n",
                     prog, strcmp(path, "-") == 0 ? "standard input" : path);
             free(found);
-            return EXIT_USAGE;
+            return GD_EXIT_USAGE;
         }
         if (s.use_ranks) {
             nrank_inputs++;
@@ -1076,7 +1067,7 @@ static int cmd_analyze_run(int argc, char **argv, gpudiag_ncu **ncu)
                 fprintf(stderr, "%s: error: %s: --trace-out annotates a PyTorch profiler (Kineto) trace; this is %s\n",
                         prog, path, what);
                 free(found);
-                return EXIT_USAGE;
+                return GD_EXIT_USAGE;
             }
         }
         gpudiag_error err;
@@ -1125,7 +1116,7 @@ static int cmd_analyze_run(int argc, char **argv, gpudiag_ncu **ncu)
                     worst = code;
             } else if (ts != GPUDIAG_OK) {
                 print_error(&terr);
-                int code = ts == GPUDIAG_ERR_ARG ? EXIT_USAGE : exit_for_status(ts);
+                int code = ts == GPUDIAG_ERR_ARG ? GD_EXIT_USAGE : exit_for_status(ts);
                 if (code > worst)
                     worst = code;
             }
@@ -1141,7 +1132,7 @@ static int cmd_analyze_run(int argc, char **argv, gpudiag_ncu **ncu)
         if (st != GPUDIAG_OK) {
             fprintf(stderr, "%s: error: writing the report: %s\n", prog, err.message);
             free(found);
-            return EXIT_INTERNAL;
+            return GD_EXIT_INTERNAL;
         }
     }
     if (s.use_ranks && nrank_inputs > 0 && nchosen == 0) {
@@ -1149,16 +1140,16 @@ static int cmd_analyze_run(int argc, char **argv, gpudiag_ncu **ncu)
         format_ranks(found, nfound, have, sizeof have);
         fprintf(stderr, "%s: error: --ranks %s matched none of the %zu trace file(s); they have %s%s\n", prog,
                 s.ranks_spec, nrank_inputs, nfound ? "ranks " : "no distributedInfo rank", have);
-        if (EXIT_NOMATCH > worst)
-            worst = EXIT_NOMATCH;
+        if (GD_EXIT_NOMATCH > worst)
+            worst = GD_EXIT_NOMATCH;
     }
     free(found);
-    if (worst == EXIT_OK && matched)
-        worst = EXIT_FINDINGS;
+    if (worst == GD_EXIT_OK && matched)
+        worst = GD_EXIT_FINDINGS;
     return worst;
 }
 
-static int cmd_analyze(int argc, char **argv)
+static gd_exit cmd_analyze(int argc, char **argv)
 {
     gpudiag_ncu *ncu = NULL; /* --ncu: lives across every PATH */
     int rc = cmd_analyze_run(argc, argv, &ncu);
@@ -1171,7 +1162,7 @@ static int finish(int rc)
     errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout)) {
         int wrc = gd_stdout_failed();
-        return rc == EXIT_OK || rc == EXIT_FINDINGS ? wrc : rc;
+        return rc == GD_EXIT_OK || rc == GD_EXIT_FINDINGS ? wrc : rc;
     }
     return rc;
 }
@@ -1180,16 +1171,16 @@ int gd_cli_run(int argc, char **argv)
 {
     if (argc < 2) {
         usage_main(stderr);
-        return EXIT_USAGE;
+        return GD_EXIT_USAGE;
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
         usage_main(stdout);
-        return finish(EXIT_OK);
+        return finish(GD_EXIT_OK);
     }
     if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
         printf("gpudiag %s\n", GPUDIAG_VERSION);
-        return finish(EXIT_OK);
+        return finish(GD_EXIT_OK);
     }
     /* For the commands that only write reports, a closed pipe (gpudiag
      * analyze ... | head -1) becomes EPIPE and a file-size limit EFBIG
@@ -1221,5 +1212,5 @@ int gd_cli_run(int argc, char **argv)
     if (strcmp(cmd, "compare") == 0)
         return finish(gd_cmd_compare(argc - 1, argv + 1));
     fprintf(stderr, "%s: error: unknown command '%s' (try 'gpudiag --help')\n", prog, cmd);
-    return EXIT_USAGE;
+    return GD_EXIT_USAGE;
 }

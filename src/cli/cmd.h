@@ -12,14 +12,14 @@
 
 #include "gpudiag/mfu.h"
 #include "gpudiag/series.h"
+#include "util/exit_codes.h"
 
-/* The documented exit codes (same values as cli.c's). */
-enum { GD_EXIT_OK = 0, GD_EXIT_USAGE = 2, GD_EXIT_INPUT = 3, GD_EXIT_INTERNAL = 5 };
+/* The documented exit codes: util/exit_codes.h, one list for every command. */
 
 /* gpudiag specs [NAME], gpudiag mfu, gpudiag plan: argv[0] is the command name. */
-int gd_cmd_specs(int argc, char **argv);
-int gd_cmd_mfu(int argc, char **argv);
-int gd_cmd_plan(int argc, char **argv);
+gd_exit gd_cmd_specs(int argc, char **argv);
+gd_exit gd_cmd_mfu(int argc, char **argv);
+gd_exit gd_cmd_plan(int argc, char **argv);
 
 /* Parse a finite number (decimal or 1e9 notation, with an optional k/M/B/T
  * suffix = 1e3/1e6/1e9/1e12 when allow_suffix) into *out.  On failure print

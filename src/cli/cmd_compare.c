@@ -23,7 +23,6 @@
 #include "ingest/once.h"
 #include "util/util.h"
 
-enum { C_OK = 0, C_REGRESSED = 1, C_USAGE = 2, C_INPUT = 3, C_INTERNAL = 5 };
 enum { OPT_METRIC = 200, OPT_THRESHOLD, OPT_ALPHA, OPT_FULL_NAMES, OPT_RUNS, OPT_JSON };
 
 static const char *prog = "gpudiag";
@@ -81,7 +80,7 @@ static void print_err(const gpudiag_error *err)
 
 static int code_for(gpudiag_status st)
 {
-    return st == GPUDIAG_ERR_IO || st == GPUDIAG_ERR_FORMAT ? C_INPUT : st == GPUDIAG_ERR_ARG ? C_USAGE : C_INTERNAL;
+    return st == GPUDIAG_ERR_IO || st == GPUDIAG_ERR_FORMAT ? GD_EXIT_INPUT : st == GPUDIAG_ERR_ARG ? GD_EXIT_USAGE : GD_EXIT_INTERNAL;
 }
 
 /* Read and analyse one trace. */
@@ -102,7 +101,7 @@ static int load_report(const char *path, gpudiag_report **out)
         print_err(&err);
         return code_for(st);
     }
-    return C_OK;
+    return GD_EXIT_OK;
 }
 
 
@@ -117,46 +116,46 @@ static int load_dir(const char *dir, gpudiag_side **out)
     DIR *d = opendir(dir);
     if (!d) {
         fprintf(stderr, "%s: error: %s: cannot open the directory: %s\n", prog, dir, strerror(errno));
-        return C_INPUT;
+        return GD_EXIT_INPUT;
     }
     char **names = NULL;
     size_t n = 0, cap = 0;
-    int rc = C_OK;
+    int rc = GD_EXIT_OK;
     struct dirent *de;
-    while (rc == C_OK && (de = readdir(d)) != NULL) {
+    while (rc == GD_EXIT_OK && (de = readdir(d)) != NULL) {
         if (de->d_name[0] == '.' || !gd_is_trace_name(de->d_name))
             continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 16;
             char **nn = realloc(names, cap * sizeof *nn);
             if (!nn) {
-                rc = C_INTERNAL;
+                rc = GD_EXIT_INTERNAL;
                 break;
             }
             names = nn;
         }
         size_t len = strlen(dir) + strlen(de->d_name) + 2;
         if (!(names[n] = malloc(len))) {
-            rc = C_INTERNAL;
+            rc = GD_EXIT_INTERNAL;
             break;
         }
         snprintf(names[n], len, "%s/%s", dir, de->d_name);
         n++;
     }
     closedir(d);
-    if (rc == C_OK && n == 0) {
+    if (rc == GD_EXIT_OK && n == 0) {
         fprintf(stderr, "%s: error: %s: no .json, .json.gz or .sqlite trace files in this directory\n", prog, dir);
-        rc = C_INPUT;
+        rc = GD_EXIT_INPUT;
     }
-    gpudiag_report **reps = rc == C_OK ? calloc(n, sizeof *reps) : NULL;
-    if (rc == C_OK && !reps)
-        rc = C_INTERNAL;
-    if (rc == C_OK) {
+    gpudiag_report **reps = rc == GD_EXIT_OK ? calloc(n, sizeof *reps) : NULL;
+    if (rc == GD_EXIT_OK && !reps)
+        rc = GD_EXIT_INTERNAL;
+    if (rc == GD_EXIT_OK) {
         qsort(names, n, sizeof *names, cmp_str);
-        for (size_t i = 0; i < n && rc == C_OK; i++)
+        for (size_t i = 0; i < n && rc == GD_EXIT_OK; i++)
             rc = load_report(names[i], &reps[i]);
     }
-    if (rc == C_OK) {
+    if (rc == GD_EXIT_OK) {
         gpudiag_error err;
         memset(&err, 0, sizeof err);
         gpudiag_status st = gpudiag_side_from_ranks((const gpudiag_report *const *)reps, n, dir, out, &err);
@@ -165,7 +164,7 @@ static int load_dir(const char *dir, gpudiag_side **out)
             rc = code_for(st);
         }
     }
-    if (rc == C_INTERNAL)
+    if (rc == GD_EXIT_INTERNAL)
         fprintf(stderr, "%s: error: out of memory\n", prog);
     for (size_t i = 0; i < n; i++) {
         if (reps)
@@ -204,7 +203,7 @@ static int load_once(const char *path, gpudiag_side **out)
         gd_once_in_close(&o);
         fprintf(stderr, "%s: error: %s: a monitoring log from a pipe: compare reads the two logs from files (give "
                         "their paths)\n", prog, path);
-        return C_USAGE;
+        return GD_EXIT_USAGE;
     }
     if (st == GPUDIAG_OK && gpudiag_side_sniff_json((const char *)o.head, o.n < 256 ? o.n : 256)) {
         st = gd_side_read_json_fp(o.fp, path, out, &err);
@@ -229,14 +228,14 @@ static int load_once(const char *path, gpudiag_side **out)
         print_err(&err);
         return code_for(st);
     }
-    return C_OK;
+    return GD_EXIT_OK;
 }
 
 static int load_side(const char *path, gpudiag_side **out)
 {
     if (path[0] == '\0') {
         fprintf(stderr, "%s: error: an empty file name was given\n", prog);
-        return C_INPUT;
+        return GD_EXIT_INPUT;
     }
     struct stat sb;
     if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
@@ -251,11 +250,11 @@ static int load_side(const char *path, gpudiag_side **out)
             print_err(&err);
             return code_for(st);
         }
-        return C_OK;
+        return GD_EXIT_OK;
     }
     gpudiag_report *r = NULL;
     int rc = load_report(path, &r);
-    if (rc != C_OK)
+    if (rc != GD_EXIT_OK)
         return rc;
     gpudiag_status st = gpudiag_side_from_report(r, out, &err);
     gpudiag_report_free(&r);
@@ -263,7 +262,7 @@ static int load_side(const char *path, gpudiag_side **out)
         print_err(&err);
         return code_for(st);
     }
-    return C_OK;
+    return GD_EXIT_OK;
 }
 
 /* 1 when `path` is a monitoring log (plain or gzip), by content as analyze routes it;
@@ -323,7 +322,7 @@ static int compare_logs(const char *bpath, const char *tpath, const gpudiag_comp
     gpudiag_series_free(&t);
     if (st != GPUDIAG_OK) {
         print_err(&err);
-        return st == GPUDIAG_ERR_NOMEM ? C_INTERNAL : C_INPUT;
+        return st == GPUDIAG_ERR_NOMEM ? GD_EXIT_INTERNAL : GD_EXIT_INPUT;
     }
     const char *gate = c.gate >= 0 ? gpudiag_metric_name((gpudiag_metric)c.rows[c.gate].metric) : NULL;
     if (json) {
@@ -402,7 +401,7 @@ static int compare_logs(const char *bpath, const char *tpath, const gpudiag_comp
     }
     if (fflush(stdout) != 0 || ferror(stdout))
         return gd_stdout_failed();
-    return c.verdict == GPUDIAG_CMP_REGRESSED ? C_REGRESSED : C_OK;
+    return c.verdict == GPUDIAG_CMP_REGRESSED ? GD_EXIT_FINDINGS : GD_EXIT_OK;
 }
 
 static int parse_fraction(const char *s, double *out)
@@ -422,7 +421,7 @@ static int parse_fraction(const char *s, double *out)
     return 0;
 }
 
-int gd_cmd_compare(int argc, char **argv)
+gd_exit gd_cmd_compare(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"json", no_argument, NULL, OPT_JSON},
@@ -452,7 +451,7 @@ int gd_cmd_compare(int argc, char **argv)
     gd_once_init(&once, longopts);
     while ((c = getopt_long(sep, argv, "vh", longopts, NULL)) != -1) {
         if (gd_once_check(&once, c, optarg) < 0)
-            return C_USAGE;
+            return GD_EXIT_USAGE;
         switch (c) {
         case OPT_JSON: json = 1; break;
         case OPT_FULL_NAMES: o.full_names = 1; break;
@@ -465,7 +464,7 @@ int gd_cmd_compare(int argc, char **argv)
                         "%s: error: --metric wants step_time, step_time_median, step_time_p90, throughput or "
                         "gpu_utilization, got '%s'\n",
                         prog, optarg);
-                return C_USAGE;
+                return GD_EXIT_USAGE;
             }
             o.metric = (gpudiag_compare_metric)m;
             break;
@@ -474,25 +473,25 @@ int gd_cmd_compare(int argc, char **argv)
             if (parse_fraction(optarg, &o.threshold) != 0 || !(o.threshold > 0 && o.threshold < 10)) {
                 fprintf(stderr, "%s: error: --threshold wants a relative change above 0, like 0.05 or 5%%, got '%s'\n",
                         prog, optarg);
-                return C_USAGE;
+                return GD_EXIT_USAGE;
             }
             break;
         case OPT_ALPHA:
             if (parse_fraction(optarg, &o.alpha) != 0 || !(o.alpha > 0 && o.alpha < 1)) {
                 fprintf(stderr, "%s: error: --alpha wants a probability between 0 and 1, got '%s'\n", prog, optarg);
-                return C_USAGE;
+                return GD_EXIT_USAGE;
             }
             break;
         case 'h':
             gd_usage_compare(stdout);
-            return C_OK;
+            return GD_EXIT_OK;
         default:
             if (optopt && optopt < 128)
                 fprintf(stderr, "%s: error: unknown option '-%c' (try 'gpudiag compare --help')\n", prog, optopt);
             else
                 fprintf(stderr, "%s: error: unknown or incomplete option '%s' (try 'gpudiag compare --help')\n", prog,
                         argv[optind - 1]);
-            return C_USAGE;
+            return GD_EXIT_USAGE;
         }
     }
     char **bpaths = argv + optind, **tpaths;
@@ -500,13 +499,13 @@ int gd_cmd_compare(int argc, char **argv)
     if (runs) {
         if (sep == argc) {
             fprintf(stderr, "%s: error: --runs wants the base runs, then '--', then the new runs\n", prog);
-            return C_USAGE;
+            return GD_EXIT_USAGE;
         }
         tpaths = argv + sep + 1;
         nt = argc - sep - 1;
         if (nb < 1 || nt < 1) {
             fprintf(stderr, "%s: error: --runs needs at least one run on each side of '--'\n", prog);
-            return C_USAGE;
+            return GD_EXIT_USAGE;
         }
     } else {
         /* without --runs, a '--' only ends the options */
@@ -519,7 +518,7 @@ int gd_cmd_compare(int argc, char **argv)
         if (nb != 2) {
             fprintf(stderr, "%s: error: compare wants two inputs, BASE and NEW (got %d; try 'gpudiag compare --help')\n",
                     prog, nb);
-            return C_USAGE;
+            return GD_EXIT_USAGE;
         }
         tpaths = bpaths + 1;
         nb = nt = 1;
@@ -531,7 +530,7 @@ int gd_cmd_compare(int argc, char **argv)
         nstdin += strcmp(tpaths[i], "-") == 0;
     if (nstdin > 1) {
         fprintf(stderr, "%s: error: standard input ('-') can be only one of the inputs\n", prog);
-        return C_USAGE;
+        return GD_EXIT_USAGE;
     }
     /* monitoring logs compare with each other only */
     int nlog = 0;
@@ -552,22 +551,22 @@ int gd_cmd_compare(int argc, char **argv)
         else
             fprintf(stderr, "%s: error: %s is a monitoring log and %s is not: compare a log with a log, or a trace "
                             "(or saved report) with a trace\n", prog, alog, anot);
-        return C_USAGE;
+        return GD_EXIT_USAGE;
     }
     if (nlog)
         return compare_logs(bpaths[0], tpaths[0], &o, json);
     gpudiag_side **sides = calloc((size_t)(nb + nt), sizeof *sides);
     if (!sides) {
         fprintf(stderr, "%s: error: out of memory\n", prog);
-        return C_INTERNAL;
+        return GD_EXIT_INTERNAL;
     }
-    int rc = C_OK;
+    int rc = GD_EXIT_OK;
     for (int i = 0; i < nb + nt; i++) {
         int r = load_side(i < nb ? bpaths[i] : tpaths[i - nb], &sides[i]);
         if (r > rc)
             rc = r;
     }
-    if (rc == C_OK) {
+    if (rc == GD_EXIT_OK) {
         gpudiag_error err;
         memset(&err, 0, sizeof err);
         gpudiag_comparison *cmp = NULL;
@@ -588,9 +587,9 @@ int gd_cmd_compare(int argc, char **argv)
             rc = gd_stdout_failed(); /* the writers' only I/O is standard output */
         } else if (st != GPUDIAG_OK) {
             print_err(&err);
-            rc = st == GPUDIAG_ERR_ARG ? C_USAGE : C_INTERNAL;
+            rc = st == GPUDIAG_ERR_ARG ? GD_EXIT_USAGE : GD_EXIT_INTERNAL;
         } else if (cmp->verdict == GPUDIAG_CMP_REGRESSED) {
-            rc = C_REGRESSED;
+            rc = GD_EXIT_FINDINGS;
         }
         gpudiag_comparison_free(&cmp);
     }

@@ -76,7 +76,7 @@ static void usage_mfu(FILE *fp)
             gd_model_opts_help);
 }
 
-int gd_cmd_mfu(int argc, char **argv)
+gd_exit gd_cmd_mfu(int argc, char **argv)
 {
     static const struct option base[] = {
         {"json", no_argument, NULL, OPT_JSON},

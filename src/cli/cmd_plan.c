@@ -134,7 +134,7 @@ static void option_of(trade *t, const char *what, const gpudiag_plan_in *v, cons
     t->compute[0] = t->bandwidth[0] = '\0';
 }
 
-int gd_cmd_plan(int argc, char **argv)
+gd_exit gd_cmd_plan(int argc, char **argv)
 {
     static const struct option base[] = {
         {"json", no_argument, NULL, OPT_JSON},

@@ -43,7 +43,6 @@
 #include "model/markers.h"
 
 enum { R_OPT_BACKEND = 300, R_OPT_GPUS, R_OPT_JSON, R_OPT_HTML };
-enum { RUN_FAIL = 125, RUN_NOEXEC = 126, RUN_NOTFOUND = 127 };
 
 static volatile sig_atomic_t run_child_pid;
 
@@ -279,11 +278,11 @@ int gd_cmd_run(int argc, char **argv)
     gd_once_init(&once, longopts);
     while ((c = getopt_long(argc, argv, "+i:o:qh", longopts, NULL)) != -1) {
         if (gd_once_check(&once, c, optarg) < 0)
-            return 2;
+            return GD_EXIT_USAGE;
         switch (c) {
         case 'i':
             if (gd_live_time_option("interval", optarg, &interval) != 0)
-                return 2;
+                return GD_EXIT_USAGE;
             break;
         case 'o': output = optarg; break;
         case 'q': quiet = 1; break;
@@ -291,11 +290,11 @@ int gd_cmd_run(int argc, char **argv)
         case R_OPT_JSON: json = optarg; break;
         case R_OPT_HTML: html = optarg; break;
         case R_OPT_BACKEND: backend = optarg; break;
-        case 'h': usage_run(stdout); return 0;
+        case 'h': usage_run(stdout); return GD_EXIT_OK;
         default:
             fprintf(stderr, "gpudiag: error: unknown or incomplete option '%s' (try 'gpudiag run --help')\n",
                     argv[optind - 1]);
-            return 2;
+            return GD_EXIT_USAGE;
         }
     }
     char **cmd = argv + optind;
@@ -306,21 +305,21 @@ int gd_cmd_run(int argc, char **argv)
     }
     if (ncmd <= 0 || !cmd[0][0]) {
         fprintf(stderr, "gpudiag: error: run needs a command: gpudiag run [OPTIONS] -- CMD [ARGS...]\n");
-        return 2;
+        return GD_EXIT_USAGE;
     }
     {
         static const char *const names[] = {"--output", "--json", "--html"};
         const char *outs[] = {output, json, html};
         if (gd_check_outputs(names, outs, 3, NULL, 0) != 0)
-            return 2;
+            return GD_EXIT_USAGE;
         /* the reports are written when CMD ends, maybe hours later: check them now
          * (the sample log is created at once and says so itself) */
         const char *late[] = {NULL, json, html};
         if (gd_check_writable(names, late, 3) != 0)
-            return RUN_FAIL;
+            return GD_EXIT_RUN_FAILED;
     }
 
-    int code = 0;
+    int code = GD_EXIT_OK;
     gpudiag_sampler *s = gd_live_open(backend, &code);
     if (!s)
         return code;
@@ -338,7 +337,7 @@ int gd_cmd_run(int argc, char **argv)
     gpudiag_series *ser = NULL;
     if (!sel || !used || !win) {
         fprintf(stderr, "gpudiag: error: out of memory\n");
-        code = RUN_FAIL;
+        code = GD_EXIT_RUN_FAILED;
         goto done;
     }
     const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
@@ -346,7 +345,7 @@ int gd_cmd_run(int argc, char **argv)
         char why[256];
         if (gd_live_select(s, gpus, sel, why, sizeof why) < 0) {
             fprintf(stderr, "gpudiag: error: --gpus: %s\n", why);
-            code = 2;
+            code = GD_EXIT_USAGE;
             goto done;
         }
     } else if (cvd && select_cvd(s, cvd, sel) >= 0) {
@@ -373,14 +372,14 @@ int gd_cmd_run(int argc, char **argv)
     log = fopen(logname, "w");
     if (!log) {
         fprintf(stderr, "gpudiag: error: %s: cannot create the sample log: %s\n", logname, strerror(errno));
-        code = RUN_FAIL;
+        code = GD_EXIT_RUN_FAILED;
         goto done;
     }
     gd_live_csv_header(log);
     fflush(log);
     if (gpudiag_series_new("nvml", &ser) != GPUDIAG_OK) {
         fprintf(stderr, "gpudiag: error: out of memory\n");
-        code = RUN_FAIL;
+        code = GD_EXIT_RUN_FAILED;
         goto done;
     }
     ser->time_source = GPUDIAG_TIME_ABSOLUTE;
@@ -405,7 +404,7 @@ int gd_cmd_run(int argc, char **argv)
     int pfd[2];
     if (pipe(pfd) != 0 || fcntl(pfd[0], F_SETFD, FD_CLOEXEC) != 0 || fcntl(pfd[1], F_SETFD, FD_CLOEXEC) != 0) {
         fprintf(stderr, "gpudiag: error: pipe: %s\n", strerror(errno));
-        code = RUN_FAIL;
+        code = GD_EXIT_RUN_FAILED;
         goto done;
     }
     sigset_t chld, old;
@@ -419,7 +418,7 @@ int gd_cmd_run(int argc, char **argv)
         close(pfd[0]);
         close(pfd[1]);
         sigprocmask(SIG_SETMASK, &old, NULL);
-        code = RUN_FAIL;
+        code = GD_EXIT_RUN_FAILED;
         goto done;
     }
     if (child == 0) {
@@ -431,7 +430,7 @@ int gd_cmd_run(int argc, char **argv)
         int e = errno;
         ssize_t w = write(pfd[1], &e, sizeof e);
         (void)w;
-        _exit(e == ENOENT || e == ENOTDIR ? RUN_NOTFOUND : RUN_NOEXEC);
+        _exit(e == ENOENT || e == ENOTDIR ? GD_EXIT_RUN_NOTFOUND : GD_EXIT_RUN_NOEXEC);
     }
     close(pfd[1]);
     int exec_errno = 0;
@@ -452,7 +451,7 @@ int gd_cmd_run(int argc, char **argv)
         (void)gd_remove_partial_output(logname); /* nothing was sampled */
         if (own_markers > 0)
             (void)gd_remove_partial_output(mpath);
-        code = notfound ? RUN_NOTFOUND : RUN_NOEXEC;
+        code = notfound ? GD_EXIT_RUN_NOTFOUND : GD_EXIT_RUN_NOEXEC;
         goto done;
     }
 
@@ -528,7 +527,7 @@ int gd_cmd_run(int argc, char **argv)
         fprintf(stderr, "gpudiag: warning: %s: %s\n", logname, strerror(errno));
     log = NULL;
 
-    code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : RUN_FAIL;
+    code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : GD_EXIT_RUN_FAILED;
     size_t nused = 0;
     for (size_t i = 0; i < n; i++)
         nused += used[i] != 0;
@@ -542,7 +541,7 @@ int gd_cmd_run(int argc, char **argv)
                             "the diagnosis covers every sampled GPU\n");
     }
     if (nsel > 0 && run_report(ser, s, sel, used, n, nused, logname, json, html, quiet) != 0 && code == 0)
-        code = RUN_FAIL;
+        code = GD_EXIT_RUN_FAILED;
     if (!quiet && own_markers >= 0 && (mk.n > 0 || !own_markers)) {
         size_t k = 0;
         for (size_t i = 0; i < hist.n; i++) /* keep the diagnosed GPUs' samples */

@@ -49,7 +49,7 @@ static void usage_serve(FILE *fp)
             "library; 5 could not listen.  See docs/SERVE.md and deploy/.\n");
 }
 
-int gd_cmd_serve(int argc, char **argv)
+gd_exit gd_cmd_serve(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},
@@ -79,7 +79,7 @@ int gd_cmd_serve(int argc, char **argv)
     gd_once_init(&once, longopts);
     while ((c = getopt_long(argc, argv, "+l:i:w:h", longopts, NULL)) != -1) {
         if (gd_once_check(&once, c, optarg) < 0)
-            return 2;
+            return GD_EXIT_USAGE;
         switch (c) {
         case 'l':
             o.listen = optarg;
@@ -88,7 +88,7 @@ int gd_cmd_serve(int argc, char **argv)
         case 'w':
         case 'r':
             if (gd_live_time_option(c == 'i' ? "interval" : c == 'w' ? "window" : "run-for", optarg, &secs) != 0)
-                return 2;
+                return GD_EXIT_USAGE;
             if (c == 'i')
                 o.interval_us = (int64_t)(secs * 1e6 + 0.5);
             else if (c == 'w')
@@ -132,7 +132,7 @@ int gd_cmd_serve(int argc, char **argv)
             long n = strtol(optarg, &end, 10);
             if (end == optarg || *end || n < 1 || n > 4096) {
                 fprintf(stderr, "gpudiag: error: --max-connections wants 1..4096, got '%s'\n", optarg);
-                return 2;
+                return GD_EXIT_USAGE;
             }
             o.max_connections = (unsigned)n;
             break;
@@ -142,10 +142,10 @@ int gd_cmd_serve(int argc, char **argv)
             break;
         case 'h':
             usage_serve(stdout);
-            return 0;
+            return GD_EXIT_OK;
         default:
             usage_serve(stderr);
-            return 2;
+            return GD_EXIT_USAGE;
         }
     }
     if (optind < argc) {

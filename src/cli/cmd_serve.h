@@ -2,7 +2,9 @@
 #ifndef GD_CLI_CMD_SERVE_H
 #define GD_CLI_CMD_SERVE_H
 
+#include "util/exit_codes.h"
+
 /* argv[0] is "serve".  Returns the exit status (see gpudiag serve --help). */
-int gd_cmd_serve(int argc, char **argv);
+gd_exit gd_cmd_serve(int argc, char **argv);
 
 #endif

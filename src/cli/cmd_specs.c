@@ -169,7 +169,7 @@ static void json_row(gd_json *w, const gpudiag_gpu_spec *g, gpudiag_dtype odt, d
     gd_json_end_obj(w);
 }
 
-int gd_cmd_specs(int argc, char **argv)
+gd_exit gd_cmd_specs(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"json", no_argument, NULL, OPT_JSON},          {"peak-tflops", required_argument, NULL, OPT_PEAK},

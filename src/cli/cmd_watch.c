@@ -89,7 +89,7 @@ static void print_row(const gpudiag_gpu_sample *s)
            f[8], f[9], f[10], f[11]);
 }
 
-int gd_cmd_watch(int argc, char **argv)
+gd_exit gd_cmd_watch(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"interval", required_argument, NULL, 'i'},
@@ -111,37 +111,37 @@ int gd_cmd_watch(int argc, char **argv)
     gd_once_init(&once, longopts);
     while ((c = getopt_long(argc, argv, "i:c:h", longopts, NULL)) != -1) {
         if (gd_once_check(&once, c, optarg) < 0)
-            return 2;
+            return GD_EXIT_USAGE;
         switch (c) {
         case 'i':
             if (gd_live_time_option("interval", optarg, &interval) != 0)
-                return 2;
+                return GD_EXIT_USAGE;
             break;
         case 'c': {
             char *end = NULL;
             count = strtol(optarg, &end, 10);
             if (!end || *end || count < 1) {
                 fprintf(stderr, "gpudiag: error: --count wants a positive number, got '%s'\n", optarg);
-                return 2;
+                return GD_EXIT_USAGE;
             }
             break;
         }
         case W_OPT_GPUS: gpus = optarg; break;
         case W_OPT_CSV: csv = 1; break;
         case W_OPT_BACKEND: backend = optarg; break;
-        case 'h': usage_watch(stdout); return 0;
+        case 'h': usage_watch(stdout); return GD_EXIT_OK;
         default:
             fprintf(stderr, "gpudiag: error: unknown or incomplete option '%s' (try 'gpudiag watch --help')\n",
                     argv[optind - 1]);
-            return 2;
+            return GD_EXIT_USAGE;
         }
     }
     if (optind < argc) {
         fprintf(stderr, "gpudiag: error: watch takes no arguments, got '%s' (try 'gpudiag watch --help')\n",
                 argv[optind]);
-        return 2;
+        return GD_EXIT_USAGE;
     }
-    int code = 0;
+    int code = GD_EXIT_OK;
     gpudiag_sampler *s = gd_live_open(backend, &code);
     if (!s)
         return code;
@@ -151,14 +151,14 @@ int gd_cmd_watch(int argc, char **argv)
     char (*last)[256] = calloc(n, sizeof *last);
     if (!sel || !win || !last) {
         fprintf(stderr, "gpudiag: error: out of memory\n");
-        code = 5;
+        code = GD_EXIT_INTERNAL;
         goto done;
     }
     if (gpus) {
         char why[256];
         if (gd_live_select(s, gpus, sel, why, sizeof why) < 0) {
             fprintf(stderr, "gpudiag: error: --gpus: %s\n", why);
-            code = 2;
+            code = GD_EXIT_USAGE;
             goto done;
         }
     } else {

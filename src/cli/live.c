@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli/live.h"
+#include "util/exit_codes.h"
 
 int gd_live_parse_interval(const char *s, double *out_s)
 {
@@ -94,10 +95,10 @@ gpudiag_sampler *gd_live_open(const char *backend, int *code)
     gpudiag_status st = gpudiag_sampler_open(backend, &s, &err);
     if (st != GPUDIAG_OK) {
         fprintf(stderr, "gpudiag: error: %s\n", err.message);
-        *code = st == GPUDIAG_ERR_NODEV ? 4 : st == GPUDIAG_ERR_ARG ? 2 : 5;
+        *code = st == GPUDIAG_ERR_NODEV ? GD_EXIT_NO_DEVICE : st == GPUDIAG_ERR_ARG ? GD_EXIT_USAGE : GD_EXIT_INTERNAL;
         return NULL;
     }
-    *code = 0;
+    *code = GD_EXIT_OK;
     return s;
 }
 

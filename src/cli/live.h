@@ -23,7 +23,8 @@ int gd_live_time_option(const char *name, const char *arg, double *out_s);
 int gd_live_select(const gpudiag_sampler *s, const char *list, int *sel, char *why, size_t why_len);
 
 /* Open the sampler named by $GPUDIAG_BACKEND (default NVML); on failure print
- * "gpudiag: error: ..." and return NULL; *code receives the exit code. */
+ * "gpudiag: error: ..." and return NULL; *code receives the exit code
+ * (GD_EXIT_NO_DEVICE, GD_EXIT_USAGE or GD_EXIT_INTERNAL; GD_EXIT_OK on success). */
 gpudiag_sampler *gd_live_open(const char *backend, int *code);
 
 /* The monitoring CSV: nvidia-smi --query-gpu names (csv, nounits style) plus

@@ -23,6 +23,7 @@
 #include "serve/http.h"
 #include "serve/prom.h"
 #include "serve/window.h"
+#include "util/exit_codes.h"
 
 #define GD_SERVE_DEFAULT_LISTEN "127.0.0.1:9400"
 
@@ -255,7 +256,7 @@ static unsigned bound_port(struct MHD_Daemon *d)
     return info ? info->port : 0;
 }
 
-int gd_serve_run(const gd_serve_opts *in)
+gd_exit gd_serve_run(const gd_serve_opts *in)
 {
     gd_server srv;
     memset(&srv, 0, sizeof srv);
@@ -274,7 +275,7 @@ int gd_serve_run(const gd_serve_opts *in)
     char why[300];
     if (parse_listen(srv.opts.listen, &ss, &sslen, why, sizeof why) != 0) {
         fprintf(stderr, "gpudiag serve: --listen %s: %s\n", srv.opts.listen, why);
-        return 2;
+        return GD_EXIT_USAGE;
     }
 
     const char *host = srv.opts.hostname;
@@ -290,7 +291,7 @@ int gd_serve_run(const gd_serve_opts *in)
     gpudiag_status st = gpudiag_sampler_open(srv.opts.backend, &srv.sampler, &err);
     if (st != GPUDIAG_OK) {
         fprintf(stderr, "gpudiag serve: %s\n", err.message[0] ? err.message : gpudiag_strerror(st));
-        return st == GPUDIAG_ERR_NODEV ? 4 : (st == GPUDIAG_ERR_ARG ? 2 : 5);
+        return st == GPUDIAG_ERR_NODEV ? GD_EXIT_NO_DEVICE : (st == GPUDIAG_ERR_ARG ? GD_EXIT_USAGE : GD_EXIT_INTERNAL);
     }
     srv.gpu_count = gpudiag_sampler_gpu_count(srv.sampler);
     if (isnan(srv.opts.peak_flops_per_gpu) && isfinite(srv.opts.model_flops_per_token) && srv.gpu_count > 0) {
@@ -307,7 +308,7 @@ int gd_serve_run(const gd_serve_opts *in)
     if (!srv.window) {
         fprintf(stderr, "gpudiag serve: out of memory\n");
         gpudiag_sampler_free(&srv.sampler);
-        return 5;
+        return GD_EXIT_INTERNAL;
     }
     pthread_mutex_init(&srv.lock, NULL);
     pthread_condattr_t ca;
@@ -326,7 +327,7 @@ int gd_serve_run(const gd_serve_opts *in)
     pthread_sigmask(SIG_BLOCK, &sigs, &old);
     signal(SIGPIPE, SIG_IGN);
 
-    int rc = 0;
+    int rc = GD_EXIT_OK;
     pthread_t sampler_tid;
     int have_thread = 0;
     /* First round before listening, so the first scrape already has data. */
@@ -342,12 +343,12 @@ int gd_serve_run(const gd_serve_opts *in)
     if (!d) {
         fprintf(stderr, "gpudiag serve: cannot listen on %s: %s\n", srv.opts.listen,
                 errno ? strerror(errno) : "libmicrohttpd refused to start");
-        rc = 5;
+        rc = GD_EXIT_INTERNAL;
         goto out;
     }
     if (pthread_create(&sampler_tid, NULL, sampling_thread, &srv) != 0) {
         fprintf(stderr, "gpudiag serve: cannot start the sampling thread\n");
-        rc = 5;
+        rc = GD_EXIT_INTERNAL;
         goto out;
     }
     have_thread = 1;

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "gpudiag/gpudiag.h"
+#include "util/exit_codes.h"
 
 typedef struct gd_serve_opts {
     const char *listen;        /* "HOST:PORT", "[V6]:PORT" or ":PORT"; default "127.0.0.1:9400" */
@@ -32,8 +33,9 @@ typedef struct gd_serve_opts {
 
 /* Run the exporter until SIGTERM or SIGINT (or run_for_us).  Prints one
  * line to stderr with the address it listens on.  Returns the process exit
- * status: 0 clean shutdown, 2 bad --listen, 4 no GPU/driver (message names
- * what was looked for), 5 could not listen or start a thread. */
-int gd_serve_run(const gd_serve_opts *opts);
+ * status (util/exit_codes.h): GD_EXIT_OK clean shutdown, GD_EXIT_USAGE bad
+ * --listen, GD_EXIT_NO_DEVICE no GPU/driver (message names what was looked
+ * for), GD_EXIT_INTERNAL could not listen or start a thread. */
+gd_exit gd_serve_run(const gd_serve_opts *opts);
 
 #endif
