@@ -1651,6 +1651,8 @@ static gpudiag_status read_trace(const char *path, FILE *fp, const gpudiag_read_
     p->buf_data = r->data;
     p->buf_end = &r->end;
     p->buf_base = &r->base;
+    p->ts_hi_bar = INT64_MIN; /* no bar until the first selection */
+    p->ts_lo_bar = INT64_MAX;
     p->header_only = opts && opts->header_only;
     if (opts && opts->progress && !p->header_only) {
         struct stat sb;

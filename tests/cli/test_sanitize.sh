@@ -147,5 +147,36 @@ assert d["inputs"][0]["time_outliers"]["events"] == 0, d["inputs"][0]["time_outl
 assert d["summary"]["kernel_count"] == 5
 assert "input_time_outliers" not in {x["id"] for x in d["findings"]}
 EOF
+# Many events (the reader keeps the latest/earliest starts by selection every 2048 events):
+# 6000 kernels 10 us apart from ts 1000, one early outlier (an hour before them)
+# written in the middle of the file and one late outlier (10^12 us on) near its end; the
+# offsets of their ts values are found in the text here, the first of the two reported.
+python3 - "$TMP/many.json" <<'EOF'
+import json, sys
+ev = []
+for i in range(6000):
+    ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1000 + 10 * i, "dur": 5,
+               "args": {"device": 0, "stream": 7}})
+ev.insert(3000, {"ph": "X", "cat": "kernel", "name": "early", "pid": 0, "tid": 8, "ts": -3599999000, "dur": 5,
+                 "args": {"device": 0, "stream": 8}})
+ev.insert(5990, {"ph": "X", "cat": "kernel", "name": "late", "pid": 0, "tid": 8, "ts": 1000000000000, "dur": 5,
+                 "args": {"device": 0, "stream": 8}})
+text = '{"traceEvents": [\n' + ",\n".join(json.dumps(e) for e in ev) + "\n]}\n"
+open(sys.argv[1], "w").write(text)
+EOF
+for mode in default yajl; do
+    nosj=""; [ "$mode" = yajl ] && nosj=1
+    GPUDIAG_NO_SIMDJSON="$nosj" "$GPUDIAG" analyze --json "$TMP/many.json" > "$TMP/many.out.json"
+    python3 - "$TMP/many.out.json" "$TMP/many.json" <<'EOF' || { echo "FAIL: many events [$mode]"; rc=1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+early = text.index('"ts": -3599999000') + 6
+o = d["inputs"][0]["time_outliers"]
+assert o["events"] == 2, o
+assert o["first_at_bytes"] == early, (o, early)
+assert d["summary"]["kernel_count"] == 6000, d["summary"]["kernel_count"]
+EOF
+done
 [ "$rc" -eq 0 ] && echo "test_sanitize: all passed"
 exit $rc
