@@ -128,6 +128,16 @@ typedef enum gpudiag_compare_verdict {
 /** "no_change", "improved", "regressed", "inconclusive". */
 const char *gpudiag_compare_verdict_name(gpudiag_compare_verdict v);
 
+/** A step left out of a side's steady state (DEFINITIONS "Steady state of a run"). */
+typedef struct gpudiag_excluded_step {
+    int64_t number;               /**< ProfilerStep number; -1 for a whole-trace window */
+    double duration_us;
+    double startup_idle_us;       /**< start-up and compilation idle in it */
+    double unexplained_tail_us;   /**< its unexplained tail, counted (0 when not an outlier of the run) */
+} gpudiag_excluded_step;
+
+#define GPUDIAG_EXCLUDED_LISTED 8 /**< excluded steps listed per side; more are counted */
+
 /** Per-side summary of the runs. */
 typedef struct gpudiag_compare_runs {
     size_t runs;
@@ -136,6 +146,11 @@ typedef struct gpudiag_compare_runs {
     int within_bar;               /**< 1 if run_spread <= 0.05; 0 if above; -1 unknown (1 run) */
     double metric_spread;         /**< the same spread of the gate metric's per-run values; NaN with 1 run */
     int kernels_partial;          /**< 1 if a run's kernel list is incomplete (saved report) */
+    size_t steps_excluded;        /**< steps left out of the steady state, all runs (not in `steps`) */
+    size_t excluded_listed;       /**< entries in excluded (at most GPUDIAG_EXCLUDED_LISTED) */
+    gpudiag_excluded_step excluded[GPUDIAG_EXCLUDED_LISTED];
+    int steady_unsure;            /**< 1 when a run's steps were all kept because leaving out the non-steady
+                                       ones would leave fewer than 2 */
 } gpudiag_compare_runs;
 
 /** Finding states across the two sides. */

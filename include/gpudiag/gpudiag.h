@@ -285,6 +285,10 @@ typedef struct gpudiag_step {
     int64_t start_ns, end_ns;     /**< the same bounds, exact (trace clock × 1000) */
     double gpu_lead_in_us;        /**< step start → first kernel/memcpy/memset starting in the step;
                                        NaN if none starts in it (DEFINITIONS "Start-up in the window") */
+    double startup_idle_us;       /**< device-idle time of causes startup/compilation in gaps starting in the
+                                       step, ÷ devices; NaN without GPU ops (DEFINITIONS "Steady state of a run") */
+    double unexplained_tail_us;   /**< the step's trailing device-idle time of cause `other` (no host activity),
+                                       from the gap's start to the step end, ÷ devices; NaN without GPU ops */
 } gpudiag_step;
 
 /** Per-GPU numbers. */

@@ -1465,6 +1465,7 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
     if (build_comm_kinds(&a) != 0 || build_comm_sequence(&a) != 0)
         goto oom;
     build_summary(&a);
+    gd_build_steady(r);
     gd_build_mfu(r, opts);
     if (gd_build_roofline(t, r, opts) != 0)
         goto oom;

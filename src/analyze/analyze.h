@@ -105,4 +105,8 @@ unsigned gd_job_mix(const gd_job_id *ids, size_t n);
 /* "different world sizes, different GPUs" for the set bits, into buf[cap]. */
 void gd_mix_words(unsigned mix, char *buf, size_t cap);
 
+/* Per step: startup_idle_us and unexplained_tail_us from the report's idle
+ * gaps (steady.c; DEFINITIONS "Steady state of a run").  After gd_build_idle. */
+void gd_build_steady(gpudiag_report *r);
+
 #endif

@@ -131,6 +131,65 @@ const char *gpudiag_side_label(const gpudiag_side *s)
     return s ? s->label : NULL;
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+void gd_side_steady(gpudiag_side *s, const double *startup, const double *tail)
+{
+    size_t n = s->nsteps;
+    if (n == 0)
+        return;
+    double *t = malloc(n * sizeof *t);
+    if (!t)
+        return; /* out of memory: keep every step (the comparison is then as before this rule) */
+    size_t nt = 0;
+    for (size_t k = 0; k < n; k++)
+        if (!isnan(tail[k]))
+            t[nt++] = tail[k];
+    qsort(t, nt, sizeof *t, cmp_dbl);
+    double med = nt == 0 ? 0 : nt % 2 ? t[nt / 2] : (t[nt / 2 - 1] + t[nt / 2]) / 2;
+    free(t);
+    unsigned char *out = calloc(n, 1);
+    if (!out)
+        return;
+    size_t nout = 0;
+    for (size_t k = 0; k < n; k++) {
+        double a = isnan(startup[k]) ? 0 : startup[k];
+        double b = !isnan(tail[k]) && tail[k] > 2 * med ? tail[k] : 0;
+        if (s->step_us[k] > 0 && a + b >= 0.10 * s->step_us[k]) {
+            out[k] = 1;
+            nout++;
+        }
+    }
+    if (nout && n - nout < 2) {
+        s->steady_unsure = 1;
+        nout = 0;
+    }
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (nout && out[k]) {
+            if (s->nexcluded < GPUDIAG_EXCLUDED_LISTED) {
+                gpudiag_excluded_step *e = &s->excluded[s->nexcluded];
+                e->number = s->step_no[k];
+                e->duration_us = s->step_us[k];
+                e->startup_idle_us = isnan(startup[k]) ? 0 : startup[k];
+                e->unexplained_tail_us = !isnan(tail[k]) && tail[k] > 2 * med ? tail[k] : 0;
+            }
+            s->nexcluded++;
+            continue;
+        }
+        s->step_us[m] = s->step_us[k];
+        s->step_no[m] = s->step_no[k];
+        s->step_util[m] = s->step_util[k];
+        m++;
+    }
+    s->nsteps = m;
+    free(out);
+}
+
 gpudiag_status gpudiag_side_from_report(const gpudiag_report *r, gpudiag_side **out, gpudiag_error *err)
 {
     if (!r || !out)
@@ -144,6 +203,21 @@ gpudiag_status gpudiag_side_from_report(const gpudiag_report *r, gpudiag_side **
         s->step_us[i] = st->duration_us;
         s->step_no[i] = st->number;
         s->step_util[i] = r->has_gpu && st->duration_us > 0 ? st->role_us[GPUDIAG_ROLE_KERNEL] / st->duration_us : NAN;
+    }
+    {
+        double *a = malloc((r->step_count + 1) * sizeof *a), *b = malloc((r->step_count + 1) * sizeof *b);
+        if (!a || !b) {
+            free(a);
+            free(b);
+            goto oom;
+        }
+        for (size_t i = 0; i < r->step_count; i++) {
+            a[i] = r->steps[i].startup_idle_us;
+            b[i] = r->steps[i].unexplained_tail_us;
+        }
+        gd_side_steady(s, a, b);
+        free(a);
+        free(b);
     }
     gd_job_id id;
     gd_job_id_from_report(r, &id);
@@ -264,6 +338,13 @@ gpudiag_side *gd_side_combine_ranks(gpudiag_side *const *ranks, size_t n, const 
         m++;
     }
     s->nsteps = m;
+    for (size_t r = 0; r < n; r++) {
+        s->steady_unsure |= ranks[r]->steady_unsure;
+        if (ranks[r]->nexcluded > s->nexcluded) {
+            s->nexcluded = ranks[r]->nexcluded;
+            memcpy(s->excluded, ranks[r]->excluded, sizeof s->excluded);
+        }
+    }
     double *v = malloc((n + 1) * sizeof *v);
     if (!v)
         goto oom;
@@ -558,6 +639,7 @@ typedef struct group {
     size_t n;
     double *steps, *util;         /* pooled samples */
     size_t nsteps, nutil;
+    size_t nsteps_all;    /* with the steps left out of the steady state: the kernel totals are whole-trace */
     gpudiag_stats_us st;
     /* cppcheck-suppress unusedStructMember ; kept for the --runs spread (compare's author) */
     double metric_runs_spread;
@@ -625,6 +707,13 @@ static int group_build(group *g, const gpudiag_side *const *runs, size_t n, gpud
         mv[i] = side_metric(s, metric);
         if (s->kernels_partial)
             out->kernels_partial = 1;
+        out->steady_unsure |= s->steady_unsure;
+        g->nsteps_all += s->nsteps + s->nexcluded;
+        for (size_t e = 0; e < s->nexcluded; e++) {
+            if (e < GPUDIAG_EXCLUDED_LISTED && out->excluded_listed < GPUDIAG_EXCLUDED_LISTED)
+                out->excluded[out->excluded_listed++] = s->excluded[e];
+            out->steps_excluded++;
+        }
     }
     gd_stats_compute(g->steps, g->nsteps, &g->st);
     out->runs = n;
@@ -883,7 +972,8 @@ static int build_kernels(gpudiag_comparison *c, const group *gb, const group *gt
     c->kernels = rc == 0 ? calloc(m + 1, sizeof *c->kernels) : NULL;
     if (!c->kernels)
         rc = -1;
-    double sb = (double)gb->nsteps / (double)gb->n, stt = (double)gt->nsteps / (double)gt->n;
+    /* kernel totals cover the whole trace, so per step means per step of the whole trace */
+    double sb = (double)gb->nsteps_all / (double)gb->n, stt = (double)gt->nsteps_all / (double)gt->n;
     for (size_t i = 0; rc == 0 && i < m;) {
         size_t j = i;
         gpudiag_compare_kernel *k = &c->kernels[c->kernel_count];

@@ -45,7 +45,17 @@ struct gpudiag_side {
     int world_size;        /* distributedInfo.world_size, -1 when unknown */
     int rank;              /* distributedInfo.rank, -1 when unknown */
     int gpu_count;         /* GPUs in the trace, -1 when unknown */
+    size_t nexcluded;      /* steps left out of the steady state (gd_side_steady) */
+    gpudiag_excluded_step excluded[GPUDIAG_EXCLUDED_LISTED];
+    int steady_unsure;     /* 1: non-steady steps kept, as fewer than 2 would remain */
 };
+
+/* The steady-state rule (DEFINITIONS "Steady state of a run"): leave out of
+ * s's steps those whose start-up/compilation idle plus unexplained tail (the
+ * tail only when above twice the run's median tail) is >= 10 % of the step,
+ * unless fewer than 2 steps would remain.  startup[k], tail[k]: per step of
+ * s (NaN = unknown, counted 0).  Compacts s's step arrays. */
+void gd_side_steady(gpudiag_side *s, const double *startup, const double *tail);
 
 /* An empty side with every number unknown (NaN); NULL on OOM. */
 gpudiag_side *gd_side_new(const char *label);

@@ -132,6 +132,12 @@ static int validate(const vctx *c, yajl_val d)
         snprintf(f, sizeof f, "steps[%zu].breakdown_us.kernel", i);
         if (vnum(c, get(st, "breakdown_us", "kernel", NULL), f, 0, MAX_US, 0, 1, 0))
             return -1;
+        snprintf(f, sizeof f, "steps[%zu].startup_idle_us", i);
+        if (vnum(c, get(st, "startup_idle_us", NULL, NULL), f, 0, MAX_US, 0, 1, 0))
+            return -1;
+        snprintf(f, sizeof f, "steps[%zu].unexplained_tail_us", i);
+        if (vnum(c, get(st, "unexplained_tail_us", NULL, NULL), f, 0, MAX_US, 0, 1, 0))
+            return -1;
     }
     static const char *const shares[] = {"gpu_utilization", "sm_efficiency", "achieved_occupancy",
                                          "tensor_core_share", "idle_share", "comm_share"};
@@ -220,6 +226,12 @@ static gpudiag_side *side_from_tree(yajl_val d, const char *label, const char *p
     if (!s || gd_side_alloc_steps(s, steps->u.array.len) != 0)
         goto oom;
     size_t m = 0;
+    double *su = malloc((steps->u.array.len + 1) * sizeof *su), *tl = malloc((steps->u.array.len + 1) * sizeof *tl);
+    if (!su || !tl) {
+        free(su);
+        free(tl);
+        goto oom;
+    }
     for (size_t i = 0; i < steps->u.array.len; i++) {
         yajl_val st = steps->u.array.values[i];
         double dur = num(get(st, "duration_us", NULL, NULL));
@@ -230,9 +242,14 @@ static gpudiag_side *side_from_tree(yajl_val d, const char *label, const char *p
         s->step_no[m] = YAJL_IS_INTEGER(no) ? YAJL_GET_INTEGER(no) : -1;
         double k = num(get(st, "breakdown_us", "kernel", NULL));
         s->step_util[m] = dur > 0 ? k / dur : NAN;
+        su[m] = num(get(st, "startup_idle_us", NULL, NULL)); /* NaN in reports saved before the rule */
+        tl[m] = num(get(st, "unexplained_tail_us", NULL, NULL));
         m++;
     }
     s->nsteps = m;
+    gd_side_steady(s, su, tl);
+    free(su);
+    free(tl);
     s->gpu_utilization = num(get(d, "summary", "gpu_utilization", NULL));
     s->sm_efficiency = num(get(d, "summary", "sm_efficiency", NULL));
     s->achieved_occupancy = num(get(d, "summary", "achieved_occupancy", NULL));

@@ -113,6 +113,21 @@ static void side_json(cw *w, const char *k, const gpudiag_compare_runs *r, const
     kv_cnum(w, "metric_spread", r->metric_spread);
     ckey(w, "kernels_partial");
     yajl_gen_bool(w->g, r->kernels_partial);
+    kv_cnum(w, "steps_excluded", (double)r->steps_excluded);
+    ckey(w, "excluded_steps");
+    yajl_gen_array_open(w->g);
+    for (size_t i = 0; i < r->excluded_listed; i++) {
+        const gpudiag_excluded_step *e = &r->excluded[i];
+        yajl_gen_map_open(w->g);
+        kv_cnum(w, "step", e->number >= 0 ? (double)e->number : NAN);
+        kv_cnum(w, "duration_us", e->duration_us);
+        kv_cnum(w, "startup_idle_us", e->startup_idle_us);
+        kv_cnum(w, "unexplained_tail_us", e->unexplained_tail_us);
+        yajl_gen_map_close(w->g);
+    }
+    yajl_gen_array_close(w->g);
+    ckey(w, "steady_unsure");
+    yajl_gen_bool(w->g, r->steady_unsure);
     yajl_gen_map_close(w->g);
 }
 
@@ -374,6 +389,30 @@ gpudiag_status gpudiag_comparison_write_text(const gpudiag_comparison *c, FILE *
         for (size_t i = 0; i < n; i++)
             fprintf(fp, "%s%s", i ? ", " : " ", labels[i]);
         fprintf(fp, "  (%zu run%s, %zu steps)\n", n, n == 1 ? "" : "s", r->steps);
+        /* DEFINITIONS "Steady state of a run": say which steps were left out, and why */
+        if (r->steps_excluded) {
+            fprintf(fp, "         steady state: %zu step%s left out:", r->steps_excluded, r->steps_excluded == 1 ? "" : "s");
+            for (size_t e = 0; e < r->excluded_listed; e++) {
+                const gpudiag_excluded_step *x = &r->excluded[e];
+                char num[32];
+                if (x->number >= 0)
+                    snprintf(num, sizeof num, "#%lld", (long long)x->number);
+                else
+                    snprintf(num, sizeof num, "(window)");
+                fprintf(fp, "%s %s %.2f ms (", e ? "," : "", num, x->duration_us / 1e3);
+                if (x->startup_idle_us > 0)
+                    fprintf(fp, "start-up/compilation %.2f ms%s", x->startup_idle_us / 1e3,
+                            x->unexplained_tail_us > 0 ? ", " : "");
+                if (x->unexplained_tail_us > 0)
+                    fprintf(fp, "unexplained tail %.2f ms", x->unexplained_tail_us / 1e3);
+                fputc(')', fp);
+            }
+            if (r->steps_excluded > r->excluded_listed)
+                fprintf(fp, ", ...");
+            fputc('\n', fp);
+        }
+        if (r->steady_unsure)
+            fprintf(fp, "         steady state: unknown: leaving out the start-up steps would leave fewer than 2; all kept\n");
         if (n >= 2) {
             char sp[32];
             fmt_pct(sp, sizeof sp, r->run_spread);

@@ -470,6 +470,8 @@ static void write_steps(jw *w, const gpudiag_report *r)
         kv_us(w, "duration_us", s->duration_us);
         kv_int(w, "device_ops", s->device_ops);
         kv_us(w, "gpu_lead_in_us", s->gpu_lead_in_us);
+        kv_us(w, "startup_idle_us", s->startup_idle_us);
+        kv_us(w, "unexplained_tail_us", s->unexplained_tail_us);
         roles_us(w, "breakdown_us", s->role_us);
         yajl_gen_map_close(w->g);
     }
