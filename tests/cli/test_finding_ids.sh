@@ -1,0 +1,92 @@
+#!/bin/sh
+# test_finding_ids.sh — the finding ids the code can emit equal the ids
+# docs/FINDINGS.md documents (first cell of its tables), both ways.
+# The ids are read from src/ (every C file):
+#   gd_fb_add(B, "id", ...); f->id = "id" (the cluster findings);
+#   gd_fb_add(B, ID, ...) where ID is a parameter of a wrapper function W
+#     (series_rules.c's add/add_gain): every call W(B, "id", ...) in that file;
+#   gd_fb_add(B, ID, ...) where ID is assigned in the enclosing function: every
+#     string literal of those assignments (rules.c: host_launch_bound/host_overhead).
+# A gd_fb_add or wrapper call whose id is none of these fails the test (the
+# reader would miss it).  As a check of the reader itself, every id in the
+# golden JSON reports (tests/golden) must be among the ids read.
+. "$(dirname "$0")/common.sh"
+python3 - "$GD_SRC" <<'PY'
+import glob, json, os, re, sys
+src = sys.argv[1]
+bad = []
+code = {}   # id -> first "file:line"
+def note(i, path, text, pos):
+    code.setdefault(i, "%s:%d" % (os.path.relpath(path, src), text.count("\n", 0, pos) + 1))
+FN = re.compile(r'^[A-Za-z_][\w \t\*]*?\b(\w+)\(([^;{}]*?)\)\s*\{', re.M | re.S)
+LIT = r'"([a-z][a-z0-9_]*)"'
+nadd = 0
+for path in sorted(glob.glob(os.path.join(src, "src", "**", "*.c"), recursive=True)):
+    text = open(path, encoding="utf-8").read()
+    if path.endswith(os.path.join("diagnose", "fbuild.c")):
+        continue   # gd_fb_add's own definition
+    for m in re.finditer(r'->id\s*=\s*' + LIT, text):
+        note(m.group(1), path, text, m.start())
+    for m in re.finditer(r'\bgd_fb_add\(\s*\w+\s*,\s*(?:' + LIT + r'|(\w+))', text):
+        nadd += 1
+        if m.group(1):
+            note(m.group(1), path, text, m.start())
+            continue
+        var = m.group(2)
+        fns = [f for f in FN.finditer(text, 0, m.start())]
+        if not fns:
+            bad.append("%s: gd_fb_add(.., %s) outside a function" % (path, var)); continue
+        fn = fns[-1]
+        params = re.findall(r'(\w+)\s*(?:,|$)', fn.group(2).strip())
+        if var in params:   # a wrapper: its callers name the id
+            w = fn.group(1)
+            calls = list(re.finditer(r'(?<![\w.>])' + w + r'\(\s*\w+\s*,\s*(?:' + LIT + r'|([^,]+))', text[fn.end():]))
+            if not calls:
+                bad.append("%s: wrapper %s() is never called" % (path, w))
+            for c in calls:
+                if c.group(1):
+                    note(c.group(1), path, text, fn.end() + c.start())
+                else:
+                    bad.append("%s: %s(.., %s) - an id this test cannot read" % (path, w, c.group(2).strip()))
+            continue
+        body = text[fn.end():m.start()]
+        lits = [l for a in re.findall(r'\b' + var + r'\s*=\s*([^;]*);', body) for l in re.findall(LIT, a)]
+        if not lits:
+            bad.append("%s: gd_fb_add(.., %s) - an id this test cannot read" % (path, var))
+        for l in lits:
+            note(l, path, text, m.start())
+if nadd < 30:
+    bad.append("only %d gd_fb_add calls found in src/: the reader is broken" % nadd)
+
+doc = set(re.findall(r'^\|\s*`([a-z][a-z0-9_]*)`', open(os.path.join(src, "docs", "FINDINGS.md"), encoding="utf-8").read(), re.M))
+for i in sorted(set(code) - doc):
+    bad.append("id %s (%s) is not in docs/FINDINGS.md" % (i, code[i]))
+for i in sorted(doc - set(code)):
+    bad.append("docs/FINDINGS.md documents %s, which no code in src/ emits" % i)
+
+golden = set()
+def walk(x):
+    if isinstance(x, dict):
+        for k, v in x.items():
+            if k == "findings" and isinstance(v, list):
+                golden.update(f["id"] for f in v if isinstance(f, dict) and isinstance(f.get("id"), str))
+            walk(v)
+    elif isinstance(x, list):
+        for v in x:
+            walk(v)
+gfiles = glob.glob(os.path.join(src, "tests", "golden", "*.json"))
+for p in gfiles:
+    try:
+        walk(json.load(open(p, encoding="utf-8")))
+    except ValueError:
+        pass   # a golden file that holds an error message, not a report
+if not golden:
+    bad.append("no finding ids in %d golden JSON reports: the golden reader is broken" % len(gfiles))
+for i in sorted(golden - set(code)):
+    bad.append("golden reports hold id %s, which this test did not read from src/ (fix the reader)" % i)
+for b in bad:
+    print("FAIL:", b)
+print("%d ids in code, %d in FINDINGS.md, %d in %d golden reports" % (len(code), len(doc), len(golden), len(gfiles)))
+print("1 passed, 0 failed" if not bad else "0 passed, 1 failed")
+sys.exit(1 if bad else 0)
+PY
