@@ -534,14 +534,31 @@ out:
     return rc;
 }
 
-/* A GPU op of one device for the queued-work rule (DEFINITIONS "Idle gaps and
- * their causes", rule 0b): its span, its launch call's start (INT64_MAX when no
- * call joins it) and whether that call is a graph launch. */
+/* A GPU op of one device in start order, for the queued-work rule (DEFINITIONS
+ * "Idle gaps and their causes", rule 0b): 16 B per op (docs/MEMORY.md); what
+ * the rule reads about an op is looked up only at the gaps (op_info). */
 typedef struct dev_op {
-    int64_t ts, end, launch, launch_end, corr;
-    uint32_t graph;
+    int64_t ts;
+    uint32_t idx;     /* index into gpu_ops */
     uint32_t pad;
 } dev_op;
+
+/* An op's launch: the call's start and end (INT64_MAX when no call joins it),
+ * its correlation id and whether the call is a graph launch. */
+typedef struct op_launch {
+    int64_t launch, launch_end, corr;
+    int graph;
+} op_launch;
+
+static void op_info(actx *a, uint32_t idx, op_launch *o)
+{
+    const gd_gpu_op *op = gd_vec_at(&a->t->gpu_ops, idx);
+    const gd_runtime *rt = (op->flags & GD_GF_HAS_CORR) ? gd_runtime_for(a, op->correlation) : NULL;
+    o->launch = rt ? rt->ts_ns : INT64_MAX;
+    o->launch_end = rt ? rt->ts_ns + gd_rt_dur(a->t, rt) : INT64_MAX;
+    o->corr = rt ? op->correlation : 0;
+    o->graph = rt && (gd_name_flags(a, rt->name_id) & NF_GRAPH_LAUNCH);
+}
 
 /* The device's GPU ops into *out (reused), sorted by start. */
 static int device_ops(actx *a, int dev, gd_vec *out)
@@ -552,10 +569,7 @@ static int device_ops(actx *a, int dev, gd_vec *out)
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
         if (op->device != dev)
             continue;
-        const gd_runtime *rt = (op->flags & GD_GF_HAS_CORR) ? gd_runtime_for(a, op->correlation) : NULL;
-        dev_op d = {op->ts_ns, op->ts_ns + op->dur_ns, rt ? rt->ts_ns : INT64_MAX,
-                    rt ? rt->ts_ns + gd_rt_dur(t, rt) : INT64_MAX, rt ? op->correlation : 0,
-                    rt && (gd_name_flags(a, rt->name_id) & NF_GRAPH_LAUNCH), 0};
+        dev_op d = {op->ts_ns, (uint32_t)i, 0};
         if (!gd_vec_push(out, &d))
             return -1;
     }
@@ -783,6 +797,7 @@ int gd_build_idle(actx *a)
             goto out;
         const dev_op *dop = dops.data;
         size_t dp = 0, prev = SIZE_MAX;
+        int64_t prev_end = INT64_MIN;
         int64_t prev_gap_e = INT64_MIN; /* unrecorded replays launched since the last gap run in this one */
         for (size_t g = 0; g < idle.len; g++) {
             const gd_iv *gap = (const gd_iv *)idle.data + g;
@@ -802,15 +817,24 @@ int gd_build_idle(actx *a)
             /* queued work (rule 0b): the op ending the gap (the latest-ending op
              * before it) and the op(s) starting at its end */
             while (dp < dops.len && dop[dp].ts < gap->e) {
-                if (prev == SIZE_MAX || dop[dp].end > dop[prev].end)
+                const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, dop[dp].idx);
+                if (prev == SIZE_MAX || op->ts_ns + op->dur_ns > prev_end) {
                     prev = dp;
+                    prev_end = op->ts_ns + op->dur_ns;
+                }
                 dp++;
             }
-            size_t next = SIZE_MAX;
-            for (size_t q = dp; q < dops.len && dop[q].ts == gap->e; q++)
-                if (next == SIZE_MAX || dop[q].launch_end < dop[next].launch_end)
-                    next = q;
-            const dev_op *nx = next != SIZE_MAX ? &dop[next] : NULL, *pv = prev != SIZE_MAX ? &dop[prev] : NULL;
+            op_launch nxi = {0, 0, 0, 0}, pvi = {0, 0, 0, 0}, qi;
+            int has_next = 0;
+            for (size_t q = dp; q < dops.len && dop[q].ts == gap->e; q++) {
+                op_info(a, dop[q].idx, &qi);
+                if (!has_next || qi.launch_end < nxi.launch_end)
+                    nxi = qi;
+                has_next = 1;
+            }
+            if (prev != SIZE_MAX)
+                op_info(a, dop[prev].idx, &pvi);
+            const op_launch *nx = has_next ? &nxi : NULL, *pv = prev != SIZE_MAX ? &pvi : NULL;
             /* inside one graph replay, or the launch call had returned when the GPU went idle */
             int one_replay = nx && nx->graph && pv && pv->graph && pv->corr == nx->corr;
             int queued = nx && (one_replay || nx->launch_end <= gap->s);
