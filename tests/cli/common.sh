@@ -39,3 +39,41 @@ check_both_readers() {
     echo "$((2 - _fails)) passed, $_fails failed"
     [ "$_fails" -eq 0 ]
 }
+
+# The check counters and helpers every driver shares (one copy, here):
+#   ok                 count a passed check
+#   nok MSG / bad MSG  count a failed check and print "FAIL: MSG" ("FAIL [$CASE]: MSG"
+#                      when CASE is set; then also the head of $TMP/err when
+#                      GD_SHOW_STDERR is set); returns 0 so `cond && ok || nok MSG` works
+#   expect_rc WANT CMD...  run CMD with stdout in $TMP/out and stderr in $TMP/err,
+#                      its status in RC; ok when RC is WANT, else nok naming both
+#                      and the head of the error output
+#   finish             print "PASS passed, FAIL failed"; status 0 only when none failed
+# A driver ends with `finish` as its last command (its status is the test's).
+PASS=0
+FAIL=0
+ok() { PASS=$((PASS + 1)); }
+nok() {
+    FAIL=$((FAIL + 1))
+    echo "FAIL${CASE:+ [$CASE]}: $*"
+    if [ -n "${GD_SHOW_STDERR:-}" ] && [ -s "$TMP/err" ]; then
+        printf '   stderr: %s\n' "$(head -c 800 "$TMP/err")"
+    fi
+    return 0
+}
+bad() { nok "$@"; }
+expect_rc() {
+    _want=$1
+    shift
+    "$@" > "$TMP/out" 2> "$TMP/err"
+    RC=$?
+    if [ "$RC" -eq "$_want" ]; then
+        ok
+    else
+        nok "exit $RC, wanted $_want: $* ($(head -c 300 "$TMP/err"))"
+    fi
+}
+finish() {
+    echo "$PASS passed, $FAIL failed"
+    [ "$FAIL" -eq 0 ]
+}

@@ -5,16 +5,8 @@
 # own step time and the CSV's peak), HFU with full recompute, low_mfu, the
 # PCIe link rate next to the achieved copy rate, and usage errors.
 . "$(dirname "$0")/common.sh"
-fails=0
-expect_rc() { # WANT CMD...
-    want=$1; shift
-    "$@" > "$TMP/out" 2> "$TMP/err"; rc=$?
-    if [ "$rc" -ne "$want" ]; then
-        echo "FAIL: '$*' exited $rc, want $want"; cat "$TMP/err"; fails=$((fails + 1))
-    fi
-}
 check() {
-    python3 - "$TMP/out" "$1" "$2" <<'PY' || fails=$((fails + 1))
+    python3 - "$TMP/out" "$1" "$2" <<'PY' || nok "checks of $1 (above)"
 import json, os, sys
 sys.path.insert(0, os.environ["GD_CLI_DIR"]); import valcheck
 j = json.load(open(sys.argv[1]))
@@ -59,14 +51,13 @@ else
     echo "skip: shared traces not found (mi250, a100 link checks)"
 fi
 expect_rc 0 "$GPUDIAG" analyze --model llama3-8b --tokens-per-step 100 "$EX"
-grep -q "MFU [0-9.]*%   HFU" "$TMP/out" || { echo "FAIL: text MFU line"; fails=$((fails + 1)); }
-grep -q "low_mfu" "$TMP/out" || { echo "FAIL: low_mfu not in the text"; fails=$((fails + 1)); }
-grep -q "impossible" "$TMP/out" && { echo "FAIL: 'impossible' note at a plausible MFU"; fails=$((fails + 1)); }
+grep -q "MFU [0-9.]*%   HFU" "$TMP/out" || nok "text MFU line"
+grep -q "low_mfu" "$TMP/out" || nok "low_mfu not in the text"
+grep -q "impossible" "$TMP/out" && nok "'impossible' note at a plausible MFU"
 # 16384 tokens per 177.59 ms step of an 8.03 B-parameter model is > 4000 % of a V100: said so
 expect_rc 0 "$GPUDIAG" analyze --model llama3-8b --tokens-per-step 16384 "$EX"
-grep -q "MFU above 100% is impossible" "$TMP/out" || { echo "FAIL: no warning for MFU above 100%"; fails=$((fails + 1)); }
+grep -q "MFU above 100% is impossible" "$TMP/out" || nok "no warning for MFU above 100%"
 expect_rc 2 "$GPUDIAG" analyze --tokens-per-step 100 "$EX"
 expect_rc 2 "$GPUDIAG" analyze --model llama3-8b "$EX"
 expect_rc 2 "$GPUDIAG" analyze --model llama3-8b --tokens-per-step 100 --gpu A100 "$EX"
-echo "analyze mfu: $fails failed"
-[ "$fails" -eq 0 ]
+finish

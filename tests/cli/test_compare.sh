@@ -7,19 +7,6 @@
 . "$(dirname "$0")/common.sh"
 : "${GD_SRC:=$HERE/../..}"
 T=$GD_SHARED/data/traces
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect_rc WANT CMD...: run CMD, compare its exit status
-expect_rc() {
-    want=$1
-    shift
-    "$@" > "$TMP/out" 2> "$TMP/err"
-    got=$?
-    if [ "$got" -eq "$want" ]; then ok; else bad "exit $got, wanted $want: $* ($(head -c 300 "$TMP/err"))"; fi
-}
 
 # ---- synthetic traces: one kernel per ProfilerStep, step durations as given ----
 cat > "$TMP/gen.py" <<'PY'
@@ -223,5 +210,4 @@ grep -q 'cut.json' "$TMP/err" && ok || bad "cut saved report named"
 expect_rc 0 "$GPUDIAG" compare --help
 grep -q -- '--threshold' "$TMP/out" && ok || bad "--help"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -10,10 +10,6 @@ set -u
 GD_TMP_TAG=epipe
 # shellcheck source=tests/cli/common.sh
 . "$(cd "$(dirname "$0")" && pwd)/common.sh"
-fails=0
-passes=0
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { passes=$((passes + 1)); }
 OK2="$GD_TEST_DATA/ok_two_steps.json"
 GZ="$GD_SRC/examples/resnet50_v100_num_workers_0.pt.trace.json.gz"
 [ -f "$GZ" ] || GZ="$OK2"
@@ -71,5 +67,4 @@ for args in "--json --html -" "--quiet --html -" "--json --trace-out -" "--html 
     if [ "$rc" -eq 2 ] && [ ! -s "$TMP/u.out" ] && grep -q "both write to standard output" "$TMP/err"; then ok
     else bad "analyze $args: exit $rc, stderr: $(cat "$TMP/err")"; fi
 done
-echo "$passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -9,10 +9,6 @@ set -u
 GD_TMP_TAG=format
 # shellcheck source=tests/cli/common.sh
 . "$(cd "$(dirname "$0")" && pwd)/common.sh"
-fails=0
-passes=0
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { passes=$((passes + 1)); }
 cd "$TMP" || exit 1
 T="$GD_TEST_DATA/ok_two_steps.json"
 cp "$T" trace.json
@@ -52,5 +48,4 @@ if [ "$rc" -eq 3 ] && grep -q "^gpudiag: error: ranks/r1.sqlite: byte 0: --forma
 "$GPUDIAG" analyze --json --format kineto trace.json >k.json 2>err.txt && "$GPUDIAG" analyze --json trace.json >a.json 2>>err.txt &&
     cmp -s k.json a.json && ok || bad "--format kineto on a trace differs from auto: $(cat err.txt)"
 "$GPUDIAG" analyze -q --format kineto - <trace.json >/dev/null 2>err.txt && ok || bad "--format kineto - : $(cat err.txt)"
-echo "$passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -3,16 +3,8 @@
 # (torchtitan Llama 3.1 8B on H100: 33.7 % eager, 39.0 % compiled; PaLM 540B:
 # 46.2 %), the step-time form, recompute, and its usage errors (exit 2).
 . "$(dirname "$0")/common.sh"
-fails=0
-expect_rc() { # WANT CMD...
-    want=$1; shift
-    "$@" > "$TMP/out" 2> "$TMP/err"; rc=$?
-    if [ "$rc" -ne "$want" ]; then
-        echo "FAIL: '$*' exited $rc, want $want"; cat "$TMP/err"; fails=$((fails + 1))
-    fi
-}
 check() { # LABEL PYEXPR-LIST over j (the JSON)
-    python3 - "$TMP/out" "$1" "$2" <<'PY' || fails=$((fails + 1))
+    python3 - "$TMP/out" "$1" "$2" <<'PY' || nok "checks of $1 (above)"
 import json, os, sys
 sys.path.insert(0, os.environ["GD_CLI_DIR"]); import valcheck
 j = json.load(open(sys.argv[1]))
@@ -38,13 +30,13 @@ check gpt2-step '[("tps", j["throughput"]["tokens_per_sec"], 122880),
   ("attention", j["flops_per_token"]["attention_term"], 6*12*12*64*1024),
   ("mfu", j["mfu"], (6*(124439808 - 1024*768) + 6*12*12*64*1024) * 122880 / 312e12)]'
 expect_rc 0 "$GPUDIAG" mfu --model llama3-8b --tokens-per-sec 5762 --gpu 'NVIDIA H100'
-grep -q "^MFU 33.7%   HFU 33.7%" "$TMP/out" || { echo "FAIL: text MFU line"; fails=$((fails + 1)); }
+grep -q "^MFU 33.7%   HFU 33.7%" "$TMP/out" || nok "text MFU line"
 # usage errors
 expect_rc 2 "$GPUDIAG" mfu --model llama3-8b --gpu H200
 expect_rc 2 "$GPUDIAG" mfu --model llama3-8b --tokens-per-sec 1 --tokens-per-sec-per-gpu 1 --gpu H200
 expect_rc 2 "$GPUDIAG" mfu --model llama3-8b --tokens-per-sec 1000
 expect_rc 2 "$GPUDIAG" mfu --model llama3-8b --tokens-per-sec 1000 --gpu A100
-grep -q "ambiguous" "$TMP/err" || { echo "FAIL: --gpu A100 not called ambiguous"; fails=$((fails + 1)); }
+grep -q "ambiguous" "$TMP/err" || nok "--gpu A100 not called ambiguous"
 expect_rc 2 "$GPUDIAG" mfu --model nosuch --tokens-per-sec 1000 --gpu H200
 expect_rc 2 "$GPUDIAG" mfu --tokens-per-sec 1000 --gpu H200
 expect_rc 2 "$GPUDIAG" mfu --model gpt2 --tokens-per-sec 1000 --gpu H200 --recompute some
@@ -52,5 +44,4 @@ expect_rc 2 "$GPUDIAG" mfu --model gpt2 --tokens-per-sec -5 --gpu H200
 expect_rc 2 "$GPUDIAG" mfu --model gpt2 --tokens-per-sec 1000 --gpu 'Tesla T4' --dtype bf16
 expect_rc 2 "$GPUDIAG" mfu --model gpt2 --step-time 1 --gpu H200
 expect_rc 0 "$GPUDIAG" mfu --help
-echo "mfu: $fails failed"
-[ "$fails" -eq 0 ]
+finish

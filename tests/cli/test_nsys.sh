@@ -23,13 +23,6 @@ if ! command -v sqlite3 >/dev/null 2>&1; then
     exit 77
 fi
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-    fail=$((fail + 1))
-    echo "FAIL: $*"
-}
 q() { sqlite3 -batch -noheader "$1" "$2"; }
 
 # ---- 1. the shared real export -------------------------------------------
@@ -468,5 +461,4 @@ PY
 "$GPUDIAG" analyze --no-color --step-range nosuch "$TMP/k5.json" 2>/dev/null | grep -q '^STEPS    1 window (no range matched --step-range)' &&
   ok || bad "kineto --step-range nosuch: STEPS line"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -3,16 +3,8 @@
 # 16 B x 6,738,415,616 params + 32 layers x 194 x 4096^2 B of activations), the
 # fit against 80 GiB, the trade-off table, LoRA's count, and usage errors.
 . "$(dirname "$0")/common.sh"
-fails=0
-expect_rc() { # WANT CMD...
-    want=$1; shift
-    "$@" > "$TMP/out" 2> "$TMP/err"; rc=$?
-    if [ "$rc" -ne "$want" ]; then
-        echo "FAIL: '$*' exited $rc, want $want"; cat "$TMP/err"; fails=$((fails + 1))
-    fi
-}
 check() {
-    python3 - "$TMP/out" "$1" "$2" <<'PY' || fails=$((fails + 1))
+    python3 - "$TMP/out" "$1" "$2" <<'PY' || nok "checks of $1 (above)"
 import json, os, sys
 sys.path.insert(0, os.environ["GD_CLI_DIR"]); import valcheck
 j = json.load(open(sys.argv[1]))
@@ -40,16 +32,16 @@ check options "[('uncertain', j['gpu']['uncertain'], False), ('name', j['gpu']['
 expect_rc 0 "$GPUDIAG" plan --model llama2-7b --gpu A100-SXM4-80GB
 grep -q "^IT DOES NOT FIT: each memory saving not in use" "$TMP/out" && grep -q "28.60 GB fits" "$TMP/out" &&
     grep -q "the table above shows what each saves and costs" "$TMP/out" ||
-    { echo "FAIL: the table the verdict names is missing"; cat "$TMP/out"; fails=$((fails + 1)); }
+    { nok "the table the verdict names is missing"; cat "$TMP/out"; }
 # --gpu H100 takes the UNCERTAIN 96 GB row: named and marked, in text and JSON, unless overridden
 expect_rc 0 "$GPUDIAG" plan --json --model llama2-7b --gpu H100
 check h100 "[('name', j['gpu']['name'], 'NVIDIA H100'), ('uncertain', j['gpu']['uncertain'], True),
   ('capacity', j['gpu']['memory_bytes'], 96*2**30)]"
 expect_rc 0 "$GPUDIAG" plan --model llama2-7b --gpu H100
 grep -q "^gpu          NVIDIA H100: 96 GB" "$TMP/out" && grep -q "UNCERTAIN row" "$TMP/out" ||
-    { echo "FAIL: plan --gpu H100 does not name the uncertain row"; fails=$((fails + 1)); }
+    nok "plan --gpu H100 does not name the uncertain row"
 expect_rc 0 "$GPUDIAG" plan --model llama2-7b --gpu H100 --gpu-mem 96 --peak-tflops 900
-grep -q "UNCERTAIN row" "$TMP/out" && { echo "FAIL: UNCERTAIN although both overridden"; fails=$((fails + 1)); }
+grep -q "UNCERTAIN row" "$TMP/out" && nok "UNCERTAIN although both overridden"
 expect_rc 0 "$GPUDIAG" plan --json --model llama2-7b --gpu A100-SXM4-80GB --gpus 8 --zero 3 --flash --recompute full
 check zero3 "[('states', j['memory_bytes']['weights'] + j['memory_bytes']['gradients'] + j['memory_bytes']['optimizer'], 2*$P),
   ('acts', j['memory_bytes']['activations'], 32*2*4096*4096 + 34*4096*4096), ('fits', j['fits'], True),
@@ -59,20 +51,19 @@ expect_rc 0 "$GPUDIAG" plan --json --model llama2-7b --lora-rank 8 --gpu-mem 24
 check lora "[('trainable', j['trainable_params'], 4194304), ('gpu', j['gpu']['memory_bytes'], 24e9)]"
 expect_rc 0 "$GPUDIAG" plan --model llama2-7b --gpu A100-SXM4-80GB --offload optimizer --grad-accum 4
 grep -q "saves memory" "$TMP/out" && grep -q "CPU offload (optimizer)" "$TMP/out" && grep -q "^VERDICT" "$TMP/out" ||
-    { echo "FAIL: trade-off table or verdict missing"; fails=$((fails + 1)); }
+    nok "trade-off table or verdict missing"
 # no GPU: the compute time is unknown and the text says what to give, never "nan"
 expect_rc 0 "$GPUDIAG" plan --model llama2-7b --lora-rank 16 --qlora --gpu-mem 24
-grep -q "give --gpu or --peak-tflops for the time" "$TMP/out" || { echo "FAIL: compute line without a GPU"; fails=$((fails + 1)); }
-grep -qi "nan" "$TMP/out" && { echo "FAIL: nan in plan text without a GPU"; fails=$((fails + 1)); }
+grep -q "give --gpu or --peak-tflops for the time" "$TMP/out" || nok "compute line without a GPU"
+grep -qi "nan" "$TMP/out" && nok "nan in plan text without a GPU"
 expect_rc 2 "$GPUDIAG" plan --offload disk --model llama2-7b
-grep -q "offload wants none, optimizer or params, got 'disk'" "$TMP/err" || { echo "FAIL: --offload message"; fails=$((fails + 1)); }
+grep -q "offload wants none, optimizer or params, got 'disk'" "$TMP/err" || nok "--offload message"
 expect_rc 2 "$GPUDIAG" plan --params 7e9
-grep -q "layers, hidden size, heads and sequence" "$TMP/err" || { echo "FAIL: message for --params alone"; fails=$((fails + 1)); }
+grep -q "layers, hidden size, heads and sequence" "$TMP/err" || nok "message for --params alone"
 expect_rc 2 "$GPUDIAG" plan --model llama2-7b --zero 4
 expect_rc 2 "$GPUDIAG" plan --model llama2-7b --optimizer lion
 expect_rc 2 "$GPUDIAG" plan --model llama2-7b --lora-rank 8 --lora-targets q,x
 expect_rc 2 "$GPUDIAG" plan --model llama2-7b --qlora
 expect_rc 2 "$GPUDIAG" plan --model llama2-7b --micro-batch 0
 expect_rc 0 "$GPUDIAG" plan --help
-echo "plan: $fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -12,9 +12,6 @@ set -eu
 GD_TMP_TAG=progress
 # shellcheck source=tests/cli/common.sh
 . "$(cd "$(dirname "$0")" && pwd)/common.sh"
-pass=0; fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 PTY="python3 $HERE/ptyrun.py"
 S="$GD_TEST_DATA/ok_two_steps.json"
 
@@ -58,5 +55,4 @@ SUM=$(cat "$TMP"/ranks/*.json | wc -c | tr -d ' ')
 GPUDIAG_PROGRESS_AFTER=0 $PTY "$TMP/dtty.json" "$TMP/dtty.err" "$GPUDIAG" analyze --json --jobs 2 "$TMP/ranks"
 if cmp -s "$TMP/dplain.json" "$TMP/dtty.json" && grep -q " / $(human "$SUM") " "$TMP/dtty.err"; then ok; else
   bad "directory bar: $(cat "$TMP/dtty.err")"; fi
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

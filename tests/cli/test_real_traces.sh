@@ -3,15 +3,12 @@
 # 0, JSON that parses with the required contract fields, and the issue's
 # acceptance checks (ResNet-50 num_workers 0 vs 4).
 set -eu
-GPUDIAG=${GPUDIAG:-$(dirname "$0")/../../build/gpudiag}
-SRC=${GD_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-SHARED=${GD_SHARED:-$SRC/../shared}
+# shellcheck source=tests/cli/common.sh
+. "$(cd "$(dirname "$0")" && pwd)/common.sh"
+SRC=${GD_SRC:-$(cd "$HERE/../.." && pwd)}
+SHARED=$GD_SHARED
 T=$SHARED/data/traces
-command -v python3 >/dev/null || { echo "skipped: python3 missing"; exit 77; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass+1)); }
-bad() { fail=$((fail+1)); echo "FAIL: $*"; }
+tmp=$TMP
 
 contract='
 import json, sys
@@ -124,5 +121,4 @@ fi
 "$GPUDIAG" --help | grep -q "^Usage: gpudiag" && ok || bad "--help"
 "$GPUDIAG" analyze --help | grep -q "Exit status" && ok || bad "analyze --help"
 "$GPUDIAG" --version | grep -q "^gpudiag [0-9]" && ok || bad "--version"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -3,16 +3,8 @@
 # data/gpu_specs.csv as Python's csv module reads it (an independent parser),
 # ridge points are peak × 1000 / bandwidth, overrides apply, exit codes.
 . "$(dirname "$0")/common.sh"
-fails=0
-expect_rc() { # WANT CMD...
-    want=$1; shift
-    "$@" > "$TMP/out" 2> "$TMP/err"; rc=$?
-    if [ "$rc" -ne "$want" ]; then
-        echo "FAIL: '$*' exited $rc, want $want"; cat "$TMP/err"; fails=$((fails + 1))
-    fi
-}
 expect_rc 0 "$GPUDIAG" specs --json
-python3 - "$TMP/out" "$GD_SRC/data/gpu_specs.csv" <<'PY' || fails=$((fails + 1))
+python3 - "$TMP/out" "$GD_SRC/data/gpu_specs.csv" <<'PY' || nok "specs --json against gpu_specs.csv"
 import csv, json, math, sys
 sys.path.insert(0, __import__("os").environ["GD_CLI_DIR"])
 import valcheck
@@ -44,7 +36,7 @@ valcheck.run(checks, "specs table", rel=1e-8)
 PY
 # one GPU, with overrides: the ridge follows them
 expect_rc 0 "$GPUDIAG" specs --json --peak-tflops 200 --mem-bw 1000 L4
-python3 - "$TMP/out" <<'PY' || fails=$((fails + 1))
+python3 - "$TMP/out" <<'PY' || nok "specs L4 with overrides"
 import json, sys, os
 sys.path.insert(0, os.environ["GD_CLI_DIR"]); import valcheck
 g = json.load(open(sys.argv[1]))["gpus"][0]
@@ -54,12 +46,12 @@ valcheck.run([("name", g["name"], "NVIDIA L4"), ("bf16", g["peak_tflops"]["bf16"
               ("ridge fp8", g["ridge_flop_per_byte"]["fp8"], 242.5)], "specs L4 overrides")
 PY
 expect_rc 0 "$GPUDIAG" specs H200 NVL
-grep -q "^NVIDIA H200 NVL" "$TMP/out" || { echo "FAIL: 'specs H200 NVL' shows $(head -1 "$TMP/out")"; fails=$((fails + 1)); }
-grep -q "bf16 *835.5 *174.1" "$TMP/out" || { echo "FAIL: H200 NVL bf16 ridge line missing"; fails=$((fails + 1)); }
+grep -q "^NVIDIA H200 NVL" "$TMP/out" || nok "'specs H200 NVL' shows $(head -1 "$TMP/out")"
+grep -q "bf16 *835.5 *174.1" "$TMP/out" || nok "H200 NVL bf16 ridge line missing"
 # AMD's FP32 matrix (MFMA) peak, from the data sheet by hand: MI250X 95.7 TFLOPS per package,
 # an MI250X GCD half of it (47.85), an MI250 GCD half of 90.5 (45.25); NVIDIA rows have none
 expect_rc 0 "$GPUDIAG" specs --json
-python3 - "$TMP/out" <<'PY' || fails=$((fails + 1))
+python3 - "$TMP/out" <<'PY' || nok "fp32 matrix peaks"
 import json, sys
 g = {(x["name"], x["sm_count"]): x["fp32_matrix_tflops"] for x in json.load(open(sys.argv[1]))["gpus"]}
 want = {("AMD Instinct MI250X", 220): 95.7, ("AMD Instinct MI250X/MI250", 110): 47.85,
@@ -69,16 +61,15 @@ print("FAIL fp32 matrix:", bad) if bad else None
 sys.exit(1 if bad else 0)
 PY
 expect_rc 0 "$GPUDIAG" specs 'AMD Instinct MI210'
-grep -qF "fp32 on Matrix Cores (MFMA): 45.30 TFLOP/s, ridge 27.6 FLOP/B" "$TMP/out" || { echo "FAIL: MI210 fp32 matrix line"; fails=$((fails + 1)); }
+grep -qF "fp32 on Matrix Cores (MFMA): 45.30 TFLOP/s, ridge 27.6 FLOP/B" "$TMP/out" || nok "MI210 fp32 matrix line"
 expect_rc 0 "$GPUDIAG" specs
-grep -q "^? NVIDIA A10G" "$TMP/out" || { echo "FAIL: uncertain row not marked in the table"; fails=$((fails + 1)); }
+grep -q "^? NVIDIA A10G" "$TMP/out" || nok "uncertain row not marked in the table"
 expect_rc 2 "$GPUDIAG" specs A100 80GB
-grep -q "ambiguous.*'NVIDIA A100 80GB PCIe', 'NVIDIA A100-SXM4-80GB'" "$TMP/err" || { echo "FAIL: ambiguous message: $(cat "$TMP/err")"; fails=$((fails + 1)); }
+grep -q "ambiguous.*'NVIDIA A100 80GB PCIe', 'NVIDIA A100-SXM4-80GB'" "$TMP/err" || nok "ambiguous message: $(cat "$TMP/err")"
 expect_rc 2 "$GPUDIAG" specs NoSuchGPU
 expect_rc 2 "$GPUDIAG" specs --peak-tflops abc L4
 expect_rc 2 "$GPUDIAG" specs --dtype fp4 L4
 expect_rc 2 "$GPUDIAG" specs --mem-bw 100
 expect_rc 2 "$GPUDIAG" specs --bogus
 expect_rc 0 "$GPUDIAG" specs --help
-echo "specs exit codes and text: $fails failed"
-[ "$fails" -eq 0 ]
+finish

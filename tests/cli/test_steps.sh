@@ -25,9 +25,6 @@ set -eu
 GD_TMP_TAG=steps
 # shellcheck source=tests/cli/common.sh
 . "$(cd "$(dirname "$0")" && pwd)/common.sh"
-pass=0; fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 S="$GD_TEST_DATA/ok_three_steps.json"
 
 for reader in default yajl; do
@@ -159,5 +156,4 @@ PY
   if "$GPUDIAG" analyze --steps 11: "$REAL" > /dev/null 2> "$TMP/err"; then rc=0; else rc=$?; fi
   if [ "$rc" -eq 6 ] && grep -q "the trace has steps 5-10" "$TMP/err"; then ok; else bad "resnet50 --steps 11:: rc $rc"; fi
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
