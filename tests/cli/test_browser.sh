@@ -25,10 +25,6 @@ if [ -z "$BROWSER" ]; then
     echo "skip: no chromium found (Debian: apt-get install chromium; scripts/bootstrap.sh installs it)"
     exit 77
 fi
-PASS=0
-FAIL=0
-ok() { PASS=$((PASS + 1)); }
-nok() { FAIL=$((FAIL + 1)); echo "FAIL $*"; }
 # headless, no sandbox (CI runs as root), no GPU, a private profile; stderr noise (dbus) discarded
 chrome() {
     timeout 180 "$BROWSER" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
@@ -79,5 +75,4 @@ for f in resnet50_v100_num_workers_0.pt.trace.json.gz; do
 done
 # a monitoring log (generated: 2 GPUs, one with periodic dips): one chart per GPU
 python3 "$GD_SRC/bench/gen_monlog.py" --lines 4000 --gpus 2 >"$TMP/gen_monlog.log" && run_page monlog "$TMP/gen_monlog.log" 2
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish

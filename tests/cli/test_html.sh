@@ -22,10 +22,6 @@ set -u
 GD_TMP_TAG=html
 # shellcheck source=tests/cli/common.sh
 . "$(cd "$(dirname "$0")" && pwd)/common.sh"
-PASS=0
-FAIL=0
-ok() { PASS=$((PASS + 1)); }
-nok() { FAIL=$((FAIL + 1)); echo "FAIL $*"; }
 CHECK="$HERE/htmlcheck.py"
 
 # 1. hostile names
@@ -147,5 +143,4 @@ fi
 "$GPUDIAG" analyze --html "$TMP/nv.html" "$GD_TEST_DATA/ok_idle_causes.json" > /dev/null 2>&1
 grep -q "SMs" "$TMP/nv.html" && grep -q ">SM efficiency<" "$TMP/nv.html" && ok || nok "NVIDIA page: SMs"
 
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish

@@ -14,10 +14,6 @@ GD_TMP_TAG=monlog
 . "$(cd "$(dirname "$0")" && pwd)/common.sh"
 LOGS="$GD_SHARED/data/logs"
 DATA="$GD_TEST_DATA/monlog"
-PASS=0
-FAIL=0
-ok() { PASS=$((PASS + 1)); }
-nok() { FAIL=$((FAIL + 1)); echo "FAIL $*"; }
 
 if [ -d "$LOGS" ]; then
     mkdir -p "$TMP/all"
@@ -455,5 +451,4 @@ if [ -f "$M" ]; then
     "$GPUDIAG" analyze -q "$M" > "$TMP/m.txt" 2>/dev/null
     grep -q "^unknown: No compute data" "$TMP/m.txt" && ok || nok "dmon -s m: verdict $(cat "$TMP/m.txt")"
 fi
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish

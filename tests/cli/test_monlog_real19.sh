@@ -5,10 +5,6 @@ GD_TMP_TAG=monlog19
 # shellcheck source=tests/cli/common.sh
 . "$(cd "$(dirname "$0")" && pwd)/common.sh"
 DATA="$GD_TEST_DATA/monlog"
-PASS=0
-FAIL=0
-ok() { PASS=$((PASS + 1)); }
-nok() { FAIL=$((FAIL + 1)); echo "FAIL $*"; }
 js() { "$GPUDIAG" analyze --json "$DATA/$1" > "$TMP/$1.json" 2> "$TMP/$1.err" || nok "$1: exit $? $(cat "$TMP/$1.err")"; }
 
 # class 10 — dmon_high_dips_bw.log: sm 95 except 20 at samples 5, 8, 14, 18 of 20 (dips 3-6 apart),
@@ -203,5 +199,4 @@ assert v["bottleneck"] == "throttling" and "check power.draw against power.limit
 assert "fix the hardware" not in v["summary"], v
 PY
 
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish

@@ -18,16 +18,7 @@ if [ -z "${FAKE_NVML_FULL:-}" ] || [ ! -f "$FAKE_NVML_FULL" ]; then
     exit 77
 fi
 
-PASS=0
-FAIL=0
-ok() { PASS=$((PASS + 1)); }
-nok() { FAIL=$((FAIL + 1)); echo "FAIL [$CASE] $*"; printf '   stderr: %s\n' "$(head -c 800 "$TMP/err")"; }
-expect_rc() {
-    want=$1; shift
-    "$@" > "$TMP/out" 2> "$TMP/err"
-    RC=$?
-    if [ "$RC" -eq "$want" ]; then ok; else nok "exit $RC, wanted $want"; fi
-}
+GD_SHOW_STDERR=1   # nok prints the head of $TMP/err (tests/cli/common.sh)
 expect_err() { if grep -q -- "$1" "$TMP/err"; then ok; else nok "stderr lacks '$1'"; fi; }
 nrows() { python3 -c "import sys; r=[l.split(', ') for l in open(sys.argv[1])][1:]; print(len([x for x in r if x[1]==sys.argv[2]]))" "$1" "$2"; }
 
@@ -219,5 +210,4 @@ CASE="log cannot be created"
 expect_rc 125 "$GPUDIAG" run -o "$TMP/no/such/dir/x.csv" -- true
 expect_err "cannot create the sample log"
 
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish

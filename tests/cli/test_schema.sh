@@ -13,10 +13,6 @@ SCHEMA="$GD_SRC/docs/report.schema.json"
 [ -n "${GD_SRC:-}" ] || SCHEMA="$HERE/../../docs/report.schema.json"
 CHECK="$HERE/schemacheck.py"
 python3 -c "import jsonschema" 2>/dev/null || { echo "skip: python3 jsonschema not installed (Debian: apt-get install python3-jsonschema)"; exit 77; }
-PASS=0
-FAIL=0
-ok() { PASS=$((PASS + 1)); }
-nok() { FAIL=$((FAIL + 1)); echo "FAIL $*"; }
 
 n=0
 for f in "$GD_SHARED"/data/traces/*.json.gz "$GD_TEST_DATA"/*.json; do
@@ -48,5 +44,5 @@ if python3 "$CHECK" "$SCHEMA" "$TMP/cluster.json"; then ok; else nok "cluster re
 if [ "$(wc -l < "$TMP/lines.json")" -eq 2 ] && python3 "$CHECK" "$SCHEMA" "$TMP/lines.json"; then ok; else nok "JSON Lines"; fi
 "$GPUDIAG" analyze --json "$GD_TEST_DATA/ok_idle_causes.json" > "$TMP/good.json"
 if python3 "$CHECK" --selftest "$SCHEMA" "$TMP/good.json"; then ok; else nok "schema selftest"; fi
-echo "$n reports; $PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+echo "$n reports"
+finish

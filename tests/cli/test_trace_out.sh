@@ -16,10 +16,6 @@ set -u
 GD_TMP_TAG=traceout
 # shellcheck source=tests/cli/common.sh
 . "$(cd "$(dirname "$0")" && pwd)/common.sh"
-PASS=0
-FAIL=0
-ok() { PASS=$((PASS + 1)); }
-nok() { FAIL=$((FAIL + 1)); echo "FAIL $*"; }
 CHECK="$HERE/tracecheck.py"
 
 # check INPUT OUTNAME: --trace-out and --json, then tracecheck
@@ -102,5 +98,4 @@ if mknod "$TMP/full" c 1 7 2>/dev/null; then
     rm -f "$TMP/full"
 fi
 
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish

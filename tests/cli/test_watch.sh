@@ -20,18 +20,8 @@ if [ -z "${FAKE_NVML_FULL:-}" ] || [ ! -f "$FAKE_NVML_FULL" ]; then
     exit 77
 fi
 
-PASS=0
-FAIL=0
-ok() { PASS=$((PASS + 1)); }
-nok() { FAIL=$((FAIL + 1)); echo "FAIL [$CASE] $*"; printf '   stderr: %s\n' "$(head -c 600 "$TMP/err")"; }
+GD_SHOW_STDERR=1   # nok prints the head of $TMP/err (tests/cli/common.sh)
 
-# expect_rc CODE ARGS... (env set by caller via `env`)
-expect_rc() {
-    want=$1; shift
-    "$@" > "$TMP/out" 2> "$TMP/err"
-    RC=$?
-    if [ "$RC" -eq "$want" ]; then ok; else nok "exit $RC, wanted $want"; fi
-}
 expect_err() {
     if grep -q -- "$1" "$TMP/err"; then ok; else nok "stderr lacks '$1'"; fi
 }
@@ -234,5 +224,4 @@ PY
 expect_rc 2 "$GPUDIAG" watch --backend nope --count 1
 expect_err "unknown sampling backend"
 
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish
