@@ -32,24 +32,6 @@ static double ns_to_us(int64_t ns) { return (double)ns / NS_PER_US; }
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Linear interpolation between closest ranks (numpy's default). q in 0..1. */
-static double quantile_sorted(const double *v, size_t n, double q)
-{
-    if (n == 0)
-        return NAN;
-    double pos = q * (double)(n - 1);
-    size_t lo = (size_t)floor(pos);
-    size_t hi = lo + 1 < n ? lo + 1 : lo;
-    double frac = pos - (double)lo;
-    return v[lo] + (v[hi] - v[lo]) * frac;
-}
-
 void gd_stats_compute(const double *values, size_t n, gpudiag_stats_us *out)
 {
     out->mean = out->median = out->p90 = out->min = out->max = out->stddev = NAN;
@@ -68,8 +50,8 @@ void gd_stats_compute(const double *values, size_t n, gpudiag_stats_us *out)
     for (size_t i = 0; i < n; i++)
         ss += (v[i] - mean) * (v[i] - mean);
     out->mean = mean;
-    out->median = quantile_sorted(v, n, 0.5);
-    out->p90 = quantile_sorted(v, n, 0.9);
+    out->median = gd_quantile_sorted(v, n, 0.5);
+    out->p90 = gd_quantile_sorted(v, n, 0.9);
     out->min = v[0];
     out->max = v[n - 1];
     out->stddev = sqrt(ss / (double)n);
@@ -730,7 +712,7 @@ static int build_devices(actx *a)
         if (nid == 0 || ids[nid - 1] != op->device)
             ids[nid++] = op->device;
     }
-    qsort(ids, nid, sizeof *ids, cmp_i64);
+    qsort(ids, nid, sizeof *ids, gd_cmp_i64);
     size_t u = 0;
     for (size_t i = 0; i < nid; i++)
         if (u == 0 || ids[u - 1] != ids[i])
@@ -941,7 +923,7 @@ static int build_kernels(actx *a)
     r->kernel_time_us = ns_to_us(total);
     if (nd) {
         if (gd_radix_sort_i64(durs, nd, sizeof *durs, 0) != 0)
-            qsort(durs, nd, sizeof *durs, cmp_i64);
+            qsort(durs, nd, sizeof *durs, gd_cmp_i64);
         /* median: mean of the two middle values for an even count */
         r->median_kernel_us = nd % 2 ? ns_to_us(durs[nd / 2]) : (ns_to_us(durs[nd / 2 - 1]) + ns_to_us(durs[nd / 2])) / 2;
     }
@@ -1332,7 +1314,7 @@ static int build_corr_index(actx *a)
         if (!ext)
             return -1;
         memcpy(ext, t->comm_ext_ids.data, next * sizeof *ext);
-        qsort(ext, next, sizeof *ext, cmp_i64);
+        qsort(ext, next, sizeof *ext, gd_cmp_i64);
     }
     /* TBP disables the comm-op link when both NCCL and Gloo ops appear */
     int use_ext = next && !(t->has_nccl_ops && t->has_gloo_ops);
@@ -1348,7 +1330,7 @@ static int build_corr_index(actx *a)
             continue;
         int comm = 0;
         if (use_ext && (op->flags & GD_GF_HAS_EXT) &&
-            bsearch(&op->external_id, ext, next, sizeof *ext, cmp_i64))
+            bsearch(&op->external_id, ext, next, sizeof *ext, gd_cmp_i64))
             comm = 1;
         if (!comm)
             comm = (gd_name_flags(a, op->name_id) & NF_COMM) != 0;

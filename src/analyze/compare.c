@@ -131,12 +131,6 @@ const char *gpudiag_side_label(const gpudiag_side *s)
     return s ? s->label : NULL;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 void gd_side_steady(gpudiag_side *s, const double *startup, const double *tail)
 {
     size_t n = s->nsteps;
@@ -149,7 +143,7 @@ void gd_side_steady(gpudiag_side *s, const double *startup, const double *tail)
     for (size_t k = 0; k < n; k++)
         if (!isnan(tail[k]))
             t[nt++] = tail[k];
-    qsort(t, nt, sizeof *t, cmp_dbl);
+    qsort(t, nt, sizeof *t, gd_cmp_double);
     double med = nt == 0 ? 0 : nt % 2 ? t[nt / 2] : (t[nt / 2 - 1] + t[nt / 2]) / 2;
     free(t);
     unsigned char *out = calloc(n, 1);
@@ -444,17 +438,6 @@ gpudiag_status gpudiag_side_from_ranks(const gpudiag_report *const *reports, siz
 
 /* ---- statistics ---------------------------------------------------------------- */
 
-/* numpy "type 7" quantile of sorted v. */
-static double quantile_sorted(const double *v, size_t n, double q)
-{
-    if (n == 0)
-        return NAN;
-    double h = (double)(n - 1) * q;
-    size_t lo = (size_t)floor(h);
-    size_t hi = lo + 1 < n ? lo + 1 : lo;
-    return v[lo] + (h - (double)lo) * (v[hi] - v[lo]);
-}
-
 /*
  * Two-sided Mann–Whitney U test (declared in compare_side.h): U = #{(b, t): t < b} + ½ #{t = b}.
  * Exact null distribution (Gaussian binomial coefficients) without ties and
@@ -553,7 +536,7 @@ static double resample_median(const double *v, size_t n, double *scratch, uint64
     for (size_t i = 0; i < n; i++)
         scratch[i] = v[splitmix64(rng) % n];
     qsort(scratch, n, sizeof *scratch, gd_cmp_double);
-    return quantile_sorted(scratch, n, 0.5);
+    return gd_quantile_sorted(scratch, n, 0.5);
 }
 
 /* Bootstrap 95 % interval of median(t) − median(b).  Returns 0 or -1 (OOM). */
@@ -576,8 +559,8 @@ static int bootstrap_median_diff(const double *b, size_t m, const double *t, siz
         d[i] = mt - mb;
     }
     qsort(d, BOOT_RESAMPLES, sizeof *d, gd_cmp_double);
-    *lo = quantile_sorted(d, BOOT_RESAMPLES, 0.025);
-    *hi = quantile_sorted(d, BOOT_RESAMPLES, 0.975);
+    *lo = gd_quantile_sorted(d, BOOT_RESAMPLES, 0.025);
+    *hi = gd_quantile_sorted(d, BOOT_RESAMPLES, 0.975);
     free(scratch);
     free(d);
     return 0;
@@ -592,7 +575,7 @@ static double median_of(const double *v, size_t n)
         return NAN;
     memcpy(c, v, n * sizeof *v);
     qsort(c, n, sizeof *c, gd_cmp_double);
-    double r = quantile_sorted(c, n, 0.5);
+    double r = gd_quantile_sorted(c, n, 0.5);
     free(c);
     return r;
 }

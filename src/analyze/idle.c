@@ -592,12 +592,6 @@ static int any_in(const int64_t *ts, size_t n, int64_t lo, int64_t hi)
     return l < n && ts[l] <= hi;
 }
 
-static int cmp_i64(const void *x, const void *y)
-{
-    int64_t p = *(const int64_t *)x, q = *(const int64_t *)y;
-    return p < q ? -1 : p > q;
-}
-
 /* A device-idle gap at the edge of the window that counts as start-up (or the
  * idle tail after the last GPU op): DEFINITIONS "Idle gaps and their causes",
  * rule 0.  `none_busy`: the device ran nothing in the window. */
@@ -641,7 +635,7 @@ static int graph_replays(actx *a, gd_vec *unrec)
             return -1;
     }
     if (unrec->len)
-        qsort(unrec->data, unrec->len, sizeof(int64_t), cmp_i64);
+        qsort(unrec->data, unrec->len, sizeof(int64_t), gd_cmp_i64);
     return 0;
 }
 
@@ -728,7 +722,7 @@ int gd_build_idle(actx *a)
             goto out;
     }
     if (waits.len)
-        qsort(waits.data, waits.len, sizeof(int64_t), cmp_i64);
+        qsort(waits.data, waits.len, sizeof(int64_t), gd_cmp_i64);
     if (first_calls(a, &host[HOST_FIRST_CALL]) != 0)
         goto out;
     /* per name id: 1 = checked, 2 = compilation, 4 = warm-up */

@@ -926,12 +926,6 @@ static int cmp_rule_group_start(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* gpu_gaps and gpu_time_util over one (pid, device) group, ops sorted by start. */
 static int rules_group(const rule_op *ops, size_t n, gpudiag_nsight_rules *R)
 {
@@ -944,7 +938,7 @@ static int rules_group(const rule_op *ops, size_t n, gpudiag_nsight_rules *R)
         if (ops[i].end > re)
             re = ops[i].end;
     }
-    qsort(ends, n, sizeof *ends, cmp_i64);
+    qsort(ends, n, sizeof *ends, gd_cmp_i64);
     /* gpu_gaps: the j-th end (in end order) joined to the (j+1)-th start (in start order) */
     for (size_t j = 0; j + 1 < n; j++) {
         int64_t gap = ops[j + 1].start - ends[j];

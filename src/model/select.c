@@ -26,12 +26,6 @@ int gpudiag_trace_world_size(const gpudiag_trace *t)
     return t ? t->world_size : -1;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* 1 if v is in the sorted array s[0..n) */
 static int has_i64(const int64_t *s, size_t n, int64_t v)
 {
@@ -60,7 +54,7 @@ static void describe_steps(const gpudiag_trace *t, char *buf, size_t cap)
         if (h->number >= 0)
             nums[k++] = h->number;
     }
-    qsort(nums, k, sizeof *nums, cmp_i64);
+    qsort(nums, k, sizeof *nums, gd_cmp_i64);
     size_t len = 0;
     for (size_t i = 0; i < k;) {
         size_t j = i;
@@ -292,7 +286,7 @@ gpudiag_status gpudiag_trace_select_steps(gpudiag_trace *t, int64_t first, int64
         if (rt->correlation >= 0 && rt->ts_ns >= ws && rt->ts_ns + gd_rt_dur(t, rt) <= we)
             corr[ncorr++] = rt->correlation;
     }
-    qsort(corr, ncorr, sizeof *corr, cmp_i64);
+    qsort(corr, ncorr, sizeof *corr, gd_cmp_i64);
     int64_t we_ext = we;
     for (size_t i = 0; ncorr && i < t->gpu_ops.len; i++) {
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);

@@ -113,16 +113,8 @@ static void num(jw *w, double v)
  * (a double cannot hold 19-digit epoch timestamps to the ns). */
 static void num_ns_as_us(jw *w, int64_t ns)
 {
-    char b[64];
-    int64_t q = ns / 1000, rem = ns % 1000;
-    if (rem < 0) {
-        rem += 1000;
-        q -= 1;
-    }
-    if (q < 0 && rem != 0)
-        snprintf(b, sizeof b, "-%lld.%03lld", (long long)(-(q + 1)), (long long)(1000 - rem));
-    else
-        snprintf(b, sizeof b, "%lld.%03lld", (long long)q, (long long)rem);
+    char b[GD_NS_AS_US_LEN];
+    gd_format_ns_as_us(ns, b);
     trim(b);
     raw_number(w, b);
 }

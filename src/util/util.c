@@ -6,6 +6,7 @@
 #include "util/util.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -567,6 +568,36 @@ int gd_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+void gd_format_ns_as_us(int64_t ns, char b[GD_NS_AS_US_LEN])
+{
+    int64_t q = ns / 1000, rem = ns % 1000;
+    if (rem < 0) {
+        rem += 1000;
+        q -= 1;
+    }
+    if (q < 0 && rem != 0)
+        snprintf(b, GD_NS_AS_US_LEN, "-%lld.%03lld", (long long)(-(q + 1)), (long long)(1000 - rem));
+    else
+        snprintf(b, GD_NS_AS_US_LEN, "%lld.%03lld", (long long)q, (long long)rem);
+}
+
+int gd_cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+double gd_quantile_sorted(const double *v, size_t n, double q)
+{
+    if (n == 0)
+        return NAN;
+    double pos = q * (double)(n - 1);
+    size_t lo = (size_t)floor(pos);
+    size_t hi = lo + 1 < n ? lo + 1 : lo;
+    double frac = pos - (double)lo;
+    return v[lo] + (v[hi] - v[lo]) * frac;
 }
 
 static void insertion_dbl(double *v, size_t n)

@@ -141,6 +141,21 @@ size_t gd_find_i64(const void *base, size_t n, size_t size, int64_t key);
  * NaN, or a NaN and a number, compare equal: sort only NaN-free arrays). */
 int gd_cmp_double(const void *a, const void *b);
 
+/* An exact time in ns written as µs with 3 decimals into b ("-0.500" for
+ * -500 ns, "1700000000123456.789" for an epoch timestamp: a double cannot hold
+ * 19 digits), NUL-terminated; b has room for any int64_t.  Never fails. */
+#define GD_NS_AS_US_LEN 32
+void gd_format_ns_as_us(int64_t ns, char b[GD_NS_AS_US_LEN]);
+
+/* qsort()/bsearch() comparator of two int64_t, ascending: -1, 0 or 1. */
+int gd_cmp_i64(const void *a, const void *b);
+
+/* The q quantile (q in [0, 1]) of v[0..n), sorted ascending and NaN-free, with
+ * linear interpolation between closest ranks (numpy's default, "type 7"):
+ * v[lo] + (v[hi] - v[lo]) × frac at position q × (n − 1).  NaN when n is 0.
+ * Same units as v; v is not changed. */
+double gd_quantile_sorted(const double *v, size_t n, double q);
+
 /* Percentiles of v[0..n) (no NaN; n >= 1) by selection instead of a full
  * sort: out[k] = the q[k] quantile with linear interpolation between closest
  * ranks (numpy's default, the same number a sort followed by interpolation

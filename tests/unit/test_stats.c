@@ -34,6 +34,55 @@ int main(void)
     gd_stats_compute(v, 0, &s);
     ASSERT_NAN(s.mean);
     ASSERT_NAN(s.p90);
+    /* the shared quantile of a sorted array (util.h), by hand: positions q × 3 over
+     * 10, 20, 30, 40 are 2.7 -> 30 + 0.7 × 10 = 37, 1.5 -> 25, 0 -> 10, 3 -> 40;
+     * over 1, 2 the 0.25 quantile is 1.25; none of an empty array; one value is itself */
+    const double sorted4[] = {10, 20, 30, 40}, two[] = {1, 2}, seven[] = {7};
+    ASSERT_NEAR(gd_quantile_sorted(sorted4, 4, 0.9), 37.0, 1e-12);
+    ASSERT_NEAR(gd_quantile_sorted(sorted4, 4, 0.5), 25.0, 0);
+    ASSERT_NEAR(gd_quantile_sorted(sorted4, 4, 0.0), 10.0, 0);
+    ASSERT_NEAR(gd_quantile_sorted(sorted4, 4, 1.0), 40.0, 0);
+    ASSERT_NEAR(gd_quantile_sorted(two, 2, 0.25), 1.25, 0);
+    ASSERT_NAN(gd_quantile_sorted(sorted4, 0, 0.5));
+    ASSERT_NEAR(gd_quantile_sorted(seven, 1, 0.3), 7.0, 0);
+    /* the same numbers, bit for bit, as gd_quantiles' selection over 1000 shuffled values */
+    {
+        enum { N = 1000 };
+        double a[N], b[N];
+        uint32_t x = 12345;
+        for (int i = 0; i < N; i++) {
+            x = x * 1103515245u + 12345u;
+            a[i] = b[i] = (double)(x >> 8) / 3.0;
+        }
+        qsort(a, N, sizeof *a, gd_cmp_double);
+        const double qs[] = {0.025, 0.1, 0.5, 0.9, 0.975};
+        double out[5];
+        gd_quantiles(b, N, qs, 5, out);
+        for (int k = 0; k < 5; k++)
+            ASSERT_TRUE(gd_quantile_sorted(a, N, qs[k]) == out[k]);
+    }
+    /* gd_cmp_i64 orders the extremes too (a subtraction would overflow) */
+    {
+        int64_t w[] = {3, INT64_MIN, INT64_MAX, -1, 0, 3};
+        qsort(w, 6, sizeof *w, gd_cmp_i64);
+        const int64_t want[] = {INT64_MIN, -1, 0, 3, 3, INT64_MAX};
+        for (int k = 0; k < 6; k++)
+            ASSERT_TRUE(w[k] == want[k]);
+        ASSERT_EQ_INT(gd_cmp_i64(&w[3], &w[4]), 0);
+        ASSERT_EQ_INT(gd_cmp_i64(&w[0], &w[5]), -1);
+        ASSERT_EQ_INT(gd_cmp_i64(&w[5], &w[0]), 1);
+    }
+    /* exact ns as µs, by hand: floor division with a non-negative remainder */
+    {
+        const int64_t ns[] = {0, 1500, -1500, -500, -2000, 999, 1700000000123456789LL, INT64_MIN};
+        const char *want[] = {"0.000", "1.500", "-1.500", "-0.500", "-2.000", "0.999",
+                              "1700000000123456.789", "-9223372036854775.808"};
+        for (int k = 0; k < 8; k++) {
+            char b[GD_NS_AS_US_LEN];
+            gd_format_ns_as_us(ns[k], b);
+            ASSERT_STR_EQ(b, want[k]);
+        }
+    }
     double one[] = {7};
     gd_stats_compute(one, 1, &s);
     ASSERT_NEAR(s.p90, 7.0, 0);
