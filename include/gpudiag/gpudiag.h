@@ -600,6 +600,10 @@ typedef struct gpudiag_input_info {
     int64_t time_outlier_first_at;/**< smallest decompressed byte offset of those events' `ts` values; -1 when
                                        unknown (an Nsight export) or none */
     double time_outlier_gap_us;   /**< µs between the outliers and the rest (the smaller side when both) */
+    uint64_t duration_outliers;   /**< GPU ops whose end lay more than 10 x the span of everything else (and
+                                       >= 1 s) after the last end of every other event, with no later op on
+                                       their stream: their end was cut there (finding `input_time_outliers`) */
+    double duration_outlier_removed_us; /**< µs cut off them, summed */
 } gpudiag_input_info;
 
 /** The whole diagnosis.  Every pointer is owned by the report. */

@@ -1392,6 +1392,8 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
     in->time_outliers = t->time_outliers;
     in->time_outlier_first_at = t->time_outliers ? t->time_outlier_first_at : -1;
     in->time_outlier_gap_us = t->time_outliers ? ns_to_us(t->time_outlier_gap_ns) : 0;
+    in->duration_outliers = t->duration_outliers;
+    in->duration_outlier_removed_us = ns_to_us(t->duration_outlier_removed_ns);
     in->rank = t->rank;
     in->world_size = t->world_size;
     r->is_amd = t->is_amd;

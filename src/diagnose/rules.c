@@ -161,25 +161,38 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                        "statistics cover only the kernels launched outside graphs. For kernel detail, profile "
                        "again with nsys profile --cuda-graph-trace=node."));
     }
-    if (r->input.time_outliers) {
-        /* DEFINITIONS "Sanitising the timeline" rule 2 */
+    if (r->input.time_outliers || r->input.duration_outliers) {
+        /* DEFINITIONS "Sanitising the timeline" rules 2 and 2b */
         const gpudiag_input_info *in = &r->input;
         gpudiag_finding *f = gd_fb_add(b, "input_time_outliers", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
         gd_fb_ev(f, "events", (double)in->time_outliers);
-        if (in->time_outlier_first_at >= 0)
+        if (in->time_outliers && in->time_outlier_first_at >= 0)
             gd_fb_ev(f, "first_at_bytes", (double)in->time_outlier_first_at);
-        gd_fb_ev(f, "gap_s", in->time_outlier_gap_us / 1e6);
-        char where[64] = "";
-        if (in->time_outlier_first_at >= 0)
+        if (in->time_outliers)
+            gd_fb_ev(f, "gap_s", in->time_outlier_gap_us / 1e6);
+        if (in->duration_outliers) {
+            gd_fb_ev(f, "durations_cut", (double)in->duration_outliers);
+            gd_fb_ev(f, "durations_removed_s", in->duration_outlier_removed_us / 1e6);
+        }
+        char where[64] = "", durs[160] = "";
+        if (in->time_outliers && in->time_outlier_first_at >= 0)
             snprintf(where, sizeof where, "; the first at byte %lld", (long long)in->time_outlier_first_at);
+        if (in->duration_outliers)
+            snprintf(durs, sizeof durs, "%s%llu GPU op(s) whose duration reached %.3g s past everything else were "
+                     "cut at the rest's last end",
+                     in->time_outliers ? "; " : "", (unsigned long long)in->duration_outliers,
+                     in->duration_outlier_removed_us / 1e6);
+        char outl[160] = "";
+        if (in->time_outliers)
+            snprintf(outl, sizeof outl, "%llu event(s) lie %.3g s away from the rest of the timeline and were left out",
+                     (unsigned long long)in->time_outliers, in->time_outlier_gap_us / 1e6);
         gd_fb_text(b, f,
-             gd_format("%llu event(s) lie %.3g s away from the rest of the timeline and were left out%s",
-                       (unsigned long long)in->time_outliers, in->time_outlier_gap_us / 1e6, where),
-             gd_format("Their timestamps are more than 10 times the span of all other events (and at least 1 s) "
-                       "away from them: a stray timestamp or a clock jump, not work of this capture. Every number "
-                       "here is computed without them, so that one bad event does not stretch the steps, the "
-                       "idle time or the utilization. If the events are real, the capture holds two separate "
-                       "runs: profile them separately."));
+             gd_format("%s%s%s", outl, where, durs),
+             gd_format("Those times lie more than 10 times the span of all other events (and at least 1 s) away "
+                       "from them: a stray timestamp, a clock jump or a corrupt duration (ROCm late completion "
+                       "timestamps), not work of this capture. Every number here is computed without that time, so "
+                       "that one bad event does not stretch the steps, the idle time or the utilization. If the "
+                       "events are real, the capture holds two separate runs: profile them separately."));
     }
     if (r->input.overrun_ops) {
         /* DEFINITIONS "Sanitising the timeline" rule 1 */

@@ -336,9 +336,107 @@ int gd_drop_time_outliers(gpudiag_trace *t)
     return 0;
 }
 
+/* A GPU op and its end, for the duration rule. */
+typedef struct op_end {
+    int64_t e;
+    size_t idx;
+} op_end;
+
+static int cmp_op_end_desc(const void *pa, const void *pb)
+{
+    const op_end *a = pa, *b = pb;
+    if (a->e != b->e)
+        return a->e > b->e ? -1 : 1;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+typedef struct dscan {
+    int64_t min_s, max_e;
+    double bar;
+    int64_t other_max_e;   /* max end of every event that is not a candidate GPU op */
+} dscan;
+
+static void dscan_stats(void *ctx, int64_t s, int64_t e)
+{
+    dscan *c = ctx;
+    if (s < c->min_s)
+        c->min_s = s;
+    if (e > c->max_e)
+        c->max_e = e;
+}
+
+static void dscan_host(void *ctx, int64_t s, int64_t e)
+{
+    (void)s;
+    dscan *c = ctx;
+    if (e > c->other_max_e)
+        c->other_max_e = e;
+}
+
+int gd_cut_duration_outliers(gpudiag_trace *t)
+{
+    if (t->nsys.present || t->gpu_ops.len == 0)
+        return 0;
+    dscan c = {INT64_MAX, INT64_MIN, 0, INT64_MIN};
+    each_event(t, dscan_stats, &c);
+    if (c.min_s >= c.max_e)
+        return 0;
+    c.bar = (double)c.min_s + dsub(c.max_e, c.min_s) / (GD_OUTLIER_FACTOR + 1);
+    op_end *cand = malloc(GD_TS_RESERVOIR * sizeof *cand);
+    if (!cand)
+        return -1;
+    size_t m = 0;
+    int overflow = 0;
+    for (size_t i = 0; i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        int64_t e = sat_add(op->ts_ns, op->dur_ns);
+        if ((double)e >= c.bar) {
+            if (m < GD_TS_RESERVOIR) {
+                cand[m].e = e;
+                cand[m++].idx = i;
+            } else {
+                overflow = 1;
+            }
+        } else if (e > c.other_max_e) {
+            c.other_max_e = e;
+        }
+    }
+    /* every host record belongs to the rest */
+    gpudiag_trace host = *t;
+    gd_vec_init(&host.gpu_ops, sizeof(gd_gpu_op));
+    each_event(&host, dscan_host, &c);
+    size_t best = 0;
+    int64_t ext_best = 0;
+    if (!overflow && m > 0) {
+        qsort(cand, m, sizeof *cand, cmp_op_end_desc);
+        int64_t ext = c.other_max_e;
+        for (size_t j = m; j >= 1; j--) {
+            if (j < m && cand[j].e > ext)
+                ext = cand[j].e;
+            if (j < m && cand[j - 1].e == cand[j].e)
+                continue;
+            if (ext != INT64_MIN && gap_ok(dsub(cand[j - 1].e, ext), dsub(ext, c.min_s))) {
+                best = j;
+                ext_best = ext;
+                break; /* the largest j */
+            }
+        }
+    }
+    for (size_t k = 0; k < best; k++) {
+        gd_gpu_op *op = gd_vec_at(&t->gpu_ops, cand[k].idx);
+        if (op->ts_ns > ext_best)
+            continue; /* starts after the rest: not a duration to cut */
+        t->duration_outliers++;
+        t->duration_outlier_removed_ns = sat_add(t->duration_outlier_removed_ns, sat_sub(cand[k].e, ext_best));
+        op->dur_ns = ext_best - op->ts_ns;
+    }
+    free(cand);
+    return 0;
+}
+
 int gd_sanitize(gpudiag_trace *t)
 {
-    if (gd_drop_time_outliers(t) != 0)
+    if (gd_drop_time_outliers(t) != 0 || gd_clip_overruns(t) != 0)
         return -1;
-    return gd_clip_overruns(t);
+    return gd_cut_duration_outliers(t);
 }

@@ -12,7 +12,7 @@
 #include "model/trace.h"
 
 /* Time outliers first, then overruns (an outlier must not clip the op before
- * it).  Runs once, after reading and before the steps are chosen.  0, or -1
+ * it), then GPU ops whose duration reaches far past everything else.  Runs once, after reading and before the steps are chosen.  0, or -1
  * on allocation failure (the trace may then be partly sanitised: free it). */
 int gd_sanitize(struct gpudiag_trace *t);
 
@@ -27,5 +27,12 @@ int gd_clip_overruns(struct gpudiag_trace *t);
  * (DEFINITIONS "Sanitising the timeline", rule 2); sets t->time_outliers and
  * t->time_outlier_first_at.  0, or -1 on allocation failure. */
 int gd_drop_time_outliers(struct gpudiag_trace *t);
+
+/* Cut at the rest's last end every GPU op (Kineto) whose end lies more than 10 x
+ * the span of everything else, and >= 1 s, after the last end of every other
+ * event (rule 2b: a corrupt duration with no successor on its stream for rule 1
+ * to clip it at); sets t->duration_outliers and t->duration_outlier_removed_ns.
+ * 0, or -1 on allocation failure. */
+int gd_cut_duration_outliers(struct gpudiag_trace *t);
 
 #endif

@@ -232,6 +232,8 @@ struct gpudiag_trace {
     uint64_t time_outliers;       /* events left out for lying far outside the bulk of the timeline */
     int64_t time_outlier_first_at;/* smallest byte offset of their `ts`, -1 if unknown or none */
     int64_t time_outlier_gap_ns;  /* the smallest distance between an outlier and the bulk */
+    uint64_t duration_outliers;   /* GPU ops whose end was cut at the rest's last end (sanitize.c rule 2b) */
+    int64_t duration_outlier_removed_ns; /* the time cut off them */
 };
 
 /* The duration of side-table entry idx (binary search); 0 if absent (never,

@@ -184,6 +184,8 @@ static void write_inputs(jw *w, const gpudiag_report *r)
     kv_int_opt(w, "first_at_bytes", (long long)in->time_outlier_first_at,
                in->time_outliers > 0 && in->time_outlier_first_at >= 0);
     kv_us(w, "gap_us", in->time_outlier_gap_us);
+    kv_int(w, "durations_cut", (long long)in->duration_outliers);
+    kv_us(w, "durations_removed_us", in->duration_outlier_removed_us);
     yajl_gen_map_close(w->g);
     kv_int_opt(w, "rank", in->rank, in->rank >= 0);
     kv_int_opt(w, "world_size", in->world_size, in->world_size >= 0);

@@ -178,5 +178,31 @@ assert o["first_at_bytes"] == early, (o, early)
 assert d["summary"]["kernel_count"] == 6000, d["summary"]["kernel_count"]
 EOF
 done
+# Rule 2b, tests/data/warn_duration_outlier.json: ok_two_steps.json with the D2H copy (1160, the
+# only op on stream 9: no successor to clip it at) lasting 10^12 us.  The others' last end is
+# 1230 (the GEMM 1140+90), span 980..1230: its end is cut there, dur 70 us, removed
+# 1160 + 10^12 - 1230 = 999999999930 us; steps as in ok_two_steps ([1010,1120] [1120,1230]);
+# main made step 2 10^12 us long.
+"$GPUDIAG" analyze --json "$GD_TEST_DATA/warn_duration_outlier.json" > "$TMP/dur.json"
+"$GPUDIAG" analyze --json "$GD_TEST_DATA/ok_two_steps.json" > "$TMP/two.json"
+python3 - "$TMP/dur.json" "$TMP/two.json" <<'EOF' || rc=1
+import json, os, sys
+d = json.load(open(sys.argv[1])); ref = json.load(open(sys.argv[2]))
+o = d["inputs"][0]["time_outliers"]
+f = {x["id"]: x for x in d["findings"]}.get("input_time_outliers", {})
+checks = [
+    ("durations_cut", o["durations_cut"], 1),
+    ("durations_removed_us", o["durations_removed_us"], 999999999930),
+    ("events left out", o["events"], 0),
+    ("steps as ok_two_steps", [(x["start_us"], x["end_us"]) for x in d["steps"]], [(x["start_us"], x["end_us"]) for x in ref["steps"]]),
+    ("step ends", [x["end_us"] for x in d["steps"]], [1120, 1230]),
+    ("finding", f.get("severity"), "medium"),
+    ("ev durations_cut", f.get("evidence", {}).get("durations_cut"), 1),
+    ("no overrun", d["inputs"][0]["overruns"]["ops"], 0),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, "duration outlier", 1e-09)
+EOF
 [ "$rc" -eq 0 ] && echo "test_sanitize: all passed"
 exit $rc
