@@ -681,6 +681,9 @@ typedef struct gpudiag_report {
                                        started between the launches of the ops before and after the gap */
     double queued_host_us;        /**< of the stream_wait and kernel_wait gaps: the time a runtime call or CPU Exec
                                        op ran (what the breakdown counts as host time, not the host's fault) */
+    double sync_host_us;          /**< of the sync gaps: the time a runtime call or CPU Exec op ran — mostly the
+                                       blocking sync call itself, which the breakdown counts as runtime: the host
+                                       waited for the GPU, it was not late to launch (sync_stall owns it) */
     double collective_host_us;    /**< of idle_cause_us[COMMUNICATION]: gaps won by the host side of coalesced
                                        collectives (flatten/unflatten_dense_tensors), summed over devices */
     uint64_t idle_gap_count;

@@ -29,6 +29,7 @@
 
 #define GD_TOP_GAPS 10
 #define GD_KERNEL_WAIT_NS 30000      /* HTA consecutive_kernel_delay: 30 µs in practice */
+#define GD_QUEUED_LATE_NS 100000     /* queued inside a gap, then waited >= 100 µs: far beyond a launch's latency */
 #define GD_SYNC_SLACK_NS 5000        /* a sync returns a few µs after the GPU drains */
 #define GD_MAX_LAUNCH_QUEUE 1024     /* HTA: CUDA_MAX_LAUNCH_QUEUE_PER_STREAM */
 
@@ -547,6 +548,8 @@ typedef struct dev_op {
  * its correlation id and whether the call is a graph launch. */
 typedef struct op_launch {
     int64_t launch, launch_end, corr;
+    int64_t queued; /* when the op entered its stream's queue: the launch call's end, or its start for a
+                       blocking copy that is not host-to-device (no host staging before the DMA) */
     int graph;
 } op_launch;
 
@@ -557,7 +560,13 @@ static void op_info(actx *a, uint32_t idx, op_launch *o)
     o->launch = rt ? rt->ts_ns : INT64_MAX;
     o->launch_end = rt ? rt->ts_ns + gd_rt_dur(a->t, rt) : INT64_MAX;
     o->corr = rt ? op->correlation : 0;
-    o->graph = rt && (gd_name_flags(a, rt->name_id) & NF_GRAPH_LAUNCH);
+    unsigned rf = rt ? gd_name_flags(a, rt->name_id) : 0;
+    o->graph = (rf & NF_GRAPH_LAUNCH) != 0;
+    o->queued = o->launch_end;
+    if (rt && op->kind == GD_GPU_MEMCPY && (rf & NF_SYNC) &&
+        gd_flags_copy_kind(gd_name_flags(a, op->name_id)) != GPUDIAG_COPY_H2D &&
+        gd_flags_copy_kind(gd_name_flags(a, op->name_id)) != GPUDIAG_COPY_OTHER)
+        o->queued = o->launch;
 }
 
 /* The device's GPU ops into *out (reused), sorted by start. */
@@ -818,11 +827,11 @@ int gd_build_idle(actx *a)
                 }
                 dp++;
             }
-            op_launch nxi = {0, 0, 0, 0}, pvi = {0, 0, 0, 0}, qi;
+            op_launch nxi = {0, 0, 0, 0, 0}, pvi = {0, 0, 0, 0, 0}, qi;
             int has_next = 0;
             for (size_t q = dp; q < dops.len && dop[q].ts == gap->e; q++) {
                 op_info(a, dop[q].idx, &qi);
-                if (!has_next || qi.launch_end < nxi.launch_end)
+                if (!has_next || qi.queued < nxi.queued)
                     nxi = qi;
                 has_next = 1;
             }
@@ -831,15 +840,20 @@ int gd_build_idle(actx *a)
             const op_launch *nx = has_next ? &nxi : NULL, *pv = prev != SIZE_MAX ? &pvi : NULL;
             /* inside one graph replay, or the launch call had returned when the GPU went idle */
             int one_replay = nx && nx->graph && pv && pv->graph && pv->corr == nx->corr;
-            int queued = nx && (one_replay || nx->launch_end <= gap->s);
+            int queued = nx && (one_replay || nx->queued <= gap->s);
+            /* queued late in the gap: the next op entered the queue inside the gap and then waited at
+             * least half the gap and >= 100 us more (a launch's own latency is far shorter): the stream
+             * waited, the host was not late (the host part before it is too short to lead) */
+            int queued_late = nx && !queued && nx->queued > gap->s && nx->queued < gap->e &&
+                              gap->e - nx->queued >= GD_QUEUED_LATE_NS && 2 * (gap->e - nx->queued) >= len;
             if (comp > 0 && 2 * comp >= len) {
                 cause = GPUDIAG_IDLE_COMPILATION;
             } else if (startup_edge(a, gap, busy.len == 0) || (warm > 0 && 2 * warm >= len) ||
                        (first > 0 && 2 * first >= len)) {
                 cause = GPUDIAG_IDLE_STARTUP;
-            } else if (queued) {
+            } else if (queued || queued_late) {
                 r->queued_host_us += (double)overlap(&host[HOST_ROLE], &hint[HOST_ROLE], gap->s, gap->e) / 1000.0;
-                if (len < GD_KERNEL_WAIT_NS || one_replay) {
+                if (!queued_late && (len < GD_KERNEL_WAIT_NS || one_replay)) {
                     cause = GPUDIAG_IDLE_KERNEL_WAIT;
                 } else {
                     cause = GPUDIAG_IDLE_STREAM_WAIT;
@@ -853,6 +867,7 @@ int gd_build_idle(actx *a)
                 cause = GPUDIAG_IDLE_COMMUNICATION; /* the host was in MPI, even after a sync */
             } else if (j < host[HOST_SYNC].len && sy[j].s <= gap->s && sy[j].e + GD_SYNC_SLACK_NS >= gap->s) {
                 cause = GPUDIAG_IDLE_SYNC;
+                r->sync_host_us += (double)overlap(&host[HOST_ROLE], &hint[HOST_ROLE], gap->s, gap->e) / 1000.0;
             } else {
                 /* a specific activity covering at least half of the gap names it
                  * (enclosing annotations such as "## forward ##" would otherwise

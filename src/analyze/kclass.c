@@ -155,10 +155,12 @@ int gd_runtime_is_sync(const char *n, size_t len)
     for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
         if (strlen(exact[i]) == len && memcmp(n, exact[i], len) == 0)
             return 1;
-    /* synchronous copies: cudaMemcpy, cudaMemcpy2D, hipMemcpy, cuMemcpyDtoH (not *Async) */
+    /* synchronous copies: cudaMemcpy, cudaMemcpy2D, hipMemcpy, cuMemcpyDtoH (not *Async), and
+     * hipMemcpyWithStream ("akin to hipMemcpyAsync + hipStreamSynchronize", HIP API reference: the
+     * blocking copy PyTorch on ROCm uses for .item()/.cpu()) */
     if ((gd_starts_with(n, len, "cudaMemcpy") || gd_starts_with(n, len, "hipMemcpy") ||
          gd_starts_with(n, len, "cuMemcpy")) &&
-        !gd_icontains(n, len, "async") && !gd_icontains(n, len, "withstream"))
+        !gd_icontains(n, len, "async"))
         return 1;
     return 0;
 }

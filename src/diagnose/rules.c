@@ -709,6 +709,19 @@ static double queued_share(const gpudiag_report *r)
     return s > 1 ? 1 : s;
 }
 
+/* Host time (runtime + CPU Exec) inside idle gaps of cause sync ÷ devices, as a
+ * share of the analysed time: mostly the blocking sync call itself, which the
+ * breakdown counts as runtime; the host waited for the GPU (sync_stall's), it
+ * was not late to launch. */
+static double sync_host_share(const gpudiag_report *r)
+{
+    size_t nd = r->timeline.device_count;
+    if (!r->has_gpu || !nd || !r->step_count || !(r->avg_step_us > 0) || !(r->sync_host_us > 0))
+        return 0;
+    double s = r->sync_host_us / (double)nd / ((double)r->step_count * r->avg_step_us);
+    return s > 1 ? 1 : s;
+}
+
 static void rule_stream_wait(fbuilder *b)
 {
     gpudiag_report *r = b->r;
@@ -749,7 +762,7 @@ static void rule_host_overhead(fbuilder *b)
     gpudiag_report *r = b->r;
     /* start-up and the host side of collectives are reported on their own; idle
      * with work queued is not the host's (a host verdict needs an empty queue) */
-    double startup = startup_share(r) + collective_host_share(r) + queued_share(r);
+    double startup = startup_share(r) + collective_host_share(r) + queued_share(r) + sync_host_share(r);
     double host = role_share(r, GPUDIAG_ROLE_RUNTIME) + role_share(r, GPUDIAG_ROLE_CPU_EXEC) - startup;
     if (isnan(host) || host < GD_HOST_SHARE_MIN || isnan(r->gpu_utilization) || r->gpu_utilization >= 0.8)
         return;
@@ -776,6 +789,8 @@ static void rule_host_overhead(fbuilder *b)
         gd_fb_ev(f, "collective_host_share_excluded", collective_host_share(r));
     if (queued_share(r) > 0)
         gd_fb_ev(f, "queued_share_excluded", queued_share(r));
+    if (sync_host_share(r) > 0)
+        gd_fb_ev(f, "sync_share_excluded", sync_host_share(r));
     if (r->graph_launches > 0)
         gd_fb_ev(f, "graph_launches", (double)r->graph_launches); /* graphs already in use: no graph advice */
     if (queue_runs_dry)

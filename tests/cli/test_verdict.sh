@@ -12,8 +12,9 @@
 #    idle 0.433333 - 5/300 -> host_overhead est_gain 0.166667. Ranked: no_tensor_cores (0.27) first, host_overhead
 #    second; the verdict skips compute causes -> verdict.finding host_overhead, and verdict.why
 #    names no_tensor_cores with "est. gain 27%" and says the verdict rests on host_overhead.
-# 2. tests/data/ok_idle_causes.json: host_overhead (0.43) is first and leads -> finding
-#    host_overhead, why null.
+# 2. tests/data/ok_idle_causes.json: sync_stall (0.2) is first and leads -> finding
+#    sync_stall, why null (host_overhead: 0.43 less the host time inside the queued gap, 0.2,
+#    and inside the sync gap, 0.2, is 0.03 < 0.15: none; see test_queued.sh).
 # 3. tests/data/ok_cpu_only.json: no GPU op; dataloader_stall (a cause) ranks before the
 #    note cpu_only_trace, which the verdict rests on -> why: no GPU activity to weigh it.
 # 4. tests/data/ok_idle_nocause.json: one finding, single_step (a symptom); the verdict
@@ -48,7 +49,7 @@ valcheck.run([
     ("why names the leader", why.endswith("the verdict rests on host_overhead"), True),
 ], sys.argv[2], 1e-5)'
 check "$GD_TEST_DATA/ok_idle_causes.json" "$HDR"'
-valcheck.run([("first", d["findings"][0]["id"], "host_overhead"), ("finding", v["finding"], "host_overhead"),
+valcheck.run([("first", d["findings"][0]["id"], "sync_stall"), ("finding", v["finding"], "sync_stall"),
               ("why", v["why"], None)], sys.argv[2])'
 check "$GD_TEST_DATA/ok_cpu_only.json" "$HDR"'
 valcheck.run([("first", d["findings"][0]["id"], "dataloader_stall"), ("finding", v["finding"], "cpu_only_trace"),
