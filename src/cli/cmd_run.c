@@ -157,20 +157,6 @@ static void hist_add(run_hist *h, double t, double util, size_t gpu)
     h->n++;
 }
 
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Write the run's report to path as JSON (html 0) or as the HTML page
  * (html 1); -1 with a message naming the file on failure. */
 static int write_report_file(const gpudiag_report *r, const char *path, int html)
@@ -468,9 +454,9 @@ int gd_cmd_run(int argc, char **argv)
 
     size_t samples = 0;
     int log_ok = 1, exited = 0;
-    double t0 = mono_now();
+    double t0 = gd_mono_s();
     while (!exited) {
-        double tick = mono_now();
+        double tick = gd_mono_s();
         for (size_t i = 0; i < n; i++) {
             if (!sel[i])
                 continue;
@@ -499,7 +485,7 @@ int gd_cmd_run(int argc, char **argv)
         }
         samples++;
         if (own_markers >= 0)
-            gd_markers_poll(&mk, wall_now());
+            gd_markers_poll(&mk, gd_wall_s());
         /* wait for the next tick or the child's exit, whichever comes first */
         for (;;) {
             pid_t w = waitpid(child, &status, WNOHANG);
@@ -507,7 +493,7 @@ int gd_cmd_run(int argc, char **argv)
                 exited = 1;
                 break;
             }
-            double left = tick + interval - mono_now();
+            double left = tick + interval - gd_mono_s();
             if (left <= 0)
                 break;
             struct timespec ts = {(time_t)left, (long)((left - floor(left)) * 1e9)};
@@ -516,9 +502,9 @@ int gd_cmd_run(int argc, char **argv)
                 break;
         }
     }
-    double wall = mono_now() - t0;
+    double wall = gd_mono_s() - t0;
     if (own_markers >= 0)
-        gd_markers_poll(&mk, wall_now());
+        gd_markers_poll(&mk, gd_wall_s());
     run_child_pid = 0;
     for (size_t k = 0; k < sizeof fwd / sizeof fwd[0]; k++)
         sigaction(fwd[k], &saved[k], NULL);

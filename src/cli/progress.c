@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/util.h"
+
 struct gd_progress_slot {
     gd_progress *p;
     _Atomic uint64_t done;
@@ -25,13 +27,6 @@ struct gd_progress {
     pthread_mutex_t lock;
     gd_progress_slot *slots;
 };
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 double gd_progress_after(void)
 {
@@ -63,7 +58,7 @@ gd_progress *gd_progress_new(int enabled, size_t nfiles, uint64_t total_bytes)
     }
     p->n = nfiles;
     p->total = total_bytes;
-    p->start = now_s();
+    p->start = gd_mono_s();
     p->after = gd_progress_after();
     pthread_mutex_init(&p->lock, NULL);
     return p;
@@ -132,7 +127,7 @@ void gd_progress_cb(void *ctx, uint64_t done_bytes, uint64_t total_bytes)
         return;
     gd_progress *p = s->p;
     atomic_store(&s->done, done_bytes);
-    double t = now_s();
+    double t = gd_mono_s();
     if (t - p->start < p->after)
         return;
     if (pthread_mutex_trylock(&p->lock) != 0)

@@ -114,20 +114,6 @@ static const char *nvml_err(const gd_nvml *n, nvmlReturn_t r)
     }
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void *load_library(char *chosen, size_t chosen_len, gpudiag_error *err)
 {
     const char *env = getenv("GPUDIAG_NVML_LIB");
@@ -427,7 +413,7 @@ static void read_gpm(gd_nvml *n, gd_nvml_gpu *g, gpudiag_gpu_sample *out)
 {
     if (!ok(g, n->f.gpm_get(g->dev, g->gpm_cur)))
         return;
-    double t = mono_s();
+    double t = gd_mono_s();
     if (!g->gpm_have_prev) {
         nvmlGpmSample_t tmp = g->gpm_prev;
         g->gpm_prev = g->gpm_cur;
@@ -488,7 +474,7 @@ static void nvml_read(void *state, size_t i, gpudiag_gpu_sample *out)
     gd_nvml *n = state;
     gd_nvml_gpu *g = &n->gpus[i];
     const gd_nvml_fns *f = &n->f;
-    out->t_s = now_s();
+    out->t_s = gd_wall_s();
     out->index = g->info.index;
     if (g->lost) {
         out->lost = 1;

@@ -88,9 +88,7 @@ static void testbk_read(void *state, size_t i, gpudiag_gpu_sample *out)
 {
     gd_testbk *t = state;
     unsigned long k = t->reads[i]++;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    out->t_s = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    out->t_s = gd_wall_s();
     out->index = t->info[i].index;
     out->gpu_util_pct = k % 4 == 3 ? 10 : 90;
     out->mem_util_pct = out->gpu_util_pct / 2;

@@ -24,6 +24,7 @@
 #include "serve/prom.h"
 #include "serve/window.h"
 #include "util/exit_codes.h"
+#include "util/util.h"
 
 #define GD_SERVE_DEFAULT_LISTEN "127.0.0.1:9400"
 
@@ -49,17 +50,10 @@ typedef struct gd_server {
     uint64_t scrapes;
 } gd_server;
 
-static double now_mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Render both exposition formats and the report from the window. */
 static void render_all(gd_server *srv)
 {
-    double t0 = now_mono_s();
+    double t0 = gd_mono_s();
     char *txt = NULL, *om = NULL, *rep = NULL;
     size_t txt_len = 0, om_len = 0, rep_len = 0;
     FILE *fp = open_memstream(&txt, &txt_len);
@@ -103,7 +97,7 @@ static void render_all(gd_server *srv)
         srv->healthy = 0;
         snprintf(srv->health_msg, sizeof srv->health_msg, "out of memory rendering the metrics");
     }
-    srv->last_render_s = now_mono_s() - t0;
+    srv->last_render_s = gd_mono_s() - t0;
     pthread_mutex_unlock(&srv->lock);
     free(txt);
     free(om);
@@ -361,11 +355,11 @@ gd_exit gd_serve_run(const gd_serve_opts *in)
                 (double)srv.opts.interval_us / 1e6);
     }
 
-    double deadline = srv.opts.run_for_us > 0 ? now_mono_s() + (double)srv.opts.run_for_us / 1e6 : 0;
+    double deadline = srv.opts.run_for_us > 0 ? gd_mono_s() + (double)srv.opts.run_for_us / 1e6 : 0;
     for (;;) {
         struct timespec to = {1, 0};
         if (deadline > 0) {
-            double left = deadline - now_mono_s();
+            double left = deadline - gd_mono_s();
             if (left <= 0)
                 break;
             if (left < 1) {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 void gd_vec_init(gd_vec *v, size_t elem_size)
 {
@@ -582,6 +583,17 @@ void gd_format_ns_as_us(int64_t ns, char b[GD_NS_AS_US_LEN])
     else
         snprintf(b, GD_NS_AS_US_LEN, "%lld.%03lld", (long long)q, (long long)rem);
 }
+
+static double clock_s(clockid_t clk)
+{
+    struct timespec ts;
+    clock_gettime(clk, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double gd_wall_s(void) { return clock_s(CLOCK_REALTIME); }
+
+double gd_mono_s(void) { return clock_s(CLOCK_MONOTONIC); }
 
 int gd_cmp_i64(const void *a, const void *b)
 {

@@ -147,6 +147,12 @@ int gd_cmp_double(const void *a, const void *b);
 #define GD_NS_AS_US_LEN 32
 void gd_format_ns_as_us(int64_t ns, char b[GD_NS_AS_US_LEN]);
 
+/* Seconds now on the wall clock (CLOCK_REALTIME: Unix time, for timestamps
+ * in output) and on the monotonic clock (CLOCK_MONOTONIC: for intervals and
+ * deadlines, never jumps).  Never fail. */
+double gd_wall_s(void);
+double gd_mono_s(void);
+
 /* qsort()/bsearch() comparator of two int64_t, ascending: -1, 0 or 1. */
 int gd_cmp_i64(const void *a, const void *b);
 

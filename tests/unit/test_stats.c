@@ -1,5 +1,6 @@
 /* Step-time statistics and kernel classification. */
 #include <stdint.h>
+#include <time.h>
 
 #include "analyze/analyze.h"
 #include "analyze/kclass.h"
@@ -82,6 +83,14 @@ int main(void)
             gd_format_ns_as_us(ns[k], b);
             ASSERT_STR_EQ(b, want[k]);
         }
+    }
+    /* the shared clocks: the wall clock is Unix time (within a second of time()),
+     * the monotonic one never goes back */
+    {
+        double before = (double)time(NULL), w = gd_wall_s(), after = (double)time(NULL);
+        ASSERT_TRUE(w >= before - 1 && w <= after + 1);
+        double m0 = gd_mono_s(), m1 = gd_mono_s();
+        ASSERT_TRUE(m0 > 0 && m1 >= m0);
     }
     double one[] = {7};
     gd_stats_compute(one, 1, &s);
