@@ -646,50 +646,16 @@ int gd_is_trace_name(const char *n)
            (l > 7 && strcmp(n + l - 7, ".sqlite") == 0);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_opts *topts, int *matched)
 {
-    DIR *d = opendir(dir);
-    if (!d) {
-        fprintf(stderr, "%s: error: %s: cannot open the directory: %s\n", prog, dir, strerror(errno));
-        return GD_EXIT_INPUT;
-    }
     char **names = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.' || !gd_is_trace_name(de->d_name))
-            continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            char **nn = realloc(names, cap * sizeof *nn);
-            if (!nn) {
-                closedir(d);
-                fprintf(stderr, "%s: error: out of memory\n", prog);
-                return GD_EXIT_INTERNAL;
-            }
-            names = nn;
-        }
-        size_t len = strlen(dir) + strlen(de->d_name) + 2;
-        names[n] = malloc(len);
-        if (!names[n])
-            break;
-        snprintf(names[n], len, "%s/%s", dir, de->d_name);
-        n++;
-    }
-    closedir(d);
-    if (n == 0) {
-        fprintf(stderr, "%s: error: %s: no .json, .json.gz or .sqlite trace files in this directory\n", prog, dir);
-        free(names);
-        return GD_EXIT_INPUT;
-    }
-    qsort(names, n, sizeof *names, cmp_str);
+    size_t n = 0;
+    gd_exit lrc = gd_list_trace_dir(dir, &names, &n);
+    if (lrc != GD_EXIT_OK)
+        return lrc;
     rank_job *jobs = calloc(n, sizeof *jobs);
     if (!jobs) {
+        gd_free_names(names, n);
         fprintf(stderr, "%s: error: out of memory\n", prog);
         return GD_EXIT_INTERNAL;
     }

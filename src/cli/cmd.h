@@ -56,6 +56,17 @@ int gd_check_outputs(const char *const *opt_names, const char *const *outs, size
  * caller exits 3, as for a failed write); 0 when all can be written. */
 int gd_check_writable(const char *const *opt_names, const char *const *outs, size_t nout);
 
+/* The trace files of a directory of rank traces (names gd_is_trace_name
+ * accepts, not starting with '.'), as "DIR/NAME" paths sorted by strcmp:
+ * *names (malloc'd array of malloc'd strings; free with gd_free_names) and
+ * *n.  Used by `analyze DIR` and `compare DIR DIR`.  On failure prints
+ * "gpudiag: error: ..." and returns GD_EXIT_INPUT (cannot open the directory;
+ * no trace file in it) or GD_EXIT_INTERNAL (out of memory), with *names NULL
+ * and *n 0; GD_EXIT_OK otherwise. */
+gd_exit gd_list_trace_dir(const char *dir, char ***names, size_t *n);
+/* Free n strings and the array (NULL: nothing). */
+void gd_free_names(char **names, size_t n);
+
 /* 1 when a write to fd failed because its reader went away: err (the
  * errno of the failed write) is EPIPE, or fd is a pipe or socket whose other
  * end is closed (asked with poll(), in case errno was overwritten since).

@@ -107,53 +107,18 @@ static int load_report(const char *path, gpudiag_report **out)
 }
 
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* A directory of rank traces: one side, the job. */
 static int load_dir(const char *dir, gpudiag_side **out)
 {
-    DIR *d = opendir(dir);
-    if (!d) {
-        fprintf(stderr, "%s: error: %s: cannot open the directory: %s\n", prog, dir, strerror(errno));
-        return GD_EXIT_INPUT;
-    }
     char **names = NULL;
-    size_t n = 0, cap = 0;
-    int rc = GD_EXIT_OK;
-    struct dirent *de;
-    while (rc == GD_EXIT_OK && (de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.' || !gd_is_trace_name(de->d_name))
-            continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            char **nn = realloc(names, cap * sizeof *nn);
-            if (!nn) {
-                rc = GD_EXIT_INTERNAL;
-                break;
-            }
-            names = nn;
-        }
-        size_t len = strlen(dir) + strlen(de->d_name) + 2;
-        if (!(names[n] = malloc(len))) {
-            rc = GD_EXIT_INTERNAL;
-            break;
-        }
-        snprintf(names[n], len, "%s/%s", dir, de->d_name);
-        n++;
-    }
-    closedir(d);
-    if (rc == GD_EXIT_OK && n == 0) {
-        fprintf(stderr, "%s: error: %s: no .json, .json.gz or .sqlite trace files in this directory\n", prog, dir);
-        rc = GD_EXIT_INPUT;
-    }
-    gpudiag_report **reps = rc == GD_EXIT_OK ? calloc(n, sizeof *reps) : NULL;
-    if (rc == GD_EXIT_OK && !reps)
+    size_t n = 0;
+    int rc = gd_list_trace_dir(dir, &names, &n);
+    if (rc != GD_EXIT_OK)
+        return rc;
+    gpudiag_report **reps = calloc(n, sizeof *reps);
+    if (!reps)
         rc = GD_EXIT_INTERNAL;
     if (rc == GD_EXIT_OK) {
-        qsort(names, n, sizeof *names, cmp_str);
         for (size_t i = 0; i < n && rc == GD_EXIT_OK; i++)
             rc = load_report(names[i], &reps[i]);
     }

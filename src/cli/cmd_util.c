@@ -2,14 +2,17 @@
  * cmd_util.c — helpers shared by the cmd_*.c subcommands (see cmd.h).
  */
 #define _POSIX_C_SOURCE 200809L /* fileno, poll, S_ISSOCK */
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cli/cmd.h"
 #include "ingest/input.h"
 
@@ -349,4 +352,61 @@ void gd_json_kv_int(gd_json *w, const char *k, long long v)
 {
     gd_json_key(w, k);
     gd_json_int(w, v);
+}
+
+void gd_free_names(char **names, size_t n)
+{
+    for (size_t i = 0; names && i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+gd_exit gd_list_trace_dir(const char *dir, char ***names_out, size_t *n_out)
+{
+    *names_out = NULL;
+    *n_out = 0;
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "gpudiag: error: %s: cannot open the directory: %s\n", dir, strerror(errno));
+        return GD_EXIT_INPUT;
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.' || !gd_is_trace_name(de->d_name))
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            char **nn = realloc(names, cap * sizeof *nn);
+            if (!nn)
+                goto oom;
+            names = nn;
+        }
+        size_t len = strlen(dir) + strlen(de->d_name) + 2;
+        if (!(names[n] = malloc(len)))
+            goto oom;
+        snprintf(names[n], len, "%s/%s", dir, de->d_name);
+        n++;
+    }
+    closedir(d);
+    if (n == 0) {
+        fprintf(stderr, "gpudiag: error: %s: no .json, .json.gz or .sqlite trace files in this directory\n", dir);
+        free(names);
+        return GD_EXIT_INPUT;
+    }
+    qsort(names, n, sizeof *names, cmp_str);
+    *names_out = names;
+    *n_out = n;
+    return GD_EXIT_OK;
+oom:
+    closedir(d);
+    gd_free_names(names, n);
+    fprintf(stderr, "gpudiag: error: out of memory\n");
+    return GD_EXIT_INTERNAL;
 }
