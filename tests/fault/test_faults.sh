@@ -22,10 +22,6 @@ if [ -z "${GD_FAULT_SHIM:-}" ] || [ ! -f "$GD_FAULT_SHIM" ]; then
     echo "skip: GD_FAULT_SHIM not built"
     exit 77
 fi
-PASS=0
-FAIL=0
-nok() { FAIL=$((FAIL + 1)); echo "FAIL [$CASE] $*"; }
-ok() { PASS=$((PASS + 1)); }
 OK2="$GD_TEST_DATA/ok_two_steps.json"
 GZ="$GD_SRC/examples/resnet50_v100_num_workers_0.pt.trace.json.gz"
 
@@ -170,5 +166,4 @@ CASE="analyze --json > file with ulimit -f 1 (1 KiB)"
 rc=$(cat "$TMP/rc")
 want_write "File too large"
 
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish
