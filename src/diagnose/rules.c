@@ -696,30 +696,30 @@ static double idle_cause_share(const gpudiag_report *r, gpudiag_idle_cause c)
     return s > 1 ? 1 : s;
 }
 
-/* Host time (runtime + CPU Exec) inside idle gaps with work already queued
- * (causes stream_wait and kernel_wait, DEFINITIONS "Idle gaps and their causes",
- * rule 0b) ÷ devices, as a share of the analysed time: the breakdown counts it
- * as host time, but the GPU was not waiting for the host. */
-static double queued_share(const gpudiag_report *r)
+/* Host time us (runtime + CPU Exec, summed over devices) inside some idle gaps ÷ devices, as a
+ * share of the analysed time: the breakdown counts it as host time, but the GPU was not
+ * waiting for the host. */
+static double host_share_in_gaps(const gpudiag_report *r, double us)
 {
     size_t nd = r->timeline.device_count;
-    if (!r->has_gpu || !nd || !r->step_count || !(r->avg_step_us > 0) || !(r->queued_host_us > 0))
+    if (!r->has_gpu || !nd || !r->step_count || !(r->avg_step_us > 0) || !(us > 0))
         return 0;
-    double s = r->queued_host_us / (double)nd / ((double)r->step_count * r->avg_step_us);
+    double s = us / (double)nd / ((double)r->step_count * r->avg_step_us);
     return s > 1 ? 1 : s;
 }
 
-/* Host time (runtime + CPU Exec) inside idle gaps of cause sync ÷ devices, as a
- * share of the analysed time: mostly the blocking sync call itself, which the
- * breakdown counts as runtime; the host waited for the GPU (sync_stall's), it
- * was not late to launch. */
+/* ... inside gaps with work already queued (causes stream_wait and kernel_wait,
+ * DEFINITIONS "Idle gaps and their causes", rule 0b) */
+static double queued_share(const gpudiag_report *r)
+{
+    return host_share_in_gaps(r, r->queued_host_us);
+}
+
+/* ... inside gaps of cause sync: mostly the blocking sync call itself; the host
+ * waited for the GPU (sync_stall's), it was not late to launch (rule 1) */
 static double sync_host_share(const gpudiag_report *r)
 {
-    size_t nd = r->timeline.device_count;
-    if (!r->has_gpu || !nd || !r->step_count || !(r->avg_step_us > 0) || !(r->sync_host_us > 0))
-        return 0;
-    double s = r->sync_host_us / (double)nd / ((double)r->step_count * r->avg_step_us);
-    return s > 1 ? 1 : s;
+    return host_share_in_gaps(r, r->sync_host_us);
 }
 
 static void rule_stream_wait(fbuilder *b)
