@@ -464,22 +464,34 @@ static int time_out_of_range(int64_t start, int64_t end)
            end > GD_NSYS_TIME_LIMIT;
 }
 
+/* Columns 0 and 1 of a row (start, end in ns) counted as one event into start and end;
+ * 0 when the row is skipped and counted (end before start or NULL: an unterminated
+ * range; a time beyond GD_NSYS_TIME_LIMIT: an impossible value). */
+static int row_span(gpudiag_trace *t, sqlite3_stmt *s, int64_t *start, int64_t *end)
+{
+    t->events++;
+    *start = col_i64(s, 0, 0);
+    *end = col_i64(s, 1, -1);
+    if (*end < *start) {
+        t->skipped_no_dur++;
+        return 0;
+    }
+    if (time_out_of_range(*start, *end)) {
+        t->skipped_bad_value++;
+        return 0;
+    }
+    return 1;
+}
+
 /* Common tail of the three GPU activity kinds: columns 0..5 are start, end,
  * deviceId, streamId, correlationId, globalPid. */
 static int push_gpu_op(nsr *r, sqlite3_stmt *s, uint8_t kind, const char *name, size_t nlen, int64_t bytes,
                        int64_t grid_blocks)
 {
     gpudiag_trace *t = r->t;
-    t->events++;
-    int64_t start = col_i64(s, 0, 0), end = col_i64(s, 1, -1);
-    if (end < start) {
-        t->skipped_no_dur++;
+    int64_t start, end;
+    if (!row_span(t, s, &start, &end))
         return 0;
-    }
-    if (time_out_of_range(start, end)) {
-        t->skipped_bad_value++;
-        return 0;
-    }
     if (start == 0) {
         t->skipped_zero_ts++;
         return 0;
@@ -708,16 +720,9 @@ static int corr_first(nsr *r, int64_t c)
 static int row_runtime(nsr *r, sqlite3_stmt *s)
 {
     gpudiag_trace *t = r->t;
-    t->events++;
-    int64_t start = col_i64(s, 0, 0), end = col_i64(s, 1, -1);
-    if (end < start) {
-        t->skipped_no_dur++;
+    int64_t start, end;
+    if (!row_span(t, s, &start, &end))
         return 0;
-    }
-    if (time_out_of_range(start, end)) {
-        t->skipped_bad_value++;
-        return 0;
-    }
     size_t nlen;
     const char *nm = col_text(s, 4, &nlen);
     /* cudaLaunchKernel_v7000 -> cudaLaunchKernel */
@@ -754,16 +759,9 @@ static int row_runtime(nsr *r, sqlite3_stmt *s)
 static int row_nvtx(nsr *r, sqlite3_stmt *s)
 {
     gpudiag_trace *t = r->t;
-    t->events++;
-    int64_t start = col_i64(s, 0, 0), end = col_i64(s, 1, -1);
-    if (end < start) {
-        t->skipped_no_dur++; /* unterminated range (end NULL) */
+    int64_t start, end;
+    if (!row_span(t, s, &start, &end))
         return 0;
-    }
-    if (time_out_of_range(start, end)) {
-        t->skipped_bad_value++;
-        return 0;
-    }
     size_t nlen;
     const char *nm = col_text(s, 2, &nlen);
     gd_cpu_op op;
@@ -789,16 +787,9 @@ static int row_nvtx(nsr *r, sqlite3_stmt *s)
 static int row_mpi(nsr *r, sqlite3_stmt *s)
 {
     gpudiag_trace *t = r->t;
-    t->events++;
-    int64_t start = col_i64(s, 0, 0), end = col_i64(s, 1, -1);
-    if (end < start) {
-        t->skipped_no_dur++;
+    int64_t start, end;
+    if (!row_span(t, s, &start, &end))
         return 0;
-    }
-    if (time_out_of_range(start, end)) {
-        t->skipped_bad_value++;
-        return 0;
-    }
     size_t nlen;
     const char *nm = col_text(s, 2, &nlen);
     if (!nlen) {
