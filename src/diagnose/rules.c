@@ -19,6 +19,51 @@
 
 typedef gd_fbuild fbuilder;
 
+/* ---- the catalogue (findings.def) -------------------------------------- */
+
+typedef enum {
+#define GD_FINDING(id, kind, bn, rule, fix, fix_fn) GD_F_##id,
+#include "diagnose/findings.def"
+#undef GD_FINDING
+    GD_F_COUNT
+} gd_finding_id;
+
+typedef enum { CAUSE, SYMPTOM, NOTE } gd_finding_kind;
+
+typedef struct {
+    const char *id;
+    gd_finding_kind kind;
+    gpudiag_bottleneck bottleneck;
+    const char *short_fix;                           /* NULL: "see findings" */
+    const char *(*fix_fn)(const gpudiag_finding *f); /* NULL, or a fix for this f (NULL: short_fix) */
+} gd_finding_row;
+
+static const char *fix_host_launch(const gpudiag_finding *f);
+static const char *fix_communication(const gpudiag_finding *f);
+static const char *fix_memcpy(const gpudiag_finding *f);
+
+static const gd_finding_row catalogue[GD_F_COUNT] = {
+#define GD_FINDING(id, kind, bn, rule, fix, fix_fn) {#id, kind, GPUDIAG_BN_##bn, fix, fix_fn},
+#include "diagnose/findings.def"
+#undef GD_FINDING
+};
+
+/* The catalogue row of a finding's id; NULL for an id not in it. */
+static const gd_finding_row *catalogue_row(const char *id)
+{
+    for (size_t i = 0; i < GD_F_COUNT; i++)
+        if (strcmp(catalogue[i].id, id) == 0)
+            return &catalogue[i];
+    return NULL;
+}
+
+/* Append the finding `id` with its catalogue kind and bottleneck. */
+static gpudiag_finding *rf_add(fbuilder *b, gd_finding_id id, gpudiag_severity sev, double est_gain)
+{
+    const gd_finding_row *c = &catalogue[id];
+    return gd_fb_add(b, c->id, sev, c->kind == CAUSE, c->bottleneck, est_gain);
+}
+
 static gpudiag_severity sev_for_share(double s)
 {
     return s >= 0.20 ? GPUDIAG_SEV_HIGH : s >= 0.10 ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW;
@@ -94,7 +139,7 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
 {
     gpudiag_report *r = b->r;
     if (r->input.truncated) {
-        gpudiag_finding *f = gd_fb_add(b, "input_truncated", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gpudiag_finding *f = rf_add(b, GD_F_input_truncated, GPUDIAG_SEV_MEDIUM, NAN);
         gd_fb_ev(f, "truncated_at_bytes", (double)r->input.truncated_at);
         gd_fb_ev(f, "events_read", (double)r->input.events);
         gd_fb_text(b, f,
@@ -108,7 +153,7 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                        "exits, and check free disk space."));
     }
     if (r->input.trailing_at > 0) {
-        gpudiag_finding *f = gd_fb_add(b, "input_trailing_data", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gpudiag_finding *f = rf_add(b, GD_F_input_trailing_data, GPUDIAG_SEV_MEDIUM, NAN);
         gd_fb_ev(f, "trailing_at_bytes", (double)r->input.trailing_at);
         gd_fb_text(b, f,
              gd_format("Data follows the trace's JSON document from byte %lld; only the document before it was "
@@ -119,7 +164,7 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                        "several ranks)."));
     }
     if (r->input.skipped_malformed) {
-        gpudiag_finding *f = gd_fb_add(b, "input_malformed", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gpudiag_finding *f = rf_add(b, GD_F_input_malformed, GPUDIAG_SEV_LOW, NAN);
         gd_fb_ev(f, "skipped_events", (double)r->input.skipped_malformed);
         gd_fb_ev(f, "first_error_at_bytes", (double)t->first_error_at);
         gd_fb_text(b, f,
@@ -131,7 +176,7 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                        "Upgrade PyTorch, or re-export with with_stack=False."));
     }
     if (r->input.skipped_no_dur || r->input.skipped_zero_ts || r->input.skipped_bad_value) {
-        gpudiag_finding *f = gd_fb_add(b, "input_incomplete_events", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gpudiag_finding *f = rf_add(b, GD_F_input_incomplete_events, GPUDIAG_SEV_INFO, NAN);
         gd_fb_ev(f, "events_without_duration", (double)r->input.skipped_no_dur);
         gd_fb_ev(f, "gpu_events_with_zero_ts", (double)r->input.skipped_zero_ts);
         gd_fb_ev(f, "gpu_events_with_bad_device", (double)r->input.skipped_bad_value);
@@ -148,7 +193,7 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
     if (r->input.nsys.present && r->input.nsys.graph_execs) {
         /* DEFINITIONS "Nsight Systems exports", graph rows (GindaChen/nsys-ai#236) */
         const gpudiag_nsys_info *n = &r->input.nsys;
-        gpudiag_finding *f = gd_fb_add(b, "input_graph_no_node_trace", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gpudiag_finding *f = rf_add(b, GD_F_input_graph_no_node_trace, GPUDIAG_SEV_MEDIUM, NAN);
         gd_fb_ev(f, "graph_execs", (double)n->graph_execs);
         gd_fb_ev(f, "graph_exec_time_us", n->graph_exec_time_us);
         gd_fb_text(b, f,
@@ -164,7 +209,7 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
     if (r->input.time_outliers || r->input.duration_outliers) {
         /* DEFINITIONS "Sanitising the timeline" rules 2 and 2b */
         const gpudiag_input_info *in = &r->input;
-        gpudiag_finding *f = gd_fb_add(b, "input_time_outliers", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gpudiag_finding *f = rf_add(b, GD_F_input_time_outliers, GPUDIAG_SEV_MEDIUM, NAN);
         gd_fb_ev(f, "events", (double)in->time_outliers);
         if (in->time_outliers && in->time_outlier_first_at >= 0)
             gd_fb_ev(f, "first_at_bytes", (double)in->time_outlier_first_at);
@@ -198,8 +243,7 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
         /* DEFINITIONS "Sanitising the timeline" rule 1 */
         double kt = r->kernel_time_us > 0 ? r->kernel_time_us : 0;
         int big = r->input.overrun_removed_us >= 0.01 * (kt + r->input.overrun_removed_us);
-        gpudiag_finding *f = gd_fb_add(b, "input_ops_overrun", big ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW, 0,
-                                       GPUDIAG_BN_UNKNOWN, NAN);
+        gpudiag_finding *f = rf_add(b, GD_F_input_ops_overrun, big ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW, NAN);
         gd_fb_ev(f, "clipped_ops", (double)r->input.overrun_ops);
         gd_fb_ev(f, "removed_us", r->input.overrun_removed_us);
         gd_fb_text(b, f,
@@ -226,8 +270,8 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                 break;
             off += (size_t)n;
         }
-        gpudiag_finding *f = gd_fb_add(b, "input_unanalysed_device_events",
-                                       r->has_gpu ? GPUDIAG_SEV_LOW : GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gpudiag_finding *f =
+            rf_add(b, GD_F_input_unanalysed_device_events, r->has_gpu ? GPUDIAG_SEV_LOW : GPUDIAG_SEV_MEDIUM, NAN);
         gd_fb_ev(f, "device_events_not_analysed", (double)in->unanalysed_device_events);
         gd_fb_ev(f, "categories", (double)in->unanalysed_device_count);
         gd_fb_ev(f, "gpu_ops", (double)t->gpu_ops.len);
@@ -251,7 +295,7 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
         for (size_t k = 0; k < r->device_count; k++)
             ninf += r->devices[k].arch_inferred != 0;
         const char *fam = gpudiag_arch_name(d->compute_major, d->compute_minor);
-        gpudiag_finding *f = gd_fb_add(b, "input_gpu_inferred", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gpudiag_finding *f = rf_add(b, GD_F_input_gpu_inferred, GPUDIAG_SEV_INFO, NAN);
         gd_fb_ev(f, "device", (double)d->id);
         gd_fb_ev(f, "compute_capability", (double)d->compute_major + (double)d->compute_minor / 10.0);
         gd_fb_ev(f, "tagged_kernels", (double)d->arch_tagged_kernels);
@@ -276,7 +320,7 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
         /* input_graph_replays_unrecorded (rule_graph_replays) says it: the GPU work ran in graphs */
     } else if (!r->has_gpu && r->input.legacy_profiler && !r->input.truncated) {
         /* DEFINITIONS "Time and events": the legacy autograd profiler records no GPU activity */
-        gpudiag_finding *f = gd_fb_add(b, "cpu_only_trace", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gpudiag_finding *f = rf_add(b, GD_F_cpu_only_trace, GPUDIAG_SEV_INFO, NAN);
         gd_fb_ev(f, "cpu_ops", (double)t->cpu_ops.len);
         gd_fb_ev(f, "legacy_kernel_launches", (double)r->input.legacy_launches);
         gd_fb_text(b, f,
@@ -292,7 +336,7 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                        "pip/conda packages): torch.profiler.profile(activities=[ProfilerActivity.CPU, "
                        "ProfilerActivity.CUDA]) with the model and data on the GPU."));
     } else if (!r->has_gpu) {
-        gpudiag_finding *f = gd_fb_add(b, "cpu_only_trace", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gpudiag_finding *f = rf_add(b, GD_F_cpu_only_trace, GPUDIAG_SEV_INFO, NAN);
         gd_fb_ev(f, "cpu_ops", (double)t->cpu_ops.len);
         if (r->input.truncated) {
             /* Kineto writes the CPU ops first and the GPU activity after them
@@ -327,7 +371,7 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
     } else if (r->input.step_range_missing) {
         /* input_step_range_missing below says it */
     } else if (!r->steps_from_profiler && r->input.nsys.present) {
-        gpudiag_finding *f = gd_fb_add(b, "no_step_markers", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gpudiag_finding *f = rf_add(b, GD_F_no_step_markers, GPUDIAG_SEV_INFO, NAN);
         gd_fb_ev(f, "host_steps", 0);
         gd_fb_ev(f, "nvtx_ranges", (double)r->input.nsys.nvtx_ranges);
         gd_fb_text(b, f,
@@ -337,7 +381,7 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                        "recognises ProfilerStep#N and ranges named iteration, train_step, training_step, "
                        "train_batch or step, and any other name given with --step-range NAME."));
     } else if (!r->steps_from_profiler) {
-        gpudiag_finding *f = gd_fb_add(b, "no_step_markers", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gpudiag_finding *f = rf_add(b, GD_F_no_step_markers, GPUDIAG_SEV_INFO, NAN);
         gd_fb_ev(f, "host_steps", 0);
         gd_fb_text(b, f, gd_format("No ProfilerStep#N markers: the whole trace is analysed as one step"),
              gd_format("Use torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, warmup=1, "
@@ -346,7 +390,7 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
     }
     if (r->has_gpu && r->steps_from_profiler && r->step_count == 1) {
         /* DEFINITIONS "Start-up in the window": one step holds warm-up and steady state alike */
-        gpudiag_finding *f = gd_fb_add(b, "single_step", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gpudiag_finding *f = rf_add(b, GD_F_single_step, GPUDIAG_SEV_INFO, NAN);
         gd_fb_ev(f, "steps", 1);
         gd_fb_text(b, f,
              gd_format("Only one step was analysed: warm-up cannot be told apart from steady state, so one-off "
@@ -359,7 +403,7 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
     if (r->steps_from_profiler && r->step_count >= 2 && r->avg_step_us > 0 && r->idle_step_us > 0 &&
         r->avg_step_us < GD_STEPS_SPARSE_COVERAGE * r->idle_step_us) {
         /* DEFINITIONS "Steps" 5: the steps cover under half of their span */
-        gpudiag_finding *f = gd_fb_add(b, "input_steps_sparse", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gpudiag_finding *f = rf_add(b, GD_F_input_steps_sparse, GPUDIAG_SEV_MEDIUM, NAN);
         double cov = r->avg_step_us / r->idle_step_us;
         gd_fb_ev(f, "step_coverage", cov);
         gd_fb_ev(f, "avg_step_us", r->avg_step_us);
@@ -375,7 +419,7 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                        "(Nsight Systems: one NVTX range around the whole iteration, or --step-range NAME)."));
     }
     if (r->input.step_range_missing) {
-        gpudiag_finding *f = gd_fb_add(b, "input_step_range_missing", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gpudiag_finding *f = rf_add(b, GD_F_input_step_range_missing, GPUDIAG_SEV_MEDIUM, NAN);
         gd_fb_ev(f, "annotation_ranges", (double)r->input.nsys.nvtx_ranges);
         const char *cand = r->input.step_range_candidates ? r->input.step_range_candidates : "";
         gd_fb_text(b, f,
@@ -392,7 +436,7 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                        "lists the ranges of an export."));
     }
     if (r->input.nsys.present && r->input.nsys.schema_gap_count) {
-        gpudiag_finding *f = gd_fb_add(b, "input_schema_gaps", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gpudiag_finding *f = rf_add(b, GD_F_input_schema_gaps, GPUDIAG_SEV_INFO, NAN);
         gd_fb_ev(f, "missing_tables_or_columns", (double)r->input.nsys.schema_gap_count);
         gd_fb_text(b, f,
              gd_format("The Nsight Systems export lacks %u table(s)/column(s) gpudiag reads: %s",
@@ -417,7 +461,7 @@ static void rule_nsight(fbuilder *b)
     if (!R->available)
         return;
     if (R->gaps) {
-        gpudiag_finding *f = gd_fb_add(b, "nsight_gpu_gaps", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gpudiag_finding *f = rf_add(b, GD_F_nsight_gpu_gaps, GPUDIAG_SEV_MEDIUM, NAN);
         gd_fb_ev(f, "gaps", (double)R->gaps);
         gd_fb_ev(f, "gap_time_us", R->gap_time_us);
         gd_fb_ev(f, "gap_max_us", R->gap_max_us);
@@ -432,7 +476,7 @@ static void rule_nsight(fbuilder *b)
                        "host-side work between iterations); IDLE GAPS above says what the host was doing."));
     }
     if (R->util_low_chunks) {
-        gpudiag_finding *f = gd_fb_add(b, "nsight_gpu_time_util", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_UNKNOWN, NAN);
+        gpudiag_finding *f = rf_add(b, GD_F_nsight_gpu_time_util, GPUDIAG_SEV_LOW, NAN);
         gd_fb_ev(f, "low_chunks", (double)R->util_low_chunks);
         gd_fb_ev(f, "chunks", (double)R->util_chunks_total);
         gd_fb_ev(f, "low_regions", (double)R->util_low_regions);
@@ -450,7 +494,7 @@ static void rule_nsight(fbuilder *b)
                        "full of tiny kernels counts as busy."));
     }
     if (R->memcpy_sync) {
-        gpudiag_finding *f = gd_fb_add(b, "nsight_cuda_memcpy_sync", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_SYNCHRONIZATION, NAN);
+        gpudiag_finding *f = rf_add(b, GD_F_nsight_cuda_memcpy_sync, GPUDIAG_SEV_LOW, NAN);
         gd_fb_ev(f, "copies", (double)R->memcpy_sync);
         gd_fb_ev(f, "bytes", R->memcpy_sync_bytes);
         gd_fb_ev(f, "copy_time_us", R->memcpy_sync_us);
@@ -462,7 +506,7 @@ static void rule_nsight(fbuilder *b)
                        "(in PyTorch: tensor.to(device, non_blocking=True) from pinned memory)."));
     }
     if (R->memset_sync) {
-        gpudiag_finding *f = gd_fb_add(b, "nsight_cuda_memset_sync", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_SYNCHRONIZATION, NAN);
+        gpudiag_finding *f = rf_add(b, GD_F_nsight_cuda_memset_sync, GPUDIAG_SEV_LOW, NAN);
         gd_fb_ev(f, "memsets", (double)R->memset_sync);
         gd_fb_ev(f, "bytes", R->memset_sync_bytes);
         gd_fb_ev(f, "memset_time_us", R->memset_sync_us);
@@ -474,8 +518,7 @@ static void rule_nsight(fbuilder *b)
                        "synchronise with events."));
     }
     if (R->memcpy_async_pageable) {
-        gpudiag_finding *f =
-            gd_fb_add(b, "nsight_cuda_memcpy_async", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_MEMORY_TRANSFER, NAN);
+        gpudiag_finding *f = rf_add(b, GD_F_nsight_cuda_memcpy_async, GPUDIAG_SEV_LOW, NAN);
         gd_fb_ev(f, "copies", (double)R->memcpy_async_pageable);
         gd_fb_ev(f, "bytes", R->memcpy_async_pageable_bytes);
         gd_fb_ev(f, "copy_time_us", R->memcpy_async_pageable_us);
@@ -488,7 +531,7 @@ static void rule_nsight(fbuilder *b)
                        "DataLoader(pin_memory=True), tensor.pin_memory())."));
     }
     if (R->api_sync) {
-        gpudiag_finding *f = gd_fb_add(b, "nsight_cuda_api_sync", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_SYNCHRONIZATION, NAN);
+        gpudiag_finding *f = rf_add(b, GD_F_nsight_cuda_api_sync, GPUDIAG_SEV_LOW, NAN);
         gd_fb_ev(f, "calls", (double)R->api_sync);
         gd_fb_ev(f, "call_time_us", R->api_sync_us);
         gd_fb_text(b, f,
@@ -508,7 +551,7 @@ static void rule_dataloader(fbuilder *b)
     double s = role_share(r, GPUDIAG_ROLE_DATALOADER);
     if (isnan(s) || !(s > GD_DATALOADER_SHARE_MIN))
         return;
-    gpudiag_finding *f = gd_fb_add(b, "dataloader_stall", sev_for_share(s), 1, GPUDIAG_BN_DATA_PIPELINE, s);
+    gpudiag_finding *f = rf_add(b, GD_F_dataloader_stall, sev_for_share(s), s);
     gd_fb_ev(f, "dataloader_share", s);
     gd_fb_ev(f, "dataloader_us_per_step", r->avg_role_us[GPUDIAG_ROLE_DATALOADER]);
     gd_fb_ev(f, "step_time_us", r->avg_step_us);
@@ -573,9 +616,8 @@ static void rule_graph_replays(fbuilder *b)
     if (!r->graph_launches_unrecorded || (!r->has_gpu && r->input.truncated))
         return;
     const char *api = r->is_amd ? "hipGraphLaunch" : "cudaGraphLaunch";
-    gpudiag_finding *f = gd_fb_add(b, "input_graph_replays_unrecorded",
-                                   !r->has_gpu || graph_hides_idle(r) ? GPUDIAG_SEV_HIGH : GPUDIAG_SEV_MEDIUM, 0,
-                                   GPUDIAG_BN_UNKNOWN, NAN);
+    gpudiag_finding *f = rf_add(b, GD_F_input_graph_replays_unrecorded,
+                                !r->has_gpu || graph_hides_idle(r) ? GPUDIAG_SEV_HIGH : GPUDIAG_SEV_MEDIUM, NAN);
     gd_fb_ev(f, "graph_launches", (double)r->graph_launches);
     gd_fb_ev(f, "graph_launches_without_gpu_ops", (double)r->graph_launches_unrecorded);
     gd_fb_ev(f, "graph_gpu_ops", (double)r->graph_gpu_ops);
@@ -626,7 +668,7 @@ static void rule_startup(fbuilder *b)
         return;
     const gpudiag_step *s0 = &r->steps[0];
     double comp = 0, all = startup_us(r, &comp);
-    gpudiag_finding *f = gd_fb_add(b, "startup_in_window", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_UNKNOWN, NAN);
+    gpudiag_finding *f = rf_add(b, GD_F_startup_in_window, GPUDIAG_SEV_LOW, NAN);
     gd_fb_ev(f, "lead_in_us", s0->gpu_lead_in_us);
     gd_fb_ev(f, "first_step_us", s0->duration_us);
     gd_fb_ev(f, "startup_us", all - comp);
@@ -670,7 +712,7 @@ static void rule_collective_host(fbuilder *b)
     double s = collective_host_share(r);
     if (!(s >= GD_COMM_SHARE_LOW))
         return;
-    gpudiag_finding *f = gd_fb_add(b, "collective_host_work", sev_for_share(s), 1, GPUDIAG_BN_COMMUNICATION, s);
+    gpudiag_finding *f = rf_add(b, GD_F_collective_host_work, sev_for_share(s), s);
     gd_fb_ev(f, "collective_host_share", s);
     gd_fb_ev(f, "collective_host_us_per_step",
              r->collective_host_us / (double)r->timeline.device_count / (double)r->step_count);
@@ -735,8 +777,7 @@ static void rule_stream_wait(fbuilder *b)
      * wait); the rest waited for nothing the trace shows: no estimate, and the
      * verdict counts it as idle with no visible cause */
     double explained = (graph + event) / all * s;
-    gpudiag_finding *f = gd_fb_add(b, "stream_wait", sev_for_share(s), 1, GPUDIAG_BN_SYNCHRONIZATION,
-                                   explained > 0 ? explained : NAN);
+    gpudiag_finding *f = rf_add(b, GD_F_stream_wait, sev_for_share(s), explained > 0 ? explained : NAN);
     gd_fb_ev(f, "stream_wait_share", s);
     gd_fb_ev(f, "stream_wait_us_per_step", all / per);
     gd_fb_ev(f, "graph_us_per_step", graph / per);
@@ -774,8 +815,8 @@ static void rule_host_overhead(fbuilder *b)
     if (gain < 0)
         gain = 0;
     /* launch-bound (issue #3's host_launch_bound): many short kernels and no deep queue */
-    const char *id = short_kernels && !queue_runs_dry ? "host_launch_bound" : "host_overhead";
-    gpudiag_finding *f = gd_fb_add(b, id, sev_for_share(gain), 1, GPUDIAG_BN_HOST_LAUNCH, gain);
+    gd_finding_id id = short_kernels && !queue_runs_dry ? GD_F_host_launch_bound : GD_F_host_overhead;
+    gpudiag_finding *f = rf_add(b, id, sev_for_share(gain), gain);
     gd_fb_ev(f, "host_share", host);
     gd_fb_ev(f, "runtime_share", role_share(r, GPUDIAG_ROLE_RUNTIME));
     gd_fb_ev(f, "cpu_exec_share", role_share(r, GPUDIAG_ROLE_CPU_EXEC));
@@ -862,7 +903,7 @@ static void rule_communication(fbuilder *b)
     int poorly_overlapped = !isnan(r->comm_overlap) && r->comm_overlap < GD_COMM_OVERLAP_MIN && s > GD_COMM_SHARE_LOW;
     if (isnan(s) || !(s > GD_COMM_SHARE_MIN || poorly_overlapped))
         return;
-    gpudiag_finding *f = gd_fb_add(b, "communication_bound", sev_for_share(s), 1, GPUDIAG_BN_COMMUNICATION, s);
+    gpudiag_finding *f = rf_add(b, GD_F_communication_bound, sev_for_share(s), s);
     gd_fb_ev(f, "comm_share", s);
     gd_fb_ev(f, "comm_us_per_step", r->avg_role_us[GPUDIAG_ROLE_COMMUNICATION]);
     gd_fb_ev(f, "comm_overlap", r->comm_overlap);
@@ -995,7 +1036,7 @@ static void rule_memory_bound(fbuilder *b)
     if (mem < GD_MEMBOUND_SHARE_MIN || isnan(kshare) || kshare < GD_GPU_BUSY_MIN)
         return;
     double gain = 0.5 * mem * kshare;
-    gpudiag_finding *f = gd_fb_add(b, "memory_bound_kernels", sev_for_share(gain), 1, GPUDIAG_BN_MEMORY_BANDWIDTH, gain);
+    gpudiag_finding *f = rf_add(b, GD_F_memory_bound_kernels, sev_for_share(gain), gain);
     gd_fb_ev(f, "memory_bound_kernel_share", mem);
     gd_fb_ev(f, "elementwise_share", r->class_time_us[GPUDIAG_KCLASS_ELEMENTWISE] / r->kernel_time_us);
     gd_fb_ev(f, "norm_share", r->class_time_us[GPUDIAG_KCLASS_NORM] / r->kernel_time_us);
@@ -1031,8 +1072,7 @@ static void rule_attention(fbuilder *b)
     double share = softmax / r->kernel_time_us;
     if (!bmm || share < GD_SOFTMAX_SHARE_MIN)
         return;
-    gpudiag_finding *f = gd_fb_add(b, "attention_unfused", share >= 0.10 ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW, 1,
-                             GPUDIAG_BN_MEMORY_BANDWIDTH, NAN);
+    gpudiag_finding *f = rf_add(b, GD_F_attention_unfused, share >= 0.10 ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW, NAN);
     gd_fb_ev(f, "softmax_kernel_share", share);
     gd_fb_text(b, f,
          gd_format("Attention runs as separate batched GEMMs and softmax kernels (softmax alone: %.1f%% of GPU "
@@ -1067,7 +1107,7 @@ static void rule_offload(fbuilder *b)
     if (h2d_step < GD_OFFLOAD_BYTES_MIN || d2h_step < GD_OFFLOAD_BYTES_MIN || time_share < GD_OFFLOAD_TIME_MIN)
         return;
     double exposed = role_share(r, GPUDIAG_ROLE_MEMCPY);
-    gpudiag_finding *f = gd_fb_add(b, "offload_transfer", sev_for_share(time_share), 1, GPUDIAG_BN_MEMORY_TRANSFER, exposed);
+    gpudiag_finding *f = rf_add(b, GD_F_offload_transfer, sev_for_share(time_share), exposed);
     gd_fb_ev(f, "h2d_bytes_per_step", h2d_step);
     gd_fb_ev(f, "d2h_bytes_per_step", d2h_step);
     gd_fb_ev(f, "h2d_gb_per_s", h2d->time_us > 0 ? h2d->bytes / h2d->time_us / 1e3 : NAN);
@@ -1098,7 +1138,7 @@ static void rule_small_gemms(fbuilder *b)
     if (gemm_share < GD_GEMM_SHARE_MIN || under < GD_GEMM_UNDERFILLED_MIN)
         return;
     double gain = r->gemm_sm_idle_us / ((double)r->step_count * r->avg_step_us);
-    gpudiag_finding *f = gd_fb_add(b, "small_gemms", sev_for_share(gain), 1, GPUDIAG_BN_COMPUTE, gain);
+    gpudiag_finding *f = rf_add(b, GD_F_small_gemms, sev_for_share(gain), gain);
     gd_fb_ev(f, "gemm_kernel_share", gemm_share);
     gd_fb_ev(f, "underfilled_gemm_share", under);
     gd_fb_ev(f, "gemm_sm_idle_us_per_step", r->gemm_sm_idle_us / (double)r->step_count);
@@ -1123,7 +1163,7 @@ static void rule_memcpy(fbuilder *b)
     /* offload_transfer is the more specific diagnosis of the same copy time */
     if (isnan(s) || !(s > GD_MEMCPY_SHARE_MIN) || has_finding(r, "offload_transfer"))
         return;
-    gpudiag_finding *f = gd_fb_add(b, "memcpy_heavy", sev_for_share(s), 1, GPUDIAG_BN_MEMORY_TRANSFER, s);
+    gpudiag_finding *f = rf_add(b, GD_F_memcpy_heavy, sev_for_share(s), s);
     double copy_us = 0;
     for (int k = 0; k < GPUDIAG_COPY_KIND_COUNT; k++)
         copy_us += r->transfers[k].time_us;
@@ -1162,7 +1202,7 @@ static void rule_pageable(fbuilder *b)
     if (s < GD_PAGEABLE_SHARE_MIN)
         return;
     double gain = s * 0.5;
-    gpudiag_finding *f = gd_fb_add(b, "pageable_memcpy", sev_for_share(gain), 1, GPUDIAG_BN_MEMORY_TRANSFER, gain);
+    gpudiag_finding *f = rf_add(b, GD_F_pageable_memcpy, sev_for_share(gain), gain);
     gd_fb_ev(f, "pageable_copy_share", s);
     gd_fb_ev(f, "pageable_copies_per_step", (double)r->pageable.count / (double)r->step_count);
     gd_fb_ev(f, "pageable_bytes_per_step", r->pageable.bytes / (double)r->step_count);
@@ -1188,7 +1228,7 @@ static void rule_optimizer(fbuilder *b)
     if (per_step_kernels < GD_OPT_KERNELS_PER_STEP_MIN || share < GD_OPT_SHARE_MIN || fused >= 0.5)
         return;
     double gain = share * 0.5;
-    gpudiag_finding *f = gd_fb_add(b, "optimizer_unfused", sev_for_share(gain), 1, GPUDIAG_BN_HOST_LAUNCH, gain);
+    gpudiag_finding *f = rf_add(b, GD_F_optimizer_unfused, sev_for_share(gain), gain);
     gd_fb_ev(f, "optimizer_share", share);
     gd_fb_ev(f, "optimizer_kernels_per_step", per_step_kernels);
     gd_fb_ev(f, "optimizer_kernel_time_us_per_step", r->optimizer_kernel_time_us / (double)r->step_count);
@@ -1211,7 +1251,7 @@ static void rule_sync(fbuilder *b)
     double s = r->idle_cause_us[GPUDIAG_IDLE_SYNC] / (double)r->step_count / r->avg_step_us;
     if (!(s > GD_SYNC_SHARE_MIN))
         return;
-    gpudiag_finding *f = gd_fb_add(b, "sync_stall", sev_for_share(s), 1, GPUDIAG_BN_SYNCHRONIZATION, s);
+    gpudiag_finding *f = rf_add(b, GD_F_sync_stall, sev_for_share(s), s);
     gd_fb_ev(f, "sync_idle_share", s);
     gd_fb_ev(f, "sync_calls_per_step", (double)r->sync_calls / (double)r->step_count);
     gd_fb_ev(f, "sync_time_us_per_step", r->sync_time_us / (double)r->step_count);
@@ -1243,8 +1283,7 @@ static void rule_tensor_cores(fbuilder *b)
         return;
     double kshare = known_kernel_share(r);
     double gain = isnan(kshare) ? NAN : kshare * elig_share * (1.0 - 1.0 / GD_TC_SPEEDUP_ASSUMED);
-    gpudiag_finding *f = gd_fb_add(b, "no_tensor_cores", isnan(gain) ? GPUDIAG_SEV_MEDIUM : sev_for_share(gain), 1,
-                             GPUDIAG_BN_COMPUTE, gain);
+    gpudiag_finding *f = rf_add(b, GD_F_no_tensor_cores, isnan(gain) ? GPUDIAG_SEV_MEDIUM : sev_for_share(gain), gain);
     gd_fb_ev(f, "tensor_core_share", r->tensor_core_share);
     gd_fb_ev(f, "eligible_kernel_share", elig_share);
     gd_fb_ev(f, "kernel_share_of_step", kshare);
@@ -1279,7 +1318,7 @@ static void rule_low_util(fbuilder *b)
     if (!mostly_startup && !(uss < GD_LOW_UTIL_MAX))
         return;
     gpudiag_severity sev = mostly_startup ? GPUDIAG_SEV_LOW : uss < 0.3 ? GPUDIAG_SEV_HIGH : GPUDIAG_SEV_MEDIUM;
-    gpudiag_finding *f = gd_fb_add(b, "low_gpu_utilization", sev, 0, GPUDIAG_BN_UNKNOWN, NAN);
+    gpudiag_finding *f = rf_add(b, GD_F_low_gpu_utilization, sev, NAN);
     gd_fb_ev(f, "gpu_utilization", u);
     if (startup) {
         gd_fb_ev(f, "steady_state_utilization", uss);
@@ -1330,8 +1369,7 @@ static void rule_low_mfu(fbuilder *b)
     gpudiag_report *r = b->r;
     if (isnan(r->mfu) || !(r->mfu < GD_LOW_MFU_MAX))
         return;
-    gpudiag_finding *f = gd_fb_add(b, "low_mfu", r->mfu < GD_LOW_MFU_HIGH ? GPUDIAG_SEV_HIGH : GPUDIAG_SEV_MEDIUM, 0,
-                             GPUDIAG_BN_UNKNOWN, NAN);
+    gpudiag_finding *f = rf_add(b, GD_F_low_mfu, r->mfu < GD_LOW_MFU_HIGH ? GPUDIAG_SEV_HIGH : GPUDIAG_SEV_MEDIUM, NAN);
     gd_fb_ev(f, "mfu", r->mfu);
     gd_fb_ev(f, "hfu", r->hfu);
     gd_fb_ev(f, "achieved_tflops", r->achieved_tflops);
@@ -1394,10 +1432,8 @@ static int finding_rank(const gpudiag_finding *f)
     /* causes with an estimate first, then causes without, then symptoms, then notes */
     if (f->is_cause)
         return isnan(f->est_gain) ? 1 : 0;
-    if (strncmp(f->id, "input_", 6) == 0 || strcmp(f->id, "cpu_only_trace") == 0 ||
-        strcmp(f->id, "no_step_markers") == 0)
-        return 3;
-    return 2;
+    const gd_finding_row *c = catalogue_row(f->id);
+    return c && c->kind == NOTE ? 3 : 2;
 }
 
 static int cmp_finding(const void *pa, const void *pb)
@@ -1422,65 +1458,51 @@ static double evidence(const gpudiag_finding *f, const char *key)
     return NAN;
 }
 
+static const char *fix_memcpy(const gpudiag_finding *f)
+{
+    return evidence(f, "d2d_copy_time_share") > 0.5 ? "avoid device-side copies: .contiguous(), torch.cat, .clone()"
+                                                    : NULL;
+}
+
+static const char *fix_host_launch(const gpudiag_finding *f)
+{
+    return evidence(f, "graph_launches") > 0 ? "launch fewer, larger kernels outside the graphs: fusion, bigger batch"
+                                             : NULL;
+}
+
+static const char *fix_communication(const gpudiag_finding *f)
+{
+    if (evidence(f, "mpi_calls") > 0)
+        return "overlap MPI with GPU work: Isend/Irecv early, wait late, CUDA-aware MPI";
+    /* the dominant kind, as rule_communication chose it (NaN evidence: none) */
+    double gs[G_NONE] = {evidence(f, "all_reduce_share"),
+                         evidence(f, "all_gather_share") + evidence(f, "reduce_scatter_share"),
+                         evidence(f, "all_to_all_share"), evidence(f, "send_recv_share"),
+                         evidence(f, "broadcast_share"), evidence(f, "unknown_comm_share")};
+    switch (comm_dominant(gs)) {
+    case G_SHARDED:
+        return "prefetch FSDP all-gathers, limit_all_gathers, larger wrap units";
+    case G_P2P:
+        return "more micro-batches, an interleaved pipeline schedule, overlap send/recv with compute";
+    case G_ALL_TO_ALL:
+        return "overlap the all-to-all with compute, send fewer bytes, balance the shards";
+    case G_BROADCAST:
+        return "broadcast_buffers=False, broadcast parameters once";
+    case G_UNKNOWN:
+        return "overlap collectives with compute, communicate less often";
+    default:
+        return NULL; /* all-reduce: the catalogue's short_fix */
+    }
+}
+
+/* The verdict's one-line fix for f: the catalogue's fix_fn, else its short_fix. */
 static const char *short_fix(const gpudiag_finding *f)
 {
-    const char *id = f->id;
-    if (strcmp(id, "memcpy_heavy") == 0 && evidence(f, "d2d_copy_time_share") > 0.5)
-        return "avoid device-side copies: .contiguous(), torch.cat, .clone()";
-    if (strcmp(id, "dataloader_stall") == 0)
-        return "raise DataLoader num_workers, pin_memory, prefetch";
-    if (strcmp(id, "host_overhead") == 0)
-        return "cut CPU work between kernels: torch.compile, no per-step .item()";
-    if (strcmp(id, "host_launch_bound") == 0 && evidence(f, "graph_launches") > 0)
-        return "launch fewer, larger kernels outside the graphs: fusion, bigger batch";
-    if (strcmp(id, "host_launch_bound") == 0)
-        return "launch fewer, larger kernels: torch.compile / CUDA Graphs, bigger batch";
-    if (strcmp(id, "communication_bound") == 0 && evidence(f, "mpi_calls") > 0)
-        return "overlap MPI with GPU work: Isend/Irecv early, wait late, CUDA-aware MPI";
-    if (strcmp(id, "communication_bound") == 0) {
-        /* the dominant kind, as rule_communication chose it (NaN evidence: none) */
-        double gs[G_NONE] = {evidence(f, "all_reduce_share"),
-                             evidence(f, "all_gather_share") + evidence(f, "reduce_scatter_share"),
-                             evidence(f, "all_to_all_share"), evidence(f, "send_recv_share"),
-                             evidence(f, "broadcast_share"), evidence(f, "unknown_comm_share")};
-        switch (comm_dominant(gs)) {
-        case G_SHARDED:
-            return "prefetch FSDP all-gathers, limit_all_gathers, larger wrap units";
-        case G_P2P:
-            return "more micro-batches, an interleaved pipeline schedule, overlap send/recv with compute";
-        case G_ALL_TO_ALL:
-            return "overlap the all-to-all with compute, send fewer bytes, balance the shards";
-        case G_BROADCAST:
-            return "broadcast_buffers=False, broadcast parameters once";
-        case G_UNKNOWN:
-            return "overlap collectives with compute, communicate less often";
-        default:
-            return "overlap all-reduce with backward, communicate less often";
-        }
-    }
-    if (strcmp(id, "memcpy_heavy") == 0)
-        return "pinned memory + non_blocking copies, keep tensors on the GPU";
-    if (strcmp(id, "no_tensor_cores") == 0)
-        return "enable AMP (bf16/fp16) or TF32";
-    if (strcmp(id, "memory_bound_kernels") == 0)
-        return "fuse kernels: torch.compile, fused norms, bf16";
-    if (strcmp(id, "attention_unfused") == 0)
-        return "scaled_dot_product_attention / FlashAttention";
-    if (strcmp(id, "optimizer_unfused") == 0)
-        return "foreach=True or fused=True optimizer";
-    if (strcmp(id, "pageable_memcpy") == 0)
-        return "pin_memory=True and non_blocking copies";
-    if (strcmp(id, "collective_host_work") == 0)
-        return "DDP broadcast_buffers=False";
-    if (strcmp(id, "stream_wait") == 0)
-        return "find what the queued streams wait on: events, graph dependencies";
-    if (strcmp(id, "sync_stall") == 0)
-        return "no .item()/.cpu()/synchronize inside the step";
-    if (strcmp(id, "offload_transfer") == 0)
-        return "avoid CPU offload or overlap it with compute";
-    if (strcmp(id, "small_gemms") == 0)
-        return "raise the micro-batch so GEMMs fill the GPU";
-    return "see findings";
+    const gd_finding_row *c = catalogue_row(f->id);
+    const char *fix = c && c->fix_fn ? c->fix_fn(f) : NULL;
+    if (!fix && c)
+        fix = c->short_fix;
+    return fix ? fix : "see findings";
 }
 
 /* stream_wait time with no graph launch or stream-wait-event call to explain it, µs. */
@@ -1693,33 +1715,28 @@ static void verdict(fbuilder *b, const gpudiag_trace *t)
     verdict_finding(b, on);
 }
 
+/* The rules over the report's numbers, in the order they run (it matters: a
+ * rule may read an earlier rule's finding, has_finding).  GPU: only when the
+ * trace has device activity; ANY: always. */
+enum { ANY, GPU };
+static const struct {
+    void (*fn)(fbuilder *b);
+    int when;
+} passes[] = {
+    {rule_startup, GPU},         {rule_dataloader, ANY},   {rule_host_overhead, GPU}, {rule_communication, GPU},
+    {rule_collective_host, GPU}, {rule_stream_wait, GPU},  {rule_offload, GPU},       {rule_memcpy, GPU},
+    {rule_small_gemms, GPU},     {rule_memory_bound, GPU}, {rule_attention, GPU},     {rule_sync, GPU},
+    {rule_pageable, GPU},        {rule_optimizer, GPU},    {rule_tensor_cores, GPU},  {rule_low_util, GPU},
+    {rule_low_mfu, GPU},         {rule_nsight, GPU},       {rule_graph_replays, ANY},
+};
+
 int gd_diagnose(const gpudiag_trace *t, gpudiag_report *r)
 {
     fbuilder b = {r, 0, 0};
-    rule_input(&b, t);
-    if (r->has_gpu) {
-        rule_startup(&b);
-        rule_dataloader(&b);
-        rule_host_overhead(&b);
-        rule_communication(&b);
-        rule_collective_host(&b);
-        rule_stream_wait(&b);
-        rule_offload(&b);
-        rule_memcpy(&b);
-        rule_small_gemms(&b);
-        rule_memory_bound(&b);
-        rule_attention(&b);
-        rule_sync(&b);
-        rule_pageable(&b);
-        rule_optimizer(&b);
-        rule_tensor_cores(&b);
-        rule_low_util(&b);
-        rule_low_mfu(&b);
-        rule_nsight(&b);
-    } else {
-        rule_dataloader(&b);
-    }
-    rule_graph_replays(&b);
+    rule_input(&b, t); /* the notes about the input, first: it also reads the trace */
+    for (size_t i = 0; i < sizeof passes / sizeof *passes; i++)
+        if (passes[i].when == ANY || r->has_gpu)
+            passes[i].fn(&b);
     if (r->finding_count > 1)
         qsort(r->findings, r->finding_count, sizeof *r->findings, cmp_finding);
     verdict(&b, t);
