@@ -346,7 +346,21 @@ static int parse_analyze(int argc, char **argv, settings *s)
     {
         static const char *const names[] = {"--html", "--trace-out", "--save"};
         const char *outs[] = {s->html, s->trace_out, s->save};
-        if (gd_check_outputs(names, outs, 3, s->paths, (size_t)s->npaths) != 0)
+        /* every file the command reads: the traces, then --ncu (a user lost
+         * their Nsight Compute CSV to --html before it was counted; issue 19) */
+        const char **ins = malloc(((size_t)s->npaths + 1) * sizeof *ins);
+        if (!ins) {
+            fprintf(stderr, "%s: error: out of memory\n", prog);
+            return GD_EXIT_INTERNAL;
+        }
+        size_t nin = 0;
+        for (int i = 0; i < s->npaths; i++)
+            ins[nin++] = s->paths[i];
+        if (s->ncu)
+            ins[nin++] = s->ncu;
+        int clash = gd_check_outputs(names, outs, 3, ins, nin);
+        free(ins);
+        if (clash != 0)
             return GD_EXIT_USAGE;
         /* checked before the analysis, which can take minutes on a big trace (issue 19 class 18) */
         if (gd_check_writable(names, outs, 3) != 0)

@@ -39,13 +39,14 @@ gpudiag_log_format gd_sniff_log_head(unsigned char *head, size_t n);
 /* Refuse output files that would destroy an input or each other, before
  * anything is read or written.  outs[i] is the file given to option
  * opt_names[i] (NULL or "-" = not given / standard output); ins are the
- * input paths (files or directories, "-" skipped).  An output is refused
+ * paths of every file the command reads (trace files or directories, and
+ * option inputs such as --ncu; "-" skipped).  An output is refused
  * when it is the same file as an input (same device and inode, so a symlink
  * or another spelling is caught), when it would be created inside an input
  * directory (it would be read as one of its traces next time), or when two
  * outputs are the same file.  Prints "gpudiag: error: ..." naming both and
  * returns -1 (the caller exits 2); 0 when all is well. */
-int gd_check_outputs(const char *const *opt_names, const char *const *outs, size_t nout, char *const *ins,
+int gd_check_outputs(const char *const *opt_names, const char *const *outs, size_t nout, const char *const *ins,
                      size_t nin);
 
 /* Before anything is read: can each output (outs[i] of option opt_names[i];

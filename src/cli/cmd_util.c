@@ -115,7 +115,7 @@ static int same_inode(const struct stat *a, const struct stat *b)
     return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
-int gd_check_outputs(const char *const *opt_names, const char *const *outs, size_t nout, char *const *ins,
+int gd_check_outputs(const char *const *opt_names, const char *const *outs, size_t nout, const char *const *ins,
                      size_t nin)
 {
     for (size_t i = 0; i < nout; i++) {

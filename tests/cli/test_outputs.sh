@@ -5,7 +5,9 @@
 # is written, and leave the input byte for byte as it was:
 #   --trace-out IN IN, --html LINK IN (LINK a symlink to IN), --save ./IN IN,
 #   --html A --save A, --save DIR/out.json DIR (inside the input directory),
-#   run -o X --json X.
+#   run -o X --json X,
+#   --ncu N with --html N, --save N, --trace-out N and --html LINK (LINK -> N):
+#   the Nsight Compute CSV is an input too (new-user trial of issue 19).
 # And the ordinary cases still work: --save elsewhere, --html to a new file.
 set -u
 GD_TMP_TAG=outputs
@@ -35,6 +37,15 @@ check "--save dir/out.json would be written into the input directory dir" analyz
 [ -e dir/out.json ] && bad "dir/out.json written although refused"
 check "--output and --json name the same file x.csv" run -o x.csv --json x.csv -- true
 [ -e x.csv ] && bad "x.csv written although refused"
+cp "$GD_TEST_DATA/ncu/roofline_h100.csv" n.csv
+cp n.csv n.orig
+ln -s n.csv nlink.csv
+for opt in --html --save --trace-out; do
+    check "$opt n.csv is the input n.csv: refusing to overwrite it" analyze -q --ncu n.csv $opt n.csv in.json
+    cmp -s n.csv n.orig || bad "--ncu n.csv $opt n.csv: the --ncu input changed"
+done
+check "--html nlink.csv is the input n.csv" analyze -q --ncu n.csv --html nlink.csv in.json
+cmp -s n.csv n.orig || bad "--html through a link: the --ncu input changed"
 # ordinary use still works
 "$GPUDIAG" analyze -q --save saved.json --html page.html in.json >/dev/null 2>&1 || bad "--save/--html elsewhere: exit $?"
 [ -s saved.json ] && [ -s page.html ] || bad "outputs missing"
