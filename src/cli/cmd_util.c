@@ -392,6 +392,26 @@ gd_exit gd_list_trace_dir(const char *dir, char ***names_out, size_t *n_out)
         if (!(names[n] = malloc(len)))
             goto oom;
         snprintf(names[n], len, "%s/%s", dir, de->d_name);
+        /* regular files only (a symlink to one counts): opening a FIFO
+         * blocks until a writer comes, which hung `analyze DIR` (new-user
+         * trial of issue 19); a FIFO named on the command line is still read */
+        struct stat sb;
+        const char *what = NULL;
+        if (stat(names[n], &sb) != 0)
+            what = NULL; /* e.g. a dangling symlink: the reader says why, as before */
+        else if (S_ISFIFO(sb.st_mode))
+            what = "a FIFO";
+        else if (S_ISDIR(sb.st_mode))
+            what = "a directory";
+        else if (S_ISSOCK(sb.st_mode))
+            what = "a socket";
+        else if (!S_ISREG(sb.st_mode))
+            what = "a device or other special file";
+        if (what) {
+            fprintf(stderr, "gpudiag: note: %s: skipped: %s, not a regular file\n", names[n], what);
+            free(names[n]);
+            continue;
+        }
         n++;
     }
     closedir(d);

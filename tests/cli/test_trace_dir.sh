@@ -3,7 +3,11 @@
 # DIR DIR` (gd_list_trace_dir, src/cli/cmd_util.c): a directory with no trace
 # file (empty, or only dot files and other names) is refused with exit 3 and
 # the same message from both commands; dot files and other names are left out
-# when trace files are there.
+# when trace files are there.  Entries that are not regular files (a FIFO,
+# a directory named like a trace) are skipped with a note naming them, so a
+# FIFO in the directory no longer hangs `analyze DIR`, `--ranks` or `compare`
+# (new-user trial of issue 19); a FIFO named on the command line is still
+# read once.
 . "$(dirname "$0")/common.sh"
 mkdir "$TMP/empty" "$TMP/other" "$TMP/two"
 : > "$TMP/other/notes.txt"
@@ -40,4 +44,24 @@ if names != ["a.json", "b.json"]:
     print("FAIL: files read", names); sys.exit(1)
 PY
 expect_rc 0 "$GPUDIAG" compare "$TMP/two" "$TMP/two"
+# a FIFO and a directory among the traces: skipped, named, no hang (timeout
+# exits 124 if the reader blocks on the FIFO)
+mkdir "$TMP/fifo" "$TMP/fifo/d.json" "$TMP/onlyfifo"
+cp "$GD_TEST_DATA/ok_two_steps.json" "$TMP/fifo/a.json"
+mkfifo "$TMP/fifo/c.json" "$TMP/onlyfifo/p.json"
+for args in "analyze -q" "analyze -q --ranks 0" "compare $TMP/two"; do
+    # shellcheck disable=SC2086
+    expect_rc 0 timeout 20 "$GPUDIAG" $args "$TMP/fifo"
+    grep -qx "gpudiag: note: $TMP/fifo/c.json: skipped: a FIFO, not a regular file" "$TMP/err" && ok ||
+        nok "$args fifo: no note for the FIFO: '$(cat "$TMP/err")'"
+    grep -qx "gpudiag: note: $TMP/fifo/d.json: skipped: a directory, not a regular file" "$TMP/err" && ok ||
+        nok "$args fifo: no note for the directory: '$(cat "$TMP/err")'"
+done
+expect_rc 3 timeout 20 "$GPUDIAG" analyze "$TMP/onlyfifo"
+grep -q "no .json, .json.gz or .sqlite trace files in this directory" "$TMP/err" && ok || nok "onlyfifo: '$(cat "$TMP/err")'"
+# a FIFO given by name is read once
+mkfifo "$TMP/direct.json"
+timeout 20 sh -c "cat \"$GD_TEST_DATA/ok_two_steps.json\" > \"$TMP/direct.json\"" &
+expect_rc 0 timeout 20 "$GPUDIAG" analyze -q "$TMP/direct.json"
+wait
 finish
