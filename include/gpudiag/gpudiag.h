@@ -209,14 +209,10 @@ int gpudiag_trace_world_size(const gpudiag_trace *trace);
  *  TensorBoard profiler plugin (each instant of a step goes to the first
  *  category active at that instant). */
 typedef enum gpudiag_role {
-    GPUDIAG_ROLE_KERNEL = 0,
-    GPUDIAG_ROLE_MEMCPY,
-    GPUDIAG_ROLE_MEMSET,
-    GPUDIAG_ROLE_COMMUNICATION,
-    GPUDIAG_ROLE_RUNTIME,
-    GPUDIAG_ROLE_DATALOADER,
-    GPUDIAG_ROLE_CPU_EXEC,
-    GPUDIAG_ROLE_OTHER,
+    /* the values, their names and comments: gpudiag/roles.def (first = 0, append only) */
+#define GPUDIAG_ROLE_ROW(e, name, abbr) GPUDIAG_ROLE_##e,
+#include "gpudiag/roles.def"
+#undef GPUDIAG_ROLE_ROW
     GPUDIAG_ROLE_COUNT
 } gpudiag_role;
 
@@ -225,16 +221,10 @@ const char *gpudiag_role_name(gpudiag_role role);
 
 /** Kernel classes (by kernel name; see docs/DEFINITIONS.md). */
 typedef enum gpudiag_kernel_class {
-    GPUDIAG_KCLASS_GEMM = 0,
-    GPUDIAG_KCLASS_CONV,
-    GPUDIAG_KCLASS_ATTENTION,
-    GPUDIAG_KCLASS_NORM,
-    GPUDIAG_KCLASS_REDUCTION,
-    GPUDIAG_KCLASS_ELEMENTWISE,
-    GPUDIAG_KCLASS_COMMUNICATION,
-    GPUDIAG_KCLASS_MEMORY,
-    GPUDIAG_KCLASS_OTHER,
-    GPUDIAG_KCLASS_OPTIMIZER,     /**< multi_tensor_apply, fused Adam/SGD/LAMB (added after OTHER: values are stable) */
+    /* the values, their names and comments: gpudiag/kernel_classes.def (first = 0, append only) */
+#define GPUDIAG_KCLASS_ROW(e, name) GPUDIAG_KCLASS_##e,
+#include "gpudiag/kernel_classes.def"
+#undef GPUDIAG_KCLASS_ROW
     GPUDIAG_KCLASS_COUNT
 } gpudiag_kernel_class;
 
@@ -330,14 +320,10 @@ typedef struct gpudiag_device {
  *  and Generic kernels run any collective (NCCL 2.12-2.13 names every kernel SendRecv;
  *  all-to-all runs as grouped send/recv), so by name alone they are GPUDIAG_COMM_UNKNOWN. */
 typedef enum gpudiag_comm_kind {
-    GPUDIAG_COMM_ALL_REDUCE = 0,
-    GPUDIAG_COMM_ALL_GATHER,
-    GPUDIAG_COMM_REDUCE_SCATTER,
-    GPUDIAG_COMM_ALL_TO_ALL,
-    GPUDIAG_COMM_SEND_RECV,       /**< point-to-point send/recv named by the host call or args */
-    GPUDIAG_COMM_BROADCAST,
-    GPUDIAG_COMM_OTHER,           /**< a known collective outside the table (reduce, gather, barrier, ...) */
-    GPUDIAG_COMM_UNKNOWN,         /**< nothing tells the kind (a SendRecv/Generic kernel, no host call) */
+    /* the values, their names and comments: gpudiag/comm_kinds.def (first = 0, append only) */
+#define GPUDIAG_COMM_KIND_ROW(e, name, share_key) GPUDIAG_COMM_##e,
+#include "gpudiag/comm_kinds.def"
+#undef GPUDIAG_COMM_KIND_ROW
     GPUDIAG_COMM_KIND_COUNT
 } gpudiag_comm_kind;
 
@@ -346,21 +332,10 @@ const char *gpudiag_comm_kind_name(gpudiag_comm_kind kind);
 
 /** What a GPU-idle gap is attributed to (docs/DEFINITIONS.md "Idle gaps and their causes"). */
 typedef enum gpudiag_idle_cause {
-    GPUDIAG_IDLE_SYNC = 0,        /**< a host sync call was waiting when the GPU drained */
-    GPUDIAG_IDLE_DATALOADER,      /**< the DataLoader was fetching the next batch */
-    GPUDIAG_IDLE_COMMUNICATION,   /**< the host was in a collective / process-group call */
-    GPUDIAG_IDLE_OPTIMIZER,       /**< the host was in Optimizer.step / zero_grad */
-    GPUDIAG_IDLE_HOST_LAUNCH,     /**< the host was busy in other ops or launch calls */
-    GPUDIAG_IDLE_OTHER,           /**< no host activity recorded during the gap */
-    GPUDIAG_IDLE_STARTUP,         /**< before the first / after the last GPU op of the window, or in
-                                       warm-up: not steady state, left out of the estimates */
-    GPUDIAG_IDLE_COMPILATION,     /**< torch.compile (Dynamo/Inductor/Triton) compiling on the host;
-                                       left out of the estimates */
-    GPUDIAG_IDLE_STREAM_WAIT,     /**< the next op was already queued (launched before the gap) and the
-                                       gap is not a kernel-to-kernel delay: the stream waited on an
-                                       event, another stream or a graph dependency, not on the host */
-    GPUDIAG_IDLE_KERNEL_WAIT,     /**< the next op was already queued and the gap is < 30 µs, or lies
-                                       between two ops of one graph replay: launch overhead on the GPU */
+    /* the values, their names and comments: gpudiag/idle_causes.def (first = 0, append only) */
+#define GPUDIAG_IDLE_CAUSE_ROW(e, name) GPUDIAG_IDLE_##e,
+#include "gpudiag/idle_causes.def"
+#undef GPUDIAG_IDLE_CAUSE_ROW
     GPUDIAG_IDLE_CAUSE_COUNT
 } gpudiag_idle_cause;
 
@@ -441,10 +416,10 @@ typedef struct gpudiag_transfer {
 
 /** Copy directions. */
 typedef enum gpudiag_copy_kind {
-    GPUDIAG_COPY_H2D = 0,
-    GPUDIAG_COPY_D2H,
-    GPUDIAG_COPY_D2D,
-    GPUDIAG_COPY_OTHER,           /**< peer-to-peer, host-to-host, unnamed */
+    /* the values, their names and comments: gpudiag/copy_kinds.def (first = 0, append only) */
+#define GPUDIAG_COPY_KIND_ROW(e, name) GPUDIAG_COPY_##e,
+#include "gpudiag/copy_kinds.def"
+#undef GPUDIAG_COPY_KIND_ROW
     GPUDIAG_COPY_KIND_COUNT
 } gpudiag_copy_kind;
 

@@ -742,16 +742,17 @@ static void add_row(gpudiag_comparison *c, const char *key, double b, double t, 
     r->better = better;
 }
 
+/* the JSON keys of the role and idle-cause shares, from the enums' lists */
 static const char *const role_keys[GPUDIAG_ROLE_COUNT] = {
-    "breakdown.share.kernel",  "breakdown.share.memcpy",   "breakdown.share.memset",
-    "breakdown.share.communication", "breakdown.share.runtime", "breakdown.share.dataloader",
-    "breakdown.share.cpu_exec", "breakdown.share.other"};
+#define GPUDIAG_ROLE_ROW(e, name, abbr) "breakdown.share." name,
+#include "gpudiag/roles.def"
+#undef GPUDIAG_ROLE_ROW
+};
 static const char *const cause_keys[GPUDIAG_IDLE_CAUSE_COUNT] = {
-    "idle.by_cause_share_of_step.sync",      "idle.by_cause_share_of_step.dataloader",
-    "idle.by_cause_share_of_step.communication", "idle.by_cause_share_of_step.optimizer",
-    "idle.by_cause_share_of_step.host_launch", "idle.by_cause_share_of_step.other",
-    "idle.by_cause_share_of_step.startup", "idle.by_cause_share_of_step.compilation",
-    "idle.by_cause_share_of_step.stream_wait", "idle.by_cause_share_of_step.kernel_wait"};
+#define GPUDIAG_IDLE_CAUSE_ROW(e, name) "idle.by_cause_share_of_step." name,
+#include "gpudiag/idle_causes.def"
+#undef GPUDIAG_IDLE_CAUSE_ROW
+};
 
 /* a finding id over a group's runs */
 typedef struct fagg {

@@ -917,8 +917,10 @@ static void rule_communication(fbuilder *b)
     double gs[G_NONE] = {0};
     if (tot > 0) {
         static const char *const keys[GPUDIAG_COMM_KIND_COUNT] = {
-            "all_reduce_share", "all_gather_share", "reduce_scatter_share", "all_to_all_share",
-            "send_recv_share",  "broadcast_share",  "other_comm_share",     "unknown_comm_share"};
+#define GPUDIAG_COMM_KIND_ROW(e, name, share_key) share_key,
+#include "gpudiag/comm_kinds.def"
+#undef GPUDIAG_COMM_KIND_ROW
+        };
         for (int k = 0; k < GPUDIAG_COMM_KIND_COUNT; k++)
             gd_fb_ev(f, keys[k], r->comm_kind_us[k] / tot);
         gs[G_ALL_REDUCE] = r->comm_kind_us[GPUDIAG_COMM_ALL_REDUCE] / tot;

@@ -1,5 +1,6 @@
 /*
- * names.c — static names for enums, status texts, and freeing a report.
+ * names.c — static names for enums (the enums' .def lists in include/gpudiag/),
+ * status texts, and freeing a report.
  */
 #include <stdlib.h>
 
@@ -40,7 +41,9 @@ const char *gpudiag_errname(gpudiag_status code)
 const char *gpudiag_role_name(gpudiag_role role)
 {
     static const char *const names[GPUDIAG_ROLE_COUNT] = {
-        "kernel", "memcpy", "memset", "communication", "runtime", "dataloader", "cpu_exec", "other",
+#define GPUDIAG_ROLE_ROW(e, name, abbr) name,
+#include "gpudiag/roles.def"
+#undef GPUDIAG_ROLE_ROW
     };
     return (unsigned)role < GPUDIAG_ROLE_COUNT ? names[role] : "unknown";
 }
@@ -48,8 +51,9 @@ const char *gpudiag_role_name(gpudiag_role role)
 const char *gpudiag_kernel_class_name(gpudiag_kernel_class cls)
 {
     static const char *const names[GPUDIAG_KCLASS_COUNT] = {
-        "gemm", "conv", "attention", "norm", "reduction", "elementwise", "communication", "memory", "other",
-        "optimizer",
+#define GPUDIAG_KCLASS_ROW(e, name) name,
+#include "gpudiag/kernel_classes.def"
+#undef GPUDIAG_KCLASS_ROW
     };
     return (unsigned)cls < GPUDIAG_KCLASS_COUNT ? names[cls] : "unknown";
 }
@@ -57,8 +61,9 @@ const char *gpudiag_kernel_class_name(gpudiag_kernel_class cls)
 const char *gpudiag_idle_cause_name(gpudiag_idle_cause cause)
 {
     static const char *const names[GPUDIAG_IDLE_CAUSE_COUNT] = {
-        "sync", "dataloader", "communication", "optimizer", "host_launch", "other", "startup", "compilation",
-        "stream_wait", "kernel_wait",
+#define GPUDIAG_IDLE_CAUSE_ROW(e, name) name,
+#include "gpudiag/idle_causes.def"
+#undef GPUDIAG_IDLE_CAUSE_ROW
     };
     return (unsigned)cause < GPUDIAG_IDLE_CAUSE_COUNT ? names[cause] : "unknown";
 }
@@ -66,14 +71,20 @@ const char *gpudiag_idle_cause_name(gpudiag_idle_cause cause)
 const char *gpudiag_comm_kind_name(gpudiag_comm_kind kind)
 {
     static const char *const names[GPUDIAG_COMM_KIND_COUNT] = {
-        "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "send_recv", "broadcast", "other", "unknown",
+#define GPUDIAG_COMM_KIND_ROW(e, name, share_key) name,
+#include "gpudiag/comm_kinds.def"
+#undef GPUDIAG_COMM_KIND_ROW
     };
     return (unsigned)kind < GPUDIAG_COMM_KIND_COUNT ? names[kind] : "unknown";
 }
 
 const char *gpudiag_copy_kind_name(gpudiag_copy_kind kind)
 {
-    static const char *const names[GPUDIAG_COPY_KIND_COUNT] = {"h2d", "d2h", "d2d", "other"};
+    static const char *const names[GPUDIAG_COPY_KIND_COUNT] = {
+#define GPUDIAG_COPY_KIND_ROW(e, name) name,
+#include "gpudiag/copy_kinds.def"
+#undef GPUDIAG_COPY_KIND_ROW
+    };
     return (unsigned)kind < GPUDIAG_COPY_KIND_COUNT ? names[kind] : "unknown";
 }
 

@@ -159,7 +159,11 @@ static const char *const CSS =
     "svg .roof{fill:none;stroke:var(--fg);stroke-width:1.6}svg .kcomp{fill:var(--busy);stroke:var(--busy)}"
     "svg .kmem{fill:var(--bg);stroke:var(--r-runtime);stroke-width:2}";
 
-static const char *const ROLE_ABBR[GPUDIAG_ROLE_COUNT] = {"K", "Mc", "Ms", "Comm", "RT", "DL", "CPU", "O"};
+static const char *const ROLE_ABBR[GPUDIAG_ROLE_COUNT] = {
+#define GPUDIAG_ROLE_ROW(e, name, abbr) abbr,
+#include "gpudiag/roles.def"
+#undef GPUDIAG_ROLE_ROW
+};
 
 /* Patterns tell the idle causes apart without colour. */
 static void write_patterns(hw *w)
