@@ -559,6 +559,10 @@ typedef struct gpudiag_input_info {
                                        docs/DEFINITIONS.md "Time and events") */
     uint64_t legacy_launches;     /**< its `cpu_to_cuda` launch arrows: kernels launched whose execution it did
                                        not record (0 when none) */
+    uint64_t profiler_ranges;     /**< `cuda_profiler_range` events (Kineto's CUPTI range profiler, one per
+                                       kernel): their counters are not analysed and their times are not kernel
+                                       times (Kineto spreads the ranges evenly over the profiling span), so they
+                                       are not GPU ops (finding `input_profiler_ranges`); 0 when none */
     uint64_t unanalysed_device_events; /**< complete events of device-activity categories no analysis reads
                                        (MTIA `mtia_ccp_events`, ...; DEFINITIONS "Time and events"), all
                                        categories together; 0 when none */

@@ -1400,6 +1400,7 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
     r->has_gpu = t->gpu_ops.len > 0;
     in->legacy_profiler = t->legacy_events > 0;
     in->legacy_launches = t->legacy_launch_arrows;
+    in->profiler_ranges = t->profiler_ranges;
     unanalysed_devices(t, in);
     int strings_ok = 1;
     if (t->nsys.present) {

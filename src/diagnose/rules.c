@@ -286,6 +286,24 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                        "out. The host-side numbers (steps, CPU ops, runtime calls) still hold; for the device "
                        "side use the accelerator vendor's analysis tools."));
     }
+    if (r->input.profiler_ranges > 0) {
+        /* DEFINITIONS "Time and events", CUPTI range-profiler events: counters, not timings */
+        gpudiag_finding *f =
+            rf_add(b, GD_F_input_profiler_ranges, r->has_gpu ? GPUDIAG_SEV_LOW : GPUDIAG_SEV_MEDIUM, NAN);
+        gd_fb_ev(f, "profiler_ranges", (double)r->input.profiler_ranges);
+        gd_fb_ev(f, "gpu_ops", (double)t->gpu_ops.len);
+        gd_fb_text(b, f,
+             gd_format("%llu CUPTI range-profiler event%s (cuda_profiler_range, one per kernel) carry counters, "
+                       "not timings: Kineto spreads them evenly over the profiling span, so they are not read as "
+                       "kernels%s",
+                       (unsigned long long)r->input.profiler_ranges, r->input.profiler_ranges == 1 ? "" : "s",
+                       r->has_gpu ? "" : "; with no other GPU activity recorded, the GPU's busy and idle time are "
+                                         "unknown, not zero"),
+             gd_format("This trace was recorded with the profiler's CUPTI range-profiler mode (experimental_config "
+                       "profiler_metrics), which reads counters per kernel (serialising the kernels) and records no "
+                       "kernel times. Profile again without profiler_metrics (CUDA activities on) to see where the GPU waits; "
+                       "read the counters with Nsight Compute (gpudiag analyze --ncu) for the roofline."));
+    }
     for (size_t i = 0; i < r->device_count; i++) {
         /* DEFINITIONS "GPU metrics", architecture inferred from kernel names: say so, once */
         const gpudiag_device *d = &r->devices[i];
@@ -316,6 +334,8 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
     }
     if (!r->has_gpu && r->input.unanalysed_device_events > 0) {
         /* input_unanalysed_device_events above says it: not a CPU-only trace */
+    } else if (!r->has_gpu && r->input.profiler_ranges > 0) {
+        /* input_profiler_ranges above says it: the GPU ran, its times were not recorded */
     } else if (!r->has_gpu && r->graph_launches_unrecorded > 0 && !r->input.truncated) {
         /* input_graph_replays_unrecorded (rule_graph_replays) says it: the GPU work ran in graphs */
     } else if (!r->has_gpu && r->input.legacy_profiler && !r->input.truncated) {
@@ -1617,6 +1637,13 @@ static void verdict(fbuilder *b, const gpudiag_trace *t)
                       "recorded, so whether the GPU is busy or waiting cannot be told from it (%zu host step%s); "
                       "record graph kernels and profile again.",
                       (unsigned long long)r->graph_launches_unrecorded, r->graph_launches_unrecorded == 1 ? "" : "es",
+                      r->step_count, r->step_count == 1 ? "" : "s");
+    } else if (!r->has_gpu && r->input.profiler_ranges > 0) {
+        on = "input_profiler_ranges";
+        v = gd_format("The trace was recorded with the CUPTI range profiler: %llu kernel counter range%s but no "
+                      "kernel times, so whether the GPU is busy or waiting cannot be told from it (%zu host step%s); "
+                      "profile again without profiler_metrics.",
+                      (unsigned long long)r->input.profiler_ranges, r->input.profiler_ranges == 1 ? "" : "s",
                       r->step_count, r->step_count == 1 ? "" : "s");
     } else if (!r->has_gpu && r->input.unanalysed_device_events > 0) {
         on = "input_unanalysed_device_events";

@@ -79,7 +79,7 @@ enum key {
 
 enum cat {
     CAT_UNKNOWN = 0, CAT_OPERATOR, CAT_USER_ANNOT, CAT_GPU_ANNOT, CAT_PYTHON, CAT_PYFUNC,
-    CAT_RUNTIME, CAT_DRIVER, CAT_KERNEL, CAT_MEMCPY, CAT_MEMSET, CAT_TRACE, CAT_OTHER
+    CAT_RUNTIME, CAT_DRIVER, CAT_KERNEL, CAT_MEMCPY, CAT_MEMSET, CAT_TRACE, CAT_OTHER, CAT_PROFILER_RANGE
 };
 
 enum legacy_pid { LEGACY_NONE = 0, LEGACY_CPU, LEGACY_CUDA };
@@ -400,7 +400,7 @@ static int cat_for(const char *s, size_t len)
     if (gd_ieq(s, len, "python_function"))
         return CAT_PYFUNC;
     if (gd_ieq(s, len, "cuda_profiler_range"))
-        return CAT_KERNEL; /* kernels carrying CUPTI counters (HTA reads them as kernels) */
+        return CAT_PROFILER_RANGE; /* CUPTI range-profiler counters: times not measured (DEFINITIONS) */
     return CAT_OTHER;
 }
 
@@ -566,6 +566,13 @@ static int commit_event_inner(parser *p)
     if (e->cat == CAT_OTHER) {
         t->ignored_events++;
         return note_other_cat(t, e);
+    }
+    if (e->cat == CAT_PROFILER_RANGE) {
+        /* Kineto's CUPTI range profiler spreads its ranges evenly over the profiling span
+         * (one per kernel): counters, not timings, so not GPU ops (DEFINITIONS "Time and events") */
+        t->ignored_events++;
+        t->profiler_ranges++;
+        return 0;
     }
     if (e->cat == CAT_UNKNOWN) {
         t->ignored_events++;

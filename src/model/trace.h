@@ -209,6 +209,7 @@ struct gpudiag_trace {
     uint64_t other_cat_events_dropped; /* X events of device categories beyond those */
     uint64_t events_with_ph;  /* event objects with a "ph" field (none: not a trace) */
     uint64_t legacy_events;   /* legacy autograd-profiler events (no "cat"; pid "CPU/CUDA functions") */
+    uint64_t profiler_ranges; /* cuda_profiler_range X events: CUPTI range-profiler counters, no timing */
     uint64_t legacy_launch_arrows; /* its "cpu_to_cuda" flow starts: kernel launches it did not record */
     uint64_t uncategorised_events; /* other complete events without "cat": not the PyTorch profiler's */
     char truncation_reason[256];

@@ -212,6 +212,7 @@ static void write_inputs(jw *w, const gpudiag_report *r)
         yajl_gen_null(w->g);
     }
     kv_bool(w, "legacy_profiler", in->legacy_profiler);
+    kv_int(w, "profiler_ranges", (long long)in->profiler_ranges);
     key(w, "unanalysed_device_events");
     yajl_gen_array_open(w->g);
     for (size_t i = 0; i < in->unanalysed_device_count; i++) {
