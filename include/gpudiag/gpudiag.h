@@ -633,6 +633,9 @@ typedef struct gpudiag_report {
     uint64_t graph_launches_unrecorded; /**< of those, the calls no GPU op is joined to by correlation id: the
                                        profiler did not record the replay's kernels */
     uint64_t graph_gpu_ops;       /**< GPU ops joined to a graph launch call (the recorded nodes of replays) */
+    uint64_t graph_captures;      /**< stream-capture windows (cuda/hipStreamBeginCapture .. EndCapture on one
+                                       thread) overlapping the steps span (DEFINITIONS "Graph replays", capture) */
+    double graph_capture_us;      /**< time of the union of those windows inside the steps span, µs */
     double graph_hidden_idle_us;  /**< device-idle gaps inside the steps that may hold an unrecorded replay:
                                        each device's first gap ending after such a launch started, summed, µs */
     uint64_t gpu_ops_unlinked;    /**< GPU ops (kernels, memcpys, memsets) of the whole trace with no runtime or

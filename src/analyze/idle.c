@@ -22,6 +22,7 @@
 
 #include "analyze/analyze.h"
 #include "analyze/intervals.h"
+#include "analyze/kclass.h"
 #include "diagnose/rules.h"
 #include "model/collective.h"
 #include "model/trace.h"
@@ -455,6 +456,78 @@ static int cmp_rt_dur(const void *x, const void *y)
     return p->dur < q->dur ? -1 : p->dur > q->dur;
 }
 
+/* A stream capture call: its thread, start, end and kind (1 begin, 2 end). */
+typedef struct {
+    int32_t tid;
+    int kind;
+    int64_t s, e;
+} cap_call;
+
+static int cmp_cap_call(const void *x, const void *y)
+{
+    const cap_call *p = x, *q = y;
+    if (p->tid != q->tid)
+        return p->tid < q->tid ? -1 : 1;
+    return p->s < q->s ? -1 : p->s > q->s;
+}
+
+/* Stream-capture windows (DEFINITIONS "Graph replays", capture): from a begin
+ * capture call to the end of the next end capture call on its thread (no end:
+ * the steps span's end).  The windows go to *out (unmerged, as warm-up host
+ * activity: rule 0); r->graph_captures counts those overlapping the steps span
+ * and r->graph_capture_us is their union's time inside it.  0, or -1 on OOM. */
+static int capture_windows(actx *a, gd_vec *out)
+{
+    const gpudiag_trace *t = a->t;
+    gpudiag_report *r = a->r;
+    gd_vec calls, win;
+    gd_vec_init(&calls, sizeof(cap_call));
+    gd_vec_init(&win, sizeof(gd_iv));
+    int rc = -1;
+    for (size_t i = 0; i < t->runtimes.len; i++) {
+        const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
+        int k = gd_runtime_capture_kind(gd_strtab_get(&t->names, rt->name_id), gd_strtab_len(&t->names, rt->name_id));
+        if (!k)
+            continue;
+        cap_call c = {gd_rt_tid(t, rt), k, rt->ts_ns, rt->ts_ns + gd_rt_dur(t, rt)};
+        if (!gd_vec_push(&calls, &c))
+            goto out;
+    }
+    if (calls.len > 1)
+        qsort(calls.data, calls.len, sizeof(cap_call), cmp_cap_call);
+    const cap_call *cc = calls.data;
+    for (size_t i = 0; i < calls.len; i++) {
+        if (cc[i].kind != 1)
+            continue;
+        int64_t e = a->span_e;
+        size_t j = i + 1;
+        while (j < calls.len && cc[j].tid == cc[i].tid && cc[j].kind != 2)
+            j++;
+        if (j < calls.len && cc[j].tid == cc[i].tid)
+            e = cc[j].e;
+        if (e <= cc[i].s)
+            continue;
+        if (gd_iv_push(out, cc[i].s, e))
+            goto out;
+        int64_t s = cc[i].s > a->span_s ? cc[i].s : a->span_s, ce = e < a->span_e ? e : a->span_e;
+        if (ce > s) {
+            r->graph_captures++;
+            if (gd_iv_push(&win, s, ce))
+                goto out;
+        }
+    }
+    win.len = gd_iv_merge(win.data, win.len);
+    for (size_t i = 0; i < win.len; i++) {
+        const gd_iv *w = (const gd_iv *)win.data + i;
+        r->graph_capture_us += (double)(w->e - w->s) / 1000.0;
+    }
+    rc = 0;
+out:
+    gd_vec_free(&calls);
+    gd_vec_free(&win);
+    return rc;
+}
+
 /* One-off first calls (DEFINITIONS "Idle gaps and their causes", rule 0): a
  * runtime/driver call that is the first call of its API name, or the first
  * launch of its kernel name, and lasts >= GD_FIRST_CALL_MIN_US and >=
@@ -733,6 +806,8 @@ int gd_build_idle(actx *a)
     if (waits.len)
         qsort(waits.data, waits.len, sizeof(int64_t), gd_cmp_i64);
     if (first_calls(a, &host[HOST_FIRST_CALL]) != 0)
+        goto out;
+    if (capture_windows(a, &host[HOST_WARMUP]) != 0)
         goto out;
     /* per name id: 1 = checked, 2 = compilation, 4 = warm-up */
     if (t->names.count && !(nclass = calloc(t->names.count, 1)))

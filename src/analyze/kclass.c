@@ -198,6 +198,15 @@ int gd_runtime_is_stream_wait_event(const char *n, size_t len)
            base_name_is(n, len, "hipStreamWaitEvent");
 }
 
+int gd_runtime_capture_kind(const char *n, size_t len)
+{
+    if (base_name_is(n, len, "cudaStreamBeginCapture") || base_name_is(n, len, "hipStreamBeginCapture"))
+        return 1;
+    if (base_name_is(n, len, "cudaStreamEndCapture") || base_name_is(n, len, "hipStreamEndCapture"))
+        return 2;
+    return 0;
+}
+
 gpudiag_copy_kind gd_copy_kind(const char *name, size_t len)
 {
     if (gd_icontains(name, len, "htod"))

@@ -680,6 +680,34 @@ static void rule_graph_replays(fbuilder *b)
              gd_format("%s", rec));
 }
 
+/* The steps span is mostly stream capture (DEFINITIONS "Graph replays", capture). */
+static int capture_dominates(const gpudiag_report *r)
+{
+    double span = (double)r->step_count * r->idle_step_us;
+    return r->graph_captures > 0 && span > 0 && 2.0 * r->graph_capture_us >= span;
+}
+
+static void rule_graph_capture(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    if (!capture_dominates(r))
+        return;
+    double span = (double)r->step_count * r->idle_step_us;
+    gpudiag_finding *f = rf_add(b, GD_F_input_graph_capture, GPUDIAG_SEV_HIGH, NAN);
+    gd_fb_ev(f, "graph_captures", (double)r->graph_captures);
+    gd_fb_ev(f, "graph_capture_us", r->graph_capture_us);
+    gd_fb_ev(f, "capture_share", r->graph_capture_us / span);
+    gd_fb_text(b, f,
+         gd_format("%.1f%% of the analysed time is %s graph capture (%llu stream capture%s, %.1f ms): the "
+                   "launches there are recorded into graphs, not run, so this trace shows the graphs being "
+                   "built, not the steady state",
+                   100.0 * r->graph_capture_us / span, r->is_amd ? "HIP" : "CUDA",
+                   (unsigned long long)r->graph_captures, r->graph_captures == 1 ? "" : "s",
+                   r->graph_capture_us / 1000.0),
+         gd_format("Profile the steps that replay the captured graphs (after the server's warm-up / capture "
+                   "phase) to see what the GPU waits for; the capture itself is a one-off cost."));
+}
+
 static void rule_startup(fbuilder *b)
 {
     gpudiag_report *r = b->r;
@@ -854,6 +882,8 @@ static void rule_host_overhead(fbuilder *b)
         gd_fb_ev(f, "sync_share_excluded", sync_host_share(r));
     if (r->graph_launches > 0)
         gd_fb_ev(f, "graph_launches", (double)r->graph_launches); /* graphs already in use: no graph advice */
+    if (r->graph_captures > 0)
+        gd_fb_ev(f, "graph_captures", (double)r->graph_captures); /* graphs being captured: no graph advice */
     if (queue_runs_dry)
         gd_fb_text(b, f,
              gd_format("The GPU runs out of queued work at points in the step: framework ops and launch calls "
@@ -877,6 +907,17 @@ static void rule_host_overhead(fbuilder *b)
                        "logging from the hot loop.",
                        r->is_amd ? "HIP" : "CUDA", (unsigned long long)r->graph_launches,
                        r->graph_launches == 1 ? "" : "es"));
+    else if (short_kernels && r->graph_captures > 0)
+        gd_fb_text(b, f,
+             gd_format("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
+                       "%.1f%% of the step while no kernel runs, and the median kernel lasts only %.1f us",
+                       100.0 * host, r->median_kernel_us),
+             gd_format("The trace captures %s graphs (%llu stream capture%s): launches inside a capture are "
+                       "recorded, not run, and are left out. For the launches outside them: fuse elementwise "
+                       "chains (torch.compile) and raise the batch size so each kernel does more work; profile "
+                       "the steps that replay the graphs to judge steady state.",
+                       r->is_amd ? "HIP" : "CUDA", (unsigned long long)r->graph_captures,
+                       r->graph_captures == 1 ? "" : "s"));
     else if (short_kernels)
         gd_fb_text(b, f,
              gd_format("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
@@ -1488,7 +1529,7 @@ static const char *fix_memcpy(const gpudiag_finding *f)
 
 static const char *fix_host_launch(const gpudiag_finding *f)
 {
-    return evidence(f, "graph_launches") > 0 ? "launch fewer, larger kernels outside the graphs: fusion, bigger batch"
+    return evidence(f, "graph_launches") > 0 || evidence(f, "graph_captures") > 0 ? "launch fewer, larger kernels outside the graphs: fusion, bigger batch"
                                              : NULL;
 }
 
@@ -1665,6 +1706,14 @@ static void verdict(fbuilder *b, const gpudiag_trace *t)
                               ? " (written by the legacy autograd profiler, which records CPU ops only)"
                               : "",
                           r->step_count, r->step_count == 1 ? "" : "s");
+    } else if (capture_dominates(r)) {
+        on = "input_graph_capture";
+        v = gd_format("%.0f%% of the analysed time is stream capture (%llu capture%s): the trace records building "
+                      "%s graphs, not running them, so no steady-state bottleneck can be told; profile the steps "
+                      "that replay the graphs.",
+                      100.0 * r->graph_capture_us / ((double)r->step_count * r->idle_step_us),
+                      (unsigned long long)r->graph_captures, r->graph_captures == 1 ? "" : "s",
+                      r->is_amd ? "HIP" : "CUDA");
     } else if (graph_hides_idle(r)) {
         on = "input_graph_replays_unrecorded";
         v = gd_format("%llu of %llu graph launches have no GPU op in the trace, and the idle gaps that follow them "
@@ -1757,6 +1806,7 @@ static const struct {
     {rule_small_gemms, GPU},     {rule_memory_bound, GPU}, {rule_attention, GPU},     {rule_sync, GPU},
     {rule_pageable, GPU},        {rule_optimizer, GPU},    {rule_tensor_cores, GPU},  {rule_low_util, GPU},
     {rule_low_mfu, GPU},         {rule_nsight, GPU},       {rule_graph_replays, ANY},
+    {rule_graph_capture, GPU},
 };
 
 int gd_diagnose(const gpudiag_trace *t, gpudiag_report *r)

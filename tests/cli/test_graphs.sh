@@ -27,6 +27,13 @@
 #    last launch call renamed cudaGraphLaunch (its kernel still joins by correlation): one graph
 #    launch, recorded (graph_gpu_ops 1, not a lower bound); the same host_launch_bound 0.868,
 #    but its advice and the verdict no longer say "CUDA Graphs": the step already replays them.
+# 4. tests/data/ok_graph_capture.json (DEFINITIONS "Graph replays", capture): one 1000 us step
+#    [1000,2000]; k_before [1010,1020]; cudaStreamBeginCapture at 1100, 20 launch calls captured
+#    (no kernel), cudaStreamEndCapture [1900,1910]; k_after [1980,1990]. Capture window
+#    [1100,1910] = 810 us -> graph_captures 1, graph_capture_us 810, capture_share 0.81 >= 0.5 ->
+#    input_graph_capture (high), verdict unknown on it. Gap [1020,1980] 960 us, covered 810 by
+#    the capture -> startup 960 (was host_launch); [1000,1010] host_launch 10 (a launch call at
+#    1002), [1990,2000] other 10. Before: host_launch_bound advising CUDA Graphs.
 set -eu
 GD_TMP_TAG=graphs
 # shellcheck source=tests/cli/common.sh
@@ -146,4 +153,24 @@ valcheck.run(checks, sys.argv[2], 1e-06)
 EOF
 )
 check_both_readers "$TMP/lb_graph.json" "$PY3" || rc=1
+PY5=$(cat <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1])); v = d["verdict"]; c = d["idle"]["by_cause_us"]
+f = {x["id"]: x for x in d["findings"]}
+g = f.get("input_graph_capture", {}); e = g.get("evidence", {})
+checks = [
+    ("captures", e.get("graph_captures"), 1), ("capture_us", e.get("graph_capture_us"), 810),
+    ("share", e.get("capture_share"), 0.81), ("severity", g.get("severity"), "high"),
+    ("startup", c["startup"], 960), ("host_launch", c["host_launch"], 10), ("other", c["other"], 10),
+    ("no launch bound", "host_launch_bound" in f, False),
+    ("bottleneck", v["bottleneck"], "unknown"), ("finding", v["finding"], "input_graph_capture"),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-06)
+EOF
+)
+check_both_readers "$GD_TEST_DATA/ok_graph_capture.json" "$PY5" || rc=1
+if "$GPUDIAG" analyze --no-color "$GD_TEST_DATA/ok_graph_capture.json" | grep -q 'CUDA Graphs'; then
+    echo "FAIL: a capture trace is told to use CUDA Graphs"; rc=1; else echo "capture advice: 1 passed, 0 failed"; fi
 exit $rc
