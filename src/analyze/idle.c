@@ -940,28 +940,38 @@ int gd_build_idle(actx *a)
                 }
             } else if (has_mpi && 2 * overlap(&host[HOST_MPI], &hint[HOST_MPI], gap->s, gap->e) >= len) {
                 cause = GPUDIAG_IDLE_COMMUNICATION; /* the host was in MPI, even after a sync */
-            } else if (j < host[HOST_SYNC].len && sy[j].s <= gap->s && sy[j].e + GD_SYNC_SLACK_NS >= gap->s) {
-                cause = GPUDIAG_IDLE_SYNC;
-                r->sync_host_us += (double)overlap(&host[HOST_ROLE], &hint[HOST_ROLE], gap->s, gap->e) / 1000.0;
             } else {
+                /* a sync call in progress when the GPU went idle (rule 1) */
+                int in_sync = j < host[HOST_SYNC].len && sy[j].s <= gap->s && sy[j].e + GD_SYNC_SLACK_NS >= gap->s;
+                int64_t sync_part = in_sync ? (sy[j].e < gap->e ? sy[j].e : gap->e) - gap->s : 0;
                 /* a specific activity covering at least half of the gap names it
                  * (enclosing annotations such as "## forward ##" would otherwise
-                 * cover every gap); else any host activity means the host was
-                 * busy elsewhere, i.e. late to launch */
+                 * cover every gap) */
                 static const int order[] = {HOST_DATALOADER, HOST_COMM, HOST_OPTIMIZER, HOST_COALESCE};
                 static const gpudiag_idle_cause as[] = {GPUDIAG_IDLE_DATALOADER, GPUDIAG_IDLE_COMMUNICATION,
                                                         GPUDIAG_IDLE_OPTIMIZER, GPUDIAG_IDLE_COMMUNICATION};
                 int64_t best = 0;
+                gpudiag_idle_cause spec = GPUDIAG_IDLE_OTHER;
+                int spec_coalesce = 0;
                 for (size_t o = 0; o < 4; o++) {
                     int64_t ov = overlap(&host[order[o]], &hint[order[o]], gap->s, gap->e);
                     if (ov > best && 2 * ov >= len) {
                         best = ov;
-                        cause = as[o];
-                        coalesce = order[o] == HOST_COALESCE;
+                        spec = as[o];
+                        spec_coalesce = order[o] == HOST_COALESCE;
                     }
                 }
-                if (best == 0 && overlap(&host[HOST_OTHER], &hint[HOST_OTHER], gap->s, gap->e) > 0)
-                    cause = GPUDIAG_IDLE_HOST_LAUNCH;
+                if (in_sync && !(best > 0 && 2 * sync_part < len)) {
+                    /* the sync owns the gap unless it returned within the first half and a specific
+                     * activity then holds most of the gap (the host fetched a batch, not waited) */
+                    cause = GPUDIAG_IDLE_SYNC;
+                    r->sync_host_us += (double)overlap(&host[HOST_ROLE], &hint[HOST_ROLE], gap->s, gap->e) / 1000.0;
+                } else if (best > 0) {
+                    cause = spec;
+                    coalesce = spec_coalesce;
+                } else if (overlap(&host[HOST_OTHER], &hint[HOST_OTHER], gap->s, gap->e) > 0) {
+                    cause = GPUDIAG_IDLE_HOST_LAUNCH; /* the host was busy elsewhere, i.e. late to launch */
+                }
             }
             r->idle_cause_us[cause] += (double)len / 1000.0;
             if (unrec.len && any_in(unrec.data, unrec.len, prev_gap_e, gap->e - 1))
