@@ -20,20 +20,49 @@
 
 typedef gd_fbuild sbuild;
 
-/* A finding without a gain estimate (input notes, memory near capacity, ...). */
-static gpudiag_finding *add(sbuild *b, const char *id, gpudiag_severity sev, int is_cause, gpudiag_bottleneck bn)
-{
-    return gd_fb_add(b, id, sev, is_cause, bn, NAN);
-}
+/* ---- the catalogue (series_findings.def) ------------------------------- */
 
-/* With an estimated gain: the share of run time a fix could save
- * (docs/DEFINITIONS.md "Estimated gain of monitoring findings"). */
-static gpudiag_finding *add_gain(sbuild *b, const char *id, gpudiag_severity sev, int is_cause, gpudiag_bottleneck bn,
-                                 double gain)
+typedef enum {
+#define GD_SFINDING(id, kind, bn) GD_S_##id,
+#include "diagnose/series_findings.def"
+#undef GD_SFINDING
+    GD_S_COUNT
+} gd_sfinding_id;
+
+enum { CAUSE, SYMPTOM, NOTE };
+#define GPUDIAG_BN_BY_GPU GPUDIAG_BN_UNKNOWN /* placeholder: the rule gives the GPU's class */
+
+static const struct {
+    const char *id;
+    int is_cause;
+    gpudiag_bottleneck bottleneck;
+} catalogue[GD_S_COUNT] = {
+#define GD_SFINDING(id, kind, bn) {#id, kind == CAUSE, GPUDIAG_BN_##bn},
+#include "diagnose/series_findings.def"
+#undef GD_SFINDING
+};
+
+/* With the bottleneck the rule gives (rows BY_GPU) and an estimated gain: the
+ * share of run time a fix could save (docs/DEFINITIONS.md "Estimated gain of
+ * monitoring findings"), clamped to 0..1; NaN: no estimate. */
+static gpudiag_finding *add_gain_bn(sbuild *b, gd_sfinding_id id, gpudiag_severity sev, gpudiag_bottleneck bn,
+                                    double gain)
 {
     if (!isnan(gain))
         gain = gain < 0 ? 0 : gain > 1 ? 1 : gain;
-    return gd_fb_add(b, id, sev, is_cause, bn, gain);
+    return gd_fb_add(b, catalogue[id].id, sev, catalogue[id].is_cause, bn, gain);
+}
+
+/* With the catalogue's bottleneck and an estimated gain. */
+static gpudiag_finding *add_gain(sbuild *b, gd_sfinding_id id, gpudiag_severity sev, double gain)
+{
+    return add_gain_bn(b, id, sev, catalogue[id].bottleneck, gain);
+}
+
+/* A finding without a gain estimate (input notes, memory near capacity, ...). */
+static gpudiag_finding *add(sbuild *b, gd_sfinding_id id, gpudiag_severity sev)
+{
+    return add_gain(b, id, sev, NAN);
 }
 
 /* Time the GPU spends not computing, down to the tuning guides' median target: a
@@ -248,10 +277,12 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
     if (list_gpus(s, pick_low_util, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
         const gpudiag_metric_stats *c = cs(g);
-        f = add_gain(b, "low_gpu_utilization",
-                     c->median < 0.3 ? GPUDIAG_SEV_HIGH : c->median < 0.5 ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW, 0,
-                     g->bottleneck,
-                     isnan(gain_dips(g, c)) || gain_to_target(c) > gain_dips(g, c) ? gain_to_target(c) : gain_dips(g, c));
+        gpudiag_severity sev = c->median < 0.3   ? GPUDIAG_SEV_HIGH
+                               : c->median < 0.5 ? GPUDIAG_SEV_MEDIUM
+                                                 : GPUDIAG_SEV_LOW;
+        double gain =
+            isnan(gain_dips(g, c)) || gain_to_target(c) > gain_dips(g, c) ? gain_to_target(c) : gain_dips(g, c);
+        f = add_gain_bn(b, GD_S_low_gpu_utilization, sev, g->bottleneck, gain);
         gd_fb_ev(f, "gpu_index", g->index);
         gd_fb_ev(f, "median", c->median);
         gd_fb_ev(f, "p10", c->p10);
@@ -269,7 +300,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
     }
     if (list_gpus(s, pick_sawtooth, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
-        f = add_gain(b, "communication_sawtooth", GPUDIAG_SEV_MEDIUM, 1, GPUDIAG_BN_COMMUNICATION, gain_dips(g, cs(g)));
+        f = add_gain(b, GD_S_communication_sawtooth, GPUDIAG_SEV_MEDIUM, gain_dips(g, cs(g)));
         gd_fb_ev(f, "gpu_index", g->index);
         gd_fb_ev(f, "period_us", g->dip_period_us);
         gd_fb_ev(f, "traffic_corr", g->traffic_corr);
@@ -282,7 +313,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
     }
     if (list_gpus(s, pick_dips, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
-        f = add_gain(b, "utilization_dips", GPUDIAG_SEV_MEDIUM, 1, GPUDIAG_BN_DATA_PIPELINE, gain_dips(g, cs(g)));
+        f = add_gain(b, GD_S_utilization_dips, GPUDIAG_SEV_MEDIUM, gain_dips(g, cs(g)));
         gd_fb_ev(f, "gpu_index", g->index);
         gd_fb_ev(f, "period_us", g->dip_period_us);
         gd_fb_ev(f, "acf", g->dip_acf);
@@ -297,7 +328,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
     }
     if (list_gpus(s, pick_misleading, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
-        f = add(b, "gpu_util_misleading", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_COMPUTE);
+        f = add(b, GD_S_gpu_util_misleading, GPUDIAG_SEV_MEDIUM);
         gd_fb_ev(f, "gpu_index", g->index);
         gd_fb_ev(f, "gpu_util_median", g->stats[GPUDIAG_M_GPU_UTIL].median);
         gd_fb_ev(f, "sm_active_median", g->stats[GPUDIAG_M_SM_ACTIVE].median);
@@ -312,7 +343,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
     }
     if (list_gpus(s, pick_headroom, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
-        f = add_gain(b, "memory_headroom", GPUDIAG_SEV_LOW, 1, g->bottleneck, gain_to_target(cs(g)));
+        f = add_gain_bn(b, GD_S_memory_headroom, GPUDIAG_SEV_LOW, g->bottleneck, gain_to_target(cs(g)));
         gd_fb_ev(f, "gpu_index", g->index);
         gd_fb_ev(f, "mem_used_share", g->mem_used_share);
         gd_fb_ev(f, "compute_median", cs(g)->median);
@@ -325,7 +356,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
     }
     if (list_gpus(s, pick_near_cap, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
-        f = add(b, "memory_near_capacity", GPUDIAG_SEV_LOW, 0, GPUDIAG_BN_UNKNOWN);
+        f = add(b, GD_S_memory_near_capacity, GPUDIAG_SEV_LOW);
         gd_fb_ev(f, "gpu_index", g->index);
         gd_fb_ev(f, "mem_used_share_max", g->mem_used_share_max);
         gd_fb_text(b, f, gd_format("%s: memory up to %.1f %% used", gpus, 100 * g->mem_used_share_max),
@@ -339,8 +370,8 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
         int pv = g->stats[GPUDIAG_M_POWER_VIOLATION].median >= GD_SERIES_THROTTLE_SHARE;
         /* time lost to lower clocks: the throttled share × the clock lost in it (compute-bound work
          * scales with the clock, so this is an upper bound); unknown without SM clocks */
-        f = add_gain(b, "throttling", hw ? GPUDIAG_SEV_HIGH : pv ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW, 1,
-                     GPUDIAG_BN_THROTTLING,
+        gpudiag_severity sev = hw ? GPUDIAG_SEV_HIGH : pv ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW;
+        f = add_gain(b, GD_S_throttling, sev,
                      /* the counters measure time continuously; reason bits are point samples */
                      (isnan(g->throttle_counter_share) ? g->throttle_share : g->throttle_counter_share) *
                          g->throttle_clock_loss);
@@ -408,7 +439,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
     }
     if (list_gpus(s, pick_pcie, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
-        f = add(b, "pcie_link_degraded", GPUDIAG_SEV_MEDIUM, 1, GPUDIAG_BN_MEMORY_TRANSFER);
+        f = add(b, GD_S_pcie_link_degraded, GPUDIAG_SEV_MEDIUM);
         gd_fb_ev(f, "gpu_index", g->index);
         gd_fb_ev(f, "pcie_gen", g->stats[GPUDIAG_M_PCIE_GEN].min);
         gd_fb_ev(f, "pcie_gen_max", g->stats[GPUDIAG_M_PCIE_GEN_MAX].max);
@@ -419,7 +450,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
                        "for replays; host-device copies run at the degraded rate."));
     }
     if (s->first_skipped_line > 0) {
-        f = add(b, "input_skipped_rows", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN);
+        f = add(b, GD_S_input_skipped_rows, GPUDIAG_SEV_INFO);
         gd_fb_ev(f, "skipped_rows", (double)s->skipped_rows);
         gd_fb_ev(f, "first_line", (double)s->first_skipped_line);
         gd_fb_text(b, f,
@@ -429,7 +460,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
                        "the log was not cut or two logs interleaved."));
     }
     if (s->invalid_values > 0) {
-        f = add(b, "input_invalid_values", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN);
+        f = add(b, GD_S_input_invalid_values, GPUDIAG_SEV_INFO);
         gd_fb_ev(f, "invalid_values", (double)s->invalid_values);
         gd_fb_ev(f, "first_line", (double)s->first_invalid_line);
         gd_fb_text(b, f,
@@ -443,7 +474,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
     }
     if (list_gpus(s, pick_prof_unreported, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
-        f = add(b, "input_profiling_unreported", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN);
+        f = add(b, GD_S_input_profiling_unreported, GPUDIAG_SEV_MEDIUM);
         gd_fb_ev(f, "gpu_index", g->index);
         gd_fb_ev(f, "gpu_util_median", g->stats[GPUDIAG_M_GPU_UTIL].median);
         gd_fb_text(b, f,
@@ -456,7 +487,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
                        "exporter if it does not. Until then GPU-Util only says a kernel was running."));
     }
     if (s->header_changes > 0) {
-        f = add(b, "input_header_changed", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN);
+        f = add(b, GD_S_input_header_changed, GPUDIAG_SEV_INFO);
         gd_fb_ev(f, "header_changes", (double)s->header_changes);
         gd_fb_ev(f, "first_line", (double)s->first_header_change_line);
         gd_fb_text(b, f,
@@ -467,14 +498,14 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
                        "part has are missing in the other; split the file if the two runs are different jobs."));
     }
     if (s->ignored_columns[0]) {
-        f = add(b, "input_columns_ignored", GPUDIAG_SEV_INFO, 0, GPUDIAG_BN_UNKNOWN);
+        f = add(b, GD_S_input_columns_ignored, GPUDIAG_SEV_INFO);
         gd_fb_text(b, f, gd_format("columns not used by the diagnosis: %s", s->ignored_columns),
              gd_format("Fields gpudiag has no metric for (or does not know) were read past, not rejected. The "
                        "DCGM fields it uses are listed in docs/DEFINITIONS.md \"Monitoring series\"."));
     }
     if (list_gpus(s, pick_idle_allocated, gpus, sizeof gpus, &first)) {
         const gpudiag_gpu_summary *g = &s->gpus[first];
-        f = add(b, "idle_gpu_allocated", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN);
+        f = add(b, GD_S_idle_gpu_allocated, GPUDIAG_SEV_MEDIUM);
         gd_fb_ev(f, "gpu_index", g->index);
         gd_fb_ev(f, "compute_max", cs(g)->max);
         gd_fb_ev(f, "pods", (double)g->pods);
@@ -498,7 +529,7 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
         size_t nphys = 0;
         for (size_t i = 0; i < s->gpu_count; i++)
             nphys += s->gpus[i].kind == GPUDIAG_ENTITY_GPU;
-        f = add(b, "idle_gpu_holding_memory", GPUDIAG_SEV_MEDIUM, 0, GPUDIAG_BN_UNKNOWN);
+        f = add(b, GD_S_idle_gpu_holding_memory, GPUDIAG_SEV_MEDIUM);
         gd_fb_ev(f, "gpus_wasted", (double)nidle);
         gd_fb_ev(f, "gpu_count", (double)nphys);
         gd_fb_ev(f, "gpu_index", g->index);

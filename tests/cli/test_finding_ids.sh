@@ -2,17 +2,20 @@
 # test_finding_ids.sh — the finding ids the code can emit equal the ids
 # docs/FINDINGS.md documents (first cell of its tables), both ways.
 # The ids are read from src/ (every C file):
+#   the rule catalogues, one row per id: src/diagnose/findings.def (trace
+#     rules, GD_FINDING rows, emitted as GD_F_<id>) and
+#     src/diagnose/series_findings.def (monitoring rules, GD_SFINDING rows,
+#     GD_S_<id>); their wrappers call gd_fb_add(B, c->id, ...) with c a row,
+#     or gd_fb_add(B, catalogue[ID].id, ...).  Every row's GD_F_/GD_S_<id> must
+#     be used in some C file (a row no rule emits fails), and its kind and
+#     bottleneck must agree with the FINDINGS.md rows of that id (CAUSE <=>
+#     "cause ..."; NOTE => "input ..."; "-> `bn`" or a bare "`bn`" => that
+#     bottleneck);
 #   gd_fb_add(B, "id", ...); f->id = "id" (the cluster findings);
-#   gd_fb_add(B, ID, ...) where ID is a parameter of a wrapper function W
-#     (series_rules.c's add/add_gain): every call W(B, "id", ...) in that file;
+#   gd_fb_add(B, ID, ...) where ID is a parameter of a wrapper function W:
+#     every call W(B, "id", ...) in that file;
 #   gd_fb_add(B, ID, ...) where ID is assigned in the enclosing function: every
-#     string literal of those assignments (rules.c: host_launch_bound/host_overhead).
-#   the trace rules' catalogue (src/diagnose/findings.def, one GD_FINDING row
-#     per id): rules.c's catalogue wrapper calls gd_fb_add(B, c->id, ...) with
-#     c a row of it; every row's GD_F_<id> must be used in some C file (a row
-#     no rule emits fails), and its kind and bottleneck must agree with the
-#     FINDINGS.md row (CAUSE <=> "cause ..."; NOTE => "input ..."; "-> `bn`"
-#     or a bare "`bn`" => that bottleneck).
+#     string literal of those assignments.
 # A gd_fb_add or wrapper call whose id is none of these fails the test (the
 # reader would miss it).  As a check of the reader itself, every id in the
 # golden JSON reports (tests/golden) must be among the ids read.
@@ -27,21 +30,24 @@ def note(i, path, text, pos):
 FN = re.compile(r'^[A-Za-z_][\w \t\*]*?\b(\w+)\(([^;{}]*?)\)\s*\{', re.M | re.S)
 LIT = r'"([a-z][a-z0-9_]*)"'
 nadd = 0
-catalogue = {}   # id -> (kind, bottleneck, "file:line")
-for path in sorted(glob.glob(os.path.join(src, "src", "**", "findings.def"), recursive=True)):
+# catalogue rows: (prefix of the row's C name, id) -> (kind, bottleneck); the
+# trace rules' GD_FINDING rows are GD_F_<id>, the series rules' GD_SFINDING rows GD_S_<id>
+catalogue = {}
+for path in sorted(glob.glob(os.path.join(src, "src", "**", "*findings.def"), recursive=True)):
     text = open(path, encoding="utf-8").read()
-    for m in re.finditer(r'^GD_FINDING\(\s*([a-z][a-z0-9_]*)\s*,\s*(\w+)\s*,\s*(\w+)', text, re.M):
-        if m.group(1) in catalogue:
-            bad.append("%s: catalogue id %s twice" % (path, m.group(1)))
-        catalogue[m.group(1)] = (m.group(2), m.group(3).lower())
-        note(m.group(1), path, text, m.start())
-if len(catalogue) < 30:
-    bad.append("only %d catalogue rows found in src/**/findings.def: the reader is broken" % len(catalogue))
+    for m in re.finditer(r'^GD_(S?)FINDING\(\s*([a-z][a-z0-9_]*)\s*,\s*(\w+)\s*,\s*(\w+)', text, re.M):
+        key = ("GD_%s_" % (m.group(1) or "F"), m.group(2))
+        if key in catalogue:
+            bad.append("%s: catalogue id %s twice" % (path, m.group(2)))
+        catalogue[key] = (m.group(3), m.group(4).lower())
+        note(m.group(2), path, text, m.start())
+if len(catalogue) < 45:
+    bad.append("only %d catalogue rows found in src/**/*findings.def: the reader is broken" % len(catalogue))
 used = set()
 for path in sorted(glob.glob(os.path.join(src, "src", "**", "*.c"), recursive=True)):
-    used.update(re.findall(r'\bGD_F_([a-z][a-z0-9_]*)\b', open(path, encoding="utf-8").read()))
-for i in sorted(set(catalogue) - used):
-    bad.append("catalogue row %s: no C file emits GD_F_%s" % (i, i))
+    used.update(re.findall(r'\b(GD_[FS]_)([a-z][a-z0-9_]*)\b', open(path, encoding="utf-8").read()))
+for p, i in sorted(set(catalogue) - used):
+    bad.append("catalogue row %s: no C file emits %s%s" % (i, p, i))
 for path in sorted(glob.glob(os.path.join(src, "src", "**", "*.c"), recursive=True)):
     text = open(path, encoding="utf-8").read()
     if path.endswith(os.path.join("diagnose", "fbuild.c")):
@@ -54,9 +60,10 @@ for path in sorted(glob.glob(os.path.join(src, "src", "**", "*.c"), recursive=Tr
             note(m.group(1), path, text, m.start())
             continue
         var = m.group(2)
-        if re.match(r'\s*->\s*id\b', text[m.end():]) and \
-                re.search(r'\b' + var + r'\s*=\s*&?\s*catalogue\b', text[max(0, m.start() - 400):m.start()]):
-            continue   # the catalogue wrapper: its ids are the catalogue's rows
+        if (var == "catalogue" and re.match(r'\s*\[\s*\w+\s*\]\s*\.\s*id\b', text[m.end():])) or \
+                (re.match(r'\s*->\s*id\b', text[m.end():]) and
+                 re.search(r'\b' + var + r'\s*=\s*&?\s*catalogue\b', text[max(0, m.start() - 400):m.start()])):
+            continue   # a catalogue wrapper: its ids are the catalogue's rows
         fns = [f for f in FN.finditer(text, 0, m.start())]
         if not fns:
             bad.append("%s: gd_fb_add(.., %s) outside a function" % (path, var)); continue
@@ -85,18 +92,15 @@ if nadd + len(catalogue) < 30:
 findings_md = open(os.path.join(src, "docs", "FINDINGS.md"), encoding="utf-8").read()
 doc = set(re.findall(r'^\|\s*`([a-z][a-z0-9_]*)`', findings_md, re.M))
 rows = re.findall(r'^\|\s*`([a-z][a-z0-9_]*)`[^|]*\|([^|]*)\|', findings_md, re.M)
-for i, kind in rows:
-    if i not in catalogue:
-        continue
-    ck, cbn = catalogue[i]
-    kind = kind.strip()
-    if (ck == "CAUSE") != kind.startswith("cause"):
-        bad.append("catalogue kind of %s is %s, FINDINGS.md says %r" % (i, ck, kind))
-    if ck == "NOTE" and not kind.startswith("input"):
-        bad.append("catalogue kind of %s is NOTE, FINDINGS.md says %r" % (i, kind))
-    m = re.match(r'(?:\w+\s*→\s*)?`(\w+)`', kind)
-    if m and m.group(1) != cbn:
-        bad.append("catalogue bottleneck of %s is %s, FINDINGS.md says %s" % (i, cbn, m.group(1)))
+for (_, i), (ck, cbn) in sorted(catalogue.items()):
+    for kind in (k.strip() for j, k in rows if j == i):
+        if (ck == "CAUSE") != kind.startswith("cause"):
+            bad.append("catalogue kind of %s is %s, FINDINGS.md says %r" % (i, ck, kind))
+        if ck == "NOTE" and not kind.startswith("input"):
+            bad.append("catalogue kind of %s is NOTE, FINDINGS.md says %r" % (i, kind))
+        m = re.match(r'(?:\w+\s*→\s*)?`(\w+)`', kind)
+        if m and m.group(1) != cbn:
+            bad.append("catalogue bottleneck of %s is %s, FINDINGS.md says %s" % (i, cbn, m.group(1)))
 for i in sorted(set(code) - doc):
     bad.append("id %s (%s) is not in docs/FINDINGS.md" % (i, code[i]))
 for i in sorted(doc - set(code)):
