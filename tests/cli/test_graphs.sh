@@ -34,6 +34,11 @@
 #    input_graph_capture (high), verdict unknown on it. Gap [1020,1980] 960 us, covered 810 by
 #    the capture -> startup 960 (was host_launch); [1000,1010] host_launch 10 (a launch call at
 #    1002), [1990,2000] other 10. Before: host_launch_bound advising CUDA Graphs.
+# 5. ok_launch_bound.json with a 1 us capture window on another thread at the step start
+#    (begin [10000,10000], end [10000,10001]; the host is already in aten::fill_ then and the
+#    window covers no half of a gap): graph_captures 1, share 0.001 < 0.5 -> no
+#    input_graph_capture; host_launch_bound keeps 0.868, but neither it nor the verdict
+#    advises CUDA Graphs (the trace captures them).
 set -eu
 GD_TMP_TAG=graphs
 # shellcheck source=tests/cli/common.sh
@@ -173,4 +178,31 @@ EOF
 check_both_readers "$GD_TEST_DATA/ok_graph_capture.json" "$PY5" || rc=1
 if "$GPUDIAG" analyze --no-color "$GD_TEST_DATA/ok_graph_capture.json" | grep -q 'CUDA Graphs'; then
     echo "FAIL: a capture trace is told to use CUDA Graphs"; rc=1; else echo "capture advice: 1 passed, 0 failed"; fi
+python3 - "$GD_TEST_DATA/ok_launch_bound.json" "$TMP/lb_capture.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["traceEvents"] += [
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamBeginCapture", "pid": 1, "tid": 99, "ts": 10000, "dur": 0,
+     "args": {"correlation": 9001}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamEndCapture", "pid": 1, "tid": 99, "ts": 10000, "dur": 1,
+     "args": {"correlation": 9002}}]
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+PY6=$(cat <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1])); v = d["verdict"]
+f = {x["id"]: x for x in d["findings"]}
+h = f.get("host_launch_bound", {})
+checks = [
+    ("captures", h.get("evidence", {}).get("graph_captures"), 1), ("no capture finding", "input_graph_capture" in f, False),
+    ("gain", h.get("est_gain"), 0.868), ("finding", v["finding"], "host_launch_bound"),
+    ("no graph advice", "torch.cuda.graphs" in h.get("recommendation", "") or "CUDA Graphs" in v["summary"], False),
+    ("says capture", "The trace captures CUDA graphs (1 stream capture)" in h.get("recommendation", ""), True),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-06)
+EOF
+)
+check_both_readers "$TMP/lb_capture.json" "$PY6" || rc=1
 exit $rc
