@@ -26,6 +26,7 @@
 #include "gpudiag/annotate.h"
 #include "gpudiag/html.h"
 #include "gpudiag/series.h"
+#include "ingest/formats.h"
 #include "ingest/kineto.h"
 #include "ingest/monlog.h"
 #include "ingest/once.h"
@@ -64,9 +65,9 @@ typedef struct settings {
 
 static const char *prog = "gpudiag";
 
-/* --format values: auto, the trace readers, then the monitoring-log readers */
-enum { FMT_AUTO = 0, FMT_KINETO, FMT_NSYS, FMT_DMON, FMT_SMI_CSV, FMT_DCGMI, FMT_PROM, FMT_SMI_Q };
-static const char *const format_names[] = {"auto", "kineto", "nsys", "dmon", "smi-csv", "dcgmi", "prom", "smi-q"};
+/* --format values: row indexes of gd_formats[] (src/ingest/formats.h): auto,
+ * the trace readers, then the monitoring-log readers */
+enum { FMT_AUTO = GD_FORMAT_AUTO, FMT_KINETO = GD_FORMAT_KINETO, FMT_NSYS = GD_FORMAT_NSYS };
 
 static gpudiag_status check_format(const char *path, int format, gpudiag_error *err);
 
@@ -102,6 +103,48 @@ static void usage_main(FILE *fp)
             "6 analyze --steps/--ranks selected nothing.\n");
 }
 
+/* The --format option of `analyze --help`, its names and readers from
+ * gd_formats[] (src/ingest/formats.h), wrapped at 92 columns under the
+ * option column (24). */
+static void usage_format(FILE *fp)
+{
+    char text[2048], names[256], whats[512];
+    size_t len = 0;
+    len += (size_t)snprintf(text + len, sizeof text - len, "input format: auto (default: by content)");
+    for (size_t i = 0; i < gd_format_count && len < sizeof text; i++)
+        if (gd_formats[i]->kind == GD_FMT_TRACE)
+            len += (size_t)snprintf(text + len, sizeof text - len, ", %s", gd_formats[i]->name);
+    if (len < sizeof text)
+        snprintf(text + len, sizeof text - len,
+                 " (traces), %s (monitoring logs: %s); standard input is read as a trace unless --format names a "
+                 "log format.  An explicit format is never overruled: an SQLite file given kineto or a log format, "
+                 "or a file without the SQLite header given nsys, exits 3 (byte 0)",
+                 gd_format_list(names, sizeof names, 0, ", ", ", "), gd_format_whats(whats, sizeof whats));
+    fputs("      --format F        ", fp);
+    size_t col = 24;
+    int first = 1;
+    for (char *w = text; w;) {
+        char *sp = strchr(w, ' ');
+        size_t n = sp ? (size_t)(sp - w) : strlen(w);
+        if (!first && col + 1 + n > 92) {
+            fputs("\n                        ", fp);
+            col = 24;
+            first = 1;
+        }
+        if (!(first && n == 0)) {
+            if (!first) {
+                fputc(' ', fp);
+                col++;
+            }
+            fwrite(w, 1, n, fp);
+            col += n;
+            first = 0;
+        }
+        w = sp ? sp + 1 : NULL;
+    }
+    fputc('\n', fp);
+}
+
 static void usage_analyze(FILE *fp)
 {
     fprintf(fp,
@@ -129,13 +172,9 @@ static void usage_analyze(FILE *fp)
             "      --jobs N          threads for a directory of rank traces (default: cores)\n"
             "      --save FILE       also write the JSON report to FILE for 'gpudiag compare' later:\n"
             "                        as --json prints it, but with every kernel; one PATH only\n"
-            "      --format F        input format: auto (default: by content), kineto, nsys (traces),\n"
-            "                        dmon, smi-csv, dcgmi, prom, smi-q (monitoring logs: nvidia-smi dmon,\n"
-            "                        nvidia-smi --query-gpu CSV, dcgmi dmon, dcgm-exporter Prometheus\n"
-            "                        text, nvidia-smi -q); standard input is read as a trace unless\n"
-            "                        --format names a log format.  An explicit format is never\n"
-            "                        overruled: an SQLite file given kineto or a log format, or a\n"
-            "                        file without the SQLite header given nsys, exits 3 (byte 0)\n"
+            );
+    usage_format(fp);
+    fprintf(fp,
             "      --step-range NAME one step per range named NAME (NVTX range in an Nsight\n"
             "                        export, user annotation in a PyTorch trace), optionally\n"
             "                        numbered: NAME#N, 'NAME N', NAME_N, NAME-N, NAME:N. Default:\n"
@@ -261,13 +300,13 @@ static int parse_analyze(int argc, char **argv, settings *s)
         }
         case OPT_FORMAT: {
             int f = -1;
-            for (int k = 0; k < (int)(sizeof format_names / sizeof format_names[0]); k++)
-                if (strcmp(optarg, format_names[k]) == 0)
-                    f = k;
+            for (size_t k = 0; k < gd_format_count; k++)
+                if (strcmp(optarg, gd_formats[k]->name) == 0)
+                    f = (int)k;
             if (f < 0) {
-                fprintf(stderr,
-                        "%s: error: --format wants auto, kineto, nsys, dmon, smi-csv, dcgmi, prom or smi-q, got '%s'\n",
-                        prog, optarg);
+                char names[256];
+                fprintf(stderr, "%s: error: --format wants %s, got '%s'\n", prog,
+                        gd_format_list(names, sizeof names, 1, ", ", " or "), optarg);
                 return GD_EXIT_USAGE;
             }
             s->format = f;
@@ -785,16 +824,11 @@ static int write_html(const gpudiag_report *r, const char *path)
  * gpudiag_trace_read takes) or a monitoring log (sniffed by content). */
 static gpudiag_log_format route(const char *path, int format)
 {
-    switch (format) {
-    case FMT_DMON: return GPUDIAG_LOG_DMON;
-    case FMT_SMI_CSV: return GPUDIAG_LOG_SMI_CSV;
-    case FMT_DCGMI: return GPUDIAG_LOG_DCGMI;
-    case FMT_PROM: return GPUDIAG_LOG_PROM;
-    case FMT_SMI_Q: return GPUDIAG_LOG_SMI_Q;
-    case FMT_KINETO:
-    case FMT_NSYS: return GPUDIAG_LOG_AUTO;
-    default: break;
-    }
+    const gd_input_format *f = gd_formats[format];
+    if (f->kind == GD_FMT_LOG)
+        return (gpudiag_log_format)f->id;
+    if (f->kind == GD_FMT_TRACE)
+        return GPUDIAG_LOG_AUTO;
     return gd_sniff_log_file(path);
 }
 
@@ -836,7 +870,8 @@ static gpudiag_status check_format(const char *path, int format, gpudiag_error *
         snprintf(err->message, sizeof err->message,
                  "--format %s, but this is an SQLite database (an Nsight Systems export), not %s; drop --format "
                  "or give --format nsys",
-                 format_names[format], format == FMT_KINETO ? "a Kineto JSON trace" : "a monitoring log");
+                 gd_formats[format]->name,
+                 gd_formats[format]->kind == GD_FMT_TRACE ? gd_formats[format]->what : "a monitoring log");
     return GPUDIAG_ERR_FORMAT;
 }
 
@@ -1006,10 +1041,10 @@ static gd_exit cmd_analyze_run(int argc, char **argv, gpudiag_ncu **ncu)
                 free(found);
                 return GD_EXIT_USAGE;
             }
-            if (s.format >= FMT_DMON) {
+            if (gd_formats[s.format]->kind == GD_FMT_LOG) {
                 fprintf(stderr, "%s: error: %s: --format %s names a monitoring log; a directory is read as the rank "
                                 "traces of one job (its .json, .json.gz and .sqlite files)\n",
-                        prog, path, format_names[s.format]);
+                        prog, path, gd_formats[s.format]->name);
                 free(found);
                 return GD_EXIT_USAGE;
             }

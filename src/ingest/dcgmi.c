@@ -15,6 +15,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ingest/formats.h"
 #include "ingest/monlog.h"
 #include "util/util.h"
 
@@ -230,3 +231,31 @@ gpudiag_status gd_read_dcgmi(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
         return gd_set_error(err, GPUDIAG_ERR_FORMAT, l->path, 0, "no dcgmi dmon header line (\"# Entity ...\")");
     return GPUDIAG_OK;
 }
+
+/* A comment line "# Entity ..." (dcgmi dmon's header). */
+static long sniff_dcgmi(const char *buf, size_t len)
+{
+    gd_sniff_iter it = {buf, len, 0, 0};
+    const char *t;
+    size_t tn, indent;
+    int line;
+    while (gd_sniff_next(&it, &t, &tn, &indent, &line)) {
+        if (t[0] != '#')
+            continue;
+        size_t k = 1;
+        while (k < tn && t[k] == ' ')
+            k++;
+        if (gd_starts_with(t + k, tn - k, "Entity"))
+            return GD_SNIFF_AT(line, 0);
+    }
+    return -1;
+}
+
+const gd_input_format gd_format_dcgmi = {
+    .name = "dcgmi",
+    .kind = GD_FMT_LOG,
+    .id = GPUDIAG_LOG_DCGMI,
+    .what = "dcgmi dmon",
+    .sniff = sniff_dcgmi,
+    .read = gd_read_dcgmi,
+};

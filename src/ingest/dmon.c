@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ingest/formats.h"
 #include "ingest/monlog.h"
 #include "util/util.h"
 
@@ -227,3 +228,32 @@ gpudiag_status gd_read_dmon(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
                             "no nvidia-smi dmon header line (\"# gpu ...\") in the file");
     return GPUDIAG_OK;
 }
+
+/* A comment line "#Date", "#Time" or "# gpu ..." (nvidia-smi dmon's header;
+ * "# gpu," in its --format csv form). */
+static long sniff_dmon(const char *buf, size_t len)
+{
+    gd_sniff_iter it = {buf, len, 0, 0};
+    const char *t;
+    size_t tn, indent;
+    int line;
+    while (gd_sniff_next(&it, &t, &tn, &indent, &line)) {
+        if (t[0] != '#')
+            continue;
+        gd_tok tok[4];
+        size_t c = gd_split_ws(t + 1, tn - 1, tok, 4);
+        if (gd_starts_with(t, tn, "#Date") || gd_starts_with(t, tn, "#Time") ||
+            (c && tok[0].n >= 3 && gd_starts_with(tok[0].s, tok[0].n, "gpu") && (tok[0].n == 3 || tok[0].s[3] == ',')))
+            return GD_SNIFF_AT(line, 0);
+    }
+    return -1;
+}
+
+const gd_input_format gd_format_dmon = {
+    .name = "dmon",
+    .kind = GD_FMT_LOG,
+    .id = GPUDIAG_LOG_DMON,
+    .what = "nvidia-smi dmon",
+    .sniff = sniff_dmon,
+    .read = gd_read_dmon,
+};

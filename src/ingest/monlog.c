@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ingest/formats.h"
 #include "model/series_internal.h"
 #include "util/util.h"
 
@@ -471,80 +472,23 @@ void gd_series_skip(gpudiag_series *s, uint64_t line_no)
 /* Detection by content                                                    */
 /* ---------------------------------------------------------------------- */
 
-static int line_is_prom_sample(const char *s, size_t n)
-{
-    size_t i = 0;
-    if (!n || !(isalpha((unsigned char)s[0]) || s[0] == '_' || s[0] == ':'))
-        return 0;
-    while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == ':'))
-        i++;
-    if (i < n && s[i] == '{') {
-        const char *close = memchr(s + i, '}', n - i);
-        if (!close)
-            return 0;
-        i = (size_t)(close - s) + 1;
-    }
-    if (i >= n || s[i] != ' ')
-        return 0;
-    while (i < n && s[i] == ' ')
-        i++;
-    return i < n && (isdigit((unsigned char)s[i]) || s[i] == '-' || s[i] == '+' || s[i] == 'N' || s[i] == '.');
-}
-
+/* Every log row's sniffer; the earliest, strongest clue wins (formats.h,
+ * GD_SNIFF_AT), a tie the earlier row. */
 gpudiag_log_format gpudiag_log_format_sniff(const char *buf, size_t len)
 {
-    size_t pos = 0;
-    int lines = 0, colon_lines = 0;
-    while (pos < len && lines < 80) {
-        const char *s = buf + pos;
-        const char *nl = memchr(s, '\n', len - pos);
-        size_t n = nl ? (size_t)(nl - s) : len - pos;
-        pos += n + 1;
-        /* cppcheck-suppress knownConditionTrueFalse ; n is 0 for an empty line (nl == s) */
-        if (n && s[n - 1] == '\r')
-            n--;
-        size_t b = 0;
-        while (b < n && (s[b] == ' ' || s[b] == '\t'))
-            b++;
-        if (b == n)
+    const gd_input_format *best = NULL;
+    long best_at = -1;
+    for (size_t i = 0; i < gd_format_count; i++) {
+        const gd_input_format *f = gd_formats[i];
+        if (f->kind != GD_FMT_LOG || !f->sniff)
             continue;
-        lines++;
-        const char *t = s + b;
-        size_t tn = n - b;
-        if (t[0] == '#') {
-            size_t k = 1;
-            while (k < tn && t[k] == ' ')
-                k++;
-            if (gd_starts_with(t + k, tn - k, "Entity"))
-                return GPUDIAG_LOG_DCGMI;
-            if (gd_starts_with(t, tn, "# HELP ") || gd_starts_with(t, tn, "# TYPE "))
-                return GPUDIAG_LOG_PROM;
-            gd_tok tok[4];
-            size_t c = gd_split_ws(t + 1, tn - 1, tok, 4);
-            if (gd_starts_with(t, tn, "#Date") || gd_starts_with(t, tn, "#Time") ||
-                (c && tok[0].n >= 3 && gd_starts_with(tok[0].s, tok[0].n, "gpu") &&
-                 (tok[0].n == 3 || tok[0].s[3] == ',')))
-                return GPUDIAG_LOG_DMON;
-            continue;
+        long at = f->sniff(buf, len);
+        if (at >= 0 && (best_at < 0 || at < best_at)) {
+            best = f;
+            best_at = at;
         }
-        if (line_is_prom_sample(t, tn))
-            return GPUDIAG_LOG_PROM;
-        if (gd_icontains(t, tn, "nvsmi log") || gd_starts_with(t, tn, "Clocks Event Reasons") ||
-            gd_starts_with(t, tn, "Clocks Throttle Reasons"))
-            return GPUDIAG_LOG_SMI_Q;
-        if (memchr(t, ',', tn) &&
-            (gd_icontains(t, tn, "utilization.") || gd_icontains(t, tn, "memory.") || gd_icontains(t, tn, "timestamp") ||
-             gd_icontains(t, tn, "temperature.") || gd_icontains(t, tn, "power.") || gd_icontains(t, tn, "clocks.") ||
-             gd_icontains(t, tn, "pci.bus_id") || gd_icontains(t, tn, "pstate")))
-            return GPUDIAG_LOG_SMI_CSV;
-        /* "    Key                 : value" lines of nvidia-smi -q */
-        const char *colon = memchr(t, ':', tn);
-        if (colon && colon > t + 1 && colon[-1] == ' ' && isupper((unsigned char)t[0]))
-            colon_lines++;
-        if (colon_lines >= 3 && b > 0)
-            return GPUDIAG_LOG_SMI_Q;
     }
-    return GPUDIAG_LOG_AUTO;
+    return best ? (gpudiag_log_format)best->id : GPUDIAG_LOG_AUTO;
 }
 
 /* The format dispatcher over an opened gd_lines (closed here). */
@@ -554,26 +498,23 @@ static gpudiag_status series_read_lines(gd_lines *l, const char *path, gpudiag_l
     if (format == GPUDIAG_LOG_AUTO) {
         format = gpudiag_log_format_sniff(l->buf, l->len < 65536 ? l->len : 65536);
         if (format == GPUDIAG_LOG_AUTO) {
+            char whats[512];
             gd_lines_close(l);
-            return gd_set_error(err, GPUDIAG_ERR_FORMAT, path, 0,
-                                "not a monitoring log gpudiag reads (nvidia-smi dmon, nvidia-smi --query-gpu CSV "
-                                "with its header, dcgmi dmon, dcgm-exporter Prometheus text, nvidia-smi -q)");
+            return gd_set_error(err, GPUDIAG_ERR_FORMAT, path, 0, "not a monitoring log gpudiag reads (%s)",
+                                gd_format_whats(whats, sizeof whats));
         }
     }
+    const gd_input_format *row = gd_format_of_log(format);
     gpudiag_series *s = NULL;
     gpudiag_status st = gpudiag_series_new(gpudiag_log_format_name(format), &s);
     if (st != GPUDIAG_OK) {
         gd_lines_close(l);
         return gd_set_error(err, st, path, -1, "out of memory");
     }
-    switch (format) {
-    case GPUDIAG_LOG_DMON: st = gd_read_dmon(l, s, err); break;
-    case GPUDIAG_LOG_SMI_CSV: st = gd_read_smi_csv(l, s, err); break;
-    case GPUDIAG_LOG_DCGMI: st = gd_read_dcgmi(l, s, err); break;
-    case GPUDIAG_LOG_PROM: st = gd_read_prom(l, s, err); break;
-    case GPUDIAG_LOG_SMI_Q: st = gd_read_smi_q(l, s, err); break;
-    default: st = gd_set_error(err, GPUDIAG_ERR_ARG, path, -1, "unknown log format %d", (int)format); break;
-    }
+    if (row && row->read)
+        st = row->read(l, s, err);
+    else
+        st = gd_set_error(err, GPUDIAG_ERR_ARG, path, -1, "unknown log format %d", (int)format);
     s->bytes = l->next_off > 0 ? (uint64_t)l->next_off : 0;
     gd_lines_close(l);
     if (st == GPUDIAG_OK) {

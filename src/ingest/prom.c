@@ -15,10 +15,12 @@
  * GPUDIAG_TIME_ASSUMED).  Values: DCGM blank sentinels are missing; NaN, ±Inf and impossible
  * numbers are invalid (counted, read as missing).
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ingest/formats.h"
 #include "ingest/monlog.h"
 #include "util/util.h"
 
@@ -408,3 +410,48 @@ done:
     free(pend);
     return st;
 }
+
+/* "name{labels} value" or "name value" */
+static int line_is_prom_sample(const char *s, size_t n)
+{
+    size_t i = 0;
+    if (!n || !(isalpha((unsigned char)s[0]) || s[0] == '_' || s[0] == ':'))
+        return 0;
+    while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == ':'))
+        i++;
+    if (i < n && s[i] == '{') {
+        const char *close = memchr(s + i, '}', n - i);
+        if (!close)
+            return 0;
+        i = (size_t)(close - s) + 1;
+    }
+    if (i >= n || s[i] != ' ')
+        return 0;
+    while (i < n && s[i] == ' ')
+        i++;
+    return i < n && (isdigit((unsigned char)s[i]) || s[i] == '-' || s[i] == '+' || s[i] == 'N' || s[i] == '.');
+}
+
+/* "# HELP " / "# TYPE " or a sample line. */
+static long sniff_prom(const char *buf, size_t len)
+{
+    gd_sniff_iter it = {buf, len, 0, 0};
+    const char *t;
+    size_t tn, indent;
+    int line;
+    while (gd_sniff_next(&it, &t, &tn, &indent, &line)) {
+        if (t[0] == '#' ? gd_starts_with(t, tn, "# HELP ") || gd_starts_with(t, tn, "# TYPE ")
+                        : line_is_prom_sample(t, tn))
+            return GD_SNIFF_AT(line, 0);
+    }
+    return -1;
+}
+
+const gd_input_format gd_format_prom = {
+    .name = "prom",
+    .kind = GD_FMT_LOG,
+    .id = GPUDIAG_LOG_PROM,
+    .what = "dcgm-exporter Prometheus text",
+    .sniff = sniff_prom,
+    .read = gd_read_prom,
+};

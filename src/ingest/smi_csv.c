@@ -18,6 +18,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ingest/formats.h"
 #include "ingest/monlog.h"
 #include "util/util.h"
 
@@ -323,3 +324,31 @@ gpudiag_status gd_read_smi_csv(gd_lines *l, gpudiag_series *s, gpudiag_error *er
         return gd_set_error(err, GPUDIAG_ERR_FORMAT, l->path, 0, "no nvidia-smi --query-gpu CSV header line");
     return GPUDIAG_OK;
 }
+
+/* A comma-separated line naming --query-gpu fields (the CSV header). */
+static long sniff_smi_csv(const char *buf, size_t len)
+{
+    gd_sniff_iter it = {buf, len, 0, 0};
+    const char *t;
+    size_t tn, indent;
+    int line;
+    while (gd_sniff_next(&it, &t, &tn, &indent, &line)) {
+        if (t[0] == '#')
+            continue;
+        if (memchr(t, ',', tn) &&
+            (gd_icontains(t, tn, "utilization.") || gd_icontains(t, tn, "memory.") || gd_icontains(t, tn, "timestamp") ||
+             gd_icontains(t, tn, "temperature.") || gd_icontains(t, tn, "power.") || gd_icontains(t, tn, "clocks.") ||
+             gd_icontains(t, tn, "pci.bus_id") || gd_icontains(t, tn, "pstate")))
+            return GD_SNIFF_AT(line, 2);
+    }
+    return -1;
+}
+
+const gd_input_format gd_format_smi_csv = {
+    .name = "smi-csv",
+    .kind = GD_FMT_LOG,
+    .id = GPUDIAG_LOG_SMI_CSV,
+    .what = "nvidia-smi --query-gpu CSV with its header",
+    .sniff = sniff_smi_csv,
+    .read = gd_read_smi_csv,
+};

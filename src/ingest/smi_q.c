@@ -16,6 +16,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ingest/formats.h"
 #include "ingest/monlog.h"
 #include "util/util.h"
 
@@ -257,3 +258,35 @@ gpudiag_status gd_read_smi_q(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
         return err ? err->code : GPUDIAG_ERR_IO;
     return q_commit(s, &g, g_pos, t, l, err);
 }
+
+/* "NVSMI LOG" or a "Clocks Event/Throttle Reasons" line (tier 1), else the
+ * third indented "Key   : value" line (tier 3: a guess from several lines). */
+static long sniff_smi_q(const char *buf, size_t len)
+{
+    gd_sniff_iter it = {buf, len, 0, 0};
+    const char *t;
+    size_t tn, indent;
+    int line, colon_lines = 0;
+    while (gd_sniff_next(&it, &t, &tn, &indent, &line)) {
+        if (t[0] == '#')
+            continue;
+        if (gd_icontains(t, tn, "nvsmi log") || gd_starts_with(t, tn, "Clocks Event Reasons") ||
+            gd_starts_with(t, tn, "Clocks Throttle Reasons"))
+            return GD_SNIFF_AT(line, 1);
+        const char *colon = memchr(t, ':', tn);
+        if (colon && colon > t + 1 && colon[-1] == ' ' && isupper((unsigned char)t[0]))
+            colon_lines++;
+        if (colon_lines >= 3 && indent > 0)
+            return GD_SNIFF_AT(line, 3);
+    }
+    return -1;
+}
+
+const gd_input_format gd_format_smi_q = {
+    .name = "smi-q",
+    .kind = GD_FMT_LOG,
+    .id = GPUDIAG_LOG_SMI_Q,
+    .what = "nvidia-smi -q",
+    .sniff = sniff_smi_q,
+    .read = gd_read_smi_q,
+};

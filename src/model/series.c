@@ -4,6 +4,7 @@
  */
 #define _DEFAULT_SOURCE 1 /* madvise, MADV_HUGEPAGE */
 #include "gpudiag/series.h"
+#include "ingest/formats.h"
 #include "model/series_internal.h"
 
 #include <math.h>
@@ -71,15 +72,10 @@ int gd_metric_is_fraction(gpudiag_metric m)
 
 const char *gpudiag_log_format_name(gpudiag_log_format f)
 {
-    switch (f) {
-    case GPUDIAG_LOG_AUTO: return "auto";
-    case GPUDIAG_LOG_DMON: return "dmon";
-    case GPUDIAG_LOG_SMI_CSV: return "smi-csv";
-    case GPUDIAG_LOG_DCGMI: return "dcgmi";
-    case GPUDIAG_LOG_PROM: return "prom";
-    case GPUDIAG_LOG_SMI_Q: return "smi-q";
-    }
-    return "unknown";
+    if (f == GPUDIAG_LOG_AUTO)
+        return "auto";
+    const gd_input_format *row = gd_format_of_log(f);
+    return row ? row->name : "unknown";
 }
 
 gpudiag_status gpudiag_series_new(const char *format, gpudiag_series **out)

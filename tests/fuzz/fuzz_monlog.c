@@ -1,8 +1,8 @@
 /*
  * fuzz_monlog.c — libFuzzer target for the monitoring-log readers
- * (src/ingest/{monlog,dmon,smi_csv,dcgmi,prom,smi_q}.c): the first input
- * byte picks the format (modulo 6: auto-detect, dmon, --query-gpu CSV, dcgmi
- * dmon, dcgm-exporter Prometheus text, nvidia-smi -q), the rest is the file,
+ * (src/ingest/monlog.c and the log rows of src/ingest/formats.c): the first
+ * input byte picks the format (modulo 1 + the number of log rows: 0 is
+ * auto-detect, k the log format with id k), the rest is the file,
  * served from memory (gzip included) through gd_series_read_fp().  A series
  * read is then analysed and written as JSON, text and HTML, as
  * `gpudiag analyze LOG` does.
@@ -30,6 +30,7 @@
 #include "fuzz_common.h"
 #include "gpudiag/gpudiag.h"
 #include "gpudiag/series.h"
+#include "ingest/formats.h"
 #include "ingest/monlog.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -145,7 +146,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
-    gpudiag_log_format format = (gpudiag_log_format)(data[0] % 6);
+    gpudiag_log_format format = (gpudiag_log_format)(data[0] % (gd_log_format_count() + 1));
     data++;
     size--;
     int plain = !(size >= 2 && data[0] == 0x1f && data[1] == 0x8b);

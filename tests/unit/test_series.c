@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include "gpudiag/series.h"
+#include "ingest/formats.h"
 #include "ingest/monlog.h"
 #include "model/series_internal.h"
 #include "test.h"
@@ -645,6 +646,58 @@ static void test_live_csv(void)
     gpudiag_series_free(&s);
 }
 
+/* The registration table (src/ingest/formats.h): the names and messages it
+ * produces are the ones spelled out by hand before it existed, log ids run
+ * 1..5 without gaps, and detection keeps the old precedence: the earliest
+ * line wins; on one line prom > smi-q keyword > CSV header > smi-q guess
+ * from "Key : value" lines. */
+static void test_format_table(void)
+{
+    char buf[512];
+    ASSERT_STR_EQ(gd_format_list(buf, sizeof buf, 1, ", ", " or "),
+                  "auto, kineto, nsys, dmon, smi-csv, dcgmi, prom or smi-q");
+    ASSERT_STR_EQ(gd_format_list(buf, sizeof buf, 0, ", ", ", "), "dmon, smi-csv, dcgmi, prom, smi-q");
+    ASSERT_STR_EQ(gd_format_whats(buf, sizeof buf), "nvidia-smi dmon, nvidia-smi --query-gpu CSV with its header, "
+                                                    "dcgmi dmon, dcgm-exporter Prometheus text, nvidia-smi -q");
+    ASSERT_STR_EQ(gd_format_list(buf, 12, 1, ", ", " or "), "auto, kinet");
+    ASSERT_EQ_INT((int)gd_log_format_count(), 5);
+    const char *names[] = {"auto", "dmon", "smi-csv", "dcgmi", "prom", "smi-q"};
+    for (int id = 1; id <= 5; id++) {
+        const gd_input_format *f = gd_format_of_log((gpudiag_log_format)id);
+        ASSERT_TRUE(f != NULL);
+        ASSERT_EQ_INT(f->id, id);
+        ASSERT_STR_EQ(f->name, names[id]);
+        ASSERT_STR_EQ(gpudiag_log_format_name((gpudiag_log_format)id), names[id]);
+        ASSERT_TRUE(gd_format_by_name(names[id]) == f);
+    }
+    ASSERT_STR_EQ(gpudiag_log_format_name(GPUDIAG_LOG_AUTO), "auto");
+    ASSERT_STR_EQ(gpudiag_log_format_name((gpudiag_log_format)6), "unknown");
+    ASSERT_TRUE(gd_format_of_log(GPUDIAG_LOG_AUTO) == NULL);
+    ASSERT_TRUE(gd_format_by_name("csv") == NULL);
+    ASSERT_EQ_INT(gd_formats[GD_FORMAT_KINETO]->kind, GD_FMT_TRACE);
+    ASSERT_STR_EQ(gd_formats[GD_FORMAT_NSYS]->name, "nsys");
+    ASSERT_EQ_INT(gd_formats[GD_FORMAT_AUTO]->kind, GD_FMT_AUTO);
+#define SNIFF(text) gpudiag_log_format_sniff(text, strlen(text))
+    /* third "Key : value" line is also a CSV header line: the CSV clue wins */
+    ASSERT_EQ_INT(SNIFF("    Driver Version : 1\n    Bus Id : 0\n    Timestamp : Thu, memory.used\n"),
+                  GPUDIAG_LOG_SMI_CSV);
+    /* the smi-q keyword beats a CSV header on the same line */
+    ASSERT_EQ_INT(SNIFF("NVSMI LOG, memory.used\n"), GPUDIAG_LOG_SMI_Q);
+    /* three indented "Key : value" lines before the CSV header: smi-q */
+    ASSERT_EQ_INT(SNIFF("    Driver Version : 1\n    Bus Id : 0\n    Fan Speed : 30 %\n"
+                        "timestamp, utilization.gpu [%]\n"),
+                  GPUDIAG_LOG_SMI_Q);
+    ASSERT_EQ_INT(SNIFF("\n  \n# Entity x\n# HELP y\n"), GPUDIAG_LOG_DCGMI);
+    ASSERT_EQ_INT(SNIFF("# HELP y\n# Entity x\n"), GPUDIAG_LOG_PROM);
+    ASSERT_EQ_INT(SNIFF("a, memory.used\nfoo 1\n"), GPUDIAG_LOG_SMI_CSV);
+    ASSERT_EQ_INT(SNIFF("foo{a=\"memory.,\"} 1\n"), GPUDIAG_LOG_PROM);
+    ASSERT_EQ_INT(SNIFF("#  gpu   sm\r\n"), GPUDIAG_LOG_DMON);
+    /* "Serial Number : 1" reads as a Prometheus sample (name, blank, 'N' as in NaN): earliest line */
+    ASSERT_EQ_INT(SNIFF("    Serial Number : 1\n    Bus Id : 0\n    Fan Speed : 30 %\n"), GPUDIAG_LOG_PROM);
+    ASSERT_EQ_INT(SNIFF("hello\nworld\n"), GPUDIAG_LOG_AUTO);
+#undef SNIFF
+}
+
 int main(void)
 {
     /* most checks read the shared logs (../shared/data/logs): without them
@@ -653,6 +706,7 @@ int main(void)
         printf("skip: %s not found\n", GD_SHARED_LOGS);
         return 77;
     }
+    test_format_table();
     test_model();
     test_arena();
     test_quantiles();
