@@ -196,7 +196,9 @@ long gpudiag_series_gpu(gpudiag_series *s, gpudiag_entity_kind kind, int index, 
 gpudiag_status gpudiag_series_append(gpudiag_series *s, size_t gpu, int64_t t_us,
                                      const double values[GPUDIAG_M_COUNT]);
 
-/** Input formats for gpudiag_series_read (the CLI's `--format`). */
+/** Input formats for gpudiag_series_read (the CLI's `--format`): one value per
+ *  monitoring-log row of the format table (src/ingest/formats.c), appended in
+ *  the table's order, 1, 2, ... without gaps. */
 typedef enum gpudiag_log_format {
     GPUDIAG_LOG_AUTO = 0,        /**< detect from the content */
     GPUDIAG_LOG_DMON,            /**< nvidia-smi dmon (whitespace or --format csv) */
@@ -206,12 +208,17 @@ typedef enum gpudiag_log_format {
     GPUDIAG_LOG_SMI_Q            /**< nvidia-smi -q / -a text */
 } gpudiag_log_format;
 
-/** "auto", "dmon", "smi-csv", "dcgmi", "prom", "smi-q"; "unknown" otherwise. */
+/** The format's row name in the format table: "auto", "dmon", "smi-csv",
+ *  "dcgmi", "prom", "smi-q"; "unknown" for a value with no row.  Static
+ *  storage, never NULL. */
 const char *gpudiag_log_format_name(gpudiag_log_format f);
 
 /**
  * Guess the monitoring format of a buffer holding the start of a file (up to
- * a few KiB).  Returns GPUDIAG_LOG_AUTO when it looks like none of them.
+ * a few KiB; buf need not be NUL-terminated).  Every log row's sniffer looks
+ * at the first 80 non-blank lines; the format recognised on the earliest line
+ * wins, on one line the stronger clue (src/ingest/formats.h, GD_SNIFF_AT).
+ * Returns GPUDIAG_LOG_AUTO when it looks like none of them.
  */
 gpudiag_log_format gpudiag_log_format_sniff(const char *buf, size_t len);
 

@@ -670,6 +670,19 @@ static void test_format_table(void)
         ASSERT_STR_EQ(gpudiag_log_format_name((gpudiag_log_format)id), names[id]);
         ASSERT_TRUE(gd_format_by_name(names[id]) == f);
     }
+    /* every log row, in table order, has the next id: 1, 2, ... (CONTRIBUTING: a new row's
+     * GPUDIAG_LOG_ value is appended), and a name of its own */
+    int next = 1;
+    for (size_t i = 0; i < gd_format_count; i++) {
+        const gd_input_format *f = gd_formats[i];
+        ASSERT_TRUE(gd_format_by_name(f->name) == f);
+        if (f->kind != GD_FMT_LOG)
+            continue;
+        ASSERT_EQ_INT(f->id, next);
+        ASSERT_TRUE(f->sniff != NULL && f->read != NULL && f->what != NULL);
+        next++;
+    }
+    ASSERT_EQ_INT(next - 1, (int)gd_log_format_count());
     ASSERT_STR_EQ(gpudiag_log_format_name(GPUDIAG_LOG_AUTO), "auto");
     ASSERT_STR_EQ(gpudiag_log_format_name((gpudiag_log_format)6), "unknown");
     ASSERT_TRUE(gd_format_of_log(GPUDIAG_LOG_AUTO) == NULL);
