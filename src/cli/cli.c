@@ -692,13 +692,6 @@ static size_t choose_ranks(const char *dir, const settings *s, rank_job *jobs, s
     return nkept;
 }
 
-int gd_is_trace_name(const char *n)
-{
-    size_t l = strlen(n);
-    return (l > 5 && strcmp(n + l - 5, ".json") == 0) || (l > 8 && strcmp(n + l - 8, ".json.gz") == 0) ||
-           (l > 7 && strcmp(n + l - 7, ".sqlite") == 0);
-}
-
 static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_opts *topts, int *matched)
 {
     char **names = NULL;

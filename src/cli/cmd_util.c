@@ -366,6 +366,13 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+int gd_is_trace_name(const char *n)
+{
+    size_t l = strlen(n);
+    return (l > 5 && strcmp(n + l - 5, ".json") == 0) || (l > 8 && strcmp(n + l - 8, ".json.gz") == 0) ||
+           (l > 7 && strcmp(n + l - 7, ".sqlite") == 0);
+}
+
 gd_exit gd_list_trace_dir(const char *dir, char ***names_out, size_t *n_out)
 {
     *names_out = NULL;
