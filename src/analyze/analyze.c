@@ -167,6 +167,7 @@ static int cmp_event_count(const void *pa, const void *pb)
 static void unanalysed_devices(const gpudiag_trace *t, gpudiag_input_info *in)
 {
     gpudiag_event_count all[GD_OTHER_CATS_MAX];
+    memset(all, 0, sizeof all);
     size_t n = 0;
     in->unanalysed_device_events = t->other_cat_events_dropped;
     for (size_t i = 0; i < t->other_cats.len && n < GD_OTHER_CATS_MAX; i++) {

@@ -352,8 +352,7 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
                           "collectives, but the net wait on the rank that waits least (rank %d: the others' wait "
                           "minus its own) is %.1f us per step, %s (noise %s): the ranks take turns "
                           "arriving last.%s%s",
-                          others, 100.0 * (isnan(c->straggler_share) ? 0 : c->straggler_share),
-                          c->ranks[least].rank, c->net_wait_us_per_step,
+                          others, 100.0 * c->straggler_share, c->ranks[least].rank, c->net_wait_us_per_step,
                           !isnan(net_share) && net_share >= GD_STRAGGLER_SHARE_MIN ? "within the noise"
                                                                                     : "under 1% of the step",
                           noise,

@@ -524,6 +524,7 @@ static int commit_event(parser *p)
     size_t before = t->gpu_ops.len + t->runtimes.len + t->cpu_ops.len + t->host_steps.len;
     if (commit_event_inner(p) != 0)
         return -1;
+    /* cppcheck-suppress knownConditionTrueFalse ; false positive: commit_event_inner pushes through p->t */
     if (t->gpu_ops.len + t->runtimes.len + t->cpu_ops.len + t->host_steps.len == before)
         return 0;
     gd_ts_at r = {p->ev.ts_ns, p->ev.ts_at1 - 1};
