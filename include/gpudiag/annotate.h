@@ -43,7 +43,9 @@ extern "C" {
  * profiler was killed) is closed properly after its last complete value; a
  * trace with a broken event in the middle is refused (GPUDIAG_ERR_FORMAT with
  * the byte offset), because copying it would mean guessing.  On any error the
- * partial output file is removed.
+ * partial output is removed: the output is written to a temporary file beside
+ * out_path and renamed over it only when complete, so a failed write leaves
+ * an existing out_path as it was.
  *
  * Returns GPUDIAG_OK; GPUDIAG_ERR_ARG (NULL argument, in_path "-");
  * GPUDIAG_ERR_IO (cannot read the input or write the output);

@@ -31,6 +31,7 @@
 #include "ingest/monlog.h"
 #include "ingest/once.h"
 #include "util/exit_codes.h"
+#include "util/outfile.h"
 #include "util/util.h"
 
 enum { OPT_NO_COLOR = 128, OPT_COLOR, OPT_FAIL_ON, OPT_WIDTH, OPT_JOBS, OPT_SAVE, OPT_FORMAT, OPT_STEP_RANGE, OPT_HTML, OPT_TRACE_OUT,
@@ -495,12 +496,14 @@ static void warn_input(const gpudiag_report *r)
     }
 }
 
-/* --save FILE: write a report (or a cluster) as pretty JSON; an exit code. */
+/* --save FILE: write a report (or a cluster) as pretty JSON; an exit code.
+ * Written to a temporary and renamed into place (util/outfile.h): a failed
+ * write leaves the old FILE, never a truncated report. */
 static int save_json(const char *file, const gpudiag_report *r, const gpudiag_cluster *c,
                      const gpudiag_report *const *reports)
 {
-    FILE *fp = fopen(file, "w");
-    if (!fp) {
+    gd_outfile of;
+    if (gd_outfile_open(&of, file) != 0) {
         fprintf(stderr, "%s: error: %s: cannot write the report: %s\n", prog, file, strerror(errno));
         return GD_EXIT_INPUT;
     }
@@ -508,10 +511,13 @@ static int save_json(const char *file, const gpudiag_report *r, const gpudiag_cl
     memset(&err, 0, sizeof err);
     /* every kernel, so that `compare` diffs them all (not only the top 50 of --json) */
     int flags = GPUDIAG_JSON_PRETTY | GPUDIAG_JSON_ALL_KERNELS;
-    gpudiag_status st =
-        c ? gpudiag_cluster_write_json(c, reports, fp, flags, &err) : gpudiag_report_write_json(r, fp, flags, &err);
-    if (fclose(fp) != 0 || st != GPUDIAG_OK) {
-        fprintf(stderr, "%s: error: %s: writing the report failed\n", prog, file);
+    gpudiag_status st = c ? gpudiag_cluster_write_json(c, reports, of.fp, flags, &err)
+                          : gpudiag_report_write_json(r, of.fp, flags, &err);
+    int replacing = of.tmp != NULL; /* not a device or a FIFO written in place */
+    if (gd_outfile_commit(&of, st != GPUDIAG_OK) != 0) {
+        fprintf(stderr, "%s: error: %s: writing the report failed: %s%s\n", prog, file,
+                st != GPUDIAG_OK && st != GPUDIAG_ERR_IO ? err.message : strerror(errno),
+                replacing ? " (no partial file is left; an old one is kept)" : "");
         return GD_EXIT_INPUT;
     }
     return GD_EXIT_OK;
@@ -788,29 +794,28 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
     return worst;
 }
 
-/* Write the HTML page to `path` ("-" = stdout); returns an exit code. */
+/* Write the HTML page to `path` ("-" = stdout); returns an exit code.  A
+ * file is written to a temporary and renamed into place (util/outfile.h). */
 static int write_html(const gpudiag_report *r, const char *path)
 {
-    int to_stdout = strcmp(path, "-") == 0;
-    FILE *fp = to_stdout ? stdout : fopen(path, "w");
-    if (!fp) {
+    gd_outfile of;
+    if (gd_outfile_open(&of, path) != 0) {
         fprintf(stderr, "%s: error: %s: cannot create the HTML report: %s\n", prog, path, strerror(errno));
         return GD_EXIT_INPUT;
     }
+    int to_stdout = of.is_stdout;
+    int replacing = of.tmp != NULL; /* not a device or a FIFO written in place */
     gpudiag_error err;
     memset(&err, 0, sizeof err);
-    gpudiag_status st = gpudiag_report_write_html(r, fp, NULL, &err);
-    int bad = st != GPUDIAG_OK;
-    if (!to_stdout && fclose(fp) != 0)
-        bad = 1;
-    if (bad && to_stdout && st == GPUDIAG_ERR_IO)
+    gpudiag_status st = gpudiag_report_write_html(r, of.fp, NULL, &err);
+    if (gd_outfile_commit(&of, st != GPUDIAG_OK) == 0)
+        return GD_EXIT_OK;
+    if (to_stdout && (st == GPUDIAG_ERR_IO || st == GPUDIAG_OK))
         return gd_stdout_failed(); /* --html -: standard output, as the other reports */
-    if (bad) {
-        fprintf(stderr, "%s: error: %s: writing the HTML report failed: %s\n", prog, path,
-                st != GPUDIAG_OK ? err.message : strerror(errno));
-        return GD_EXIT_INPUT;
-    }
-    return GD_EXIT_OK;
+    fprintf(stderr, "%s: error: %s: writing the HTML report failed: %s%s\n", prog, path,
+            st != GPUDIAG_OK && st != GPUDIAG_ERR_IO ? err.message : strerror(errno),
+            replacing ? " (no partial file is left; an old one is kept)" : "");
+    return GD_EXIT_INPUT;
 }
 
 /* Which reader a file goes to: a trace (Kineto JSON, gzip, SQLite: what

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
+#include "util/outfile.h"
 #include "util/util.h"
 #include "cli/cmd_live.h"
 #include "cli/live.h"
@@ -162,16 +163,19 @@ static void hist_add(run_hist *h, double t, double util, size_t gpu)
 static int write_report_file(const gpudiag_report *r, const char *path, int html)
 {
     const char *what = html ? "HTML" : "JSON";
-    FILE *fp = fopen(path, "w");
-    if (!fp) {
+    gd_outfile of; /* a temporary renamed into place: a failed write keeps the old file */
+    /* run has always written "-" as a file of that name, not standard output */
+    if (gd_outfile_open(&of, strcmp(path, "-") == 0 ? "./-" : path) != 0) {
         fprintf(stderr, "gpudiag: error: %s: cannot write the %s report: %s\n", path, what, strerror(errno));
         return -1;
     }
     gpudiag_error err;
     memset(&err, 0, sizeof err);
-    gpudiag_status st = html ? gpudiag_report_write_html(r, fp, NULL, &err) : gpudiag_report_write_json(r, fp, 1, &err);
-    if (fclose(fp) != 0 || st != GPUDIAG_OK) {
-        fprintf(stderr, "gpudiag: error: %s: cannot write the %s report\n", path, what);
+    gpudiag_status st =
+        html ? gpudiag_report_write_html(r, of.fp, NULL, &err) : gpudiag_report_write_json(r, of.fp, 1, &err);
+    if (gd_outfile_commit(&of, st != GPUDIAG_OK) != 0) {
+        fprintf(stderr, "gpudiag: error: %s: cannot write the %s report: %s\n", path, what,
+                st != GPUDIAG_OK && st != GPUDIAG_ERR_IO ? err.message : strerror(errno));
         return -1;
     }
     return 0;

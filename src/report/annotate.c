@@ -20,6 +20,7 @@
 #include "gpudiag/gpudiag.h"
 #include "ingest/input.h"
 #include "ingest/kineto.h"
+#include "util/outfile.h"
 #include "util/util.h"
 
 #define MAX_DEPTH 512
@@ -32,6 +33,7 @@ typedef struct ann {
     FILE *fp;               /* plain output, or NULL */
     gzFile gz;              /* gzip output, or NULL */
     int io_error;
+    int io_errno;           /* errno of the first failed write, 0 when unknown */
     const gpudiag_report *r;
     char stack[MAX_DEPTH];  /* 'm' map, 'a' array */
     int depth;
@@ -47,9 +49,14 @@ static void print_cb(void *ctx, const char *s, size_t len)
 {
     ann *a = ctx;
     if (a->gz) {
-        if (len && gzwrite(a->gz, s, (unsigned)len) != (int)len)
+        if (len && gzwrite(a->gz, s, (unsigned)len) != (int)len) {
+            if (!a->io_error)
+                a->io_errno = errno;
             a->io_error = 1;
+        }
     } else if (fwrite(s, 1, len, a->fp) != len) {
+        if (!a->io_error)
+            a->io_errno = errno;
         a->io_error = 1;
     }
 }
@@ -456,15 +463,24 @@ gpudiag_status gpudiag_trace_write_annotated(const char *in_path, const gpudiag_
     int to_stdout = strcmp(out_path, "-") == 0;
     size_t ol = strlen(out_path);
     int gz = !to_stdout && ol > 3 && strcmp(out_path + ol - 3, ".gz") == 0;
-    if (to_stdout)
-        a.fp = stdout;
-    else if (gz)
-        a.gz = gzopen(out_path, "wb6");
-    else
-        a.fp = fopen(out_path, "w");
-    if (!a.fp && !a.gz) {
+    /* a temporary beside out_path, renamed over it only when complete
+     * (util/outfile.h): a failed write keeps the old file */
+    gd_outfile of;
+    if (gd_outfile_open(&of, out_path) != 0) {
+        int e = errno;
         gd_input_close(&in);
-        return gd_set_error(err, GPUDIAG_ERR_IO, out_path, -1, "cannot create: %s", strerror(errno));
+        return gd_set_error(err, GPUDIAG_ERR_IO, out_path, -1, "cannot create: %s", strerror(e));
+    }
+    if (gz) {
+        a.gz = gzopen(gd_outfile_write_path(&of), "wb6");
+        if (!a.gz) {
+            int e = errno;
+            gd_outfile_abort(&of);
+            gd_input_close(&in);
+            return gd_set_error(err, GPUDIAG_ERR_IO, out_path, -1, "cannot create: %s", strerror(e));
+        }
+    } else {
+        a.fp = of.fp;
     }
     gpudiag_status st = GPUDIAG_OK;
     enum { CHUNK = 1 << 16, CARRY_MAX = 4096 };
@@ -557,7 +573,7 @@ gpudiag_status gpudiag_trace_write_annotated(const char *in_path, const gpudiag_
         goto done;
     }
     if (a.io_error)
-        st = gd_set_error(err, GPUDIAG_ERR_IO, out_path, -1, "write error");
+        st = gd_set_error(err, GPUDIAG_ERR_IO, out_path, -1, "write error: %s", strerror(a.io_errno ? a.io_errno : EIO));
 done:
     if (h)
         yajl_free(h);
@@ -570,16 +586,16 @@ done:
         yajl_gen_free(a.eg);
     free(buf);
     gd_input_close(&in);
-    int close_bad = 0;
-    if (a.gz)
-        close_bad = gzclose(a.gz) != Z_OK;
-    else if (!to_stdout)
-        close_bad = fclose(a.fp) != 0;
-    else
-        close_bad = fflush(a.fp) != 0;
-    if (st == GPUDIAG_OK && (close_bad || a.io_error))
-        st = gd_set_error(err, GPUDIAG_ERR_IO, out_path, -1, "write error");
-    if (st != GPUDIAG_OK && !to_stdout)
-        (void)gd_remove_partial_output(out_path);
+    int close_bad = 0, e = 0;
+    if (a.gz && gzclose(a.gz) != Z_OK) {
+        close_bad = 1;
+        e = errno;
+    }
+    /* commit renames the temporary into place, or removes it and keeps the old file */
+    if (gd_outfile_commit(&of, st != GPUDIAG_OK || close_bad || a.io_error) != 0 && st == GPUDIAG_OK) {
+        if (!e)
+            e = errno;
+        st = gd_set_error(err, GPUDIAG_ERR_IO, out_path, -1, "write error: %s", strerror(e ? e : EIO));
+    }
     return st;
 }

@@ -8,6 +8,12 @@
 #   run -o X --json X,
 #   --ncu N with --html N, --save N, --trace-out N and --html LINK (LINK -> N):
 #   the Nsight Compute CSV is an input too (new-user trial of issue 19).
+# A failed write (a file-size limit, `ulimit -f 4`: EFBIG, as a full disk
+# gives ENOSPC) keeps the old file byte for byte and leaves no temporary, for
+# --html, --save and --trace-out, exit 3 with the reason; a new file is not
+# created (new-user trial of issue 19: a cut file, a deleted one, a truncated
+# JSON).  A write that succeeds replaces the file and keeps its mode (640),
+# and through a symlink replaces the file the link points at.
 # And the ordinary cases still work: --save elsewhere, --html to a new file.
 set -u
 GD_TMP_TAG=outputs
@@ -46,6 +52,30 @@ for opt in --html --save --trace-out; do
 done
 check "--html nlink.csv is the input n.csv" analyze -q --ncu n.csv --html nlink.csv in.json
 cmp -s n.csv n.orig || bad "--html through a link: the --ncu input changed"
+# failed writes keep the old file
+mkdir w
+printf '{"old":"precious"}\n' > w/keep.json
+cp w/keep.json keep.orig
+chmod 640 w/keep.json
+for opt in --html --save --trace-out; do
+    (ulimit -f 4 && exec "$GPUDIAG" analyze -q $opt w/keep.json in.json) >out.txt 2>err.txt
+    rc=$?
+    [ "$rc" -eq 3 ] || bad "$opt w/keep.json under ulimit -f 4: exit $rc, want 3"
+    grep -q "w/keep.json: .*File too large" err.txt || bad "$opt: no reason given: $(cat err.txt)"
+    cmp -s w/keep.json keep.orig || bad "$opt: the old file changed after a failed write"
+    (ulimit -f 4 && exec "$GPUDIAG" analyze -q $opt w/new.json in.json) >out.txt 2>err.txt
+    [ -e w/new.json ] && bad "$opt: a partial w/new.json was left"
+    [ "$(ls -A w)" = "keep.json" ] || bad "$opt: temporaries left behind: $(ls -A w)"
+done
+# a complete write replaces the file, keeps its mode, follows a symlink
+"$GPUDIAG" analyze -q --save w/keep.json in.json >/dev/null 2>&1 || bad "--save over w/keep.json: exit $?"
+head -c 40 w/keep.json | grep -q '"schema"' || bad "--save did not replace w/keep.json"
+[ "$(stat -c %a w/keep.json)" = 640 ] || bad "mode of w/keep.json is $(stat -c %a w/keep.json), want 640"
+ln -s keep.json w/link.json
+"$GPUDIAG" analyze -q --html w/link.json in.json >/dev/null 2>&1 || bad "--html through a link: exit $?"
+[ -L w/link.json ] || bad "--html replaced the symlink itself"
+grep -q '<html' w/keep.json || bad "--html through a link did not write the file it points at"
+[ "$(ls -A w | tr '\n' ' ')" = "keep.json link.json " ] || bad "temporaries left behind: $(ls -A w)"
 # ordinary use still works
 "$GPUDIAG" analyze -q --save saved.json --html page.html in.json >/dev/null 2>&1 || bad "--save/--html elsewhere: exit $?"
 [ -s saved.json ] && [ -s page.html ] || bad "outputs missing"
