@@ -1778,8 +1778,13 @@ static void verdict(fbuilder *b, const gpudiag_trace *t)
         v = gd_format("The GPU is idle %.0f%% of the %s, mostly start-up/compilation: %s before the first GPU "
                       "op, after the last, or while compiling or warming up. Too little steady-state work was "
                       "recorded to judge; profile steady-state steps (torch.profiler schedule with wait and "
-                      "warmup).",
-                      100.0 * (1.0 - r->gpu_utilization), r->steps_from_profiler ? "step" : "window", sdur);
+                      "warmup).%s",
+                      100.0 * (1.0 - r->gpu_utilization), r->steps_from_profiler ? "step" : "window", sdur,
+                      r->step_count <= 1 ? " With one step, host work that every call repeats before its first "
+                                           "kernel (input decoding, preprocessing, tokenisation) cannot be told "
+                                           "from start-up: if the job does it per call, it is a data-pipeline "
+                                           "stall, not start-up."
+                                         : "");
     } else if (!isnan(r->gpu_utilization)) {
         v = gd_format("The GPU is idle %.0f%% of the step, but the trace holds no evidence of why "
                       "(no DataLoader, launch, communication or copy pattern stands out).%s",
