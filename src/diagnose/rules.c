@@ -884,6 +884,10 @@ static void rule_host_overhead(fbuilder *b)
         gd_fb_ev(f, "graph_launches", (double)r->graph_launches); /* graphs already in use: no graph advice */
     if (r->graph_captures > 0)
         gd_fb_ev(f, "graph_captures", (double)r->graph_captures); /* graphs being captured: no graph advice */
+    /* optimizer and DDP advice only where the trace shows training: an Optimizer.step was recorded
+     * (inference and non-PyTorch traces have none; new-user trial of issue 19) */
+    int training = (!isnan(r->optimizer_time_us) && r->optimizer_time_us > 0) || r->optimizer_kernels > 0;
+    const char *fused = training ? "use fused/foreach optimizers (torch.optim.AdamW(..., fused=True)), " : "";
     if (queue_runs_dry)
         gd_fb_text(b, f,
              gd_format("The GPU runs out of queued work at points in the step: framework ops and launch calls "
@@ -893,8 +897,9 @@ static void rule_host_overhead(fbuilder *b)
              gd_format("The idle time sits in a few places, not between every pair of kernels: look at the "
                        "largest gaps under IDLE GAPS (often the first, warm-up step, the optimizer step, or a "
                        "host-side computation between phases). Move that host work off the critical path or "
-                       "overlap it (a side CUDA stream, prefetching the next batch to the GPU), use fused/foreach "
-                       "optimizers (fused=True), and torch.compile to cut the Python between kernels."));
+                       "overlap it (a side CUDA stream, prefetching the next batch to the GPU), %suse "
+                       "torch.compile to cut the Python between kernels.",
+                       training ? "use fused/foreach optimizers (fused=True), and " : "and "));
     else if (short_kernels && r->graph_launches > 0)
         gd_fb_text(b, f,
              gd_format("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
@@ -902,11 +907,10 @@ static void rule_host_overhead(fbuilder *b)
                        100.0 * host, r->median_kernel_us),
              gd_format("The step already replays %s graphs (%llu graph launch%s): the launches left are the "
                        "kernels outside them. Capture those regions too if their shapes are static, fuse elementwise "
-                       "chains (torch.compile), use fused/foreach optimizers (torch.optim.AdamW(..., fused=True)), "
-                       "and raise the batch size so each kernel does more work. Remove per-step Python work and "
-                       "logging from the hot loop.",
+                       "chains (torch.compile), %sand raise the batch size so each kernel does more work. Remove "
+                       "per-step Python work and logging from the hot loop.",
                        r->is_amd ? "HIP" : "CUDA", (unsigned long long)r->graph_launches,
-                       r->graph_launches == 1 ? "" : "es"));
+                       r->graph_launches == 1 ? "" : "es", fused));
     else if (short_kernels && r->graph_captures > 0)
         gd_fb_text(b, f,
              gd_format("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
@@ -924,11 +928,10 @@ static void rule_host_overhead(fbuilder *b)
                        "%.1f%% of the step while no kernel runs, and the median kernel lasts only %.1f us",
                        100.0 * host, r->median_kernel_us),
              gd_format("Launch fewer, larger kernels: torch.compile(model) (mode=\"reduce-overhead\" adds %s"
-                       "), capture the static part of the step with torch.cuda.graphs, use fused/foreach "
-                       "optimizers (torch.optim.AdamW(..., fused=True)), fuse elementwise chains, and raise the "
-                       "batch size so each kernel does more work. Remove per-step Python work and logging from "
-                       "the hot loop.",
-                       r->is_amd ? "HIP graphs" : "CUDA Graphs"));
+                       "), capture the static part of the step with torch.cuda.graphs, %sfuse elementwise chains, "
+                       "and raise the batch size so each kernel does more work. Remove per-step Python work and "
+                       "logging from the hot loop.",
+                       r->is_amd ? "HIP graphs" : "CUDA Graphs", fused));
     else
         gd_fb_text(b, f,
              gd_format("The GPU waits for the CPU: framework ops and launch calls run for %.1f%% of the step "
@@ -937,8 +940,10 @@ static void rule_host_overhead(fbuilder *b)
              gd_format("Find the CPU work between kernels (profile with with_stack=True, or py-spy) and move it "
                        "off the critical path: avoid .item()/.cpu()/print of GPU tensors inside the step, do "
                        "metrics and logging every N steps, move CPU-side tensor work to the GPU, and use "
-                       "torch.compile to cut Python overhead. With DDP, set gradient_as_bucket_view=True and "
-                       "static_graph=True when the graph is static."));
+                       "torch.compile to cut Python overhead.%s",
+                       training && r->input.world_size > 1 ? " With DDP, set gradient_as_bucket_view=True and "
+                                                             "static_graph=True when the graph is static."
+                                                           : ""));
 }
 
 /* Groups of collective kinds that pick the communication advice; all-gather and
