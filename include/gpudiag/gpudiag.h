@@ -233,25 +233,20 @@ const char *gpudiag_kernel_class_name(gpudiag_kernel_class cls);
 
 /** The bottleneck named by the verdict (DESIGN.md). */
 typedef enum gpudiag_bottleneck {
-    GPUDIAG_BN_UNKNOWN = 0,
-    GPUDIAG_BN_DATA_PIPELINE,
-    GPUDIAG_BN_HOST_LAUNCH,
-    GPUDIAG_BN_SYNCHRONIZATION,
-    GPUDIAG_BN_COMMUNICATION,
-    GPUDIAG_BN_MEMORY_TRANSFER,
-    GPUDIAG_BN_MEMORY_BANDWIDTH,
-    GPUDIAG_BN_COMPUTE,
-    GPUDIAG_BN_THROTTLING
+    /* the values and their names: gpudiag/bottlenecks.def (first = 0, append only) */
+#define GPUDIAG_BN_ROW(e, name) GPUDIAG_BN_##e,
+#include "gpudiag/bottlenecks.def"
+#undef GPUDIAG_BN_ROW
 } gpudiag_bottleneck;
 
 /** Snake-case name of a bottleneck ("data_pipeline", ...). */
 const char *gpudiag_bottleneck_name(gpudiag_bottleneck bn);
 
 typedef enum gpudiag_severity {
-    GPUDIAG_SEV_INFO = 0,
-    GPUDIAG_SEV_LOW,
-    GPUDIAG_SEV_MEDIUM,
-    GPUDIAG_SEV_HIGH
+    /* the values and their names: gpudiag/severities.def (first = 0, append only) */
+#define GPUDIAG_SEV_ROW(e, name) GPUDIAG_SEV_##e,
+#include "gpudiag/severities.def"
+#undef GPUDIAG_SEV_ROW
 } gpudiag_severity;
 
 /** "info", "low", "medium", "high". */

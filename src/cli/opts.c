@@ -32,14 +32,9 @@ int gd_opt_severity(const char *s)
 {
     if (!s)
         return -1;
-    if (strcmp(s, "info") == 0)
-        return GPUDIAG_SEV_INFO;
-    if (strcmp(s, "low") == 0)
-        return GPUDIAG_SEV_LOW;
-    if (strcmp(s, "medium") == 0)
-        return GPUDIAG_SEV_MEDIUM;
-    if (strcmp(s, "high") == 0)
-        return GPUDIAG_SEV_HIGH;
+    for (int i = GPUDIAG_SEV_INFO; i <= GPUDIAG_SEV_HIGH; i++)
+        if (strcmp(s, gpudiag_severity_name((gpudiag_severity)i)) == 0)
+            return i;
     return -1;
 }
 

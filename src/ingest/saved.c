@@ -52,9 +52,8 @@ static double num(yajl_val v)
 
 static int severity_of(const char *s)
 {
-    static const char *const names[] = {"info", "low", "medium", "high"};
-    for (int i = 0; s && i < 4; i++)
-        if (strcmp(s, names[i]) == 0)
+    for (int i = GPUDIAG_SEV_INFO; s && i <= GPUDIAG_SEV_HIGH; i++)
+        if (strcmp(s, gpudiag_severity_name((gpudiag_severity)i)) == 0)
             return i;
     return -1;
 }

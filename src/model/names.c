@@ -91,15 +91,11 @@ const char *gpudiag_copy_kind_name(gpudiag_copy_kind kind)
 const char *gpudiag_bottleneck_name(gpudiag_bottleneck bn)
 {
     switch (bn) {
-    case GPUDIAG_BN_UNKNOWN: return "unknown";
-    case GPUDIAG_BN_DATA_PIPELINE: return "data_pipeline";
-    case GPUDIAG_BN_HOST_LAUNCH: return "host_launch";
-    case GPUDIAG_BN_SYNCHRONIZATION: return "synchronization";
-    case GPUDIAG_BN_COMMUNICATION: return "communication";
-    case GPUDIAG_BN_MEMORY_TRANSFER: return "memory_transfer";
-    case GPUDIAG_BN_MEMORY_BANDWIDTH: return "memory_bandwidth";
-    case GPUDIAG_BN_COMPUTE: return "compute";
-    case GPUDIAG_BN_THROTTLING: return "throttling";
+#define GPUDIAG_BN_ROW(e, name)                                                                                        \
+    case GPUDIAG_BN_##e:                                                                                               \
+        return name;
+#include "gpudiag/bottlenecks.def"
+#undef GPUDIAG_BN_ROW
     }
     return "unknown";
 }
@@ -107,10 +103,11 @@ const char *gpudiag_bottleneck_name(gpudiag_bottleneck bn)
 const char *gpudiag_severity_name(gpudiag_severity sev)
 {
     switch (sev) {
-    case GPUDIAG_SEV_INFO: return "info";
-    case GPUDIAG_SEV_LOW: return "low";
-    case GPUDIAG_SEV_MEDIUM: return "medium";
-    case GPUDIAG_SEV_HIGH: return "high";
+#define GPUDIAG_SEV_ROW(e, name)                                                                                       \
+    case GPUDIAG_SEV_##e:                                                                                              \
+        return name;
+#include "gpudiag/severities.def"
+#undef GPUDIAG_SEV_ROW
     }
     return "info";
 }

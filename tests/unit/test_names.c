@@ -2,7 +2,8 @@
  * The enums generated from the .def lists in include/gpudiag/ keep their values and names:
  * each name list below is typed by hand from the JSON contract
  * (docs/report.schema.json: breakdown.share.*, idle.by_cause_share_of_step.*,
- * kernel classes, communication kinds, copy directions) as names.c and
+ * kernel classes, communication kinds, copy directions, bottlenecks,
+ * severities) as names.c and
  * gpudiag.h spelled them before the .def lists; the values are stable
  * (append only), so a reordered or renamed row fails here.
  */
@@ -54,5 +55,19 @@ int main(void)
         ASSERT_STR_EQ(gpudiag_copy_kind_name((gpudiag_copy_kind)i), copies[i]);
     ASSERT_EQ_INT(GPUDIAG_COPY_D2D, 2);
     ASSERT_STR_EQ(gpudiag_copy_kind_name(GPUDIAG_COPY_KIND_COUNT), "unknown");
+
+    static const char *const bns[] = {"unknown",          "data_pipeline", "host_launch",
+                                      "synchronization",  "communication", "memory_transfer",
+                                      "memory_bandwidth", "compute",       "throttling"};
+    for (int i = 0; i < 9; i++)
+        ASSERT_STR_EQ(gpudiag_bottleneck_name((gpudiag_bottleneck)i), bns[i]);
+    ASSERT_EQ_INT(GPUDIAG_BN_THROTTLING, 8);
+    ASSERT_STR_EQ(gpudiag_bottleneck_name((gpudiag_bottleneck)9), "unknown");
+
+    static const char *const sevs[] = {"info", "low", "medium", "high"};
+    for (int i = 0; i < 4; i++)
+        ASSERT_STR_EQ(gpudiag_severity_name((gpudiag_severity)i), sevs[i]);
+    ASSERT_EQ_INT(GPUDIAG_SEV_HIGH, 3);
+    ASSERT_STR_EQ(gpudiag_severity_name((gpudiag_severity)4), "info");
     TEST_DONE("names");
 }
