@@ -178,6 +178,8 @@ int gd_check_writable(const char *const *opt_names, const char *const *outs, siz
                 why = "is a directory";
             else if (access(outs[i], W_OK) != 0)
                 why = strerror(errno);
+            else if (S_ISREG(so.st_mode) && access(dir, W_OK | X_OK) != 0)
+                why = "its directory is not writable (the file is replaced by a temporary written there)";
         } else if (errno != ENOENT) {
             why = strerror(errno); /* e.g. a path through a file: ENOTDIR */
         } else if (slash && slash[1] == '\0') {

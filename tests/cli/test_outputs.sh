@@ -13,7 +13,8 @@
 # --html, --save and --trace-out, exit 3 with the reason; a new file is not
 # created (new-user trial of issue 19: a cut file, a deleted one, a truncated
 # JSON).  A write that succeeds replaces the file and keeps its mode (640),
-# and through a symlink replaces the file the link points at.
+# and through a symlink replaces the file the link points at.  A writable
+# file in an unwritable directory is refused up front (exit 3).
 # And the ordinary cases still work: --save elsewhere, --html to a new file.
 set -u
 GD_TMP_TAG=outputs
@@ -76,6 +77,21 @@ ln -s keep.json w/link.json
 [ -L w/link.json ] || bad "--html replaced the symlink itself"
 grep -q '<html' w/keep.json || bad "--html through a link did not write the file it points at"
 [ "$(ls -A w | tr '\n' ' ')" = "keep.json link.json " ] || bad "temporaries left behind: $(ls -A w)"
+# a writable file in a directory the user cannot write: refused before the
+# analysis (exit 3), as the temporary could not be made there.  Needs another
+# user: run as root with setpriv (root writes everywhere), else skipped.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+    mkdir rod
+    cp in.json rod/in.json
+    printf 'old\n' > rod/out.json
+    chmod 755 "$TMP" rod && chmod 644 rod/in.json && chmod 666 rod/out.json
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$GPUDIAG" analyze -q --save rod/out.json rod/in.json \
+        >out.txt 2>err.txt
+    rc=$?
+    [ "$rc" -eq 3 ] || bad "--save into an unwritable directory: exit $rc, want 3 ($(cat err.txt))"
+    grep -q "rod/out.json: cannot be written: its directory is not writable" err.txt || bad "message: $(cat err.txt)"
+    [ "$(cat rod/out.json)" = old ] || bad "rod/out.json changed"
+fi
 # ordinary use still works
 "$GPUDIAG" analyze -q --save saved.json --html page.html in.json >/dev/null 2>&1 || bad "--save/--html elsewhere: exit $?"
 [ -s saved.json ] && [ -s page.html ] || bad "outputs missing"
