@@ -276,6 +276,8 @@ typedef struct gpudiag_series_comparison {
     gpudiag_series_compare_row rows[GPUDIAG_SERIES_COMPARE_METRICS];
     int gate;                     /**< row index of the gate metric (gpu_util, else sm_active); -1 none */
     gpudiag_compare_verdict verdict; /**< the gate row's verdict; NO_CHANGE when no gate */
+    int snapshot;                 /**< bit 1: base, bit 2: new holds at most one sample per GPU (a snapshot):
+                                       no time series, so no U test and every metric inconclusive; 0: neither */
 } gpudiag_series_comparison;
 
 struct gpudiag_series;

@@ -143,6 +143,9 @@ gpudiag_status gpudiag_series_compare(const gpudiag_series *base, const gpudiag_
     out->row_count = GPUDIAG_SERIES_COMPARE_METRICS;
     out->gate = -1;
     out->verdict = GPUDIAG_CMP_NO_CHANGE;
+    /* a snapshot (one sample per GPU) is no time series: pooling its GPUs would make a sample
+     * of different GPUs, not of time (DEFINITIONS "compare: monitoring logs") */
+    out->snapshot = (max_count(base) < 2 ? 1 : 0) | (max_count(test) < 2 ? 2 : 0);
     size_t mc = max_count(base) > max_count(test) ? max_count(base) : max_count(test);
     double *scratch = malloc((mc < ACF_SAMPLES ? mc : ACF_SAMPLES) * sizeof *scratch + sizeof *scratch);
     if (!scratch)
@@ -219,6 +222,12 @@ gpudiag_status gpudiag_series_compare(const gpudiag_series *base, const gpudiag_
             else
                 row->verdict = GPUDIAG_CMP_INCONCLUSIVE;
             row->changed = fabs(ch) > o.threshold && row->outside_noise == 1;
+            if (out->snapshot) {
+                row->mwu_p = row->mwu_p_samples = NAN;
+                row->outside_noise = -1;
+                row->verdict = GPUDIAG_CMP_INCONCLUSIVE;
+                row->changed = 0;
+            }
         }
         pool_free(&pb);
         pool_free(&pt);

@@ -306,6 +306,7 @@ static int compare_logs(const char *bpath, const char *tpath, const gpudiag_comp
             json_str(stdout, gate);
         else
             printf("null");
+        printf(",\n  \"snapshot\": %s", c.snapshot == 3 ? "\"both\"" : c.snapshot == 2 ? "\"new\"" : c.snapshot == 1 ? "\"base\"" : "null");
         printf(",\n  \"verdict\": \"%s\",\n  \"metrics\": [", gpudiag_compare_verdict_name(c.verdict));
         for (size_t i = 0; i < c.row_count; i++) {
             const gpudiag_series_compare_row *r = &c.rows[i];
@@ -363,8 +364,13 @@ static int compare_logs(const char *bpath, const char *tpath, const gpudiag_comp
         }
         printf("\nVerdict (%s, threshold %.3g%%, alpha %.3g): %s\n", gate ? gate : "no utilisation metric on both sides",
                100 * c.threshold, c.alpha, gpudiag_compare_verdict_name(c.verdict));
-        printf("Monitoring samples a second apart are autocorrelated: the U test runs over block means\n"
-               "(block = samples per block), not over single samples.\n");
+        if (c.snapshot)
+            printf("The %s one sample per GPU (a snapshot): no time series to compare, so every metric is\n"
+                   "inconclusive; log both runs over time (nvidia-smi dmon -d 1, --query-gpu -l 1).\n",
+                   c.snapshot == 3 ? "base and the new log hold" : c.snapshot == 1 ? "base log holds" : "new log holds");
+        else
+            printf("Monitoring samples a second apart are autocorrelated: the U test runs over block means\n"
+                   "(block = samples per block), not over single samples.\n");
     }
     if (fflush(stdout) != 0 || ferror(stdout))
         return gd_stdout_failed();

@@ -207,6 +207,18 @@ grep -q 'missing.json' "$TMP/err" && ok || bad "missing file named"
 printf '{"schema": "gpudiag.report/1", "steps": [' > "$TMP/cut.json"
 expect_rc 3 "$GPUDIAG" compare "$TMP/cut.json" "$TMP/base.json"
 grep -q 'cut.json' "$TMP/err" && ok || bad "cut saved report named"
+# a snapshot (one sample per GPU: tests/data/monlog/dmon_one_sample.log, sm 95) against a 4000-line
+# log is no time series: no U test, gpu_util inconclusive whatever the means (DEFINITIONS
+# "compare: monitoring logs"; before: improved/regressed from one row), exit 0, the text says why
+expect_rc 0 "$GPUDIAG" compare --json "$GD_TEST_DATA/monlog/dmon_one_sample.log" "$TMP/m_c.log"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); r = {m["metric"]: m for m in d["metrics"]}
+sys.exit(0 if d["snapshot"] == "base" and d["verdict"] == "inconclusive" and r["gpu_util"]["mwu_p"] is None
+         and r["gpu_util"]["verdict"] == "inconclusive" and r["gpu_util"]["base_n"] == 1 else 1)' "$TMP/out" \
+  && ok || bad "snapshot compare"
+expect_rc 0 "$GPUDIAG" compare "$GD_TEST_DATA/monlog/dmon_one_sample.log" "$TMP/m_c.log"
+grep -q "The base log holds one sample per GPU (a snapshot)" "$TMP/out" && ok || bad "snapshot compare text"
 expect_rc 0 "$GPUDIAG" compare --help
 grep -q -- '--threshold' "$TMP/out" && ok || bad "--help"
 
