@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <yajl/yajl_parse.h>
 #include <yajl/yajl_tree.h>
 
 #include "analyze/compare_side.h"
@@ -366,6 +367,24 @@ gpudiag_status gd_side_read_json_fp(FILE *fp, const char *path, gpudiag_side **o
     return st;
 }
 
+/* The byte offset where buf stops being valid JSON (the tree API does not
+ * say): a callback-free parse of the same bytes; len when it ends early (a
+ * report cut short, e.g. by a full disk); -1 when unknown. */
+static int64_t json_error_offset(const char *buf, size_t len)
+{
+    yajl_handle h = yajl_alloc(NULL, NULL, NULL);
+    if (!h)
+        return -1;
+    yajl_config(h, yajl_allow_comments, 1); /* as yajl_tree_parse */
+    int64_t at = -1;
+    if (yajl_parse(h, (const unsigned char *)buf, len) != yajl_status_ok)
+        at = (int64_t)yajl_get_bytes_consumed(h);
+    else if (yajl_complete_parse(h) != yajl_status_ok)
+        at = (int64_t)len;
+    yajl_free(h);
+    return at;
+}
+
 gpudiag_status gd_side_parse_json(const char *buf, size_t len, const char *path, gpudiag_side **out,
                                   gpudiag_error *err)
 {
@@ -380,8 +399,10 @@ gpudiag_status gd_side_parse_json(const char *buf, size_t len, const char *path,
         char *nl = strchr(ebuf, '\n');
         if (nl)
             *nl = '\0';
-        return gd_set_error(err, ebuf[0] && strstr(ebuf, "memory") ? GPUDIAG_ERR_NOMEM : GPUDIAG_ERR_FORMAT, path, -1,
-                            "not valid JSON: %s", ebuf[0] ? ebuf : "parse error");
+        int nomem = ebuf[0] && strstr(ebuf, "memory");
+        return gd_set_error(err, nomem ? GPUDIAG_ERR_NOMEM : GPUDIAG_ERR_FORMAT, path,
+                            nomem ? -1 : json_error_offset(buf, len), "not valid JSON: %s",
+                            ebuf[0] ? ebuf : "parse error");
     }
     gpudiag_status st = GPUDIAG_OK;
     const char *schema = YAJL_GET_STRING(get(d, "schema", NULL, NULL));

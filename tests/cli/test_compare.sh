@@ -207,6 +207,8 @@ grep -q 'missing.json' "$TMP/err" && ok || bad "missing file named"
 printf '{"schema": "gpudiag.report/1", "steps": [' > "$TMP/cut.json"
 expect_rc 3 "$GPUDIAG" compare "$TMP/cut.json" "$TMP/base.json"
 grep -q 'cut.json' "$TMP/err" && ok || bad "cut saved report named"
+# and where it ends: 41 bytes written, so premature end at byte 41 (new-user trial of issue 19)
+grep -q 'cut.json: byte 41: not valid JSON' "$TMP/err" && ok || bad "cut saved report: no byte offset: $(cat "$TMP/err")"
 # a snapshot (one sample per GPU: tests/data/monlog/dmon_one_sample.log, sm 95) against a 4000-line
 # log is no time series: no U test, gpu_util inconclusive whatever the means (DEFINITIONS
 # "compare: monitoring logs"; before: improved/regressed from one row), exit 0, the text says why
