@@ -200,6 +200,19 @@ static int pod_seen(const prom_pending *p, uint64_t k)
     return 0;
 }
 
+/* The pod lb (key pk) now holds GPU gs: count a change of pod and keep its labels; it is the
+ * first pod of the scrape being collected in pp. */
+static void hold_pod(gpudiag_gpu_series *gs, prom_pending *pp, const prom_labels *lb, uint64_t pk)
+{
+    if (gs->pod[0] && (strcmp(gs->pod, lb->pod) != 0 || strcmp(gs->k8s_namespace, lb->ns) != 0))
+        gs->pod_changes++;
+    snprintf(gs->pod, sizeof gs->pod, "%s", lb->pod);
+    snprintf(gs->k8s_namespace, sizeof gs->k8s_namespace, "%s", lb->ns);
+    snprintf(gs->container, sizeof gs->container, "%s", lb->container);
+    pp->pod_hash[0] = pk;
+    pp->npods = 1;
+}
+
 static gpudiag_status flush(gpudiag_series *s, prom_pending *pend, size_t npend, int64_t scrape, gd_lines *l,
                             gpudiag_error *err)
 {
@@ -352,13 +365,7 @@ gpudiag_status gd_read_prom(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
         }
         if (pk && !pp->npods) { /* the pod holding the GPU: the first of a scrape; the last when it changes */
             gs = &s->gpus[g];
-            if (gs->pod[0] && (strcmp(gs->pod, lb.pod) != 0 || strcmp(gs->k8s_namespace, lb.ns) != 0))
-                gs->pod_changes++;
-            snprintf(gs->pod, sizeof gs->pod, "%s", lb.pod);
-            snprintf(gs->k8s_namespace, sizeof gs->k8s_namespace, "%s", lb.ns);
-            snprintf(gs->container, sizeof gs->container, "%s", lb.container);
-            pp->pod_hash[0] = pk;
-            pp->npods = 1;
+            hold_pod(gs, pp, &lb, pk);
             if (gs->pods < 1)
                 gs->pods = 1;
         }
@@ -376,13 +383,7 @@ gpudiag_status gd_read_prom(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
         }
         if (pk && !pod_seen(pp, pk)) { /* after a flush: this pod is the first of the new scrape */
             gs = &s->gpus[g];
-            if (gs->pod[0] && (strcmp(gs->pod, lb.pod) != 0 || strcmp(gs->k8s_namespace, lb.ns) != 0))
-                gs->pod_changes++;
-            snprintf(gs->pod, sizeof gs->pod, "%s", lb.pod);
-            snprintf(gs->k8s_namespace, sizeof gs->k8s_namespace, "%s", lb.ns);
-            snprintf(gs->container, sizeof gs->container, "%s", lb.container);
-            pp->pod_hash[0] = pk;
-            pp->npods = 1;
+            hold_pod(gs, pp, &lb, pk);
         }
         pp->slot_block[bit] = block;
         x *= scale;
