@@ -531,7 +531,7 @@ out:
 /* One-off first calls (DEFINITIONS "Idle gaps and their causes", rule 0): a
  * runtime/driver call that is the first call of its API name, or the first
  * launch of its kernel name, and lasts >= GD_FIRST_CALL_MIN_US and >=
- * GD_FIRST_CALL_MEDIAN_X x the median duration of its API's calls (lazy module
+ * GD_FIRST_CALL_MEDIAN_X x the median duration of its API's other calls, the longest left out (lazy module
  * loading, JIT, first-use initialisation).  Sync calls are left out: their
  * length is the GPU's queued work.  Their intervals go to *out (unmerged). */
 static int first_calls(actx *a, gd_vec *out)
@@ -561,9 +561,12 @@ static int first_calls(actx *a, gd_vec *out)
         size_t i1 = i0;
         while (i1 < n && k[i1].name_id == k[i0].name_id)
             i1++;
-        size_t m = i1 - i0;
-        med[k[i0].name_id] = m % 2 ? (double)k[i0 + m / 2].dur
-                                   : 0.5 * ((double)k[i0 + m / 2 - 1].dur + (double)k[i0 + m / 2].dur);
+        /* the median of the API's calls without its longest one (the candidate's own length
+         * must not set the bar: with 2 calls it would be half of it); NaN for a single call */
+        size_t m = i1 - i0 - 1;
+        if (m > 0)
+            med[k[i0].name_id] = m % 2 ? (double)k[i0 + m / 2].dur
+                                       : 0.5 * ((double)k[i0 + m / 2 - 1].dur + (double)k[i0 + m / 2].dur);
         i0 = i1;
     }
     memset(first_api, 0, nn * sizeof *first_api);
