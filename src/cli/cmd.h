@@ -16,6 +16,11 @@
 
 /* The documented exit codes: util/exit_codes.h, one list for every command. */
 
+/* gpudiag analyze PATH... (cmd_analyze.c): argv[0] is "analyze"; parses its
+ * options, reads and analyzes every PATH, prints the reports; returns the
+ * exit status (GD_EXIT_FINDINGS when --fail-on matched, GD_EXIT_NOMATCH
+ * when --steps/--ranks selected nothing, ...: util/exit_codes.h). */
+gd_exit gd_cmd_analyze(int argc, char **argv);
 /* gpudiag specs [NAME], gpudiag mfu, gpudiag plan: argv[0] is the command name. */
 gd_exit gd_cmd_specs(int argc, char **argv);
 gd_exit gd_cmd_mfu(int argc, char **argv);
