@@ -388,7 +388,7 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
                  gd_format("Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] and make "
                            "sure the model and data are on the GPU (model.to('cuda'))."));
         }
-    } else if (r->input.step_range_missing) {
+    } else if (r->input.step_range_missing && !r->steps_from_profiler) {
         /* input_step_range_missing below says it */
     } else if (!r->steps_from_profiler && r->input.nsys.present) {
         gpudiag_finding *f = rf_add(b, GD_F_no_step_markers, GPUDIAG_SEV_INFO, NAN);
@@ -443,10 +443,11 @@ static void rule_input(fbuilder *b, const gpudiag_trace *t)
         gd_fb_ev(f, "annotation_ranges", (double)r->input.nsys.nvtx_ranges);
         const char *cand = r->input.step_range_candidates ? r->input.step_range_candidates : "";
         gd_fb_text(b, f,
-             gd_format("No %s named '%s' (--step-range) in the trace: the whole capture is analysed as one window; "
-                       "%s%s",
+             gd_format("No %s named '%s' (--step-range) in the trace: %s; %s%s",
                        r->input.nsys.present ? "NVTX range" : "user annotation",
                        r->input.step_range ? r->input.step_range : "",
+                       r->steps_from_profiler ? "its own ProfilerStep#N steps are analysed instead"
+                                              : "the whole capture is analysed as one window",
                        cand[0] ? (r->input.nsys.present ? "ranges that exist: " : "annotations that exist: ")
                                : (r->input.nsys.present ? "the export has no NVTX ranges" : "the trace has no user annotations"),
                        cand),

@@ -164,9 +164,14 @@ int gd_steps_select(gpudiag_trace *t, const char *name, int nsys_defaults)
             int64_t num;
             if (t->host_steps.len && gd_step_name_match("ProfilerStep#0", 14, name, 0, &num)) {
                 snprintf(t->nsys.steps_source, sizeof t->nsys.steps_source, "ProfilerStep#N (--step-range)");
+            } else if (t->host_steps.len) {
+                /* a name that matches nothing keeps the trace's own ProfilerStep#N steps
+                 * (a typo must not drop them; input_step_range_missing says so) */
+                t->step_range_missing = 1;
+                snprintf(t->nsys.steps_source, sizeof t->nsys.steps_source,
+                         "ProfilerStep#N (no range named '%.100s')", name);
             } else {
                 t->step_range_missing = 1;
-                t->host_steps.len = 0;
                 snprintf(t->nsys.steps_source, sizeof t->nsys.steps_source,
                          "the whole capture (no range named '%.100s')", name);
             }

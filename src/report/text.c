@@ -192,7 +192,7 @@ static void numbers(const tw *w, const gpudiag_report *r)
         ms(e, sizeof e, r->step_time.max);
         fprintf(w->fp, "%sSTEPS%s    %zu %s: mean %s, median %s, p90 %s, min %s, max %s", c_bold(w), c_off(w),
                 r->step_count,
-                r->input.step_range_missing ? "window (no range matched --step-range)"
+                r->input.step_range_missing && !r->steps_from_profiler ? "window (no range matched --step-range)"
                 : !r->steps_from_profiler   ? "window (no ProfilerStep markers)"
                 : r->step_count == 1        ? "step"
                                             : "steps",

@@ -161,6 +161,18 @@ fi
 # that API has 2 calls, so the bar is 10 x the median of its other calls (DEFINITIONS rule 0), not
 # of both (which the long call itself would set at half its length): the gap is startup in the
 # selection as in the whole trace (before: host_launch, and a verdict "save ~36%").
+# --step-range with a name the trace does not hold keeps its 6 ProfilerStep#N steps (a typo
+# must not drop them) and says so (input_step_range_missing); before: one whole-capture window
+if [ -f "$REAL" ]; then
+  "$GPUDIAG" analyze --json --step-range nosuchrange "$REAL" > "$TMP/sr.json"
+  if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); f = {x["id"]: x for x in d["findings"]}
+t = f.get("input_step_range_missing", {}).get("title", "")
+sys.exit(0 if len(d["steps"]) == 6 and d["inputs"][0]["step_range_missing"] is True
+         and "its own ProfilerStep#N steps are analysed instead" in t and "no_step_markers" not in f else 1)' "$TMP/sr.json"
+  then ok; else bad "--step-range nosuchrange keeps the ProfilerStep steps"; fi
+fi
 REAL4="$GD_SHARED/data/traces/resnet50_v100_num_workers_4.pt.trace.json.gz"
 if [ -f "$REAL4" ]; then
   "$GPUDIAG" analyze --json --steps 5 "$REAL4" > "$TMP/s5.json" && "$GPUDIAG" analyze --json "$REAL4" > "$TMP/all.json"
