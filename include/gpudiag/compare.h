@@ -278,6 +278,9 @@ typedef struct gpudiag_series_comparison {
     gpudiag_compare_verdict verdict; /**< the gate row's verdict; NO_CHANGE when no gate */
     int snapshot;                 /**< bit 1: base, bit 2: new holds at most one sample per GPU (a snapshot):
                                        no time series, so no U test and every metric inconclusive; 0: neither */
+    int setup_differs;            /**< bit 1: the sides hold different GPU counts, bit 2: a GPU product name
+                                       on one side is not on the other (names known on both): a change may be
+                                       the hardware's, not the job's; 0: same set-up as far as the logs say */
 } gpudiag_series_comparison;
 
 struct gpudiag_series;

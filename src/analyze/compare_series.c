@@ -118,6 +118,32 @@ static void pool_free(pool *p)
     free(p->blocks);
 }
 
+/* Whether GPU product name nm (non-empty) names a GPU of s. */
+static int has_gpu_named(const gpudiag_series *s, const char *nm)
+{
+    for (size_t g = 0; g < s->gpu_count; g++)
+        if (strcmp(s->gpus[g].name, nm) == 0)
+            return 1;
+    return 0;
+}
+
+/* Bits of gpudiag_series_comparison.setup_differs for the two sides. */
+static int setup_differs(const gpudiag_series *a, const gpudiag_series *b)
+{
+    int d = a->gpu_count != b->gpu_count ? 1 : 0;
+    const gpudiag_series *s[2] = {a, b};
+    for (int k = 0; k < 2; k++)
+        for (size_t g = 0; g < s[k]->gpu_count; g++) {
+            const char *nm = s[k]->gpus[g].name;
+            int other_known = 0;
+            for (size_t h = 0; h < s[1 - k]->gpu_count; h++)
+                other_known |= s[1 - k]->gpus[h].name[0] != '\0';
+            if (nm[0] && other_known && !has_gpu_named(s[1 - k], nm))
+                d |= 2;
+        }
+    return d;
+}
+
 static size_t max_count(const gpudiag_series *s)
 {
     size_t m = 0;
@@ -146,6 +172,7 @@ gpudiag_status gpudiag_series_compare(const gpudiag_series *base, const gpudiag_
     /* a snapshot (one sample per GPU) is no time series: pooling its GPUs would make a sample
      * of different GPUs, not of time (DEFINITIONS "compare: monitoring logs") */
     out->snapshot = (max_count(base) < 2 ? 1 : 0) | (max_count(test) < 2 ? 2 : 0);
+    out->setup_differs = setup_differs(base, test);
     size_t mc = max_count(base) > max_count(test) ? max_count(base) : max_count(test);
     double *scratch = malloc((mc < ACF_SAMPLES ? mc : ACF_SAMPLES) * sizeof *scratch + sizeof *scratch);
     if (!scratch)

@@ -306,6 +306,8 @@ static int compare_logs(const char *bpath, const char *tpath, const gpudiag_comp
             json_str(stdout, gate);
         else
             printf("null");
+        printf(",\n  \"setup_differs\": {\"gpu_count\": %s, \"gpu_names\": %s}", c.setup_differs & 1 ? "true" : "false",
+               c.setup_differs & 2 ? "true" : "false");
         printf(",\n  \"snapshot\": %s", c.snapshot == 3 ? "\"both\"" : c.snapshot == 2 ? "\"new\"" : c.snapshot == 1 ? "\"base\"" : "null");
         printf(",\n  \"verdict\": \"%s\",\n  \"metrics\": [", gpudiag_compare_verdict_name(c.verdict));
         for (size_t i = 0; i < c.row_count; i++) {
@@ -364,6 +366,11 @@ static int compare_logs(const char *bpath, const char *tpath, const gpudiag_comp
         }
         printf("\nVerdict (%s, threshold %.3g%%, alpha %.3g): %s\n", gate ? gate : "no utilisation metric on both sides",
                100 * c.threshold, c.alpha, gpudiag_compare_verdict_name(c.verdict));
+        if (c.setup_differs)
+            printf("The two logs come from different set-ups (%s%s%s): a change may be the hardware's, not the\n"
+                   "job's.\n",
+                   c.setup_differs & 1 ? "GPU counts differ" : "", c.setup_differs == 3 ? ", " : "",
+                   c.setup_differs & 2 ? "GPU models differ" : "");
         if (c.snapshot)
             printf("The %s one sample per GPU (a snapshot): no time series to compare, so every metric is\n"
                    "inconclusive; log both runs over time (nvidia-smi dmon -d 1, --query-gpu -l 1).\n",

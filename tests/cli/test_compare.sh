@@ -219,6 +219,13 @@ d = json.load(open(sys.argv[1])); r = {m["metric"]: m for m in d["metrics"]}
 sys.exit(0 if d["snapshot"] == "base" and d["verdict"] == "inconclusive" and r["gpu_util"]["mwu_p"] is None
          and r["gpu_util"]["verdict"] == "inconclusive" and r["gpu_util"]["base_n"] == 1 else 1)' "$TMP/out" \
   && ok || bad "snapshot compare"
+# set-up: the generated logs have the same GPUs (no note); the one-GPU snapshot against them does not
+python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+sys.exit(0 if a["setup_differs"] == {"gpu_count": False, "gpu_names": False}
+         and b["setup_differs"]["gpu_count"] is True else 1)' "$TMP/m_seed.json" "$TMP/out" \
+  && ok || bad "compare set-up"
 expect_rc 0 "$GPUDIAG" compare "$GD_TEST_DATA/monlog/dmon_one_sample.log" "$TMP/m_c.log"
 grep -q "The base log holds one sample per GPU (a snapshot)" "$TMP/out" && ok || bad "snapshot compare text"
 expect_rc 0 "$GPUDIAG" compare --help
