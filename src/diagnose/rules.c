@@ -832,7 +832,8 @@ static void rule_stream_wait(fbuilder *b)
     gd_fb_ev(f, "graph_us_per_step", graph / per);
     gd_fb_ev(f, "event_us_per_step", event / per);
     const char *what = 2 * graph >= all   ? "mostly behind CUDA/HIP graph launches (a dependency inside the graph)"
-                       : 2 * event >= all ? "mostly after cudaStreamWaitEvent calls (a wait on another stream's event)"
+                       : 2 * event >= all ? (r->is_amd ? "mostly after hipStreamWaitEvent calls (a wait on another stream's event)"
+                                                       : "mostly after cudaStreamWaitEvent calls (a wait on another stream's event)")
                                           : "on events, other streams or work outside the trace";
     gd_fb_text(b, f,
          gd_format("The GPU sits idle %.1f%% of each step with work already queued: its streams wait, %s, not "
