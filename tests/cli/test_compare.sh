@@ -228,6 +228,12 @@ sys.exit(0 if a["setup_differs"] == {"gpu_count": False, "gpu_names": False}
   && ok || bad "compare set-up"
 expect_rc 0 "$GPUDIAG" compare "$GD_TEST_DATA/monlog/dmon_one_sample.log" "$TMP/m_c.log"
 grep -q "The base log holds one sample per GPU (a snapshot)" "$TMP/out" && ok || bad "snapshot compare text"
+# --runs: the same file twice on one side is refused (exit 2, both names): it is one run, and
+# counting it twice would shrink the p-value as if two runs agreed
+cp "$GD_TEST_DATA/ok_two_steps.json" "$TMP/run_a.json"
+ln -sf "$TMP/run_a.json" "$TMP/run_a_link.json"
+expect_rc 2 "$GPUDIAG" compare --runs "$TMP/run_a.json" "$TMP/run_a_link.json" -- "$GD_TEST_DATA/ok_two_steps.json"
+grep -q "are the same file on the base side of --runs" "$TMP/err" && ok || bad "--runs duplicate named"
 expect_rc 0 "$GPUDIAG" compare --help
 grep -q -- '--threshold' "$TMP/out" && ok || bad "--help"
 
