@@ -1154,65 +1154,6 @@ static void describe_yajl_error(yajl_handle h, const unsigned char *buf, size_t 
         yajl_free_error(h, m);
 }
 
-gpudiag_trace *gd_trace_new(const char *path)
-{
-    gpudiag_trace *t = calloc(1, sizeof *t);
-    if (!t)
-        return NULL;
-    t->path = gd_strdup(path);
-    gd_strtab_init(&t->names);
-    gd_vec_init(&t->gpu_ops, sizeof(gd_gpu_op));
-    gd_vec_init(&t->runtimes, sizeof(gd_runtime));
-    gd_vec_init(&t->cpu_ops, sizeof(gd_cpu_op));
-    gd_vec_init(&t->rt_long_durs, sizeof(gd_long_dur));
-    gd_vec_init(&t->cpu_long_durs, sizeof(gd_long_dur));
-    gd_vec_init(&t->rt_tid_runs, sizeof(gd_tid_run));
-    gd_vec_init(&t->host_steps, sizeof(gd_host_step));
-    gd_vec_init(&t->comm_ext_ids, sizeof(int64_t));
-    gd_vec_init(&t->comm_calls, sizeof(gd_comm_call));
-    gd_vec_init(&t->op_flops, sizeof(gd_op_flops));
-    gd_vec_init(&t->devices, sizeof(gd_device_prop));
-    gd_vec_init(&t->other_cats, sizeof(gd_other_cat));
-    gd_vec_init(&t->ts_hi_at, sizeof(gd_ts_at));
-    gd_vec_init(&t->ts_lo_at, sizeof(gd_ts_at));
-    t->time_outlier_first_at = -1;
-    t->rank = -1;
-    t->world_size = -1;
-    t->truncated_at = -1;
-    t->trailing_at = -1;
-    t->first_error_at = -1;
-    if (!t->path) {
-        free(t);
-        return NULL;
-    }
-    return t;
-}
-
-void gpudiag_trace_free(gpudiag_trace **tp)
-{
-    if (!tp || !*tp)
-        return;
-    gpudiag_trace *t = *tp;
-    free(t->path);
-    gd_strtab_free(&t->names);
-    gd_vec_free(&t->gpu_ops);
-    gd_vec_free(&t->other_cats);
-    gd_vec_free(&t->ts_hi_at);
-    gd_vec_free(&t->ts_lo_at);
-    gd_vec_free(&t->runtimes);
-    gd_vec_free(&t->cpu_ops);
-    gd_vec_free(&t->rt_long_durs);
-    gd_vec_free(&t->cpu_long_durs);
-    gd_vec_free(&t->rt_tid_runs);
-    gd_vec_free(&t->host_steps);
-    gd_vec_free(&t->comm_ext_ids);
-    gd_vec_free(&t->comm_calls);
-    gd_vec_free(&t->op_flops);
-    gd_vec_free(&t->devices);
-    free(t);
-    *tp = NULL;
-}
-
 /* ---- the driver: yajl for the head and tail, simdjson for the events ---- */
 
 /* The fuzz build (GPUDIAG_FUZZ) makes both small, so that a 64 KB input

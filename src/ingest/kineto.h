@@ -39,8 +39,4 @@ gpudiag_status gd_trace_read_stream(FILE *fp, const char *name, const gpudiag_re
  * there yet (only when !eof). */
 int gd_kineto_find_event_start(const unsigned char *d, size_t *pos, size_t end, int eof, unsigned char *prev);
 
-/* An empty trace for `path` (copied), with the model's "unknown" defaults;
- * NULL on OOM.  Free with gpudiag_trace_free(). */
-gpudiag_trace *gd_trace_new(const char *path);
-
 #endif

@@ -274,4 +274,8 @@ int gd_trace_keep_overlapping(struct gpudiag_trace *t, int64_t ws, int64_t we);
  * on allocation failure or a name id above GD_CPU_NAME_MAX. */
 int gd_trace_push_cpu_op(struct gpudiag_trace *t, gd_cpu_op *c, uint32_t name_id, int64_t dur_ns);
 
+/* An empty trace for `path` (copied), with the model's "unknown" defaults;
+ * NULL on OOM.  Free with gpudiag_trace_free(). */
+struct gpudiag_trace *gd_trace_new(const char *path);
+
 #endif
