@@ -658,6 +658,9 @@ typedef struct gpudiag_report {
                                        started between the launches of the ops before and after the gap */
     double queued_host_us;        /**< of the stream_wait and kernel_wait gaps: the time a runtime call or CPU Exec
                                        op ran (what the breakdown counts as host time, not the host's fault) */
+    uint64_t compiled_calls;      /**< host ops running torch.compile'd code ("Torch-Compiled Region",
+                                       "CompiledFunction", "## Call CompiledFxGraph ..."): the model is already
+                                       compiled, so the host advice does not stop at "use torch.compile"; 0 none */
     double sync_host_us;          /**< of the sync gaps: the time a runtime call or CPU Exec op ran — mostly the
                                        blocking sync call itself, which the breakdown counts as runtime: the host
                                        waited for the GPU, it was not late to launch (sync_stall owns it) */

@@ -55,6 +55,13 @@ static int is_compile_name(const char *nm, size_t nl)
     return 0;
 }
 
+/* Host activity running torch.compile'd code (not compiling it): the model is compiled already. */
+static int is_compiled_code_name(const char *nm, size_t nl)
+{
+    return gd_icontains(nm, nl, "torch-compiled region") || gd_icontains(nm, nl, "compiledfunction") ||
+           gd_icontains(nm, nl, "compiledfxgraph"); /* gd_icontains wants a lower-case needle */
+}
+
 /* Host activity named as warm-up ("warmup", "warm_up", "warm-up", any case). */
 static int is_warmup_name(const char *nm, size_t nl)
 {
@@ -812,7 +819,7 @@ int gd_build_idle(actx *a)
         goto out;
     if (capture_windows(a, &host[HOST_WARMUP]) != 0)
         goto out;
-    /* per name id: 1 = checked, 2 = compilation, 4 = warm-up */
+    /* per name id: 1 = checked, 2 = compilation, 4 = warm-up, 8 = running compiled code */
     if (t->names.count && !(nclass = calloc(t->names.count, 1)))
         goto out;
     for (size_t i = 0; i < t->cpu_ops.len; i++) {
@@ -823,7 +830,10 @@ int gd_build_idle(actx *a)
         size_t nl = gd_strtab_len(&t->names, c->name_id);
         uint8_t *nc = &nclass[c->name_id];
         if (!*nc)
-            *nc = (uint8_t)(1 | (is_compile_name(nm, nl) ? 2 : 0) | (is_warmup_name(nm, nl) ? 4 : 0));
+            *nc = (uint8_t)(1 | (is_compile_name(nm, nl) ? 2 : 0) | (is_warmup_name(nm, nl) ? 4 : 0) |
+                            (is_compiled_code_name(nm, nl) ? 8 : 0));
+        if (*nc & 8)
+            r->compiled_calls++;
         if ((*nc & 2) && gd_iv_push(&host[HOST_COMPILE], c->ts_ns, c->ts_ns + gd_cpu_dur(t, c)))
             goto out;
         if ((*nc & 4) && gd_iv_push(&host[HOST_WARMUP], c->ts_ns, c->ts_ns + gd_cpu_dur(t, c)))

@@ -848,6 +848,13 @@ static void rule_stream_wait(fbuilder *b)
                    "uninstrumented library does not show in the trace."));
 }
 
+/* The title and recommendation a rule picks, kept until the rule adds to them (gd_fb_text then). */
+static void host_text(char **title, char **rec, char *t, char *r)
+{
+    *title = t;
+    *rec = r;
+}
+
 static void rule_host_overhead(fbuilder *b)
 {
     gpudiag_report *r = b->r;
@@ -890,8 +897,11 @@ static void rule_host_overhead(fbuilder *b)
      * (inference and non-PyTorch traces have none; new-user trial of issue 19) */
     int training = (!isnan(r->optimizer_time_us) && r->optimizer_time_us > 0) || r->optimizer_kernels > 0;
     const char *fused = training ? "use fused/foreach optimizers (torch.optim.AdamW(..., fused=True)), " : "";
+    if (r->compiled_calls > 0)
+        gd_fb_ev(f, "compiled_calls", (double)r->compiled_calls); /* compiled already: advice says so */
+    char *title = NULL, *rec = NULL;
     if (queue_runs_dry)
-        gd_fb_text(b, f,
+        host_text(&title, &rec,
              gd_format("The GPU runs out of queued work at points in the step: framework ops and launch calls "
                        "own %.1f%% of the step while no kernel runs, although the CPU is usually %.1f ms ahead "
                        "(median launch delay)",
@@ -903,7 +913,7 @@ static void rule_host_overhead(fbuilder *b)
                        "torch.compile to cut the Python between kernels.",
                        training ? "use fused/foreach optimizers (fused=True), and " : "and "));
     else if (short_kernels && r->graph_launches > 0)
-        gd_fb_text(b, f,
+        host_text(&title, &rec,
              gd_format("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
                        "%.1f%% of the step while no kernel runs, and the median kernel lasts only %.1f us",
                        100.0 * host, r->median_kernel_us),
@@ -914,7 +924,7 @@ static void rule_host_overhead(fbuilder *b)
                        r->is_amd ? "HIP" : "CUDA", (unsigned long long)r->graph_launches,
                        r->graph_launches == 1 ? "" : "es", fused));
     else if (short_kernels && r->graph_captures > 0)
-        gd_fb_text(b, f,
+        host_text(&title, &rec,
              gd_format("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
                        "%.1f%% of the step while no kernel runs, and the median kernel lasts only %.1f us",
                        100.0 * host, r->median_kernel_us),
@@ -925,7 +935,7 @@ static void rule_host_overhead(fbuilder *b)
                        r->is_amd ? "HIP" : "CUDA", (unsigned long long)r->graph_captures,
                        r->graph_captures == 1 ? "" : "s"));
     else if (short_kernels)
-        gd_fb_text(b, f,
+        host_text(&title, &rec,
              gd_format("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
                        "%.1f%% of the step while no kernel runs, and the median kernel lasts only %.1f us",
                        100.0 * host, r->median_kernel_us),
@@ -935,7 +945,7 @@ static void rule_host_overhead(fbuilder *b)
                        "logging from the hot loop.",
                        r->is_amd ? "HIP graphs" : "CUDA Graphs", fused));
     else
-        gd_fb_text(b, f,
+        host_text(&title, &rec,
              gd_format("The GPU waits for the CPU: framework ops and launch calls run for %.1f%% of the step "
                        "while no kernel runs",
                        100.0 * host),
@@ -946,6 +956,17 @@ static void rule_host_overhead(fbuilder *b)
                        training && r->input.world_size > 1 ? " With DDP, set gradient_as_bucket_view=True and "
                                                              "static_graph=True when the graph is static."
                                                            : ""));
+    if (r->compiled_calls > 0 && rec) {
+        /* the model runs torch.compile'd code already (second new-user trial: xDiT told to compile) */
+        char *more = gd_format("%s The trace already runs torch.compile'd code (%llu calls of compiled "
+                               "regions): the host time left is around or inside them, so look at graph breaks "
+                               "(TORCH_LOGS=graph_breaks) and the Python wrapper of each compiled call, and try "
+                               "mode=\"reduce-overhead\" (%s inside the compiled regions) or max-autotune.",
+                               rec, (unsigned long long)r->compiled_calls, r->is_amd ? "HIP graphs" : "CUDA Graphs");
+        free(rec);
+        rec = more;
+    }
+    gd_fb_text(b, f, title, rec);
 }
 
 /* Groups of collective kinds that pick the communication advice; all-gather and
