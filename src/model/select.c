@@ -117,7 +117,7 @@ static int cmp_corr_step(const void *a, const void *b)
 /*
  * Where the step before the first selected one ends in the whole trace, by the
  * device-side adjustment of docs/DEFINITIONS.md "Steps" 3 (TBP StepParser) as
- * build_steps() in analyze/analyze.c applies it: host steps sorted by start; a
+ * gd_build_steps() in analyze/steps.c applies it: host steps sorted by start; a
  * runtime call belongs to the step it lies entirely inside (the first step, in
  * order, that ends after it starts); the first step's start is pushed past
  * GPU ops launched from no step that end before its first GPU op; then each

@@ -1,0 +1,54 @@
+/*
+ * passes.h — the trace analysis passes that gpudiag_analyze (analyze.c) calls
+ * in order, each in its own file, over the context of analyze.h (actx).  Each
+ * fills its part of a->r; the numbers and their peers: docs/DEFINITIONS.md.
+ */
+#ifndef GD_ANALYZE_PASSES_H
+#define GD_ANALYZE_PASSES_H
+
+#include <stdint.h>
+
+#include "analyze/analyze.h"
+
+#define NS_PER_US 1000.0
+
+/* The model's nanoseconds as the report's microseconds. */
+static inline double ns_to_us(int64_t ns) { return (double)ns / NS_PER_US; }
+
+/* Steps (TBP StepParser; steps.c): r->steps, r->step_count, trimming and the
+ * step intervals a->steps / a->span_s..span_e the later passes use.  After
+ * the correlation index.  0, or -1 on allocation failure. */
+int gd_build_steps(actx *a);
+
+/* Step breakdown (TBP OverallParser; steps.c): each step's time by role and
+ * r->avg_step_us, r->idle_step_us.  After gd_build_steps.  0, or -1 on
+ * allocation failure. */
+int gd_build_breakdown(actx *a);
+
+/* Per-device GPU metrics (TBP GPUMetricsParser + HTA; devices.c):
+ * r->devices[], r->device_count.  After gd_build_steps.  0, or -1 on
+ * allocation failure. */
+int gd_build_devices(actx *a);
+
+/* Kernels by name (kernels.c): r->kernel_stats, kernel count and time, median
+ * kernel.  0, or -1 on allocation failure. */
+int gd_build_kernels(actx *a);
+
+/* HTA kernel launch statistics (kernels.c): launch delay, short-kernel share,
+ * optimizer time, matmul Tensor Core share.  0, or -1 on allocation failure. */
+int gd_build_launch_stats(actx *a);
+
+/* Host<->device copies and GEMM fill (transfers.c): r->transfers[] by
+ * direction, r->pageable, r->gemm_*.  Allocates nothing. */
+void gd_build_transfers(actx *a);
+
+/* Communication kernels by kind (comm.c): r->comm_kind_us.  0, or -1 on
+ * allocation failure. */
+int gd_build_comm_kinds(actx *a);
+
+/* Communication kernels in order, the input of the cross-rank analysis
+ * (comm.c): r->comm_kernel_us, r->comm_kernel_count.  0, or -1 on allocation
+ * failure. */
+int gd_build_comm_sequence(actx *a);
+
+#endif

@@ -1,0 +1,396 @@
+/*
+ * steps.c — steps (TBP StepParser) and the step breakdown (TBP OverallParser).
+ * A pass of gpudiag_analyze (analyze.c), over the context of analyze.h;
+ * its definitions and peers: docs/DEFINITIONS.md.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/passes.h"
+#include "model/trace.h"
+
+typedef struct rt_ref {
+    int64_t ts, end;
+    uint32_t idx;
+} rt_ref;
+
+static int cmp_rt_ref(const void *a, const void *b)
+{
+    const rt_ref *x = a, *y = b;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+typedef struct host_step_ref {
+    int64_t s, e, number;
+} host_step_ref;
+
+static int cmp_host_step(const void *a, const void *b)
+{
+    const host_step_ref *x = a, *y = b;
+    if (x->s != y->s)
+        return x->s < y->s ? -1 : 1;
+    return x->number < y->number ? -1 : x->number > y->number;
+}
+
+/* Up to 5 range names (user annotations / NVTX ranges) of the trace, most
+ * frequent first, ties in order of first appearance, joined by ", " and
+ * UTF-8-cleaned: what --step-range could have named.  NULL on allocation
+ * failure. */
+
+static void widen(int64_t ts, int64_t dur, int64_t *mn, int64_t *mx)
+{
+    if (ts < *mn)
+        *mn = ts;
+    if (ts + dur > *mx)
+        *mx = ts + dur;
+}
+
+/* Widen [*mn, *mx] to cover every GPU op, runtime call and CPU op of t. */
+static void widen_span(const gpudiag_trace *t, int64_t *mn, int64_t *mx)
+{
+    for (size_t i = 0; i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        widen(op->ts_ns, op->dur_ns, mn, mx);
+    }
+    for (size_t i = 0; i < t->runtimes.len; i++) {
+        const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
+        widen(rt->ts_ns, gd_rt_dur(t, rt), mn, mx);
+    }
+    for (size_t i = 0; i < t->cpu_ops.len; i++) {
+        const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
+        widen(c->ts_ns, gd_cpu_dur(t, c), mn, mx);
+    }
+}
+
+/* ---- steps (TBP StepParser) ---------------------------------------------- */
+
+int gd_build_steps(actx *a)
+{
+    const gpudiag_trace *t = a->t;
+    gpudiag_report *r = a->r;
+    size_t nh = t->host_steps.len;
+    host_step_ref *hs = NULL;
+    size_t n = nh ? nh : 1;
+    hs = calloc(n, sizeof *hs);
+    uint32_t *matched = calloc(n, sizeof *matched);
+    int64_t *dev_min = malloc(n * sizeof *dev_min);
+    int64_t *dev_max = malloc(n * sizeof *dev_max);
+    if (!hs || !matched || !dev_min || !dev_max)
+        goto oom;
+    if (nh) {
+        for (size_t i = 0; i < nh; i++) {
+            const gd_host_step *h = gd_vec_at(&t->host_steps, i);
+            hs[i].s = h->ts_ns;
+            hs[i].e = h->ts_ns + h->dur_ns;
+            hs[i].number = h->number;
+        }
+        qsort(hs, nh, sizeof *hs, cmp_host_step);
+        r->steps_from_profiler = 1;
+    } else {
+        /* TBP: one step "0" spanning the host side (Operator/Python events). */
+        int64_t mn = INT64_MAX, mx = INT64_MIN;
+        for (size_t i = 0; i < t->cpu_ops.len; i++) {
+            const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
+            if (c->cat != GD_CPU_OPERATOR && c->cat != GD_CPU_PYTHON)
+                continue;
+            if (c->ts_ns < mn)
+                mn = c->ts_ns;
+            if (c->ts_ns + gd_cpu_dur(t, c) > mx)
+                mx = c->ts_ns + gd_cpu_dur(t, c);
+        }
+        if (mn > mx) {
+            /* no host ops at all: the whole span of device work and calls */
+            widen_span(t, &mn, &mx);
+        }
+        if (mn > mx) {
+            free(hs);
+            free(matched);
+            free(dev_min);
+            free(dev_max);
+            a->nsteps = 0;
+            return 0;
+        }
+        hs[0].s = mn;
+        hs[0].e = mx;
+        hs[0].number = -1;
+    }
+
+    /* Runtime calls sorted by start, each with its device ops. */
+    size_t nrt = t->runtimes.len;
+    rt_ref *rts = malloc((nrt ? nrt : 1) * sizeof *rts);
+    if (!rts)
+        goto oom;
+    for (size_t i = 0; i < nrt; i++) {
+        const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
+        rts[i].ts = rt->ts_ns;
+        rts[i].end = rt->ts_ns + gd_rt_dur(t, rt);
+        rts[i].idx = (uint32_t)i;
+    }
+    if (gd_radix_sort_i64(rts, nrt, sizeof *rts, offsetof(rt_ref, ts)) != 0) /* stable: ties keep idx order */
+        qsort(rts, nrt, sizeof *rts, cmp_rt_ref);
+    uint8_t *op_matched = calloc(t->gpu_ops.len ? t->gpu_ops.len : 1, 1);
+    uint8_t *graph_unrec = calloc(n, 1); /* per step: a graph launch with no GPU op (DEFINITIONS "Graph replays") */
+    if (!op_matched || !graph_unrec) {
+        free(op_matched);
+        free(graph_unrec);
+        free(rts);
+        goto oom;
+    }
+    for (size_t i = 0; i < n; i++) {
+        dev_min[i] = INT64_MAX;
+        dev_max[i] = INT64_MIN;
+    }
+    /* Two-way merge of runtimes into host steps (TBP _find_device_steps): a
+     * runtime counts for a step only if it lies entirely inside it. */
+    size_t is = 0, ir = 0;
+    size_t any_matched = 0;
+    while (is < n && ir < nrt) {
+        if (rts[ir].ts < hs[is].s) {
+            ir++;
+        } else if (rts[ir].end <= hs[is].e) {
+            const gd_runtime *rt = gd_vec_at(&t->runtimes, rts[ir].idx);
+            uint32_t before = matched[is];
+            if (rt->correlation >= 0) {
+                for (size_t k = gd_corr_find(a->corr, a->ncorr, rt->correlation);
+                     k < a->ncorr && a->corr[k].correlation == rt->correlation; k++) {
+                    const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, a->corr[k].op);
+                    if (op->ts_ns < dev_min[is])
+                        dev_min[is] = op->ts_ns;
+                    if (op->ts_ns + op->dur_ns > dev_max[is])
+                        dev_max[is] = op->ts_ns + op->dur_ns;
+                    op_matched[a->corr[k].op] = 1;
+                    matched[is]++;
+                    any_matched++;
+                }
+            }
+            if (matched[is] == before && (gd_name_flags(a, rt->name_id) & NF_GRAPH_LAUNCH))
+                graph_unrec[is] = 1;
+            ir++;
+        } else if (rts[ir].ts < hs[is].e) {
+            ir++;
+        } else {
+            is++;
+        }
+    }
+    free(rts);
+
+    a->steps = malloc(n * sizeof *a->steps);
+    r->steps = calloc(n, sizeof *r->steps);
+    if (!a->steps || !r->steps) {
+        free(op_matched);
+        free(graph_unrec);
+        goto oom;
+    }
+    for (size_t i = 0; i < n; i++) {
+        a->steps[i].s = hs[i].s;
+        a->steps[i].e = hs[i].e;
+    }
+    size_t keep = n;
+    if (any_matched) {
+        /* TBP _update_steps_duration: move steps to the device side. */
+        int64_t prev_end = hs[0].s;
+        if (t->has_steps_floor) {
+            /* --steps: the first selected step follows the step before it, as in the
+             * whole trace (select.c computed where that one ended) */
+            if (t->steps_floor_ns > prev_end)
+                prev_end = t->steps_floor_ns;
+        } else if (dev_min[0] != INT64_MAX) {
+            for (size_t i = 0; i < t->gpu_ops.len; i++) {
+                if (op_matched[i])
+                    continue;
+                const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+                int64_t end = op->ts_ns + op->dur_ns;
+                if (end < dev_min[0] && end > prev_end)
+                    prev_end = end;
+            }
+        }
+        for (size_t i = 0; i < n; i++) {
+            int64_t s = prev_end > hs[i].s ? prev_end : hs[i].s;
+            int64_t e = hs[i].e;
+            if (dev_min[i] != INT64_MAX && dev_max[i] > e)
+                e = dev_max[i];
+            if (e <= s && i > 0 && hs[i].e > hs[i].s && hs[i].s > a->steps[i - 1].s) {
+                /* the step before ran (device side) past this whole step: TBP would
+                 * make this one 0 us; cut that one at this step's host start instead
+                 * (DEFINITIONS "Steps" 3, breakdown.steps_shortened) */
+                a->steps[i - 1].e = hs[i].s;
+                s = hs[i].s;
+                r->steps_shortened++;
+            }
+            if (e < s)
+                e = s;
+            a->steps[i].s = s;
+            a->steps[i].e = e;
+            prev_end = e;
+        }
+        /* Tail trimming: drop trailing steps without device ops, and the last
+         * one if it launched < 80% of the previous step's device ops.  A step
+         * holding a graph launch with no recorded GPU op is never dropped: its
+         * device work is unknown, not small (DEFINITIONS "Graph replays"). */
+        if (n > 1) {
+            size_t last = n;
+            while (last > 0 && matched[last - 1] == 0 && !graph_unrec[last - 1])
+                last--;
+            if (last > 0) {
+                keep = last;
+                if (last >= 2 && !graph_unrec[last - 1] && (double)matched[last - 2] * 0.8 > (double)matched[last - 1])
+                    keep = last - 1;
+            }
+        }
+    }
+    free(op_matched);
+    free(graph_unrec);
+    r->steps_trimmed = (int)(n - keep);
+    a->nsteps = keep;
+    r->step_count = keep;
+    for (size_t i = 0; i < keep; i++) {
+        gpudiag_step *st = &r->steps[i];
+        st->number = hs[i].number;
+        st->start_ns = a->steps[i].s;
+        st->end_ns = a->steps[i].e;
+        st->start_us = ns_to_us(a->steps[i].s);
+        st->end_us = ns_to_us(a->steps[i].e);
+        st->duration_us = ns_to_us(a->steps[i].e - a->steps[i].s);
+        st->device_ops = matched[i];
+        st->gpu_lead_in_us = NAN;
+    }
+    if (keep) {
+        a->span_s = a->steps[0].s;
+        a->span_e = a->steps[keep - 1].e;
+    }
+    free(hs);
+    free(matched);
+    free(dev_min);
+    free(dev_max);
+    return 0;
+oom:
+    free(hs);
+    free(matched);
+    free(dev_min);
+    free(dev_max);
+    return -1;
+}
+
+/* ---- breakdown (TBP OverallParser) --------------------------------------- */
+
+int gd_build_breakdown(actx *a)
+{
+    const gpudiag_trace *t = a->t;
+    gpudiag_report *r = a->r;
+    if (a->nsteps == 0)
+        return 0;
+    gd_vec role[GPUDIAG_ROLE_COUNT];
+    for (int i = 0; i < GPUDIAG_ROLE_COUNT; i++)
+        gd_vec_init(&role[i], sizeof(gd_iv));
+    int rc = -1;
+    for (size_t i = 0; i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        int rl = op->kind == GD_GPU_MEMCPY ? GPUDIAG_ROLE_MEMCPY
+                 : op->kind == GD_GPU_MEMSET ? GPUDIAG_ROLE_MEMSET
+                 : a->op_is_comm[i] ? GPUDIAG_ROLE_COMMUNICATION : GPUDIAG_ROLE_KERNEL;
+        if (gd_iv_push(&role[rl], op->ts_ns, op->ts_ns + op->dur_ns))
+            goto out;
+        /* the step this op starts in (steps are sorted and disjoint) */
+        size_t lo = 0, hi = a->nsteps;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (a->steps[mid].e <= op->ts_ns)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < a->nsteps && op->ts_ns >= a->steps[lo].s) {
+            double lead = ns_to_us(op->ts_ns - a->steps[lo].s);
+            if (isnan(r->steps[lo].gpu_lead_in_us) || lead < r->steps[lo].gpu_lead_in_us)
+                r->steps[lo].gpu_lead_in_us = lead;
+        }
+    }
+    for (size_t i = 0; i < t->runtimes.len; i++) {
+        const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
+        if (gd_iv_push(&role[GPUDIAG_ROLE_RUNTIME], rt->ts_ns, rt->ts_ns + gd_rt_dur(t, rt)))
+            goto out;
+    }
+    for (size_t i = 0; i < t->cpu_ops.len; i++) {
+        const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
+        int rl = c->role == GD_CR_DATALOADER ? GPUDIAG_ROLE_DATALOADER
+                 : c->role == GD_CR_COMM ? GPUDIAG_ROLE_COMMUNICATION
+                 : c->role == GD_CR_CPU_EXEC ? GPUDIAG_ROLE_CPU_EXEC : -1;
+        if (rl >= 0 && gd_iv_push(&role[rl], c->ts_ns, c->ts_ns + gd_cpu_dur(t, c)))
+            goto out;
+    }
+    {
+        /* TBP's priority partition of each step: a moment goes to the first
+         * role (in enum order) active then, else to Other.  One sweep over the
+         * merged role sets per step; nothing is materialised per event. */
+        int64_t *sums = calloc(a->nsteps * GPUDIAG_ROLE_COUNT, sizeof *sums);
+        if (!sums)
+            goto out;
+        const gd_iv *iv[GPUDIAG_ROLE_OTHER];
+        size_t niv[GPUDIAG_ROLE_OTHER], hint[GPUDIAG_ROLE_OTHER];
+        for (int i = 0; i < GPUDIAG_ROLE_OTHER; i++) {
+            role[i].len = gd_iv_merge(role[i].data, role[i].len);
+            iv[i] = role[i].data;
+            niv[i] = role[i].len;
+            hint[i] = 0;
+        }
+        for (size_t st = 0; st < a->nsteps; st++) {
+            int64_t ws = a->steps[st].s, we = a->steps[st].e;
+            int64_t *sum = sums + st * GPUDIAG_ROLE_COUNT;
+            size_t p[GPUDIAG_ROLE_OTHER];
+            for (int i = 0; i < GPUDIAG_ROLE_OTHER; i++) {
+                /* steps are sorted by start: what ends by this one's start is done */
+                while (hint[i] < niv[i] && iv[i][hint[i]].e <= ws)
+                    hint[i]++;
+                p[i] = hint[i];
+            }
+            for (int64_t t0 = ws; t0 < we;) {
+                int64_t next = we;
+                int win = GPUDIAG_ROLE_OTHER;
+                for (int i = 0; i < GPUDIAG_ROLE_OTHER; i++) {
+                    while (p[i] < niv[i] && iv[i][p[i]].e <= t0)
+                        p[i]++;
+                    if (p[i] == niv[i])
+                        continue;
+                    const gd_iv *x = &iv[i][p[i]];
+                    if (x->s <= t0) {
+                        if (win == GPUDIAG_ROLE_OTHER)
+                            win = i;
+                        if (x->e < next)
+                            next = x->e;
+                    } else if (x->s < next) {
+                        next = x->s;
+                    }
+                }
+                sum[win] += next - t0;
+                t0 = next;
+            }
+        }
+        for (int rl = 0; rl <= GPUDIAG_ROLE_OTHER; rl++) {
+            double total = 0;
+            for (size_t st = 0; st < a->nsteps; st++) {
+                int64_t v = sums[st * GPUDIAG_ROLE_COUNT + rl];
+                r->steps[st].role_us[rl] = ns_to_us(v);
+                total += (double)v;
+            }
+            r->avg_role_us[rl] = total / NS_PER_US / (double)a->nsteps;
+        }
+        double tot = 0;
+        for (size_t st = 0; st < a->nsteps; st++)
+            tot += (double)(a->steps[st].e - a->steps[st].s);
+        r->avg_step_us = tot / NS_PER_US / (double)a->nsteps;
+        /* idle shares: the gaps are taken over the steps span (DEFINITIONS "Idle gaps and their causes") */
+        r->idle_step_us = a->span_e > a->span_s ? (double)(a->span_e - a->span_s) / NS_PER_US / (double)a->nsteps
+                                                : r->avg_step_us;
+        free(sums);
+    }
+    rc = 0;
+out:
+    for (int i = 0; i < GPUDIAG_ROLE_COUNT; i++)
+        gd_vec_free(&role[i]);
+    return rc;
+}
