@@ -1020,7 +1020,8 @@ static void nsight_rules(nsr *r)
         ov = r->rops;
         r->rops = keep;
         /* range per (pid, device) of the GPU ops themselves */
-        qsort(r->rops.data, r->rops.len, sizeof(rule_op), cmp_rule_group_start);
+        if (r->rops.len > 1)
+            qsort(r->rops.data, r->rops.len, sizeof(rule_op), cmp_rule_group_start);
         size_t ng = r->rops.len;
         for (size_t i = 0; i < ng && !r->failed;) {
             const rule_op *g0 = gd_vec_at(&r->rops, i);
@@ -1049,7 +1050,8 @@ static void nsight_rules(nsr *r)
     }
     if (r->failed)
         return;
-    qsort(r->rops.data, r->rops.len, sizeof(rule_op), cmp_rule_group_start);
+    if (r->rops.len > 1) /* qsort's array may not be NULL, even for 0 elements (UBSan; fuzz_nsys) */
+        qsort(r->rops.data, r->rops.len, sizeof(rule_op), cmp_rule_group_start);
     for (size_t i = 0; i < r->rops.len;) {
         const rule_op *g0 = gd_vec_at(&r->rops, i);
         size_t j = i;
