@@ -132,15 +132,16 @@ static int setup_differs(const gpudiag_series *a, const gpudiag_series *b)
 {
     int d = a->gpu_count != b->gpu_count ? 1 : 0;
     const gpudiag_series *s[2] = {a, b};
-    for (int k = 0; k < 2; k++)
-        for (size_t g = 0; g < s[k]->gpu_count; g++) {
+    for (int k = 0; k < 2; k++) {
+        int other_known = 0; /* names are compared only when the other side names its GPUs */
+        for (size_t h = 0; h < s[1 - k]->gpu_count; h++)
+            other_known |= s[1 - k]->gpus[h].name[0] != '\0';
+        for (size_t g = 0; other_known && g < s[k]->gpu_count; g++) {
             const char *nm = s[k]->gpus[g].name;
-            int other_known = 0;
-            for (size_t h = 0; h < s[1 - k]->gpu_count; h++)
-                other_known |= s[1 - k]->gpus[h].name[0] != '\0';
-            if (nm[0] && other_known && !has_gpu_named(s[1 - k], nm))
+            if (nm[0] && !has_gpu_named(s[1 - k], nm))
                 d |= 2;
         }
+    }
     return d;
 }
 
