@@ -331,24 +331,11 @@ static void report_init(gpudiag_report *r)
     r->step_time.min = r->step_time.max = r->step_time.stddev = NAN;
 }
 
-gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opts *opts, gpudiag_report **out,
-                               gpudiag_error *err)
+/* The report's input block (r->input, r->nsight, r->is_amd, r->has_gpu): what
+ * was read and what the reader skipped, copied from the trace with its strings
+ * made valid UTF-8.  0, or -1 when a string cannot be allocated. */
+static int report_input(const gpudiag_trace *t, gpudiag_report *r)
 {
-    if (!t || !out)
-        return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "gpudiag_analyze: NULL trace or out");
-    *out = NULL;
-    if (t->header_only)
-        return gd_set_error(err, GPUDIAG_ERR_ARG, t->path, -1, "gpudiag_analyze: a header-only read holds no events");
-    gpudiag_report *r = calloc(1, sizeof *r);
-    if (!r)
-        return gd_set_error(err, GPUDIAG_ERR_NOMEM, t->path, -1, "out of memory");
-    report_init(r);
-    actx a;
-    memset(&a, 0, sizeof a);
-    a.t = t;
-    a.r = r;
-    a.max_gaps = opts ? opts->max_gaps : 0;
-
     gpudiag_input_info *in = &r->input;
     in->path = gd_utf8_clean(t->path, strlen(t->path));
     in->format = t->nsys.present ? "nsys" : "kineto";
@@ -416,33 +403,100 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
     in->steps_first = t->steps_first;
     in->steps_last = t->steps_last;
     in->steps_before_selection = t->steps_before_selection;
+    return in->path && strings_ok ? 0 : -1;
+}
 
-    if (!in->path || !strings_ok || build_corr_index(&a) || gd_build_steps(&a) || gd_build_breakdown(&a) ||
-        gd_build_devices(&a) || gd_build_kernels(&a) || gd_build_launch_stats(&a) || gd_build_idle(&a))
-        goto oom;
-    gd_build_transfers(&a);
-    if (gd_build_comm_kinds(&a) != 0 || gd_build_comm_sequence(&a) != 0)
-        goto oom;
-    build_summary(&a);
-    gd_build_steady(r);
-    gd_build_mfu(r, opts);
-    if (gd_build_roofline(t, r, opts) != 0)
-        goto oom;
-    if (gd_diagnose(t, r) != 0)
-        goto oom;
-    free(a.corr);
-    free(a.op_is_comm);
-    free(a.steps);
-    free(a.nflags);
-    free(a.rt_index);
+/* ---- the pipeline ------------------------------------------------------- */
+
+/* Adapters for the passes that do not take the context. */
+static int pass_transfers(actx *a)
+{
+    gd_build_transfers(a);
+    return 0;
+}
+
+static int pass_summary(actx *a)
+{
+    build_summary(a);
+    return 0;
+}
+
+static int pass_steady(actx *a)
+{
+    gd_build_steady(a->r);
+    return 0;
+}
+
+static int pass_mfu(actx *a)
+{
+    gd_build_mfu(a->r, a->opts);
+    return 0;
+}
+
+static int pass_roofline(actx *a) { return gd_build_roofline(a->t, a->r, a->opts); }
+
+static int pass_diagnose(actx *a) { return gd_diagnose(a->t, a->r); }
+
+/* The passes in the order they run: each reads what the rows above it filled
+ * (passes.h and analyze.h say which), and returns 0, or -1 on allocation
+ * failure.  A new pass is one row here and its file. */
+static const struct {
+    const char *name;
+    int (*fn)(actx *a);
+} passes[] = {
+    {"correlation index", build_corr_index},
+    {"steps", gd_build_steps},
+    {"step breakdown", gd_build_breakdown},
+    {"devices", gd_build_devices},
+    {"kernels", gd_build_kernels},
+    {"launch statistics", gd_build_launch_stats},
+    {"idle", gd_build_idle},
+    {"transfers", pass_transfers},
+    {"communication kinds", gd_build_comm_kinds},
+    {"communication sequence", gd_build_comm_sequence},
+    {"summary", pass_summary},
+    {"steady state", pass_steady},
+    {"mfu", pass_mfu},
+    {"roofline", pass_roofline},
+    {"diagnosis", pass_diagnose},
+};
+
+static void actx_free(actx *a)
+{
+    free(a->corr);
+    free(a->op_is_comm);
+    free(a->steps);
+    free(a->nflags);
+    free(a->rt_index);
+}
+
+gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opts *opts, gpudiag_report **out,
+                               gpudiag_error *err)
+{
+    if (!t || !out)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "gpudiag_analyze: NULL trace or out");
+    *out = NULL;
+    if (t->header_only)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, t->path, -1, "gpudiag_analyze: a header-only read holds no events");
+    gpudiag_report *r = calloc(1, sizeof *r);
+    if (!r)
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, t->path, -1, "out of memory");
+    report_init(r);
+    actx a;
+    memset(&a, 0, sizeof a);
+    a.t = t;
+    a.r = r;
+    a.opts = opts;
+    a.max_gaps = opts ? opts->max_gaps : 0;
+
+    int failed = report_input(t, r);
+    for (size_t i = 0; !failed && i < sizeof passes / sizeof passes[0]; i++)
+        failed = passes[i].fn(&a) != 0;
+    actx_free(&a);
+    if (failed) {
+        gpudiag_report_free(&r);
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, t->path, -1, "out of memory");
+    }
     *out = r;
     return GPUDIAG_OK;
-oom:
-    free(a.corr);
-    free(a.op_is_comm);
-    free(a.steps);
-    free(a.nflags);
-    free(a.rt_index);
-    gpudiag_report_free(&r);
-    return gd_set_error(err, GPUDIAG_ERR_NOMEM, t->path, -1, "out of memory");
 }

@@ -42,6 +42,7 @@ typedef struct actx {
     rt_corr_entry *rt_index;  /* runtime calls with a correlation, sorted */
     size_t nrt_index;
     size_t max_gaps;          /* gpudiag_analyze_opts.max_gaps: 0 = keep every idle gap */
+    const gpudiag_analyze_opts *opts; /* the caller's options, or NULL (defaults) */
 } actx;
 
 /* Name classes, computed once per distinct name (kclass.c has the rules). */
