@@ -10,8 +10,8 @@
 #     be used in some C file (a row no rule emits fails), and its kind and
 #     bottleneck must agree with the FINDINGS.md rows of that id (CAUSE <=>
 #     "cause ..."; NOTE => "input ..."; "-> `bn`" or a bare "`bn`" => that
-#     bottleneck); a GD_FINDING row's rule column must name the rules.c
-#     function whose body emits GD_F_<id>;
+#     bottleneck); a GD_FINDING row's rule column must name the function
+#     in src/diagnose/*.c whose body emits GD_F_<id>;
 #   gd_fb_add(B, "id", ...); f->id = "id" (the cluster findings);
 #   gd_fb_add(B, ID, ...) where ID is a parameter of a wrapper function W:
 #     every call W(B, "id", ...) in that file;
@@ -49,15 +49,17 @@ for path in sorted(glob.glob(os.path.join(src, "src", "**", "*.c"), recursive=Tr
     used.update(re.findall(r'\b(GD_[FS]_)([a-z][a-z0-9_]*)\b', open(path, encoding="utf-8").read()))
 for p, i in sorted(set(catalogue) - used):
     bad.append("catalogue row %s: no C file emits %s%s" % (i, p, i))
-# a GD_FINDING row's rule column names the rules.c function that emits it
-rules_c = open(os.path.join(src, "src", "diagnose", "rules.c"), encoding="utf-8").read()
+# a GD_FINDING row's rule column names the function (in src/diagnose/*.c:
+# rules.c and its groups rules_*.c) that emits it
+rules_c = "\n".join(open(p, encoding="utf-8").read()
+                    for p in sorted(glob.glob(os.path.join(src, "src", "diagnose", "*.c"))))
 ndef = 0
 for m in re.finditer(r'^GD_FINDING\(\s*([a-z][a-z0-9_]*)\s*,\s*\w+\s*,\s*\w+\s*,\s*(\w+)',
                      open(os.path.join(src, "src", "diagnose", "findings.def"), encoding="utf-8").read(), re.M):
     ndef += 1
-    fn = re.search(r'^static void ' + m.group(2) + r'\([^)]*\)\n\{\n(.*?)^\}', rules_c, re.M | re.S)
+    fn = re.search(r'^(?:static )?void ' + m.group(2) + r'\([^)]*\)\n\{\n(.*?)^\}', rules_c, re.M | re.S)
     if not fn:
-        bad.append("catalogue row %s: rule %s is not a function in rules.c" % (m.group(1), m.group(2)))
+        bad.append("catalogue row %s: rule %s is not a function in src/diagnose" % (m.group(1), m.group(2)))
     elif not re.search(r'\bGD_F_' + m.group(1) + r'\b', fn.group(1)):
         bad.append("catalogue row %s: rule %s does not emit GD_F_%s" % (m.group(1), m.group(2), m.group(1)))
 if ndef < 30:

@@ -1,0 +1,297 @@
+/*
+ * rules_comm.c — the communication and copy rules: collectives (their share,
+ * overlap and kind), the host side of coalesced collectives, CPU offload,
+ * copies and pageable memory.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diagnose/rules_internal.h"
+
+static int has_finding(const gpudiag_report *r, const char *id)
+{
+    for (size_t i = 0; i < r->finding_count; i++)
+        if (strcmp(r->findings[i].id, id) == 0)
+            return 1;
+    return 0;
+}
+
+/* The host link rate of the first identified device, NaN if none. */
+static double pcie_link(const gpudiag_report *r)
+{
+    for (size_t i = 0; i < r->device_count; i++)
+        if (r->devices[i].pcie_gbs_per_dir > 0)
+            return r->devices[i].pcie_gbs_per_dir;
+    return NAN;
+}
+
+/* The group with >= GD_COMM_KIND_DOMINANT of the communication kernel time
+ * (the largest; ties: the first), G_NONE when none. */
+int gd_comm_dominant(const double gs[G_NONE])
+{
+    int g = G_NONE;
+    for (int k = 0; k < G_NONE; k++)
+        if (gs[k] >= GD_COMM_KIND_DOMINANT && (g == G_NONE || gs[k] > gs[g]))
+            g = k;
+    return g;
+}
+
+/* Device-idle time in the host side of coalesced collectives (DEFINITIONS
+ * "Idle gaps and their causes", rule 2), ÷ devices, as a share of the analysed
+ * time; 0 when none. */
+double gd_collective_host_share(const gpudiag_report *r)
+{
+    size_t nd = r->timeline.device_count;
+    if (!r->has_gpu || !nd || !r->step_count || !(r->avg_step_us > 0) || !(r->collective_host_us > 0))
+        return 0;
+    return r->collective_host_us / (double)nd / ((double)r->step_count * r->avg_step_us);
+}
+
+void gd_rule_collective_host(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    double s = gd_collective_host_share(r);
+    if (!(s >= GD_COMM_SHARE_LOW))
+        return;
+    gpudiag_finding *f = rf_add(b, GD_F_collective_host_work, sev_for_share(s), s);
+    gd_fb_ev(f, "collective_host_share", s);
+    gd_fb_ev(f, "collective_host_us_per_step",
+             r->collective_host_us / (double)r->timeline.device_count / (double)r->step_count);
+    gd_fb_text(b, f,
+         gd_format("The GPU waits %.1f%% of each step while the host flattens and unflattens tensors for a "
+                   "coalesced collective (aten::flatten_dense_tensors / unflatten_dense_tensors around "
+                   "nccl:broadcast)",
+                   100.0 * s),
+         gd_format("This is DDP's buffer broadcast before every forward (or ZeRO/apex bucket copies): pass "
+                   "broadcast_buffers=False to DistributedDataParallel when the buffers need no syncing every "
+                   "step (BatchNorm running statistics: use SyncBatchNorm, or sync them every N steps), keep "
+                   "buffers few and large, or register them as non-persistent state outside the module."));
+}
+
+void gd_rule_communication(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    double s = r->comm_share;
+    /* TBP's "> 10 % communication", or communication that compute barely hides */
+    int poorly_overlapped = !isnan(r->comm_overlap) && r->comm_overlap < GD_COMM_OVERLAP_MIN && s > GD_COMM_SHARE_LOW;
+    if (isnan(s) || !(s > GD_COMM_SHARE_MIN || poorly_overlapped))
+        return;
+    gpudiag_finding *f = rf_add(b, GD_F_communication_bound, sev_for_share(s), s);
+    gd_fb_ev(f, "comm_share", s);
+    gd_fb_ev(f, "comm_us_per_step", r->avg_role_us[GPUDIAG_ROLE_COMMUNICATION]);
+    gd_fb_ev(f, "comm_overlap", r->comm_overlap);
+    gd_fb_ev(f, "step_time_us", r->avg_step_us);
+    /* the dominant kind of collective picks the advice (DEFINITIONS "Communication", collective kinds):
+     * all-gather and reduce-scatter together are FSDP / ZeRO-3 sharding */
+    double tot = 0;
+    for (int k = 0; k < GPUDIAG_COMM_KIND_COUNT; k++)
+        tot += r->comm_kind_us[k];
+    int g = G_NONE;
+    double gs[G_NONE] = {0};
+    if (tot > 0) {
+        static const char *const keys[GPUDIAG_COMM_KIND_COUNT] = {
+#define GPUDIAG_COMM_KIND_ROW(e, name, share_key) share_key,
+#include "gpudiag/comm_kinds.def"
+#undef GPUDIAG_COMM_KIND_ROW
+        };
+        for (int k = 0; k < GPUDIAG_COMM_KIND_COUNT; k++)
+            gd_fb_ev(f, keys[k], r->comm_kind_us[k] / tot);
+        gs[G_ALL_REDUCE] = r->comm_kind_us[GPUDIAG_COMM_ALL_REDUCE] / tot;
+        gs[G_SHARDED] = (r->comm_kind_us[GPUDIAG_COMM_ALL_GATHER] + r->comm_kind_us[GPUDIAG_COMM_REDUCE_SCATTER]) / tot;
+        gs[G_ALL_TO_ALL] = r->comm_kind_us[GPUDIAG_COMM_ALL_TO_ALL] / tot;
+        gs[G_P2P] = r->comm_kind_us[GPUDIAG_COMM_SEND_RECV] / tot;
+        gs[G_BROADCAST] = r->comm_kind_us[GPUDIAG_COMM_BROADCAST] / tot;
+        gs[G_UNKNOWN] = r->comm_kind_us[GPUDIAG_COMM_UNKNOWN] / tot;
+        g = gd_comm_dominant(gs);
+    }
+    static const char *const what[G_NONE] = {
+        "all-reduce", "all-gather/reduce-scatter (sharded data parallel: FSDP, ZeRO-3)",
+        "all-to-all (embedding sharding, mixture-of-experts)", "point-to-point send/recv (pipeline parallelism)",
+        "broadcast", "a collective this trace cannot name (SendRecv/Generic kernels without their launching call)"};
+    /* no collective kernels, MPI calls on the host: the GPU waits for MPI (an HPC code) */
+    int mpi = !(tot > 0) && r->input.nsys.mpi_calls > 0;
+    if (mpi)
+        gd_fb_ev(f, "mpi_calls", (double)r->input.nsys.mpi_calls);
+    char *title = mpi ? gd_format("Communication not hidden behind compute takes %.1f%% of each step: the GPU waits "
+                                  "while the host is in MPI calls",
+                                  100.0 * s)
+                : g == G_NONE ? gd_format("Communication not hidden behind compute takes %.1f%% of each step", 100.0 * s)
+                              : gd_format("Communication not hidden behind compute takes %.1f%% of each step; %s is "
+                                          "%.0f%% of the communication kernel time",
+                                          100.0 * s, what[g], 100.0 * gs[g]);
+    char *advice;
+    switch (mpi ? G_NONE + 1 : g) {
+    case G_NONE + 1:
+        advice = gd_format(
+            "Overlap MPI with GPU work: post MPI_Irecv/MPI_Isend as soon as the data exists and compute what does "
+            "not need it (the interior of the domain) while the messages travel, waiting (MPI_Wait) only right "
+            "before the data is used; use CUDA-aware MPI (GPUDirect RDMA) so device buffers are sent without "
+            "host staging copies; send fewer, larger messages; check the network and the GPU-NIC affinity.");
+        break;
+    case G_SHARDED:
+        advice = gd_format(
+            "Hide the all-gathers behind compute: FSDP(forward_prefetch=True, backward_prefetch="
+            "BackwardPrefetch.BACKWARD_PRE) issues the next unit's all-gather early, and limit_all_gathers=True keeps "
+            "that prefetch from stalling on memory; wrap larger units (fewer, larger all-gathers) or keep the last "
+            "blocks unsharded (FSDP2 reshard_after_forward=False); with DeepSpeed ZeRO-3 raise "
+            "allgather_bucket_size / reduce_bucket_size and set overlap_comm=True; shard within a node "
+            "(HYBRID_SHARD) when the link between nodes is slow; check the interconnect with NCCL_DEBUG=INFO.");
+        break;
+    case G_P2P:
+        advice = gd_format(
+            "Shrink the pipeline bubble and hide the send/recv: raise the number of micro-batches per step (the "
+            "bubble is about (stages - 1) / micro-batches of the step), use an interleaved 1F1B schedule (virtual "
+            "stages: torch.distributed.pipelining ScheduleInterleaved1F1B, Megatron "
+            "--num-layers-per-virtual-pipeline-stage), overlap p2p with compute (Megatron overlap_p2p_comm, "
+            "batch_isend_irecv on a side stream), balance layers across stages, and check the link between "
+            "stage ranks with NCCL_DEBUG=INFO.");
+        break;
+    case G_ALL_TO_ALL:
+        advice = gd_format(
+            "Overlap and shrink the all-to-all: pipeline it with compute (TorchRec TrainPipelineSparseDist "
+            "distributes the next batch's features while this one trains; MoE: overlap token dispatch with expert "
+            "compute), send fewer bytes (TorchRec quantised comms in fp16/bf16; a lower MoE capacity factor), "
+            "balance the shards (TorchRec planner) so no rank sends much more than the others, and check the "
+            "interconnect with NCCL_DEBUG=INFO.");
+        break;
+    case G_BROADCAST:
+        advice = gd_format(
+            "Broadcasts every step are usually DDP's buffer broadcast before each forward: pass "
+            "broadcast_buffers=False when the buffers need no syncing (BatchNorm: SyncBatchNorm), and broadcast "
+            "parameters once at start-up only; check the interconnect with NCCL_DEBUG=INFO.");
+        break;
+    case G_ALL_REDUCE:
+        advice = gd_format(
+            "Overlap and shrink the gradient all-reduce: tune DDP bucket_cap_mb, accumulate gradients over more "
+            "micro-batches (model.no_sync()) so all-reduce runs less often, raise the per-GPU batch, compress "
+            "gradients to bf16 with a DDP comm hook (or PowerSGD), and check the interconnect with NCCL_DEBUG=INFO "
+            "(NVLink vs PCIe, IB vs TCP).");
+        break;
+    case G_UNKNOWN:
+        advice = gd_format(
+            "Overlap and shrink collectives: keep them behind compute (DDP buckets, FSDP/ZeRO prefetch), "
+            "communicate less often (gradient accumulation with model.no_sync()) and check the interconnect with "
+            "NCCL_DEBUG=INFO. Which collective runs cannot be told here: NCCL names its kernels SendRecv or "
+            "Generic whatever they run; a PyTorch >= 2.1 profile records the collective's name with each kernel, "
+            "and keeping the host ops (nccl:*, record_param_comms) in the trace names the rest.");
+        break;
+    default:
+        advice = gd_format(
+            "Overlap and shrink collectives: tune DDP bucket_cap_mb, accumulate gradients over more "
+            "micro-batches (model.no_sync()) so all-reduce runs less often, raise the per-GPU batch, "
+            "compress gradients to bf16 with a DDP comm hook, enable FSDP/ZeRO prefetch, and check the "
+            "interconnect with NCCL_DEBUG=INFO (NVLink vs PCIe, IB vs TCP).");
+        break;
+    }
+    /* one rank of several: a collective kernel runs until the last rank joins, so its time holds the wait
+     * for the slowest rank (DEFINITIONS "Communication", what one rank's trace cannot tell) */
+    if (!mpi && r->input.world_size > 1 && advice) {
+        char *all = gd_format("%s This is one rank of %d: a collective kernel runs until every rank has joined, so "
+                              "its time includes waiting for the slowest rank, and one rank's trace alone cannot tell "
+                              "a slow link from a late rank: analyzing every rank's trace together (gpudiag analyze "
+                              "DIR, its STRAGGLER line) shows whether a straggler holds the others.",
+                              advice, r->input.world_size);
+        if (all) {
+            free(advice);
+            advice = all;
+        }
+    }
+    gd_fb_text(b, f, title, advice);
+}
+
+/* Offload: large host<->device traffic in both directions every step
+ * (ZeRO-Offload, FSDP CPU offload, activation offload, swapping). */
+void gd_rule_offload(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    if (!r->step_count || !(r->avg_step_us > 0))
+        return;
+    double n = (double)r->step_count;
+    const gpudiag_transfer *h2d = &r->transfers[GPUDIAG_COPY_H2D], *d2h = &r->transfers[GPUDIAG_COPY_D2H];
+    double h2d_step = h2d->bytes / n, d2h_step = d2h->bytes / n;
+    double time_share = (h2d->time_us + d2h->time_us) / n / r->avg_step_us;
+    if (h2d_step < GD_OFFLOAD_BYTES_MIN || d2h_step < GD_OFFLOAD_BYTES_MIN || time_share < GD_OFFLOAD_TIME_MIN)
+        return;
+    double exposed = role_share(r, GPUDIAG_ROLE_MEMCPY);
+    gpudiag_finding *f = rf_add(b, GD_F_offload_transfer, sev_for_share(time_share), exposed);
+    gd_fb_ev(f, "h2d_bytes_per_step", h2d_step);
+    gd_fb_ev(f, "d2h_bytes_per_step", d2h_step);
+    gd_fb_ev(f, "h2d_gb_per_s", h2d->time_us > 0 ? h2d->bytes / h2d->time_us / 1e3 : NAN);
+    gd_fb_ev(f, "d2h_gb_per_s", d2h->time_us > 0 ? d2h->bytes / d2h->time_us / 1e3 : NAN);
+    gd_fb_ev(f, "transfer_time_share", time_share);
+    gd_fb_ev(f, "exposed_memcpy_share", exposed);
+    gd_fb_ev(f, "pcie_link_gb_per_s", pcie_link(r)); /* per direction, of the identified GPU */
+    gd_fb_text(b, f,
+         gd_format("Every step moves %.0f MiB to the GPU and %.0f MiB back over PCIe (offload): the copies run for "
+                   "%.1f%% of the step, %.1f%% with no kernel running",
+                   h2d_step / 1048576.0, d2h_step / 1048576.0, 100.0 * time_share, 100.0 * exposed),
+         gd_format("The step is paying for memory savings with bandwidth. If the model fits without offload "
+                   "(see `gpudiag plan`), turn it off (ZeRO offload_optimizer/offload_param, FSDP "
+                   "CPUOffload, activation offloading); otherwise overlap it: pinned buffers, non_blocking "
+                   "copies on a side stream, prefetch the next layer's parameters, or prefer activation "
+                   "checkpointing (costs ~1/3 more compute, no PCIe) and ZeRO sharding across GPUs (uses "
+                   "NVLink) over CPU offload."));
+}
+
+void gd_rule_memcpy(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    double s = role_share(r, GPUDIAG_ROLE_MEMCPY) + role_share(r, GPUDIAG_ROLE_MEMSET);
+    /* offload_transfer is the more specific diagnosis of the same copy time */
+    if (isnan(s) || !(s > GD_MEMCPY_SHARE_MIN) || has_finding(r, "offload_transfer"))
+        return;
+    gpudiag_finding *f = rf_add(b, GD_F_memcpy_heavy, sev_for_share(s), s);
+    double copy_us = 0;
+    for (int k = 0; k < GPUDIAG_COPY_KIND_COUNT; k++)
+        copy_us += r->transfers[k].time_us;
+    double d2d = copy_us > 0 ? r->transfers[GPUDIAG_COPY_D2D].time_us / copy_us : NAN;
+    gd_fb_ev(f, "memcpy_share", role_share(r, GPUDIAG_ROLE_MEMCPY));
+    gd_fb_ev(f, "memset_share", role_share(r, GPUDIAG_ROLE_MEMSET));
+    gd_fb_ev(f, "h2d_copy_time_share", copy_us > 0 ? r->transfers[GPUDIAG_COPY_H2D].time_us / copy_us : NAN);
+    gd_fb_ev(f, "d2h_copy_time_share", copy_us > 0 ? r->transfers[GPUDIAG_COPY_D2H].time_us / copy_us : NAN);
+    gd_fb_ev(f, "d2d_copy_time_share", d2d);
+    gd_fb_ev(f, "step_time_us", r->avg_step_us);
+    gd_fb_ev(f, "pcie_link_gb_per_s", pcie_link(r));
+    /* the fix depends on where the bytes go: device-to-device copies are the
+     * framework's own (layout changes, concatenation), host copies are I/O */
+    int device_copies = !isnan(d2d) && d2d > 0.5;
+    gd_fb_text(b, f, gd_format("Memory copies and memsets not hidden behind kernels take %.1f%% of each step%s", 100.0 * s,
+                         device_copies ? ", mostly device-to-device" : ""),
+         device_copies
+             ? gd_format("Most copy time is device-to-device: tensors are being copied or re-laid out on the GPU. "
+                         "Look for .contiguous(), .clone(), .to(dtype) and torch.cat/stack in the step (the "
+                         "largest gaps and top kernels say where), keep one memory layout (channels_last end to "
+                         "end), use in-place or out= variants, preallocate buffers instead of concatenating, and "
+                         "let torch.compile fuse the copies away.")
+             : gd_format("Keep data on the GPU: pin host memory (pin_memory=True) and copy with non_blocking=True "
+                         "so transfers overlap compute, avoid .cpu()/.item()/.numpy() inside the step, create "
+                         "tensors directly on the device (torch.zeros(..., device='cuda')), and batch many small "
+                         "copies into one."));
+}
+
+void gd_rule_pageable(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    if (!r->step_count || !(r->avg_step_us > 0) || r->pageable.count == 0)
+        return;
+    double per_step = r->pageable.time_us / (double)r->step_count;
+    double s = per_step / r->avg_step_us;
+    if (s < GD_PAGEABLE_SHARE_MIN)
+        return;
+    double gain = s * 0.5;
+    gpudiag_finding *f = rf_add(b, GD_F_pageable_memcpy, sev_for_share(gain), gain);
+    gd_fb_ev(f, "pageable_copy_share", s);
+    gd_fb_ev(f, "pageable_copies_per_step", (double)r->pageable.count / (double)r->step_count);
+    gd_fb_ev(f, "pageable_bytes_per_step", r->pageable.bytes / (double)r->step_count);
+    gd_fb_ev(f, "pageable_copy_us_per_step", per_step);
+    gd_fb_text(b, f,
+         gd_format("Copies from or to pageable host memory take %.1f%% of each step (%.1f copies per step); they are "
+                   "staged through a bounce buffer and block the host",
+                   100.0 * s, (double)r->pageable.count / (double)r->step_count),
+         gd_format("Use pinned memory: DataLoader(pin_memory=True) and tensor.to(device, non_blocking=True) for "
+                   "inputs; for results copied back, copy into a preallocated pinned tensor "
+                   "(torch.empty(..., pin_memory=True).copy_(x, non_blocking=True)) and wait on a CUDA event only "
+                   "when the value is needed. Pinned copies run at full PCIe speed and overlap compute."));
+}

@@ -1,0 +1,442 @@
+/*
+ * rules_input.c — the notes about the input (input_* findings, cpu_only_trace,
+ * no_step_markers, single_step; docs/FINDINGS.md "Input"): what the trace
+ * lacks or holds that the numbers cannot be trusted without saying so.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diagnose/rules_internal.h"
+#include "gpudiag/specs.h"
+
+/* Device-idle time that may hold unrecorded graph replays ÷ devices ÷ the steps
+ * span (the unit of the idle shares); 0 when none. */
+double gd_graph_hidden_share(const gpudiag_report *r)
+{
+    size_t nd = r->timeline.device_count;
+    if (!nd || !r->step_count || !(r->idle_step_us > 0) || !(r->graph_hidden_idle_us > 0))
+        return 0;
+    return r->graph_hidden_idle_us / (double)nd / ((double)r->step_count * r->idle_step_us);
+}
+
+/* The unrecorded replays could fill most of the idle time (FINDINGS "Verdict"). */
+int gd_graph_hides_idle(const gpudiag_report *r)
+{
+    return r->graph_launches_unrecorded > 0 &&
+           (!r->has_gpu || (r->idle_gap_us > 0 && 2.0 * r->graph_hidden_idle_us >= r->idle_gap_us));
+}
+
+/* The steps span is mostly stream capture (DEFINITIONS "Graph replays", capture). */
+int gd_capture_dominates(const gpudiag_report *r)
+{
+    double span = (double)r->step_count * r->idle_step_us;
+    return r->graph_captures > 0 && span > 0 && 2.0 * r->graph_capture_us >= span;
+}
+
+void gd_rule_input(fbuilder *b, const gpudiag_trace *t)
+{
+    gpudiag_report *r = b->r;
+    if (r->input.truncated) {
+        gpudiag_finding *f = rf_add(b, GD_F_input_truncated, GPUDIAG_SEV_MEDIUM, NAN);
+        gd_fb_ev(f, "truncated_at_bytes", (double)r->input.truncated_at);
+        gd_fb_ev(f, "events_read", (double)r->input.events);
+        gd_fb_text(b, f,
+             gd_format("Trace is cut off at byte %lld (%s); analysed the %llu complete events before it",
+                       (long long)r->input.truncated_at, t->truncation_reason[0] ? t->truncation_reason : "unexpected end",
+                       (unsigned long long)r->input.events),
+             gd_format("The profiler did not finish writing this file (Kineto closes the JSON only in "
+                       "finalizeTrace, so a killed or crashed process leaves it open). The last step may be "
+                       "incomplete and was trimmed if it launched under 80%% of the previous step's GPU work. "
+                       "Stop the profiler cleanly (prof.stop() / leaving the `with` block) before the process "
+                       "exits, and check free disk space."));
+    }
+    if (r->input.trailing_at > 0) {
+        gpudiag_finding *f = rf_add(b, GD_F_input_trailing_data, GPUDIAG_SEV_MEDIUM, NAN);
+        gd_fb_ev(f, "trailing_at_bytes", (double)r->input.trailing_at);
+        gd_fb_text(b, f,
+             gd_format("Data follows the trace's JSON document from byte %lld; only the document before it was "
+                       "analysed",
+                       (long long)r->input.trailing_at),
+             gd_format("The file holds more than one JSON document (traces concatenated, or something appended "
+                       "after the trace). Split it and analyse each trace on its own (a directory of them for "
+                       "several ranks)."));
+    }
+    if (r->input.skipped_malformed) {
+        gpudiag_finding *f = rf_add(b, GD_F_input_malformed, GPUDIAG_SEV_LOW, NAN);
+        gd_fb_ev(f, "skipped_events", (double)r->input.skipped_malformed);
+        gd_fb_ev(f, "first_error_at_bytes", (double)t->first_error_at);
+        gd_fb_text(b, f,
+             gd_format("%llu malformed event(s) skipped; the first at byte %lld: %s",
+                       (unsigned long long)r->input.skipped_malformed, (long long)t->first_error_at, t->first_error),
+             gd_format("The JSON is invalid around those events (old Kineto versions wrote unescaped quotes "
+                       "and backslashes from with_stack/file names, or bare N/A). Each broken event was "
+                       "skipped and reading resumed at the next one; numbers are computed without them. "
+                       "Upgrade PyTorch, or re-export with with_stack=False."));
+    }
+    if (r->input.skipped_no_dur || r->input.skipped_zero_ts || r->input.skipped_bad_value) {
+        gpudiag_finding *f = rf_add(b, GD_F_input_incomplete_events, GPUDIAG_SEV_INFO, NAN);
+        gd_fb_ev(f, "events_without_duration", (double)r->input.skipped_no_dur);
+        gd_fb_ev(f, "gpu_events_with_zero_ts", (double)r->input.skipped_zero_ts);
+        gd_fb_ev(f, "gpu_events_with_bad_device", (double)r->input.skipped_bad_value);
+        gd_fb_text(b, f,
+             gd_format("%llu event(s) without a valid duration, %llu GPU event(s) without a timestamp and %llu "
+                       "with an impossible device index were left out",
+                       (unsigned long long)r->input.skipped_no_dur, (unsigned long long)r->input.skipped_zero_ts,
+                       (unsigned long long)r->input.skipped_bad_value),
+             gd_format("`dur` -1 marks CPU ops still running when collection stopped; `ts` 0 marks GPU "
+                       "activity CUPTI could not timestamp. Both are normal in small numbers; many of them "
+                       "mean the profiling window cut through the work or the CUPTI buffer overflowed "
+                       "(raise the activity buffer size or profile fewer steps)."));
+    }
+    if (r->input.nsys.present && r->input.nsys.graph_execs) {
+        /* DEFINITIONS "Nsight Systems exports", graph rows (GindaChen/nsys-ai#236) */
+        const gpudiag_nsys_info *n = &r->input.nsys;
+        gpudiag_finding *f = rf_add(b, GD_F_input_graph_no_node_trace, GPUDIAG_SEV_MEDIUM, NAN);
+        gd_fb_ev(f, "graph_execs", (double)n->graph_execs);
+        gd_fb_ev(f, "graph_exec_time_us", n->graph_exec_time_us);
+        gd_fb_text(b, f,
+             gd_format("%llu CUDA graph execution(s) (%.1f us of GPU time) were recorded whole, without their "
+                       "kernels: the kernel numbers leave them out",
+                       (unsigned long long)n->graph_execs, n->graph_exec_time_us),
+             gd_format("This export was made without --cuda-graph-trace=node, so Nsight Systems recorded each graph "
+                       "launch as one block of GPU time. It counts here as busy GPU time (utilization, idle gaps, "
+                       "the step breakdown), but the kernel table, Tensor Core share, kernel classes and launch "
+                       "statistics cover only the kernels launched outside graphs. For kernel detail, profile "
+                       "again with nsys profile --cuda-graph-trace=node."));
+    }
+    if (r->input.time_outliers || r->input.duration_outliers) {
+        /* DEFINITIONS "Sanitising the timeline" rules 2 and 2b */
+        const gpudiag_input_info *in = &r->input;
+        gpudiag_finding *f = rf_add(b, GD_F_input_time_outliers, GPUDIAG_SEV_MEDIUM, NAN);
+        gd_fb_ev(f, "events", (double)in->time_outliers);
+        if (in->time_outliers && in->time_outlier_first_at >= 0)
+            gd_fb_ev(f, "first_at_bytes", (double)in->time_outlier_first_at);
+        if (in->time_outliers)
+            gd_fb_ev(f, "gap_s", in->time_outlier_gap_us / 1e6);
+        if (in->duration_outliers) {
+            gd_fb_ev(f, "durations_cut", (double)in->duration_outliers);
+            gd_fb_ev(f, "durations_removed_s", in->duration_outlier_removed_us / 1e6);
+        }
+        char where[64] = "", durs[160] = "";
+        if (in->time_outliers && in->time_outlier_first_at >= 0)
+            snprintf(where, sizeof where, "; the first at byte %lld", (long long)in->time_outlier_first_at);
+        if (in->duration_outliers)
+            snprintf(durs, sizeof durs, "%s%llu GPU op(s) whose duration reached %.3g s past everything else were "
+                     "cut at the rest's last end",
+                     in->time_outliers ? "; " : "", (unsigned long long)in->duration_outliers,
+                     in->duration_outlier_removed_us / 1e6);
+        char outl[160] = "";
+        if (in->time_outliers)
+            snprintf(outl, sizeof outl, "%llu event(s) lie %.3g s away from the rest of the timeline and were left out",
+                     (unsigned long long)in->time_outliers, in->time_outlier_gap_us / 1e6);
+        gd_fb_text(b, f,
+             gd_format("%s%s%s", outl, where, durs),
+             gd_format("Those times lie more than 10 times the span of all other events (and at least 1 s) away "
+                       "from them: a stray timestamp, a clock jump or a corrupt duration (ROCm late completion "
+                       "timestamps), not work of this capture. Every number here is computed without that time, so "
+                       "that one bad event does not stretch the steps, the idle time or the utilization. If the "
+                       "events are real, the capture holds two separate runs: profile them separately."));
+    }
+    if (r->input.overrun_ops) {
+        /* DEFINITIONS "Sanitising the timeline" rule 1 */
+        double kt = r->kernel_time_us > 0 ? r->kernel_time_us : 0;
+        int big = r->input.overrun_removed_us >= 0.01 * (kt + r->input.overrun_removed_us);
+        gpudiag_finding *f = rf_add(b, GD_F_input_ops_overrun, big ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW, NAN);
+        gd_fb_ev(f, "clipped_ops", (double)r->input.overrun_ops);
+        gd_fb_ev(f, "removed_us", r->input.overrun_removed_us);
+        gd_fb_text(b, f,
+             gd_format("%llu GPU op(s) ran past the start of the next op on their stream; each was clipped there "
+                       "(%.1f us removed)",
+                       (unsigned long long)r->input.overrun_ops, r->input.overrun_removed_us),
+             gd_format("Work on one stream runs in order, so an op cannot end after the next one on its stream "
+                       "starts: those recorded ends are wrong (ROCm/rocprof writes late completion timestamps "
+                       "after a long stall; CUPTI rounding gives a few us). They were cut at the next op's start, "
+                       "as Perfetto and chrome://tracing draw them, and every number here uses the clipped "
+                       "durations. If the removed time is large, the per-kernel times of that capture are not "
+                       "reliable: record it again. (Kernels using programmatic dependent launch may truly "
+                       "overlap their successor; for them the clipped time is a lower bound.)"));
+    }
+    if (r->input.unanalysed_device_events > 0) {
+        /* DEFINITIONS "Time and events", devices not analysed: say what was left out, never "no GPU" */
+        const gpudiag_input_info *in = &r->input;
+        char cats[400] = "";
+        size_t off = 0;
+        for (size_t i = 0; i < in->unanalysed_device_count && off < sizeof cats; i++) {
+            int n = snprintf(cats + off, sizeof cats - off, "%s%s %llu", i ? ", " : "", in->unanalysed_device[i].category,
+                             (unsigned long long)in->unanalysed_device[i].events);
+            if (n < 0)
+                break;
+            off += (size_t)n;
+        }
+        gpudiag_finding *f =
+            rf_add(b, GD_F_input_unanalysed_device_events, r->has_gpu ? GPUDIAG_SEV_LOW : GPUDIAG_SEV_MEDIUM, NAN);
+        gd_fb_ev(f, "device_events_not_analysed", (double)in->unanalysed_device_events);
+        gd_fb_ev(f, "categories", (double)in->unanalysed_device_count);
+        gd_fb_ev(f, "gpu_ops", (double)t->gpu_ops.len);
+        gd_fb_text(b, f,
+             gd_format("%llu device event(s) of a kind gpudiag does not analyse (%s): %s",
+                       (unsigned long long)in->unanalysed_device_events, cats,
+                       r->has_gpu ? "the GPU numbers cover only the CUDA/ROCm kernels, copies and memsets"
+                                  : "the device side of this trace is not diagnosed; its busy and idle time are "
+                                    "unknown, not zero"),
+             gd_format("gpudiag reads NVIDIA and AMD GPU activity (kernels, copies, memsets). These events come "
+                       "from another accelerator's profiler backend (MTIA writes `mtia_ccp_events`) and were left "
+                       "out. The host-side numbers (steps, CPU ops, runtime calls) still hold; for the device "
+                       "side use the accelerator vendor's analysis tools."));
+    }
+    if (r->input.profiler_ranges > 0) {
+        /* DEFINITIONS "Time and events", CUPTI range-profiler events: counters, not timings */
+        gpudiag_finding *f =
+            rf_add(b, GD_F_input_profiler_ranges, r->has_gpu ? GPUDIAG_SEV_LOW : GPUDIAG_SEV_MEDIUM, NAN);
+        gd_fb_ev(f, "profiler_ranges", (double)r->input.profiler_ranges);
+        gd_fb_ev(f, "gpu_ops", (double)t->gpu_ops.len);
+        gd_fb_text(b, f,
+             gd_format("%llu CUPTI range-profiler event%s (cuda_profiler_range, one per kernel) carry counters, "
+                       "not timings: Kineto spreads them evenly over the profiling span, so they are not read as "
+                       "kernels%s",
+                       (unsigned long long)r->input.profiler_ranges, r->input.profiler_ranges == 1 ? "" : "s",
+                       r->has_gpu ? "" : "; with no other GPU activity recorded, the GPU's busy and idle time are "
+                                         "unknown, not zero"),
+             gd_format("This trace was recorded with the profiler's CUPTI range-profiler mode (experimental_config "
+                       "profiler_metrics), which reads counters per kernel (serialising the kernels) and records no "
+                       "kernel times. Profile again without profiler_metrics (CUDA activities on) to see where the GPU waits; "
+                       "read the counters with Nsight Compute (gpudiag analyze --ncu) for the roofline."));
+    }
+    for (size_t i = 0; i < r->device_count; i++) {
+        /* DEFINITIONS "GPU metrics", architecture inferred from kernel names: say so, once */
+        const gpudiag_device *d = &r->devices[i];
+        if (!d->arch_inferred)
+            continue;
+        size_t ninf = 0;
+        for (size_t k = 0; k < r->device_count; k++)
+            ninf += r->devices[k].arch_inferred != 0;
+        const char *fam = gpudiag_arch_name(d->compute_major, d->compute_minor);
+        gpudiag_finding *f = rf_add(b, GD_F_input_gpu_inferred, GPUDIAG_SEV_INFO, NAN);
+        gd_fb_ev(f, "device", (double)d->id);
+        gd_fb_ev(f, "compute_capability", (double)d->compute_major + (double)d->compute_minor / 10.0);
+        gd_fb_ev(f, "tagged_kernels", (double)d->arch_tagged_kernels);
+        gd_fb_ev(f, "kernels", (double)d->kernel_count);
+        gd_fb_ev(f, "devices_inferred", (double)ninf);
+        gd_fb_text(b, f,
+             gd_format("The trace does not describe its GPU%s (no deviceProperties): GPU %d taken as NVIDIA %s "
+                       "(compute capability %d.%d) or later, from the architecture tags in the names of %llu of its "
+                       "%llu kernels%s",
+                       r->device_count == 1 ? "" : "s", d->id, fam ? fam : "?", d->compute_major, d->compute_minor,
+                       (unsigned long long)d->arch_tagged_kernels, (unsigned long long)d->kernel_count,
+                       ninf > 1 ? " (the other devices likewise)" : ""),
+             gd_format("PyTorch before 1.10 wrote no deviceProperties. The Tensor Core findings use the inferred "
+                       "architecture (a lower bound: libraries run older-named kernels on newer GPUs), but the GPU "
+                       "model, SM count and memory are unknown, so there is no GPU table row, peak or ridge point. "
+                       "Pass --gpu NAME to name the GPU, or profile with PyTorch 1.10 or later."));
+        break;
+    }
+    if (!r->has_gpu && r->input.unanalysed_device_events > 0) {
+        /* input_unanalysed_device_events above says it: not a CPU-only trace */
+    } else if (!r->has_gpu && r->input.profiler_ranges > 0) {
+        /* input_profiler_ranges above says it: the GPU ran, its times were not recorded */
+    } else if (!r->has_gpu && r->graph_launches_unrecorded > 0 && !r->input.truncated) {
+        /* input_graph_replays_unrecorded (gd_rule_graph_replays) says it: the GPU work ran in graphs */
+    } else if (!r->has_gpu && r->input.legacy_profiler && !r->input.truncated) {
+        /* DEFINITIONS "Time and events": the legacy autograd profiler records no GPU activity */
+        gpudiag_finding *f = rf_add(b, GD_F_cpu_only_trace, GPUDIAG_SEV_INFO, NAN);
+        gd_fb_ev(f, "cpu_ops", (double)t->cpu_ops.len);
+        gd_fb_ev(f, "legacy_kernel_launches", (double)r->input.legacy_launches);
+        gd_fb_text(b, f,
+             r->input.legacy_launches
+                 ? gd_format("The trace has no GPU activity: it was written by the legacy autograd profiler, which "
+                             "marks %llu kernel launch(es) but records no kernels, copies or memsets",
+                             (unsigned long long)r->input.legacy_launches)
+                 : gd_format("The trace has no GPU activity: it was written by the legacy autograd profiler, which "
+                             "records CPU ops only"),
+             gd_format("This export (no event categories, pid \"CPU functions\") comes from torch.autograd.profiler "
+                       "without Kineto: a PyTorch build without Kineto (Debian's python3-torch) or use_kineto=False. "
+                       "Profile with a build that has Kineto (torch.profiler.kineto_available() is True, as in the "
+                       "pip/conda packages): torch.profiler.profile(activities=[ProfilerActivity.CPU, "
+                       "ProfilerActivity.CUDA]) with the model and data on the GPU."));
+    } else if (!r->has_gpu) {
+        gpudiag_finding *f = rf_add(b, GD_F_cpu_only_trace, GPUDIAG_SEV_INFO, NAN);
+        gd_fb_ev(f, "cpu_ops", (double)t->cpu_ops.len);
+        if (r->input.truncated) {
+            /* Kineto writes the CPU ops first and the GPU activity after them
+             * (DEFINITIONS "Cut-off traces"): a cut file may have lost it all */
+            gd_fb_ev(f, "truncated_at_bytes", (double)r->input.truncated_at);
+            gd_fb_text(b, f,
+                 gd_format("No GPU activity (no kernels, copies or memsets) before the cut at byte %lld: the "
+                           "trace is cut off, and its GPU events may be in the missing part",
+                           (long long)r->input.truncated_at),
+                 gd_format("Kineto writes the CPU ops first and the GPU activity after them, so a file cut short "
+                           "loses the GPU events first. Get the complete trace (stop the profiler cleanly, "
+                           "prof.stop() or leaving the `with` block, before the process exits; check free disk "
+                           "space) and analyse it again. Only if the complete trace has no GPU events either: "
+                           "profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] and put the "
+                           "model and data on the GPU."));
+        } else if (t->uncategorised_events > 0) {
+            /* DEFINITIONS "Time and events": events without a category may be GPU work */
+            gd_fb_ev(f, "uncategorised_events", (double)t->uncategorised_events);
+            gd_fb_text(b, f,
+                 gd_format("No GPU activity recognised: %llu complete event(s) carry no category (\"cat\"), so "
+                           "device work may be among them (another profiler's or another accelerator's events)",
+                           (unsigned long long)t->uncategorised_events),
+                 gd_format("gpudiag tells kernels, copies and CPU ops apart by the PyTorch profiler's event "
+                           "categories (kernel, gpu_memcpy, cpu_op, cuda_runtime, ...). Record the run with "
+                           "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) and "
+                           "export_chrome_trace, or with Nsight Systems (nsys export --type sqlite)."));
+        } else {
+            gd_fb_text(b, f, gd_format("The trace has no GPU activity (no kernels, copies or memsets)"),
+                 gd_format("Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] and make "
+                           "sure the model and data are on the GPU (model.to('cuda'))."));
+        }
+    } else if (r->input.step_range_missing && !r->steps_from_profiler) {
+        /* input_step_range_missing below says it */
+    } else if (!r->steps_from_profiler && r->input.nsys.present) {
+        gpudiag_finding *f = rf_add(b, GD_F_no_step_markers, GPUDIAG_SEV_INFO, NAN);
+        gd_fb_ev(f, "host_steps", 0);
+        gd_fb_ev(f, "nvtx_ranges", (double)r->input.nsys.nvtx_ranges);
+        gd_fb_text(b, f,
+             gd_format("No step ranges in the Nsight Systems export: the whole capture is analysed as one window"),
+             gd_format("Mark each training iteration with an NVTX range (torch.cuda.nvtx.range_push(\"step\") / "
+                       "range_pop(), or nvtx.annotate) and profile with `nsys profile -t cuda,nvtx`; gpudiag "
+                       "recognises ProfilerStep#N and ranges named iteration, train_step, training_step, "
+                       "train_batch or step, and any other name given with --step-range NAME."));
+    } else if (!r->steps_from_profiler) {
+        gpudiag_finding *f = rf_add(b, GD_F_no_step_markers, GPUDIAG_SEV_INFO, NAN);
+        gd_fb_ev(f, "host_steps", 0);
+        gd_fb_text(b, f, gd_format("No ProfilerStep#N markers: the whole trace is analysed as one step"),
+             gd_format("Use torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, warmup=1, "
+                       "active=3)) and call prof.step() once per training iteration, so per-step "
+                       "numbers and the step-time spread can be computed."));
+    }
+    if (r->has_gpu && r->steps_from_profiler && r->step_count == 1) {
+        /* DEFINITIONS "Start-up in the window": one step holds warm-up and steady state alike */
+        gpudiag_finding *f = rf_add(b, GD_F_single_step, GPUDIAG_SEV_INFO, NAN);
+        gd_fb_ev(f, "steps", 1);
+        gd_fb_text(b, f,
+             gd_format("Only one step was analysed: warm-up cannot be told apart from steady state, so one-off "
+                       "costs (first launches, memory allocation, autotuning) may be counted as if they "
+                       "happened every step"),
+             gd_format("Profile at least 3 steps after warm-up: torch.profiler.profile(schedule=torch.profiler."
+                       "schedule(wait=1, warmup=1, active=3)) and call prof.step() once per training iteration "
+                       "(Nsight Systems: one NVTX range per iteration, 3 or more after the first)."));
+    }
+    if (r->steps_from_profiler && r->step_count >= 2 && r->avg_step_us > 0 && r->idle_step_us > 0 &&
+        r->avg_step_us < GD_STEPS_SPARSE_COVERAGE * r->idle_step_us) {
+        /* DEFINITIONS "Steps" 5: the steps cover under half of their span */
+        gpudiag_finding *f = rf_add(b, GD_F_input_steps_sparse, GPUDIAG_SEV_MEDIUM, NAN);
+        double cov = r->avg_step_us / r->idle_step_us;
+        gd_fb_ev(f, "step_coverage", cov);
+        gd_fb_ev(f, "avg_step_us", r->avg_step_us);
+        gd_fb_ev(f, "step_window_us", r->idle_step_us);
+        gd_fb_text(b, f,
+             gd_format("The steps cover only %.1f%% of the time from the first step to the last (average step "
+                       "%.3f ms, one every %.3f ms): most of the iteration lies outside the step markers, so the "
+                       "per-step numbers describe only the marked part",
+                       100.0 * cov, r->avg_step_us / 1000.0, r->idle_step_us / 1000.0),
+             gd_format("Mark whole iterations: profile with torch.profiler.profile(schedule=torch.profiler."
+                       "schedule(wait=1, warmup=1, active=3)) and call prof.step() once at the end of each "
+                       "training iteration, rather than wrapping only part of it in a ProfilerStep range "
+                       "(Nsight Systems: one NVTX range around the whole iteration, or --step-range NAME)."));
+    }
+    if (r->input.step_range_missing) {
+        gpudiag_finding *f = rf_add(b, GD_F_input_step_range_missing, GPUDIAG_SEV_MEDIUM, NAN);
+        gd_fb_ev(f, "annotation_ranges", (double)r->input.nsys.nvtx_ranges);
+        const char *cand = r->input.step_range_candidates ? r->input.step_range_candidates : "";
+        gd_fb_text(b, f,
+             gd_format("No %s named '%s' (--step-range) in the trace: %s; %s%s",
+                       r->input.nsys.present ? "NVTX range" : "user annotation",
+                       r->input.step_range ? r->input.step_range : "",
+                       r->steps_from_profiler ? "its own ProfilerStep#N steps are analysed instead"
+                                              : "the whole capture is analysed as one window",
+                       cand[0] ? (r->input.nsys.present ? "ranges that exist: " : "annotations that exist: ")
+                               : (r->input.nsys.present ? "the export has no NVTX ranges" : "the trace has no user annotations"),
+                       cand),
+             gd_format("Check the range name: it must be the NVTX range (Nsight export) or user annotation "
+                       "(PyTorch profiler trace) text, optionally followed by '#', ' ', '_', '-' or ':' and the step "
+                       "number (e.g. --step-range ProfilerStep matches ProfilerStep#12). `nsys stats -r nvtx_sum` "
+                       "lists the ranges of an export."));
+    }
+    if (r->input.nsys.present && r->input.nsys.schema_gap_count) {
+        gpudiag_finding *f = rf_add(b, GD_F_input_schema_gaps, GPUDIAG_SEV_INFO, NAN);
+        gd_fb_ev(f, "missing_tables_or_columns", (double)r->input.nsys.schema_gap_count);
+        gd_fb_text(b, f,
+             gd_format("The Nsight Systems export lacks %u table(s)/column(s) gpudiag reads: %s",
+                       r->input.nsys.schema_gap_count, r->input.nsys.schema_gaps ? r->input.nsys.schema_gaps : ""),
+             gd_format("nsys creates a table only when the capture recorded that kind of event, and older "
+                       "releases export fewer columns; the numbers that need what is missing are left out or "
+                       "marked n/a. Trace CUDA and NVTX (`nsys profile -t cuda,nvtx`) and export with a recent "
+                       "nsys (`nsys export --type sqlite`) to get them all."));
+    }
+}
+
+/* Graph launches with no GPU op joined (DEFINITIONS "Graph replays"; Hyperloom#1047, TraceLens). */
+void gd_rule_graph_replays(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    if (!r->graph_launches_unrecorded || (!r->has_gpu && r->input.truncated))
+        return;
+    const char *api = r->is_amd ? "hipGraphLaunch" : "cudaGraphLaunch";
+    gpudiag_finding *f = rf_add(b, GD_F_input_graph_replays_unrecorded,
+                                !r->has_gpu || gd_graph_hides_idle(r) ? GPUDIAG_SEV_HIGH : GPUDIAG_SEV_MEDIUM, NAN);
+    gd_fb_ev(f, "graph_launches", (double)r->graph_launches);
+    gd_fb_ev(f, "graph_launches_without_gpu_ops", (double)r->graph_launches_unrecorded);
+    gd_fb_ev(f, "graph_gpu_ops", (double)r->graph_gpu_ops);
+    if (r->has_gpu) {
+        gd_fb_ev(f, "unrecorded_idle_share", gd_graph_hidden_share(r));
+        gd_fb_ev(f, "gpu_utilization_lower_bound", r->gpu_utilization);
+    }
+    const char *rec =
+        "The GPU work runs inside CUDA/HIP graphs (decode loops of vLLM/SGLang, torch.compile "
+        "mode=\"reduce-overhead\", manual torch.cuda.graphs capture), and the profiler recorded the launch "
+        "calls but not the kernels the graphs ran (ROCm's tracer and some CUPTI setups do not trace graph "
+        "nodes). Record them to see the GPU side: a current PyTorch/Kineto (CUPTI records graph kernels, "
+        "joined to the launch by correlation id), Nsight Systems with --cuda-graph-trace=node, or a few steps "
+        "run eagerly (vLLM enforce_eager=True) for the kernel mix. This trace already uses graphs: launch "
+        "overhead is not the first suspect.";
+    if (!r->has_gpu)
+        gd_fb_text(b, f,
+             gd_format("%llu graph launch%s (%s) and no GPU op in the trace: the kernels the graphs ran were not "
+                       "recorded, so GPU time, idle time and the bottleneck cannot be told from it",
+                       (unsigned long long)r->graph_launches_unrecorded, r->graph_launches_unrecorded == 1 ? "" : "es",
+                       api),
+             gd_format("%s", rec));
+    else if (r->gpu_ops_unlinked)
+        /* GPU ops without a launch call may be the replays' kernels, recorded without its correlation id */
+        gd_fb_text(b, f,
+             gd_format("%llu of %llu graph launches (%s) have no GPU op joined: their kernels were not recorded, or "
+                       "are among the %llu GPU ops with no launch call; GPU utilization (%.1f%%) may be a lower "
+                       "bound, and %.1f%% of the step that reads as idle may hold them",
+                       (unsigned long long)r->graph_launches_unrecorded, (unsigned long long)r->graph_launches, api,
+                       (unsigned long long)r->gpu_ops_unlinked, 100.0 * r->gpu_utilization,
+                       100.0 * gd_graph_hidden_share(r)),
+             gd_format("%s", rec));
+    else
+        gd_fb_text(b, f,
+             gd_format("%llu of %llu graph launches (%s) have no GPU op in the trace: their kernels were not recorded, "
+                       "so GPU utilization (%.1f%%) is a lower bound, and %.1f%% of the step that reads as idle may "
+                       "hold them",
+                       (unsigned long long)r->graph_launches_unrecorded, (unsigned long long)r->graph_launches, api,
+                       100.0 * r->gpu_utilization, 100.0 * gd_graph_hidden_share(r)),
+             gd_format("%s", rec));
+}
+
+void gd_rule_graph_capture(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    if (!gd_capture_dominates(r))
+        return;
+    double span = (double)r->step_count * r->idle_step_us;
+    gpudiag_finding *f = rf_add(b, GD_F_input_graph_capture, GPUDIAG_SEV_HIGH, NAN);
+    gd_fb_ev(f, "graph_captures", (double)r->graph_captures);
+    gd_fb_ev(f, "graph_capture_us", r->graph_capture_us);
+    gd_fb_ev(f, "capture_share", r->graph_capture_us / span);
+    gd_fb_text(b, f,
+         gd_format("%.1f%% of the analysed time is %s graph capture (%llu stream capture%s, %.1f ms): the "
+                   "launches there are recorded into graphs, not run, so this trace shows the graphs being "
+                   "built, not the steady state",
+                   100.0 * r->graph_capture_us / span, r->is_amd ? "HIP" : "CUDA",
+                   (unsigned long long)r->graph_captures, r->graph_captures == 1 ? "" : "s",
+                   r->graph_capture_us / 1000.0),
+         gd_format("Profile the steps that replay the captured graphs (after the server's warm-up / capture "
+                   "phase) to see what the GPU waits for; the capture itself is a one-off cost."));
+}

@@ -1,0 +1,132 @@
+/*
+ * rules_internal.h — what the trace rules' files share (rules.c, rules_input.c,
+ * rules_steps.c, rules_kernel.c, rules_comm.c, verdict.c): the catalogue of
+ * findings.def, appending a catalogue finding, the measures more than one
+ * group reads, and the rules themselves.  Not part of the library's API.
+ */
+#ifndef GD_DIAGNOSE_RULES_INTERNAL_H
+#define GD_DIAGNOSE_RULES_INTERNAL_H
+
+#include <math.h>
+
+#include "diagnose/fbuild.h"
+#include "diagnose/rules.h"
+#include "gpudiag/gpudiag.h"
+#include "model/trace.h"
+#include "util/util.h"
+
+typedef gd_fbuild fbuilder;
+
+/* ---- the catalogue (findings.def) -------------------------------------- */
+
+typedef enum {
+#define GD_FINDING(id, kind, bn, rule, fix, fix_fn) GD_F_##id,
+#include "diagnose/findings.def"
+#undef GD_FINDING
+    GD_F_COUNT
+} gd_finding_id;
+
+typedef enum { CAUSE, SYMPTOM, NOTE } gd_finding_kind;
+
+typedef struct {
+    const char *id;
+    gd_finding_kind kind;
+    gpudiag_bottleneck bottleneck;
+    const char *short_fix;                           /* NULL: "see findings" */
+    const char *(*fix_fn)(const gpudiag_finding *f); /* NULL, or a fix for this f (NULL: short_fix) */
+} gd_finding_row;
+
+/* The rows of findings.def, indexed by gd_finding_id (rules.c). */
+extern const gd_finding_row gd_catalogue[GD_F_COUNT];
+
+/* Append the finding `id` with its catalogue kind and bottleneck; NULL (and
+ * b->oom) on allocation failure. */
+static inline gpudiag_finding *rf_add(fbuilder *b, gd_finding_id id, gpudiag_severity sev, double est_gain)
+{
+    const gd_finding_row *c = &gd_catalogue[id];
+    return gd_fb_add(b, c->id, sev, c->kind == CAUSE, c->bottleneck, est_gain);
+}
+
+/* A share of the step (0..1) as a severity: >= 0.20 high, >= 0.10 medium, else low. */
+static inline gpudiag_severity sev_for_share(double s)
+{
+    return s >= 0.20 ? GPUDIAG_SEV_HIGH : s >= 0.10 ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW;
+}
+
+/* A role's average time per step ÷ the average step (0..1), NaN without steps. */
+static inline double role_share(const gpudiag_report *r, gpudiag_role role)
+{
+    if (!r->step_count || !(r->avg_step_us > 0))
+        return NAN;
+    return r->avg_role_us[role] / r->avg_step_us;
+}
+
+/* ---- measures read by more than one group ------------------------------ */
+
+/* Groups of collective kinds that pick the communication advice; all-gather and
+ * reduce-scatter together are FSDP / ZeRO-3 sharding. */
+enum { G_ALL_REDUCE, G_SHARDED, G_ALL_TO_ALL, G_P2P, G_BROADCAST, G_UNKNOWN, G_NONE };
+
+/* rules_comm.c: the group with >= GD_COMM_KIND_DOMINANT of the communication
+ * kernel time (the largest; ties: the first), G_NONE when none. */
+int gd_comm_dominant(const double gs[G_NONE]);
+/* rules_comm.c: device-idle time in the host side of coalesced collectives ÷
+ * devices, as a share (0..1) of the analysed time; 0 when none. */
+double gd_collective_host_share(const gpudiag_report *r);
+/* rules_input.c: device-idle time that may hold unrecorded graph replays ÷
+ * devices ÷ the steps span (0..1); 0 when none. */
+double gd_graph_hidden_share(const gpudiag_report *r);
+/* rules_input.c: the unrecorded graph replays could fill most of the idle time. */
+int gd_graph_hides_idle(const gpudiag_report *r);
+/* rules_input.c: the steps span is mostly stream capture. */
+int gd_capture_dominates(const gpudiag_report *r);
+/* rules_kernel.c: the Tensor Core dtypes of the newest device
+ * (gpudiag_tensor_core_dtypes), 0 when unknown or AMD. */
+unsigned gd_tc_dtypes(const gpudiag_report *r);
+/* rules_steps.c: start-up and compilation idle time ÷ devices, µs; *comp (may
+ * be NULL) gets the compilation part. */
+double gd_startup_us(const gpudiag_report *r, double *comp);
+/* rules_steps.c: gd_startup_us as a share (0..1) of the analysed time, 0 when none. */
+double gd_startup_share(const gpudiag_report *r);
+/* rules_steps.c: device-idle time of cause c ÷ devices, as a share (0..1) of
+ * the analysed time; 0 when none. */
+double gd_idle_cause_share(const gpudiag_report *r, gpudiag_idle_cause c);
+
+/* ---- the rules (each may add its findings.def rows) -------------------- */
+
+void gd_rule_input(fbuilder *b, const gpudiag_trace *t); /* rules_input.c */
+void gd_rule_graph_replays(fbuilder *b);
+void gd_rule_graph_capture(fbuilder *b);
+void gd_rule_dataloader(fbuilder *b); /* rules_steps.c */
+void gd_rule_startup(fbuilder *b);
+void gd_rule_stream_wait(fbuilder *b);
+void gd_rule_host_overhead(fbuilder *b);
+void gd_rule_optimizer(fbuilder *b);
+void gd_rule_sync(fbuilder *b);
+void gd_rule_low_util(fbuilder *b);
+void gd_rule_nsight(fbuilder *b);
+void gd_rule_memory_bound(fbuilder *b); /* rules_kernel.c */
+void gd_rule_attention(fbuilder *b);
+void gd_rule_small_gemms(fbuilder *b);
+void gd_rule_tensor_cores(fbuilder *b);
+void gd_rule_low_mfu(fbuilder *b);
+void gd_rule_collective_host(fbuilder *b); /* rules_comm.c */
+void gd_rule_communication(fbuilder *b);
+void gd_rule_offload(fbuilder *b);
+void gd_rule_memcpy(fbuilder *b);
+void gd_rule_pageable(fbuilder *b);
+
+/* ---- ranking and verdict (verdict.c) ----------------------------------- */
+
+/* The verdict's evidence-dependent fixes (findings.def's fix_fn column). */
+const char *gd_fix_memcpy(const gpudiag_finding *f);
+const char *gd_fix_host_launch(const gpudiag_finding *f);
+const char *gd_fix_communication(const gpudiag_finding *f);
+/* Sort r->findings: causes with an estimate (by est_gain), causes without,
+ * symptoms, notes; then severity, then id. */
+void gd_rank_findings(gpudiag_report *r);
+/* r->bottleneck, r->verdict, r->verdict_finding and r->verdict_why from the
+ * ranked findings (FINDINGS "Verdict"); b->oom on allocation failure. */
+void gd_verdict(fbuilder *b, const gpudiag_trace *t);
+
+#endif

@@ -1,0 +1,505 @@
+/*
+ * rules_steps.c — the step and idle-time rules: what the GPU waits for inside
+ * the step (DataLoader, start-up, queued streams, host launch and CPU work,
+ * the optimizer, sync calls), low utilization, and NVIDIA's own Nsight Systems
+ * rules reported beside them.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diagnose/rules_internal.h"
+
+static double min_device_util(const gpudiag_report *r, int *dev)
+{
+    double m = NAN;
+    for (size_t i = 0; i < r->device_count; i++) {
+        double u = r->devices[i].gpu_utilization;
+        if (!isnan(u) && (isnan(m) || u < m)) {
+            m = u;
+            *dev = r->devices[i].id;
+        }
+    }
+    return m;
+}
+
+/* Device-idle time that is not steady state (causes startup and compilation,
+ * DEFINITIONS "Start-up in the window"), summed over the devices ÷ their
+ * number, in µs; *comp gets the compilation part. */
+double gd_startup_us(const gpudiag_report *r, double *comp)
+{
+    size_t nd = r->timeline.device_count;
+    double s = r->idle_cause_us[GPUDIAG_IDLE_STARTUP], c = r->idle_cause_us[GPUDIAG_IDLE_COMPILATION];
+    if (comp)
+        *comp = nd ? c / (double)nd : 0;
+    return nd ? (s + c) / (double)nd : 0;
+}
+
+/* Its share of the analysed time (the unit of the breakdown shares), 0 when none. */
+double gd_startup_share(const gpudiag_report *r)
+{
+    if (!r->has_gpu || !r->step_count || !(r->avg_step_us > 0))
+        return 0;
+    double sh = gd_startup_us(r, NULL) / ((double)r->step_count * r->avg_step_us);
+    return sh > 0 ? (sh > 1 ? 1 : sh) : 0;
+}
+
+/* Device-idle time of a cause ÷ devices, as a share of the analysed time (the
+ * unit of gd_collective_host_share); 0 when none. */
+double gd_idle_cause_share(const gpudiag_report *r, gpudiag_idle_cause c)
+{
+    size_t nd = r->timeline.device_count;
+    if (!r->has_gpu || !nd || !r->step_count || !(r->avg_step_us > 0) || !(r->idle_cause_us[c] > 0))
+        return 0;
+    double s = r->idle_cause_us[c] / (double)nd / ((double)r->step_count * r->avg_step_us);
+    return s > 1 ? 1 : s;
+}
+
+/* Host time us (runtime + CPU Exec, summed over devices) inside some idle gaps ÷ devices, as a
+ * share of the analysed time: the breakdown counts it as host time, but the GPU was not
+ * waiting for the host. */
+static double host_share_in_gaps(const gpudiag_report *r, double us)
+{
+    size_t nd = r->timeline.device_count;
+    if (!r->has_gpu || !nd || !r->step_count || !(r->avg_step_us > 0) || !(us > 0))
+        return 0;
+    double s = us / (double)nd / ((double)r->step_count * r->avg_step_us);
+    return s > 1 ? 1 : s;
+}
+
+/* ... inside gaps with work already queued (causes stream_wait and kernel_wait,
+ * DEFINITIONS "Idle gaps and their causes", rule 0b) */
+static double queued_share(const gpudiag_report *r)
+{
+    return host_share_in_gaps(r, r->queued_host_us);
+}
+
+/* ... inside gaps of cause sync: mostly the blocking sync call itself; the host
+ * waited for the GPU (sync_stall's), it was not late to launch (rule 1) */
+static double sync_host_share(const gpudiag_report *r)
+{
+    return host_share_in_gaps(r, r->sync_host_us);
+}
+
+void gd_rule_dataloader(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    double s = role_share(r, GPUDIAG_ROLE_DATALOADER);
+    if (isnan(s) || !(s > GD_DATALOADER_SHARE_MIN))
+        return;
+    gpudiag_finding *f = rf_add(b, GD_F_dataloader_stall, sev_for_share(s), s);
+    gd_fb_ev(f, "dataloader_share", s);
+    gd_fb_ev(f, "dataloader_us_per_step", r->avg_role_us[GPUDIAG_ROLE_DATALOADER]);
+    gd_fb_ev(f, "step_time_us", r->avg_step_us);
+    gd_fb_ev(f, "gpu_utilization", r->gpu_utilization);
+    gd_fb_text(b, f,
+         r->has_gpu
+             ? gd_format("The GPU waits for the DataLoader: %.1f%% of each step (%.3g ms of %.3g ms)", 100.0 * s,
+                         r->avg_role_us[GPUDIAG_ROLE_DATALOADER] / 1000.0, r->avg_step_us / 1000.0)
+             /* a CPU-only trace: nothing waits on a GPU (DEFINITIONS "Time and events") */
+             : gd_format("The DataLoader takes %.1f%% of each step (%.3g ms of %.3g ms; no GPU activity recorded, "
+                         "so this is host time in the step, not GPU waiting)",
+                         100.0 * s, r->avg_role_us[GPUDIAG_ROLE_DATALOADER] / 1000.0, r->avg_step_us / 1000.0),
+         gd_format("Load batches in parallel with compute: DataLoader(num_workers=N) with N at 50-75%% of "
+                   "the physical cores per GPU process, prefetch_factor=4-6, pin_memory=True with "
+                   ".to(device, non_blocking=True), persistent_workers=True. Move decoding, augmentation "
+                   "and tokenisation out of the loop (pre-tokenise, cache decoded samples, GPU "
+                   "augmentation such as DALI), and group samples by length to cut padding."));
+}
+
+void gd_rule_startup(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    double share = gd_startup_share(r);
+    if (!(share >= GD_STARTUP_SHARE_MIN))
+        return;
+    const gpudiag_step *s0 = &r->steps[0];
+    double comp = 0, all = gd_startup_us(r, &comp);
+    gpudiag_finding *f = rf_add(b, GD_F_startup_in_window, GPUDIAG_SEV_LOW, NAN);
+    gd_fb_ev(f, "lead_in_us", s0->gpu_lead_in_us);
+    gd_fb_ev(f, "first_step_us", s0->duration_us);
+    gd_fb_ev(f, "startup_us", all - comp);
+    gd_fb_ev(f, "compilation_us", comp);
+    gd_fb_ev(f, "share_of_steps", share);
+    char what[96];
+    if (comp > 0 && all - comp > 0)
+        snprintf(what, sizeof what, "%.2f s of start-up/warm-up and %.2f s of torch.compile compilation", (all - comp) / 1e6,
+                 comp / 1e6);
+    else if (comp > 0)
+        snprintf(what, sizeof what, "%.2f s of torch.compile compilation", comp / 1e6);
+    else
+        snprintf(what, sizeof what, "%.2f s of start-up/warm-up", all / 1e6);
+    gd_fb_text(b, f,
+         gd_format("The GPU sits idle for %s in the %s (before the first GPU op, after the last, in "
+                   "compilation / warm-up, or behind a one-off first call such as lazy module loading at a "
+                   "kernel's first launch): %s initialisation, model loading, compilation or autotuning, "
+                   "not steady-state training",
+                   what, r->steps_from_profiler ? "steps" : "window", r->is_amd ? "HIP (ROCm)" : "CUDA"),
+         gd_format("Record steady-state steps: torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, "
+                   "warmup=2, active=3)) with prof.step() each iteration keeps start-up and compilation out of "
+                   "the trace. This time (%.1f%% of the analysed time) is left out of the host-overhead "
+                   "estimate and the verdict.",
+                   100.0 * share));
+}
+
+void gd_rule_stream_wait(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    double s = gd_idle_cause_share(r, GPUDIAG_IDLE_STREAM_WAIT);
+    if (!(s >= GD_STREAM_WAIT_SHARE_MIN))
+        return;
+    double nd = (double)r->timeline.device_count, per = nd * (double)r->step_count;
+    double graph = r->stream_wait_graph_us, event = r->stream_wait_event_us;
+    double all = r->idle_cause_us[GPUDIAG_IDLE_STREAM_WAIT];
+    /* the estimate covers the waits the trace explains (a graph launch, an event
+     * wait); the rest waited for nothing the trace shows: no estimate, and the
+     * verdict counts it as idle with no visible cause */
+    double explained = (graph + event) / all * s;
+    gpudiag_finding *f = rf_add(b, GD_F_stream_wait, sev_for_share(s), explained > 0 ? explained : NAN);
+    gd_fb_ev(f, "stream_wait_share", s);
+    gd_fb_ev(f, "stream_wait_us_per_step", all / per);
+    gd_fb_ev(f, "graph_us_per_step", graph / per);
+    gd_fb_ev(f, "event_us_per_step", event / per);
+    const char *what = 2 * graph >= all   ? "mostly behind CUDA/HIP graph launches (a dependency inside the graph)"
+                       : 2 * event >= all ? (r->is_amd ? "mostly after hipStreamWaitEvent calls (a wait on another stream's event)"
+                                                       : "mostly after cudaStreamWaitEvent calls (a wait on another stream's event)")
+                                          : "on events, other streams or work outside the trace";
+    gd_fb_text(b, f,
+         gd_format("The GPU sits idle %.1f%% of each step with work already queued: its streams wait, %s, not "
+                   "on the CPU",
+                   100.0 * s, what),
+         gd_format("The next op had been launched before the GPU went idle, so faster launching will not help. "
+                   "Look at the gaps of cause stream_wait under IDLE GAPS: a stream waiting on an event from "
+                   "another stream (cudaStreamWaitEvent, torch.cuda.Stream.wait_stream / wait_event, "
+                   "record_stream) serialises work that could overlap: record the event right after the work it "
+                   "guards, and move independent work to the waiting stream. Inside a CUDA graph, look for host "
+                   "nodes, event-wait nodes and copies from pageable memory. A wait for another process or an "
+                   "uninstrumented library does not show in the trace."));
+}
+
+/* The title and recommendation a rule picks, kept until the rule adds to them (gd_fb_text then). */
+static void host_text(char **title, char **rec, char *t, char *r)
+{
+    *title = t;
+    *rec = r;
+}
+
+void gd_rule_host_overhead(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    /* start-up and the host side of collectives are reported on their own; idle
+     * with work queued is not the host's (a host verdict needs an empty queue) */
+    double startup = gd_startup_share(r) + gd_collective_host_share(r) + queued_share(r) + sync_host_share(r);
+    double host = role_share(r, GPUDIAG_ROLE_RUNTIME) + role_share(r, GPUDIAG_ROLE_CPU_EXEC) - startup;
+    if (isnan(host) || host < GD_HOST_SHARE_MIN || isnan(r->gpu_utilization) || r->gpu_utilization >= 0.8)
+        return;
+    int short_kernels = (!isnan(r->short_kernel_share) && r->short_kernel_share >= GD_SHORT_KERNEL_SHARE_MIN) ||
+                        (!isnan(r->median_kernel_us) && r->median_kernel_us <= GD_SHORT_KERNEL_MEDIAN_US);
+    int queue_runs_dry = !isnan(r->launch_delay_median_us) && r->launch_delay_median_us > 100.0;
+    double idle = 1.0 - r->gpu_utilization - startup;
+    double gain = host < idle ? host : idle;
+    if (gain < 0)
+        gain = 0;
+    /* launch-bound (issue #3's host_launch_bound): many short kernels and no deep queue */
+    gd_finding_id id = short_kernels && !queue_runs_dry ? GD_F_host_launch_bound : GD_F_host_overhead;
+    gpudiag_finding *f = rf_add(b, id, sev_for_share(gain), gain);
+    gd_fb_ev(f, "host_share", host);
+    gd_fb_ev(f, "runtime_share", role_share(r, GPUDIAG_ROLE_RUNTIME));
+    gd_fb_ev(f, "cpu_exec_share", role_share(r, GPUDIAG_ROLE_CPU_EXEC));
+    gd_fb_ev(f, "short_kernel_share", r->short_kernel_share);
+    gd_fb_ev(f, "median_kernel_us", r->median_kernel_us);
+    gd_fb_ev(f, "gpu_utilization", r->gpu_utilization);
+    gd_fb_ev(f, "launch_delay_median_us", r->launch_delay_median_us);
+    if (gd_startup_share(r) > 0)
+        gd_fb_ev(f, "startup_share_excluded", gd_startup_share(r));
+    if (gd_collective_host_share(r) > 0)
+        gd_fb_ev(f, "collective_host_share_excluded", gd_collective_host_share(r));
+    if (queued_share(r) > 0)
+        gd_fb_ev(f, "queued_share_excluded", queued_share(r));
+    if (sync_host_share(r) > 0)
+        gd_fb_ev(f, "sync_share_excluded", sync_host_share(r));
+    if (r->graph_launches > 0)
+        gd_fb_ev(f, "graph_launches", (double)r->graph_launches); /* graphs already in use: no graph advice */
+    if (r->graph_captures > 0)
+        gd_fb_ev(f, "graph_captures", (double)r->graph_captures); /* graphs being captured: no graph advice */
+    /* optimizer and DDP advice only where the trace shows training: an Optimizer.step was recorded
+     * (inference and non-PyTorch traces have none; new-user trial of issue 19) */
+    int training = (!isnan(r->optimizer_time_us) && r->optimizer_time_us > 0) || r->optimizer_kernels > 0;
+    const char *fused = training ? "use fused/foreach optimizers (torch.optim.AdamW(..., fused=True)), " : "";
+    if (r->compiled_calls > 0)
+        gd_fb_ev(f, "compiled_calls", (double)r->compiled_calls); /* compiled already: advice says so */
+    char *title = NULL, *rec = NULL;
+    if (queue_runs_dry)
+        host_text(&title, &rec,
+             gd_format("The GPU runs out of queued work at points in the step: framework ops and launch calls "
+                       "own %.1f%% of the step while no kernel runs, although the CPU is usually %.1f ms ahead "
+                       "(median launch delay)",
+                       100.0 * host, r->launch_delay_median_us / 1000.0),
+             gd_format("The idle time sits in a few places, not between every pair of kernels: look at the "
+                       "largest gaps under IDLE GAPS (often the first, warm-up step, the optimizer step, or a "
+                       "host-side computation between phases). Move that host work off the critical path or "
+                       "overlap it (a side CUDA stream, prefetching the next batch to the GPU), %suse "
+                       "torch.compile to cut the Python between kernels.",
+                       training ? "use fused/foreach optimizers (fused=True), and " : "and "));
+    else if (short_kernels && r->graph_launches > 0)
+        host_text(&title, &rec,
+             gd_format("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
+                       "%.1f%% of the step while no kernel runs, and the median kernel lasts only %.1f us",
+                       100.0 * host, r->median_kernel_us),
+             gd_format("The step already replays %s graphs (%llu graph launch%s): the launches left are the "
+                       "kernels outside them. Capture those regions too if their shapes are static, fuse elementwise "
+                       "chains (torch.compile), %sand raise the batch size so each kernel does more work. Remove "
+                       "per-step Python work and logging from the hot loop.",
+                       r->is_amd ? "HIP" : "CUDA", (unsigned long long)r->graph_launches,
+                       r->graph_launches == 1 ? "" : "es", fused));
+    else if (short_kernels && r->graph_captures > 0)
+        host_text(&title, &rec,
+             gd_format("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
+                       "%.1f%% of the step while no kernel runs, and the median kernel lasts only %.1f us",
+                       100.0 * host, r->median_kernel_us),
+             gd_format("The trace captures %s graphs (%llu stream capture%s): launches inside a capture are "
+                       "recorded, not run, and are left out. For the launches outside them: fuse elementwise "
+                       "chains (torch.compile) and raise the batch size so each kernel does more work; profile "
+                       "the steps that replay the graphs to judge steady state.",
+                       r->is_amd ? "HIP" : "CUDA", (unsigned long long)r->graph_captures,
+                       r->graph_captures == 1 ? "" : "s"));
+    else if (short_kernels)
+        host_text(&title, &rec,
+             gd_format("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
+                       "%.1f%% of the step while no kernel runs, and the median kernel lasts only %.1f us",
+                       100.0 * host, r->median_kernel_us),
+             gd_format("Launch fewer, larger kernels: torch.compile(model) (mode=\"reduce-overhead\" adds %s"
+                       "), capture the static part of the step with torch.cuda.graphs, %sfuse elementwise chains, "
+                       "and raise the batch size so each kernel does more work. Remove per-step Python work and "
+                       "logging from the hot loop.",
+                       r->is_amd ? "HIP graphs" : "CUDA Graphs", fused));
+    else
+        host_text(&title, &rec,
+             gd_format("The GPU waits for the CPU: framework ops and launch calls run for %.1f%% of the step "
+                       "while no kernel runs",
+                       100.0 * host),
+             gd_format("Find the CPU work between kernels (profile with with_stack=True, or py-spy) and move it "
+                       "off the critical path: avoid .item()/.cpu()/print of GPU tensors inside the step, do "
+                       "metrics and logging every N steps, move CPU-side tensor work to the GPU, and use "
+                       "torch.compile to cut Python overhead.%s",
+                       training && r->input.world_size > 1 ? " With DDP, set gradient_as_bucket_view=True and "
+                                                             "static_graph=True when the graph is static."
+                                                           : ""));
+    if (r->compiled_calls > 0 && rec) {
+        /* the model runs torch.compile'd code already (second new-user trial: xDiT told to compile) */
+        char *more = gd_format("%s The trace already runs torch.compile'd code (%llu calls of compiled "
+                               "regions): the host time left is around or inside them, so look at graph breaks "
+                               "(TORCH_LOGS=graph_breaks) and the Python wrapper of each compiled call, and try "
+                               "mode=\"reduce-overhead\" (%s inside the compiled regions) or max-autotune.",
+                               rec, (unsigned long long)r->compiled_calls, r->is_amd ? "HIP graphs" : "CUDA Graphs");
+        free(rec);
+        rec = more;
+    }
+    double idle_host = gd_idle_cause_share(r, GPUDIAG_IDLE_HOST_LAUNCH);
+    if (rec && !isnan(idle_host) && idle_host - host >= 0.10) {
+        /* the idle-gap table counts a gap as host_launch when any host activity overlaps it; this estimate
+         * counts TBP's host roles only (second new-user trial: 83% there against 55% here, unexplained) */
+        gd_fb_ev(f, "host_launch_idle_share", idle_host);
+        char *more = gd_format("%s (IDLE GAPS puts %.1f%% of the step under host_launch: it counts every gap with "
+                               "any host activity, Python outside framework ops included, the breakdown's 'other' "
+                               "%.1f%%; this estimate counts launch calls and framework ops only.)",
+                               rec, 100.0 * idle_host, 100.0 * role_share(r, GPUDIAG_ROLE_OTHER));
+        free(rec);
+        rec = more;
+    }
+    gd_fb_text(b, f, title, rec);
+}
+
+void gd_rule_optimizer(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    if (!r->step_count || !(r->avg_step_us > 0) || isnan(r->optimizer_time_us))
+        return;
+    double per_step_kernels = (double)r->optimizer_kernels / (double)r->step_count;
+    double share = r->optimizer_time_us / (double)r->step_count / r->avg_step_us;
+    double fused = r->optimizer_kernels ? (double)r->optimizer_fused_kernels / (double)r->optimizer_kernels : 0;
+    if (per_step_kernels < GD_OPT_KERNELS_PER_STEP_MIN || share < GD_OPT_SHARE_MIN || fused >= 0.5)
+        return;
+    double gain = share * 0.5;
+    gpudiag_finding *f = rf_add(b, GD_F_optimizer_unfused, sev_for_share(gain), gain);
+    gd_fb_ev(f, "optimizer_share", share);
+    gd_fb_ev(f, "optimizer_kernels_per_step", per_step_kernels);
+    gd_fb_ev(f, "optimizer_kernel_time_us_per_step", r->optimizer_kernel_time_us / (double)r->step_count);
+    gd_fb_ev(f, "fused_kernel_share", fused);
+    gd_fb_text(b, f,
+         gd_format("The optimizer step launches %.0f small kernels per step, one parameter at a time, and takes "
+                   "%.1f%% of the step",
+                   per_step_kernels, 100.0 * share),
+         gd_format("Use a multi-tensor optimizer: torch.optim.SGD/Adam/AdamW(..., foreach=True) (the default "
+                   "since PyTorch 2.0 on CUDA) or fused=True (Adam/AdamW/SGD), or apex's FusedAdam/FusedLAMB; "
+                   "with DDP/FSDP keep gradients in few flat buckets. This replaces hundreds of launches with a "
+                   "few multi_tensor_apply kernels."));
+}
+
+void gd_rule_sync(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    if (!r->step_count || !(r->avg_step_us > 0))
+        return;
+    double s = r->idle_cause_us[GPUDIAG_IDLE_SYNC] / (double)r->step_count / r->avg_step_us;
+    if (!(s > GD_SYNC_SHARE_MIN))
+        return;
+    gpudiag_finding *f = rf_add(b, GD_F_sync_stall, sev_for_share(s), s);
+    gd_fb_ev(f, "sync_idle_share", s);
+    gd_fb_ev(f, "sync_calls_per_step", (double)r->sync_calls / (double)r->step_count);
+    gd_fb_ev(f, "sync_time_us_per_step", r->sync_time_us / (double)r->step_count);
+    gd_fb_ev(f, "step_time_us", r->avg_step_us);
+    gd_fb_text(b, f,
+         gd_format("Host synchronisation drains the GPU: %.1f%% of each step is GPU idle right after a sync call "
+                   "(%.1f calls per step)",
+                   100.0 * s, (double)r->sync_calls / (double)r->step_count),
+         gd_format("Every .item(), .cpu(), .numpy(), print(tensor), torch.cuda.synchronize() or synchronous "
+                   "cudaMemcpy makes the CPU wait for the GPU, after which the GPU waits for the CPU to launch "
+                   "again. Keep losses and metrics on the GPU and read them every N steps, copy to the host "
+                   "with non_blocking=True into pinned memory, avoid data-dependent Python control flow on "
+                   "GPU values, and remove debugging synchronize calls (set CUDA_LAUNCH_BLOCKING=0)."));
+}
+
+void gd_rule_low_util(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    int dev = -1;
+    double u = min_device_util(r, &dev);
+    if (isnan(u))
+        return;
+    /* steady state: the time outside start-up/compilation (FINDINGS `low_gpu_utilization`) */
+    double ssh = gd_startup_share(r);
+    int startup = ssh >= GD_STARTUP_SHARE_MIN;
+    double uss = !startup ? u : ssh < 1.0 ? fmin(1.0, u / (1.0 - ssh)) : NAN;
+    int mostly_startup = startup && ssh >= 0.5;
+    if (!mostly_startup && !(uss < GD_LOW_UTIL_MAX))
+        return;
+    gpudiag_severity sev = mostly_startup ? GPUDIAG_SEV_LOW : uss < 0.3 ? GPUDIAG_SEV_HIGH : GPUDIAG_SEV_MEDIUM;
+    gpudiag_finding *f = rf_add(b, GD_F_low_gpu_utilization, sev, NAN);
+    gd_fb_ev(f, "gpu_utilization", u);
+    if (startup) {
+        gd_fb_ev(f, "steady_state_utilization", uss);
+        gd_fb_ev(f, "startup_share", ssh);
+    }
+    gd_fb_ev(f, "device", (double)dev);
+    gd_fb_ev(f, "sm_efficiency", r->sm_efficiency);
+    gd_fb_ev(f, "step_time_us", r->avg_step_us);
+    int causes = 0;
+    for (size_t i = 0; i + 1 < r->finding_count; i++) /* the rules before this one */
+        causes |= r->findings[i].is_cause;
+    if (mostly_startup) {
+        gd_fb_text(b, f,
+             gd_format("GPU %d runs kernels only %.2f%% of the time, but %.1f%% of it is start-up/compilation", dev,
+                       100.0 * u, 100.0 * ssh),
+             gd_format("Too little steady-state work was recorded to judge the utilization (%.1f%% outside "
+                       "start-up). Profile steady-state steps: torch.profiler schedule(wait=1, warmup=1, active=3) "
+                       "with prof.step() each iteration.",
+                       isnan(uss) ? 0.0 : 100.0 * uss));
+        return;
+    }
+    gd_fb_text(b, f,
+         startup ? gd_format("GPU %d runs kernels only %.1f%% of the steady-state time (%.1f%% with start-up)", dev,
+                             100.0 * uss, 100.0 * u)
+                 : gd_format("GPU %d runs kernels only %.1f%% of the step time", dev, 100.0 * u),
+         causes ? gd_format("This is the symptom; the causes ranked above say what the GPU waits for. If none "
+                            "applies, the work per kernel is too small: raise the batch size (TensorBoard "
+                            "profiler plugin's advice) or sequence length.")
+                : gd_format("This is the symptom, and the trace shows no cause for it: look at the largest gaps "
+                            "under IDLE GAPS (start-up, compilation or host work before the first kernel often "
+                            "sits there). If the GPU is idle throughout, the work per kernel is too small: raise "
+                            "the batch size (TensorBoard profiler plugin's advice) or sequence length."));
+}
+
+/* Each rule of `nsys analyze` that fires on the export becomes one finding
+ * nsight_<rule name>, with NVIDIA's definition and default threshold
+ * (docs/DEFINITIONS.md "Nsight Systems rules").  They are NVIDIA's opinion,
+ * reported beside gpudiag's own causes: never causes themselves (no est_gain). */
+void gd_rule_nsight(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    const gpudiag_nsight_rules *R = &r->nsight;
+    if (!R->available)
+        return;
+    if (R->gaps) {
+        gpudiag_finding *f = rf_add(b, GD_F_nsight_gpu_gaps, GPUDIAG_SEV_MEDIUM, NAN);
+        gd_fb_ev(f, "gaps", (double)R->gaps);
+        gd_fb_ev(f, "gap_time_us", R->gap_time_us);
+        gd_fb_ev(f, "gap_max_us", R->gap_max_us);
+        gd_fb_ev(f, "threshold_us", R->gap_threshold_us);
+        gd_fb_text(b, f,
+             gd_format("Nsight rule gpu_gaps (GPU Gaps): %llu gap(s) longer than %.0f ms with the GPU idle, %.1f ms in "
+                       "all, the longest %.1f ms",
+                       (unsigned long long)R->gaps, R->gap_threshold_us / 1000.0, R->gap_time_us / 1000.0,
+                       R->gap_max_us / 1000.0),
+             gd_format("NVIDIA's advice: use CPU sampling data, OS runtime blocked-state backtraces and NVTX "
+                       "annotations to learn why the CPU did not feed the GPU (data loading, checkpointing, "
+                       "host-side work between iterations); IDLE GAPS above says what the host was doing."));
+    }
+    if (R->util_low_chunks) {
+        gpudiag_finding *f = rf_add(b, GD_F_nsight_gpu_time_util, GPUDIAG_SEV_LOW, NAN);
+        gd_fb_ev(f, "low_chunks", (double)R->util_low_chunks);
+        gd_fb_ev(f, "chunks", (double)R->util_chunks_total);
+        gd_fb_ev(f, "low_regions", (double)R->util_low_regions);
+        gd_fb_ev(f, "low_time_us", R->util_low_time_us);
+        gd_fb_ev(f, "min_utilization", R->util_min);
+        gd_fb_ev(f, "threshold", R->util_threshold);
+        gd_fb_text(b, f,
+             gd_format("Nsight rule gpu_time_util (GPU Time Utilization): %llu of %llu time chunks have the GPU busy "
+                       "less than %.0f%% of the time (%llu region(s), %.1f ms; the lowest %.1f%%)",
+                       (unsigned long long)R->util_low_chunks, (unsigned long long)R->util_chunks_total,
+                       100.0 * R->util_threshold, (unsigned long long)R->util_low_regions, R->util_low_time_us / 1000.0,
+                       100.0 * R->util_min),
+             gd_format("NVIDIA's advice: as for GPU gaps, find what the CPU does in those regions (CPU sampling, "
+                       "OS runtime backtraces, NVTX). This is time utilization, not resource use: a region "
+                       "full of tiny kernels counts as busy."));
+    }
+    if (R->memcpy_sync) {
+        gpudiag_finding *f = rf_add(b, GD_F_nsight_cuda_memcpy_sync, GPUDIAG_SEV_LOW, NAN);
+        gd_fb_ev(f, "copies", (double)R->memcpy_sync);
+        gd_fb_ev(f, "bytes", R->memcpy_sync_bytes);
+        gd_fb_ev(f, "copy_time_us", R->memcpy_sync_us);
+        gd_fb_text(b, f,
+             gd_format("Nsight rule cuda_memcpy_sync (CUDA Synchronous Memcpy): %llu synchronous copies "
+                       "(%.3g MB, %.1f ms on the GPU) block the host",
+                       (unsigned long long)R->memcpy_sync, R->memcpy_sync_bytes / 1e6, R->memcpy_sync_us / 1000.0),
+             gd_format("NVIDIA's advice: use cudaMemcpy*Async with pinned host memory so the host does not wait "
+                       "(in PyTorch: tensor.to(device, non_blocking=True) from pinned memory)."));
+    }
+    if (R->memset_sync) {
+        gpudiag_finding *f = rf_add(b, GD_F_nsight_cuda_memset_sync, GPUDIAG_SEV_LOW, NAN);
+        gd_fb_ev(f, "memsets", (double)R->memset_sync);
+        gd_fb_ev(f, "bytes", R->memset_sync_bytes);
+        gd_fb_ev(f, "memset_time_us", R->memset_sync_us);
+        gd_fb_text(b, f,
+             gd_format("Nsight rule cuda_memset_sync (CUDA Synchronous Memset): %llu synchronous memsets on pinned "
+                       "or managed memory (%.1f ms on the GPU)",
+                       (unsigned long long)R->memset_sync, R->memset_sync_us / 1000.0),
+             gd_format("NVIDIA's advice: avoid the implied synchronisation: use cudaMemsetAsync, or "
+                       "synchronise with events."));
+    }
+    if (R->memcpy_async_pageable) {
+        gpudiag_finding *f = rf_add(b, GD_F_nsight_cuda_memcpy_async, GPUDIAG_SEV_LOW, NAN);
+        gd_fb_ev(f, "copies", (double)R->memcpy_async_pageable);
+        gd_fb_ev(f, "bytes", R->memcpy_async_pageable_bytes);
+        gd_fb_ev(f, "copy_time_us", R->memcpy_async_pageable_us);
+        gd_fb_text(b, f,
+             gd_format("Nsight rule cuda_memcpy_async (CUDA Async Memcpy with Pageable Memory): %llu asynchronous "
+                       "copies touch pageable memory and so run synchronously (%.3g MB, %.1f ms)",
+                       (unsigned long long)R->memcpy_async_pageable, R->memcpy_async_pageable_bytes / 1e6,
+                       R->memcpy_async_pageable_us / 1000.0),
+             gd_format("NVIDIA's advice: use pinned host memory for asynchronous copies (PyTorch: "
+                       "DataLoader(pin_memory=True), tensor.pin_memory())."));
+    }
+    if (R->api_sync) {
+        gpudiag_finding *f = rf_add(b, GD_F_nsight_cuda_api_sync, GPUDIAG_SEV_LOW, NAN);
+        gd_fb_ev(f, "calls", (double)R->api_sync);
+        gd_fb_ev(f, "call_time_us", R->api_sync_us);
+        gd_fb_text(b, f,
+             gd_format("Nsight rule cuda_api_sync (CUDA Synchronization APIs): %llu cudaDeviceSynchronize / "
+                       "cudaStreamSynchronize calls, %.1f ms of host time in them",
+                       (unsigned long long)R->api_sync, R->api_sync_us / 1000.0),
+             gd_format("NVIDIA's advice: avoid excessive synchronisation; wait on events instead "
+                       "(cudaStreamWaitEvent, cudaEventSynchronize) so only the dependent work waits."));
+    }
+}

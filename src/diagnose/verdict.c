@@ -1,0 +1,335 @@
+/*
+ * verdict.c — ranking the findings and the verdict (docs/FINDINGS.md
+ * "Verdict"): the one sentence that names the bottleneck, the finding it rests
+ * on, and why that is not the first-ranked finding when it is not.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diagnose/rules_internal.h"
+#include "gpudiag/specs.h"
+
+/* The catalogue row of a finding's id; NULL for an id not in it. */
+static const gd_finding_row *catalogue_row(const char *id)
+{
+    for (size_t i = 0; i < GD_F_COUNT; i++)
+        if (strcmp(gd_catalogue[i].id, id) == 0)
+            return &gd_catalogue[i];
+    return NULL;
+}
+
+static int finding_rank(const gpudiag_finding *f)
+{
+    /* causes with an estimate first, then causes without, then symptoms, then notes */
+    if (f->is_cause)
+        return isnan(f->est_gain) ? 1 : 0;
+    const gd_finding_row *c = catalogue_row(f->id);
+    return c && c->kind == NOTE ? 3 : 2;
+}
+
+static int cmp_finding(const void *pa, const void *pb)
+{
+    const gpudiag_finding *a = pa, *b = pb;
+    int ra = finding_rank(a), rb = finding_rank(b);
+    if (ra != rb)
+        return ra - rb;
+    if (ra == 0 && a->est_gain != b->est_gain)
+        return a->est_gain > b->est_gain ? -1 : 1;
+    if (a->severity != b->severity)
+        return (int)b->severity - (int)a->severity;
+    return strcmp(a->id, b->id);
+}
+
+void gd_rank_findings(gpudiag_report *r)
+{
+    if (r->finding_count > 1)
+        qsort(r->findings, r->finding_count, sizeof *r->findings, cmp_finding);
+}
+
+/* The value of an evidence key, NaN if absent. */
+static double evidence(const gpudiag_finding *f, const char *key)
+{
+    for (size_t i = 0; i < f->evidence_count; i++)
+        if (strcmp(f->evidence[i].key, key) == 0)
+            return f->evidence[i].value;
+    return NAN;
+}
+
+const char *gd_fix_memcpy(const gpudiag_finding *f)
+{
+    return evidence(f, "d2d_copy_time_share") > 0.5 ? "avoid device-side copies: .contiguous(), torch.cat, .clone()"
+                                                    : NULL;
+}
+
+const char *gd_fix_host_launch(const gpudiag_finding *f)
+{
+    return evidence(f, "graph_launches") > 0 || evidence(f, "graph_captures") > 0 ? "launch fewer, larger kernels outside the graphs: fusion, bigger batch"
+                                             : NULL;
+}
+
+const char *gd_fix_communication(const gpudiag_finding *f)
+{
+    if (evidence(f, "mpi_calls") > 0)
+        return "overlap MPI with GPU work: Isend/Irecv early, wait late, CUDA-aware MPI";
+    /* the dominant kind, as gd_rule_communication chose it (NaN evidence: none) */
+    double gs[G_NONE] = {evidence(f, "all_reduce_share"),
+                         evidence(f, "all_gather_share") + evidence(f, "reduce_scatter_share"),
+                         evidence(f, "all_to_all_share"), evidence(f, "send_recv_share"),
+                         evidence(f, "broadcast_share"), evidence(f, "unknown_comm_share")};
+    switch (gd_comm_dominant(gs)) {
+    case G_SHARDED:
+        return "prefetch FSDP all-gathers, limit_all_gathers, larger wrap units";
+    case G_P2P:
+        return "more micro-batches, an interleaved pipeline schedule, overlap send/recv with compute";
+    case G_ALL_TO_ALL:
+        return "overlap the all-to-all with compute, send fewer bytes, balance the shards";
+    case G_BROADCAST:
+        return "broadcast_buffers=False, broadcast parameters once";
+    case G_UNKNOWN:
+        return "overlap collectives with compute, communicate less often";
+    default:
+        return NULL; /* all-reduce: the catalogue's short_fix */
+    }
+}
+
+/* The verdict's one-line fix for f: the catalogue's fix_fn, else its short_fix. */
+static const char *short_fix(const gpudiag_finding *f)
+{
+    const gd_finding_row *c = catalogue_row(f->id);
+    const char *fix = c && c->fix_fn ? c->fix_fn(f) : NULL;
+    if (!fix && c)
+        fix = c->short_fix;
+    return fix ? fix : "see findings";
+}
+
+/* stream_wait time with no graph launch or stream-wait-event call to explain it, µs. */
+static double stream_wait_unexplained_us(const gpudiag_report *r)
+{
+    double u = r->idle_cause_us[GPUDIAG_IDLE_STREAM_WAIT] - r->stream_wait_graph_us - r->stream_wait_event_us;
+    return u > 0 ? u : 0;
+}
+
+/* Device-idle time with no visible cause — cause `other`, and `stream_wait` that
+ * no graph launch or event wait explains — ÷ devices ÷ the steps span, 0 when
+ * unknown (FINDINGS "Verdict"). */
+static double other_idle_share(const gpudiag_report *r)
+{
+    size_t nd = r->timeline.device_count;
+    if (!nd || !r->step_count || !(r->idle_step_us > 0))
+        return 0;
+    return (r->idle_cause_us[GPUDIAG_IDLE_OTHER] + stream_wait_unexplained_us(r)) / (double)nd /
+           ((double)r->step_count * r->idle_step_us);
+}
+
+/* "24%" or "no estimate" for a finding's est_gain, into buf[cap]. */
+static const char *gain_words(const gpudiag_finding *f, char *buf, size_t cap)
+{
+    if (isnan(f->est_gain))
+        snprintf(buf, cap, "no estimate");
+    else
+        snprintf(buf, cap, "est. gain %.0f%%", 100.0 * f->est_gain);
+    return buf;
+}
+
+/* verdict.finding and verdict.why (FINDINGS "Verdict"): the finding the verdict
+ * rests on (`on`, NULL: none, or an id the rules did not add), and when that is
+ * not the first-ranked finding, one sentence saying why the first does not lead. */
+static void verdict_finding(fbuilder *b, const char *on)
+{
+    gpudiag_report *r = b->r;
+    r->verdict_finding = NULL;
+    r->verdict_why = NULL;
+    for (size_t i = 0; on && i < r->finding_count; i++)
+        if (strcmp(r->findings[i].id, on) == 0)
+            r->verdict_finding = r->findings[i].id;
+    if (!r->finding_count || (r->verdict_finding && strcmp(r->findings[0].id, r->verdict_finding) == 0))
+        return;
+    const gpudiag_finding *l = &r->findings[0];
+    char g[32], rest[160];
+    if (r->verdict_finding)
+        snprintf(rest, sizeof rest, "the verdict rests on %s", r->verdict_finding);
+    else
+        snprintf(rest, sizeof rest, "the verdict rests on no finding (none explains what it reports)");
+    char *why;
+    if (l->is_cause && r->verdict_finding && strcmp(r->verdict_finding, "input_graph_replays_unrecorded") == 0)
+        why = gd_format("%s ranks first (%s), but unrecorded graph replays may fill the idle time it is computed "
+                        "from; %s",
+                        l->id, gain_words(l, g, sizeof g), rest);
+    else if (l->is_cause && l->bottleneck == GPUDIAG_BN_COMPUTE)
+        why = gd_format("%s ranks first (%s) but makes the kernels faster rather than removing a stall, and a "
+                        "verdict names a stall before a kernel speed-up; %s",
+                        l->id, gain_words(l, g, sizeof g), rest);
+    else if (l->is_cause && !r->has_gpu)
+        why = gd_format("%s ranks first but the trace has no GPU activity to weigh it against; %s", l->id, rest);
+    else if (l->is_cause && isnan(l->est_gain))
+        why = gd_format("%s ranks first but has no gain estimate; %s", l->id, rest);
+    else if (l->is_cause)
+        why = gd_format("%s ranks first (%s) but is below the %.0f%% a cause needs to lead the verdict; %s", l->id,
+                        gain_words(l, g, sizeof g), 100.0 * GD_VERDICT_GAIN_MIN, rest);
+    else if (l->is_cause && l->est_gain >= GD_VERDICT_GAIN_MIN)
+        why = gd_format("%s ranks first (%s); %s", l->id, gain_words(l, g, sizeof g), rest); /* not reached */
+    else if (finding_rank(l) == 3)
+        why = gd_format("%s ranks first but is a note on the input, not a cause; %s", l->id, rest);
+    else
+        why = gd_format("%s ranks first but is a symptom, not a cause; %s", l->id, rest);
+    if (!why)
+        b->oom = 1;
+    r->verdict_why = why;
+}
+
+void gd_verdict(fbuilder *b, const gpudiag_trace *t)
+{
+    gpudiag_report *r = b->r;
+    r->bottleneck = GPUDIAG_BN_UNKNOWN;
+    const gpudiag_finding *top = NULL;
+    for (size_t i = 0; i < r->finding_count; i++) {
+        const gpudiag_finding *f = &r->findings[i];
+        if (f->is_cause && f->bottleneck != GPUDIAG_BN_COMPUTE && !isnan(f->est_gain) &&
+            f->est_gain >= GD_VERDICT_GAIN_MIN) {
+            top = f;
+            break;
+        }
+    }
+    char *v = NULL;
+    /* start-up / compilation left out of the estimates (DEFINITIONS "Start-up in the window") */
+    char note[200] = "";
+    double ssh = gd_startup_share(r);
+    double sus = gd_startup_us(r, NULL);
+    char sdur[32];
+    snprintf(sdur, sizeof sdur, sus >= 1e6 ? "%.2f s" : "%.1f ms", sus >= 1e6 ? sus / 1e6 : sus / 1000.0);
+    if (ssh >= GD_STARTUP_SHARE_MIN)
+        snprintf(note, sizeof note, " %s of start-up/compilation (%.0f%% of the %s) excluded from the estimates.", sdur,
+                 100.0 * ssh, r->steps_from_profiler ? "steps" : "window");
+    const char *on = NULL; /* the id of the finding the verdict rests on */
+    if (!r->has_gpu && r->input.truncated) {
+        on = "cpu_only_trace";
+        v = gd_format("The trace is cut off at byte %lld before any GPU activity was recorded: nothing to diagnose "
+                      "on the GPU side; profile again and let the profiler finish writing.",
+                      (long long)r->input.truncated_at);
+    } else if (!r->has_gpu && r->graph_launches_unrecorded > 0) {
+        on = "input_graph_replays_unrecorded";
+        v = gd_format("The trace holds %llu graph launch%s but no GPU op: the kernels the graphs ran were not "
+                      "recorded, so whether the GPU is busy or waiting cannot be told from it (%zu host step%s); "
+                      "record graph kernels and profile again.",
+                      (unsigned long long)r->graph_launches_unrecorded, r->graph_launches_unrecorded == 1 ? "" : "es",
+                      r->step_count, r->step_count == 1 ? "" : "s");
+    } else if (!r->has_gpu && r->input.profiler_ranges > 0) {
+        on = "input_profiler_ranges";
+        v = gd_format("The trace was recorded with the CUPTI range profiler: %llu kernel counter range%s but no "
+                      "kernel times, so whether the GPU is busy or waiting cannot be told from it (%zu host step%s); "
+                      "profile again without profiler_metrics.",
+                      (unsigned long long)r->input.profiler_ranges, r->input.profiler_ranges == 1 ? "" : "s",
+                      r->step_count, r->step_count == 1 ? "" : "s");
+    } else if (!r->has_gpu && r->input.unanalysed_device_events > 0) {
+        on = "input_unanalysed_device_events";
+        v = gd_format("The device work in this trace is on an accelerator gpudiag does not analyse (%llu %s "
+                      "event%s left out): no device-side diagnosis (%zu host step%s).",
+                      (unsigned long long)r->input.unanalysed_device_events,
+                      r->input.unanalysed_device_count == 1 ? r->input.unanalysed_device[0].category : "device",
+                      r->input.unanalysed_device_events == 1 ? "" : "s", r->step_count, r->step_count == 1 ? "" : "s");
+    } else if (!r->has_gpu) {
+        on = "cpu_only_trace";
+        if (!r->input.legacy_profiler && t->uncategorised_events > 0)
+            v = gd_format("No GPU activity recognised, but %llu event%s carry no category: device work may be "
+                          "among them, so nothing can be said about the GPU (%zu host step%s).",
+                          (unsigned long long)t->uncategorised_events, t->uncategorised_events == 1 ? "" : "s", r->step_count,
+                          r->step_count == 1 ? "" : "s");
+        else
+            v = gd_format("No GPU activity in this trace%s: nothing to diagnose on the GPU side (%zu host step%s).",
+                          r->input.legacy_profiler
+                              ? " (written by the legacy autograd profiler, which records CPU ops only)"
+                              : "",
+                          r->step_count, r->step_count == 1 ? "" : "s");
+    } else if (gd_capture_dominates(r)) {
+        on = "input_graph_capture";
+        v = gd_format("%.0f%% of the analysed time is stream capture (%llu capture%s): the trace records building "
+                      "%s graphs, not running them, so no steady-state bottleneck can be told; profile the steps "
+                      "that replay the graphs.",
+                      100.0 * r->graph_capture_us / ((double)r->step_count * r->idle_step_us),
+                      (unsigned long long)r->graph_captures, r->graph_captures == 1 ? "" : "s",
+                      r->is_amd ? "HIP" : "CUDA");
+    } else if (gd_graph_hides_idle(r)) {
+        on = "input_graph_replays_unrecorded";
+        v = gd_format("%llu of %llu graph launches have no GPU op in the trace, and the idle gaps that follow them "
+                      "are %.0f%% of the step, most of the idle time: the GPU may have run the unrecorded replays "
+                      "there, so utilization (%.0f%%) is a lower bound and no stall can be named from this trace; "
+                      "record graph kernels and profile again.",
+                      (unsigned long long)r->graph_launches_unrecorded, (unsigned long long)r->graph_launches,
+                      100.0 * gd_graph_hidden_share(r), 100.0 * r->gpu_utilization);
+    } else if (top) {
+        on = top->id;
+        r->bottleneck = top->bottleneck;
+        v = gd_format("%s; could save ~%.0f%% of step time (%s)%s%s", top->title, 100.0 * top->est_gain,
+                      short_fix(top),
+                      r->steps_from_profiler ? "."
+                                             : r->input.step_range_missing
+                                                   ? ". The --step-range name matched nothing: the window is the "
+                                                     "whole capture, so treat the estimate with care."
+                                                   : ". No step markers: the window is the whole capture, so treat "
+                                                     "the estimate with care.",
+                      note);
+    } else if (!isnan(r->gpu_utilization) && r->gpu_utilization >= GD_LOW_UTIL_MAX &&
+               other_idle_share(r) >= GD_UNEXPLAINED_IDLE_MAX) {
+        v = gd_format("The GPU is idle %.0f%% of the step, and %.0f%% of the step is idle time with no visible cause "
+                      "in the trace (no host activity, sync, DataLoader, communication or copy during it%s). Look at "
+                      "the largest gaps under IDLE GAPS; work the profiler did not record (another process, an "
+                      "uninstrumented library) may sit there.%s",
+                      100.0 * (1.0 - r->gpu_utilization), 100.0 * other_idle_share(r),
+                      stream_wait_unexplained_us(r) > 0 ? "; or work already queued that waited for nothing the trace "
+                                                          "shows"
+                                                        : "",
+                      note);
+    } else if (!isnan(r->gpu_utilization) && r->gpu_utilization >= GD_LOW_UTIL_MAX) {
+        r->bottleneck = GPUDIAG_BN_COMPUTE;
+        const gpudiag_finding *tc = NULL;
+        for (size_t i = 0; i < r->finding_count; i++)
+            if (strcmp(r->findings[i].id, "no_tensor_cores") == 0)
+                tc = &r->findings[i];
+        unsigned tcd = gd_tc_dtypes(r);
+        if (tc)
+            on = tc->id;
+        else if (r->finding_count && r->findings[0].is_cause && r->findings[0].bottleneck == GPUDIAG_BN_COMPUTE)
+            on = r->findings[0].id; /* "speed-ups now come from the kernels": the first says how */
+        if (tc)
+            v = gd_format("The GPU is busy %.0f%% of the step, but its matrix work avoids Tensor Cores "
+                          "(%s).",
+                          100.0 * r->gpu_utilization,
+                          (tcd & (1u << GPUDIAG_DTYPE_BF16)) ? "enable AMP with bf16, or TF32"
+                                                             : "enable AMP with fp16 and GradScaler");
+        else if (gd_idle_cause_share(r, GPUDIAG_IDLE_STREAM_WAIT) >= GD_STREAM_WAIT_SHARE_MIN)
+            /* stream_wait with no estimate: queued work waited for nothing the trace shows */
+            v = gd_format("The GPU is busy %.0f%% of the step; no stall the trace explains, though for %.0f%% of "
+                          "the step it sits idle with work already queued (stream_wait). Speed-ups now come from "
+                          "the kernels themselves (precision, fusion, larger batches) and from finding what those "
+                          "queued ops wait for.",
+                          100.0 * r->gpu_utilization, 100.0 * gd_idle_cause_share(r, GPUDIAG_IDLE_STREAM_WAIT));
+        else
+            v = gd_format("The GPU is busy %.0f%% of the step; no stall found in the trace. Speed-ups "
+                          "now come from the kernels themselves (precision, fusion, larger batches).",
+                          100.0 * r->gpu_utilization);
+    } else if (!isnan(r->gpu_utilization) && ssh >= 0.5 * (1.0 - r->gpu_utilization)) {
+        on = "startup_in_window";
+        v = gd_format("The GPU is idle %.0f%% of the %s, mostly start-up/compilation: %s before the first GPU "
+                      "op, after the last, or while compiling or warming up. Too little steady-state work was "
+                      "recorded to judge; profile steady-state steps (torch.profiler schedule with wait and "
+                      "warmup).%s",
+                      100.0 * (1.0 - r->gpu_utilization), r->steps_from_profiler ? "step" : "window", sdur,
+                      r->step_count <= 1 ? " With one step, host work that every call repeats before its first "
+                                           "kernel (input decoding, preprocessing, tokenisation) cannot be told "
+                                           "from start-up: if the job does it per call, it is a data-pipeline "
+                                           "stall, not start-up."
+                                         : "");
+    } else if (!isnan(r->gpu_utilization)) {
+        v = gd_format("The GPU is idle %.0f%% of the step, but the trace holds no evidence of why "
+                      "(no DataLoader, launch, communication or copy pattern stands out).%s",
+                      100.0 * (1.0 - r->gpu_utilization), note);
+    } else {
+        v = gd_format("Not enough GPU activity inside the steps to judge.");
+    }
+    if (!v)
+        b->oom = 1;
+    r->verdict = v;
+    verdict_finding(b, on);
+}
