@@ -13,6 +13,7 @@
 #include "gpudiag/mfu.h"
 #include "gpudiag/series.h"
 #include "util/exit_codes.h"
+#include "util/util.h"
 
 /* The documented exit codes: util/exit_codes.h, one list for every command. */
 
@@ -111,6 +112,21 @@ void gd_once_init(gd_once *o, const struct option *opts);
  * "gpudiag: error: --NAME given twice ('A', then 'B'): it takes one value"
  * when it was given before (the caller exits 2, GD_EXIT_USAGE). */
 int gd_once_check(gd_once *o, int c, const char *arg);
+
+/* The one wording of a usage error in a command's arguments: prints
+ * "gpudiag: error: MSG (try 'gpudiag CMD --help')" (MSG from fmt, printf
+ * style; cmd is the command's name, "analyze") and returns GD_EXIT_USAGE. */
+gd_exit gd_usage_error(const char *cmd, const char *fmt, ...) GD_ATTR_PRINTF(2, 3);
+
+/* What getopt_long's error return c means, said once for every command:
+ * call it for c == '?' or ':' (parse with opterr = 0 and an optstring whose
+ * first character after any '+' is ':', so that a missing value returns
+ * ':'), with the argv and long-option table of that parse.  Prints, through
+ * gd_usage_error, one of "unknown option '-x'", "unknown or ambiguous option
+ * '--xyz'", "--width needs a value" ("-i (--interval) needs a value" for a
+ * short option), "--json takes no value, got '--json=1'", and returns
+ * GD_EXIT_USAGE. */
+gd_exit gd_bad_option(const char *cmd, int c, char **argv, const struct option *longopts);
 
 /* Match arg against the n keywords words[0..n-1] (exact, case-sensitive) and
  * return its index; on no match print "gpudiag: error: OPT wants w0, w1 or

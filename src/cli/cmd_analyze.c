@@ -228,7 +228,7 @@ static int parse_analyze(int argc, char **argv, settings *s)
     int c;
     gd_once once; /* single-valued options given twice are refused */
     gd_once_init(&once, all);
-    while ((c = getopt_long(argc, argv, "qvh", all, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":qvh", all, NULL)) != -1) {
         if (gd_once_check(&once, c, optarg) < 0)
             return GD_EXIT_USAGE;
         int taken = gd_trace_mfu_take(&s->tm, c, optarg);
@@ -334,12 +334,7 @@ static int parse_analyze(int argc, char **argv, settings *s)
             usage_analyze(stdout);
             return GD_EXIT_OK;
         default:
-            if (optopt && optopt < 128)
-                fprintf(stderr, "%s: error: unknown option '-%c' (try 'gpudiag analyze --help')\n", prog, optopt);
-            else
-                fprintf(stderr, "%s: error: unknown or incomplete option '%s' (try 'gpudiag analyze --help')\n", prog,
-                        argv[optind - 1]);
-            return GD_EXIT_USAGE;
+            return gd_bad_option("analyze", c, argv, all);
         }
     }
     if (gd_trace_mfu_resolve(&s->tm, &s->aopts) < 0)

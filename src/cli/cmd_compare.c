@@ -430,7 +430,7 @@ gd_exit gd_cmd_compare(int argc, char **argv)
     int c;
     gd_once once; /* single-valued options given twice are refused */
     gd_once_init(&once, longopts);
-    while ((c = getopt_long(sep, argv, "vh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(sep, argv, ":vh", longopts, NULL)) != -1) {
         if (gd_once_check(&once, c, optarg) < 0)
             return GD_EXIT_USAGE;
         switch (c) {
@@ -467,12 +467,7 @@ gd_exit gd_cmd_compare(int argc, char **argv)
             gd_usage_compare(stdout);
             return GD_EXIT_OK;
         default:
-            if (optopt && optopt < 128)
-                fprintf(stderr, "%s: error: unknown option '-%c' (try 'gpudiag compare --help')\n", prog, optopt);
-            else
-                fprintf(stderr, "%s: error: unknown or incomplete option '%s' (try 'gpudiag compare --help')\n", prog,
-                        argv[optind - 1]);
-            return GD_EXIT_USAGE;
+            return gd_bad_option("compare", c, argv, longopts);
         }
     }
     char **bpaths = argv + optind, **tpaths;

@@ -102,7 +102,7 @@ gd_exit gd_cmd_mfu(int argc, char **argv)
     int c;
     gd_once once; /* single-valued options given twice are refused */
     gd_once_init(&once, longopts);
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         if (gd_once_check(&once, c, optarg) < 0)
             return GD_EXIT_USAGE;
         int r = gd_model_opts_take(&mo, c, optarg);
@@ -139,14 +139,11 @@ gd_exit gd_cmd_mfu(int argc, char **argv)
         case OPT_CAUSAL: causal = 1; break;
         case 'h': usage_mfu(stdout); return GD_EXIT_OK;
         default:
-            fprintf(stderr, "gpudiag: error: unknown or incomplete option '%s' (try 'gpudiag mfu --help')\n",
-                    argv[optind - 1]);
-            return GD_EXIT_USAGE;
+            return gd_bad_option("mfu", c, argv, longopts);
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "gpudiag: error: unexpected argument '%s' (try 'gpudiag mfu --help')\n", argv[optind]);
-        return GD_EXIT_USAGE;
+        return gd_usage_error("mfu", "mfu takes no arguments, got '%s'", argv[optind]);
     }
     gd_model m;
     if (gd_model_opts_resolve(&mo, &m) < 0)

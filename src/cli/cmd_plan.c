@@ -173,7 +173,7 @@ gd_exit gd_cmd_plan(int argc, char **argv)
     int c;
     gd_once once; /* single-valued options given twice are refused */
     gd_once_init(&once, longopts);
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         if (gd_once_check(&once, c, optarg) < 0)
             return GD_EXIT_USAGE;
         int r = gd_model_opts_take(&mo, c, optarg);
@@ -238,14 +238,11 @@ gd_exit gd_cmd_plan(int argc, char **argv)
             break;
         case 'h': usage_plan(stdout); return GD_EXIT_OK;
         default:
-            fprintf(stderr, "gpudiag: error: unknown or incomplete option '%s' (try 'gpudiag plan --help')\n",
-                    argv[optind - 1]);
-            return GD_EXIT_USAGE;
+            return gd_bad_option("plan", c, argv, longopts);
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "gpudiag: error: unexpected argument '%s' (try 'gpudiag plan --help')\n", argv[optind]);
-        return GD_EXIT_USAGE;
+        return gd_usage_error("plan", "plan takes no arguments, got '%s'", argv[optind]);
     }
     if (qlora && in.lora_rank == 0) {
         fprintf(stderr, "gpudiag: error: --qlora needs --lora-rank R\n");

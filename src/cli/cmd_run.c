@@ -266,7 +266,7 @@ int gd_cmd_run(int argc, char **argv)
     int c;
     gd_once once; /* single-valued options given twice are refused */
     gd_once_init(&once, longopts);
-    while ((c = getopt_long(argc, argv, "+i:o:qh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:i:o:qh", longopts, NULL)) != -1) {
         if (gd_once_check(&once, c, optarg) < 0)
             return GD_EXIT_USAGE;
         switch (c) {
@@ -282,9 +282,7 @@ int gd_cmd_run(int argc, char **argv)
         case R_OPT_BACKEND: backend = optarg; break;
         case 'h': usage_run(stdout); return GD_EXIT_OK;
         default:
-            fprintf(stderr, "gpudiag: error: unknown or incomplete option '%s' (try 'gpudiag run --help')\n",
-                    argv[optind - 1]);
-            return GD_EXIT_USAGE;
+            return gd_bad_option("run", c, argv, longopts);
         }
     }
     char **cmd = argv + optind;

@@ -75,9 +75,10 @@ gd_exit gd_cmd_serve(int argc, char **argv)
     double secs;
     int c;
     optind = 1;
+    opterr = 0;
     gd_once once; /* single-valued options given twice are refused */
     gd_once_init(&once, longopts);
-    while ((c = getopt_long(argc, argv, "+l:i:w:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:l:i:w:h", longopts, NULL)) != -1) {
         if (gd_once_check(&once, c, optarg) < 0)
             return GD_EXIT_USAGE;
         switch (c) {
@@ -144,13 +145,11 @@ gd_exit gd_cmd_serve(int argc, char **argv)
             usage_serve(stdout);
             return GD_EXIT_OK;
         default:
-            usage_serve(stderr);
-            return GD_EXIT_USAGE;
+            return gd_bad_option("serve", c, argv, longopts);
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "gpudiag: error: serve takes no arguments (got '%s'); see gpudiag serve --help\n", argv[optind]);
-        return GD_EXIT_USAGE;
+        return gd_usage_error("serve", "serve takes no arguments, got '%s'", argv[optind]);
     }
     return gd_serve_run(&o);
 }

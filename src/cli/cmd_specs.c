@@ -184,7 +184,7 @@ gd_exit gd_cmd_specs(int argc, char **argv)
     int c;
     gd_once once; /* single-valued options given twice are refused */
     gd_once_init(&once, longopts);
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         if (gd_once_check(&once, c, optarg) < 0)
             return GD_EXIT_USAGE;
         switch (c) {
@@ -206,9 +206,7 @@ gd_exit gd_cmd_specs(int argc, char **argv)
             break;
         case 'h': usage_specs(stdout); return GD_EXIT_OK;
         default:
-            fprintf(stderr, "gpudiag: error: unknown or incomplete option '%s' (try 'gpudiag specs --help')\n",
-                    argv[optind - 1]);
-            return GD_EXIT_USAGE;
+            return gd_bad_option("specs", c, argv, longopts);
         }
     }
     if (gpudiag_gpu_count() == 0) {

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,6 +226,54 @@ int gd_once_check(gd_once *o, int c, const char *arg)
         return 0;
     }
     return 0;
+}
+
+gd_exit gd_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("gpudiag: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (try 'gpudiag %s --help')\n", cmd);
+    va_end(ap);
+    return GD_EXIT_USAGE;
+}
+
+/* The long option of longopts whose value is val, or NULL. */
+static const struct option *long_of(const struct option *longopts, int val)
+{
+    for (const struct option *o = longopts; o && o->name; o++)
+        if (!o->flag && o->val == val)
+            return o;
+    return NULL;
+}
+
+gd_exit gd_bad_option(const char *cmd, int c, char **argv, const struct option *longopts)
+{
+    /* getopt_long has moved optind past a long option (the whole "--name=value"
+     * argument), not always past a short one ("-zq": still on it): the failed
+     * option is argv[optind - 1] only when that is the long option optopt
+     * names (optopt 0: an unknown or ambiguous long option). */
+    const char *prev = optind > 0 ? argv[optind - 1] : "";
+    const struct option *o = optopt ? long_of(longopts, optopt) : NULL;
+    int is_long = 0;
+    if (prev && strncmp(prev, "--", 2) == 0 && prev[2]) {
+        size_t n = strcspn(prev + 2, "=");
+        is_long = optopt == 0 || (o && strncmp(o->name, prev + 2, n) == 0);
+    }
+    if (is_long && !o)
+        return gd_usage_error(cmd, "unknown or ambiguous option '%s'", prev);
+    if (is_long && c == ':')
+        return gd_usage_error(cmd, "--%s needs a value", o->name);
+    if (is_long)
+        return gd_usage_error(cmd, "--%s takes no value, got '%s'", o->name, prev);
+    if (optopt > 0 && optopt < 128 && c == ':' && o)
+        return gd_usage_error(cmd, "-%c (--%s) needs a value", optopt, o->name);
+    if (optopt > 0 && optopt < 128 && c == ':')
+        return gd_usage_error(cmd, "-%c needs a value", optopt);
+    if (optopt > 0 && optopt < 128)
+        return gd_usage_error(cmd, "unknown option '-%c'", optopt);
+    return gd_usage_error(cmd, "unknown or incomplete option '%s'", prev ? prev : "");
 }
 
 int gd_opt_word(const char *opt, const char *arg, const char *const *words, int n)

@@ -109,7 +109,7 @@ gd_exit gd_cmd_watch(int argc, char **argv)
     int c;
     gd_once once; /* single-valued options given twice are refused */
     gd_once_init(&once, longopts);
-    while ((c = getopt_long(argc, argv, "i:c:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":i:c:h", longopts, NULL)) != -1) {
         if (gd_once_check(&once, c, optarg) < 0)
             return GD_EXIT_USAGE;
         switch (c) {
@@ -131,15 +131,11 @@ gd_exit gd_cmd_watch(int argc, char **argv)
         case W_OPT_BACKEND: backend = optarg; break;
         case 'h': usage_watch(stdout); return GD_EXIT_OK;
         default:
-            fprintf(stderr, "gpudiag: error: unknown or incomplete option '%s' (try 'gpudiag watch --help')\n",
-                    argv[optind - 1]);
-            return GD_EXIT_USAGE;
+            return gd_bad_option("watch", c, argv, longopts);
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "gpudiag: error: watch takes no arguments, got '%s' (try 'gpudiag watch --help')\n",
-                argv[optind]);
-        return GD_EXIT_USAGE;
+        return gd_usage_error("watch", "watch takes no arguments, got '%s'", argv[optind]);
     }
     int code = GD_EXIT_OK;
     gpudiag_sampler *s = gd_live_open(backend, &code);
