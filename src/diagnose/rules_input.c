@@ -34,8 +34,9 @@ int gd_capture_dominates(const gpudiag_report *r)
     double span = (double)r->step_count * r->idle_step_us;
     return r->graph_captures > 0 && span > 0 && 2.0 * r->graph_capture_us >= span;
 }
-
-void gd_rule_input(fbuilder *b, const gpudiag_trace *t)
+/* The file itself is damaged: cut off, data after the JSON document, malformed
+ * events skipped, events without duration or timestamp left out. */
+static void input_damage(fbuilder *b, const gpudiag_trace *t)
 {
     gpudiag_report *r = b->r;
     if (r->input.truncated) {
@@ -90,6 +91,12 @@ void gd_rule_input(fbuilder *b, const gpudiag_trace *t)
                        "mean the profiling window cut through the work or the CUPTI buffer overflowed "
                        "(raise the activity buffer size or profile fewer steps)."));
     }
+}
+
+/* An Nsight Systems export made without node tracing: whole-graph rows. */
+static void input_nsys_graphs(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
     if (r->input.nsys.present && r->input.nsys.graph_execs) {
         /* DEFINITIONS "Nsight Systems exports", graph rows (GindaChen/nsys-ai#236) */
         const gpudiag_nsys_info *n = &r->input.nsys;
@@ -106,6 +113,12 @@ void gd_rule_input(fbuilder *b, const gpudiag_trace *t)
                        "statistics cover only the kernels launched outside graphs. For kernel detail, profile "
                        "again with nsys profile --cuda-graph-trace=node."));
     }
+}
+
+/* Events far from the rest of the timeline, or durations reaching past it. */
+static void input_time_outliers(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
     if (r->input.time_outliers || r->input.duration_outliers) {
         /* DEFINITIONS "Sanitising the timeline" rules 2 and 2b */
         const gpudiag_input_info *in = &r->input;
@@ -139,6 +152,12 @@ void gd_rule_input(fbuilder *b, const gpudiag_trace *t)
                        "that one bad event does not stretch the steps, the idle time or the utilization. If the "
                        "events are real, the capture holds two separate runs: profile them separately."));
     }
+}
+
+/* GPU ops clipped at the start of the next op on their stream. */
+static void input_overrun(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
     if (r->input.overrun_ops) {
         /* DEFINITIONS "Sanitising the timeline" rule 1 */
         double kt = r->kernel_time_us > 0 ? r->kernel_time_us : 0;
@@ -158,6 +177,12 @@ void gd_rule_input(fbuilder *b, const gpudiag_trace *t)
                        "reliable: record it again. (Kernels using programmatic dependent launch may truly "
                        "overlap their successor; for them the clipped time is a lower bound.)"));
     }
+}
+
+/* Device events of another accelerator, left out. */
+static void input_unanalysed(fbuilder *b, const gpudiag_trace *t)
+{
+    gpudiag_report *r = b->r;
     if (r->input.unanalysed_device_events > 0) {
         /* DEFINITIONS "Time and events", devices not analysed: say what was left out, never "no GPU" */
         const gpudiag_input_info *in = &r->input;
@@ -186,6 +211,12 @@ void gd_rule_input(fbuilder *b, const gpudiag_trace *t)
                        "out. The host-side numbers (steps, CPU ops, runtime calls) still hold; for the device "
                        "side use the accelerator vendor's analysis tools."));
     }
+}
+
+/* CUPTI range-profiler events: counters, not timings. */
+static void input_profiler_ranges(fbuilder *b, const gpudiag_trace *t)
+{
+    gpudiag_report *r = b->r;
     if (r->input.profiler_ranges > 0) {
         /* DEFINITIONS "Time and events", CUPTI range-profiler events: counters, not timings */
         gpudiag_finding *f =
@@ -204,6 +235,12 @@ void gd_rule_input(fbuilder *b, const gpudiag_trace *t)
                        "kernel times. Profile again without profiler_metrics (CUDA activities on) to see where the GPU waits; "
                        "read the counters with Nsight Compute (gpudiag analyze --ncu) for the roofline."));
     }
+}
+
+/* The GPU architecture inferred from kernel names (said once). */
+static void input_gpu_inferred(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
     for (size_t i = 0; i < r->device_count; i++) {
         /* DEFINITIONS "GPU metrics", architecture inferred from kernel names: say so, once */
         const gpudiag_device *d = &r->devices[i];
@@ -232,6 +269,13 @@ void gd_rule_input(fbuilder *b, const gpudiag_trace *t)
                        "Pass --gpu NAME to name the GPU, or profile with PyTorch 1.10 or later."));
         break;
     }
+}
+
+/* No GPU activity (cpu_only_trace, unless another note says why), else no step
+ * markers (no_step_markers). */
+static void input_no_gpu_or_steps(fbuilder *b, const gpudiag_trace *t)
+{
+    gpudiag_report *r = b->r;
     if (!r->has_gpu && r->input.unanalysed_device_events > 0) {
         /* input_unanalysed_device_events above says it: not a CPU-only trace */
     } else if (!r->has_gpu && r->input.profiler_ranges > 0) {
@@ -308,6 +352,13 @@ void gd_rule_input(fbuilder *b, const gpudiag_trace *t)
                        "active=3)) and call prof.step() once per training iteration, so per-step "
                        "numbers and the step-time spread can be computed."));
     }
+}
+
+/* What the step markers do not cover: one step, sparse steps, a --step-range
+ * that matched nothing. */
+static void input_steps(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
     if (r->has_gpu && r->steps_from_profiler && r->step_count == 1) {
         /* DEFINITIONS "Start-up in the window": one step holds warm-up and steady state alike */
         gpudiag_finding *f = rf_add(b, GD_F_single_step, GPUDIAG_SEV_INFO, NAN);
@@ -356,6 +407,12 @@ void gd_rule_input(fbuilder *b, const gpudiag_trace *t)
                        "number (e.g. --step-range ProfilerStep matches ProfilerStep#12). `nsys stats -r nvtx_sum` "
                        "lists the ranges of an export."));
     }
+}
+
+/* Tables or columns missing from an Nsight Systems export. */
+static void input_schema_gaps(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
     if (r->input.nsys.present && r->input.nsys.schema_gap_count) {
         gpudiag_finding *f = rf_add(b, GD_F_input_schema_gaps, GPUDIAG_SEV_INFO, NAN);
         gd_fb_ev(f, "missing_tables_or_columns", (double)r->input.nsys.schema_gap_count);
@@ -367,6 +424,22 @@ void gd_rule_input(fbuilder *b, const gpudiag_trace *t)
                        "marked n/a. Trace CUDA and NVTX (`nsys profile -t cuda,nvtx`) and export with a recent "
                        "nsys (`nsys export --type sqlite`) to get them all."));
     }
+}
+
+/* The notes about the input, in this order (the order of the findings before
+ * ranking). */
+void gd_rule_input(fbuilder *b, const gpudiag_trace *t)
+{
+    input_damage(b, t);
+    input_nsys_graphs(b);
+    input_time_outliers(b);
+    input_overrun(b);
+    input_unanalysed(b, t);
+    input_profiler_ranges(b, t);
+    input_gpu_inferred(b);
+    input_no_gpu_or_steps(b, t);
+    input_steps(b);
+    input_schema_gaps(b);
 }
 
 /* Graph launches with no GPU op joined (DEFINITIONS "Graph replays"; Hyperloom#1047, TraceLens). */

@@ -179,58 +179,54 @@ static void verdict_finding(fbuilder *b, const char *on)
     r->verdict_why = why;
 }
 
-void gd_verdict(fbuilder *b, const gpudiag_trace *t)
+/* The cause the verdict names: the first-ranked cause that is not a kernel
+ * speed-up (bottleneck compute) and has est_gain >= GD_VERDICT_GAIN_MIN; NULL
+ * when none. */
+static const gpudiag_finding *leading_cause(const gpudiag_report *r)
 {
-    gpudiag_report *r = b->r;
-    r->bottleneck = GPUDIAG_BN_UNKNOWN;
-    const gpudiag_finding *top = NULL;
     for (size_t i = 0; i < r->finding_count; i++) {
         const gpudiag_finding *f = &r->findings[i];
         if (f->is_cause && f->bottleneck != GPUDIAG_BN_COMPUTE && !isnan(f->est_gain) &&
-            f->est_gain >= GD_VERDICT_GAIN_MIN) {
-            top = f;
-            break;
-        }
+            f->est_gain >= GD_VERDICT_GAIN_MIN)
+            return f;
     }
+    return NULL;
+}
+
+/* The verdict of a trace with no GPU activity (FINDINGS "Verdict"): why
+ * nothing can be said of the GPU side.  *on gets the id of the finding it
+ * rests on.  Returns the sentence (malloc'd), NULL on allocation failure. */
+static char *verdict_no_gpu(const gpudiag_report *r, const gpudiag_trace *t, const char **on)
+{
     char *v = NULL;
-    /* start-up / compilation left out of the estimates (DEFINITIONS "Start-up in the window") */
-    char note[200] = "";
-    double ssh = gd_startup_share(r);
-    double sus = gd_startup_us(r, NULL);
-    char sdur[32];
-    snprintf(sdur, sizeof sdur, sus >= 1e6 ? "%.2f s" : "%.1f ms", sus >= 1e6 ? sus / 1e6 : sus / 1000.0);
-    if (ssh >= GD_STARTUP_SHARE_MIN)
-        snprintf(note, sizeof note, " %s of start-up/compilation (%.0f%% of the %s) excluded from the estimates.", sdur,
-                 100.0 * ssh, r->steps_from_profiler ? "steps" : "window");
-    const char *on = NULL; /* the id of the finding the verdict rests on */
-    if (!r->has_gpu && r->input.truncated) {
-        on = "cpu_only_trace";
+    if (r->input.truncated) {
+        *on = "cpu_only_trace";
         v = gd_format("The trace is cut off at byte %lld before any GPU activity was recorded: nothing to diagnose "
                       "on the GPU side; profile again and let the profiler finish writing.",
                       (long long)r->input.truncated_at);
-    } else if (!r->has_gpu && r->graph_launches_unrecorded > 0) {
-        on = "input_graph_replays_unrecorded";
+    } else if (r->graph_launches_unrecorded > 0) {
+        *on = "input_graph_replays_unrecorded";
         v = gd_format("The trace holds %llu graph launch%s but no GPU op: the kernels the graphs ran were not "
                       "recorded, so whether the GPU is busy or waiting cannot be told from it (%zu host step%s); "
                       "record graph kernels and profile again.",
                       (unsigned long long)r->graph_launches_unrecorded, r->graph_launches_unrecorded == 1 ? "" : "es",
                       r->step_count, r->step_count == 1 ? "" : "s");
-    } else if (!r->has_gpu && r->input.profiler_ranges > 0) {
-        on = "input_profiler_ranges";
+    } else if (r->input.profiler_ranges > 0) {
+        *on = "input_profiler_ranges";
         v = gd_format("The trace was recorded with the CUPTI range profiler: %llu kernel counter range%s but no "
                       "kernel times, so whether the GPU is busy or waiting cannot be told from it (%zu host step%s); "
                       "profile again without profiler_metrics.",
                       (unsigned long long)r->input.profiler_ranges, r->input.profiler_ranges == 1 ? "" : "s",
                       r->step_count, r->step_count == 1 ? "" : "s");
-    } else if (!r->has_gpu && r->input.unanalysed_device_events > 0) {
-        on = "input_unanalysed_device_events";
+    } else if (r->input.unanalysed_device_events > 0) {
+        *on = "input_unanalysed_device_events";
         v = gd_format("The device work in this trace is on an accelerator gpudiag does not analyse (%llu %s "
                       "event%s left out): no device-side diagnosis (%zu host step%s).",
                       (unsigned long long)r->input.unanalysed_device_events,
                       r->input.unanalysed_device_count == 1 ? r->input.unanalysed_device[0].category : "device",
                       r->input.unanalysed_device_events == 1 ? "" : "s", r->step_count, r->step_count == 1 ? "" : "s");
-    } else if (!r->has_gpu) {
-        on = "cpu_only_trace";
+    } else {
+        *on = "cpu_only_trace";
         if (!r->input.legacy_profiler && t->uncategorised_events > 0)
             v = gd_format("No GPU activity recognised, but %llu event%s carry no category: device work may be "
                           "among them, so nothing can be said about the GPU (%zu host step%s).",
@@ -242,6 +238,79 @@ void gd_verdict(fbuilder *b, const gpudiag_trace *t)
                               ? " (written by the legacy autograd profiler, which records CPU ops only)"
                               : "",
                           r->step_count, r->step_count == 1 ? "" : "s");
+    }
+    return v;
+}
+
+/* The verdict when a cause leads (top): its title, the share it could save and
+ * its one-line fix; note: the start-up sentence (may be ""). */
+static char *verdict_cause(const gpudiag_report *r, const gpudiag_finding *top, const char *note)
+{
+    return gd_format("%s; could save ~%.0f%% of step time (%s)%s%s", top->title, 100.0 * top->est_gain,
+                     short_fix(top),
+                     r->steps_from_profiler ? "."
+                                            : r->input.step_range_missing
+                                                  ? ". The --step-range name matched nothing: the window is the "
+                                                    "whole capture, so treat the estimate with care."
+                                                  : ". No step markers: the window is the whole capture, so treat "
+                                                    "the estimate with care.",
+                     note);
+}
+
+/* The verdict when the GPU is busy (utilization >= GD_LOW_UTIL_MAX) and no
+ * stall leads: the bottleneck is compute, and the kernels say how to speed it
+ * up.  *on as verdict_no_gpu; returns the sentence, NULL on allocation failure. */
+static char *verdict_busy(gpudiag_report *r, const char **on)
+{
+    char *v;
+    r->bottleneck = GPUDIAG_BN_COMPUTE;
+    const gpudiag_finding *tc = NULL;
+    for (size_t i = 0; i < r->finding_count; i++)
+        if (strcmp(r->findings[i].id, "no_tensor_cores") == 0)
+            tc = &r->findings[i];
+    unsigned tcd = gd_tc_dtypes(r);
+    if (tc)
+        *on = tc->id;
+    else if (r->finding_count && r->findings[0].is_cause && r->findings[0].bottleneck == GPUDIAG_BN_COMPUTE)
+        *on = r->findings[0].id; /* "speed-ups now come from the kernels": the first says how */
+    if (tc)
+        v = gd_format("The GPU is busy %.0f%% of the step, but its matrix work avoids Tensor Cores "
+                      "(%s).",
+                      100.0 * r->gpu_utilization,
+                      (tcd & (1u << GPUDIAG_DTYPE_BF16)) ? "enable AMP with bf16, or TF32"
+                                                         : "enable AMP with fp16 and GradScaler");
+    else if (gd_idle_cause_share(r, GPUDIAG_IDLE_STREAM_WAIT) >= GD_STREAM_WAIT_SHARE_MIN)
+        /* stream_wait with no estimate: queued work waited for nothing the trace shows */
+        v = gd_format("The GPU is busy %.0f%% of the step; no stall the trace explains, though for %.0f%% of "
+                      "the step it sits idle with work already queued (stream_wait). Speed-ups now come from "
+                      "the kernels themselves (precision, fusion, larger batches) and from finding what those "
+                      "queued ops wait for.",
+                      100.0 * r->gpu_utilization, 100.0 * gd_idle_cause_share(r, GPUDIAG_IDLE_STREAM_WAIT));
+    else
+        v = gd_format("The GPU is busy %.0f%% of the step; no stall found in the trace. Speed-ups "
+                      "now come from the kernels themselves (precision, fusion, larger batches).",
+                      100.0 * r->gpu_utilization);
+    return v;
+}
+
+void gd_verdict(fbuilder *b, const gpudiag_trace *t)
+{
+    gpudiag_report *r = b->r;
+    r->bottleneck = GPUDIAG_BN_UNKNOWN;
+    const gpudiag_finding *top = leading_cause(r);
+    char *v = NULL;
+    /* start-up / compilation left out of the estimates (DEFINITIONS "Start-up in the window") */
+    char note[200] = "";
+    double ssh = gd_startup_share(r);
+    double sus = gd_startup_us(r, NULL);
+    char sdur[32];
+    snprintf(sdur, sizeof sdur, sus >= 1e6 ? "%.2f s" : "%.1f ms", sus >= 1e6 ? sus / 1e6 : sus / 1000.0);
+    if (ssh >= GD_STARTUP_SHARE_MIN)
+        snprintf(note, sizeof note, " %s of start-up/compilation (%.0f%% of the %s) excluded from the estimates.", sdur,
+                 100.0 * ssh, r->steps_from_profiler ? "steps" : "window");
+    const char *on = NULL; /* the id of the finding the verdict rests on */
+    if (!r->has_gpu) {
+        v = verdict_no_gpu(r, t, &on);
     } else if (gd_capture_dominates(r)) {
         on = "input_graph_capture";
         v = gd_format("%.0f%% of the analysed time is stream capture (%llu capture%s): the trace records building "
@@ -261,15 +330,7 @@ void gd_verdict(fbuilder *b, const gpudiag_trace *t)
     } else if (top) {
         on = top->id;
         r->bottleneck = top->bottleneck;
-        v = gd_format("%s; could save ~%.0f%% of step time (%s)%s%s", top->title, 100.0 * top->est_gain,
-                      short_fix(top),
-                      r->steps_from_profiler ? "."
-                                             : r->input.step_range_missing
-                                                   ? ". The --step-range name matched nothing: the window is the "
-                                                     "whole capture, so treat the estimate with care."
-                                                   : ". No step markers: the window is the whole capture, so treat "
-                                                     "the estimate with care.",
-                      note);
+        v = verdict_cause(r, top, note);
     } else if (!isnan(r->gpu_utilization) && r->gpu_utilization >= GD_LOW_UTIL_MAX &&
                other_idle_share(r) >= GD_UNEXPLAINED_IDLE_MAX) {
         v = gd_format("The GPU is idle %.0f%% of the step, and %.0f%% of the step is idle time with no visible cause "
@@ -282,33 +343,7 @@ void gd_verdict(fbuilder *b, const gpudiag_trace *t)
                                                         : "",
                       note);
     } else if (!isnan(r->gpu_utilization) && r->gpu_utilization >= GD_LOW_UTIL_MAX) {
-        r->bottleneck = GPUDIAG_BN_COMPUTE;
-        const gpudiag_finding *tc = NULL;
-        for (size_t i = 0; i < r->finding_count; i++)
-            if (strcmp(r->findings[i].id, "no_tensor_cores") == 0)
-                tc = &r->findings[i];
-        unsigned tcd = gd_tc_dtypes(r);
-        if (tc)
-            on = tc->id;
-        else if (r->finding_count && r->findings[0].is_cause && r->findings[0].bottleneck == GPUDIAG_BN_COMPUTE)
-            on = r->findings[0].id; /* "speed-ups now come from the kernels": the first says how */
-        if (tc)
-            v = gd_format("The GPU is busy %.0f%% of the step, but its matrix work avoids Tensor Cores "
-                          "(%s).",
-                          100.0 * r->gpu_utilization,
-                          (tcd & (1u << GPUDIAG_DTYPE_BF16)) ? "enable AMP with bf16, or TF32"
-                                                             : "enable AMP with fp16 and GradScaler");
-        else if (gd_idle_cause_share(r, GPUDIAG_IDLE_STREAM_WAIT) >= GD_STREAM_WAIT_SHARE_MIN)
-            /* stream_wait with no estimate: queued work waited for nothing the trace shows */
-            v = gd_format("The GPU is busy %.0f%% of the step; no stall the trace explains, though for %.0f%% of "
-                          "the step it sits idle with work already queued (stream_wait). Speed-ups now come from "
-                          "the kernels themselves (precision, fusion, larger batches) and from finding what those "
-                          "queued ops wait for.",
-                          100.0 * r->gpu_utilization, 100.0 * gd_idle_cause_share(r, GPUDIAG_IDLE_STREAM_WAIT));
-        else
-            v = gd_format("The GPU is busy %.0f%% of the step; no stall found in the trace. Speed-ups "
-                          "now come from the kernels themselves (precision, fusion, larger batches).",
-                          100.0 * r->gpu_utilization);
+        v = verdict_busy(r, &on);
     } else if (!isnan(r->gpu_utilization) && ssh >= 0.5 * (1.0 - r->gpu_utilization)) {
         on = "startup_in_window";
         v = gd_format("The GPU is idle %.0f%% of the %s, mostly start-up/compilation: %s before the first GPU "
