@@ -115,7 +115,7 @@ _Static_assert(sizeof(gd_gpu_op) == 56, "gd_gpu_op is 56 bytes");
 _Static_assert(sizeof(gd_runtime) == 24, "gd_runtime is 24 bytes");
 _Static_assert(sizeof(gd_cpu_op) == 16, "gd_cpu_op is 16 bytes");
 
-/* A category of complete ('X') events that no analysis reads (ingest/kineto.c),
+/* A category of complete ('X') events that no analysis reads (ingest/kineto_event.c),
  * with its event count.  device: 1 when some of its events carry
  * args.correlation, args.device or args.stream, the marks of device activity
  * in Kineto (docs/DEFINITIONS.md "Time and events", devices not analysed). */

@@ -1,0 +1,153 @@
+/*
+ * kineto_int.h — private to the Kineto reader (src/ingest/kineto*.c): the
+ * parser state shared by its three parts.
+ *
+ *   kineto_num.c    number parsing: JSON numbers as exact int64 ns, integers, doubles
+ *   kineto_sax.c    the SAX state machine: yajl / simdjson callbacks route each
+ *                   value to the field of the event being built
+ *   kineto_event.c  committing one parsed event to the model (model/trace.h)
+ *   kineto.c        the window / resync driver and the public entry points
+ *
+ * Not installed, not used outside src/ingest/kineto*.c.
+ */
+#ifndef GD_INGEST_KINETO_INT_H
+#define GD_INGEST_KINETO_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <yajl/yajl_parse.h>
+
+#include "model/opflops.h"
+#include "model/trace.h"
+
+#define GD_MAX_DEPTH 4096
+#define GD_NAME_CAP 8192
+#define GD_MAX_DEVICE_ID 65535
+
+enum ctx {
+    CTX_ROOT = 0,     /* the top-level object */
+    CTX_EVENTS,       /* the traceEvents array */
+    CTX_EVENT,        /* one event object */
+    CTX_ARGS,         /* event.args */
+    CTX_DEVPROPS,     /* deviceProperties array */
+    CTX_DEVPROP,      /* one deviceProperties object */
+    CTX_DISTINFO,     /* distributedInfo object */
+    CTX_DIMS,         /* event.args["Input Dims"]: one array per input */
+    CTX_DIM,          /* one input's dims */
+    CTX_TYPES,        /* event.args["Input type"] */
+    CTX_IGNORE
+};
+
+enum key {
+    K_NONE = 0,
+    /* root */
+    K_TRACE_EVENTS, K_DEVICE_PROPS, K_DIST_INFO, K_BASE_TIME,
+    /* event */
+    K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,
+    /* args */
+    K_CORRELATION, K_EXTERNAL_ID, K_DEVICE, K_STREAM, K_BPS, K_OCC, K_BYTES,
+    K_INPUT_DIMS, K_INPUT_TYPE, K_FLOPS, K_COLL_NAME,
+    /* device props */
+    K_DP_ID, K_DP_NAME, K_DP_MEM, K_DP_MAJOR, K_DP_MINOR, K_DP_SMS, K_DP_WARP, K_DP_MAXTHR,
+    /* distributed info */
+    K_RANK, K_WORLD
+};
+
+enum cat {
+    CAT_UNKNOWN = 0, CAT_OPERATOR, CAT_USER_ANNOT, CAT_GPU_ANNOT, CAT_PYTHON, CAT_PYFUNC,
+    CAT_RUNTIME, CAT_DRIVER, CAT_KERNEL, CAT_MEMCPY, CAT_MEMSET, CAT_TRACE, CAT_OTHER, CAT_PROFILER_RANGE
+};
+
+enum legacy_pid { LEGACY_NONE = 0, LEGACY_CPU, LEGACY_CUDA };
+
+typedef struct ev_scratch {
+    char ph;
+    int cat;
+    int has_cat;          /* a "cat" key was given */
+    int legacy_pid;       /* enum legacy_pid: pid "CPU functions" / "CUDA functions" */
+    size_t cat_len;       /* cat_name: the category as written, for CAT_OTHER */
+    char cat_name[GD_OTHER_CAT_NAME];
+    size_t name_len;
+    int has_ts, has_dur, ts_bad, dur_bad;
+    int64_t ts_ns, dur_ns;
+    int64_t ts_at1;       /* 1 + byte offset of the `ts` value, 0 if unknown */
+    int has_pid, has_tid;
+    int64_t pid, tid;
+    int has_corr, has_ext, has_device, has_stream, has_bps, has_occ, has_bytes;
+    int64_t correlation, external_id, device, stream, bytes;
+    double bps, occ;
+    int has_flops;
+    double flops;         /* args.flops (with_flops=True) */
+    int coll;             /* 1 + gpudiag_comm_kind named by args "Collective name", 0 if none */
+} ev_scratch;
+
+typedef struct parser {
+    gpudiag_trace *t;
+    yajl_handle h;
+    uint8_t ctx[GD_MAX_DEPTH];
+    int depth;            /* number of open containers */
+    int overflow_depth;   /* containers open beyond GD_MAX_DEPTH */
+    int key;              /* pending key for the next value */
+    int in_events;        /* inside the traceEvents array */
+    int events_closed;
+    int saw_events;
+    int oom;
+    ev_scratch ev;
+    gd_op_shapes shapes;  /* args "Input Dims" / "Input type" of the current event */
+    int dim_in;           /* index of the input whose dims are being read, -1 if none */
+    char *name;           /* scratch for the event name */
+    gd_device_prop dp;
+    int dp_has_id;
+    int fast_allowed;     /* hand the events array to simdjson when it opens */
+    int events_depth;     /* depth inside traceEvents: 2, or 1 for a bare array */
+    int want_fast;        /* set when yajl was stopped at the '[' of traceEvents */
+    int header_only;      /* gpudiag_read_opts.header_only: keep no event */
+    int header_done;      /* set when yajl was stopped at the end of distributedInfo */
+    int doc_closed;       /* set when yajl was stopped at the end of the top-level value */
+    const unsigned char *buf_data; /* the reader's buffer, to turn a value's pointer into a byte offset */
+    const size_t *buf_end;
+    const uint64_t *buf_base;
+    int64_t ts_hi_bar, ts_lo_bar; /* ts_keep(): the worst start kept in ts_hi_at / ts_lo_at */
+} parser;
+
+
+/* ---- kineto_num.c ------------------------------------------------------ */
+
+/* A JSON number s[0..len) given in µs as exact int64 ns: a fraction of any
+ * length (digits past ns are truncated), an exponent through strtod.  Sets
+ * *had_frac to 1 when a fraction or exponent was written (else leaves it).
+ * 0, or -1 when it is not a number or does not fit. */
+int gd_kt_parse_us_to_ns(const char *s, size_t len, int64_t *out, int *had_frac);
+/* s[0..len) as an int64 integer (optional '-', digits only: a fraction or an
+ * exponent is refused).  0, or -1. */
+int gd_kt_parse_int64(const char *s, size_t len, int64_t *out);
+/* s[0..len) (under 64 bytes) through strtod; 0, or -1 when not a finite number. */
+int gd_kt_parse_double(const char *s, size_t len, double *out);
+/* The first run of digits in a string such as "stream 7", "25738" or "0x0"
+ * (hexadecimal after 0x).  0, or -1 when there is none or it does not fit. */
+int gd_kt_digits_in_string(const char *s, size_t len, int64_t *out);
+/* 1 if s[0..len) is a JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+int gd_kt_json_number_ok(const char *s, size_t len);
+
+/* ---- kineto_event.c ---------------------------------------------------- */
+
+/* Commit p->ev (with p->name and p->shapes) to p->t at the end of an event
+ * object: a GPU op, runtime call, CPU op, step or flops record, or a count of
+ * why it was not kept (docs/DEFINITIONS.md "Time and events").  0, or -1 when
+ * out of memory. */
+int gd_kt_commit_event(parser *p);
+
+/* ---- kineto_sax.c ------------------------------------------------------ */
+
+/* A yajl handle whose callbacks drive the state machine over p (strings not
+ * UTF-8 validated, trailing garbage allowed: the driver looks at it).  NULL
+ * when out of memory; free with yajl_free(). */
+yajl_handle gd_kt_new_handle(parser *p);
+#ifdef GPUDIAG_HAVE_SIMDJSON
+#include "ingest/sj_shim.h"
+/* The same state machine as simdjson shim callbacks (ingest/sj_shim.h). */
+extern const gd_sj_cb gd_kt_sj_callbacks;
+#endif
+
+#endif

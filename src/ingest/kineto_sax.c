@@ -1,0 +1,581 @@
+/*
+ * kineto_sax.c — the Kineto reader's SAX state machine (kineto_int.h).
+ *
+ * A context stack indexed by nesting depth routes each value that yajl (or
+ * the simdjson shim, replaying the same callbacks) reports to the field of
+ * the event being built; at the end of each event object the event is
+ * committed (kineto_event.c).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "ingest/kineto_int.h"
+#include "model/collective.h"
+#include "util/util.h"
+
+
+#define KEYIS(lit) (len == sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
+
+static int key_for(int ctx, const char *k, size_t len)
+{
+    switch (ctx) {
+    case CTX_ROOT:
+        if (KEYIS("traceEvents")) return K_TRACE_EVENTS;
+        if (KEYIS("deviceProperties")) return K_DEVICE_PROPS;
+        if (KEYIS("distributedInfo")) return K_DIST_INFO;
+        if (KEYIS("baseTimeNanoseconds")) return K_BASE_TIME;
+        return K_NONE;
+    case CTX_EVENT:
+        switch (len) {
+        case 2:
+            if (KEYIS("ph")) return K_PH;
+            if (KEYIS("ts")) return K_TS;
+            return K_NONE;
+        case 3:
+            if (KEYIS("cat")) return K_CAT;
+            if (KEYIS("pid")) return K_PID;
+            if (KEYIS("tid")) return K_TID;
+            if (KEYIS("dur")) return K_DUR;
+            return K_NONE;
+        case 4:
+            if (KEYIS("name")) return K_NAME;
+            if (KEYIS("args")) return K_ARGS;
+            return K_NONE;
+        default:
+            return K_NONE;
+        }
+    case CTX_ARGS:
+        switch (len) {
+        case 5:
+            if (KEYIS("bytes")) return K_BYTES;
+            if (KEYIS("flops")) return K_FLOPS;
+            return K_NONE;
+        case 6:
+            if (KEYIS("device")) return K_DEVICE;
+            if (KEYIS("stream")) return K_STREAM;
+            return K_NONE;
+        case 10:
+            if (KEYIS("Input Dims")) return K_INPUT_DIMS;
+            if (KEYIS("Input type")) return K_INPUT_TYPE;
+            return K_NONE;
+        case 11:
+            if (KEYIS("correlation")) return K_CORRELATION;
+            if (KEYIS("External id") || KEYIS("external id")) return K_EXTERNAL_ID;
+            return K_NONE;
+        case 13:
+            if (KEYIS("blocks per SM")) return K_BPS;
+            return K_NONE;
+        case 15:
+            if (KEYIS("Collective name") || KEYIS("collective_name")) return K_COLL_NAME;
+            return K_NONE;
+        case 25:
+            if (KEYIS("est. achieved occupancy %")) return K_OCC;
+            return K_NONE;
+        default:
+            return K_NONE;
+        }
+    case CTX_DEVPROP:
+        if (KEYIS("id")) return K_DP_ID;
+        if (KEYIS("name")) return K_DP_NAME;
+        if (KEYIS("totalGlobalMem")) return K_DP_MEM;
+        if (KEYIS("computeMajor")) return K_DP_MAJOR;
+        if (KEYIS("computeMinor")) return K_DP_MINOR;
+        if (KEYIS("numSms")) return K_DP_SMS;
+        if (KEYIS("warpSize")) return K_DP_WARP;
+        if (KEYIS("maxThreadsPerMultiprocessor") || KEYIS("maxThreadsPerMultiProcessor")) return K_DP_MAXTHR;
+        return K_NONE;
+    case CTX_DISTINFO:
+        if (KEYIS("rank")) return K_RANK;
+        if (KEYIS("world_size")) return K_WORLD;
+        return K_NONE;
+    default:
+        return K_NONE;
+    }
+}
+
+static int cat_for(const char *s, size_t len)
+{
+    /* exact spellings of current PyTorch first: no case folding needed */
+    switch (len) {
+    case 6:
+        if (memcmp(s, "cpu_op", 6) == 0) return CAT_OPERATOR;
+        if (memcmp(s, "kernel", 6) == 0) return CAT_KERNEL;
+        break;
+    case 12:
+        if (memcmp(s, "cuda_runtime", 12) == 0) return CAT_RUNTIME;
+        break;
+    case 15:
+        if (memcmp(s, "python_function", 15) == 0) return CAT_PYFUNC;
+        if (memcmp(s, "user_annotation", 15) == 0) return CAT_USER_ANNOT;
+        break;
+    default:
+        break;
+    }
+    switch (len) {
+    case 5:
+        if (gd_ieq(s, len, "trace")) return CAT_TRACE;
+        break;
+    case 6:
+        if (gd_ieq(s, len, "cpu_op")) return CAT_OPERATOR;
+        if (gd_ieq(s, len, "kernel")) return CAT_KERNEL;
+        if (gd_ieq(s, len, "memcpy")) return CAT_MEMCPY;
+        if (gd_ieq(s, len, "memset")) return CAT_MEMSET;
+        if (gd_ieq(s, len, "python")) return CAT_PYTHON;
+        break;
+    case 7:
+        if (gd_ieq(s, len, "runtime")) return CAT_RUNTIME;
+        break;
+    case 8:
+        if (gd_ieq(s, len, "operator")) return CAT_OPERATOR;
+        break;
+    case 10:
+        if (gd_ieq(s, len, "gpu_memcpy")) return CAT_MEMCPY;
+        if (gd_ieq(s, len, "gpu_memset")) return CAT_MEMSET;
+        break;
+    case 11:
+        if (gd_ieq(s, len, "cuda_driver")) return CAT_DRIVER;
+        break;
+    case 12:
+        if (gd_ieq(s, len, "cuda_runtime")) return CAT_RUNTIME;
+        if (gd_ieq(s, len, "mtia_runtime")) return CAT_RUNTIME;
+        if (gd_ieq(s, len, "glow_runtime")) return CAT_RUNTIME;
+        break;
+    default:
+        break;
+    }
+    if (gd_ieq(s, len, "xpu_runtime") || gd_ieq(s, len, "privateuse1_runtime"))
+        return CAT_RUNTIME;
+    if (gd_ieq(s, len, "user_annotation"))
+        return CAT_USER_ANNOT;
+    if (gd_ieq(s, len, "gpu_user_annotation"))
+        return CAT_GPU_ANNOT;
+    if (gd_ieq(s, len, "python_function"))
+        return CAT_PYFUNC;
+    if (gd_ieq(s, len, "cuda_profiler_range"))
+        return CAT_PROFILER_RANGE; /* CUPTI range-profiler counters: times not measured (DEFINITIONS) */
+    return CAT_OTHER;
+}
+
+
+/* 1 + the byte offset of s when it points into the reader's buffer (simdjson
+ * parses in place; yajl passes a pointer into the buffer unless the token
+ * spanned two reads), else 0. */
+static int64_t value_at1(const parser *p, const void *s)
+{
+    const unsigned char *u = s;
+    if (!p->buf_data || u < p->buf_data || u >= p->buf_data + *p->buf_end)
+        return 0;
+    return (int64_t)(*p->buf_base + (uint64_t)(u - p->buf_data)) + 1;
+}
+
+/* ---- yajl callbacks ---------------------------------------------------- */
+
+static int cur_ctx(const parser *p)
+{
+    if (p->overflow_depth > 0 || p->depth == 0)
+        return p->depth == 0 ? -1 : CTX_IGNORE;
+    return p->ctx[p->depth - 1];
+}
+
+static int open_container(parser *p, int is_map)
+{
+    int parent = cur_ctx(p);
+    int child = CTX_IGNORE;
+    if (parent == -1) {
+        /* the document itself: an object, or a bare array of events */
+        child = is_map ? CTX_ROOT : CTX_EVENTS;
+    } else if (parent == CTX_ROOT) {
+        if (p->key == K_TRACE_EVENTS && !is_map)
+            child = CTX_EVENTS;
+        else if (p->key == K_DEVICE_PROPS && !is_map)
+            child = CTX_DEVPROPS;
+        else if (p->key == K_DIST_INFO && is_map)
+            child = CTX_DISTINFO;
+    } else if (parent == CTX_EVENTS && is_map) {
+        child = CTX_EVENT;
+        memset(&p->ev, 0, sizeof p->ev);
+        p->ev.cat = CAT_UNKNOWN;
+        p->shapes.n_in = p->shapes.n_types = 0;
+        p->dim_in = -1;
+    } else if (parent == CTX_EVENT && p->key == K_ARGS && is_map) {
+        child = CTX_ARGS;
+    } else if (parent == CTX_ARGS && !is_map && (p->key == K_INPUT_DIMS || p->key == K_INPUT_TYPE)) {
+        child = p->key == K_INPUT_DIMS ? CTX_DIMS : CTX_TYPES;
+        if (child == CTX_DIMS)
+            p->shapes.n_in = 0;
+        else
+            p->shapes.n_types = 0;
+    } else if (parent == CTX_DIMS && !is_map) {
+        child = CTX_DIM;
+        int i = p->shapes.n_in++;
+        p->dim_in = i < GD_OPF_MAX_IN ? i : -1;
+        if (p->dim_in >= 0)
+            p->shapes.rank[i] = 0;
+    } else if (parent == CTX_DEVPROPS && is_map) {
+        child = CTX_DEVPROP;
+        memset(&p->dp, 0, sizeof p->dp);
+        p->dp.compute_major = p->dp.compute_minor = -1;
+        p->dp.total_mem_bytes = NAN;
+        p->dp_has_id = 0;
+    }
+    p->key = K_NONE;
+    if (child == CTX_EVENTS) {
+        p->in_events = 1;
+        p->saw_events = 1;
+        p->events_depth = p->depth + 1;
+        if (p->fast_allowed) {
+            /* stop yajl right after the '[': simdjson takes the events */
+            p->ctx[p->depth++] = (uint8_t)child;
+            p->want_fast = 1;
+            return 0;
+        }
+    }
+    if (p->depth >= GD_MAX_DEPTH) {
+        p->overflow_depth++;
+        if (p->overflow_depth > 1000000)
+            return 0;
+        return 1;
+    }
+    p->ctx[p->depth++] = (uint8_t)child;
+    return 1;
+}
+
+static int close_container(parser *p)
+{
+    if (p->overflow_depth > 0) {
+        p->overflow_depth--;
+        return 1;
+    }
+    if (p->depth == 0)
+        return 1;
+    int c = p->ctx[--p->depth];
+    p->key = K_NONE;
+    if (c == CTX_DIM)
+        p->dim_in = -1;
+    if (c == CTX_EVENT) {
+        if (gd_kt_commit_event(p) != 0) {
+            p->oom = 1;
+            return 0;
+        }
+    } else if (c == CTX_EVENTS) {
+        p->in_events = 0;
+        p->events_closed = 1;
+    } else if (c == CTX_DISTINFO && p->header_only) {
+        p->header_done = 1; /* the rank is known: stop yajl here */
+        return 0;
+    } else if (c == CTX_DEVPROP) {
+        if (p->dp_has_id && !gd_vec_push(&p->t->devices, &p->dp)) {
+            p->oom = 1;
+            return 0;
+        }
+    }
+    if (p->depth == 0) {
+        p->doc_closed = 1; /* the top-level value is complete: stop yajl, look at what follows */
+        return 0;
+    }
+    return 1;
+}
+
+static int cb_start_map(void *ctx) { return open_container(ctx, 1); }
+static int cb_end_map(void *ctx) { return close_container(ctx); }
+static int cb_start_array(void *ctx) { return open_container(ctx, 0); }
+static int cb_end_array(void *ctx) { return close_container(ctx); }
+
+static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
+{
+    parser *p = ctx;
+    int c = cur_ctx(p);
+    p->key = (c == CTX_IGNORE || c < 0) ? K_NONE : key_for(c, (const char *)k, len);
+    return 1;
+}
+
+static int cb_null(void *ctx)
+{
+    ((parser *)ctx)->key = K_NONE;
+    return 1;
+}
+
+static int cb_boolean(void *ctx, int b)
+{
+    (void)b;
+    ((parser *)ctx)->key = K_NONE;
+    return 1;
+}
+
+static int cb_number(void *ctx, const char *s, size_t len)
+{
+    parser *p = ctx;
+    int key = p->key;
+    p->key = K_NONE;
+    ev_scratch *e = &p->ev;
+    int64_t v;
+    double d;
+    int had_frac = 0;
+    if (key == K_NONE && p->dim_in >= 0 && cur_ctx(p) == CTX_DIM) {
+        int i = p->dim_in, r = p->shapes.rank[i]++;
+        if (r < GD_OPF_MAX_RANK && gd_kt_parse_int64(s, len, &v) == 0)
+            p->shapes.dim[i][r] = v;
+        else if (r < GD_OPF_MAX_RANK)
+            p->shapes.dim[i][r] = -1; /* not an integer: the shape is not used */
+        return 1;
+    }
+    switch (key) {
+    case K_TS:
+        if (gd_kt_parse_us_to_ns(s, len, &e->ts_ns, &had_frac) == 0) {
+            e->has_ts = 1;
+            e->ts_at1 = value_at1(p, s);
+            if (had_frac)
+                p->t->ts_is_float = 1;
+        } else {
+            e->ts_bad = 1;
+        }
+        break;
+    case K_DUR:
+        if (gd_kt_parse_us_to_ns(s, len, &e->dur_ns, &had_frac) == 0)
+            e->has_dur = 1;
+        else
+            e->dur_bad = 1;
+        break;
+    case K_PID:
+        if (gd_kt_parse_int64(s, len, &v) == 0) {
+            e->pid = v;
+            e->has_pid = 1;
+        }
+        break;
+    case K_TID:
+        if (gd_kt_parse_int64(s, len, &v) == 0) {
+            e->tid = v < 0 ? -v : v;
+            e->has_tid = 1;
+        }
+        break;
+    case K_CORRELATION:
+        if (gd_kt_parse_int64(s, len, &v) == 0) {
+            e->correlation = v;
+            e->has_corr = 1;
+        }
+        break;
+    case K_EXTERNAL_ID:
+        if (gd_kt_parse_int64(s, len, &v) == 0) {
+            e->external_id = v;
+            e->has_ext = 1;
+        }
+        break;
+    case K_DEVICE:
+        if (gd_kt_parse_int64(s, len, &v) == 0 && v >= INT32_MIN && v <= INT32_MAX) {
+            e->device = v;
+            e->has_device = 1;
+        }
+        break;
+    case K_STREAM:
+        if (gd_kt_parse_int64(s, len, &v) == 0 && v >= INT32_MIN && v <= INT32_MAX) {
+            e->stream = v;
+            e->has_stream = 1;
+        }
+        break;
+    case K_BYTES:
+        if (gd_kt_parse_int64(s, len, &v) == 0 && v >= 0) {
+            e->bytes = v;
+            e->has_bytes = 1;
+        }
+        break;
+    case K_BPS:
+        if (gd_kt_parse_double(s, len, &d) == 0) {
+            e->bps = d;
+            e->has_bps = 1;
+        }
+        break;
+    case K_OCC:
+        if (gd_kt_parse_double(s, len, &d) == 0) {
+            e->occ = d;
+            e->has_occ = 1;
+        }
+        break;
+    case K_FLOPS:
+        if (gd_kt_parse_double(s, len, &d) == 0 && d > 0 && isfinite(d)) {
+            e->flops = d;
+            e->has_flops = 1;
+        }
+        break;
+    case K_BASE_TIME:
+        if (gd_kt_parse_int64(s, len, &v) == 0)
+            p->t->base_time_ns = v;
+        break;
+    case K_DP_ID:
+        if (gd_kt_parse_int64(s, len, &v) == 0 && v >= 0 && v < 1 << 20) {
+            p->dp.id = (int)v;
+            p->dp_has_id = 1;
+        }
+        break;
+    case K_DP_MEM:
+        if (gd_kt_parse_double(s, len, &d) == 0)
+            p->dp.total_mem_bytes = d;
+        break;
+    case K_DP_MAJOR:
+        if (gd_kt_parse_int64(s, len, &v) == 0 && v >= 0 && v < 1000)
+            p->dp.compute_major = (int)v;
+        break;
+    case K_DP_MINOR:
+        if (gd_kt_parse_int64(s, len, &v) == 0 && v >= 0 && v < 1000)
+            p->dp.compute_minor = (int)v;
+        break;
+    case K_DP_SMS:
+        if (gd_kt_parse_int64(s, len, &v) == 0 && v > 0 && v < 1 << 20)
+            p->dp.num_sms = (int)v;
+        break;
+    case K_DP_WARP:
+        if (gd_kt_parse_int64(s, len, &v) == 0 && v > 0 && v < 1024)
+            p->dp.warp_size = (int)v;
+        break;
+    case K_DP_MAXTHR:
+        if (gd_kt_parse_int64(s, len, &v) == 0 && v > 0 && v < 1 << 20)
+            p->dp.max_threads_per_sm = (int)v;
+        break;
+    case K_RANK:
+        if (gd_kt_parse_int64(s, len, &v) == 0 && v >= 0 && v <= INT32_MAX)
+            p->t->rank = (int)v;
+        break;
+    case K_WORLD:
+        if (gd_kt_parse_int64(s, len, &v) == 0 && v >= 0 && v <= INT32_MAX)
+            p->t->world_size = (int)v;
+        break;
+    default:
+        break;
+    }
+    return 1;
+}
+
+static int cb_string(void *ctx, const unsigned char *us, size_t len)
+{
+    parser *p = ctx;
+    const char *s = (const char *)us;
+    int key = p->key;
+    p->key = K_NONE;
+    ev_scratch *e = &p->ev;
+    int64_t v;
+    if (key == K_NONE && cur_ctx(p) == CTX_TYPES) {
+        int i = p->shapes.n_types++;
+        if (i < GD_OPF_MAX_IN)
+            p->shapes.type[i] = (uint8_t)gd_elt_from_name(s, len);
+        return 1;
+    }
+    switch (key) {
+    case K_PH:
+        e->ph = len == 1 ? s[0] : '?';
+        break;
+    case K_CAT:
+        e->cat = cat_for(s, len);
+        e->has_cat = 1;
+        if (e->cat == CAT_OTHER) {
+            e->cat_len = len < GD_OTHER_CAT_NAME - 1 ? len : GD_OTHER_CAT_NAME - 1;
+            memcpy(e->cat_name, s, e->cat_len);
+        }
+        break;
+    case K_NAME: {
+        size_t n = len < GD_NAME_CAP ? len : GD_NAME_CAP;
+        memcpy(p->name, s, n);
+        p->name[n] = '\0';
+        e->name_len = n;
+        break;
+    }
+    case K_PID:
+        if (gd_kt_digits_in_string(s, len, &v) == 0) {
+            e->pid = v;
+            e->has_pid = 1;
+        } else if (gd_ieq(s, len, "cpu functions")) {
+            e->legacy_pid = LEGACY_CPU;
+        } else if (gd_ieq(s, len, "cuda functions")) {
+            e->legacy_pid = LEGACY_CUDA;
+        }
+        break;
+    case K_TID:
+        if (gd_kt_digits_in_string(s, len, &v) == 0) {
+            e->tid = v;
+            e->has_tid = 1;
+        }
+        break;
+    case K_TS:
+    case K_DUR: {
+        /* some writers quote numbers */
+        int64_t ns;
+        int had_frac = 0;
+        if (gd_kt_parse_us_to_ns(s, len, &ns, &had_frac) == 0) {
+            if (key == K_TS) {
+                e->ts_ns = ns;
+                e->has_ts = 1;
+                e->ts_at1 = value_at1(p, s);
+            } else {
+                e->dur_ns = ns;
+                e->has_dur = 1;
+            }
+        }
+        break;
+    }
+    case K_STREAM:
+        if (gd_kt_digits_in_string(s, len, &v) == 0 && v >= INT32_MIN && v <= INT32_MAX) {
+            e->stream = v;
+            e->has_stream = 1;
+        }
+        break;
+    case K_COLL_NAME: {
+        int k = gd_coll_kind_from_text(s, len);
+        e->coll = k < 0 ? 0 : k + 1;
+        break;
+    }
+    case K_DP_NAME: {
+        size_t n = len < sizeof p->dp.name - 1 ? len : sizeof p->dp.name - 1;
+        memcpy(p->dp.name, s, n);
+        p->dp.name[n] = '\0';
+        break;
+    }
+    default:
+        break;
+    }
+    return 1;
+}
+
+static const yajl_callbacks callbacks = {
+    cb_null, cb_boolean, NULL, NULL, cb_number, cb_string,
+    cb_start_map, cb_map_key, cb_end_map, cb_start_array, cb_end_array,
+};
+
+yajl_handle gd_kt_new_handle(parser *p)
+{
+    static yajl_alloc_funcs afs = {gd_yajl_malloc, gd_yajl_realloc, gd_yajl_free, NULL};
+    yajl_handle h = yajl_alloc(&callbacks, &afs, p);
+    if (!h)
+        return NULL;
+    yajl_config(h, yajl_dont_validate_strings, 1);
+    yajl_config(h, yajl_allow_trailing_garbage, 1);
+    return h;
+}
+
+#ifdef GPUDIAG_HAVE_SIMDJSON
+static int sj_start_map(void *ctx) { return open_container(ctx, 1); }
+static int sj_end_map(void *ctx) { return close_container(ctx); }
+static int sj_key(void *ctx, const char *k, size_t len)
+{
+    parser *p = ctx;
+    cb_map_key(ctx, (const unsigned char *)k, len);
+    return p->key != K_NONE;
+}
+static int sj_string(void *ctx, const char *s, size_t len) { return cb_string(ctx, (const unsigned char *)s, len); }
+
+static int sj_number(void *ctx, const char *s, size_t len)
+{
+    if (!gd_kt_json_number_ok(s, len))
+        return -1;
+    return cb_number(ctx, s, len);
+}
+static void sj_reset(void *ctx)
+{
+    parser *p = ctx;
+    p->depth = p->events_depth; /* back in traceEvents */
+    p->dim_in = -1;
+    p->overflow_depth = 0;
+    p->key = K_NONE;
+}
+static int sj_start_array(void *ctx) { return open_container(ctx, 0); }
+static int sj_end_array(void *ctx) { return close_container(ctx); }
+const gd_sj_cb gd_kt_sj_callbacks = {sj_start_map, sj_end_map, sj_key,         sj_string,
+                                     sj_number,    sj_reset,   sj_start_array, sj_end_array};
+#endif
