@@ -23,7 +23,7 @@ typedef gd_fbuild sbuild;
 /* ---- the catalogue (series_findings.def) ------------------------------- */
 
 typedef enum {
-#define GD_SFINDING(id, kind, bn) GD_S_##id,
+#define GD_SFINDING(id, kind, bn, rule) GD_S_##id,
 #include "diagnose/series_findings.def"
 #undef GD_SFINDING
     GD_S_COUNT
@@ -37,7 +37,7 @@ static const struct {
     int is_cause;
     gpudiag_bottleneck bottleneck;
 } catalogue[GD_S_COUNT] = {
-#define GD_SFINDING(id, kind, bn) {#id, kind == CAUSE, GPUDIAG_BN_##bn},
+#define GD_SFINDING(id, kind, bn, rule) {#id, kind == CAUSE, GPUDIAG_BN_##bn},
 #include "diagnose/series_findings.def"
 #undef GD_SFINDING
 };
@@ -268,290 +268,377 @@ static void classify(gpudiag_gpu_summary *g)
     }
 }
 
-static void rules(sbuild *b, gpudiag_series_summary *s)
+static void rule_low_gpu_utilization(sbuild *b, gpudiag_series_summary *s)
 {
     char gpus[2048];
     size_t first = 0;
-    gpudiag_finding *f;
+    if (!list_gpus(s, pick_low_util, gpus, sizeof gpus, &first))
+        return;
+    const gpudiag_gpu_summary *g = &s->gpus[first];
+    const gpudiag_metric_stats *c = cs(g);
+    gpudiag_severity sev = c->median < 0.3   ? GPUDIAG_SEV_HIGH
+                           : c->median < 0.5 ? GPUDIAG_SEV_MEDIUM
+                                             : GPUDIAG_SEV_LOW;
+    double gain =
+        isnan(gain_dips(g, c)) || gain_to_target(c) > gain_dips(g, c) ? gain_to_target(c) : gain_dips(g, c);
+    gpudiag_finding *f = add_gain_bn(b, GD_S_low_gpu_utilization, sev, g->bottleneck, gain);
+    gd_fb_ev(f, "gpu_index", g->index);
+    gd_fb_ev(f, "median", c->median);
+    gd_fb_ev(f, "p10", c->p10);
+    gd_fb_ev(f, "low_share", c->low_share);
+    gd_fb_ev(f, "mean", c->mean);
+    gd_fb_ev(f, "jitter", c->jitter);
+    gd_fb_text(b, f,
+         gd_format("%s below common health targets for training: %s median %.0f %% (target >= 70 %%), p10 %.0f %% "
+                   "(>= 40 %%), %.0f %% of samples under 30 %% (< 10 %%)",
+                   gpus, gpudiag_metric_name(g->compute_metric), 100 * c->median, 100 * c->p10, 100 * c->low_share),
+         gd_format("The targets (median >= 70 %%, p10 >= 40 %%, under 30 %% less than 10 %% of the time) are a "
+                   "rule of thumb from practitioners' guides to GPU utilisation in LLM training: a GPU that "
+                   "meets them is kept busy. Follow the verdict's pipeline first; profile a few steps "
+                   "(torch.profiler) and run `gpudiag analyze` on the trace to see where the GPU waits."));
+}
 
-    if (list_gpus(s, pick_low_util, gpus, sizeof gpus, &first)) {
-        const gpudiag_gpu_summary *g = &s->gpus[first];
-        const gpudiag_metric_stats *c = cs(g);
-        gpudiag_severity sev = c->median < 0.3   ? GPUDIAG_SEV_HIGH
-                               : c->median < 0.5 ? GPUDIAG_SEV_MEDIUM
-                                                 : GPUDIAG_SEV_LOW;
-        double gain =
-            isnan(gain_dips(g, c)) || gain_to_target(c) > gain_dips(g, c) ? gain_to_target(c) : gain_dips(g, c);
-        f = add_gain_bn(b, GD_S_low_gpu_utilization, sev, g->bottleneck, gain);
-        gd_fb_ev(f, "gpu_index", g->index);
-        gd_fb_ev(f, "median", c->median);
-        gd_fb_ev(f, "p10", c->p10);
-        gd_fb_ev(f, "low_share", c->low_share);
-        gd_fb_ev(f, "mean", c->mean);
-        gd_fb_ev(f, "jitter", c->jitter);
-        gd_fb_text(b, f,
-             gd_format("%s below common health targets for training: %s median %.0f %% (target >= 70 %%), p10 %.0f %% "
-                       "(>= 40 %%), %.0f %% of samples under 30 %% (< 10 %%)",
-                       gpus, gpudiag_metric_name(g->compute_metric), 100 * c->median, 100 * c->p10, 100 * c->low_share),
-             gd_format("The targets (median >= 70 %%, p10 >= 40 %%, under 30 %% less than 10 %% of the time) are a "
-                       "rule of thumb from practitioners' guides to GPU utilisation in LLM training: a GPU that "
-                       "meets them is kept busy. Follow the verdict's pipeline first; profile a few steps "
-                       "(torch.profiler) and run `gpudiag analyze` on the trace to see where the GPU waits."));
+static void rule_communication_sawtooth(sbuild *b, gpudiag_series_summary *s)
+{
+    char gpus[2048];
+    size_t first = 0;
+    if (!list_gpus(s, pick_sawtooth, gpus, sizeof gpus, &first))
+        return;
+    const gpudiag_gpu_summary *g = &s->gpus[first];
+    gpudiag_finding *f = add_gain(b, GD_S_communication_sawtooth, GPUDIAG_SEV_MEDIUM, gain_dips(g, cs(g)));
+    gd_fb_ev(f, "gpu_index", g->index);
+    gd_fb_ev(f, "period_us", g->dip_period_us);
+    gd_fb_ev(f, "traffic_corr", g->traffic_corr);
+    gd_fb_text(b, f,
+         gd_format("%s: compute falls while interconnect traffic rises, every %.1f s (sawtooth)", gpus,
+                   g->dip_period_us / 1e6),
+         gd_format("Gradient synchronisation is not overlapped with compute: DDP bucket_cap_mb (e.g. 64), "
+                   "gradient_as_bucket_view=True, fewer syncs with gradient accumulation (no_sync), ZeRO-3 "
+                   "prefetch; check NCCL uses NVLink/InfiniBand, not PCIe/TCP."));
+}
+
+static void rule_utilization_dips(sbuild *b, gpudiag_series_summary *s)
+{
+    char gpus[2048];
+    size_t first = 0;
+    if (!list_gpus(s, pick_dips, gpus, sizeof gpus, &first))
+        return;
+    const gpudiag_gpu_summary *g = &s->gpus[first];
+    gpudiag_finding *f = add_gain(b, GD_S_utilization_dips, GPUDIAG_SEV_MEDIUM, gain_dips(g, cs(g)));
+    gd_fb_ev(f, "gpu_index", g->index);
+    gd_fb_ev(f, "period_us", g->dip_period_us);
+    gd_fb_ev(f, "acf", g->dip_acf);
+    gd_fb_ev(f, "low_share", cs(g)->low_share);
+    gd_fb_text(b, f,
+         gd_format("%s: %s dips repeat every %.1f s (autocorrelation %.2f)", gpus,
+                   gpudiag_metric_name(g->compute_metric), g->dip_period_us / 1e6, g->dip_acf),
+         gd_format("A dip at a fixed period is a sync point or the input pipeline: if the period matches the "
+                   "step time, look for .item()/.cpu() syncs and DataLoader stalls (num_workers, "
+                   "prefetch_factor 4-6, pin_memory=True, persistent_workers=True); if it matches the logging "
+                   "or checkpoint interval, make those asynchronous."));
+}
+
+static void rule_gpu_util_misleading(sbuild *b, gpudiag_series_summary *s)
+{
+    char gpus[2048];
+    size_t first = 0;
+    if (!list_gpus(s, pick_misleading, gpus, sizeof gpus, &first))
+        return;
+    const gpudiag_gpu_summary *g = &s->gpus[first];
+    gpudiag_finding *f = add(b, GD_S_gpu_util_misleading, GPUDIAG_SEV_MEDIUM);
+    gd_fb_ev(f, "gpu_index", g->index);
+    gd_fb_ev(f, "gpu_util_median", g->stats[GPUDIAG_M_GPU_UTIL].median);
+    gd_fb_ev(f, "sm_active_median", g->stats[GPUDIAG_M_SM_ACTIVE].median);
+    gd_fb_ev(f, "tensor_active_median", g->stats[GPUDIAG_M_TENSOR_ACTIVE].median);
+    gd_fb_text(b, f,
+         gd_format("%s: GPU-Util %.0f %% but SM active %.0f %%, tensor active %.0f %%: busy is not full load", gpus,
+                   100 * g->stats[GPUDIAG_M_GPU_UTIL].median, 100 * g->stats[GPUDIAG_M_SM_ACTIVE].median,
+                   100 * g->stats[GPUDIAG_M_TENSOR_ACTIVE].median),
+         gd_format("GPU-Util counts time with any kernel running. Raise the work per kernel: larger batch or "
+                   "more model instances/concurrent requests, dimensions multiple of 8, BF16/FP16 or INT8 "
+                   "Tensor Core paths, fused kernels (torch.compile, FlashAttention)."));
+}
+
+static void rule_memory_headroom(sbuild *b, gpudiag_series_summary *s)
+{
+    char gpus[2048];
+    size_t first = 0;
+    if (!list_gpus(s, pick_headroom, gpus, sizeof gpus, &first))
+        return;
+    const gpudiag_gpu_summary *g = &s->gpus[first];
+    gpudiag_finding *f = add_gain_bn(b, GD_S_memory_headroom, GPUDIAG_SEV_LOW, g->bottleneck, gain_to_target(cs(g)));
+    gd_fb_ev(f, "gpu_index", g->index);
+    gd_fb_ev(f, "mem_used_share", g->mem_used_share);
+    gd_fb_ev(f, "compute_median", cs(g)->median);
+    gd_fb_text(b, f,
+         gd_format("%s: memory %.0f %% used while compute is low (median %.0f %%)", gpus, 100 * g->mem_used_share,
+                   100 * cs(g)->median),
+         gd_format("Raise the micro-batch until memory use is near 85 %% and make up the global batch with "
+                   "fewer gradient-accumulation steps; turn off activation checkpointing or CPU offload you "
+                   "no longer need."));
+}
+
+static void rule_memory_near_capacity(sbuild *b, gpudiag_series_summary *s)
+{
+    char gpus[2048];
+    size_t first = 0;
+    if (!list_gpus(s, pick_near_cap, gpus, sizeof gpus, &first))
+        return;
+    const gpudiag_gpu_summary *g = &s->gpus[first];
+    gpudiag_finding *f = add(b, GD_S_memory_near_capacity, GPUDIAG_SEV_LOW);
+    gd_fb_ev(f, "gpu_index", g->index);
+    gd_fb_ev(f, "mem_used_share_max", g->mem_used_share_max);
+    gd_fb_text(b, f, gd_format("%s: memory up to %.1f %% used", gpus, 100 * g->mem_used_share_max),
+         gd_format("One longer sequence or fragmentation away from OOM; memory full says nothing about speed. "
+                   "Keep ~15 %% headroom (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True), and judge speed "
+                   "by compute, not memory."));
+}
+
+static void rule_throttling(sbuild *b, gpudiag_series_summary *s)
+{
+    char gpus[2048];
+    size_t first = 0;
+    if (!list_gpus(s, pick_throttle, gpus, sizeof gpus, &first))
+        return;
+    const gpudiag_gpu_summary *g = &s->gpus[first];
+    int hw = hw_throttle(g);
+    int pv = g->stats[GPUDIAG_M_POWER_VIOLATION].median >= GD_SERIES_THROTTLE_SHARE;
+    /* time lost to lower clocks: the throttled share × the clock lost in it (compute-bound work
+     * scales with the clock, so this is an upper bound); unknown without SM clocks */
+    gpudiag_severity sev = hw ? GPUDIAG_SEV_HIGH : pv ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW;
+    gpudiag_finding *f = add_gain(b, GD_S_throttling, sev,
+                 /* the counters measure time continuously; reason bits are point samples */
+                 (isnan(g->throttle_counter_share) ? g->throttle_share : g->throttle_counter_share) *
+                     g->throttle_clock_loss);
+    gd_fb_ev(f, "throttle_clock_loss", g->throttle_clock_loss);
+    gd_fb_ev(f, "throttle_counter_share", g->throttle_counter_share);
+    gd_fb_ev(f, "gpu_index", g->index);
+    gd_fb_ev(f, "throttle_share", g->throttle_share);
+    gd_fb_ev(f, "reason_bits", (double)g->reasons_any);
+    gd_fb_ev(f, "clock_below_max_share", g->clock_below_max_share);
+    gd_fb_ev(f, "power_violation_max", g->stats[GPUDIAG_M_POWER_VIOLATION].max);
+    if (counters_since_load(g)) {
+        gd_fb_ev(f, "throttle_time_s", g->stats[GPUDIAG_M_THROTTLE_TIME_US].max / 1e6);
+        gd_fb_ev(f, "thermal_throttle_time_s", g->stats[GPUDIAG_M_THERMAL_THROTTLE_TIME_US].n
+                                                   ? g->stats[GPUDIAG_M_THERMAL_THROTTLE_TIME_US].max / 1e6
+                                                   : 0);
     }
-    if (list_gpus(s, pick_sawtooth, gpus, sizeof gpus, &first)) {
-        const gpudiag_gpu_summary *g = &s->gpus[first];
-        f = add_gain(b, GD_S_communication_sawtooth, GPUDIAG_SEV_MEDIUM, gain_dips(g, cs(g)));
-        gd_fb_ev(f, "gpu_index", g->index);
-        gd_fb_ev(f, "period_us", g->dip_period_us);
-        gd_fb_ev(f, "traffic_corr", g->traffic_corr);
-        gd_fb_text(b, f,
-             gd_format("%s: compute falls while interconnect traffic rises, every %.1f s (sawtooth)", gpus,
-                       g->dip_period_us / 1e6),
-             gd_format("Gradient synchronisation is not overlapped with compute: DDP bucket_cap_mb (e.g. 64), "
-                       "gradient_as_bucket_view=True, fewer syncs with gradient accumulation (no_sync), ZeRO-3 "
-                       "prefetch; check NCCL uses NVLink/InfiniBand, not PCIe/TCP."));
+    if (!isnan(g->temp_at_slowdown_share)) {
+        gd_fb_ev(f, "temp_at_slowdown_share", g->temp_at_slowdown_share);
+        gd_fb_ev(f, "temp_c_max", g->stats[GPUDIAG_M_TEMP_C].max);
+        gd_fb_ev(f, "temp_slowdown_c", g->stats[GPUDIAG_M_TEMP_SLOWDOWN_C].min);
     }
-    if (list_gpus(s, pick_dips, gpus, sizeof gpus, &first)) {
-        const gpudiag_gpu_summary *g = &s->gpus[first];
-        f = add_gain(b, GD_S_utilization_dips, GPUDIAG_SEV_MEDIUM, gain_dips(g, cs(g)));
-        gd_fb_ev(f, "gpu_index", g->index);
-        gd_fb_ev(f, "period_us", g->dip_period_us);
-        gd_fb_ev(f, "acf", g->dip_acf);
-        gd_fb_ev(f, "low_share", cs(g)->low_share);
-        gd_fb_text(b, f,
-             gd_format("%s: %s dips repeat every %.1f s (autocorrelation %.2f)", gpus,
-                       gpudiag_metric_name(g->compute_metric), g->dip_period_us / 1e6, g->dip_acf),
-             gd_format("A dip at a fixed period is a sync point or the input pipeline: if the period matches the "
-                       "step time, look for .item()/.cpu() syncs and DataLoader stalls (num_workers, "
-                       "prefetch_factor 4-6, pin_memory=True, persistent_workers=True); if it matches the logging "
-                       "or checkpoint interval, make those asynchronous."));
-    }
-    if (list_gpus(s, pick_misleading, gpus, sizeof gpus, &first)) {
-        const gpudiag_gpu_summary *g = &s->gpus[first];
-        f = add(b, GD_S_gpu_util_misleading, GPUDIAG_SEV_MEDIUM);
-        gd_fb_ev(f, "gpu_index", g->index);
-        gd_fb_ev(f, "gpu_util_median", g->stats[GPUDIAG_M_GPU_UTIL].median);
-        gd_fb_ev(f, "sm_active_median", g->stats[GPUDIAG_M_SM_ACTIVE].median);
-        gd_fb_ev(f, "tensor_active_median", g->stats[GPUDIAG_M_TENSOR_ACTIVE].median);
-        gd_fb_text(b, f,
-             gd_format("%s: GPU-Util %.0f %% but SM active %.0f %%, tensor active %.0f %%: busy is not full load", gpus,
-                       100 * g->stats[GPUDIAG_M_GPU_UTIL].median, 100 * g->stats[GPUDIAG_M_SM_ACTIVE].median,
-                       100 * g->stats[GPUDIAG_M_TENSOR_ACTIVE].median),
-             gd_format("GPU-Util counts time with any kernel running. Raise the work per kernel: larger batch or "
-                       "more model instances/concurrent requests, dimensions multiple of 8, BF16/FP16 or INT8 "
-                       "Tensor Core paths, fused kernels (torch.compile, FlashAttention)."));
-    }
-    if (list_gpus(s, pick_headroom, gpus, sizeof gpus, &first)) {
-        const gpudiag_gpu_summary *g = &s->gpus[first];
-        f = add_gain_bn(b, GD_S_memory_headroom, GPUDIAG_SEV_LOW, g->bottleneck, gain_to_target(cs(g)));
-        gd_fb_ev(f, "gpu_index", g->index);
-        gd_fb_ev(f, "mem_used_share", g->mem_used_share);
-        gd_fb_ev(f, "compute_median", cs(g)->median);
-        gd_fb_text(b, f,
-             gd_format("%s: memory %.0f %% used while compute is low (median %.0f %%)", gpus, 100 * g->mem_used_share,
-                       100 * cs(g)->median),
-             gd_format("Raise the micro-batch until memory use is near 85 %% and make up the global batch with "
-                       "fewer gradient-accumulation steps; turn off activation checkpointing or CPU offload you "
-                       "no longer need."));
-    }
-    if (list_gpus(s, pick_near_cap, gpus, sizeof gpus, &first)) {
-        const gpudiag_gpu_summary *g = &s->gpus[first];
-        f = add(b, GD_S_memory_near_capacity, GPUDIAG_SEV_LOW);
-        gd_fb_ev(f, "gpu_index", g->index);
-        gd_fb_ev(f, "mem_used_share_max", g->mem_used_share_max);
-        gd_fb_text(b, f, gd_format("%s: memory up to %.1f %% used", gpus, 100 * g->mem_used_share_max),
-             gd_format("One longer sequence or fragmentation away from OOM; memory full says nothing about speed. "
-                       "Keep ~15 %% headroom (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True), and judge speed "
-                       "by compute, not memory."));
-    }
-    if (list_gpus(s, pick_throttle, gpus, sizeof gpus, &first)) {
-        const gpudiag_gpu_summary *g = &s->gpus[first];
-        int hw = hw_throttle(g);
-        int pv = g->stats[GPUDIAG_M_POWER_VIOLATION].median >= GD_SERIES_THROTTLE_SHARE;
-        /* time lost to lower clocks: the throttled share × the clock lost in it (compute-bound work
-         * scales with the clock, so this is an upper bound); unknown without SM clocks */
-        gpudiag_severity sev = hw ? GPUDIAG_SEV_HIGH : pv ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW;
-        f = add_gain(b, GD_S_throttling, sev,
-                     /* the counters measure time continuously; reason bits are point samples */
-                     (isnan(g->throttle_counter_share) ? g->throttle_share : g->throttle_counter_share) *
-                         g->throttle_clock_loss);
-        gd_fb_ev(f, "throttle_clock_loss", g->throttle_clock_loss);
-        gd_fb_ev(f, "throttle_counter_share", g->throttle_counter_share);
-        gd_fb_ev(f, "gpu_index", g->index);
-        gd_fb_ev(f, "throttle_share", g->throttle_share);
-        gd_fb_ev(f, "reason_bits", (double)g->reasons_any);
-        gd_fb_ev(f, "clock_below_max_share", g->clock_below_max_share);
-        gd_fb_ev(f, "power_violation_max", g->stats[GPUDIAG_M_POWER_VIOLATION].max);
-        if (counters_since_load(g)) {
-            gd_fb_ev(f, "throttle_time_s", g->stats[GPUDIAG_M_THROTTLE_TIME_US].max / 1e6);
-            gd_fb_ev(f, "thermal_throttle_time_s", g->stats[GPUDIAG_M_THERMAL_THROTTLE_TIME_US].n
-                                                       ? g->stats[GPUDIAG_M_THERMAL_THROTTLE_TIME_US].max / 1e6
-                                                       : 0);
-        }
-        if (!isnan(g->temp_at_slowdown_share)) {
-            gd_fb_ev(f, "temp_at_slowdown_share", g->temp_at_slowdown_share);
-            gd_fb_ev(f, "temp_c_max", g->stats[GPUDIAG_M_TEMP_C].max);
-            gd_fb_ev(f, "temp_slowdown_c", g->stats[GPUDIAG_M_TEMP_SLOWDOWN_C].min);
-        }
-        char why[320] = "";
-        size_t wl = 0;
-        static const struct {
-            uint64_t bit;
-            const char *name;
-        } names[] = {{GPUDIAG_REASON_SW_POWER_CAP, "SW power cap"}, {GPUDIAG_REASON_HW_SLOWDOWN, "HW slowdown"},
-                     {GPUDIAG_REASON_HW_THERMAL, "HW thermal slowdown"}, {GPUDIAG_REASON_SW_THERMAL, "SW thermal slowdown"},
-                     {GPUDIAG_REASON_HW_POWER_BRAKE, "HW power brake"}};
-        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-            if (g->reasons_any & names[i].bit)
-                wl += (size_t)snprintf(why + wl, sizeof why - wl, "%s%s", wl ? ", " : "", names[i].name);
-        if (!wl && !isnan(g->stats[GPUDIAG_M_POWER_VIOLATION].max) && g->stats[GPUDIAG_M_POWER_VIOLATION].max > 0)
-            wl += (size_t)snprintf(why, sizeof why, "power violation up to %.0f %%",
-                                   100 * g->stats[GPUDIAG_M_POWER_VIOLATION].max);
-        if (!wl && !isnan(g->stats[GPUDIAG_M_THERMAL_VIOLATION].max) && g->stats[GPUDIAG_M_THERMAL_VIOLATION].max > 0)
-            wl += (size_t)snprintf(why, sizeof why, "thermal violation");
-        if (!isnan(g->temp_at_slowdown_share) && g->temp_at_slowdown_share > 0 && wl + 80 < sizeof why)
-            wl += (size_t)snprintf(why + wl, sizeof why - wl, "%sGPU at %.0f C, slowdown temperature %.0f C", wl ? ", " : "",
-                                   g->stats[GPUDIAG_M_TEMP_C].max, g->stats[GPUDIAG_M_TEMP_SLOWDOWN_C].min);
-        if (counters_since_load(g) && wl + 100 < sizeof why)
-            wl += (size_t)snprintf(why + wl, sizeof why - wl,
-                                   "%sreason counters: %.1f s since the driver loaded, %.1f s of it thermal or HW",
-                                   wl ? "; " : "", g->stats[GPUDIAG_M_THROTTLE_TIME_US].max / 1e6,
-                                   g->stats[GPUDIAG_M_THERMAL_THROTTLE_TIME_US].n
-                                       ? g->stats[GPUDIAG_M_THERMAL_THROTTLE_TIME_US].max / 1e6
-                                       : 0.0);
-        if (!wl && !isnan(g->throttle_counter_share) && g->throttle_counter_share > 0)
-            wl += (size_t)snprintf(why, sizeof why, "clock event reason counters: %.0f %% of the time between snapshots",
-                                   100 * g->throttle_counter_share);
-        if (!wl)
-            snprintf(why, sizeof why, "SM clock below 90 %% of max under load");
-        gd_fb_text(b, f,
-             isnan(g->throttle_share) || g->throttle_share == 0
-                 ? gd_format("%s: clocks held down (%s)", gpus, why)
-                 : gd_format("%s: clocks held down (%s) in %.0f %% of samples", gpus, why, 100 * g->throttle_share),
-             hw ? gd_format("Hardware or thermal slowdown: fix cooling, airflow, power delivery or the board before "
-                            "tuning the model (check nvidia-smi -q -d PERFORMANCE,TEMPERATURE; dcgmi diag).")
-             : pv ? gd_format("The power limit holds the clocks down for much of the time: check power.limit against "
-                              "power.max_limit (nvidia-smi -pl), the PSU and cooling; expect the clock, not the "
-                              "model, to set the speed until then.")
-                : gd_format("SW power cap while the GPU is busy is normal on air-cooled boards; it matters if power "
-                            "is far below the limit or utilisation is low. Check power.limit (nvidia-smi -pl) and "
-                            "consider locking clocks (nvidia-smi -lgc) for steadier throughput."));
-    }
-    if (list_gpus(s, pick_pcie, gpus, sizeof gpus, &first)) {
-        const gpudiag_gpu_summary *g = &s->gpus[first];
-        f = add(b, GD_S_pcie_link_degraded, GPUDIAG_SEV_MEDIUM);
-        gd_fb_ev(f, "gpu_index", g->index);
-        gd_fb_ev(f, "pcie_gen", g->stats[GPUDIAG_M_PCIE_GEN].min);
-        gd_fb_ev(f, "pcie_gen_max", g->stats[GPUDIAG_M_PCIE_GEN_MAX].max);
-        gd_fb_ev(f, "pcie_width", g->stats[GPUDIAG_M_PCIE_WIDTH].min);
-        gd_fb_ev(f, "pcie_width_max", g->stats[GPUDIAG_M_PCIE_WIDTH_MAX].max);
-        gd_fb_text(b, f, gd_format("%s: PCIe link below its maximum generation or width under load", gpus),
-             gd_format("Reseat the card or riser, check the slot (x16, BIOS link speed), and nvidia-smi -q -d PCI "
-                       "for replays; host-device copies run at the degraded rate."));
-    }
-    if (s->first_skipped_line > 0) {
-        f = add(b, GD_S_input_skipped_rows, GPUDIAG_SEV_INFO);
-        gd_fb_ev(f, "skipped_rows", (double)s->skipped_rows);
-        gd_fb_ev(f, "first_line", (double)s->first_skipped_line);
-        gd_fb_text(b, f,
-             gd_format("%llu data row(s) could not be read (first at line %lld) and were left out",
-                       (unsigned long long)s->skipped_rows, (long long)s->first_skipped_line),
-             gd_format("Rows whose column count differs from the header, or whose values are not numbers; check "
-                       "the log was not cut or two logs interleaved."));
-    }
-    if (s->invalid_values > 0) {
-        f = add(b, GD_S_input_invalid_values, GPUDIAG_SEV_INFO);
-        gd_fb_ev(f, "invalid_values", (double)s->invalid_values);
-        gd_fb_ev(f, "first_line", (double)s->first_invalid_line);
-        gd_fb_text(b, f,
-             gd_format("%llu value(s) outside their metric's range were read as missing (first at line %lld)",
-                       (unsigned long long)s->invalid_values, (long long)s->first_invalid_line),
-             gd_format("A utilisation below 0 or above 100 %%, a negative memory, power or clock, what no GPU "
-                       "reads (a temperature above 150 C, an SM clock above 5 GHz, power above twice the board "
-                       "limit), NaN/inf, or a GPU id that is no index: a broken sensor, a driver hiccup, or a log "
-                       "edited or merged by hand. The rest of each row was kept (a row whose GPU id is invalid "
-                       "cannot be placed and was left out); the statistics leave these values out."));
-    }
-    if (list_gpus(s, pick_prof_unreported, gpus, sizeof gpus, &first)) {
-        const gpudiag_gpu_summary *g = &s->gpus[first];
-        f = add(b, GD_S_input_profiling_unreported, GPUDIAG_SEV_MEDIUM);
-        gd_fb_ev(f, "gpu_index", g->index);
-        gd_fb_ev(f, "gpu_util_median", g->stats[GPUDIAG_M_GPU_UTIL].median);
-        gd_fb_text(b, f,
-             gd_format("%s: SM/GR engine/tensor active read 0 in every sample while GPU-Util's median is %.0f %%: "
-                       "profiling metrics not reported, read as missing (GPU-Util used instead)",
-                       gpus, 100 * g->stats[GPUDIAG_M_GPU_UTIL].median),
-             gd_format("DCGM's profiling module stopped sampling (a known dcgm-exporter fault after long uptimes, "
-                       "or another profiler holding the counters, e.g. Nsight or a second DCGM). Check with "
-                       "`dcgmi dmon -e 1001,1002 -c 5` on the node; running it re-arms the fields; restart the "
-                       "exporter if it does not. Until then GPU-Util only says a kernel was running."));
-    }
-    if (s->header_changes > 0) {
-        f = add(b, GD_S_input_header_changed, GPUDIAG_SEV_INFO);
-        gd_fb_ev(f, "header_changes", (double)s->header_changes);
-        gd_fb_ev(f, "first_line", (double)s->first_header_change_line);
-        gd_fb_text(b, f,
-             gd_format("the column header changed %llu time(s) mid-file (first at line %lld); later rows were read "
-                       "with the new columns",
-                       (unsigned long long)s->header_changes, (long long)s->first_header_change_line),
-             gd_format("Two logging runs with different fields were appended to one file. Metrics that only one "
-                       "part has are missing in the other; split the file if the two runs are different jobs."));
-    }
-    if (s->ignored_columns[0]) {
-        f = add(b, GD_S_input_columns_ignored, GPUDIAG_SEV_INFO);
-        gd_fb_text(b, f, gd_format("columns not used by the diagnosis: %s", s->ignored_columns),
-             gd_format("Fields gpudiag has no metric for (or does not know) were read past, not rejected. The "
-                       "DCGM fields it uses are listed in docs/DEFINITIONS.md \"Monitoring series\"."));
-    }
-    if (list_gpus(s, pick_idle_allocated, gpus, sizeof gpus, &first)) {
-        const gpudiag_gpu_summary *g = &s->gpus[first];
-        f = add(b, GD_S_idle_gpu_allocated, GPUDIAG_SEV_MEDIUM);
-        gd_fb_ev(f, "gpu_index", g->index);
-        gd_fb_ev(f, "compute_max", cs(g)->max);
-        gd_fb_ev(f, "pods", (double)g->pods);
-        gd_fb_text(b, f,
-             gd_format("%s: allocated but idle: held by a pod, no work in the whole log (%s at most %.0f %%)", gpus,
-                       gpudiag_metric_name(g->compute_metric), 100 * cs(g)->max),
-             gd_format("Kubernetes pod %s%s%s holds this GPU (or MIG instance) and never used it while the log ran: "
-                       "check what it runs (kubectl describe pod%s%s %s); an idle notebook or a finished job still "
-                       "holding its nvidia.com/gpu (or MIG) request keeps the device from other work: scale it down "
-                       "or give the request back.",
-                       g->k8s_namespace, g->k8s_namespace[0] ? "/" : "", g->pod, g->k8s_namespace[0] ? " -n " : "",
-                       g->k8s_namespace, g->pod));
-    }
-    size_t nidle;
-    if ((nidle = list_gpus(s, pick_idle_mem, gpus, sizeof gpus, &first))) {
-        const gpudiag_gpu_summary *g = &s->gpus[first];
-        /* k of the log's N GPUs reserved but idle: putting them to work (linear scaling) would cut
-         * the run time by up to k ÷ N */
-        /* freeing or using an idle GPU does not shorten anyone's step: no step-time gain; its cost
-         * is the GPUs wasted (DEFINITIONS "Estimated gain of monitoring findings") */
-        size_t nphys = 0;
-        for (size_t i = 0; i < s->gpu_count; i++)
-            nphys += s->gpus[i].kind == GPUDIAG_ENTITY_GPU;
-        f = add(b, GD_S_idle_gpu_holding_memory, GPUDIAG_SEV_MEDIUM);
-        gd_fb_ev(f, "gpus_wasted", (double)nidle);
-        gd_fb_ev(f, "gpu_count", (double)nphys);
-        gd_fb_ev(f, "gpu_index", g->index);
-        gd_fb_ev(f, "mem_used_bytes", g->stats[GPUDIAG_M_MEM_USED_BYTES].median);
-        gd_fb_ev(f, "mem_used_share", g->mem_used_share);
-        gd_fb_ev(f, "compute_p95", cs(g)->p95);
-        gd_fb_text(b, f, gd_format("%s: memory held (%.0f MiB) but no work: %zu of %zu GPU%s wasted", gpus,
-                             g->stats[GPUDIAG_M_MEM_USED_BYTES].median / 1048576.0, nidle, nphys,
-                             nphys == 1 ? "" : "s"),
-             g->pod[0]
-                 ? gd_format("Kubernetes pod %s%s%s holds the GPU and does not use it: check what it runs (kubectl "
-                             "describe pod%s%s %s), then give the GPU back (scale it down, or lower its "
-                             "nvidia.com/gpu request); in a training job, a rank started with more GPUs than it "
-                             "uses (--num_gpus / CUDA_VISIBLE_DEVICES / world size) or a context created on the wrong "
-                             "device (torch.cuda.set_device before any CUDA call) does the same.",
-                             g->k8s_namespace, g->k8s_namespace[0] ? "/" : "", g->pod, g->k8s_namespace[0] ? " -n " : "",
-                             g->k8s_namespace, g->pod)
-                 : gd_format("A process reserved the GPU and does not use it: a job started with more GPUs than it "
-                       "uses (check --num_gpus / CUDA_VISIBLE_DEVICES / world size), a context created on the wrong "
-                       "device (torch.cuda.set_device before any CUDA call), or a stale process (nvidia-smi "
-                       "--query-compute-apps=pid,used_memory --format=csv)."));
-    }
+    char why[320] = "";
+    size_t wl = 0;
+    static const struct {
+        uint64_t bit;
+        const char *name;
+    } names[] = {{GPUDIAG_REASON_SW_POWER_CAP, "SW power cap"}, {GPUDIAG_REASON_HW_SLOWDOWN, "HW slowdown"},
+                 {GPUDIAG_REASON_HW_THERMAL, "HW thermal slowdown"}, {GPUDIAG_REASON_SW_THERMAL, "SW thermal slowdown"},
+                 {GPUDIAG_REASON_HW_POWER_BRAKE, "HW power brake"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (g->reasons_any & names[i].bit)
+            wl += (size_t)snprintf(why + wl, sizeof why - wl, "%s%s", wl ? ", " : "", names[i].name);
+    if (!wl && !isnan(g->stats[GPUDIAG_M_POWER_VIOLATION].max) && g->stats[GPUDIAG_M_POWER_VIOLATION].max > 0)
+        wl += (size_t)snprintf(why, sizeof why, "power violation up to %.0f %%",
+                               100 * g->stats[GPUDIAG_M_POWER_VIOLATION].max);
+    if (!wl && !isnan(g->stats[GPUDIAG_M_THERMAL_VIOLATION].max) && g->stats[GPUDIAG_M_THERMAL_VIOLATION].max > 0)
+        wl += (size_t)snprintf(why, sizeof why, "thermal violation");
+    if (!isnan(g->temp_at_slowdown_share) && g->temp_at_slowdown_share > 0 && wl + 80 < sizeof why)
+        wl += (size_t)snprintf(why + wl, sizeof why - wl, "%sGPU at %.0f C, slowdown temperature %.0f C", wl ? ", " : "",
+                               g->stats[GPUDIAG_M_TEMP_C].max, g->stats[GPUDIAG_M_TEMP_SLOWDOWN_C].min);
+    if (counters_since_load(g) && wl + 100 < sizeof why)
+        wl += (size_t)snprintf(why + wl, sizeof why - wl,
+                               "%sreason counters: %.1f s since the driver loaded, %.1f s of it thermal or HW",
+                               wl ? "; " : "", g->stats[GPUDIAG_M_THROTTLE_TIME_US].max / 1e6,
+                               g->stats[GPUDIAG_M_THERMAL_THROTTLE_TIME_US].n
+                                   ? g->stats[GPUDIAG_M_THERMAL_THROTTLE_TIME_US].max / 1e6
+                                   : 0.0);
+    if (!wl && !isnan(g->throttle_counter_share) && g->throttle_counter_share > 0)
+        wl += (size_t)snprintf(why, sizeof why, "clock event reason counters: %.0f %% of the time between snapshots",
+                               100 * g->throttle_counter_share);
+    if (!wl)
+        snprintf(why, sizeof why, "SM clock below 90 %% of max under load");
+    gd_fb_text(b, f,
+         isnan(g->throttle_share) || g->throttle_share == 0
+             ? gd_format("%s: clocks held down (%s)", gpus, why)
+             : gd_format("%s: clocks held down (%s) in %.0f %% of samples", gpus, why, 100 * g->throttle_share),
+         hw ? gd_format("Hardware or thermal slowdown: fix cooling, airflow, power delivery or the board before "
+                        "tuning the model (check nvidia-smi -q -d PERFORMANCE,TEMPERATURE; dcgmi diag).")
+         : pv ? gd_format("The power limit holds the clocks down for much of the time: check power.limit against "
+                          "power.max_limit (nvidia-smi -pl), the PSU and cooling; expect the clock, not the "
+                          "model, to set the speed until then.")
+            : gd_format("SW power cap while the GPU is busy is normal on air-cooled boards; it matters if power "
+                        "is far below the limit or utilisation is low. Check power.limit (nvidia-smi -pl) and "
+                        "consider locking clocks (nvidia-smi -lgc) for steadier throughput."));
+}
+
+static void rule_pcie_link_degraded(sbuild *b, gpudiag_series_summary *s)
+{
+    char gpus[2048];
+    size_t first = 0;
+    if (!list_gpus(s, pick_pcie, gpus, sizeof gpus, &first))
+        return;
+    const gpudiag_gpu_summary *g = &s->gpus[first];
+    gpudiag_finding *f = add(b, GD_S_pcie_link_degraded, GPUDIAG_SEV_MEDIUM);
+    gd_fb_ev(f, "gpu_index", g->index);
+    gd_fb_ev(f, "pcie_gen", g->stats[GPUDIAG_M_PCIE_GEN].min);
+    gd_fb_ev(f, "pcie_gen_max", g->stats[GPUDIAG_M_PCIE_GEN_MAX].max);
+    gd_fb_ev(f, "pcie_width", g->stats[GPUDIAG_M_PCIE_WIDTH].min);
+    gd_fb_ev(f, "pcie_width_max", g->stats[GPUDIAG_M_PCIE_WIDTH_MAX].max);
+    gd_fb_text(b, f, gd_format("%s: PCIe link below its maximum generation or width under load", gpus),
+         gd_format("Reseat the card or riser, check the slot (x16, BIOS link speed), and nvidia-smi -q -d PCI "
+                   "for replays; host-device copies run at the degraded rate."));
+}
+
+static void rule_input_skipped_rows(sbuild *b, gpudiag_series_summary *s)
+{
+    if (!(s->first_skipped_line > 0))
+        return;
+    gpudiag_finding *f = add(b, GD_S_input_skipped_rows, GPUDIAG_SEV_INFO);
+    gd_fb_ev(f, "skipped_rows", (double)s->skipped_rows);
+    gd_fb_ev(f, "first_line", (double)s->first_skipped_line);
+    gd_fb_text(b, f,
+         gd_format("%llu data row(s) could not be read (first at line %lld) and were left out",
+                   (unsigned long long)s->skipped_rows, (long long)s->first_skipped_line),
+         gd_format("Rows whose column count differs from the header, or whose values are not numbers; check "
+                   "the log was not cut or two logs interleaved."));
+}
+
+static void rule_input_invalid_values(sbuild *b, gpudiag_series_summary *s)
+{
+    if (!(s->invalid_values > 0))
+        return;
+    gpudiag_finding *f = add(b, GD_S_input_invalid_values, GPUDIAG_SEV_INFO);
+    gd_fb_ev(f, "invalid_values", (double)s->invalid_values);
+    gd_fb_ev(f, "first_line", (double)s->first_invalid_line);
+    gd_fb_text(b, f,
+         gd_format("%llu value(s) outside their metric's range were read as missing (first at line %lld)",
+                   (unsigned long long)s->invalid_values, (long long)s->first_invalid_line),
+         gd_format("A utilisation below 0 or above 100 %%, a negative memory, power or clock, what no GPU "
+                   "reads (a temperature above 150 C, an SM clock above 5 GHz, power above twice the board "
+                   "limit), NaN/inf, or a GPU id that is no index: a broken sensor, a driver hiccup, or a log "
+                   "edited or merged by hand. The rest of each row was kept (a row whose GPU id is invalid "
+                   "cannot be placed and was left out); the statistics leave these values out."));
+}
+
+static void rule_input_profiling_unreported(sbuild *b, gpudiag_series_summary *s)
+{
+    char gpus[2048];
+    size_t first = 0;
+    if (!list_gpus(s, pick_prof_unreported, gpus, sizeof gpus, &first))
+        return;
+    const gpudiag_gpu_summary *g = &s->gpus[first];
+    gpudiag_finding *f = add(b, GD_S_input_profiling_unreported, GPUDIAG_SEV_MEDIUM);
+    gd_fb_ev(f, "gpu_index", g->index);
+    gd_fb_ev(f, "gpu_util_median", g->stats[GPUDIAG_M_GPU_UTIL].median);
+    gd_fb_text(b, f,
+         gd_format("%s: SM/GR engine/tensor active read 0 in every sample while GPU-Util's median is %.0f %%: "
+                   "profiling metrics not reported, read as missing (GPU-Util used instead)",
+                   gpus, 100 * g->stats[GPUDIAG_M_GPU_UTIL].median),
+         gd_format("DCGM's profiling module stopped sampling (a known dcgm-exporter fault after long uptimes, "
+                   "or another profiler holding the counters, e.g. Nsight or a second DCGM). Check with "
+                   "`dcgmi dmon -e 1001,1002 -c 5` on the node; running it re-arms the fields; restart the "
+                   "exporter if it does not. Until then GPU-Util only says a kernel was running."));
+}
+
+static void rule_input_header_changed(sbuild *b, gpudiag_series_summary *s)
+{
+    if (!(s->header_changes > 0))
+        return;
+    gpudiag_finding *f = add(b, GD_S_input_header_changed, GPUDIAG_SEV_INFO);
+    gd_fb_ev(f, "header_changes", (double)s->header_changes);
+    gd_fb_ev(f, "first_line", (double)s->first_header_change_line);
+    gd_fb_text(b, f,
+         gd_format("the column header changed %llu time(s) mid-file (first at line %lld); later rows were read "
+                   "with the new columns",
+                   (unsigned long long)s->header_changes, (long long)s->first_header_change_line),
+         gd_format("Two logging runs with different fields were appended to one file. Metrics that only one "
+                   "part has are missing in the other; split the file if the two runs are different jobs."));
+}
+
+static void rule_input_columns_ignored(sbuild *b, gpudiag_series_summary *s)
+{
+    if (!s->ignored_columns[0])
+        return;
+    gpudiag_finding *f = add(b, GD_S_input_columns_ignored, GPUDIAG_SEV_INFO);
+    gd_fb_text(b, f, gd_format("columns not used by the diagnosis: %s", s->ignored_columns),
+         gd_format("Fields gpudiag has no metric for (or does not know) were read past, not rejected. The "
+                   "DCGM fields it uses are listed in docs/DEFINITIONS.md \"Monitoring series\"."));
+}
+
+static void rule_idle_gpu_allocated(sbuild *b, gpudiag_series_summary *s)
+{
+    char gpus[2048];
+    size_t first = 0;
+    if (!list_gpus(s, pick_idle_allocated, gpus, sizeof gpus, &first))
+        return;
+    const gpudiag_gpu_summary *g = &s->gpus[first];
+    gpudiag_finding *f = add(b, GD_S_idle_gpu_allocated, GPUDIAG_SEV_MEDIUM);
+    gd_fb_ev(f, "gpu_index", g->index);
+    gd_fb_ev(f, "compute_max", cs(g)->max);
+    gd_fb_ev(f, "pods", (double)g->pods);
+    gd_fb_text(b, f,
+         gd_format("%s: allocated but idle: held by a pod, no work in the whole log (%s at most %.0f %%)", gpus,
+                   gpudiag_metric_name(g->compute_metric), 100 * cs(g)->max),
+         gd_format("Kubernetes pod %s%s%s holds this GPU (or MIG instance) and never used it while the log ran: "
+                   "check what it runs (kubectl describe pod%s%s %s); an idle notebook or a finished job still "
+                   "holding its nvidia.com/gpu (or MIG) request keeps the device from other work: scale it down "
+                   "or give the request back.",
+                   g->k8s_namespace, g->k8s_namespace[0] ? "/" : "", g->pod, g->k8s_namespace[0] ? " -n " : "",
+                   g->k8s_namespace, g->pod));
+}
+
+static void rule_idle_gpu_holding_memory(sbuild *b, gpudiag_series_summary *s)
+{
+    char gpus[2048];
+    size_t first = 0;
+    size_t nidle = list_gpus(s, pick_idle_mem, gpus, sizeof gpus, &first);
+    if (!nidle)
+        return;
+    const gpudiag_gpu_summary *g = &s->gpus[first];
+    /* k of the log's N GPUs reserved but idle: putting them to work (linear scaling) would cut
+     * the run time by up to k ÷ N */
+    /* freeing or using an idle GPU does not shorten anyone's step: no step-time gain; its cost
+     * is the GPUs wasted (DEFINITIONS "Estimated gain of monitoring findings") */
+    size_t nphys = 0;
+    for (size_t i = 0; i < s->gpu_count; i++)
+        nphys += s->gpus[i].kind == GPUDIAG_ENTITY_GPU;
+    gpudiag_finding *f = add(b, GD_S_idle_gpu_holding_memory, GPUDIAG_SEV_MEDIUM);
+    gd_fb_ev(f, "gpus_wasted", (double)nidle);
+    gd_fb_ev(f, "gpu_count", (double)nphys);
+    gd_fb_ev(f, "gpu_index", g->index);
+    gd_fb_ev(f, "mem_used_bytes", g->stats[GPUDIAG_M_MEM_USED_BYTES].median);
+    gd_fb_ev(f, "mem_used_share", g->mem_used_share);
+    gd_fb_ev(f, "compute_p95", cs(g)->p95);
+    gd_fb_text(b, f, gd_format("%s: memory held (%.0f MiB) but no work: %zu of %zu GPU%s wasted", gpus,
+                         g->stats[GPUDIAG_M_MEM_USED_BYTES].median / 1048576.0, nidle, nphys,
+                         nphys == 1 ? "" : "s"),
+         g->pod[0]
+             ? gd_format("Kubernetes pod %s%s%s holds the GPU and does not use it: check what it runs (kubectl "
+                         "describe pod%s%s %s), then give the GPU back (scale it down, or lower its "
+                         "nvidia.com/gpu request); in a training job, a rank started with more GPUs than it "
+                         "uses (--num_gpus / CUDA_VISIBLE_DEVICES / world size) or a context created on the wrong "
+                         "device (torch.cuda.set_device before any CUDA call) does the same.",
+                         g->k8s_namespace, g->k8s_namespace[0] ? "/" : "", g->pod, g->k8s_namespace[0] ? " -n " : "",
+                         g->k8s_namespace, g->pod)
+             : gd_format("A process reserved the GPU and does not use it: a job started with more GPUs than it "
+                   "uses (check --num_gpus / CUDA_VISIBLE_DEVICES / world size), a context created on the wrong "
+                   "device (torch.cuda.set_device before any CUDA call), or a stale process (nvidia-smi "
+                   "--query-compute-apps=pid,used_memory --format=csv)."));
+}
+
+/* The rules in the catalogue's order (series_findings.def's rule column). */
+static void (*const series_rules[GD_S_COUNT])(sbuild *b, gpudiag_series_summary *s) = {
+#define GD_SFINDING(id, kind, bn, rule) rule,
+#include "diagnose/series_findings.def"
+#undef GD_SFINDING
+};
+
+static void rules(sbuild *b, gpudiag_series_summary *s)
+{
+    for (size_t i = 0; i < GD_S_COUNT; i++)
+        series_rules[i](b, s);
 }
 
 static const char *bn_sentence(gpudiag_bottleneck bn)

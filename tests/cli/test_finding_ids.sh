@@ -10,8 +10,9 @@
 #     be used in some C file (a row no rule emits fails), and its kind and
 #     bottleneck must agree with the FINDINGS.md rows of that id (CAUSE <=>
 #     "cause ..."; NOTE => "input ..."; "-> `bn`" or a bare "`bn`" => that
-#     bottleneck); a GD_FINDING row's rule column must name the function
-#     in src/diagnose/*.c whose body emits GD_F_<id>;
+#     bottleneck); a row's rule column (GD_FINDING's 4th, GD_SFINDING's 4th)
+#     must name the function in src/diagnose/*.c whose body emits
+#     GD_F_<id> / GD_S_<id>;
 #   gd_fb_add(B, "id", ...); f->id = "id" (the cluster findings);
 #   gd_fb_add(B, ID, ...) where ID is a parameter of a wrapper function W:
 #     every call W(B, "id", ...) in that file;
@@ -54,16 +55,17 @@ for p, i in sorted(set(catalogue) - used):
 rules_c = "\n".join(open(p, encoding="utf-8").read()
                     for p in sorted(glob.glob(os.path.join(src, "src", "diagnose", "*.c"))))
 ndef = 0
-for m in re.finditer(r'^GD_FINDING\(\s*([a-z][a-z0-9_]*)\s*,\s*\w+\s*,\s*\w+\s*,\s*(\w+)',
-                     open(os.path.join(src, "src", "diagnose", "findings.def"), encoding="utf-8").read(), re.M):
-    ndef += 1
-    fn = re.search(r'^(?:static )?void ' + m.group(2) + r'\([^)]*\)\n\{\n(.*?)^\}', rules_c, re.M | re.S)
-    if not fn:
-        bad.append("catalogue row %s: rule %s is not a function in src/diagnose" % (m.group(1), m.group(2)))
-    elif not re.search(r'\bGD_F_' + m.group(1) + r'\b', fn.group(1)):
-        bad.append("catalogue row %s: rule %s does not emit GD_F_%s" % (m.group(1), m.group(2), m.group(1)))
-if ndef < 30:
-    bad.append("only %d GD_FINDING rows with a rule column: the reader is broken" % ndef)
+for def_name, prefix in (("findings.def", "GD_F_"), ("series_findings.def", "GD_S_")):
+    for m in re.finditer(r'^GD_S?FINDING\(\s*([a-z][a-z0-9_]*)\s*,\s*\w+\s*,\s*\w+\s*,\s*(\w+)',
+                         open(os.path.join(src, "src", "diagnose", def_name), encoding="utf-8").read(), re.M):
+        ndef += 1
+        fn = re.search(r'^(?:static )?void ' + m.group(2) + r'\([^)]*\)\n\{\n(.*?)^\}', rules_c, re.M | re.S)
+        if not fn:
+            bad.append("catalogue row %s: rule %s is not a function in src/diagnose" % (m.group(1), m.group(2)))
+        elif not re.search(r'\b' + prefix + m.group(1) + r'\b', fn.group(1)):
+            bad.append("catalogue row %s: rule %s does not emit %s%s" % (m.group(1), m.group(2), prefix, m.group(1)))
+if ndef < 45:
+    bad.append("only %d GD_FINDING/GD_SFINDING rows with a rule column: the reader is broken" % ndef)
 for path in sorted(glob.glob(os.path.join(src, "src", "**", "*.c"), recursive=True)):
     text = open(path, encoding="utf-8").read()
     if path.endswith(os.path.join("diagnose", "fbuild.c")):
