@@ -17,6 +17,11 @@
 
 /* The documented exit codes: util/exit_codes.h, one list for every command. */
 
+/* A command parses its argv into a settings struct first, then acts: the
+ * parse returns GD_PARSE_GO to go on, or the exit status to end with
+ * (--help: GD_EXIT_OK; a usage error it has said: GD_EXIT_USAGE). */
+#define GD_PARSE_GO (-1)
+
 /* gpudiag analyze PATH... (cmd_analyze.c): argv[0] is "analyze"; parses its
  * options, reads and analyzes every PATH, prints the reports; returns the
  * exit status (GD_EXIT_FINDINGS when --fail-on matched, GD_EXIT_NOMATCH
