@@ -245,44 +245,56 @@ out:
     return rc;
 }
 
-int gd_cmd_run(int argc, char **argv)
+/* What the command line asked for. */
+typedef struct run_settings {
+    double interval;     /* seconds between samples */
+    const char *output, *gpus, *backend, *json, *html; /* NULL unless given (borrowed from argv) */
+    int quiet;
+    char **cmd;          /* CMD and its arguments: argv's NULL-terminated tail */
+} run_settings;
+
+static const struct option run_longopts[] = {
+    {"interval", required_argument, NULL, 'i'},
+    {"output", required_argument, NULL, 'o'},
+    {"gpus", required_argument, NULL, R_OPT_GPUS},
+    {"quiet", no_argument, NULL, 'q'},
+    {"json", required_argument, NULL, R_OPT_JSON},
+    {"html", required_argument, NULL, R_OPT_HTML},
+    {"backend", required_argument, NULL, R_OPT_BACKEND},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Parse argv into *o and check the output files.  GD_PARSE_GO to go on, else
+ * the exit status (GD_EXIT_OK for --help; GD_EXIT_USAGE, or
+ * GD_EXIT_RUN_FAILED for a report file that could not be written, after a
+ * message). */
+static int parse_run(int argc, char **argv, run_settings *o)
 {
-    static const struct option longopts[] = {
-        {"interval", required_argument, NULL, 'i'},
-        {"output", required_argument, NULL, 'o'},
-        {"gpus", required_argument, NULL, R_OPT_GPUS},
-        {"quiet", no_argument, NULL, 'q'},
-        {"json", required_argument, NULL, R_OPT_JSON},
-        {"html", required_argument, NULL, R_OPT_HTML},
-        {"backend", required_argument, NULL, R_OPT_BACKEND},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    double interval = 0.5;
-    const char *output = NULL, *gpus = NULL, *backend = NULL, *json = NULL, *html = NULL;
-    int quiet = 0;
+    memset(o, 0, sizeof *o);
+    o->interval = 0.5;
     optind = 1;
     opterr = 0;
     int c;
     gd_once once; /* single-valued options given twice are refused */
-    gd_once_init(&once, longopts);
-    while ((c = getopt_long(argc, argv, "+:i:o:qh", longopts, NULL)) != -1) {
+    gd_once_init(&once, run_longopts);
+    while ((c = getopt_long(argc, argv, "+:i:o:qh", run_longopts, NULL)) != -1) {
         if (gd_once_check(&once, c, optarg) < 0)
             return GD_EXIT_USAGE;
         switch (c) {
         case 'i':
-            if (gd_live_time_option("interval", optarg, &interval) != 0)
+            if (gd_live_time_option("interval", optarg, &o->interval) != 0)
                 return GD_EXIT_USAGE;
             break;
-        case 'o': output = optarg; break;
-        case 'q': quiet = 1; break;
-        case R_OPT_GPUS: gpus = optarg; break;
-        case R_OPT_JSON: json = optarg; break;
-        case R_OPT_HTML: html = optarg; break;
-        case R_OPT_BACKEND: backend = optarg; break;
+        case 'o': o->output = optarg; break;
+        case 'q': o->quiet = 1; break;
+        case R_OPT_GPUS: o->gpus = optarg; break;
+        case R_OPT_JSON: o->json = optarg; break;
+        case R_OPT_HTML: o->html = optarg; break;
+        case R_OPT_BACKEND: o->backend = optarg; break;
         case 'h': usage_run(stdout); return GD_EXIT_OK;
         default:
-            return gd_bad_option("run", c, argv, longopts);
+            return gd_bad_option("run", c, argv, run_longopts);
         }
     }
     char **cmd = argv + optind;
@@ -295,125 +307,138 @@ int gd_cmd_run(int argc, char **argv)
         fprintf(stderr, "gpudiag: error: run needs a command: gpudiag run [OPTIONS] -- CMD [ARGS...]\n");
         return GD_EXIT_USAGE;
     }
-    {
-        static const char *const names[] = {"--output", "--json", "--html"};
-        const char *outs[] = {output, json, html};
-        if (gd_check_outputs(names, outs, 3, NULL, 0) != 0)
-            return GD_EXIT_USAGE;
-        /* the reports are written when CMD ends, maybe hours later: check them now
-         * (the sample log is created at once and says so itself) */
-        const char *late[] = {NULL, json, html};
-        if (gd_check_writable(names, late, 3) != 0)
-            return GD_EXIT_RUN_FAILED;
-    }
+    o->cmd = cmd;
+    static const char *const names[] = {"--output", "--json", "--html"};
+    const char *outs[] = {o->output, o->json, o->html};
+    if (gd_check_outputs(names, outs, 3, NULL, 0) != 0)
+        return GD_EXIT_USAGE;
+    /* the reports are written when CMD ends, maybe hours later: check them now
+     * (the sample log is created at once and says so itself) */
+    const char *late[] = {NULL, o->json, o->html};
+    if (gd_check_writable(names, late, 3) != 0)
+        return GD_EXIT_RUN_FAILED;
+    return GD_PARSE_GO;
+}
 
-    int code = GD_EXIT_OK;
-    gpudiag_sampler *s = gd_live_open(backend, &code);
-    if (!s)
-        return code;
-    size_t n = gpudiag_sampler_gpu_count(s);
-    int *sel = calloc(n, sizeof *sel);
-    int *used = calloc(n, sizeof *used);
-    gd_live_window *win = calloc(n, sizeof *win);
-    FILE *log = NULL;
+/* One run's state, from the sampler's opening to the report; gd_cmd_run
+ * frees it. */
+typedef struct run_state {
+    gpudiag_sampler *s;
+    size_t n;                /* GPUs the sampler sees */
+    int *sel, *used;         /* n each: sampled; a process of CMD was seen on it */
+    size_t nsel, nused, samples;
+    gd_live_window *win;     /* n */
+    FILE *log;
     char logname[512];
-    pid_t child = -1;
-    int status = 0;
+    char mpath[600];         /* the step-marker file */
+    int own_markers;         /* 1: ours (LOG.steps), 0: $GPUDIAG_MARKERS, -1: none this run */
     gd_markers mk;
-    memset(&mk, 0, sizeof mk);
-    run_hist hist = {NULL, NULL, NULL, 0, 0};
-    gpudiag_series *ser = NULL;
-    if (!sel || !used || !win) {
-        fprintf(stderr, "gpudiag: error: out of memory\n");
-        code = GD_EXIT_RUN_FAILED;
-        goto done;
-    }
+    run_hist hist;
+    gpudiag_series *ser;
+    pid_t child;
+    int status;              /* waitpid's */
+    sigset_t chld, old;      /* SIGCHLD; the mask before it was blocked */
+    double wall;             /* seconds CMD ran */
+} run_state;
+
+/* Which GPUs to sample: --gpus, else CUDA_VISIBLE_DEVICES, else all
+ * (st->sel, st->nsel).  GD_EXIT_OK, or GD_EXIT_USAGE after a message. */
+static int run_choose_gpus(const run_settings *o, run_state *st)
+{
     const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
-    if (gpus) {
+    if (o->gpus) {
         char why[256];
-        if (gd_live_select(s, gpus, sel, why, sizeof why) < 0) {
+        if (gd_live_select(st->s, o->gpus, st->sel, why, sizeof why) < 0) {
             fprintf(stderr, "gpudiag: error: --gpus: %s\n", why);
-            code = GD_EXIT_USAGE;
-            goto done;
+            return GD_EXIT_USAGE;
         }
-    } else if (cvd && select_cvd(s, cvd, sel) >= 0) {
+    } else if (cvd && select_cvd(st->s, cvd, st->sel) >= 0) {
         /* chosen by CUDA_VISIBLE_DEVICES (possibly none: CVD="" hides every GPU) */
     } else {
-        for (size_t i = 0; i < n; i++)
-            sel[i] = 1;
+        for (size_t i = 0; i < st->n; i++)
+            st->sel[i] = 1;
     }
-    size_t nsel = 0;
-    for (size_t i = 0; i < n; i++)
-        nsel += sel[i] != 0;
-    if (nsel == 0)
+    for (size_t i = 0; i < st->n; i++)
+        st->nsel += st->sel[i] != 0;
+    if (st->nsel == 0)
         fprintf(stderr, "gpudiag: warning: CUDA_VISIBLE_DEVICES='%s' hides every GPU: nothing to sample\n",
                 cvd ? cvd : "");
+    return GD_EXIT_OK;
+}
 
-    if (output) {
-        snprintf(logname, sizeof logname, "%s", output);
+/* Create the sample log (its header written), the series the report is
+ * made from, and the step-marker file ($GPUDIAG_MARKERS, set to LOG.steps
+ * when unset).  GD_EXIT_OK, or GD_EXIT_RUN_FAILED after a message. */
+static int run_open_log(const run_settings *o, run_state *st)
+{
+    if (o->output) {
+        snprintf(st->logname, sizeof st->logname, "%s", o->output);
     } else {
         time_t now = time(NULL);
         struct tm tm;
         localtime_r(&now, &tm);
-        strftime(logname, sizeof logname, "gpudiag-run-%Y%m%d-%H%M%S.csv", &tm);
+        strftime(st->logname, sizeof st->logname, "gpudiag-run-%Y%m%d-%H%M%S.csv", &tm);
     }
-    log = fopen(logname, "w");
-    if (!log) {
-        fprintf(stderr, "gpudiag: error: %s: cannot create the sample log: %s\n", logname, strerror(errno));
-        code = GD_EXIT_RUN_FAILED;
-        goto done;
+    st->log = fopen(st->logname, "w");
+    if (!st->log) {
+        fprintf(stderr, "gpudiag: error: %s: cannot create the sample log: %s\n", st->logname, strerror(errno));
+        return GD_EXIT_RUN_FAILED;
     }
-    gd_live_csv_header(log);
-    fflush(log);
-    if (gpudiag_series_new("nvml", &ser) != GPUDIAG_OK) {
+    gd_live_csv_header(st->log);
+    fflush(st->log);
+    if (gpudiag_series_new("nvml", &st->ser) != GPUDIAG_OK) {
         fprintf(stderr, "gpudiag: error: out of memory\n");
-        code = GD_EXIT_RUN_FAILED;
-        goto done;
+        return GD_EXIT_RUN_FAILED;
     }
-    ser->time_source = GPUDIAG_TIME_ABSOLUTE;
-    ser->interval_us = (int64_t)llround(interval * 1e6);
+    st->ser->time_source = GPUDIAG_TIME_ABSOLUTE;
+    st->ser->interval_us = (int64_t)llround(o->interval * 1e6);
 
     /* step markers: the script appends to $GPUDIAG_MARKERS (ours when unset) */
-    char mpath[600];
     const char *menv = getenv("GPUDIAG_MARKERS");
-    int own_markers = !(menv && menv[0]);
-    if (own_markers) {
-        snprintf(mpath, sizeof mpath, "%s.steps", logname);
-        FILE *mf = fopen(mpath, "w");
+    st->own_markers = !(menv && menv[0]);
+    if (st->own_markers) {
+        snprintf(st->mpath, sizeof st->mpath, "%s.steps", st->logname);
+        FILE *mf = fopen(st->mpath, "w");
         if (mf)
             fclose(mf);
-        if (!mf || setenv("GPUDIAG_MARKERS", mpath, 1) != 0)
-            own_markers = -1; /* no markers this run */
+        if (!mf || setenv("GPUDIAG_MARKERS", st->mpath, 1) != 0)
+            st->own_markers = -1; /* no markers this run */
     } else {
-        snprintf(mpath, sizeof mpath, "%s", menv);
+        snprintf(st->mpath, sizeof st->mpath, "%s", menv);
     }
-    gd_markers_init(&mk, mpath);
+    gd_markers_init(&st->mk, st->mpath);
+    return GD_EXIT_OK;
+}
 
+/* Start CMD with SIGCHLD blocked (st->old: the mask before).  GD_EXIT_OK
+ * when it runs (st->child); else, after a message, GD_EXIT_RUN_FAILED (pipe
+ * or fork failed) or GD_EXIT_RUN_NOTFOUND / GD_EXIT_RUN_NOEXEC (exec failed:
+ * the empty log and marker file are removed, the mask restored). */
+static int run_start(const run_settings *o, run_state *st)
+{
+    char **cmd = o->cmd;
     int pfd[2];
     if (pipe(pfd) != 0 || fcntl(pfd[0], F_SETFD, FD_CLOEXEC) != 0 || fcntl(pfd[1], F_SETFD, FD_CLOEXEC) != 0) {
         fprintf(stderr, "gpudiag: error: pipe: %s\n", strerror(errno));
-        code = GD_EXIT_RUN_FAILED;
-        goto done;
+        return GD_EXIT_RUN_FAILED;
     }
-    sigset_t chld, old;
-    sigemptyset(&chld);
-    sigaddset(&chld, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &chld, &old);
+    sigemptyset(&st->chld);
+    sigaddset(&st->chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &st->chld, &st->old);
     fflush(NULL);
-    child = fork();
-    if (child < 0) {
+    st->child = fork();
+    if (st->child < 0) {
         fprintf(stderr, "gpudiag: error: fork: %s\n", strerror(errno));
         close(pfd[0]);
         close(pfd[1]);
-        sigprocmask(SIG_SETMASK, &old, NULL);
-        code = GD_EXIT_RUN_FAILED;
-        goto done;
+        sigprocmask(SIG_SETMASK, &st->old, NULL);
+        return GD_EXIT_RUN_FAILED;
     }
-    if (child == 0) {
-        sigprocmask(SIG_SETMASK, &old, NULL);
+    if (st->child == 0) {
+        sigprocmask(SIG_SETMASK, &st->old, NULL);
         close(pfd[0]);
-        if (log)
-            close(fileno(log));
+        if (st->log)
+            close(fileno(st->log));
         execvp(cmd[0], cmd);
         int e = errno;
         ssize_t w = write(pfd[1], &e, sizeof e);
@@ -427,23 +452,60 @@ int gd_cmd_run(int argc, char **argv)
         got = read(pfd[0], &exec_errno, sizeof exec_errno);
     while (got < 0 && errno == EINTR);
     close(pfd[0]);
-    if (got == (ssize_t)sizeof exec_errno) {
-        while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-            ;
-        sigprocmask(SIG_SETMASK, &old, NULL);
-        int notfound = exec_errno == ENOENT || exec_errno == ENOTDIR;
-        fprintf(stderr, "gpudiag: error: %s: %s%s\n", cmd[0], notfound ? "command not found" : "cannot execute: ",
-                notfound ? "" : strerror(exec_errno));
-        fclose(log);
-        log = NULL;
-        (void)gd_remove_partial_output(logname); /* nothing was sampled */
-        if (own_markers > 0)
-            (void)gd_remove_partial_output(mpath);
-        code = notfound ? GD_EXIT_RUN_NOTFOUND : GD_EXIT_RUN_NOEXEC;
-        goto done;
-    }
+    if (got != (ssize_t)sizeof exec_errno)
+        return GD_EXIT_OK;
+    while (waitpid(st->child, &st->status, 0) < 0 && errno == EINTR)
+        ;
+    sigprocmask(SIG_SETMASK, &st->old, NULL);
+    int notfound = exec_errno == ENOENT || exec_errno == ENOTDIR;
+    fprintf(stderr, "gpudiag: error: %s: %s%s\n", cmd[0], notfound ? "command not found" : "cannot execute: ",
+            notfound ? "" : strerror(exec_errno));
+    fclose(st->log);
+    st->log = NULL;
+    (void)gd_remove_partial_output(st->logname); /* nothing was sampled */
+    if (st->own_markers > 0)
+        (void)gd_remove_partial_output(st->mpath);
+    return notfound ? GD_EXIT_RUN_NOTFOUND : GD_EXIT_RUN_NOEXEC;
+}
 
-    run_child_pid = child;
+/* One reading of every selected GPU: into the window, the history, the
+ * series and the log (*log_ok cleared, with a warning, when a write fails). */
+static void run_sample_once(run_state *st, int *log_ok)
+{
+    for (size_t i = 0; i < st->n; i++) {
+        if (!st->sel[i])
+            continue;
+        gpudiag_gpu_sample smp;
+        gpudiag_sampler_read(st->s, i, &smp, NULL);
+        gd_live_window_push(&st->win[i], &smp);
+        hist_add(&st->hist, smp.t_s, smp.gpu_util_pct, i);
+        if (gpudiag_series_append_sample(st->ser, gpudiag_sampler_gpu(st->s, i), &smp, NULL) == GPUDIAG_OK)
+            st->ser->rows++;
+        for (size_t k = 0; k < smp.process_count && !st->used[i]; k++)
+            if (in_tree((pid_t)smp.processes[k].pid, st->child))
+                st->used[i] = 1;
+        if (*log_ok) {
+            gd_live_csv_row(st->log, gpudiag_sampler_gpu(st->s, i), &smp);
+            if (ferror(st->log)) {
+                fprintf(stderr, "gpudiag: warning: %s: write failed (%s); sampling goes on without the log\n",
+                        st->logname, strerror(errno));
+                *log_ok = 0;
+            }
+        }
+    }
+    if (*log_ok && fflush(st->log) != 0) {
+        fprintf(stderr, "gpudiag: warning: %s: write failed (%s); sampling goes on without the log\n", st->logname,
+                strerror(errno));
+        *log_ok = 0;
+    }
+}
+
+/* Sample every interval until CMD exits (st->status, st->wall,
+ * st->samples), forwarding the signals sent to gpudiag meanwhile; then
+ * restore the signal handlers and mask and close the log. */
+static void run_sample_loop(const run_settings *o, run_state *st)
+{
+    run_child_pid = st->child;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = forward;
@@ -454,106 +516,125 @@ int gd_cmd_run(int argc, char **argv)
     for (size_t k = 0; k < sizeof fwd / sizeof fwd[0]; k++)
         sigaction(fwd[k], &sa, &saved[k]);
 
-    size_t samples = 0;
     int log_ok = 1, exited = 0;
     double t0 = gd_mono_s();
     while (!exited) {
         double tick = gd_mono_s();
-        for (size_t i = 0; i < n; i++) {
-            if (!sel[i])
-                continue;
-            gpudiag_gpu_sample smp;
-            gpudiag_sampler_read(s, i, &smp, NULL);
-            gd_live_window_push(&win[i], &smp);
-            hist_add(&hist, smp.t_s, smp.gpu_util_pct, i);
-            if (gpudiag_series_append_sample(ser, gpudiag_sampler_gpu(s, i), &smp, NULL) == GPUDIAG_OK)
-                ser->rows++;
-            for (size_t k = 0; k < smp.process_count && !used[i]; k++)
-                if (in_tree((pid_t)smp.processes[k].pid, child))
-                    used[i] = 1;
-            if (log_ok) {
-                gd_live_csv_row(log, gpudiag_sampler_gpu(s, i), &smp);
-                if (ferror(log)) {
-                    fprintf(stderr, "gpudiag: warning: %s: write failed (%s); sampling goes on without the log\n",
-                            logname, strerror(errno));
-                    log_ok = 0;
-                }
-            }
-        }
-        if (log_ok && fflush(log) != 0) {
-            fprintf(stderr, "gpudiag: warning: %s: write failed (%s); sampling goes on without the log\n", logname,
-                    strerror(errno));
-            log_ok = 0;
-        }
-        samples++;
-        if (own_markers >= 0)
-            gd_markers_poll(&mk, gd_wall_s());
+        run_sample_once(st, &log_ok);
+        st->samples++;
+        if (st->own_markers >= 0)
+            gd_markers_poll(&st->mk, gd_wall_s());
         /* wait for the next tick or the child's exit, whichever comes first */
         for (;;) {
-            pid_t w = waitpid(child, &status, WNOHANG);
-            if (w == child) {
+            pid_t w = waitpid(st->child, &st->status, WNOHANG);
+            if (w == st->child) {
                 exited = 1;
                 break;
             }
-            double left = tick + interval - gd_mono_s();
+            double left = tick + o->interval - gd_mono_s();
             if (left <= 0)
                 break;
             struct timespec ts = {(time_t)left, (long)((left - floor(left)) * 1e9)};
-            int sig = sigtimedwait(&chld, NULL, &ts);
+            int sig = sigtimedwait(&st->chld, NULL, &ts);
             if (sig < 0 && errno == EAGAIN)
                 break;
         }
     }
-    double wall = gd_mono_s() - t0;
-    if (own_markers >= 0)
-        gd_markers_poll(&mk, gd_wall_s());
+    st->wall = gd_mono_s() - t0;
+    if (st->own_markers >= 0)
+        gd_markers_poll(&st->mk, gd_wall_s());
     run_child_pid = 0;
     for (size_t k = 0; k < sizeof fwd / sizeof fwd[0]; k++)
         sigaction(fwd[k], &saved[k], NULL);
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    if (fclose(log) != 0 && log_ok)
-        fprintf(stderr, "gpudiag: warning: %s: %s\n", logname, strerror(errno));
-    log = NULL;
+    sigprocmask(SIG_SETMASK, &st->old, NULL);
+    if (fclose(st->log) != 0 && log_ok)
+        fprintf(stderr, "gpudiag: warning: %s: %s\n", st->logname, strerror(errno));
+    st->log = NULL;
+}
 
-    code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : GD_EXIT_RUN_FAILED;
-    size_t nused = 0;
-    for (size_t i = 0; i < n; i++)
-        nused += used[i] != 0;
-    if (!quiet) {
+/* After CMD exited: the summary line, the diagnosis and the per-step
+ * report on stderr, the report files.  Returns the exit status: CMD's
+ * (128 + N when signal N killed it), GD_EXIT_RUN_FAILED when CMD succeeded
+ * but the report failed. */
+static int run_finish(const run_settings *o, run_state *st)
+{
+    int status = st->status;
+    int code = WIFEXITED(status)     ? WEXITSTATUS(status)
+               : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
+                                     : GD_EXIT_RUN_FAILED;
+    for (size_t i = 0; i < st->n; i++)
+        st->nused += st->used[i] != 0;
+    size_t nsel = st->nsel, nused = st->nused, samples = st->samples;
+    if (!o->quiet) {
         /* one sample = one reading of every selected GPU: the count is per GPU */
         fprintf(stderr, "\ngpudiag run: %s %s after %.1f s (%zu GPU%s, %zu sample%s%s every %.0f ms), log: %s\n",
-                cmd[0], WIFSIGNALED(status) ? "was killed" : "exited", wall, nsel, nsel == 1 ? "" : "s", samples,
-                samples == 1 ? "" : "s", nsel > 1 ? " each" : "", interval * 1000.0, logname);
+                o->cmd[0], WIFSIGNALED(status) ? "was killed" : "exited", st->wall, nsel, nsel == 1 ? "" : "s",
+                samples, samples == 1 ? "" : "s", nsel > 1 ? " each" : "", o->interval * 1000.0, st->logname);
         if (nsel && nused == 0)
             fprintf(stderr, "gpudiag run: no process of the command was seen in NVML's process lists; "
                             "the diagnosis covers every sampled GPU\n");
     }
-    if (nsel > 0 && run_report(ser, s, sel, used, n, nused, logname, json, html, quiet) != 0 && code == 0)
+    if (nsel > 0 &&
+        run_report(st->ser, st->s, st->sel, st->used, st->n, nused, st->logname, o->json, o->html, o->quiet) != 0 &&
+        code == 0)
         code = GD_EXIT_RUN_FAILED;
-    if (!quiet && own_markers >= 0 && (mk.n > 0 || !own_markers)) {
+    if (!o->quiet && st->own_markers >= 0 && (st->mk.n > 0 || !st->own_markers)) {
+        run_hist *hist = &st->hist;
         size_t k = 0;
-        for (size_t i = 0; i < hist.n; i++) /* keep the diagnosed GPUs' samples */
-            if (nused == 0 || used[hist.gpu[i]]) {
-                hist.t[k] = hist.t[i];
-                hist.util[k] = hist.util[i];
+        for (size_t i = 0; i < hist->n; i++) /* keep the diagnosed GPUs' samples */
+            if (nused == 0 || st->used[hist->gpu[i]]) {
+                hist->t[k] = hist->t[i];
+                hist->util[k] = hist->util[i];
                 k++;
             }
-        gd_markers_report(&mk, hist.t, hist.util, k, stderr);
+        gd_markers_report(&st->mk, hist->t, hist->util, k, stderr);
     }
-    if (own_markers > 0 && mk.n == 0 && mk.bad == 0)
-        (void)gd_remove_partial_output(mpath); /* the command wrote no markers: leave no empty file */
+    if (st->own_markers > 0 && st->mk.n == 0 && st->mk.bad == 0)
+        (void)gd_remove_partial_output(st->mpath); /* the command wrote no markers: leave no empty file */
+    return code;
+}
 
-done:
-    if (log)
-        fclose(log);
-    gd_markers_free(&mk);
-    gpudiag_series_free(&ser);
-    free(hist.t);
-    free(hist.util);
-    free(hist.gpu);
-    free(sel);
-    free(used);
-    free(win);
-    gpudiag_sampler_free(&s);
+int gd_cmd_run(int argc, char **argv)
+{
+    run_settings o;
+    int code = parse_run(argc, argv, &o);
+    if (code != GD_PARSE_GO)
+        return code;
+    code = GD_EXIT_OK;
+    run_state st;
+    memset(&st, 0, sizeof st);
+    st.child = -1;
+    st.s = gd_live_open(o.backend, &code);
+    if (!st.s)
+        return code;
+    st.n = gpudiag_sampler_gpu_count(st.s);
+    st.sel = calloc(st.n, sizeof *st.sel);
+    st.used = calloc(st.n, sizeof *st.used);
+    st.win = calloc(st.n, sizeof *st.win);
+    if (!st.sel || !st.used || !st.win) {
+        fprintf(stderr, "gpudiag: error: out of memory\n");
+        code = GD_EXIT_RUN_FAILED;
+    }
+    if (code == GD_EXIT_OK)
+        code = run_choose_gpus(&o, &st);
+    if (code == GD_EXIT_OK)
+        code = run_open_log(&o, &st);
+    if (code == GD_EXIT_OK)
+        code = run_start(&o, &st);
+    if (code == GD_EXIT_OK) {
+        run_sample_loop(&o, &st);
+        code = run_finish(&o, &st);
+    }
+    if (st.log)
+        fclose(st.log);
+    gd_markers_free(&st.mk);
+    gpudiag_series_free(&st.ser);
+    free(st.hist.t);
+    free(st.hist.util);
+    free(st.hist.gpu);
+    free(st.sel);
+    free(st.used);
+    free(st.win);
+    gpudiag_sampler_free(&st.s);
     return code;
 }
