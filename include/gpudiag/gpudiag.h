@@ -580,6 +580,21 @@ typedef struct gpudiag_input_info {
     double duration_outlier_removed_us; /**< µs cut off them, summed */
 } gpudiag_input_info;
 
+/** Activation checkpointing seen in a trace: the kernels that re-run the forward
+ *  inside the backward (docs/DEFINITIONS.md "Memory savings and what they cost",
+ *  Recompute; JSON `memory_savings.recompute`).  Times in µs over the kernels
+ *  starting inside the steps span; NaN without steps. */
+typedef struct gpudiag_recompute_seen {
+    int detected;                 /**< 1: recompute windows, or checkpointing called in the forward */
+    uint64_t windows;             /**< recompute windows found (before merging), rules (a)+(b)+(c) */
+    uint64_t kernels;             /**< kernels launched inside them */
+    double recompute_us;          /**< their summed duration, µs */
+    double kernel_us;             /**< all kernels starting inside the steps span, µs */
+    double share_of_kernel_time;  /**< recompute_us ÷ kernel_us, 0..1; NaN when kernel_us is 0 */
+    double share_of_step;         /**< recompute_us per step ÷ mean step time, 0..1; NaN without steps */
+    double hfu;                   /**< MFU × kernel_us ÷ (kernel_us − recompute_us); NaN without MFU or recompute */
+} gpudiag_recompute_seen;
+
 /** The whole diagnosis.  Every pointer is owned by the report. */
 typedef struct gpudiag_report {
     gpudiag_input_info input;
@@ -719,6 +734,10 @@ typedef struct gpudiag_report {
      *  docs/DEFINITIONS.md "Roofline of the kernels"); NULL when no kernel's FLOPs
      *  are known (no `Input Dims` / `flops` args and no --ncu).  Owned by the report. */
     struct gpudiag_roofline *roofline;
+
+    /** Memory savings and what they cost (issue 21): recompute of activation
+     *  checkpointing.  Traces only; zero/NaN for a monitoring log. */
+    gpudiag_recompute_seen recompute;
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */

@@ -457,6 +457,7 @@ static const struct {
     {"summary", pass_summary},
     {"steady state", pass_steady},
     {"mfu", pass_mfu},
+    {"recompute", gd_build_recompute},
     {"roofline", pass_roofline},
     {"diagnosis", pass_diagnose},
 };

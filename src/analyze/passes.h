@@ -51,4 +51,9 @@ int gd_build_comm_kinds(actx *a);
  * failure. */
 int gd_build_comm_sequence(actx *a);
 
+/* Recompute of activation checkpointing (memsave.c; DEFINITIONS "Memory
+ * savings and what they cost"): r->recompute.  After gd_build_mfu (its hfu
+ * needs r->mfu) and gd_build_steps.  0, or -1 on allocation failure. */
+int gd_build_recompute(actx *a);
+
 #endif

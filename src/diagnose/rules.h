@@ -41,6 +41,7 @@
 #define GD_OFFLOAD_TIME_MIN 0.05         /* H2D + D2H copy time, of the step */
 #define GD_GEMM_SHARE_MIN 0.20           /* GEMM kernels, of kernel time */
 #define GD_GEMM_UNDERFILLED_MIN 0.50     /* GEMM time with fewer blocks than SMs, of GEMM time */
+#define GD_RECOMPUTE_SHARE_MIN 0.10      /* recompute kernel time per step, of the step (recompute_cost) */
 
 struct gpudiag_trace;
 

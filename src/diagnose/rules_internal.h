@@ -115,6 +115,7 @@ void gd_rule_communication(fbuilder *b);
 void gd_rule_offload(fbuilder *b);
 void gd_rule_memcpy(fbuilder *b);
 void gd_rule_pageable(fbuilder *b);
+void gd_rule_recompute(fbuilder *b); /* rules_memsave.c */
 
 /* ---- ranking and verdict (verdict.c) ----------------------------------- */
 

@@ -966,6 +966,32 @@ static void write_series(jw *w, const gpudiag_report *r)
     yajl_gen_map_close(w->g);
 }
 
+/* memory_savings: what memory savings cost in the trace (DEFINITIONS "Memory
+ * savings and what they cost"); null for a monitoring log. */
+static void write_memory_savings(jw *w, const gpudiag_report *r)
+{
+    key(w, "memory_savings");
+    if (r->series) {
+        yajl_gen_null(w->g);
+        return;
+    }
+    const gpudiag_recompute_seen *rc = &r->recompute;
+    yajl_gen_map_open(w->g);
+    key(w, "recompute");
+    yajl_gen_map_open(w->g);
+    kv_bool(w, "detected", rc->detected);
+    kv_int(w, "windows", (long long)rc->windows);
+    kv_int(w, "kernels", (long long)rc->kernels);
+    kv_us(w, "recompute_us", rc->recompute_us);
+    kv_us(w, "kernel_us", rc->kernel_us);
+    kv_us(w, "recompute_us_per_step", r->step_count ? rc->recompute_us / (double)r->step_count : NAN);
+    kv_num(w, "share_of_kernel_time", rc->share_of_kernel_time);
+    kv_num(w, "share_of_step", rc->share_of_step);
+    kv_num(w, "hfu", rc->hfu);
+    yajl_gen_map_close(w->g);
+    yajl_gen_map_close(w->g);
+}
+
 static void write_report(jw *w, const gpudiag_report *r)
 {
     yajl_gen_map_open(w->g);
@@ -1005,6 +1031,7 @@ static void write_report(jw *w, const gpudiag_report *r)
     write_nsight(w, r);
     write_series(w, r);
     write_roofline(w, r);
+    write_memory_savings(w, r);
     write_findings(w, r->findings, r->finding_count);
     key(w, "verdict");
     yajl_gen_map_open(w->g);

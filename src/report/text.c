@@ -551,6 +551,26 @@ static void mib(char *b, size_t n, double bytes)
 
 /* Kernel classes, GEMM fill, communication, transfers and launches: each line
  * filled, or "not available" with the reason (issue #3's done-when). */
+/* What memory savings cost (DEFINITIONS "Memory savings and what they cost"):
+ * printed only where the trace shows the technique. */
+static void memory_savings(const tw *w, const gpudiag_report *r)
+{
+    const gpudiag_recompute_seen *rc = &r->recompute;
+    if (!rc->detected)
+        return;
+    fprintf(w->fp, "%sRECOMPUTE%s  activation checkpointing: ", c_bold(w), c_off(w));
+    if (!r->step_count || isnan(rc->share_of_kernel_time)) {
+        fputs("called, but no recompute measured (no backward, or no kernels, in the steps)\n", w->fp);
+        return;
+    }
+    char a[32];
+    ms(a, sizeof a, rc->recompute_us / (double)r->step_count);
+    fprintf(w->fp, "%s of kernels per step re-run the forward, %.1f%% of kernel time, %.1f%% of the step\n", a,
+            100.0 * rc->share_of_kernel_time, 100.0 * rc->share_of_step);
+    if (!isnan(rc->hfu))
+        fprintf(w->fp, "  HFU %.1f%% counting the recompute (MFU %.1f%%)\n", 100.0 * rc->hfu, 100.0 * r->mfu);
+}
+
 static void details(const tw *w, const gpudiag_report *r)
 {
     if (!r->has_gpu)
@@ -664,6 +684,7 @@ static void details(const tw *w, const gpudiag_report *r)
         fprintf(w->fp, "  %llu GPU op(s) without a launch call (no runtime/driver call of their correlation id): counted "
                        "in the busy and idle numbers; HTA's correlation join leaves them out\n",
                 (unsigned long long)r->gpu_ops_unlinked);
+    memory_savings(w, r);
     fputc('\n', w->fp);
 }
 

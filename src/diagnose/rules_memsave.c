@@ -1,0 +1,38 @@
+/*
+ * rules_memsave.c — the rules over what memory savings cost (issue 21;
+ * docs/DEFINITIONS.md "Memory savings and what they cost"): recompute of
+ * activation checkpointing.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "diagnose/rules_internal.h"
+
+/* Activation checkpointing whose recompute costs a large share of the step
+ * (DEFINITIONS "Memory savings and what they cost", Recompute). */
+void gd_rule_recompute(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    const gpudiag_recompute_seen *rc = &r->recompute;
+    if (!r->step_count || !(rc->share_of_step >= GD_RECOMPUTE_SHARE_MIN))
+        return;
+    gpudiag_finding *f = rf_add(b, GD_F_recompute_cost, sev_for_share(rc->share_of_step), rc->share_of_step);
+    gd_fb_ev(f, "recompute_us_per_step", rc->recompute_us / (double)r->step_count);
+    gd_fb_ev(f, "recompute_share_of_step", rc->share_of_step);
+    gd_fb_ev(f, "recompute_share_of_kernel_time", rc->share_of_kernel_time);
+    gd_fb_ev(f, "recompute_kernels", (double)rc->kernels);
+    gd_fb_ev(f, "hfu", rc->hfu);
+    gd_fb_ev(f, "mfu", r->mfu);
+    gd_fb_text(b, f,
+               gd_format("Activation checkpointing re-runs the forward in the backward: %.0f us of kernels per step, "
+                         "%.1f%% of the step (%.1f%% of kernel time)",
+                         rc->recompute_us / (double)r->step_count, 100.0 * rc->share_of_step,
+                         100.0 * rc->share_of_kernel_time),
+               gd_format("Checkpointing trades compute for memory. If the memory allows it (peak allocated against the "
+                         "GPU's total: record with profile_memory=True, or `gpudiag plan`), checkpoint fewer layers "
+                         "(every 2nd block), use selective checkpointing (attention core only: Megatron "
+                         "--recompute-granularity selective, torch.utils.checkpoint with a policy via "
+                         "create_selective_checkpoint_contexts), or drop it and shrink the micro-batch only if "
+                         "the GPU stays busy. The estimate is the whole recompute, an upper bound."));
+}

@@ -1,0 +1,57 @@
+#!/bin/sh
+# test_memsave.sh — what memory savings cost, measured from a trace (issue 21;
+# docs/DEFINITIONS.md "Memory savings and what they cost").
+#
+# Recompute, on tests/data/ok_recompute.json (by hand): two 1000 us steps.
+#   step 1: reentrant checkpointing. evaluate_function: CheckpointFunctionBackward [1400,1900] and
+#     CheckpointFunctionBackward [1401,1899] end at the first backward node inside them,
+#     AddmmBackward0 at 1500 -> windows [1400,1500), [1401,1500) (rule b, 2 windows).
+#     aten::linear [1410,1440] inside a backward node (rule c, 1 window); its launch at 1415 ->
+#     the 200 us GEMM [1450,1650] is recompute; the AddmmBackward0 GEMM (launch 1510, 300 us) is not;
+#     the forward GEMM (launch 1020, 200 us) is not.
+#   step 2: non-reentrant. recompute_fn [2410,2470] (rule a, 1 window), aten::linear [2420,2460]
+#     inside MmBackward0 [2400,2950] (rule c, 1 window): launch 2425 -> 100 us kernel;
+#     aten::layer_norm [2910,2940] inside MmBackward0 (rule c, 1 window): launch 2915 -> 40 us
+#     kernel; aten::mm's 300 us GEMM (launch 2500) is backward, the forward GEMM (200 us) is not.
+#   windows 2+1+1+1+1 = 6, recompute kernels 3, recompute 200+100+40 = 340 us, kernels in the
+#   steps 700 + 640 = 1340 us: share of kernel time 340/1340 = 0.253731, per step 170 us,
+#   share of step 170/1000 = 0.17 >= 0.10 -> recompute_cost, medium, est_gain 0.17.
+#   HFU with a model: MFU x 1340 / (1340 - 340) = 1.34 x MFU; summary.hfu stays MFU (no --recompute).
+. "$(dirname "$0")/common.sh"
+IN="$GD_TEST_DATA/ok_recompute.json"
+
+PY=$(cat <<'EOF2'
+import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"]); import valcheck
+d = json.load(open(sys.argv[1])); rc = d["memory_savings"]["recompute"]
+f = [x for x in d["findings"] if x["id"] == "recompute_cost"]
+checks = [
+    ("detected", rc["detected"], True), ("windows", rc["windows"], 6), ("kernels", rc["kernels"], 3),
+    ("recompute_us", rc["recompute_us"], 340), ("kernel_us", rc["kernel_us"], 1340),
+    ("per step", rc["recompute_us_per_step"], 170), ("share of kernel time", rc["share_of_kernel_time"], 340 / 1340),
+    ("share of step", rc["share_of_step"], 0.17), ("hfu without a model", rc["hfu"], None),
+    ("finding", len(f), 1), ("est_gain", f[0]["est_gain"] if f else None, 0.17),
+    ("severity", f[0]["severity"] if f else None, "medium"),
+    ("evidence per step", f[0]["evidence"]["recompute_us_per_step"] if f else None, 170),
+]
+valcheck.run(checks, sys.argv[2], 1e-05)
+EOF2
+)
+check_both_readers "$IN" "$PY" && ok || nok "recompute on ok_recompute.json"
+
+expect_rc 0 "$GPUDIAG" analyze --json --model llama3-8b --tokens-per-step 100 "$IN"
+cp "$TMP/out" "$TMP/mfu.json"
+python3 - "$TMP/mfu.json" <<'PY' || nok "recompute hfu = 1.34 x mfu"
+import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"]); import valcheck
+d = json.load(open(sys.argv[1])); s = d["summary"]; rc = d["memory_savings"]["recompute"]
+valcheck.run([("hfu / mfu", rc["hfu"] / s["mfu"], 1.34), ("summary.hfu", s["hfu"], s["mfu"])], "mfu", 1e-05)
+PY
+
+# the text report says it; a trace without checkpointing says nothing
+"$GPUDIAG" analyze "$IN" > "$TMP/out.txt"
+grep -q 'RECOMPUTE  activation checkpointing: 170.0 us of kernels per step re-run the forward, 25.4% of kernel time, 17.0% of the step' "$TMP/out.txt" \
+    && ok "recompute text line" || nok "recompute text line"
+"$GPUDIAG" analyze "$GD_TEST_DATA/ok_two_steps.json" > "$TMP/none.txt"
+grep -q RECOMPUTE "$TMP/none.txt" && nok "RECOMPUTE on a trace without checkpointing" || ok "no RECOMPUTE line without checkpointing"
+finish
