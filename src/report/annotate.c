@@ -445,6 +445,85 @@ static void close_open(ann *a)
     }
 }
 
+enum { CHUNK = 1 << 16, CARRY_MAX = 4096 }; /* read size; bytes carried over while resyncing */
+
+/* Copy the input through the parser *hp into a's generator; buf holds CHUNK +
+ * CARRY_MAX bytes.  A broken event inside traceEvents is left out and the copy
+ * resumes at the next one by the Kineto reader's rule (*hp restarted), so the
+ * copy holds the events analyze read (issue 19 class 18; it used to refuse the
+ * whole trace).  buf holds `have` bytes carried over: a '{' whose next byte
+ * had not arrived.  base: the input offset of buf[0].  Returns GPUDIAG_OK, or
+ * the error, set in err. */
+static gpudiag_status copy_events(ann *a, yajl_handle *hp, gd_input *in, unsigned char *buf, const char *in_path,
+                                  gpudiag_error *err)
+{
+    int eof = 0, resync = 0, ended = 0;
+    unsigned char rs_prev = 0;
+    size_t have = 0;
+    uint64_t base = 0;
+    while (!ended) {
+        size_t got = 0;
+        gd_input_status is = gd_input_read(in, buf + have, CHUNK, &got);
+        if (is == GD_IN_EOF) {
+            eof = 1;
+        } else if (is == GD_IN_TRUNCATED) {
+            eof = 1; /* a gzip member cut short: copy what came, close what is open */
+        } else if (is != GD_IN_OK) {
+            return gd_set_error(err, GPUDIAG_ERR_IO, in_path, (int64_t)in->out_bytes, "%s", in->message);
+        }
+        size_t n = have + got, off = 0;
+        have = 0;
+        while (off < n) {
+            if (resync) {
+                size_t pos = off;
+                int f = gd_kineto_find_event_start(buf, &pos, n, eof, &rs_prev);
+                if (f < 0 && n - pos <= CARRY_MAX) {
+                    memmove(buf, buf + pos, n - pos);
+                    have = n - pos;
+                    break;
+                }
+                if (f <= 0)
+                    break; /* no event starts in these bytes */
+                resync = 0;
+                rs_prev = 0;
+                *hp = restart(a, *hp);
+                if (!*hp) {
+                    return gd_set_error(err, GPUDIAG_ERR_NOMEM, in_path, -1, "out of memory");
+                }
+                off = pos;
+            }
+            if (yajl_parse(*hp, buf + off, n - off) == yajl_status_ok)
+                break;
+            size_t consumed = yajl_get_bytes_consumed(*hp);
+            if (a->events_depth && a->depth >= a->events_depth && !a->injected && !a->too_deep) {
+                drop_event(a); /* the same event analyze skipped ("malformed event(s) skipped") */
+                resync = 1;
+                rs_prev = 0;
+                off += consumed ? consumed : 1;
+                continue;
+            }
+            if (a->injected) {
+                ended = 1; /* broken metadata after the events: keep what was copied, as analyze does */
+                break;
+            }
+            int64_t at = (int64_t)(base + off + consumed);
+            unsigned char *msg = yajl_get_error(*hp, 0, buf + off, n - off);
+            gpudiag_status st =
+                gd_set_error(err, GPUDIAG_ERR_FORMAT, in_path, at, "%s; the annotated trace copies only valid JSON",
+                             a->too_deep ? "nesting deeper than 512 levels" : msg ? (const char *)msg : "invalid JSON");
+            if (msg)
+                yajl_free_error(*hp, msg);
+            return st;
+        }
+        base += n - have;
+        if (eof)
+            break;
+    }
+    if (!resync && !ended)
+        (void)yajl_complete_parse(*hp); /* the input may end inside a value: close_open closes what is open */
+    return GPUDIAG_OK;
+}
+
 gpudiag_status gpudiag_trace_write_annotated(const char *in_path, const gpudiag_report *r, const char *out_path,
                                              gpudiag_error *err)
 {
@@ -483,7 +562,6 @@ gpudiag_status gpudiag_trace_write_annotated(const char *in_path, const gpudiag_
         a.fp = of.fp;
     }
     gpudiag_status st = GPUDIAG_OK;
-    enum { CHUNK = 1 << 16, CARRY_MAX = 4096 };
     unsigned char *buf = malloc(CHUNK + CARRY_MAX);
     a.g = yajl_gen_alloc(NULL);
     a.eg = yajl_gen_alloc(NULL);
@@ -497,76 +575,9 @@ gpudiag_status gpudiag_trace_write_annotated(const char *in_path, const gpudiag_
     yajl_config(h, yajl_dont_validate_strings, 1);
     yajl_config(h, yajl_allow_trailing_garbage, 1);
 
-    /* A broken event inside traceEvents is left out and the copy resumes at
-     * the next one by the Kineto reader's rule, so the copy holds the events
-     * analyze read (issue 19 class 18; it used to refuse the whole trace).
-     * buf holds `have` bytes carried over: a '{' whose next byte had not
-     * arrived.  base: the input offset of buf[0]. */
-    int eof = 0, resync = 0, ended = 0;
-    unsigned char rs_prev = 0;
-    size_t have = 0;
-    uint64_t base = 0;
-    while (!ended) {
-        size_t got = 0;
-        gd_input_status is = gd_input_read(&in, buf + have, CHUNK, &got);
-        if (is == GD_IN_EOF) {
-            eof = 1;
-        } else if (is == GD_IN_TRUNCATED) {
-            eof = 1; /* a gzip member cut short: copy what came, close what is open */
-        } else if (is != GD_IN_OK) {
-            st = gd_set_error(err, GPUDIAG_ERR_IO, in_path, (int64_t)in.out_bytes, "%s", in.message);
-            goto done;
-        }
-        size_t n = have + got, off = 0;
-        have = 0;
-        while (off < n) {
-            if (resync) {
-                size_t pos = off;
-                int f = gd_kineto_find_event_start(buf, &pos, n, eof, &rs_prev);
-                if (f < 0 && n - pos <= CARRY_MAX) {
-                    memmove(buf, buf + pos, n - pos);
-                    have = n - pos;
-                    break;
-                }
-                if (f <= 0)
-                    break; /* no event starts in these bytes */
-                resync = 0;
-                rs_prev = 0;
-                h = restart(&a, h);
-                if (!h) {
-                    st = gd_set_error(err, GPUDIAG_ERR_NOMEM, in_path, -1, "out of memory");
-                    goto done;
-                }
-                off = pos;
-            }
-            if (yajl_parse(h, buf + off, n - off) == yajl_status_ok)
-                break;
-            size_t consumed = yajl_get_bytes_consumed(h);
-            if (a.events_depth && a.depth >= a.events_depth && !a.injected && !a.too_deep) {
-                drop_event(&a); /* the same event analyze skipped ("malformed event(s) skipped") */
-                resync = 1;
-                rs_prev = 0;
-                off += consumed ? consumed : 1;
-                continue;
-            }
-            if (a.injected) {
-                ended = 1; /* broken metadata after the events: keep what was copied, as analyze does */
-                break;
-            }
-            int64_t at = (int64_t)(base + off + consumed);
-            unsigned char *msg = yajl_get_error(h, 0, buf + off, n - off);
-            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, in_path, at, "%s; the annotated trace copies only valid JSON",
-                              a.too_deep ? "nesting deeper than 512 levels" : msg ? (const char *)msg : "invalid JSON");
-            if (msg)
-                yajl_free_error(h, msg);
-            goto done;
-        }
-        base += n - have;
-        if (eof)
-            break;
-    }
-    if (!resync && !ended)
-        (void)yajl_complete_parse(h); /* the input may end inside a value: close_open closes what is open */
+    st = copy_events(&a, &h, &in, buf, in_path, err);
+    if (st != GPUDIAG_OK)
+        goto done;
     close_open(&a);
     if (!a.injected) {
         st = gd_set_error(err, GPUDIAG_ERR_FORMAT, in_path, -1, "no traceEvents array to annotate");

@@ -363,66 +363,55 @@ static void short_name(char *b, size_t n, const char *name)
     gd_term_clean(b); /* names come from the inputs: no escapes or bidi overrides to the terminal */
 }
 
-gpudiag_status gpudiag_comparison_write_text(const gpudiag_comparison *c, FILE *fp, const gpudiag_text_opts *opts,
-                                             gpudiag_error *err)
+/* The run lines of one side (side 0: base, 1: new): its runs, the steps left
+ * out of its steady state and why, its run-to-run spread. */
+static void text_side(FILE *fp, const gpudiag_comparison *c, int side)
 {
-    if (!c || !fp)
-        return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "gpudiag_comparison_write_text: NULL argument");
-    int verbose = opts ? opts->verbose : 0;
-    const char *v = gpudiag_compare_verdict_name(c->verdict);
-    fprintf(fp, "COMPARE  %s\n", c->summary);
-    if (c->mixed_job)
-    {
-        const char *words[] = {"different GPU models", "different GPU counts", "different world sizes"};
-        const unsigned bits[] = {GPUDIAG_MIX_GPU, GPUDIAG_MIX_GPU_COUNT, GPUDIAG_MIX_WORLD_SIZE};
-        fprintf(fp, "WARNING  base and test are not the same set-up:");
-        for (int i = 0, k = 0; i < 3; i++)
-            if (c->mixed_job & bits[i])
-                fprintf(fp, "%s %s", k++ ? "," : "", words[i]);
-        fprintf(fp, "; the change mixes set-up and code\n");
+    size_t n = side ? c->test_count : c->base_count;
+    const char *const *labels = side ? c->test_labels : c->base_labels;
+    const gpudiag_compare_runs *r = side ? &c->test_runs : &c->base_runs;
+    fprintf(fp, "  %-5s", side ? "new:" : "base:");
+    for (size_t i = 0; i < n; i++)
+        fprintf(fp, "%s%s", i ? ", " : " ", labels[i]);
+    fprintf(fp, "  (%zu run%s, %zu steps)\n", n, n == 1 ? "" : "s", r->steps);
+    /* DEFINITIONS "Steady state of a run": say which steps were left out, and why */
+    if (r->steps_excluded) {
+        fprintf(fp, "         steady state: %zu step%s left out:", r->steps_excluded, r->steps_excluded == 1 ? "" : "s");
+        for (size_t e = 0; e < r->excluded_listed; e++) {
+            const gpudiag_excluded_step *x = &r->excluded[e];
+            char num[32];
+            if (x->number >= 0)
+                snprintf(num, sizeof num, "#%lld", (long long)x->number);
+            else
+                snprintf(num, sizeof num, "(window)");
+            fprintf(fp, "%s %s %.2f ms (", e ? "," : "", num, x->duration_us / 1e3);
+            if (x->startup_idle_us > 0)
+                fprintf(fp, "start-up/compilation %.2f ms%s", x->startup_idle_us / 1e3,
+                        x->unexplained_tail_us > 0 ? ", " : "");
+            if (x->unexplained_tail_us > 0)
+                fprintf(fp, "unexplained tail %.2f ms", x->unexplained_tail_us / 1e3);
+            fputc(')', fp);
+        }
+        if (r->steps_excluded > r->excluded_listed)
+            fprintf(fp, ", ...");
+        fputc('\n', fp);
     }
-    for (int side = 0; side < 2; side++) {
-        size_t n = side ? c->test_count : c->base_count;
-        const char *const *labels = side ? c->test_labels : c->base_labels;
-        const gpudiag_compare_runs *r = side ? &c->test_runs : &c->base_runs;
-        fprintf(fp, "  %-5s", side ? "new:" : "base:");
-        for (size_t i = 0; i < n; i++)
-            fprintf(fp, "%s%s", i ? ", " : " ", labels[i]);
-        fprintf(fp, "  (%zu run%s, %zu steps)\n", n, n == 1 ? "" : "s", r->steps);
-        /* DEFINITIONS "Steady state of a run": say which steps were left out, and why */
-        if (r->steps_excluded) {
-            fprintf(fp, "         steady state: %zu step%s left out:", r->steps_excluded, r->steps_excluded == 1 ? "" : "s");
-            for (size_t e = 0; e < r->excluded_listed; e++) {
-                const gpudiag_excluded_step *x = &r->excluded[e];
-                char num[32];
-                if (x->number >= 0)
-                    snprintf(num, sizeof num, "#%lld", (long long)x->number);
-                else
-                    snprintf(num, sizeof num, "(window)");
-                fprintf(fp, "%s %s %.2f ms (", e ? "," : "", num, x->duration_us / 1e3);
-                if (x->startup_idle_us > 0)
-                    fprintf(fp, "start-up/compilation %.2f ms%s", x->startup_idle_us / 1e3,
-                            x->unexplained_tail_us > 0 ? ", " : "");
-                if (x->unexplained_tail_us > 0)
-                    fprintf(fp, "unexplained tail %.2f ms", x->unexplained_tail_us / 1e3);
-                fputc(')', fp);
-            }
-            if (r->steps_excluded > r->excluded_listed)
-                fprintf(fp, ", ...");
-            fputc('\n', fp);
-        }
-        if (r->steady_unsure)
-            fprintf(fp, "         steady state: unknown: leaving out the start-up steps would leave fewer than 2; all kept\n");
-        if (n >= 2) {
-            char sp[32];
-            fmt_pct(sp, sizeof sp, r->run_spread);
-            fprintf(fp, "         run-to-run spread of mean step time %s: %s\n", sp,
-                    r->within_bar == 1   ? "within the 5% bar"
-                    : r->within_bar == 0 ? "ABOVE the 5% bar, too noisy to trust a 5% change"
-                                         : "unknown");
-        }
+    if (r->steady_unsure)
+        fprintf(fp, "         steady state: unknown: leaving out the start-up steps would leave fewer than 2; all kept\n");
+    if (n >= 2) {
+        char sp[32];
+        fmt_pct(sp, sizeof sp, r->run_spread);
+        fprintf(fp, "         run-to-run spread of mean step time %s: %s\n", sp,
+                r->within_bar == 1   ? "within the 5% bar"
+                : r->within_bar == 0 ? "ABOVE the 5% bar, too noisy to trust a 5% change"
+                                     : "unknown");
     }
 
+}
+
+/* "Step time": mean, median, p90, throughput, and the confidence of the change. */
+static void text_step_time(FILE *fp, const gpudiag_comparison *c)
+{
     fprintf(fp, "\n%-30s %10s %10s %12s\n", "Step time", "base", "new", "change");
     static const char *const st_keys[] = {"step_time_us.mean", "step_time_us.median", "step_time_us.p90"};
     for (size_t i = 0; i < 3; i++) {
@@ -459,7 +448,12 @@ gpudiag_status gpudiag_comparison_write_text(const gpudiag_comparison *c, FILE *
         }
         fprintf(fp, "  median difference (new - base) %s, 95%% bootstrap interval [%s, %s]\n", b, t, d);
     }
+}
 
+/* "GPU": utilization, efficiency, shares and MFU; then the breakdown and idle shares. */
+static void text_gpu(FILE *fp, const gpudiag_comparison *c)
+{
+    char b[64], t[64], d[64];
     fprintf(fp, "\n%-30s %10s %10s %12s\n", "GPU", "base", "new", "change");
     static const char *const gk[] = {"gpu_utilization", "sm_efficiency", "achieved_occupancy", "tensor_core_share",
                                      "idle_share",      "comm_share",    "mfu"};
@@ -477,7 +471,11 @@ gpudiag_status gpudiag_comparison_write_text(const gpudiag_comparison *c, FILE *
     }
     share_rows(fp, c, "breakdown.share.", "Breakdown (share of step)");
     share_rows(fp, c, "idle.by_cause_share_of_step.", "GPU idle by cause (of step)");
+}
 
+/* "Findings": appeared, disappeared, changed, then the unchanged ids on one line. */
+static void text_findings(FILE *fp, const gpudiag_comparison *c)
+{
     fprintf(fp, "\nFindings\n");
     size_t unchanged = 0;
     for (size_t i = 0; i < c->finding_count; i++) {
@@ -505,7 +503,11 @@ gpudiag_status gpudiag_comparison_write_text(const gpudiag_comparison *c, FILE *
     }
     if (c->finding_count == 0)
         fprintf(fp, "  none on either side\n");
+}
 
+/* "Kernels": counts, then the biggest movers (all with verbose). */
+static void text_kernels(FILE *fp, const gpudiag_comparison *c, int verbose)
+{
     size_t both = c->kernel_count - c->kernels_added - c->kernels_removed;
     fprintf(fp, "\nKernels (%s names%s): %zu added, %zu removed, %zu in both%s\n",
             c->full_names ? "full" : "HTA short", c->full_names ? "" : "; --full-names for whole names",
@@ -530,7 +532,32 @@ gpudiag_status gpudiag_comparison_write_text(const gpudiag_comparison *c, FILE *
         if (show < c->kernel_count)
             fprintf(fp, "  (%zu more; --verbose lists all, --json gives every row)\n", c->kernel_count - show);
     }
+}
 
+gpudiag_status gpudiag_comparison_write_text(const gpudiag_comparison *c, FILE *fp, const gpudiag_text_opts *opts,
+                                             gpudiag_error *err)
+{
+    if (!c || !fp)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "gpudiag_comparison_write_text: NULL argument");
+    int verbose = opts ? opts->verbose : 0;
+    const char *v = gpudiag_compare_verdict_name(c->verdict);
+    fprintf(fp, "COMPARE  %s\n", c->summary);
+    if (c->mixed_job)
+    {
+        const char *words[] = {"different GPU models", "different GPU counts", "different world sizes"};
+        const unsigned bits[] = {GPUDIAG_MIX_GPU, GPUDIAG_MIX_GPU_COUNT, GPUDIAG_MIX_WORLD_SIZE};
+        fprintf(fp, "WARNING  base and test are not the same set-up:");
+        for (int i = 0, k = 0; i < 3; i++)
+            if (c->mixed_job & bits[i])
+                fprintf(fp, "%s %s", k++ ? "," : "", words[i]);
+        fprintf(fp, "; the change mixes set-up and code\n");
+    }
+    for (int side = 0; side < 2; side++)
+        text_side(fp, c, side);
+    text_step_time(fp, c);
+    text_gpu(fp, c);
+    text_findings(fp, c);
+    text_kernels(fp, c, verbose);
     char ch[32];
     fmt_change(ch, sizeof ch, c->metric_change);
     fprintf(fp, "\nGate: %s %s (threshold %.3g%%, %s) -> %s, exit %d\n", gpudiag_compare_metric_name(c->metric), ch,
