@@ -738,6 +738,11 @@ typedef struct gpudiag_report {
     /** Memory savings and what they cost (issue 21): recompute of activation
      *  checkpointing.  Traces only; zero/NaN for a monitoring log. */
     gpudiag_recompute_seen recompute;
+
+    /** The memory timeline per GPU from the trace's `[memory]` events and the allocator's
+     *  cudaMalloc/cudaFree calls inside the steps (include/gpudiag/memory.h, docs/DEFINITIONS.md
+     *  "Memory timeline"); NULL for a monitoring log.  Owned by the report. */
+    struct gpudiag_memory *memory;
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */

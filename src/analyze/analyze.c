@@ -454,6 +454,7 @@ static const struct {
     {"transfers", pass_transfers},
     {"communication kinds", gd_build_comm_kinds},
     {"communication sequence", gd_build_comm_sequence},
+    {"memory", gd_build_memory},
     {"summary", pass_summary},
     {"steady state", pass_steady},
     {"mfu", pass_mfu},

@@ -76,6 +76,11 @@ static inline gpudiag_kernel_class gd_flags_class(unsigned f)
     return (gpudiag_kernel_class)((f >> NF_CLASS_SHIFT) & 15u);
 }
 
+/* Raise the bins of tl (the GPU timeline's bins, tl->bins > 0) that [s, e]
+ * touches (an instant when s == e) to at least v; bins is tl->bins long
+ * (idle.c, which fills the timeline with it). */
+void gd_timeline_bin_max(double *bins, const gpudiag_timeline *tl, int64_t s, int64_t e, double v);
+
 /* The runtime/driver call with this correlation id, or NULL. */
 const struct gd_runtime *gd_runtime_for(const actx *a, int64_t correlation);
 

@@ -145,6 +145,11 @@ static void bin_max(double *bins, const gpudiag_timeline *tl, int64_t s, int64_t
             bins[i] = v;
 }
 
+void gd_timeline_bin_max(double *bins, const gpudiag_timeline *tl, int64_t s, int64_t e, double v)
+{
+    bin_max(bins, tl, s, e, v);
+}
+
 static int64_t floor_half(int64_t k)
 {
     return k >= 0 ? k / 2 : -((-k + 1) / 2);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "gpudiag/gpudiag.h"
+#include "gpudiag/memory.h"
 #include "gpudiag/roofline.h"
 #include "gpudiag/series.h"
 
@@ -158,6 +159,15 @@ void gpudiag_report_free(gpudiag_report **rp)
         free(r->roofline->kernels);
         free((char *)(uintptr_t)r->roofline->ncu_path);
         free(r->roofline);
+    }
+    if (r->memory) {
+        for (size_t i = 0; r->memory->devices && i < r->memory->device_count; i++) {
+            free(r->memory->devices[i].steps);
+            free(r->memory->devices[i].allocated_max);
+            free(r->memory->devices[i].reserved_max);
+        }
+        free(r->memory->devices);
+        free(r->memory);
     }
     if (r->series) {
         free(r->series->gpus);

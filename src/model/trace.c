@@ -159,6 +159,7 @@ gpudiag_trace *gd_trace_new(const char *path)
     gd_vec_init(&t->comm_calls, sizeof(gd_comm_call));
     gd_vec_init(&t->op_flops, sizeof(gd_op_flops));
     gd_vec_init(&t->devices, sizeof(gd_device_prop));
+    gd_vec_init(&t->mem_events, sizeof(gd_mem_event));
     gd_vec_init(&t->other_cats, sizeof(gd_other_cat));
     gd_vec_init(&t->ts_hi_at, sizeof(gd_ts_at));
     gd_vec_init(&t->ts_lo_at, sizeof(gd_ts_at));
@@ -196,6 +197,7 @@ void gpudiag_trace_free(gpudiag_trace **tp)
     gd_vec_free(&t->comm_calls);
     gd_vec_free(&t->op_flops);
     gd_vec_free(&t->devices);
+    gd_vec_free(&t->mem_events);
     free(t);
     *tp = NULL;
 }

@@ -115,6 +115,19 @@ _Static_assert(sizeof(gd_gpu_op) == 56, "gd_gpu_op is 56 bytes");
 _Static_assert(sizeof(gd_runtime) == 24, "gd_runtime is 24 bytes");
 _Static_assert(sizeof(gd_cpu_op) == 16, "gd_cpu_op is 16 bytes");
 
+/* A `[memory]` instant event of a CUDA/HIP device (`Device Type` 1), PyTorch's
+ * caching allocator allocating (bytes > 0) or freeing (bytes < 0) a block;
+ * the totals are the allocator's levels after it (PyTorch >= 1.10), -1 when
+ * the event does not carry them.  DEFINITIONS "Memory timeline". */
+typedef struct gd_mem_event {
+    int64_t ts_ns;
+    int64_t bytes;             /* args "Bytes" */
+    int64_t total_allocated;   /* args "Total Allocated", -1 if absent */
+    int64_t total_reserved;    /* args "Total Reserved", -1 if absent */
+    int32_t device;            /* args "Device Id" */
+    int32_t pad;
+} gd_mem_event;
+
 /* A category of complete ('X') events that no analysis reads (ingest/kineto_event.c),
  * with its event count.  device: 1 when some of its events carry
  * args.correlation, args.device or args.stream, the marks of device activity
@@ -190,6 +203,8 @@ struct gpudiag_trace {
     gd_vec comm_calls;     /* gd_comm_call: host calls naming a collective, in reading order */
     gd_vec op_flops;       /* gd_op_flops (model/opflops.h): ops whose FLOPs are known, in trace order */
     gd_vec devices;        /* gd_device_prop */
+    gd_vec mem_events;     /* gd_mem_event: `[memory]` events of CUDA/HIP devices, in reading order */
+    uint64_t mem_events_other; /* `[memory]` events of the CPU or other device types (counted only) */
     int64_t trace_span_start_ns, trace_span_end_ns; /* "PyTorch Profiler (0)" span, or min/max */
     int has_trace_span;
     int64_t base_time_ns;  /* baseTimeNanoseconds, 0 if absent */

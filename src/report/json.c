@@ -12,6 +12,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "gpudiag/gpudiag.h"
+#include "gpudiag/memory.h"
 #include "gpudiag/roofline.h"
 #include "gpudiag/series.h"
 #include "util/util.h"
@@ -855,6 +856,65 @@ static void write_roofline(jw *w, const gpudiag_report *r)
     yajl_gen_map_close(w->g);
 }
 
+/* The `memory` section (docs/REPORT.md, DEFINITIONS "Memory timeline"): null
+ * for a monitoring log. */
+static void write_memory(jw *w, const gpudiag_report *r)
+{
+    key(w, "memory");
+    const gpudiag_memory *m = r->memory;
+    if (!m) {
+        yajl_gen_null(w->g);
+        return;
+    }
+    yajl_gen_map_open(w->g);
+    key(w, "devices");
+    yajl_gen_array_open(w->g);
+    for (size_t i = 0; i < m->device_count; i++) {
+        const gpudiag_memory_device *d = &m->devices[i];
+        yajl_gen_map_open(w->g);
+        kv_int(w, "device", d->id);
+        kv_int(w, "events", (long long)d->events);
+        kv_bool(w, "has_totals", d->has_totals);
+        kv_bool(w, "has_reserved", d->has_reserved);
+        kv_num(w, "peak_allocated_bytes", d->peak_allocated_bytes);
+        kv_num(w, "peak_reserved_bytes", d->peak_reserved_bytes);
+        kv_num(w, "reserved_unused_bytes", d->reserved_unused_bytes);
+        kv_num(w, "total_bytes", d->total_bytes);
+        kv_str(w, "total_source", d->total_source);
+        kv_num(w, "headroom_bytes", d->headroom_bytes);
+        kv_num(w, "headroom_share", d->headroom_share);
+        kv_num(w, "persistent_bytes", d->persistent_bytes);
+        kv_num(w, "transient_bytes", d->transient_bytes);
+        kv_num(w, "activation_fits", d->activation_fits);
+        key(w, "steps");
+        yajl_gen_array_open(w->g);
+        for (size_t k = 0; k < d->step_count; k++) {
+            const gpudiag_memory_step *st = &d->steps[k];
+            yajl_gen_map_open(w->g);
+            kv_int(w, "step", (long long)st->number);
+            kv_num(w, "peak_allocated_bytes", st->peak_allocated_bytes);
+            kv_num(w, "low_allocated_bytes", st->low_allocated_bytes);
+            kv_num(w, "peak_reserved_bytes", st->peak_reserved_bytes);
+            yajl_gen_map_close(w->g);
+        }
+        yajl_gen_array_close(w->g);
+        yajl_gen_map_close(w->g);
+    }
+    yajl_gen_array_close(w->g);
+    kv_int(w, "other_events", (long long)m->other_events);
+    const gpudiag_alloc_calls *ac = &m->alloc;
+    key(w, "allocator");
+    yajl_gen_map_open(w->g);
+    kv_int(w, "steps", (long long)ac->steps);
+    kv_int(w, "malloc_calls", (long long)ac->malloc_calls);
+    kv_int(w, "free_calls", (long long)ac->free_calls);
+    kv_us(w, "time_us", ac->time_us);
+    kv_us(w, "step_time_us", ac->step_time_us);
+    kv_int(w, "empty_cache_calls", (long long)ac->empty_cache_calls);
+    yajl_gen_map_close(w->g);
+    yajl_gen_map_close(w->g);
+}
+
 /* The `series` section (docs/REPORT.md): null for a trace. */
 static void write_series(jw *w, const gpudiag_report *r)
 {
@@ -1032,6 +1092,7 @@ static void write_report(jw *w, const gpudiag_report *r)
     write_series(w, r);
     write_roofline(w, r);
     write_memory_savings(w, r);
+    write_memory(w, r);
     write_findings(w, r->findings, r->finding_count);
     key(w, "verdict");
     yajl_gen_map_open(w->g);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gpudiag/gpudiag.h"
+#include "gpudiag/memory.h"
 #include "gpudiag/roofline.h"
 #include "gpudiag/series.h"
 #include "report/series_words.h"
@@ -181,6 +182,8 @@ static void verdict(const tw *w, const gpudiag_report *r)
     fputc('\n', w->fp);
 }
 
+static void memory_lines(const tw *w, const gpudiag_report *r);
+
 static void numbers(const tw *w, const gpudiag_report *r)
 {
     char a[32], b[32], c[32], d[32], e[32];
@@ -258,6 +261,7 @@ static void numbers(const tw *w, const gpudiag_report *r)
                        "short kernels %s\n",
                 (unsigned long long)r->kernel_count, r->kernel_count == 1 ? "" : "s", a, b, c);
     }
+    memory_lines(w, r);
     fputc('\n', w->fp);
 }
 
@@ -547,6 +551,53 @@ static void mib(char *b, size_t n, double bytes)
         snprintf(b, n, "%.1f KiB", bytes / 1024.0);
     else
         snprintf(b, n, "%.0f B", bytes);
+}
+
+/* The memory timeline, one line per GPU with `[memory]` events, and the
+ * allocator's calls when there are any (DEFINITIONS "Memory timeline"). */
+static void memory_lines(const tw *w, const gpudiag_report *r)
+{
+    const gpudiag_memory *m = r->memory;
+    if (!m)
+        return;
+    char a[32], b[32], c[32], d[32], e[32];
+    size_t shown = m->device_count < 4 ? m->device_count : 4;
+    for (size_t i = 0; i < shown; i++) {
+        const gpudiag_memory_device *md = &m->devices[i];
+        mib(a, sizeof a, md->peak_allocated_bytes);
+        fprintf(w->fp, "%s%s%s   GPU %d: peak allocated %s%s", c_bold(w), i ? "      " : "MEMORY", c_off(w), md->id,
+                md->has_totals ? "" : ">= ", a);
+        if (!isnan(md->peak_reserved_bytes)) {
+            mib(b, sizeof b, md->peak_reserved_bytes);
+            fprintf(w->fp, ", reserved %s", b);
+        }
+        if (!isnan(md->total_bytes)) {
+            mib(c, sizeof c, md->total_bytes);
+            fprintf(w->fp, " of %s", c);
+        }
+        if (!isnan(md->headroom_share))
+            fprintf(w->fp, " (headroom %.1f%%)", 100.0 * md->headroom_share);
+        if (!isnan(md->transient_bytes)) {
+            mib(d, sizeof d, md->transient_bytes);
+            fprintf(w->fp, "; a step's activations %s", d);
+            if (!isnan(md->activation_fits))
+                fprintf(w->fp, ", would fit %.1fx", md->activation_fits);
+        }
+        fputc('\n', w->fp);
+        if (!md->has_totals)
+            fprintf(w->fp, "         %sonly allocation deltas in this trace (PyTorch < 1.10): the curve starts at 0 "
+                           "at the first event, so allocated is a lower bound and reserved is unknown%s\n",
+                    c_dim(w), c_off(w));
+    }
+    if (shown < m->device_count)
+        fprintf(w->fp, "         ... and %zu more GPUs (--json)\n", m->device_count - shown);
+    const gpudiag_alloc_calls *ac = &m->alloc;
+    if (ac->malloc_calls + ac->free_calls) {
+        ms(e, sizeof e, ac->time_us);
+        fprintf(w->fp, "%s%s%s   %llu cudaMalloc and %llu cudaFree calls in the %llu steps after the first (%s)\n",
+                c_bold(w), m->device_count ? "      " : "MEMORY", c_off(w), (unsigned long long)ac->malloc_calls,
+                (unsigned long long)ac->free_calls, (unsigned long long)ac->steps, e);
+    }
 }
 
 /* Kernel classes, GEMM fill, communication, transfers and launches: each line
