@@ -123,7 +123,7 @@ static void bin_add(double *bins, const gpudiag_timeline *tl, int64_t s, int64_t
         int64_t be = bin_edge(ws, span, tl->bins, i + 1);
         int64_t hi = e < be ? e : be;
         if (hi > s)
-            bins[i] += (double)(hi - s) / 1000.0;
+            bins[i] += ns_to_us(hi - s);
         s = hi;
     }
 }
@@ -233,11 +233,11 @@ static int stream_breakdown(actx *a)
             int64_t gap = op->ts_ns - prev_end;
             if (i > i0 && gap > 0) {
                 if (rt && rt->ts_ns > prev_end)
-                    si->host_wait_us += (double)gap / 1000.0;
+                    si->host_wait_us += ns_to_us(gap);
                 else if (gap < GD_KERNEL_WAIT_NS)
-                    si->kernel_wait_us += (double)gap / 1000.0;
+                    si->kernel_wait_us += ns_to_us(gap);
                 else
-                    si->other_us += (double)gap / 1000.0;
+                    si->other_us += ns_to_us(gap);
             }
             /* HTA takes the previous op's end; an op that ends earlier than one
              * before it (overlap on a stream) must not reopen a gap */
@@ -266,7 +266,7 @@ static int stream_breakdown(actx *a)
                 if (q > si->queue_max)
                     si->queue_max = q;
                 if (q >= GD_MAX_LAUNCH_QUEUE && e + 1 < nq)
-                    si->full_queue_us += (double)(qe[e + 1].key / 2 - qe[e].key / 2) / 1000.0;
+                    si->full_queue_us += ns_to_us(qe[e + 1].key / 2 - qe[e].key / 2);
             }
             si->queue_mean = (double)sum / (double)nq;
             if (lane) {
@@ -531,7 +531,7 @@ static int capture_windows(actx *a, gd_vec *out)
     win.len = gd_iv_merge(win.data, win.len);
     for (size_t i = 0; i < win.len; i++) {
         const gd_iv *w = (const gd_iv *)win.data + i;
-        r->graph_capture_us += (double)(w->e - w->s) / 1000.0;
+        r->graph_capture_us += ns_to_us(w->e - w->s);
     }
     rc = 0;
 out:
@@ -609,7 +609,7 @@ static int first_calls(actx *a, gd_vec *out)
         if (!cand[i] || (gd_name_flags(a, rts[i].name_id) & NF_SYNC))
             continue;
         int64_t d = gd_rt_dur(t, &rts[i]);
-        if ((double)d >= GD_FIRST_CALL_MIN_US * 1000.0 && (double)d >= GD_FIRST_CALL_MEDIAN_X * med[rts[i].name_id] &&
+        if ((double)d >= GD_FIRST_CALL_MIN_US * NS_PER_US && (double)d >= GD_FIRST_CALL_MEDIAN_X * med[rts[i].name_id] &&
             gd_iv_push(out, rts[i].ts_ns, rts[i].ts_ns + d))
             goto out;
     }
@@ -701,7 +701,7 @@ static int startup_edge(const actx *a, const gd_iv *gap, int none_busy)
         return 1; /* the window is the whole capture */
     /* step markers: only a long lead-in of the first / lead-out of the last step */
     int64_t len = gap->e - gap->s;
-    if (len < (int64_t)(GD_STARTUP_MIN_US * 1000.0))
+    if (len < (int64_t)(GD_STARTUP_MIN_US * NS_PER_US))
         return 0;
     const gd_iv *st = lead ? &a->steps[0] : &a->steps[a->nsteps - 1];
     return 2 * len >= st->e - st->s;
@@ -752,7 +752,7 @@ int gd_build_idle(actx *a)
         tl->start_ns = a->span_s;
         tl->end_ns = a->span_e;
         tl->bins = GPUDIAG_TIMELINE_BINS;
-        tl->bin_us = (double)(a->span_e - a->span_s) / 1000.0 / (double)tl->bins;
+        tl->bin_us = ns_to_us(a->span_e - a->span_s) / (double)tl->bins;
         tl->devices = calloc(r->device_count + 1, sizeof *tl->devices);
         if (!tl->devices) {
             gd_vec_free(&unrec);
@@ -810,7 +810,7 @@ int gd_build_idle(actx *a)
                 goto out;
             if (rt->ts_ns < a->span_e && e > a->span_s) {
                 r->sync_calls++;
-                r->sync_time_us += (double)gd_rt_dur(t, rt) / 1000.0;
+                r->sync_time_us += ns_to_us(gd_rt_dur(t, rt));
             }
         }
         if (gd_iv_push(&host[HOST_OTHER], rt->ts_ns, e) || gd_iv_push(&host[HOST_ROLE], rt->ts_ns, e))
@@ -945,16 +945,16 @@ int gd_build_idle(actx *a)
                        (first > 0 && 2 * first >= len)) {
                 cause = GPUDIAG_IDLE_STARTUP;
             } else if (queued || queued_late) {
-                r->queued_host_us += (double)overlap(&host[HOST_ROLE], &hint[HOST_ROLE], gap->s, gap->e) / 1000.0;
+                r->queued_host_us += ns_to_us(overlap(&host[HOST_ROLE], &hint[HOST_ROLE], gap->s, gap->e));
                 if (!queued_late && (len < GD_KERNEL_WAIT_NS || one_replay)) {
                     cause = GPUDIAG_IDLE_KERNEL_WAIT;
                 } else {
                     cause = GPUDIAG_IDLE_STREAM_WAIT;
                     if (nx->graph)
-                        r->stream_wait_graph_us += (double)len / 1000.0;
+                        r->stream_wait_graph_us += ns_to_us(len);
                     else if (pv && pv->launch != INT64_MAX && pv->launch <= nx->launch &&
                              any_in(waits.data, waits.len, pv->launch, nx->launch))
-                        r->stream_wait_event_us += (double)len / 1000.0;
+                        r->stream_wait_event_us += ns_to_us(len);
                 }
             } else if (has_mpi && 2 * overlap(&host[HOST_MPI], &hint[HOST_MPI], gap->s, gap->e) >= len) {
                 cause = GPUDIAG_IDLE_COMMUNICATION; /* the host was in MPI, even after a sync */
@@ -983,7 +983,7 @@ int gd_build_idle(actx *a)
                     /* the sync owns the gap unless it returned within the first half and a specific
                      * activity then holds most of the gap (the host fetched a batch, not waited) */
                     cause = GPUDIAG_IDLE_SYNC;
-                    r->sync_host_us += (double)overlap(&host[HOST_ROLE], &hint[HOST_ROLE], gap->s, gap->e) / 1000.0;
+                    r->sync_host_us += ns_to_us(overlap(&host[HOST_ROLE], &hint[HOST_ROLE], gap->s, gap->e));
                 } else if (best > 0) {
                     cause = spec;
                     coalesce = spec_coalesce;
@@ -991,15 +991,15 @@ int gd_build_idle(actx *a)
                     cause = GPUDIAG_IDLE_HOST_LAUNCH; /* the host was busy elsewhere, i.e. late to launch */
                 }
             }
-            r->idle_cause_us[cause] += (double)len / 1000.0;
+            r->idle_cause_us[cause] += ns_to_us(len);
             if (unrec.len && any_in(unrec.data, unrec.len, prev_gap_e, gap->e - 1))
-                r->graph_hidden_idle_us += (double)len / 1000.0;
+                r->graph_hidden_idle_us += ns_to_us(len);
             prev_gap_e = gap->e;
             if (coalesce)
-                r->collective_host_us += (double)len / 1000.0;
-            r->idle_gap_us += (double)len / 1000.0;
+                r->collective_host_us += ns_to_us(len);
+            r->idle_gap_us += ns_to_us(len);
             r->idle_gap_count++;
-            gpudiag_gap gg = {(double)gap->s / 1000.0, (double)len / 1000.0, gap->s, dev, -1, cause, NULL};
+            gpudiag_gap gg = {ns_to_us(gap->s), ns_to_us(len), gap->s, dev, -1, cause, NULL};
             keep_top(top, &ntop, &gg);
             /* every gap, with its step (gaps come in time order on a device) */
             while (step_hint < a->nsteps && a->steps[step_hint].e <= gap->s)
@@ -1019,7 +1019,7 @@ int gd_build_idle(actx *a)
         int64_t at = top[i].start_ns;
         top[i].step = step_at(a, at);
         int oom = 0;
-        const char *nm = gap_label(t, at, at + (int64_t)llround(top[i].duration_us * 1000.0), &oom);
+        const char *nm = gap_label(t, at, at + (int64_t)llround(top[i].duration_us * NS_PER_US), &oom);
         if (oom) {
             r->top_gaps = top;
             r->top_gap_count = i;

@@ -9,11 +9,7 @@
 #include <stdint.h>
 
 #include "analyze/analyze.h"
-
-#define NS_PER_US 1000.0
-
-/* The model's nanoseconds as the report's microseconds. */
-static inline double ns_to_us(int64_t ns) { return (double)ns / NS_PER_US; }
+#include "util/util.h" /* NS_PER_US, ns_to_us */
 
 /* Steps (TBP StepParser; steps.c): r->steps, r->step_count, trimming and the
  * step intervals a->steps / a->span_s..span_e the later passes use.  After

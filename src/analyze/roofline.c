@@ -310,7 +310,7 @@ int gd_build_roofline(const gpudiag_trace *t, gpudiag_report *r, const gpudiag_a
             g.calls = trace_calls[i];
             g.time_ns = trace_time[i];
         }
-        g.time_us = (double)g.time_ns / 1000.0;
+        g.time_us = ns_to_us(g.time_ns);
         out[ne++] = g;
     }
     for (size_t s = 0; s < nstand; s++) {

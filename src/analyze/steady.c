@@ -8,6 +8,7 @@
 
 #include "analyze/analyze.h"
 #include "gpudiag/gpudiag.h"
+#include "util/util.h"
 
 void gd_build_steady(gpudiag_report *r)
 {
@@ -21,11 +22,11 @@ void gd_build_steady(gpudiag_report *r)
             const gpudiag_gap *g = &r->gaps[i];
             if (g->start_ns < st->start_ns || g->start_ns >= st->end_ns)
                 continue;
-            int64_t end_ns = g->start_ns + (int64_t)llround(g->duration_us * 1000.0);
+            int64_t end_ns = g->start_ns + (int64_t)llround(g->duration_us * NS_PER_US);
             if (g->cause == GPUDIAG_IDLE_STARTUP || g->cause == GPUDIAG_IDLE_COMPILATION)
                 st->startup_idle_us += g->duration_us / nd;
             else if (g->cause == GPUDIAG_IDLE_OTHER && end_ns >= st->end_ns)
-                st->unexplained_tail_us += (double)(st->end_ns - g->start_ns) / 1000.0 / nd;
+                st->unexplained_tail_us += ns_to_us(st->end_ns - g->start_ns) / nd;
         }
     }
 }

@@ -934,7 +934,7 @@ static int rules_group(const rule_op *ops, size_t n, gpudiag_nsight_rules *R)
     for (size_t j = 0; j + 1 < n; j++) {
         int64_t gap = ops[j + 1].start - ends[j];
         if (gap > NSIGHT_GAP_NS) {
-            double us = (double)gap / 1000.0;
+            double us = ns_to_us(gap);
             R->gaps++;
             R->gap_time_us += us;
             if (isnan(R->gap_max_us) || us > R->gap_max_us)
@@ -963,7 +963,7 @@ static int rules_group(const rule_op *ops, size_t n, gpudiag_nsight_rules *R)
             R->util_min = pct / 100.0;
         if (pct < NSIGHT_UTIL_THRESHOLD) {
             R->util_low_chunks++;
-            R->util_low_time_us += (cend - cstart) / 1000.0;
+            R->util_low_time_us += (cend - cstart) / NS_PER_US;
             if (!prev_low)
                 R->util_low_regions++;
             prev_low = 1;
@@ -998,7 +998,7 @@ static void nsight_rules(nsr *r)
 {
     gpudiag_nsight_rules *R = &r->t->nsys.rules;
     R->available = 1;
-    R->gap_threshold_us = NSIGHT_GAP_NS / 1000.0;
+    R->gap_threshold_us = ns_to_us(NSIGHT_GAP_NS);
     R->gap_max_us = NAN;
     R->util_chunks = NSIGHT_UTIL_CHUNKS;
     R->util_threshold = NSIGHT_UTIL_THRESHOLD / 100.0;

@@ -206,7 +206,7 @@ gpudiag_status gd_read_smi_q(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
                     if (gd_ieq(val + u, valn - u, "ms"))
                         us = x * 1e3;
                     else if (gd_ieq(val + u, valn - u, "ns"))
-                        us = x / 1e3;
+                        us = x / NS_PER_US;
                     else if (gd_ieq(val + u, valn - u, "s"))
                         us = x * 1e6;
                     g.v[GPUDIAG_M_THROTTLE_TIME_US] = (isnan(g.v[GPUDIAG_M_THROTTLE_TIME_US]) ? 0 : g.v[GPUDIAG_M_THROTTLE_TIME_US]) + us;

@@ -172,7 +172,7 @@ static void write_annotations(ann *a)
         gint(a, "pid", GPUDIAG_ANNOTATE_PID);
         gint(a, "tid", (long long)d + 1);
         gts(a, "ts", g->start_ns);
-        gts(a, "dur", (int64_t)llround(g->duration_us * 1000.0));
+        gts(a, "dur", (int64_t)llround(g->duration_us * NS_PER_US));
         gkey(a, "args");
         yajl_gen_map_open(a->g);
         gint(a, "device", g->device);

@@ -604,7 +604,7 @@ static void write_timeline(hw *w, const gpudiag_report *r)
     const double row = 26, gap = 8, top = 18;
     size_t rows = tl->lane_count + 2 * tl->device_count;
     double height = top + (row + 2) * (double)rows + gap * (double)tl->device_count + 34;
-    double range_us = (double)(tl->end_ns - tl->start_ns) / 1000.0;
+    double range_us = ns_to_us(tl->end_ns - tl->start_ns);
     double bw = PLOT_W / (double)tl->bins;
     char b[64], b2[64];
     put(w, "<p>Each stream's row is filled to the share of each time bin that it was busy; "
@@ -619,7 +619,7 @@ static void write_timeline(hw *w, const gpudiag_report *r)
     double plot_bottom = height - 34;
     size_t every = r->step_count > 40 ? (r->step_count + 39) / 40 : 1;
     for (size_t i = 0; i < r->step_count; i++) {
-        double x = LABEL_W + PLOT_W * (double)(r->steps[i].start_ns - tl->start_ns) / 1000.0 / range_us;
+        double x = LABEL_W + PLOT_W * (double)(r->steps[i].start_ns - tl->start_ns) / NS_PER_US / range_us;
         putf(w, "<line class=\"stepline\" x1=\"%.2f\" y1=\"%.0f\" x2=\"%.2f\" y2=\"%.1f\"/>", x, top - 4, x,
              plot_bottom);
         if (r->steps[i].number >= 0 && i % every == 0)

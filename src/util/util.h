@@ -75,8 +75,6 @@ int gd_ends_with(const char *s, size_t len, const char *suffix);
 /* 1 if the NUL-terminated lowercase literal occurs in s[0..len), ignoring case. */
 int gd_icontains(const char *s, size_t len, const char *lit);
 
-#endif
-
 /* Stable LSD radix sort of n records of `size` bytes by the int64 key at
  * `key_offset` (ascending, signed order).  Equal keys keep their input order.
  * Returns 0, or -1 if the scratch buffer cannot be allocated (then the array
@@ -141,6 +139,14 @@ size_t gd_find_i64(const void *base, size_t n, size_t size, int64_t key);
  * NaN, or a NaN and a number, compare equal: sort only NaN-free arrays). */
 int gd_cmp_double(const void *a, const void *b);
 
+/* Nanoseconds per microsecond: the model keeps exact ns (trace clock x 1000),
+ * the report speaks µs.  Divide a double of ns by it, or use ns_to_us. */
+#define NS_PER_US 1000.0
+
+/* The model's nanoseconds as the report's microseconds: (double)ns / 1000,
+ * the one conversion every pass, reader and renderer uses. */
+static inline double ns_to_us(int64_t ns) { return (double)ns / NS_PER_US; }
+
 /* An exact time in ns written as µs with 3 decimals into b ("-0.500" for
  * -500 ns, "1700000000123456.789" for an epoch timestamp: a double cannot hold
  * 19 digits), NUL-terminated; b has room for any int64_t.  Never fails. */
@@ -170,3 +176,5 @@ double gd_quantile_sorted(const double *v, size_t n, double q);
  * sort takes over a range that partitions badly.  Also gives min (q = 0) and
  * max (q = 1).  Never fails. */
 void gd_quantiles(double *v, size_t n, const double *q, size_t nq, double *out);
+
+#endif
