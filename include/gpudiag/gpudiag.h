@@ -409,6 +409,17 @@ typedef struct gpudiag_transfer {
     double time_us;               /**< summed copy durations */
 } gpudiag_transfer;
 
+/** The rates of one gpudiag_transfer, computed once by the analysis
+ *  (DEFINITIONS "Copies", "Each device's GPU"). */
+typedef struct gpudiag_transfer_rate {
+    double gb_per_s;              /**< achieved: bytes / time_us / 1e3 (GB/s, 1 GB = 1e9 bytes); NaN when
+                                       time_us is 0 */
+    double link_gb_per_s;         /**< host copies (h2d, d2h, pageable): the report's pcie_link_gb_per_s;
+                                       NaN for the others */
+    double link_share;            /**< gb_per_s / link_gb_per_s (fraction, 0..1 for a real link); NaN when
+                                       either is unknown */
+} gpudiag_transfer_rate;
+
 /** Copy directions. */
 typedef enum gpudiag_copy_kind {
     /* the values, their names and comments: gpudiag/copy_kinds.def (first = 0, append only) */
@@ -743,6 +754,21 @@ typedef struct gpudiag_report {
      *  cudaMalloc/cudaFree calls inside the steps (include/gpudiag/memory.h, docs/DEFINITIONS.md
      *  "Memory timeline"); NULL for a monitoring log.  Owned by the report. */
     struct gpudiag_memory *memory;
+
+    /* Fields below are appended (a report's layout only grows at its end).
+     * Shares and rates computed once by the analysis, which the renderers and
+     * rules read instead of computing them again (issue 20). */
+    /** PCIe rate per direction of the first device whose GPU was identified
+     *  (devices[].pcie_gbs_per_dir > 0), GB/s, theoretical; NaN when none. */
+    double pcie_link_gb_per_s;
+    gpudiag_transfer_rate transfer_rates[GPUDIAG_COPY_KIND_COUNT]; /**< of transfers[k] */
+    gpudiag_transfer_rate pageable_rate; /**< of pageable */
+    /** class_time_us[c] / kernel_time_us (fraction 0..1); NaN when kernel_time_us
+     *  is not > 0 (a monitoring log, or no kernels). */
+    double class_share[GPUDIAG_KCLASS_COUNT];
+    /** comm_kind_us[k] / the sum of comm_kind_us (fraction 0..1, DEFINITIONS
+     *  "Communication", collective kinds); NaN when that sum is not > 0. */
+    double comm_kind_share[GPUDIAG_COMM_KIND_COUNT];
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */

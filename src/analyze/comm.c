@@ -80,3 +80,14 @@ int gd_build_comm_kinds(actx *a)
     gd_coll_join_free(&j);
     return 0;
 }
+
+/* ---- communication kind shares --------------------------------------------- */
+
+void gd_build_comm_kind_shares(gpudiag_report *r)
+{
+    double tot = 0;
+    for (int k = 0; k < GPUDIAG_COMM_KIND_COUNT; k++)
+        tot += r->comm_kind_us[k];
+    for (int k = 0; k < GPUDIAG_COMM_KIND_COUNT; k++)
+        r->comm_kind_share[k] = tot > 0 ? r->comm_kind_us[k] / tot : NAN;
+}

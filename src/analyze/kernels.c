@@ -248,3 +248,11 @@ int gd_build_launch_stats(actx *a)
     free(gpu_idle);
     return 0;
 }
+
+/* ---- kernel class shares --------------------------------------------------- */
+
+void gd_build_class_shares(gpudiag_report *r)
+{
+    for (int c = 0; c < GPUDIAG_KCLASS_COUNT; c++)
+        r->class_share[c] = r->kernel_time_us > 0 ? r->class_time_us[c] / r->kernel_time_us : NAN;
+}

@@ -59,4 +59,23 @@ int gd_build_recompute(actx *a);
  * gpudiag_report_free frees it). */
 int gd_build_memory(actx *a);
 
+/* The shares and rates of a finished report that renderers and rules read
+ * (issue 20, "renderers only render").  Each reads only the report, so
+ * gpudiag_series_analyze calls them too (all NaN for a monitoring log). */
+
+/* Kernel class shares (kernels.c): r->class_share[c] = class_time_us[c] /
+ * kernel_time_us, NaN when kernel_time_us is not > 0.  After gd_build_kernels. */
+void gd_build_class_shares(gpudiag_report *r);
+
+/* Communication kind shares (comm.c): r->comm_kind_share[k] = comm_kind_us[k]
+ * / their sum, NaN when the sum is not > 0.  After gd_build_comm_kinds. */
+void gd_build_comm_kind_shares(gpudiag_report *r);
+
+/* Transfer rates (transfers.c; DEFINITIONS "Copies" and "Each device's GPU"):
+ * r->pcie_link_gb_per_s from the first device with a PCIe rate, and each
+ * transfer's achieved GB/s (bytes / time_us / 1e3), link rate (host copies:
+ * h2d, d2h, pageable) and link share.  After gd_build_transfers and
+ * gd_build_mfu, which identifies the devices' GPUs. */
+void gd_build_transfer_rates(gpudiag_report *r);
+
 #endif

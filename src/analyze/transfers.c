@@ -1,5 +1,5 @@
 /*
- * transfers.c — host<->device copies.
+ * transfers.c — host<->device copies and their rates.
  * A pass of gpudiag_analyze (analyze.c), over the context of analyze.h;
  * its definitions and peers: docs/DEFINITIONS.md.
  */
@@ -54,4 +54,32 @@ void gd_build_transfers(actx *a)
             r->pageable.time_us += ns_to_us(op->dur_ns);
         }
     }
+}
+
+/* ---- transfer rates -------------------------------------------------------- */
+
+/* The rate of one transfer; link is the host link for host copies, NaN else. */
+static gpudiag_transfer_rate transfer_rate(const gpudiag_transfer *tr, double link)
+{
+    gpudiag_transfer_rate q;
+    q.gb_per_s = tr->time_us > 0 ? tr->bytes / tr->time_us / 1e3 : NAN;
+    q.link_gb_per_s = link;
+    q.link_share = link > 0 ? q.gb_per_s / link : NAN;
+    return q;
+}
+
+void gd_build_transfer_rates(gpudiag_report *r)
+{
+    r->pcie_link_gb_per_s = NAN;
+    for (size_t i = 0; i < r->device_count; i++)
+        if (r->devices[i].pcie_gbs_per_dir > 0) {
+            r->pcie_link_gb_per_s = r->devices[i].pcie_gbs_per_dir;
+            break;
+        }
+    /* host copies cross PCIe: they are compared with the identified GPU's link rate */
+    for (int k = 0; k < GPUDIAG_COPY_KIND_COUNT; k++) {
+        int host = k == GPUDIAG_COPY_H2D || k == GPUDIAG_COPY_D2H;
+        r->transfer_rates[k] = transfer_rate(&r->transfers[k], host ? r->pcie_link_gb_per_s : NAN);
+    }
+    r->pageable_rate = transfer_rate(&r->pageable, r->pcie_link_gb_per_s);
 }

@@ -18,15 +18,6 @@ static int has_finding(const gpudiag_report *r, const char *id)
     return 0;
 }
 
-/* The host link rate of the first identified device, NaN if none. */
-static double pcie_link(const gpudiag_report *r)
-{
-    for (size_t i = 0; i < r->device_count; i++)
-        if (r->devices[i].pcie_gbs_per_dir > 0)
-            return r->devices[i].pcie_gbs_per_dir;
-    return NAN;
-}
-
 /* The group with >= GD_COMM_KIND_DOMINANT of the communication kernel time
  * (the largest; ties: the first), G_NONE when none. */
 int gd_comm_dominant(const double gs[G_NONE])
@@ -85,25 +76,24 @@ void gd_rule_communication(fbuilder *b)
     gd_fb_ev(f, "step_time_us", r->avg_step_us);
     /* the dominant kind of collective picks the advice (DEFINITIONS "Communication", collective kinds):
      * all-gather and reduce-scatter together are FSDP / ZeRO-3 sharding */
-    double tot = 0;
-    for (int k = 0; k < GPUDIAG_COMM_KIND_COUNT; k++)
-        tot += r->comm_kind_us[k];
+    /* the shares are NaN when no communication kernel time is known by kind */
+    int kinds = !isnan(r->comm_kind_share[GPUDIAG_COMM_ALL_REDUCE]);
     int g = G_NONE;
     double gs[G_NONE] = {0};
-    if (tot > 0) {
+    if (kinds) {
         static const char *const keys[GPUDIAG_COMM_KIND_COUNT] = {
 #define GPUDIAG_COMM_KIND_ROW(e, name, share_key) share_key,
 #include "gpudiag/comm_kinds.def"
 #undef GPUDIAG_COMM_KIND_ROW
         };
         for (int k = 0; k < GPUDIAG_COMM_KIND_COUNT; k++)
-            gd_fb_ev(f, keys[k], r->comm_kind_us[k] / tot);
-        gs[G_ALL_REDUCE] = r->comm_kind_us[GPUDIAG_COMM_ALL_REDUCE] / tot;
-        gs[G_SHARDED] = (r->comm_kind_us[GPUDIAG_COMM_ALL_GATHER] + r->comm_kind_us[GPUDIAG_COMM_REDUCE_SCATTER]) / tot;
-        gs[G_ALL_TO_ALL] = r->comm_kind_us[GPUDIAG_COMM_ALL_TO_ALL] / tot;
-        gs[G_P2P] = r->comm_kind_us[GPUDIAG_COMM_SEND_RECV] / tot;
-        gs[G_BROADCAST] = r->comm_kind_us[GPUDIAG_COMM_BROADCAST] / tot;
-        gs[G_UNKNOWN] = r->comm_kind_us[GPUDIAG_COMM_UNKNOWN] / tot;
+            gd_fb_ev(f, keys[k], r->comm_kind_share[k]);
+        gs[G_ALL_REDUCE] = r->comm_kind_share[GPUDIAG_COMM_ALL_REDUCE];
+        gs[G_SHARDED] = r->comm_kind_share[GPUDIAG_COMM_ALL_GATHER] + r->comm_kind_share[GPUDIAG_COMM_REDUCE_SCATTER];
+        gs[G_ALL_TO_ALL] = r->comm_kind_share[GPUDIAG_COMM_ALL_TO_ALL];
+        gs[G_P2P] = r->comm_kind_share[GPUDIAG_COMM_SEND_RECV];
+        gs[G_BROADCAST] = r->comm_kind_share[GPUDIAG_COMM_BROADCAST];
+        gs[G_UNKNOWN] = r->comm_kind_share[GPUDIAG_COMM_UNKNOWN];
         g = gd_comm_dominant(gs);
     }
     static const char *const what[G_NONE] = {
@@ -111,7 +101,7 @@ void gd_rule_communication(fbuilder *b)
         "all-to-all (embedding sharding, mixture-of-experts)", "point-to-point send/recv (pipeline parallelism)",
         "broadcast", "a collective this trace cannot name (SendRecv/Generic kernels without their launching call)"};
     /* no collective kernels, MPI calls on the host: the GPU waits for MPI (an HPC code) */
-    int mpi = !(tot > 0) && r->input.nsys.mpi_calls > 0;
+    int mpi = !kinds && r->input.nsys.mpi_calls > 0;
     if (mpi)
         gd_fb_ev(f, "mpi_calls", (double)r->input.nsys.mpi_calls);
     char *title = mpi ? gd_format("Communication not hidden behind compute takes %.1f%% of each step: the GPU waits "
@@ -218,11 +208,11 @@ void gd_rule_offload(fbuilder *b)
     gpudiag_finding *f = rf_add(b, GD_F_offload_transfer, sev_for_share(time_share), exposed);
     gd_fb_ev(f, "h2d_bytes_per_step", h2d_step);
     gd_fb_ev(f, "d2h_bytes_per_step", d2h_step);
-    gd_fb_ev(f, "h2d_gb_per_s", h2d->time_us > 0 ? h2d->bytes / h2d->time_us / 1e3 : NAN);
-    gd_fb_ev(f, "d2h_gb_per_s", d2h->time_us > 0 ? d2h->bytes / d2h->time_us / 1e3 : NAN);
+    gd_fb_ev(f, "h2d_gb_per_s", r->transfer_rates[GPUDIAG_COPY_H2D].gb_per_s);
+    gd_fb_ev(f, "d2h_gb_per_s", r->transfer_rates[GPUDIAG_COPY_D2H].gb_per_s);
     gd_fb_ev(f, "transfer_time_share", time_share);
     gd_fb_ev(f, "exposed_memcpy_share", exposed);
-    gd_fb_ev(f, "pcie_link_gb_per_s", pcie_link(r)); /* per direction, of the identified GPU */
+    gd_fb_ev(f, "pcie_link_gb_per_s", r->pcie_link_gb_per_s); /* per direction, of the identified GPU */
     gd_fb_text(b, f,
          gd_format("Every step moves %.0f MiB to the GPU and %.0f MiB back over PCIe (offload): the copies run for "
                    "%.1f%% of the step, %.1f%% with no kernel running",
@@ -253,7 +243,7 @@ void gd_rule_memcpy(fbuilder *b)
     gd_fb_ev(f, "d2h_copy_time_share", copy_us > 0 ? r->transfers[GPUDIAG_COPY_D2H].time_us / copy_us : NAN);
     gd_fb_ev(f, "d2d_copy_time_share", d2d);
     gd_fb_ev(f, "step_time_us", r->avg_step_us);
-    gd_fb_ev(f, "pcie_link_gb_per_s", pcie_link(r));
+    gd_fb_ev(f, "pcie_link_gb_per_s", r->pcie_link_gb_per_s);
     /* the fix depends on where the bytes go: device-to-device copies are the
      * framework's own (layout changes, concatenation), host copies are I/O */
     int device_copies = !isnan(d2d) && d2d > 0.5;

@@ -70,9 +70,9 @@ void gd_rule_memory_bound(fbuilder *b)
     double gain = 0.5 * mem * kshare;
     gpudiag_finding *f = rf_add(b, GD_F_memory_bound_kernels, sev_for_share(gain), gain);
     gd_fb_ev(f, "memory_bound_kernel_share", mem);
-    gd_fb_ev(f, "elementwise_share", r->class_time_us[GPUDIAG_KCLASS_ELEMENTWISE] / r->kernel_time_us);
-    gd_fb_ev(f, "norm_share", r->class_time_us[GPUDIAG_KCLASS_NORM] / r->kernel_time_us);
-    gd_fb_ev(f, "reduction_share", r->class_time_us[GPUDIAG_KCLASS_REDUCTION] / r->kernel_time_us);
+    gd_fb_ev(f, "elementwise_share", r->class_share[GPUDIAG_KCLASS_ELEMENTWISE]);
+    gd_fb_ev(f, "norm_share", r->class_share[GPUDIAG_KCLASS_NORM]);
+    gd_fb_ev(f, "reduction_share", r->class_share[GPUDIAG_KCLASS_REDUCTION]);
     gd_fb_ev(f, "kernel_share_of_step", kshare);
     gd_fb_text(b, f,
          gd_format("Elementwise, normalisation and reduction kernels take %.1f%% of GPU time: the GPU mostly "
@@ -121,7 +121,7 @@ void gd_rule_small_gemms(fbuilder *b)
     gpudiag_report *r = b->r;
     if (!r->step_count || !(r->avg_step_us > 0) || !(r->kernel_time_us > 0) || !(r->gemm_blocks_known_us > 0))
         return;
-    double gemm_share = r->class_time_us[GPUDIAG_KCLASS_GEMM] / r->kernel_time_us;
+    double gemm_share = r->class_share[GPUDIAG_KCLASS_GEMM];
     double under = r->gemm_underfilled_us / r->gemm_blocks_known_us;
     if (gemm_share < GD_GEMM_SHARE_MIN || under < GD_GEMM_UNDERFILLED_MIN)
         return;

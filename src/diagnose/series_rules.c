@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/passes.h"
 #include "analyze/series_stats.h"
 #include "diagnose/fbuild.h"
 #include "util/util.h"
@@ -851,6 +852,10 @@ gpudiag_status gpudiag_series_analyze(const gpudiag_series *s, const char *path,
     r->kernel_time_us = NAN;
     /* no model FLOPs in a log: unknown (null), never 0 */
     r->model_flops_per_step = r->achieved_tflops = r->mfu_peak_tflops = NAN;
+    /* the report's shares and rates: NaN, with no kernels, collectives or copies */
+    gd_build_class_shares(r);
+    gd_build_comm_kind_shares(r);
+    gd_build_transfer_rates(r);
     r->series = calloc(1, sizeof *r->series);
     if (!r->input.path || !r->series || gd_series_summarize(s, r->series) != 0) {
         gpudiag_report_free(&r);

@@ -1020,7 +1020,7 @@ static void write_kernels(hw *w, const gpudiag_report *r)
              y + 3, wd, row - 6);
         esc_name(w, cn);
         putf(w, ": %s (%s of kernel time)</title></rect>", fmt_us(b, sizeof b, v),
-             fmt_pct(b2, sizeof b2, v / r->kernel_time_us));
+             fmt_pct(b2, sizeof b2, r->class_share[c]));
         if (wtc > 0) {
             putf(w, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.2f\" height=\"%.0f\" style=\"fill:url(#p-tc)\"><title>",
                  LABEL_W, y + 3, wtc, row - 6);
@@ -1028,7 +1028,7 @@ static void write_kernels(hw *w, const gpudiag_report *r)
             putf(w, " on %ss: %s</title></rect>", unit, fmt_us(b, sizeof b, tc[c]));
         }
         putf(w, "<text x=\"%.1f\" y=\"%.1f\">%s (%s)", LABEL_W + wd + 6, y + 17, fmt_us(b, sizeof b, v),
-             fmt_pct(b2, sizeof b2, v / r->kernel_time_us));
+             fmt_pct(b2, sizeof b2, r->class_share[c]));
         if (tc[c] > 0)
             putf(w, ", %s %s", fmt_pct(b, sizeof b, tc[c] / v), unit);
         put(w, "</text></g>");

@@ -373,15 +373,6 @@ static void write_devices(jw *w, const gpudiag_report *r)
     yajl_gen_array_close(w->g);
 }
 
-/* The host link of the first identified device (GB/s per direction), NaN if none. */
-static double link_rate(const gpudiag_report *r)
-{
-    for (size_t i = 0; i < r->device_count; i++)
-        if (r->devices[i].pcie_gbs_per_dir > 0)
-            return r->devices[i].pcie_gbs_per_dir;
-    return NAN;
-}
-
 static void write_summary(jw *w, const gpudiag_report *r)
 {
     key(w, "summary");
@@ -707,7 +698,7 @@ static void write_kernels(jw *w, const gpudiag_report *r)
         yajl_gen_map_open(w->g);
         kv_str(w, "class", gpudiag_kernel_class_name((gpudiag_kernel_class)c));
         kv_us(w, "total_us", r->class_time_us[c]);
-        kv_num(w, "share", r->kernel_time_us > 0 ? r->class_time_us[c] / r->kernel_time_us : NAN);
+        kv_num(w, "share", r->class_share[c]);
         yajl_gen_map_close(w->g);
     }
     yajl_gen_array_close(w->g);
@@ -1072,19 +1063,16 @@ static void write_report(jw *w, const gpudiag_report *r)
     yajl_gen_map_open(w->g);
     for (int k = 0; k <= GPUDIAG_COPY_KIND_COUNT; k++) {
         const gpudiag_transfer *tr = k < GPUDIAG_COPY_KIND_COUNT ? &r->transfers[k] : &r->pageable;
+        const gpudiag_transfer_rate *q = k < GPUDIAG_COPY_KIND_COUNT ? &r->transfer_rates[k] : &r->pageable_rate;
         key(w, k < GPUDIAG_COPY_KIND_COUNT ? gpudiag_copy_kind_name((gpudiag_copy_kind)k) : "pageable");
         yajl_gen_map_open(w->g);
         kv_int(w, "count", (long long)tr->count);
         kv_num(w, "bytes", tr->bytes);
         kv_us(w, "time_us", tr->time_us);
         kv_num(w, "bytes_per_step", r->step_count ? tr->bytes / (double)r->step_count : NAN);
-        double gbs = tr->time_us > 0 ? tr->bytes / tr->time_us / 1e3 : NAN;
-        kv_num(w, "achieved_gb_per_s", gbs);
-        /* host copies cross PCIe: compare with the identified GPU's link rate */
-        int host = k == GPUDIAG_COPY_H2D || k == GPUDIAG_COPY_D2H || k == GPUDIAG_COPY_KIND_COUNT;
-        double link = host ? link_rate(r) : NAN;
-        kv_num(w, "link_gb_per_s", link);
-        kv_num(w, "link_share", link > 0 ? gbs / link : NAN);
+        kv_num(w, "achieved_gb_per_s", q->gb_per_s);
+        kv_num(w, "link_gb_per_s", q->link_gb_per_s);
+        kv_num(w, "link_share", q->link_share);
         yajl_gen_map_close(w->g);
     }
     yajl_gen_map_close(w->g);

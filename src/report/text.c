@@ -644,7 +644,7 @@ static void details(const tw *w, const gpudiag_report *r)
         if (v <= 0)
             continue;
         fprintf(w->fp, " %s %.1f%%", gpudiag_kernel_class_name((gpudiag_kernel_class)order[i]),
-                100.0 * v / r->kernel_time_us);
+                100.0 * r->class_share[order[i]]);
         any = 1;
     }
     if (!any)
@@ -686,12 +686,13 @@ static void details(const tw *w, const gpudiag_report *r)
     int copies = 0;
     for (int k = 0; k < GPUDIAG_COPY_KIND_COUNT && steps > 0; k++) {
         const gpudiag_transfer *t = &r->transfers[k];
+        double gbs = r->transfer_rates[k].gb_per_s;
         if (!t->count)
             continue;
         if (t->bytes > 0) {
             mib(a, sizeof a, t->bytes / steps);
             if (t->time_us > 0)
-                snprintf(b, sizeof b, " at %.1f GB/s", t->bytes / t->time_us / 1e3);
+                snprintf(b, sizeof b, " at %.1f GB/s", gbs);
             else
                 b[0] = '\0';
         } else {
