@@ -129,11 +129,12 @@ static int infer_arch(const gpudiag_trace *t, gpudiag_report *r)
     return 0;
 }
 
-int gd_build_devices(actx *a)
+/* The devices of the report: those with GPU ops (by id, ascending), with the
+ * trace's deviceProperties where it describes them; every metric NaN until
+ * measured.  Fills r->devices and r->device_count.  0, or -1 on allocation
+ * failure. */
+static int device_list(const gpudiag_trace *t, gpudiag_report *r)
 {
-    const gpudiag_trace *t = a->t;
-    gpudiag_report *r = a->r;
-    /* devices: those with GPU ops, plus described ones */
     int64_t *ids = malloc((t->gpu_ops.len + t->devices.len + 1) * sizeof *ids);
     if (!ids)
         return -1;
@@ -176,128 +177,152 @@ int gd_build_devices(actx *a)
         }
     }
     free(ids);
-    if (infer_arch(t, r) != 0)
-        return -1;
+    return 0;
+}
 
-    int rc = -1;
+/* Pass 1 over one device's ops, its kernels (TBP GPUMetricsParser): kernel
+ * count and time, Tensor Core share, and over the steps span GPU
+ * utilization, Est. SM efficiency and Est. achieved occupancy.  kiv and eps
+ * are scratch (sets of gd_iv, endpoint), freed on return so that the
+ * breakdown of pass 2 does not hold them too: on a 28 GB trace all five sets
+ * at once were the analysis' peak.  0, or -1 on allocation failure. */
+static int device_kernel_metrics(actx *a, gpudiag_device *d, gd_vec *kiv, gd_vec *eps)
+{
+    const gpudiag_trace *t = a->t;
+    kiv->len = eps->len = 0;
+    /* SM efficiency endpoints: every START (op order), then every END */
+    size_t nbps = 0, kb = 0;
+    for (size_t i = 0; i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        if (op->device == d->id && op->kind == GD_GPU_KERNEL && (op->flags & GD_GF_HAS_BPS) &&
+            op->blocks_per_sm > 0.0f)
+            nbps++;
+    }
+    if (gd_vec_reserve(eps, 2 * nbps) != 0)
+        return -1;
+    endpoint *ep = eps->data;
+    double occ_w = 0, occ_t = 0, tc_t = 0, ktime = 0;
+    uint64_t kcount = 0, gcount = 0; /* gcount: whole-graph rows (GD_GPU_GRAPH), busy time only */
+    for (size_t i = 0; i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        if (op->device != d->id || (op->kind != GD_GPU_KERNEL && op->kind != GD_GPU_GRAPH))
+            continue;
+        int64_t s = op->ts_ns, e = op->ts_ns + op->dur_ns;
+        if (op->kind == GD_GPU_GRAPH) {
+            /* a whole graph's execution: its kernels ran then (DEFINITIONS "Nsight Systems
+             * exports", graph rows), so it is kernel busy time, but no kernel of its own */
+            gcount++;
+            if (gd_iv_push(kiv, s, e))
+                return -1;
+            continue;
+        }
+        unsigned nf = gd_name_flags(a, op->name_id);
+        kcount++;
+        ktime += (double)op->dur_ns;
+        if (gd_iv_push(kiv, s, s + op->dur_ns))
+            return -1;
+        if (nf & NF_TC)
+            tc_t += (double)op->dur_ns;
+        if ((op->flags & GD_GF_HAS_BPS) && op->blocks_per_sm > 0.0f) {
+            endpoint e1 = {s, op->blocks_per_sm, 0}, e2 = {e, op->blocks_per_sm, 1};
+            ep[kb] = e1;
+            ep[nbps + kb++] = e2;
+        }
+        if ((op->flags & GD_GF_HAS_OCC) && op->occupancy_pct >= 0.0f && a->nsteps) {
+            int64_t cs = s > a->span_s ? s : a->span_s;
+            int64_t ce = e < a->span_e ? e : a->span_e;
+            if (cs < ce) {
+                occ_w += (double)op->occupancy_pct * (double)(ce - cs);
+                occ_t += (double)(ce - cs);
+            }
+        }
+    }
+    d->kernel_count = kcount;
+    d->kernel_time_us = ktime / NS_PER_US;
+    if (ktime > 0)
+        d->tensor_core_share = tc_t / ktime;
+    kiv->len = gd_iv_merge(kiv->data, kiv->len);
+    if (a->nsteps && a->span_e > a->span_s && (kcount || gcount)) {
+        gd_iv span = {a->span_s, a->span_e};
+        int64_t busy = gd_iv_intersect_len(kiv->data, kiv->len, &span, 1);
+        d->gpu_utilization = (double)busy / (double)(a->span_e - a->span_s);
+        eps->len = 2 * nbps;
+        d->sm_efficiency = sm_efficiency(eps->data, nbps, a->span_s, a->span_e);
+        if (occ_t > 0)
+            d->achieved_occupancy = occ_w / occ_t / 100.0;
+    }
+    gd_vec_free(kiv);
+    gd_vec_free(eps);
+    return 0;
+}
+
+/* Pass 2 over one device's ops (HTA temporal breakdown and communication
+ * overlap): every op on a stream is busy time, over [first GPU event, last
+ * GPU event]; compute and communication kernels as sets.  all_iv, comp_iv
+ * and comm_iv are scratch sets of gd_iv, kept for the next device.  0, or -1
+ * on allocation failure. */
+static int device_breakdown(actx *a, gpudiag_device *d, gd_vec *all_iv, gd_vec *comp_iv, gd_vec *comm_iv)
+{
+    const gpudiag_trace *t = a->t;
+    all_iv->len = comp_iv->len = comm_iv->len = 0;
+    for (size_t i = 0; i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        if (op->device != d->id || op->stream == -1)
+            continue;
+        int64_t s = op->ts_ns;
+        if (gd_iv_push(all_iv, s, s + op->dur_ns))
+            return -1;
+        if (op->kind != GD_GPU_KERNEL)
+            continue;
+        unsigned nf = gd_name_flags(a, op->name_id);
+        if (nf & NF_COMM) {
+            if (gd_iv_push(comm_iv, s, s + op->dur_ns))
+                return -1;
+        } else if (nf & NF_COMPUTE) {
+            if (gd_iv_push(comp_iv, s, s + op->dur_ns))
+                return -1;
+        }
+    }
+    all_iv->len = gd_iv_merge(all_iv->data, all_iv->len);
+    if (all_iv->len) {
+        const gd_iv *av = all_iv->data;
+        int64_t span = av[all_iv->len - 1].e - av[0].s;
+        int64_t busy = gd_iv_sum(av, all_iv->len);
+        comp_iv->len = gd_iv_merge(comp_iv->data, comp_iv->len);
+        int64_t comp = gd_iv_sum(comp_iv->data, comp_iv->len);
+        d->span_us = ns_to_us(span);
+        d->idle_us = ns_to_us(span - busy);
+        d->compute_us = ns_to_us(comp);
+        d->non_compute_us = ns_to_us(busy - comp);
+    }
+    comm_iv->len = gd_iv_merge(comm_iv->data, comm_iv->len);
+    if (comm_iv->len) {
+        int64_t comm = gd_iv_sum(comm_iv->data, comm_iv->len);
+        int64_t ov = gd_iv_intersect_len(comm_iv->data, comm_iv->len, comp_iv->data, comp_iv->len);
+        d->comm_time_us = ns_to_us(comm);
+        d->comm_overlap = comm > 0 ? (double)ov / (double)comm : NAN;
+    }
+    return 0;
+}
+
+int gd_build_devices(actx *a)
+{
+    const gpudiag_trace *t = a->t;
+    gpudiag_report *r = a->r;
+    if (device_list(t, r) != 0 || infer_arch(t, r) != 0)
+        return -1;
+    int rc = 0;
     gd_vec kiv, all_iv, comp_iv, comm_iv, eps;
     gd_vec_init(&kiv, sizeof(gd_iv));
     gd_vec_init(&all_iv, sizeof(gd_iv));
     gd_vec_init(&comp_iv, sizeof(gd_iv));
     gd_vec_init(&comm_iv, sizeof(gd_iv));
     gd_vec_init(&eps, sizeof(endpoint));
-    for (size_t di = 0; di < nid; di++) {
+    for (size_t di = 0; rc == 0 && di < r->device_count; di++) {
         gpudiag_device *d = &r->devices[di];
-        kiv.len = all_iv.len = comp_iv.len = comm_iv.len = eps.len = 0;
-        /* SM efficiency endpoints: every START (op order), then every END */
-        size_t nbps = 0, kb = 0;
-        for (size_t i = 0; i < t->gpu_ops.len; i++) {
-            const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
-            if (op->device == d->id && op->kind == GD_GPU_KERNEL && (op->flags & GD_GF_HAS_BPS) &&
-                op->blocks_per_sm > 0.0f)
-                nbps++;
-        }
-        if (gd_vec_reserve(&eps, 2 * nbps) != 0)
-            goto out;
-        endpoint *ep = eps.data;
-        double occ_w = 0, occ_t = 0, tc_t = 0, ktime = 0;
-        uint64_t kcount = 0, gcount = 0; /* gcount: whole-graph rows (GD_GPU_GRAPH), busy time only */
-        /* Two passes over the ops, so that the busy-kernel set and the SM
-         * efficiency endpoints (with their sort's scratch) are freed before
-         * the temporal breakdown's three sets are built: on a 28 GB trace
-         * this was the analysis' peak, all five at once.  Pass 1: kernels. */
-        for (size_t i = 0; i < t->gpu_ops.len; i++) {
-            const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
-            if (op->device != d->id || (op->kind != GD_GPU_KERNEL && op->kind != GD_GPU_GRAPH))
-                continue;
-            int64_t s = op->ts_ns, e = op->ts_ns + op->dur_ns;
-            if (op->kind == GD_GPU_GRAPH) {
-                /* a whole graph's execution: its kernels ran then (DEFINITIONS "Nsight Systems
-                 * exports", graph rows), so it is kernel busy time, but no kernel of its own */
-                gcount++;
-                if (gd_iv_push(&kiv, s, e))
-                    goto out;
-                continue;
-            }
-            unsigned nf = gd_name_flags(a, op->name_id);
-            kcount++;
-            ktime += (double)op->dur_ns;
-            if (gd_iv_push(&kiv, s, s + op->dur_ns))
-                goto out;
-            if (nf & NF_TC)
-                tc_t += (double)op->dur_ns;
-            if ((op->flags & GD_GF_HAS_BPS) && op->blocks_per_sm > 0.0f) {
-                endpoint e1 = {s, op->blocks_per_sm, 0}, e2 = {e, op->blocks_per_sm, 1};
-                ep[kb] = e1;
-                ep[nbps + kb++] = e2;
-            }
-            if ((op->flags & GD_GF_HAS_OCC) && op->occupancy_pct >= 0.0f && a->nsteps) {
-                int64_t cs = s > a->span_s ? s : a->span_s;
-                int64_t ce = e < a->span_e ? e : a->span_e;
-                if (cs < ce) {
-                    occ_w += (double)op->occupancy_pct * (double)(ce - cs);
-                    occ_t += (double)(ce - cs);
-                }
-            }
-        }
-        d->kernel_count = kcount;
-        d->kernel_time_us = ktime / NS_PER_US;
-        if (ktime > 0)
-            d->tensor_core_share = tc_t / ktime;
-        kiv.len = gd_iv_merge(kiv.data, kiv.len);
-        if (a->nsteps && a->span_e > a->span_s && (kcount || gcount)) {
-            gd_iv span = {a->span_s, a->span_e};
-            int64_t busy = gd_iv_intersect_len(kiv.data, kiv.len, &span, 1);
-            d->gpu_utilization = (double)busy / (double)(a->span_e - a->span_s);
-            eps.len = 2 * nbps;
-            d->sm_efficiency = sm_efficiency(eps.data, nbps, a->span_s, a->span_e);
-            if (occ_t > 0)
-                d->achieved_occupancy = occ_w / occ_t / 100.0;
-        }
-        gd_vec_free(&kiv);
-        gd_vec_free(&eps);
-        /* pass 2: every op on a stream (busy device), compute and communication kernels */
-        for (size_t i = 0; i < t->gpu_ops.len; i++) {
-            const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
-            if (op->device != d->id || op->stream == -1)
-                continue;
-            int64_t s = op->ts_ns;
-            if (gd_iv_push(&all_iv, s, s + op->dur_ns))
-                goto out;
-            if (op->kind != GD_GPU_KERNEL)
-                continue;
-            unsigned nf = gd_name_flags(a, op->name_id);
-            if (nf & NF_COMM) {
-                if (gd_iv_push(&comm_iv, s, s + op->dur_ns))
-                    goto out;
-            } else if (nf & NF_COMPUTE) {
-                if (gd_iv_push(&comp_iv, s, s + op->dur_ns))
-                    goto out;
-            }
-        }
-        /* HTA temporal breakdown over [first GPU event, last GPU event] */
-        all_iv.len = gd_iv_merge(all_iv.data, all_iv.len);
-        if (all_iv.len) {
-            const gd_iv *av = all_iv.data;
-            int64_t span = av[all_iv.len - 1].e - av[0].s;
-            int64_t busy = gd_iv_sum(av, all_iv.len);
-            comp_iv.len = gd_iv_merge(comp_iv.data, comp_iv.len);
-            int64_t comp = gd_iv_sum(comp_iv.data, comp_iv.len);
-            d->span_us = ns_to_us(span);
-            d->idle_us = ns_to_us(span - busy);
-            d->compute_us = ns_to_us(comp);
-            d->non_compute_us = ns_to_us(busy - comp);
-        }
-        comm_iv.len = gd_iv_merge(comm_iv.data, comm_iv.len);
-        if (comm_iv.len) {
-            int64_t comm = gd_iv_sum(comm_iv.data, comm_iv.len);
-            int64_t ov = gd_iv_intersect_len(comm_iv.data, comm_iv.len, comp_iv.data, comp_iv.len);
-            d->comm_time_us = ns_to_us(comm);
-            d->comm_overlap = comm > 0 ? (double)ov / (double)comm : NAN;
-        }
+        if (device_kernel_metrics(a, d, &kiv, &eps) != 0 || device_breakdown(a, d, &all_iv, &comp_iv, &comm_iv) != 0)
+            rc = -1;
     }
-    rc = 0;
-out:
     gd_vec_free(&kiv);
     gd_vec_free(&all_iv);
     gd_vec_free(&comp_iv);
