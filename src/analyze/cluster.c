@@ -17,6 +17,7 @@
 
 #include "gpudiag/gpudiag.h"
 #include "analyze/analyze.h"
+#include "diagnose/fbuild.h"
 #include "util/util.h"
 
 #define GD_STRAGGLER_SHARE_MIN 0.01
@@ -39,39 +40,57 @@ void gpudiag_cluster_free(gpudiag_cluster **cp)
     *cp = NULL;
 }
 
+/* ---- the catalogue (diagnose/cluster_findings.def) --------------------- */
+
+typedef enum {
+#define GD_CFINDING(id, kind, bn, rule) GD_C_##id,
+#include "diagnose/cluster_findings.def"
+#undef GD_CFINDING
+    GD_C_COUNT
+} gd_cfinding_id;
+
+enum { CAUSE, SYMPTOM, NOTE };
+
+typedef struct {
+    const char *id;
+    int kind;
+    gpudiag_bottleneck bottleneck;
+} cl_row;
+
+static const cl_row catalogue[GD_C_COUNT] = {
+#define GD_CFINDING(id, kind, bn, rule) {#id, kind, GPUDIAG_BN_##bn},
+#include "diagnose/cluster_findings.def"
+#undef GD_CFINDING
+};
+
+/* Append the cluster finding `id` with its catalogue kind and bottleneck. */
+static gpudiag_finding *cl_add(gd_fbuild *b, gd_cfinding_id id, gpudiag_severity sev, double est_gain)
+{
+    const cl_row *c = &catalogue[id];
+    return gd_fb_add(b, c->id, sev, c->kind == CAUSE, c->bottleneck, est_gain);
+}
+
 /* The `straggler` finding (docs/FINDINGS.md): the cluster verdict as a
  * catalogue entry with evidence and est_gain = the others' wait share. */
-static int add_straggler_finding(gpudiag_cluster *c, size_t participants)
+static void add_straggler_finding(gd_fbuild *b, const gpudiag_cluster *c, size_t participants)
 {
-    gpudiag_finding *f = calloc(1, sizeof *f);
-    if (!f)
-        return -1;
     double s = c->net_wait_us_per_step / c->straggler_wait_us_per_step * c->straggler_share; /* net share */
-    f->id = "straggler";
-    f->severity = s >= 0.20 ? GPUDIAG_SEV_HIGH : s >= 0.10 ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW;
-    f->is_cause = 1;
-    f->bottleneck = GPUDIAG_BN_COMMUNICATION;
-    f->est_gain = s;
-    const char *keys[] = {"straggler_rank", "wait_us_per_step", "wait_share_of_step", "collectives", "ranks",
-                          "net_wait_us_per_step"};
-    const double vals[] = {(double)c->straggler, c->straggler_wait_us_per_step, c->straggler_share,
-                           (double)c->collectives, (double)participants, c->net_wait_us_per_step};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        f->evidence[i].key = keys[i];
-        f->evidence[i].value = vals[i];
-    }
-    f->evidence_count = sizeof keys / sizeof keys[0];
-    f->title = gd_format("Rank %d arrives last at the collectives: the other ranks wait %.1f%% of each step for it",
-                         c->straggler, 100.0 * s);
-    f->recommendation =
-        gd_format("Find what rank %d does differently before its collectives: its own report (data loading, "
-                  "host work, sync stalls), uneven batch or sequence lengths across ranks (bucket by length, "
-                  "pad or pack evenly), a slower or throttled GPU (`nvidia-smi -q -d PERFORMANCE`), a weaker "
-                  "link (NCCL_DEBUG=INFO), or other jobs on that node.",
-                  c->straggler);
-    c->findings = f;
-    c->finding_count = 1;
-    return f->title && f->recommendation ? 0 : -1;
+    gpudiag_finding *f =
+        cl_add(b, GD_C_straggler, s >= 0.20 ? GPUDIAG_SEV_HIGH : s >= 0.10 ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW, s);
+    gd_fb_ev(f, "straggler_rank", (double)c->straggler);
+    gd_fb_ev(f, "wait_us_per_step", c->straggler_wait_us_per_step);
+    gd_fb_ev(f, "wait_share_of_step", c->straggler_share);
+    gd_fb_ev(f, "collectives", (double)c->collectives);
+    gd_fb_ev(f, "ranks", (double)participants);
+    gd_fb_ev(f, "net_wait_us_per_step", c->net_wait_us_per_step);
+    gd_fb_text(b, f,
+         gd_format("Rank %d arrives last at the collectives: the other ranks wait %.1f%% of each step for it",
+                   c->straggler, 100.0 * s),
+         gd_format("Find what rank %d does differently before its collectives: its own report (data loading, "
+                   "host work, sync stalls), uneven batch or sequence lengths across ranks (bucket by length, "
+                   "pad or pack evenly), a slower or throttled GPU (`nvidia-smi -q -d PERFORMANCE`), a weaker "
+                   "link (NCCL_DEBUG=INFO), or other jobs on that node.",
+                   c->straggler));
 }
 
 static const char *const MIX_NAMES[] = {"world_size", "distributed_info", "rank_range", "gpu", "gpu_count"};
@@ -145,35 +164,21 @@ const char *gpudiag_mix_name(unsigned bit)
 }
 
 /* The `input_mixed_job` finding (docs/FINDINGS.md), appended. */
-static int add_mixed_finding(gpudiag_cluster *c, size_t inferred)
+static void add_mixed_finding(gd_fbuild *b, const gpudiag_cluster *c, size_t inferred)
 {
-    gpudiag_finding *f = realloc(c->findings, (c->finding_count + 1) * sizeof *f);
-    if (!f)
-        return -1;
-    c->findings = f;
-    f = &f[c->finding_count++];
-    memset(f, 0, sizeof *f);
-    f->id = "input_mixed_job";
-    f->severity = GPUDIAG_SEV_MEDIUM;
-    f->bottleneck = GPUDIAG_BN_UNKNOWN;
-    f->est_gain = NAN;
-    const char *keys[] = {"traces", "ranks_inferred", "reasons"};
-    const double vals[] = {(double)c->rank_count, (double)inferred, (double)c->mixed_job};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        f->evidence[i].key = keys[i];
-        f->evidence[i].value = vals[i];
-    }
-    f->evidence_count = sizeof keys / sizeof keys[0];
+    gpudiag_finding *f = cl_add(b, GD_C_input_mixed_job, GPUDIAG_SEV_MEDIUM, NAN);
+    gd_fb_ev(f, "traces", (double)c->rank_count);
+    gd_fb_ev(f, "ranks_inferred", (double)inferred);
+    gd_fb_ev(f, "reasons", (double)c->mixed_job);
     char why[200];
     gd_mix_words(c->mixed_job, why, sizeof why);
-    f->title = gd_format("These %zu traces do not look like the ranks of one job (%s)", c->rank_count, why);
-    f->recommendation = gd_format(
-        "Put only the per-rank traces of one run in the directory (trace_handler writes one per rank, with "
-        "distributedInfo), or analyse unrelated traces one by one; the cross-rank numbers (straggler, waits) "
-        "compare unrelated runs here.%s",
-        inferred ? " Ranks marked * had no distributedInfo.rank: their number is their position in the directory."
-                 : "");
-    return f->title && f->recommendation ? 0 : -1;
+    gd_fb_text(b, f, gd_format("These %zu traces do not look like the ranks of one job (%s)", c->rank_count, why),
+         gd_format("Put only the per-rank traces of one run in the directory (trace_handler writes one per rank, "
+                   "with distributedInfo), or analyse unrelated traces one by one; the cross-rank numbers "
+                   "(straggler, waits) compare unrelated runs here.%s",
+                   inferred ? " Ranks marked * had no distributedInfo.rank: their number is their position in "
+                              "the directory."
+                            : ""));
 }
 
 gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, size_t n, gpudiag_cluster **out,
@@ -389,8 +394,12 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
     }
     c->verdict = v;
-    if ((c->straggler >= 0 && add_straggler_finding(c, participants) != 0) ||
-        (c->mixed_job && add_mixed_finding(c, inferred) != 0)) {
+    gd_fbuild b = {NULL, &c->findings, &c->finding_count, 0, 0};
+    if (c->straggler >= 0)
+        add_straggler_finding(&b, c, participants);
+    if (c->mixed_job)
+        add_mixed_finding(&b, c, inferred);
+    if (b.oom) {
         gpudiag_cluster_free(&c);
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
     }

@@ -1,5 +1,5 @@
 /*
- * fbuild.c — appending findings to a report (fbuild.h).
+ * fbuild.c — appending findings to a report or a cluster (fbuild.h).
  */
 #include "diagnose/fbuild.h"
 
@@ -9,18 +9,17 @@
 gpudiag_finding *gd_fb_add(gd_fbuild *b, const char *id, gpudiag_severity sev, int is_cause,
                            gpudiag_bottleneck bn, double est_gain)
 {
-    gpudiag_report *r = b->r;
-    if (r->finding_count == b->cap) {
+    if (*b->count == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 8;
-        gpudiag_finding *f = realloc(r->findings, cap * sizeof *f);
+        gpudiag_finding *f = realloc(*b->findings, cap * sizeof *f);
         if (!f) {
             b->oom = 1;
             return NULL;
         }
-        r->findings = f;
+        *b->findings = f;
         b->cap = cap;
     }
-    gpudiag_finding *f = &r->findings[r->finding_count++];
+    gpudiag_finding *f = &(*b->findings)[(*b->count)++];
     memset(f, 0, sizeof *f);
     f->id = id;
     f->severity = sev;

@@ -1,6 +1,7 @@
 /*
- * fbuild.h — appending findings to a report, for every rule catalogue
- * (rules.c for traces, series_rules.c for monitoring series).
+ * fbuild.h — appending findings to a report or a cluster, for every rule
+ * catalogue (findings.def for traces, series_findings.def for monitoring
+ * series, cluster_findings.def for the ranks of one job).
  */
 #ifndef GD_DIAGNOSE_FBUILD_H
 #define GD_DIAGNOSE_FBUILD_H
@@ -8,12 +9,18 @@
 #include "gpudiag/gpudiag.h"
 
 typedef struct gd_fbuild {
-    gpudiag_report *r;   /* findings are appended to r->findings */
-    size_t cap;          /* allocated findings */
-    int oom;             /* set when an allocation failed; the caller reports it */
+    gpudiag_report *r;          /* the report the rules read; NULL for a cluster */
+    gpudiag_finding **findings; /* the array findings are appended to (r->findings, a cluster's) */
+    size_t *count;              /* its length (r->finding_count, ...) */
+    size_t cap;                 /* allocated findings */
+    int oom;                    /* set when an allocation failed; the caller reports it */
 } gd_fbuild;
 
-/* Append a zeroed finding with these fields; NULL (and b->oom) on OOM. */
+/* A builder appending to the report r's findings (r->findings empty). */
+#define GD_FBUILD_REPORT(r) {(r), &(r)->findings, &(r)->finding_count, 0, 0}
+
+/* Append a zeroed finding with these fields to *b->findings; NULL (and
+ * b->oom) on OOM.  id: a static string (a catalogue row's). */
 gpudiag_finding *gd_fb_add(gd_fbuild *b, const char *id, gpudiag_severity sev, int is_cause,
                            gpudiag_bottleneck bn, double est_gain);
 /* Add one evidence number (ignored when f is NULL or the evidence is full). */

@@ -873,7 +873,7 @@ gpudiag_status gpudiag_series_analyze(const gpudiag_series *s, const char *path,
         }
     if (nu)
         r->gpu_utilization = su / (double)nu;
-    sbuild b = {r, 0, 0};
+    sbuild b = GD_FBUILD_REPORT(r);
     for (size_t i = 0; i < r->series->gpu_count; i++)
         classify(&r->series->gpus[i]);
     rules(&b, r->series);

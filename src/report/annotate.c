@@ -20,6 +20,7 @@
 #include "gpudiag/gpudiag.h"
 #include "ingest/input.h"
 #include "ingest/kineto.h"
+#include "report/finding_kind.h"
 #include "util/outfile.h"
 #include "util/util.h"
 
@@ -213,7 +214,7 @@ static void write_annotations(ann *a)
         gkey(a, "severity");
         gstr(a, gpudiag_severity_name(f->severity));
         gkey(a, "kind");
-        gstr(a, f->is_cause ? "cause" : strncmp(f->id, "input_", 6) == 0 ? "input" : "symptom");
+        gstr(a, gd_finding_kind_word(f));
         gkey(a, "recommendation");
         gstr(a, f->recommendation);
         gnum(a, "est_gain", f->est_gain);

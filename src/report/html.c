@@ -15,6 +15,7 @@
 #include "gpudiag/html.h"
 #include "gpudiag/roofline.h"
 #include "gpudiag/series.h"
+#include "report/finding_kind.h"
 #include "report/series_words.h"
 #include "util/util.h"
 
@@ -434,7 +435,7 @@ static void write_findings(hw *w, const gpudiag_report *r)
     for (size_t i = 0; i < r->finding_count; i++) {
         const gpudiag_finding *f = &r->findings[i];
         const char *sev = gpudiag_severity_name(f->severity);
-        const char *kind = f->is_cause ? "cause" : strncmp(f->id, "input_", 6) == 0 ? "input" : "symptom";
+        const char *kind = gd_finding_kind_word(f);
         putf(w, "<li><span class=\"sev sev-%s\">%s</span><strong>", sev, sev);
         esc(w, f->title);
         put(w, "</strong> <span class=\"muted\">(<code>");

@@ -15,6 +15,7 @@
 #include "gpudiag/memory.h"
 #include "gpudiag/roofline.h"
 #include "gpudiag/series.h"
+#include "report/finding_kind.h"
 #include "util/util.h"
 
 #define JSON_TOP_KERNELS 50
@@ -742,7 +743,7 @@ static void write_findings(jw *w, const gpudiag_finding *findings, size_t count)
         yajl_gen_map_open(w->g);
         kv_str(w, "id", f->id);
         kv_str(w, "severity", gpudiag_severity_name(f->severity));
-        kv_str(w, "kind", f->is_cause ? "cause" : strncmp(f->id, "input_", 6) == 0 ? "input" : "symptom");
+        kv_str(w, "kind", gd_finding_kind_word(f));
         kv_str(w, "title", f->title);
         key(w, "evidence");
         yajl_gen_map_open(w->g);

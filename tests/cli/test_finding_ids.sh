@@ -3,17 +3,17 @@
 # docs/FINDINGS.md documents (first cell of its tables), both ways.
 # The ids are read from src/ (every C file):
 #   the rule catalogues, one row per id: src/diagnose/findings.def (trace
-#     rules, GD_FINDING rows, emitted as GD_F_<id>) and
+#     rules, GD_FINDING rows, emitted as GD_F_<id>),
 #     src/diagnose/series_findings.def (monitoring rules, GD_SFINDING rows,
-#     GD_S_<id>); their wrappers call gd_fb_add(B, c->id, ...) with c a row,
-#     or gd_fb_add(B, catalogue[ID].id, ...).  Every row's GD_F_/GD_S_<id> must
-#     be used in some C file (a row no rule emits fails), and its kind and
-#     bottleneck must agree with the FINDINGS.md rows of that id (CAUSE <=>
-#     "cause ..."; NOTE => "input ..."; "-> `bn`" or a bare "`bn`" => that
-#     bottleneck); a row's rule column (GD_FINDING's 4th, GD_SFINDING's 4th)
-#     must name the function in src/diagnose/*.c whose body emits
-#     GD_F_<id> / GD_S_<id>;
-#   gd_fb_add(B, "id", ...); f->id = "id" (the cluster findings);
+#     GD_S_<id>) and src/diagnose/cluster_findings.def (the ranks of one job,
+#     GD_CFINDING rows, GD_C_<id>); their wrappers call gd_fb_add(B, c->id,
+#     ...) with c a row, or gd_fb_add(B, catalogue[ID].id, ...).  Every row's
+#     GD_F_/GD_S_/GD_C_<id> must be used in some C file (a row no rule emits
+#     fails), and its kind and bottleneck must agree with the FINDINGS.md rows
+#     of that id (CAUSE <=> "cause ..."; NOTE => "input ..."; "-> `bn`" or a
+#     bare "`bn`" => that bottleneck); a row's rule column (the 4th) must name
+#     the function in src/**/*.c whose body emits its GD_F_/GD_S_/GD_C_<id>;
+#   gd_fb_add(B, "id", ...); f->id = "id";
 #   gd_fb_add(B, ID, ...) where ID is a parameter of a wrapper function W:
 #     every call W(B, "id", ...) in that file;
 #   gd_fb_add(B, ID, ...) where ID is assigned in the enclosing function: every
@@ -37,7 +37,7 @@ nadd = 0
 catalogue = {}
 for path in sorted(glob.glob(os.path.join(src, "src", "**", "*findings.def"), recursive=True)):
     text = open(path, encoding="utf-8").read()
-    for m in re.finditer(r'^GD_(S?)FINDING\(\s*([a-z][a-z0-9_]*)\s*,\s*(\w+)\s*,\s*(\w+)', text, re.M):
+    for m in re.finditer(r'^GD_([SC]?)FINDING\(\s*([a-z][a-z0-9_]*)\s*,\s*(\w+)\s*,\s*(\w+)', text, re.M):
         key = ("GD_%s_" % (m.group(1) or "F"), m.group(2))
         if key in catalogue:
             bad.append("%s: catalogue id %s twice" % (path, m.group(2)))
@@ -47,25 +47,26 @@ if len(catalogue) < 45:
     bad.append("only %d catalogue rows found in src/**/*findings.def: the reader is broken" % len(catalogue))
 used = set()
 for path in sorted(glob.glob(os.path.join(src, "src", "**", "*.c"), recursive=True)):
-    used.update(re.findall(r'\b(GD_[FS]_)([a-z][a-z0-9_]*)\b', open(path, encoding="utf-8").read()))
+    used.update(re.findall(r'\b(GD_[FSC]_)([a-z][a-z0-9_]*)\b', open(path, encoding="utf-8").read()))
 for p, i in sorted(set(catalogue) - used):
     bad.append("catalogue row %s: no C file emits %s%s" % (i, p, i))
-# a GD_FINDING row's rule column names the function (in src/diagnose/*.c:
-# rules.c and its groups rules_*.c) that emits it
+# a catalogue row's rule column names the function (in src/**/*.c: rules.c and
+# its groups rules_*.c, series_rules.c, cluster.c) that emits it
 rules_c = "\n".join(open(p, encoding="utf-8").read()
-                    for p in sorted(glob.glob(os.path.join(src, "src", "diagnose", "*.c"))))
+                    for p in sorted(glob.glob(os.path.join(src, "src", "**", "*.c"), recursive=True)))
 ndef = 0
-for def_name, prefix in (("findings.def", "GD_F_"), ("series_findings.def", "GD_S_")):
-    for m in re.finditer(r'^GD_S?FINDING\(\s*([a-z][a-z0-9_]*)\s*,\s*\w+\s*,\s*\w+\s*,\s*(\w+)',
+for def_name, prefix in (("findings.def", "GD_F_"), ("series_findings.def", "GD_S_"),
+                         ("cluster_findings.def", "GD_C_")):
+    for m in re.finditer(r'^GD_[SC]?FINDING\(\s*([a-z][a-z0-9_]*)\s*,\s*\w+\s*,\s*\w+\s*,\s*(\w+)',
                          open(os.path.join(src, "src", "diagnose", def_name), encoding="utf-8").read(), re.M):
         ndef += 1
-        fn = re.search(r'^(?:static )?void ' + m.group(2) + r'\([^)]*\)\n\{\n(.*?)^\}', rules_c, re.M | re.S)
+        fn = re.search(r'^(?:static )?\w+ \*?' + m.group(2) + r'\([^)]*\)\n\{\n(.*?)^\}', rules_c, re.M | re.S)
         if not fn:
             bad.append("catalogue row %s: rule %s is not a function in src/diagnose" % (m.group(1), m.group(2)))
         elif not re.search(r'\b' + prefix + m.group(1) + r'\b', fn.group(1)):
             bad.append("catalogue row %s: rule %s does not emit %s%s" % (m.group(1), m.group(2), prefix, m.group(1)))
-if ndef < 45:
-    bad.append("only %d GD_FINDING/GD_SFINDING rows with a rule column: the reader is broken" % ndef)
+if ndef < 47:
+    bad.append("only %d GD_FINDING/GD_SFINDING/GD_CFINDING rows with a rule column: the reader is broken" % ndef)
 for path in sorted(glob.glob(os.path.join(src, "src", "**", "*.c"), recursive=True)):
     text = open(path, encoding="utf-8").read()
     if path.endswith(os.path.join("diagnose", "fbuild.c")):
