@@ -211,11 +211,9 @@ void gpudiag_ncu_free(gpudiag_ncu **np)
     *np = NULL;
 }
 
-gpudiag_status gpudiag_ncu_read(const char *path, gpudiag_ncu **out, gpudiag_error *err)
+/* The whole file at path into a malloc'd *data of *len bytes (+1 spare). */
+static gpudiag_status read_whole(const char *path, char **data, size_t *lenp, gpudiag_error *err)
 {
-    if (!path || !out)
-        return gd_set_error(err, GPUDIAG_ERR_ARG, path, -1, "gpudiag_ncu_read: NULL path or out");
-    *out = NULL;
     FILE *fp = fopen(path, "rb");
     if (!fp) /* fopen allocates: ENOMEM is ours to report as such (exit 5, not 3) */
         return errno == ENOMEM ? gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory")
@@ -252,181 +250,232 @@ gpudiag_status gpudiag_ncu_read(const char *path, gpudiag_ncu **out, gpudiag_err
         return rerr ? gd_set_error(err, GPUDIAG_ERR_IO, path, -1, "read error")
                     : gd_set_error(err, GPUDIAG_ERR_FORMAT, path, -1, "larger than 256 MiB: not an Nsight Compute CSV");
     }
-    char *scratch = malloc(len + 1);
-    gpudiag_ncu *n = calloc(1, sizeof *n);
-    rec h = {0}, r = {0};
-    gpudiag_status st = GPUDIAG_OK;
-    size_t cap = 0;
-    if (!scratch || !n || !(n->path = gd_strdup(path))) {
-        st = gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
-        goto done;
-    }
-    size_t pos = 0;
-    int line = 1, rc;
-    if (len >= 3 && (unsigned char)d[0] == 0xEF && (unsigned char)d[1] == 0xBB && (unsigned char)d[2] == 0xBF)
-        pos = 3; /* UTF-8 byte-order mark */
-    /* the header: the first record that is not blank and not an ==PROF== line */
+    *data = d;
+    *lenp = len;
+    return GPUDIAG_OK;
+}
+
+/* The columns gpudiag reads (-1: absent) and each column's unit scale. */
+typedef struct ncu_cols {
+    int name, id;
+    int flop[3][3]; /* [d, f, h][add, mul, fma] */
+    int bytes, rd, wr, time;
+    double scale[512];
+} ncu_cols;
+
+/* The header: the first record that is not blank and not an ==PROF== line. */
+static gpudiag_status read_header(const char *d, size_t len, size_t *pos, int *line, rec *h, char *scratch,
+                                  const char *path, gpudiag_error *err)
+{
+    int rc;
     for (;;) {
-        rc = next_record(d, len, &pos, &line, &h, scratch);
+        rc = next_record(d, len, pos, line, h, scratch);
         if (rc <= 0)
             break;
-        if (!blank(&h) && strncmp(h.f[0], "==", 2) != 0)
+        if (!blank(h) && strncmp(h->f[0], "==", 2) != 0)
             break;
     }
-    if (rc == -1) {
-        st = gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
-        goto done;
-    }
-    if (rc == -2) {
-        st = fail(err, GPUDIAG_ERR_FORMAT, path, &h, "a quoted field is not closed");
-        goto done;
-    }
-    if (rc == 0) {
-        st = fail(err, GPUDIAG_ERR_FORMAT, path, NULL, "empty: not an Nsight Compute CSV (ncu --csv --page raw)");
-        goto done;
-    }
-    int c_name = col(&h, "Kernel Name"), c_id = col(&h, "ID");
-    if (c_name < 0) {
-        st = fail(err, GPUDIAG_ERR_FORMAT, path, &h,
-                  "no \"Kernel Name\" column: not an Nsight Compute CSV (ncu --csv --page raw)");
-        goto done;
-    }
+    if (rc == -1)
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
+    if (rc == -2)
+        return fail(err, GPUDIAG_ERR_FORMAT, path, h, "a quoted field is not closed");
+    if (rc == 0)
+        return fail(err, GPUDIAG_ERR_FORMAT, path, NULL, "empty: not an Nsight Compute CSV (ncu --csv --page raw)");
+    return GPUDIAG_OK;
+}
+
+static gpudiag_status find_columns(const rec *h, ncu_cols *c, const char *path, gpudiag_error *err)
+{
+    c->name = col(h, "Kernel Name");
+    c->id = col(h, "ID");
+    if (c->name < 0)
+        return fail(err, GPUDIAG_ERR_FORMAT, path, h,
+                    "no \"Kernel Name\" column: not an Nsight Compute CSV (ncu --csv --page raw)");
     static const char prec[3] = {'d', 'f', 'h'};
     static const char *const ops[3] = {"add", "mul", "fma"};
-    int c_flop[3][3], any_flop = 0;
+    int any_flop = 0;
     for (int p = 0; p < 3; p++)
         for (int o = 0; o < 3; o++) {
-            c_flop[p][o] = flop_col(&h, prec[p], ops[o]);
-            any_flop |= c_flop[p][o] >= 0;
+            c->flop[p][o] = flop_col(h, prec[p], ops[o]);
+            any_flop |= c->flop[p][o] >= 0;
         }
-    int c_bytes = col(&h, "dram__bytes.sum");
-    int c_rd = col(&h, "dram__bytes_read.sum"), c_wr = col(&h, "dram__bytes_write.sum");
-    int c_time = col(&h, "gpu__time_duration.sum");
-    if (!any_flop) { /* DRAM bytes alone give no point on a roofline: 0 FLOPs would be a wrong one */
-        st = fail(err, GPUDIAG_ERR_FORMAT, path, &h,
-                  "no FLOP metric (the roofline needs FLOPs; DRAM bytes alone are not enough): collect sm__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum "
-                  "and dram__bytes.sum (ncu --metrics ... --csv --page raw)");
-        goto done;
+    c->bytes = col(h, "dram__bytes.sum");
+    c->rd = col(h, "dram__bytes_read.sum");
+    c->wr = col(h, "dram__bytes_write.sum");
+    c->time = col(h, "gpu__time_duration.sum");
+    if (!any_flop) /* DRAM bytes alone give no point on a roofline: 0 FLOPs would be a wrong one */
+        return fail(err, GPUDIAG_ERR_FORMAT, path, h,
+                    "no FLOP metric (the roofline needs FLOPs; DRAM bytes alone are not enough): collect sm__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum "
+                    "and dram__bytes.sum (ncu --metrics ... --csv --page raw)");
+    for (size_t i = 0; i < h->n && i < 512; i++)
+        c->scale[i] = 1;
+    if (h->n > 512)
+        return fail(err, GPUDIAG_ERR_FORMAT, path, h, "more than 512 columns");
+    return GPUDIAG_OK;
+}
+
+/* The units row: each used column's scale to gpudiag's units. */
+static gpudiag_status units_row(ncu_cols *c, const rec *h, const rec *r, const char *path, gpudiag_error *err)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        double s = unit_scale(r->f[i]);
+        int used = (int)i == c->bytes || (int)i == c->rd || (int)i == c->wr || (int)i == c->time;
+        for (int p = 0; p < 3; p++)
+            for (int o = 0; o < 3; o++)
+                used |= (int)i == c->flop[p][o];
+        if (s < 0 && used)
+            return fail(err, GPUDIAG_ERR_FORMAT, path, r, "column \"%s\": unit \"%s\" not understood", h->f[i],
+                        r->f[i]);
+        c->scale[i] = s < 0 ? 1 : s;
     }
-    double scale[512];
-    for (size_t i = 0; i < h.n && i < 512; i++)
-        scale[i] = 1;
-    if (h.n > 512) {
-        st = fail(err, GPUDIAG_ERR_FORMAT, path, &h, "more than 512 columns");
-        goto done;
+    if (c->time >= 0 && r->f[c->time][0] == '\0')
+        c->scale[c->time] = 1e-3; /* no unit: ncu's base unit, ns */
+    return GPUDIAG_OK;
+}
+
+/* One kernel row into *k (all but the name). */
+static gpudiag_status kernel_row(const ncu_cols *c, const rec *h, const rec *r, gpudiag_ncu_kernel *k,
+                                 const char *path, gpudiag_error *err)
+{
+    memset(k, 0, sizeof *k);
+    k->id = -1;
+    double v;
+    int bad = -1;
+    if (c->id >= 0) {
+        if (value(r->f[c->id], 1, &v) != 0 || v > 9007199254740992.0) /* an ID beyond 2^53 is no ID */
+            bad = c->id;
+        else if (!isnan(v))
+            k->id = (int64_t)v;
     }
+    double fl[3] = {0, 0, 0};
+    for (int p = 0; p < 3 && bad < 0; p++)
+        for (int o = 0; o < 3 && bad < 0; o++) {
+            int f = c->flop[p][o];
+            if (f < 0)
+                continue;
+            if (value(r->f[f], c->scale[f], &v) != 0)
+                bad = f;
+            else if (!isnan(v))
+                fl[p] += (o == 2 ? 2.0 : 1.0) * v; /* an FMA is two FLOPs */
+        }
+    k->bytes = NAN;
+    if (bad < 0 && c->bytes >= 0 && value(r->f[c->bytes], c->scale[c->bytes], &k->bytes) != 0)
+        bad = c->bytes;
+    if (bad < 0 && c->bytes < 0 && c->rd >= 0 && c->wr >= 0) {
+        double a, b;
+        if (value(r->f[c->rd], c->scale[c->rd], &a) != 0)
+            bad = c->rd;
+        else if (value(r->f[c->wr], c->scale[c->wr], &b) != 0)
+            bad = c->wr;
+        else
+            k->bytes = a + b;
+    }
+    k->time_us = NAN;
+    if (bad < 0 && c->time >= 0 && value(r->f[c->time], c->scale[c->time], &k->time_us) != 0)
+        bad = c->time;
+    if (bad >= 0)
+        return fail(err, GPUDIAG_ERR_FORMAT, path, r, "column \"%s\": \"%.60s\" is not a number >= 0", h->f[bad],
+                    r->f[bad]);
+    k->flops_fp64 = fl[0];
+    k->flops_fp32 = fl[1];
+    k->flops_fp16 = fl[2];
+    return GPUDIAG_OK;
+}
+
+/* The records after the header into n->kernels. */
+static gpudiag_status read_rows(const char *d, size_t len, size_t pos, int line, const rec *h, ncu_cols *c,
+                                char *scratch, gpudiag_ncu *n, const char *path, gpudiag_error *err)
+{
+    rec r = {0};
+    gpudiag_status st = GPUDIAG_OK;
+    size_t cap = 0;
     int first = 1;
     for (;;) {
-        rc = next_record(d, len, &pos, &line, &r, scratch);
+        int rc = next_record(d, len, &pos, &line, &r, scratch);
         if (rc == 0)
             break;
         if (rc == -1) {
             st = gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
-            goto done;
+            break;
         }
         if (rc == -2) {
             st = fail(err, GPUDIAG_ERR_FORMAT, path, &r, "a quoted field is not closed");
-            goto done;
+            break;
         }
         if (blank(&r))
             continue;
-        if (r.n != h.n) {
-            st = fail(err, GPUDIAG_ERR_FORMAT, path, &r, "%zu fields, but the header (line %d) has %zu", r.n, h.line,
-                      h.n);
-            goto done;
+        if (r.n != h->n) {
+            st = fail(err, GPUDIAG_ERR_FORMAT, path, &r, "%zu fields, but the header (line %d) has %zu", r.n, h->line,
+                      h->n);
+            break;
         }
-        if (first && r.f[c_name][0] == '\0' && (c_id < 0 || r.f[c_id][0] == '\0')) {
+        if (first && r.f[c->name][0] == '\0' && (c->id < 0 || r.f[c->id][0] == '\0')) {
             /* the units row */
             first = 0;
-            for (size_t i = 0; i < r.n; i++) {
-                double s = unit_scale(r.f[i]);
-                int used = (int)i == c_bytes || (int)i == c_rd || (int)i == c_wr || (int)i == c_time;
-                for (int p = 0; p < 3; p++)
-                    for (int o = 0; o < 3; o++)
-                        used |= (int)i == c_flop[p][o];
-                if (s < 0 && used) {
-                    st = fail(err, GPUDIAG_ERR_FORMAT, path, &r, "column \"%s\": unit \"%s\" not understood", h.f[i],
-                              r.f[i]);
-                    goto done;
-                }
-                scale[i] = s < 0 ? 1 : s;
-            }
-            if (c_time >= 0 && r.f[c_time][0] == '\0')
-                scale[c_time] = 1e-3; /* no unit: ncu's base unit, ns */
+            if ((st = units_row(c, h, &r, path, err)) != GPUDIAG_OK)
+                break;
             continue;
         }
-        if (first && c_time >= 0)
-            scale[c_time] = 1e-3; /* no units row: base units (ns) */
+        if (first && c->time >= 0)
+            c->scale[c->time] = 1e-3; /* no units row: base units (ns) */
         first = 0;
         if (n->count == cap) {
             size_t nc = cap ? cap * 2 : 64;
             gpudiag_ncu_kernel *nk = realloc(n->kernels, nc * sizeof *nk);
             if (!nk) {
                 st = gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
-                goto done;
+                break;
             }
             n->kernels = nk;
             cap = nc;
         }
         gpudiag_ncu_kernel *k = &n->kernels[n->count];
-        memset(k, 0, sizeof *k);
-        k->id = -1;
-        double v;
-        int bad = -1;
-        if (c_id >= 0) {
-            if (value(r.f[c_id], 1, &v) != 0 || v > 9007199254740992.0) /* an ID beyond 2^53 is no ID */
-                bad = c_id;
-            else if (!isnan(v))
-                k->id = (int64_t)v;
-        }
-        double fl[3] = {0, 0, 0};
-        for (int p = 0; p < 3 && bad < 0; p++)
-            for (int o = 0; o < 3 && bad < 0; o++) {
-                int c = c_flop[p][o];
-                if (c < 0)
-                    continue;
-                if (value(r.f[c], scale[c], &v) != 0)
-                    bad = c;
-                else if (!isnan(v))
-                    fl[p] += (o == 2 ? 2.0 : 1.0) * v; /* an FMA is two FLOPs */
-            }
-        k->bytes = NAN;
-        if (bad < 0 && c_bytes >= 0 && value(r.f[c_bytes], scale[c_bytes], &k->bytes) != 0)
-            bad = c_bytes;
-        if (bad < 0 && c_bytes < 0 && c_rd >= 0 && c_wr >= 0) {
-            double a, b;
-            if (value(r.f[c_rd], scale[c_rd], &a) != 0)
-                bad = c_rd;
-            else if (value(r.f[c_wr], scale[c_wr], &b) != 0)
-                bad = c_wr;
-            else
-                k->bytes = a + b;
-        }
-        k->time_us = NAN;
-        if (bad < 0 && c_time >= 0 && value(r.f[c_time], scale[c_time], &k->time_us) != 0)
-            bad = c_time;
-        if (bad >= 0) {
-            st = fail(err, GPUDIAG_ERR_FORMAT, path, &r, "column \"%s\": \"%.60s\" is not a number >= 0", h.f[bad],
-                      r.f[bad]);
-            goto done;
-        }
-        k->flops_fp64 = fl[0];
-        k->flops_fp32 = fl[1];
-        k->flops_fp16 = fl[2];
-        k->name = gd_strdup(r.f[c_name]);
+        if ((st = kernel_row(c, h, &r, k, path, err)) != GPUDIAG_OK)
+            break;
+        k->name = gd_strdup(r.f[c->name]);
         if (!k->name) {
             st = gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
-            goto done;
+            break;
         }
         n->count++;
     }
+    rec_clear(&r);
+    free(r.f);
+    return st;
+}
+
+gpudiag_status gpudiag_ncu_read(const char *path, gpudiag_ncu **out, gpudiag_error *err)
+{
+    if (!path || !out)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, path, -1, "gpudiag_ncu_read: NULL path or out");
+    *out = NULL;
+    size_t len = 0;
+    char *d = NULL;
+    gpudiag_status st = read_whole(path, &d, &len, err);
+    if (st != GPUDIAG_OK)
+        return st;
+    char *scratch = malloc(len + 1);
+    gpudiag_ncu *n = calloc(1, sizeof *n);
+    ncu_cols *c = malloc(sizeof *c);
+    rec h = {0};
+    if (!scratch || !n || !c || !(n->path = gd_strdup(path))) {
+        st = gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
+        goto done;
+    }
+    size_t pos = 0;
+    int line = 1;
+    if (len >= 3 && (unsigned char)d[0] == 0xEF && (unsigned char)d[1] == 0xBB && (unsigned char)d[2] == 0xBF)
+        pos = 3; /* UTF-8 byte-order mark */
+    if ((st = read_header(d, len, &pos, &line, &h, scratch, path, err)) != GPUDIAG_OK ||
+        (st = find_columns(&h, c, path, err)) != GPUDIAG_OK ||
+        (st = read_rows(d, len, pos, line, &h, c, scratch, n, path, err)) != GPUDIAG_OK)
+        goto done;
     if (n->count == 0)
         st = fail(err, GPUDIAG_ERR_FORMAT, path, NULL, "no kernel rows after the header (line %d)", h.line);
 done:
     rec_clear(&h);
-    rec_clear(&r);
     free(h.f);
-    free(r.f);
+    free(c);
     free(scratch);
     free(d);
     if (st != GPUDIAG_OK)

@@ -240,14 +240,169 @@ static gpudiag_status flush(gpudiag_series *s, prom_pending *pend, size_t npend,
     return GPUDIAG_OK;
 }
 
+/* The reader's state across lines: a pending sample per entity, the scrape
+ * count, and the metric-family block (lines of one family are listed together). */
+typedef struct prom_state {
+    prom_pending *pend;
+    size_t npend, cap;
+    int64_t scrape;
+    uint32_t block;
+    uint64_t last_name;
+    int have_ts;
+} prom_state;
+
+/* One sample line after its name: labels, value and optional timestamp. */
+typedef struct prom_sample {
+    prom_labels lb;
+    double x;
+    int64_t ts_ms; /* -1 none */
+} prom_sample;
+
+/* Parse p[i..pn) (labels, value, timestamp) into *sm; -1 when the line is not a sample. */
+static int parse_sample(const char *p, size_t pn, size_t i, prom_sample *sm)
+{
+    memset(&sm->lb, 0, sizeof sm->lb);
+    if (i < pn && p[i] == '{') {
+        const char *close = memchr(p + i, '}', pn - i);
+        if (!close || parse_labels(p + i + 1, (size_t)(close - p - i - 1), &sm->lb) != 0)
+            return -1;
+        i = (size_t)(close - p) + 1;
+    }
+    gd_tok tok[3];
+    size_t c = gd_split_ws(p + i, pn - i, tok, 3);
+    if (c < 1 || c > 2)
+        return -1;
+    int ok;
+    sm->x = gd_parse_value(tok[0].s, tok[0].n, &ok);
+    if (!ok)
+        return -1;
+    sm->ts_ms = -1;
+    if (c == 2) {
+        double tv = gd_parse_value(tok[1].s, tok[1].n, &ok);
+        if (ok && isfinite(tv) && tv > 0 && tv < 9e15)
+            sm->ts_ms = (int64_t)tv;
+    }
+    return 0;
+}
+
+/* The entity (GPU or MIG instance) the labels name, with its name, bus id and
+ * MIG profile noted; -1 when out of memory. */
+static long sample_entity(gpudiag_series *s, gd_lines *l, const prom_labels *lb)
+{
+    int ok;
+    double gi = gd_parse_value(lb->gpu, strlen(lb->gpu), &ok);
+    /* (int) of NaN or of a number beyond int is undefined: such an index is unknown, and a number
+     * that is no index (beyond int, negative, fractional, inf) is an invalid value */
+    int index = (!ok || !(gi >= 0 && gi <= 65535) || gi != floor(gi)) ? -1 : (int)gi;
+    if (ok && !isnan(gi) && index < 0)
+        gd_series_invalid(s, l->line_no);
+    int mig = lb->mig_id[0] != 0;
+    double mi = mig ? gd_parse_value(lb->mig_id, strlen(lb->mig_id), &ok) : NAN;
+    int instance = (mig && ok && mi >= 0 && mi <= 65535 && mi == floor(mi)) ? (int)mi : -1;
+    if (mig && ok && !isnan(mi) && instance < 0)
+        gd_series_invalid(s, l->line_no);
+    long g = gpudiag_series_gpu(s, mig ? GPUDIAG_ENTITY_GPU_I : GPUDIAG_ENTITY_GPU, index, instance,
+                                lb->uuid[0] ? lb->uuid : NULL, lb->host);
+    if (g < 0)
+        return -1;
+    gpudiag_gpu_series *gs = &s->gpus[g];
+    if (!gs->name[0] && lb->model[0])
+        snprintf(gs->name, sizeof gs->name, "%s", lb->model);
+    if (!gs->bus_id[0] && lb->bus[0])
+        snprintf(gs->bus_id, sizeof gs->bus_id, "%s", lb->bus);
+    if (!gs->mig_profile[0] && lb->mig_profile[0])
+        snprintf(gs->mig_profile, sizeof gs->mig_profile, "%s", lb->mig_profile);
+    return g;
+}
+
+/* A pending sample for every entity up to g; -1 when out of memory. */
+static int pending_upto(prom_state *ps, size_t g)
+{
+    while (g >= ps->npend) {
+        if (ps->npend == ps->cap) {
+            size_t nc = ps->cap ? ps->cap * 2 : 16;
+            prom_pending *np = realloc(ps->pend, nc * sizeof *np);
+            if (!np)
+                return -1;
+            ps->pend = np;
+            ps->cap = nc;
+        }
+        prom_pending *pp = &ps->pend[ps->npend];
+        gd_values_clear(pp->v);
+        pp->fb_free = pp->fb_total = NAN;
+        pp->any = 0;
+        pp->t_ms = -1;
+        pp->npods = 0;
+        ps->npend++;
+    }
+    return 0;
+}
+
+/* Sample sm of metric (scaled by scale) for entity g into its pending sample;
+ * a metric seen again starts the next scrape (flush). */
+static gpudiag_status apply_sample(prom_state *ps, gpudiag_series *s, gd_lines *l, gpudiag_error *err, long g,
+                                   int metric, double scale, const prom_sample *sm)
+{
+    prom_pending *pp = &ps->pend[g];
+    const prom_labels *lb = &sm->lb;
+    int64_t ts = sm->ts_ms;
+    uint64_t pk = lb->pod[0] ? pod_key(lb) : 0;
+    int bit = metric_bit(metric);
+    if (pk && pp->npods && pk != pp->pod_hash[0] && bit >= 0 && pp->slot_block[bit] == ps->block) {
+        /* time-slicing (dcgm-exporter#587): in the metric's block (the exposition format lists a
+         * family's lines together) the same GPU once more under another pod: one GPU shared by
+         * several pods, not a new sample or a pod change; the device value is the same for each
+         * pod, so the first pod's is kept (DEFINITIONS "Time-sliced GPUs") */
+        if (!pod_seen(pp, pk) && pp->npods < PROM_MAX_PODS) {
+            pp->pod_hash[pp->npods++] = pk;
+            if (pp->npods > s->gpus[g].pods)
+                s->gpus[g].pods = pp->npods;
+        }
+        pp->any = 1;
+        return GPUDIAG_OK;
+    }
+    if (pk && !pp->npods) { /* the pod holding the GPU: the first of a scrape; the last when it changes */
+        gpudiag_gpu_series *gs = &s->gpus[g];
+        hold_pod(gs, pp, lb, pk);
+        if (gs->pods < 1)
+            gs->pods = 1;
+    }
+    if (metric == P_IGNORE) { /* the GPU exists even if only unused families name it */
+        pp->any = 1;
+        return GPUDIAG_OK;
+    }
+    double *slot = metric == P_FB_FREE ? &pp->fb_free : metric == P_FB_TOTAL ? &pp->fb_total : &pp->v[metric];
+    int seen = !isnan(*slot) || (ts >= 0 && pp->t_ms >= 0 && ts != pp->t_ms);
+    if (seen) { /* the next scrape started */
+        gpudiag_status st = flush(s, ps->pend, ps->npend, ps->scrape, l, err);
+        if (st != GPUDIAG_OK)
+            return st;
+        ps->scrape++;
+    }
+    if (pk && !pod_seen(pp, pk)) /* after a flush: this pod is the first of the new scrape */
+        hold_pod(&s->gpus[g], pp, lb, pk);
+    pp->slot_block[bit] = ps->block;
+    double x = sm->x * scale;
+    /* NaN/±Inf are legal in the exposition format, but no GPU gauge reads them: invalid, as an
+     * impossible number is (DEFINITIONS "Invalid monitoring values"); counted at this line */
+    if (!gd_value_valid(metric < 0 ? GPUDIAG_M_MEM_USED_BYTES : metric, x)) {
+        gd_series_invalid(s, l->line_no);
+        x = NAN;
+    }
+    *slot = x;
+    pp->any = 1;
+    if (ts >= 0) {
+        pp->t_ms = ts;
+        ps->have_ts = 1;
+    }
+    return GPUDIAG_OK;
+}
+
 gpudiag_status gd_read_prom(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
 {
-    prom_pending *pend = NULL;
-    size_t npend = 0, cap = 0;
-    int64_t scrape = 0;
-    uint32_t block = 1;   /* metric-family block: lines of one family are listed together */
-    uint64_t last_name = 0;
-    int have_ts = 0;
+    prom_state ps;
+    memset(&ps, 0, sizeof ps);
+    ps.block = 1;
     gpudiag_status st = GPUDIAG_OK;
     const char *line;
     size_t n;
@@ -272,143 +427,33 @@ gpudiag_status gd_read_prom(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
             uint64_t h = 14695981039346656037ull;
             for (size_t c = 0; c < i; c++)
                 h = (h ^ (unsigned char)p[c]) * 1099511628211ull;
-            if (h != last_name) {
-                block++;
-                last_name = h;
+            if (h != ps.last_name) {
+                ps.block++;
+                ps.last_name = h;
             }
         }
-        prom_labels lb;
-        memset(&lb, 0, sizeof lb);
-        if (i < pn && p[i] == '{') {
-            const char *close = memchr(p + i, '}', pn - i);
-            if (!close || parse_labels(p + i + 1, (size_t)(close - p - i - 1), &lb) != 0) {
-                gd_series_skip(s, l->line_no);
-                continue;
-            }
-            i = (size_t)(close - p) + 1;
-        }
-        gd_tok tok[3];
-        size_t c = gd_split_ws(p + i, pn - i, tok, 3);
-        if (c < 1 || c > 2) {
+        prom_sample sm;
+        if (parse_sample(p, pn, i, &sm) != 0) {
             gd_series_skip(s, l->line_no);
             continue;
         }
-        int ok;
-        double x = gd_parse_value(tok[0].s, tok[0].n, &ok);
-        if (!ok) {
-            gd_series_skip(s, l->line_no);
-            continue;
-        }
-        int64_t ts = -1;
-        if (c == 2) {
-            double tv = gd_parse_value(tok[1].s, tok[1].n, &ok);
-            if (ok && isfinite(tv) && tv > 0 && tv < 9e15)
-                ts = (int64_t)tv;
-        }
-        double gi = gd_parse_value(lb.gpu, strlen(lb.gpu), &ok);
-        /* (int) of NaN or of a number beyond int is undefined: such an index is unknown, and a number
-         * that is no index (beyond int, negative, fractional, inf) is an invalid value */
-        int index = (!ok || !(gi >= 0 && gi <= 65535) || gi != floor(gi)) ? -1 : (int)gi;
-        if (ok && !isnan(gi) && index < 0)
-            gd_series_invalid(s, l->line_no);
-        int mig = lb.mig_id[0] != 0;
-        double mi = mig ? gd_parse_value(lb.mig_id, strlen(lb.mig_id), &ok) : NAN;
-        int instance = (mig && ok && mi >= 0 && mi <= 65535 && mi == floor(mi)) ? (int)mi : -1;
-        if (mig && ok && !isnan(mi) && instance < 0)
-            gd_series_invalid(s, l->line_no);
-        long g = gpudiag_series_gpu(s, mig ? GPUDIAG_ENTITY_GPU_I : GPUDIAG_ENTITY_GPU, index, instance,
-                                    lb.uuid[0] ? lb.uuid : NULL, lb.host);
-        if (g < 0) {
+        long g = sample_entity(s, l, &sm.lb);
+        if (g < 0 || pending_upto(&ps, (size_t)g) != 0) {
             st = gd_set_error(err, GPUDIAG_ERR_NOMEM, l->path, -1, "out of memory");
             break;
         }
-        gpudiag_gpu_series *gs = &s->gpus[g];
-        if (!gs->name[0] && lb.model[0])
-            snprintf(gs->name, sizeof gs->name, "%s", lb.model);
-        if (!gs->bus_id[0] && lb.bus[0])
-            snprintf(gs->bus_id, sizeof gs->bus_id, "%s", lb.bus);
-        if (!gs->mig_profile[0] && lb.mig_profile[0])
-            snprintf(gs->mig_profile, sizeof gs->mig_profile, "%s", lb.mig_profile);
-        while ((size_t)g >= npend) {
-            if (npend == cap) {
-                size_t nc = cap ? cap * 2 : 16;
-                prom_pending *np = realloc(pend, nc * sizeof *np);
-                if (!np) {
-                    st = gd_set_error(err, GPUDIAG_ERR_NOMEM, l->path, -1, "out of memory");
-                    goto done;
-                }
-                pend = np;
-                cap = nc;
-            }
-            gd_values_clear(pend[npend].v);
-            pend[npend].fb_free = pend[npend].fb_total = NAN;
-            pend[npend].any = 0;
-            pend[npend].t_ms = -1;
-            pend[npend].npods = 0;
-            npend++;
-        }
-        prom_pending *pp = &pend[g];
-        uint64_t pk = lb.pod[0] ? pod_key(&lb) : 0;
-        int bit = metric_bit(metric);
-        if (pk && pp->npods && pk != pp->pod_hash[0] && bit >= 0 && pp->slot_block[bit] == block) {
-            /* time-slicing (dcgm-exporter#587): in the metric's block (the exposition format lists a
-             * family's lines together) the same GPU once more under another pod: one GPU shared by
-             * several pods, not a new sample or a pod change; the device value is the same for each
-             * pod, so the first pod's is kept (DEFINITIONS "Time-sliced GPUs") */
-            if (!pod_seen(pp, pk) && pp->npods < PROM_MAX_PODS) {
-                pp->pod_hash[pp->npods++] = pk;
-                if (pp->npods > s->gpus[g].pods)
-                    s->gpus[g].pods = pp->npods;
-            }
-            pp->any = 1;
-            continue;
-        }
-        if (pk && !pp->npods) { /* the pod holding the GPU: the first of a scrape; the last when it changes */
-            gs = &s->gpus[g];
-            hold_pod(gs, pp, &lb, pk);
-            if (gs->pods < 1)
-                gs->pods = 1;
-        }
-        if (metric == P_IGNORE) { /* the GPU exists even if only unused families name it */
-            pp->any = 1;
-            continue;
-        }
-        double *slot = metric == P_FB_FREE ? &pp->fb_free : metric == P_FB_TOTAL ? &pp->fb_total : &pp->v[metric];
-        int seen = !isnan(*slot) || (ts >= 0 && pp->t_ms >= 0 && ts != pp->t_ms);
-        if (seen) { /* the next scrape started */
-            st = flush(s, pend, npend, scrape, l, err);
-            if (st != GPUDIAG_OK)
-                goto done;
-            scrape++;
-        }
-        if (pk && !pod_seen(pp, pk)) { /* after a flush: this pod is the first of the new scrape */
-            gs = &s->gpus[g];
-            hold_pod(gs, pp, &lb, pk);
-        }
-        pp->slot_block[bit] = block;
-        x *= scale;
-        /* NaN/±Inf are legal in the exposition format, but no GPU gauge reads them: invalid, as an
-         * impossible number is (DEFINITIONS "Invalid monitoring values"); counted at this line */
-        if (!gd_value_valid(metric < 0 ? GPUDIAG_M_MEM_USED_BYTES : metric, x)) {
-            gd_series_invalid(s, l->line_no);
-            x = NAN;
-        }
-        *slot = x;
-        pp->any = 1;
-        if (ts >= 0) {
-            pp->t_ms = ts;
-            have_ts = 1;
-        }
+        if ((st = apply_sample(&ps, s, l, err, g, metric, scale, &sm)) != GPUDIAG_OK)
+            break;
     }
-    if (r < 0)
-        /* cppcheck-suppress redundantAssignment ; the initial GPUDIAG_OK is read at `done` by the loop's gotos */
-        st = err ? err->code : GPUDIAG_ERR_IO;
-    else
-        st = flush(s, pend, npend, scrape, l, err);
-    if (have_ts)
-        s->time_source = GPUDIAG_TIME_ABSOLUTE;
-done:
-    free(pend);
+    if (st == GPUDIAG_OK) {
+        if (r < 0)
+            st = err ? err->code : GPUDIAG_ERR_IO;
+        else
+            st = flush(s, ps.pend, ps.npend, ps.scrape, l, err);
+        if (ps.have_ts)
+            s->time_source = GPUDIAG_TIME_ABSOLUTE;
+    }
+    free(ps.pend);
     return st;
 }
 

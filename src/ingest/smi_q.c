@@ -80,6 +80,131 @@ static int eq(const char *s, size_t n, const char *lit)
     return strlen(lit) == n && memcmp(s, lit, n) == 0;
 }
 
+/* A line of a "Clocks Event Reasons" (or "Clocks Throttle Reasons") section:
+ * its reason bit when Active; Not Active makes the bits known. */
+static void q_reason_bit(q_gpu *g, const char *k, size_t keyn, const char *val, size_t valn)
+{
+    static const struct {
+        const char *key;
+        uint64_t bit;
+    } rs[] = {
+        {"Idle", GPUDIAG_REASON_GPU_IDLE},
+        {"Applications Clocks Setting", GPUDIAG_REASON_APP_CLOCKS},
+        {"SW Power Cap", GPUDIAG_REASON_SW_POWER_CAP},
+        {"HW Slowdown", GPUDIAG_REASON_HW_SLOWDOWN},
+        {"HW Thermal Slowdown", GPUDIAG_REASON_HW_THERMAL},
+        {"HW Power Brake Slowdown", GPUDIAG_REASON_HW_POWER_BRAKE},
+        {"Sync Boost", GPUDIAG_REASON_SYNC_BOOST},
+        {"SW Thermal Slowdown", GPUDIAG_REASON_SW_THERMAL},
+        {"Display Clock Setting", GPUDIAG_REASON_DISPLAY_CLOCK},
+    };
+    for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++) {
+        if (!eq(k, keyn, rs[i].key))
+            continue;
+        if (eq(val, valn, "Active")) {
+            g->bits |= rs[i].bit;
+            g->any_bit = 1;
+        } else if (eq(val, valn, "Not Active")) {
+            g->any_bit = 1;
+        }
+    }
+}
+
+/* A line of a "Clocks Event Reasons Counters" section: cumulative µs per
+ * reason (R580+); the throttling ones are summed. */
+static void q_reason_counter(q_gpu *g, const char *k, size_t keyn, const char *val, size_t valn)
+{
+    if (!(eq(k, keyn, "SW Power Capping") || eq(k, keyn, "SW Thermal Slowdown") ||
+          eq(k, keyn, "HW Thermal Slowdown") || eq(k, keyn, "HW Power Braking") || eq(k, keyn, "SW Power Cap") ||
+          eq(k, keyn, "HW Power Brake Slowdown")))
+        return;
+    int ok;
+    double x = gd_parse_value(val, valn, &ok);
+    if (!ok || isnan(x))
+        return;
+    double us = x;
+    size_t u = valn;
+    while (u && isalpha((unsigned char)val[u - 1]))
+        u--;
+    if (gd_ieq(val + u, valn - u, "ms"))
+        us = x * 1e3;
+    else if (gd_ieq(val + u, valn - u, "ns"))
+        us = x / NS_PER_US;
+    else if (gd_ieq(val + u, valn - u, "s"))
+        us = x * 1e6;
+    g->v[GPUDIAG_M_THROTTLE_TIME_US] = (isnan(g->v[GPUDIAG_M_THROTTLE_TIME_US]) ? 0 : g->v[GPUDIAG_M_THROTTLE_TIME_US]) + us;
+    if (!gd_starts_with(k, keyn, "SW Power Cap")) /* the thermal / HW part */
+        g->v[GPUDIAG_M_THERMAL_THROTTLE_TIME_US] =
+            (isnan(g->v[GPUDIAG_M_THERMAL_THROTTLE_TIME_US]) ? 0 : g->v[GPUDIAG_M_THERMAL_THROTTLE_TIME_US]) + us;
+}
+
+/* The metric of key k in section parent (-1: none) and *scale to its unit. */
+static int q_metric(const char *parent, size_t pn, const char *k, size_t keyn, double *scale)
+{
+    int metric = -1;
+    if (eq(parent, pn, "PCIe Generation")) {
+        metric = eq(k, keyn, "Current") ? GPUDIAG_M_PCIE_GEN : eq(k, keyn, "Max") ? GPUDIAG_M_PCIE_GEN_MAX : -1;
+    } else if (eq(parent, pn, "Link Width")) {
+        metric = eq(k, keyn, "Current") ? GPUDIAG_M_PCIE_WIDTH : eq(k, keyn, "Max") ? GPUDIAG_M_PCIE_WIDTH_MAX : -1;
+    } else if (eq(k, keyn, "Tx Throughput") || eq(k, keyn, "Rx Throughput")) {
+        metric = k[0] == 'T' ? GPUDIAG_M_PCIE_TX_BPS : GPUDIAG_M_PCIE_RX_BPS;
+        *scale = 1000.0; /* KB/s */
+    } else if (eq(parent, pn, "FB Memory Usage")) {
+        metric = eq(k, keyn, "Total") ? GPUDIAG_M_MEM_TOTAL_BYTES : eq(k, keyn, "Used") ? GPUDIAG_M_MEM_USED_BYTES : -1;
+        *scale = 1048576.0;
+    } else if (eq(parent, pn, "Utilization")) {
+        metric = eq(k, keyn, "Gpu")       ? GPUDIAG_M_GPU_UTIL
+                 : eq(k, keyn, "Memory")  ? GPUDIAG_M_MEM_UTIL
+                 : eq(k, keyn, "Encoder") ? GPUDIAG_M_ENC_UTIL
+                 : eq(k, keyn, "Decoder") ? GPUDIAG_M_DEC_UTIL
+                                          : -1;
+        *scale = 0.01;
+    } else if (eq(parent, pn, "Temperature")) {
+        metric = eq(k, keyn, "GPU Current Temp")      ? GPUDIAG_M_TEMP_C
+                 : eq(k, keyn, "Memory Current Temp") ? GPUDIAG_M_MEM_TEMP_C
+                 : eq(k, keyn, "GPU Slowdown Temp")   ? GPUDIAG_M_TEMP_SLOWDOWN_C
+                                                      : -1;
+    } else if (eq(parent, pn, "GPU Power Readings") || eq(parent, pn, "Power Readings")) {
+        if (eq(k, keyn, "Power Draw") || eq(k, keyn, "Average Power Draw"))
+            metric = GPUDIAG_M_POWER_W;
+        else if (eq(k, keyn, "Current Power Limit") || eq(k, keyn, "Power Limit") ||
+                 eq(k, keyn, "Enforced Power Limit"))
+            metric = GPUDIAG_M_POWER_LIMIT_W;
+    } else if (eq(parent, pn, "Clocks")) {
+        metric = eq(k, keyn, "SM") ? GPUDIAG_M_SM_CLOCK_MHZ : eq(k, keyn, "Memory") ? GPUDIAG_M_MEM_CLOCK_MHZ : -1;
+    } else if (eq(parent, pn, "Max Clocks")) {
+        metric = eq(k, keyn, "SM") ? GPUDIAG_M_SM_CLOCK_MAX_MHZ : -1;
+    }
+    return metric;
+}
+
+/* One `Key : value` line inside a GPU block, in section parent. */
+static void q_value(q_gpu *g, const char *parent, const char *k, size_t keyn, const char *val, size_t valn)
+{
+    size_t pn = strlen(parent);
+    int metric = -1;
+    double scale = 1;
+    if (eq(k, keyn, "Product Name"))
+        snprintf(g->name, sizeof g->name, "%.*s", (int)valn, val);
+    else if (eq(k, keyn, "GPU UUID"))
+        snprintf(g->uuid, sizeof g->uuid, "%.*s", (int)valn, val);
+    else if (eq(parent, pn, "PCI") && eq(k, keyn, "Bus Id"))
+        snprintf(g->bus, sizeof g->bus, "%.*s", (int)valn, val);
+    else if (eq(parent, pn, "Clocks Event Reasons") || eq(parent, pn, "Clocks Throttle Reasons"))
+        q_reason_bit(g, k, keyn, val, valn);
+    else if (gd_starts_with(parent, pn, "Clocks Event Reasons Counters") ||
+             gd_starts_with(parent, pn, "Clocks Throttle Reasons Counters"))
+        q_reason_counter(g, k, keyn, val, valn);
+    else
+        metric = q_metric(parent, pn, k, keyn, &scale);
+    if (metric >= 0 && isnan(g->v[metric])) {
+        int ok;
+        double x = gd_parse_value(val, valn, &ok);
+        if (ok && !isnan(x))
+            g->v[metric] = x * scale;
+    }
+}
+
 gpudiag_status gd_read_smi_q(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
 {
     struct {
@@ -139,8 +264,6 @@ gpudiag_status gd_read_smi_q(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
         }
         while (valn && val[valn - 1] == ' ')
             valn--;
-        const char *parent = depth ? stack[depth - 1].name : "";
-        size_t pn = strlen(parent);
         if (ind == 0 && eq(k, keyn, "Timestamp")) {
             int64_t ts = parse_ctime(val, valn);
             if ((st = q_commit(s, &g, g_pos, t, l, err)) != GPUDIAG_OK)
@@ -156,103 +279,7 @@ gpudiag_status gd_read_smi_q(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
             g.open = 1;
             g_pos = pos++;
         }
-        int ok;
-        double x;
-        int metric = -1;
-        double scale = 1;
-        if (eq(k, keyn, "Product Name"))
-            snprintf(g.name, sizeof g.name, "%.*s", (int)valn, val);
-        else if (eq(k, keyn, "GPU UUID"))
-            snprintf(g.uuid, sizeof g.uuid, "%.*s", (int)valn, val);
-        else if (eq(parent, pn, "PCI") && eq(k, keyn, "Bus Id"))
-            snprintf(g.bus, sizeof g.bus, "%.*s", (int)valn, val);
-        else if (eq(parent, pn, "Clocks Event Reasons") || eq(parent, pn, "Clocks Throttle Reasons")) {
-            static const struct {
-                const char *key;
-                uint64_t bit;
-            } rs[] = {
-                {"Idle", GPUDIAG_REASON_GPU_IDLE},
-                {"Applications Clocks Setting", GPUDIAG_REASON_APP_CLOCKS},
-                {"SW Power Cap", GPUDIAG_REASON_SW_POWER_CAP},
-                {"HW Slowdown", GPUDIAG_REASON_HW_SLOWDOWN},
-                {"HW Thermal Slowdown", GPUDIAG_REASON_HW_THERMAL},
-                {"HW Power Brake Slowdown", GPUDIAG_REASON_HW_POWER_BRAKE},
-                {"Sync Boost", GPUDIAG_REASON_SYNC_BOOST},
-                {"SW Thermal Slowdown", GPUDIAG_REASON_SW_THERMAL},
-                {"Display Clock Setting", GPUDIAG_REASON_DISPLAY_CLOCK},
-            };
-            for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++) {
-                if (!eq(k, keyn, rs[i].key))
-                    continue;
-                if (eq(val, valn, "Active")) {
-                    g.bits |= rs[i].bit;
-                    g.any_bit = 1;
-                } else if (eq(val, valn, "Not Active")) {
-                    g.any_bit = 1;
-                }
-            }
-        } else if (gd_starts_with(parent, pn, "Clocks Event Reasons Counters") ||
-                   gd_starts_with(parent, pn, "Clocks Throttle Reasons Counters")) {
-            /* cumulative µs per reason (R580+); the throttling ones are summed */
-            if (eq(k, keyn, "SW Power Capping") || eq(k, keyn, "SW Thermal Slowdown") ||
-                eq(k, keyn, "HW Thermal Slowdown") || eq(k, keyn, "HW Power Braking") ||
-                eq(k, keyn, "SW Power Cap") || eq(k, keyn, "HW Power Brake Slowdown")) {
-                x = gd_parse_value(val, valn, &ok);
-                if (ok && !isnan(x)) {
-                    double us = x;
-                    size_t u = valn;
-                    while (u && isalpha((unsigned char)val[u - 1]))
-                        u--;
-                    if (gd_ieq(val + u, valn - u, "ms"))
-                        us = x * 1e3;
-                    else if (gd_ieq(val + u, valn - u, "ns"))
-                        us = x / NS_PER_US;
-                    else if (gd_ieq(val + u, valn - u, "s"))
-                        us = x * 1e6;
-                    g.v[GPUDIAG_M_THROTTLE_TIME_US] = (isnan(g.v[GPUDIAG_M_THROTTLE_TIME_US]) ? 0 : g.v[GPUDIAG_M_THROTTLE_TIME_US]) + us;
-                    if (!gd_starts_with(k, keyn, "SW Power Cap")) /* the thermal / HW part */
-                        g.v[GPUDIAG_M_THERMAL_THROTTLE_TIME_US] =
-                            (isnan(g.v[GPUDIAG_M_THERMAL_THROTTLE_TIME_US]) ? 0 : g.v[GPUDIAG_M_THERMAL_THROTTLE_TIME_US]) + us;
-                }
-            }
-        } else if (eq(parent, pn, "PCIe Generation")) {
-            metric = eq(k, keyn, "Current") ? GPUDIAG_M_PCIE_GEN : eq(k, keyn, "Max") ? GPUDIAG_M_PCIE_GEN_MAX : -1;
-        } else if (eq(parent, pn, "Link Width")) {
-            metric = eq(k, keyn, "Current") ? GPUDIAG_M_PCIE_WIDTH : eq(k, keyn, "Max") ? GPUDIAG_M_PCIE_WIDTH_MAX : -1;
-        } else if (eq(k, keyn, "Tx Throughput") || eq(k, keyn, "Rx Throughput")) {
-            metric = k[0] == 'T' ? GPUDIAG_M_PCIE_TX_BPS : GPUDIAG_M_PCIE_RX_BPS;
-            scale = 1000.0; /* KB/s */
-        } else if (eq(parent, pn, "FB Memory Usage")) {
-            metric = eq(k, keyn, "Total") ? GPUDIAG_M_MEM_TOTAL_BYTES : eq(k, keyn, "Used") ? GPUDIAG_M_MEM_USED_BYTES : -1;
-            scale = 1048576.0;
-        } else if (eq(parent, pn, "Utilization")) {
-            metric = eq(k, keyn, "Gpu")       ? GPUDIAG_M_GPU_UTIL
-                     : eq(k, keyn, "Memory")  ? GPUDIAG_M_MEM_UTIL
-                     : eq(k, keyn, "Encoder") ? GPUDIAG_M_ENC_UTIL
-                     : eq(k, keyn, "Decoder") ? GPUDIAG_M_DEC_UTIL
-                                              : -1;
-            scale = 0.01;
-        } else if (eq(parent, pn, "Temperature")) {
-            metric = eq(k, keyn, "GPU Current Temp")      ? GPUDIAG_M_TEMP_C
-                     : eq(k, keyn, "Memory Current Temp") ? GPUDIAG_M_MEM_TEMP_C
-                     : eq(k, keyn, "GPU Slowdown Temp")   ? GPUDIAG_M_TEMP_SLOWDOWN_C
-                                                          : -1;
-        } else if (eq(parent, pn, "GPU Power Readings") || eq(parent, pn, "Power Readings")) {
-            if (eq(k, keyn, "Power Draw") || eq(k, keyn, "Average Power Draw"))
-                metric = GPUDIAG_M_POWER_W;
-            else if (eq(k, keyn, "Current Power Limit") || eq(k, keyn, "Power Limit") ||
-                     eq(k, keyn, "Enforced Power Limit"))
-                metric = GPUDIAG_M_POWER_LIMIT_W;
-        } else if (eq(parent, pn, "Clocks")) {
-            metric = eq(k, keyn, "SM") ? GPUDIAG_M_SM_CLOCK_MHZ : eq(k, keyn, "Memory") ? GPUDIAG_M_MEM_CLOCK_MHZ : -1;
-        } else if (eq(parent, pn, "Max Clocks")) {
-            metric = eq(k, keyn, "SM") ? GPUDIAG_M_SM_CLOCK_MAX_MHZ : -1;
-        }
-        if (metric >= 0 && isnan(g.v[metric])) {
-            x = gd_parse_value(val, valn, &ok);
-            if (ok && !isnan(x))
-                g.v[metric] = x * scale;
-        }
+        q_value(&g, depth ? stack[depth - 1].name : "", k, keyn, val, valn);
     }
     if (r < 0)
         return err ? err->code : GPUDIAG_ERR_IO;
