@@ -195,159 +195,121 @@ static void usage_analyze(FILE *fp)
             gd_trace_mfu_help);
 }
 
-/* Returns -1 to continue, else an exit code. */
-static int parse_analyze(int argc, char **argv, settings *s)
+/* Act on one getopt_long result c (optarg its value) of parse_analyze's
+ * loop: GD_PARSE_GO when taken, else the exit status (--help: GD_EXIT_OK; a
+ * bad value or an unknown option, said on stderr: GD_EXIT_USAGE). */
+static int parse_option(settings *s, int c, char **argv, const struct option *all)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"verbose", no_argument, NULL, 'v'},
-        {"no-color", no_argument, NULL, OPT_NO_COLOR},
-        {"color", no_argument, NULL, OPT_COLOR},
-        {"width", required_argument, NULL, OPT_WIDTH},
-        {"fail-on", required_argument, NULL, OPT_FAIL_ON},
-        {"jobs", required_argument, NULL, OPT_JOBS},
-        {"html", required_argument, NULL, OPT_HTML},
-        {"trace-out", required_argument, NULL, OPT_TRACE_OUT},
-        {"save", required_argument, NULL, OPT_SAVE},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"step-range", required_argument, NULL, OPT_STEP_RANGE},
-        {"steps", required_argument, NULL, OPT_STEPS},
-        {"ranks", required_argument, NULL, OPT_RANKS},
-        {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
-        {"ncu", required_argument, NULL, OPT_NCU},
-        {"help", no_argument, NULL, 'h'},
-    };
-    struct option all[64]; /* the options above, then the MFU ones (cli/model_opts.c) */
-    size_t nbase = sizeof longopts / sizeof longopts[0];
-    memcpy(all, longopts, sizeof longopts);
-    size_t nall = nbase + gd_trace_mfu_table(all + nbase, 63 - nbase);
-    memset(&all[nall], 0, sizeof all[0]);
-    optind = 1;
-    opterr = 0;
-    int c;
-    gd_once once; /* single-valued options given twice are refused */
-    gd_once_init(&once, all);
-    while ((c = getopt_long(argc, argv, ":qvh", all, NULL)) != -1) {
-        if (gd_once_check(&once, c, optarg) < 0)
+    switch (c) {
+    case 'j': s->json = 1; break;
+    case 'q': s->quiet = 1; break;
+    case 'v': s->verbose = 1; break;
+    case OPT_NO_COLOR: s->color = 0; break;
+    case OPT_COLOR: s->color = 1; break;
+    case OPT_WIDTH: {
+        long v = 0;
+        if (gd_opt_long(optarg, 40, 1000, &v) != 0) {
+            fprintf(stderr, "%s: error: --width wants a number of columns from 40 to 1000, got '%s'\n", prog,
+                    optarg);
             return GD_EXIT_USAGE;
-        int taken = gd_trace_mfu_take(&s->tm, c, optarg);
-        if (taken < 0)
+        }
+        s->width = (int)v;
+        break;
+    }
+    case OPT_SAVE: s->save = optarg; break;
+    case OPT_NCU:
+        if (optarg[0] == '\0') {
+            fprintf(stderr, "%s: error: --ncu wants a file name\n", prog);
             return GD_EXIT_USAGE;
-        if (taken > 0)
-            continue;
-        switch (c) {
-        case 'j': s->json = 1; break;
-        case 'q': s->quiet = 1; break;
-        case 'v': s->verbose = 1; break;
-        case OPT_NO_COLOR: s->color = 0; break;
-        case OPT_COLOR: s->color = 1; break;
-        case OPT_WIDTH: {
-            long v = 0;
-            if (gd_opt_long(optarg, 40, 1000, &v) != 0) {
-                fprintf(stderr, "%s: error: --width wants a number of columns from 40 to 1000, got '%s'\n", prog,
-                        optarg);
-                return GD_EXIT_USAGE;
-            }
-            s->width = (int)v;
-            break;
         }
-        case OPT_SAVE: s->save = optarg; break;
-        case OPT_NCU:
-            if (optarg[0] == '\0') {
-                fprintf(stderr, "%s: error: --ncu wants a file name\n", prog);
-                return GD_EXIT_USAGE;
-            }
-            s->ncu = optarg;
-            break;
-        case OPT_JOBS: {
-            long v = 0;
-            if (gd_opt_long(optarg, 1, 1024, &v) != 0) {
-                fprintf(stderr, "%s: error: --jobs wants a number of threads from 1 to 1024, got '%s'\n", prog, optarg);
-                return GD_EXIT_USAGE;
-            }
-            s->jobs = (int)v;
-            break;
+        s->ncu = optarg;
+        break;
+    case OPT_JOBS: {
+        long v = 0;
+        if (gd_opt_long(optarg, 1, 1024, &v) != 0) {
+            fprintf(stderr, "%s: error: --jobs wants a number of threads from 1 to 1024, got '%s'\n", prog, optarg);
+            return GD_EXIT_USAGE;
         }
-        case OPT_FORMAT: {
-            int f = -1;
-            for (size_t k = 0; k < gd_format_count; k++)
-                if (strcmp(optarg, gd_formats[k]->name) == 0)
-                    f = (int)k;
-            if (f < 0) {
-                char names[256];
-                fprintf(stderr, "%s: error: --format wants %s, got '%s'\n", prog,
-                        gd_format_list(names, sizeof names, 1, ", ", " or "), optarg);
-                return GD_EXIT_USAGE;
-            }
-            s->format = f;
-            break;
-        }
-        case OPT_STEP_RANGE:
-            if (!optarg[0] || strlen(optarg) >= 128) {
-                fprintf(stderr, "%s: error: --step-range wants a range name of 1 to 127 bytes\n", prog);
-                return GD_EXIT_USAGE;
-            }
-            s->step_range = optarg;
-            break;
-        case OPT_STEPS:
-            if (gd_opt_steps(optarg, &s->steps_first, &s->steps_last) != 0) {
-                fprintf(stderr,
-                        "%s: error: --steps wants A:B, A:, :B or N (step numbers as the report lists them, "
-                        "A <= B), got '%s'\n",
-                        prog, optarg);
-                return GD_EXIT_USAGE;
-            }
-            s->select_steps = 1;
-            break;
-        case OPT_RANKS:
-            if (gd_opt_ranks(optarg, &s->ranks) != 0) {
-                fprintf(stderr,
-                        "%s: error: --ranks wants rank numbers and ranges separated by commas (e.g. 0,2-3; at "
-                        "most %d items), got '%s'\n",
-                        prog, GD_RANKSET_MAX, optarg);
-                return GD_EXIT_USAGE;
-            }
-            s->use_ranks = 1;
-            s->ranks_spec = optarg;
-            break;
-        case OPT_NO_PROGRESS: s->progress = 0; break;
-        case OPT_FAIL_ON:
-            s->fail_on = gd_opt_severity(optarg);
-            if (s->fail_on < 0) {
-                fprintf(stderr, "%s: error: --fail-on wants info, low, medium or high, got '%s'\n", prog, optarg);
-                return GD_EXIT_USAGE;
-            }
-            break;
-        case OPT_HTML:
-        case OPT_TRACE_OUT:
-            if (optarg[0] == '\0') {
-                fprintf(stderr, "%s: error: %s wants a file name\n", prog, c == OPT_HTML ? "--html" : "--trace-out");
-                return GD_EXIT_USAGE;
-            }
-            if (c == OPT_HTML)
-                s->html = optarg;
-            else
-                s->trace_out = optarg;
-            break;
-        case 'h':
-            usage_analyze(stdout);
-            return GD_EXIT_OK;
-        default:
-            return gd_bad_option("analyze", c, argv, all);
-        }
+        s->jobs = (int)v;
+        break;
     }
-    if (gd_trace_mfu_resolve(&s->tm, &s->aopts) < 0)
-        return GD_EXIT_USAGE;
-    /* only --trace-out walks every idle gap; the reports need the longest */
-    if (!s->trace_out)
-        s->aopts.max_gaps = GPUDIAG_JSON_GAPS;
-    s->paths = argv + optind;
-    s->npaths = argc - optind;
-    if (s->npaths == 0) {
-        fprintf(stderr, "%s: error: analyze needs a trace file (try 'gpudiag analyze --help')\n", prog);
-        return GD_EXIT_USAGE;
+    case OPT_FORMAT: {
+        int f = -1;
+        for (size_t k = 0; k < gd_format_count; k++)
+            if (strcmp(optarg, gd_formats[k]->name) == 0)
+                f = (int)k;
+        if (f < 0) {
+            char names[256];
+            fprintf(stderr, "%s: error: --format wants %s, got '%s'\n", prog,
+                    gd_format_list(names, sizeof names, 1, ", ", " or "), optarg);
+            return GD_EXIT_USAGE;
+        }
+        s->format = f;
+        break;
     }
+    case OPT_STEP_RANGE:
+        if (!optarg[0] || strlen(optarg) >= 128) {
+            fprintf(stderr, "%s: error: --step-range wants a range name of 1 to 127 bytes\n", prog);
+            return GD_EXIT_USAGE;
+        }
+        s->step_range = optarg;
+        break;
+    case OPT_STEPS:
+        if (gd_opt_steps(optarg, &s->steps_first, &s->steps_last) != 0) {
+            fprintf(stderr,
+                    "%s: error: --steps wants A:B, A:, :B or N (step numbers as the report lists them, "
+                    "A <= B), got '%s'\n",
+                    prog, optarg);
+            return GD_EXIT_USAGE;
+        }
+        s->select_steps = 1;
+        break;
+    case OPT_RANKS:
+        if (gd_opt_ranks(optarg, &s->ranks) != 0) {
+            fprintf(stderr,
+                    "%s: error: --ranks wants rank numbers and ranges separated by commas (e.g. 0,2-3; at "
+                    "most %d items), got '%s'\n",
+                    prog, GD_RANKSET_MAX, optarg);
+            return GD_EXIT_USAGE;
+        }
+        s->use_ranks = 1;
+        s->ranks_spec = optarg;
+        break;
+    case OPT_NO_PROGRESS: s->progress = 0; break;
+    case OPT_FAIL_ON:
+        s->fail_on = gd_opt_severity(optarg);
+        if (s->fail_on < 0) {
+            fprintf(stderr, "%s: error: --fail-on wants info, low, medium or high, got '%s'\n", prog, optarg);
+            return GD_EXIT_USAGE;
+        }
+        break;
+    case OPT_HTML:
+    case OPT_TRACE_OUT:
+        if (optarg[0] == '\0') {
+            fprintf(stderr, "%s: error: %s wants a file name\n", prog, c == OPT_HTML ? "--html" : "--trace-out");
+            return GD_EXIT_USAGE;
+        }
+        if (c == OPT_HTML)
+            s->html = optarg;
+        else
+            s->trace_out = optarg;
+        break;
+    case 'h':
+        usage_analyze(stdout);
+        return GD_EXIT_OK;
+    default:
+        return gd_bad_option("analyze", c, argv, all);
+    }
+    return GD_PARSE_GO;
+}
+
+/* The checks on the outputs and inputs together, once parsed: no output
+ * over an input or another output, each writable, one stream for standard
+ * output, --format nsys not on standard input, --html / --trace-out /
+ * --save with one PATH; sets s->report_off.  GD_PARSE_GO, or the exit
+ * status after a message. */
+static int check_analyze_outputs(settings *s)
+{
     {
         static const char *const names[] = {"--html", "--trace-out", "--save"};
         const char *outs[] = {s->html, s->trace_out, s->save};
@@ -407,7 +369,67 @@ static int parse_analyze(int argc, char **argv, settings *s)
         fprintf(stderr, "%s: error: --save writes one report: give one trace or one directory\n", prog);
         return GD_EXIT_USAGE;
     }
-    return -1;
+    return GD_PARSE_GO;
+}
+
+
+/* Parse argv into *s: GD_PARSE_GO to go on, else the exit status. */
+static int parse_analyze(int argc, char **argv, settings *s)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"no-color", no_argument, NULL, OPT_NO_COLOR},
+        {"color", no_argument, NULL, OPT_COLOR},
+        {"width", required_argument, NULL, OPT_WIDTH},
+        {"fail-on", required_argument, NULL, OPT_FAIL_ON},
+        {"jobs", required_argument, NULL, OPT_JOBS},
+        {"html", required_argument, NULL, OPT_HTML},
+        {"trace-out", required_argument, NULL, OPT_TRACE_OUT},
+        {"save", required_argument, NULL, OPT_SAVE},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"step-range", required_argument, NULL, OPT_STEP_RANGE},
+        {"steps", required_argument, NULL, OPT_STEPS},
+        {"ranks", required_argument, NULL, OPT_RANKS},
+        {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+        {"ncu", required_argument, NULL, OPT_NCU},
+        {"help", no_argument, NULL, 'h'},
+    };
+    struct option all[64]; /* the options above, then the MFU ones (cli/model_opts.c) */
+    size_t nbase = sizeof longopts / sizeof longopts[0];
+    memcpy(all, longopts, sizeof longopts);
+    size_t nall = nbase + gd_trace_mfu_table(all + nbase, 63 - nbase);
+    memset(&all[nall], 0, sizeof all[0]);
+    optind = 1;
+    opterr = 0;
+    int c;
+    gd_once once; /* single-valued options given twice are refused */
+    gd_once_init(&once, all);
+    while ((c = getopt_long(argc, argv, ":qvh", all, NULL)) != -1) {
+        if (gd_once_check(&once, c, optarg) < 0)
+            return GD_EXIT_USAGE;
+        int taken = gd_trace_mfu_take(&s->tm, c, optarg);
+        if (taken < 0)
+            return GD_EXIT_USAGE;
+        if (taken > 0)
+            continue;
+        int rc = parse_option(s, c, argv, all);
+        if (rc != GD_PARSE_GO)
+            return rc;
+    }
+    if (gd_trace_mfu_resolve(&s->tm, &s->aopts) < 0)
+        return GD_EXIT_USAGE;
+    /* only --trace-out walks every idle gap; the reports need the longest */
+    if (!s->trace_out)
+        s->aopts.max_gaps = GPUDIAG_JSON_GAPS;
+    s->paths = argv + optind;
+    s->npaths = argc - optind;
+    if (s->npaths == 0) {
+        fprintf(stderr, "%s: error: analyze needs a trace file (try 'gpudiag analyze --help')\n", prog);
+        return GD_EXIT_USAGE;
+    }
+    return check_analyze_outputs(s);
 }
 
 static int exit_for_status(gpudiag_status st)
@@ -958,12 +980,156 @@ static int rank_chosen(const char *path, const settings *s, int *found, size_t *
     return gd_rankset_has(&s->ranks, rank);
 }
 
+/* What the PATHs of one `analyze` add up to. */
+typedef struct analyze_totals {
+    int worst;        /* the highest exit status so far */
+    int matched;      /* --fail-on matched a finding */
+    int *found;       /* --ranks: the ranks of the files seen (npaths + 1) */
+    size_t nfound, nchosen, nrank_inputs;
+} analyze_totals;
+
+/* The report r of PATH number i out: on standard output (JSON, the quiet
+ * line or the text), --save, --html, --trace-out, then --fail-on; frees r.
+ * GD_PARSE_GO to go on to the next PATH, else the exit status to end with
+ * (standard output failed, the report could not be written). */
+static int emit_report(const settings *s, int i, const char *path, gpudiag_report *r,
+                       const gpudiag_text_opts *topts, analyze_totals *t)
+{
+    gpudiag_error err;
+    memset(&err, 0, sizeof err);
+    gpudiag_status st = GPUDIAG_OK;
+    if (s->save) {
+        int code = save_json(s->save, r, NULL, NULL);
+        if (code > t->worst)
+            t->worst = code;
+    }
+    if (s->report_off) {
+        /* standard output belongs to --html - / --trace-out - */
+    } else if (s->json) {
+        st = gpudiag_report_write_json(r, stdout, s->npaths == 1, &err);
+    } else if (s->quiet) {
+        if (s->npaths > 1)
+            printf("%s: ", r->input.path);
+        printf("%s: %s\n", gpudiag_bottleneck_name(r->bottleneck), r->verdict ? r->verdict : "");
+    } else {
+        if (i > 0)
+            printf("\n");
+        st = gpudiag_report_write_text(r, stdout, topts, &err);
+    }
+    if (st == GPUDIAG_OK && s->html) {
+        int code = write_html(r, s->html);
+        if (code > t->worst)
+            t->worst = code;
+    }
+    if (st == GPUDIAG_OK && s->trace_out) {
+        gpudiag_error terr;
+        memset(&terr, 0, sizeof terr);
+        gpudiag_status ts = gpudiag_trace_write_annotated(path, r, s->trace_out, &terr);
+        if (ts == GPUDIAG_ERR_IO && strcmp(s->trace_out, "-") == 0 && ferror(stdout)) {
+            int code = gd_stdout_failed(); /* --trace-out -: a closed pipe is quiet, as for the reports */
+            if (code > t->worst)
+                t->worst = code;
+        } else if (ts != GPUDIAG_OK) {
+            print_error(&terr);
+            int code = ts == GPUDIAG_ERR_ARG ? GD_EXIT_USAGE : exit_for_status(ts);
+            if (code > t->worst)
+                t->worst = code;
+        }
+    }
+    for (size_t k = 0; k < r->finding_count && s->fail_on >= 0; k++)
+        if ((int)r->findings[k].severity >= s->fail_on)
+            t->matched = 1;
+    gpudiag_report_free(&r);
+    if (st == GPUDIAG_ERR_IO)
+        return gd_stdout_failed();
+    if (st != GPUDIAG_OK) {
+        fprintf(stderr, "%s: error: writing the report: %s\n", prog, err.message);
+        return GD_EXIT_INTERNAL;
+    }
+    return GD_PARSE_GO;
+}
+
+/* Analyze PATH number i (a file, "-" or a directory of rank traces) and
+ * write its report, adding up into *t.  GD_PARSE_GO to go on, else the exit
+ * status to end with (a usage error this PATH shows, a failed output). */
+static int analyze_path(const settings *s, int i, const gpudiag_text_opts *topts, analyze_totals *t)
+{
+    const char *path = s->paths[i];
+    if (path[0] == '\0') {
+        fprintf(stderr, "%s: error: an empty file name was given\n", prog);
+        if (GD_EXIT_INPUT > t->worst)
+            t->worst = GD_EXIT_INPUT;
+        return GD_PARSE_GO;
+    }
+    struct stat sb;
+    if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        if (s->html || s->trace_out) {
+            fprintf(stderr, "%s: error: %s: %s writes the report of one trace file, not a directory of ranks\n",
+                    prog, path, s->html ? "--html" : "--trace-out");
+            return GD_EXIT_USAGE;
+        }
+        if (gd_formats[s->format]->kind == GD_FMT_LOG) {
+            fprintf(stderr, "%s: error: %s: --format %s names a monitoring log; a directory is read as the rank "
+                            "traces of one job (its .json, .json.gz and .sqlite files)\n",
+                    prog, path, gd_formats[s->format]->name);
+            return GD_EXIT_USAGE;
+        }
+        int code = analyze_dir(path, s, topts, &t->matched);
+        if (code > t->worst)
+            t->worst = code;
+        return GD_PARSE_GO;
+    }
+    if (s->use_ranks && (strcmp(path, "-") == 0 || gd_path_read_once(path))) {
+        fprintf(stderr, "%s: error: --ranks reads each file's header before choosing it; %s can "
+                        "be read only once: give the files' paths\n",
+                prog, strcmp(path, "-") == 0 ? "standard input" : path);
+        return GD_EXIT_USAGE;
+    }
+    if (s->trace_out && (strcmp(path, "-") == 0 || gd_path_read_once(path))) {
+        fprintf(stderr, "%s: error: --trace-out copies the input trace after analysing it; %s can be read only "
+                        "once: give the trace's path\n",
+                prog, strcmp(path, "-") == 0 ? "standard input" : path);
+        return GD_EXIT_USAGE;
+    }
+    if (s->use_ranks) {
+        t->nrank_inputs++;
+        int c = rank_chosen(path, s, t->found, &t->nfound, &t->worst);
+        if (c <= 0)
+            return GD_PARSE_GO;
+        t->nchosen++;
+    }
+    if (s->trace_out && strcmp(path, "-") != 0) {
+        const char *what = route(path, s->format) != GPUDIAG_LOG_AUTO ? "a monitoring log"
+                           : is_sqlite_file(path) == 1                ? "an Nsight Systems export"
+                                                                      : NULL;
+        if (what) {
+            fprintf(stderr, "%s: error: %s: --trace-out annotates a PyTorch profiler (Kineto) trace; this is %s\n",
+                    prog, path, what);
+            return GD_EXIT_USAGE;
+        }
+    }
+    gpudiag_error err;
+    memset(&err, 0, sizeof err);
+    gpudiag_report *r = NULL;
+    gpudiag_status st = read_and_analyze(path, s, &r, &err);
+    if (st == GPUDIAG_OK)
+        warn_input(r);
+    if (st != GPUDIAG_OK) {
+        print_error(&err);
+        int code = exit_for_status(st);
+        if (code > t->worst)
+            t->worst = code;
+        return GD_PARSE_GO;
+    }
+    return emit_report(s, i, path, r, topts, t);
+}
+
 static gd_exit cmd_analyze_run(int argc, char **argv, gpudiag_ncu **ncu)
 {
     settings s = {.json = 0, .quiet = 0, .verbose = 0, .color = -1, .width = 0, .fail_on = -1, .jobs = 0, .progress = 1};
     gd_trace_mfu_init(&s.tm);
     int rc = parse_analyze(argc, argv, &s);
-    if (rc >= 0)
+    if (rc != GD_PARSE_GO)
         return rc;
     if (s.ncu) {
         gpudiag_error nerr;
@@ -980,149 +1146,30 @@ static gd_exit cmd_analyze_run(int argc, char **argv, gpudiag_ncu **ncu)
         s.color = isatty(STDOUT_FILENO) && !(nc && nc[0]) ? 1 : 0;
     }
     gpudiag_text_opts topts = {s.color, s.verbose, s.width ? s.width : terminal_width()};
-    int worst = GD_EXIT_OK;
-    int matched = 0;
     int *found = calloc((size_t)s.npaths + 1, sizeof *found); /* --ranks: the ranks of the files seen */
-    size_t nfound = 0, nchosen = 0, nrank_inputs = 0;
     if (!found) {
         fprintf(stderr, "%s: error: out of memory\n", prog);
         return GD_EXIT_INTERNAL;
     }
+    analyze_totals t = {GD_EXIT_OK, 0, found, 0, 0, 0};
     for (int i = 0; i < s.npaths; i++) {
-        const char *path = s.paths[i];
-        if (path[0] == '\0') {
-            fprintf(stderr, "%s: error: an empty file name was given\n", prog);
-            if (GD_EXIT_INPUT > worst)
-                worst = GD_EXIT_INPUT;
-            continue;
-        }
-        struct stat sb;
-        if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-            if (s.html || s.trace_out) {
-                fprintf(stderr, "%s: error: %s: %s writes the report of one trace file, not a directory of ranks\n",
-                        prog, path, s.html ? "--html" : "--trace-out");
-                free(found);
-                return GD_EXIT_USAGE;
-            }
-            if (gd_formats[s.format]->kind == GD_FMT_LOG) {
-                fprintf(stderr, "%s: error: %s: --format %s names a monitoring log; a directory is read as the rank "
-                                "traces of one job (its .json, .json.gz and .sqlite files)\n",
-                        prog, path, gd_formats[s.format]->name);
-                free(found);
-                return GD_EXIT_USAGE;
-            }
-            int code = analyze_dir(path, &s, &topts, &matched);
-            if (code > worst)
-                worst = code;
-            continue;
-        }
-        if (s.use_ranks && (strcmp(path, "-") == 0 || gd_path_read_once(path))) {
-            fprintf(stderr, "%s: error: --ranks reads each file's header before choosing it; %s can "
-                            "be read only once: give the files' paths\n",
-                    prog, strcmp(path, "-") == 0 ? "standard input" : path);
+        rc = analyze_path(&s, i, &topts, &t);
+        if (rc != GD_PARSE_GO) {
             free(found);
-            return GD_EXIT_USAGE;
-        }
-        if (s.trace_out && (strcmp(path, "-") == 0 || gd_path_read_once(path))) {
-            fprintf(stderr, "%s: error: --trace-out copies the input trace after analysing it; %s can be read only "
-                            "once: give the trace's path\n",
-                    prog, strcmp(path, "-") == 0 ? "standard input" : path);
-            free(found);
-            return GD_EXIT_USAGE;
-        }
-        if (s.use_ranks) {
-            nrank_inputs++;
-            int c = rank_chosen(path, &s, found, &nfound, &worst);
-            if (c <= 0)
-                continue;
-            nchosen++;
-        }
-        if (s.trace_out && strcmp(path, "-") != 0) {
-            const char *what = route(path, s.format) != GPUDIAG_LOG_AUTO ? "a monitoring log"
-                               : is_sqlite_file(path) == 1                ? "an Nsight Systems export"
-                                                                          : NULL;
-            if (what) {
-                fprintf(stderr, "%s: error: %s: --trace-out annotates a PyTorch profiler (Kineto) trace; this is %s\n",
-                        prog, path, what);
-                free(found);
-                return GD_EXIT_USAGE;
-            }
-        }
-        gpudiag_error err;
-        memset(&err, 0, sizeof err);
-        gpudiag_report *r = NULL;
-        gpudiag_status st = read_and_analyze(path, &s, &r, &err);
-        if (st == GPUDIAG_OK)
-            warn_input(r);
-        if (st != GPUDIAG_OK) {
-            print_error(&err);
-            int code = exit_for_status(st);
-            if (code > worst)
-                worst = code;
-            continue;
-        }
-        if (s.save) {
-            int code = save_json(s.save, r, NULL, NULL);
-            if (code > worst)
-                worst = code;
-        }
-        if (s.report_off) {
-            /* standard output belongs to --html - / --trace-out - */
-        } else if (s.json) {
-            st = gpudiag_report_write_json(r, stdout, s.npaths == 1, &err);
-        } else if (s.quiet) {
-            if (s.npaths > 1)
-                printf("%s: ", r->input.path);
-            printf("%s: %s\n", gpudiag_bottleneck_name(r->bottleneck), r->verdict ? r->verdict : "");
-        } else {
-            if (i > 0)
-                printf("\n");
-            st = gpudiag_report_write_text(r, stdout, &topts, &err);
-        }
-        if (st == GPUDIAG_OK && s.html) {
-            int code = write_html(r, s.html);
-            if (code > worst)
-                worst = code;
-        }
-        if (st == GPUDIAG_OK && s.trace_out) {
-            gpudiag_error terr;
-            memset(&terr, 0, sizeof terr);
-            gpudiag_status ts = gpudiag_trace_write_annotated(path, r, s.trace_out, &terr);
-            if (ts == GPUDIAG_ERR_IO && strcmp(s.trace_out, "-") == 0 && ferror(stdout)) {
-                int code = gd_stdout_failed(); /* --trace-out -: a closed pipe is quiet, as for the reports */
-                if (code > worst)
-                    worst = code;
-            } else if (ts != GPUDIAG_OK) {
-                print_error(&terr);
-                int code = ts == GPUDIAG_ERR_ARG ? GD_EXIT_USAGE : exit_for_status(ts);
-                if (code > worst)
-                    worst = code;
-            }
-        }
-        for (size_t k = 0; k < r->finding_count && s.fail_on >= 0; k++)
-            if ((int)r->findings[k].severity >= s.fail_on)
-                matched = 1;
-        gpudiag_report_free(&r);
-        if (st == GPUDIAG_ERR_IO) {
-            free(found);
-            return gd_stdout_failed();
-        }
-        if (st != GPUDIAG_OK) {
-            fprintf(stderr, "%s: error: writing the report: %s\n", prog, err.message);
-            free(found);
-            return GD_EXIT_INTERNAL;
+            return rc;
         }
     }
-    if (s.use_ranks && nrank_inputs > 0 && nchosen == 0) {
+    int worst = t.worst;
+    if (s.use_ranks && t.nrank_inputs > 0 && t.nchosen == 0) {
         char have[256] = "";
-        format_ranks(found, nfound, have, sizeof have);
+        format_ranks(found, t.nfound, have, sizeof have);
         fprintf(stderr, "%s: error: --ranks %s matched none of the %zu trace file(s); they have %s%s\n", prog,
-                s.ranks_spec, nrank_inputs, nfound ? "ranks " : "no distributedInfo rank", have);
+                s.ranks_spec, t.nrank_inputs, t.nfound ? "ranks " : "no distributedInfo rank", have);
         if (GD_EXIT_NOMATCH > worst)
             worst = GD_EXIT_NOMATCH;
     }
     free(found);
-    if (worst == GD_EXIT_OK && matched)
+    if (worst == GD_EXIT_OK && t.matched)
         worst = GD_EXIT_FINDINGS;
     return worst;
 }
