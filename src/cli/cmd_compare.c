@@ -402,22 +402,35 @@ static int parse_fraction(const char *s, double *out)
     return 0;
 }
 
-gd_exit gd_cmd_compare(int argc, char **argv)
-{
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON},
-        {"metric", required_argument, NULL, OPT_METRIC},
-        {"threshold", required_argument, NULL, OPT_THRESHOLD},
-        {"alpha", required_argument, NULL, OPT_ALPHA},
-        {"full-names", no_argument, NULL, OPT_FULL_NAMES},
-        {"runs", no_argument, NULL, OPT_RUNS},
-        {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
+/* What the command line asked for: the options, and the two sides
+ * (bpaths[0..nb), tpaths[0..nt): one path each without --runs). */
+typedef struct compare_settings {
     gpudiag_compare_opts o;
-    gpudiag_compare_opts_default(&o);
-    int json = 0, runs = 0, verbose = 0;
+    int json, runs, verbose;
+    char **bpaths, **tpaths; /* into argv */
+    int nb, nt;
+} compare_settings;
+
+static const struct option compare_longopts[] = {
+    {"json", no_argument, NULL, OPT_JSON},
+    {"metric", required_argument, NULL, OPT_METRIC},
+    {"threshold", required_argument, NULL, OPT_THRESHOLD},
+    {"alpha", required_argument, NULL, OPT_ALPHA},
+    {"full-names", no_argument, NULL, OPT_FULL_NAMES},
+    {"runs", no_argument, NULL, OPT_RUNS},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Parse argv into *s: the options (those before a '--'), then the sides.
+ * Without --runs a '--' only ends the options and is taken out of argv.
+ * GD_PARSE_GO to go on, else the exit status (--help: GD_EXIT_OK; a usage
+ * error, said on stderr: GD_EXIT_USAGE). */
+static int parse_compare(int argc, char **argv, compare_settings *s)
+{
+    gpudiag_compare_opts_default(&s->o);
+    s->json = s->runs = s->verbose = 0;
     /* options are read only before a '--' (it separates the runs of --runs) */
     int sep = argc;
     for (int i = 1; i < argc; i++)
@@ -429,15 +442,15 @@ gd_exit gd_cmd_compare(int argc, char **argv)
     opterr = 0;
     int c;
     gd_once once; /* single-valued options given twice are refused */
-    gd_once_init(&once, longopts);
-    while ((c = getopt_long(sep, argv, ":vh", longopts, NULL)) != -1) {
+    gd_once_init(&once, compare_longopts);
+    while ((c = getopt_long(sep, argv, ":vh", compare_longopts, NULL)) != -1) {
         if (gd_once_check(&once, c, optarg) < 0)
             return GD_EXIT_USAGE;
         switch (c) {
-        case OPT_JSON: json = 1; break;
-        case OPT_FULL_NAMES: o.full_names = 1; break;
-        case OPT_RUNS: runs = 1; break;
-        case 'v': verbose = 1; break;
+        case OPT_JSON: s->json = 1; break;
+        case OPT_FULL_NAMES: s->o.full_names = 1; break;
+        case OPT_RUNS: s->runs = 1; break;
+        case 'v': s->verbose = 1; break;
         case OPT_METRIC: {
             int m = gpudiag_compare_metric_parse(optarg);
             if (m < 0) {
@@ -447,18 +460,18 @@ gd_exit gd_cmd_compare(int argc, char **argv)
                         prog, optarg);
                 return GD_EXIT_USAGE;
             }
-            o.metric = (gpudiag_compare_metric)m;
+            s->o.metric = (gpudiag_compare_metric)m;
             break;
         }
         case OPT_THRESHOLD:
-            if (parse_fraction(optarg, &o.threshold) != 0 || !(o.threshold > 0 && o.threshold < 10)) {
+            if (parse_fraction(optarg, &s->o.threshold) != 0 || !(s->o.threshold > 0 && s->o.threshold < 10)) {
                 fprintf(stderr, "%s: error: --threshold wants a relative change above 0, like 0.05 or 5%%, got '%s'\n",
                         prog, optarg);
                 return GD_EXIT_USAGE;
             }
             break;
         case OPT_ALPHA:
-            if (parse_fraction(optarg, &o.alpha) != 0 || !(o.alpha > 0 && o.alpha < 1)) {
+            if (parse_fraction(optarg, &s->o.alpha) != 0 || !(s->o.alpha > 0 && s->o.alpha < 1)) {
                 fprintf(stderr, "%s: error: --alpha wants a probability between 0 and 1, got '%s'\n", prog, optarg);
                 return GD_EXIT_USAGE;
             }
@@ -467,19 +480,19 @@ gd_exit gd_cmd_compare(int argc, char **argv)
             gd_usage_compare(stdout);
             return GD_EXIT_OK;
         default:
-            return gd_bad_option("compare", c, argv, longopts);
+            return gd_bad_option("compare", c, argv, compare_longopts);
         }
     }
-    char **bpaths = argv + optind, **tpaths;
-    int nb = sep - optind, nt;
-    if (runs) {
+    s->bpaths = argv + optind;
+    s->nb = sep - optind;
+    if (s->runs) {
         if (sep == argc) {
             fprintf(stderr, "%s: error: --runs wants the base runs, then '--', then the new runs\n", prog);
             return GD_EXIT_USAGE;
         }
-        tpaths = argv + sep + 1;
-        nt = argc - sep - 1;
-        if (nb < 1 || nt < 1) {
+        s->tpaths = argv + sep + 1;
+        s->nt = argc - sep - 1;
+        if (s->nb < 1 || s->nt < 1) {
             fprintf(stderr, "%s: error: --runs needs at least one run on each side of '--'\n", prog);
             return GD_EXIT_USAGE;
         }
@@ -489,30 +502,37 @@ gd_exit gd_cmd_compare(int argc, char **argv)
             for (int i = sep; i + 1 < argc; i++)
                 argv[i] = argv[i + 1];
             argc--;
-            nb = argc - optind;
+            s->nb = argc - optind;
         }
-        if (nb != 2) {
+        if (s->nb != 2) {
             fprintf(stderr, "%s: error: compare wants two inputs, BASE and NEW (got %d; try 'gpudiag compare --help')\n",
-                    prog, nb);
+                    prog, s->nb);
             return GD_EXIT_USAGE;
         }
-        tpaths = bpaths + 1;
-        nb = nt = 1;
+        s->tpaths = s->bpaths + 1;
+        s->nb = s->nt = 1;
     }
+    return GD_PARSE_GO;
+}
+
+/* The inputs together: standard input at most once; with --runs, no file
+ * twice on one side.  GD_PARSE_GO, or GD_EXIT_USAGE after a message. */
+static int check_compare_inputs(const compare_settings *s)
+{
     int nstdin = 0;
-    for (int i = 0; i < nb; i++)
-        nstdin += strcmp(bpaths[i], "-") == 0;
-    for (int i = 0; i < nt; i++)
-        nstdin += strcmp(tpaths[i], "-") == 0;
+    for (int i = 0; i < s->nb; i++)
+        nstdin += strcmp(s->bpaths[i], "-") == 0;
+    for (int i = 0; i < s->nt; i++)
+        nstdin += strcmp(s->tpaths[i], "-") == 0;
     if (nstdin > 1) {
         fprintf(stderr, "%s: error: standard input ('-') can be only one of the inputs\n", prog);
         return GD_EXIT_USAGE;
     }
     /* with --runs, each run counts once: the same file twice on one side would be counted as two
      * independent runs and shrink the p-value (second new-user trial: p 0.0022 -> 3e-07) */
-    for (int side = 0; runs && side < 2; side++) {
-        char **ps = side ? tpaths : bpaths;
-        int n = side ? nt : nb;
+    for (int side = 0; s->runs && side < 2; side++) {
+        char **ps = side ? s->tpaths : s->bpaths;
+        int n = side ? s->nt : s->nb;
         for (int i = 0; i < n; i++) {
             struct stat si;
             if (strcmp(ps[i], "-") == 0 || stat(ps[i], &si) != 0)
@@ -529,11 +549,19 @@ gd_exit gd_cmd_compare(int argc, char **argv)
             }
         }
     }
+    return GD_PARSE_GO;
+}
+
+/* Monitoring logs compare with each other only: 1 when both sides are logs
+ * (compare_logs reads them), 0 when neither is, -1 after a message when
+ * they are mixed or given to --runs. */
+static int compare_log_sides(const compare_settings *s)
+{
     /* monitoring logs compare with each other only */
     int nlog = 0;
     const char *alog = NULL, *anot = NULL;
-    for (int i = 0; i < nb + nt; i++) {
-        const char *pth = i < nb ? bpaths[i] : tpaths[i - nb];
+    for (int i = 0; i < s->nb + s->nt; i++) {
+        const char *pth = i < s->nb ? s->bpaths[i] : s->tpaths[i - s->nb];
         if (is_monlog(pth)) {
             nlog++;
             alog = pth;
@@ -541,25 +569,30 @@ gd_exit gd_cmd_compare(int argc, char **argv)
             anot = pth;
         }
     }
-    if (nlog && (nlog != nb + nt || runs)) {
-        if (runs)
+    if (nlog && (nlog != s->nb + s->nt || s->runs)) {
+        if (s->runs)
             fprintf(stderr, "%s: error: --runs compares traces or saved reports; %s is a monitoring log (compare two "
                             "logs as BASE NEW)\n", prog, alog);
         else
             fprintf(stderr, "%s: error: %s is a monitoring log and %s is not: compare a log with a log, or a trace "
                             "(or saved report) with a trace\n", prog, alog, anot);
-        return GD_EXIT_USAGE;
+        return -1;
     }
-    if (nlog)
-        return compare_logs(bpaths[0], tpaths[0], &o, json);
-    gpudiag_side **sides = calloc((size_t)(nb + nt), sizeof *sides);
+    return nlog ? 1 : 0;
+}
+
+/* Traces or saved reports: load every side, compare, write the comparison
+ * to standard output; the exit status (GD_EXIT_FINDINGS: a regression). */
+static int compare_traces(const compare_settings *s)
+{
+    gpudiag_side **sides = calloc((size_t)(s->nb + s->nt), sizeof *sides);
     if (!sides) {
         fprintf(stderr, "%s: error: out of memory\n", prog);
         return GD_EXIT_INTERNAL;
     }
     int rc = GD_EXIT_OK;
-    for (int i = 0; i < nb + nt; i++) {
-        int r = load_side(i < nb ? bpaths[i] : tpaths[i - nb], &sides[i]);
+    for (int i = 0; i < s->nb + s->nt; i++) {
+        int r = load_side(i < s->nb ? s->bpaths[i] : s->tpaths[i - s->nb], &sides[i]);
         if (r > rc)
             rc = r;
     }
@@ -567,16 +600,16 @@ gd_exit gd_cmd_compare(int argc, char **argv)
         gpudiag_error err;
         memset(&err, 0, sizeof err);
         gpudiag_comparison *cmp = NULL;
-        gpudiag_status st = gpudiag_compare((const gpudiag_side *const *)sides, (size_t)nb,
-                                            (const gpudiag_side *const *)(sides + nb), (size_t)nt, &o, &cmp, &err);
+        gpudiag_status st = gpudiag_compare((const gpudiag_side *const *)sides, (size_t)s->nb,
+                                            (const gpudiag_side *const *)(sides + s->nb), (size_t)s->nt, &s->o, &cmp, &err);
         int writing = st == GPUDIAG_OK;
         if (writing) {
-            if (json) {
+            if (s->json) {
                 st = gpudiag_comparison_write_json(cmp, stdout, 1, &err);
             } else {
                 const char *cols = getenv("COLUMNS");
                 long w = cols ? strtol(cols, NULL, 10) : 100;
-                gpudiag_text_opts topts = {0, verbose, w >= 40 && w <= 1000 ? (int)w : 100};
+                gpudiag_text_opts topts = {0, s->verbose, w >= 40 && w <= 1000 ? (int)w : 100};
                 st = gpudiag_comparison_write_text(cmp, stdout, &topts, &err);
             }
         }
@@ -590,8 +623,24 @@ gd_exit gd_cmd_compare(int argc, char **argv)
         }
         gpudiag_comparison_free(&cmp);
     }
-    for (int i = 0; i < nb + nt; i++)
+    for (int i = 0; i < s->nb + s->nt; i++)
         gpudiag_side_free(&sides[i]);
     free(sides);
     return rc;
+}
+
+gd_exit gd_cmd_compare(int argc, char **argv)
+{
+    compare_settings s;
+    int rc = parse_compare(argc, argv, &s);
+    if (rc == GD_PARSE_GO)
+        rc = check_compare_inputs(&s);
+    if (rc != GD_PARSE_GO)
+        return (gd_exit)rc;
+    int logs = compare_log_sides(&s);
+    if (logs < 0)
+        return GD_EXIT_USAGE;
+    if (logs)
+        return compare_logs(s.bpaths[0], s.tpaths[0], &s.o, s.json);
+    return (gd_exit)compare_traces(&s);
 }
