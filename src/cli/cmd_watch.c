@@ -89,94 +89,83 @@ static void print_row(const gpudiag_gpu_sample *s)
            f[8], f[9], f[10], f[11]);
 }
 
-gd_exit gd_cmd_watch(int argc, char **argv)
+/* What the command line asked for. */
+typedef struct watch_settings {
+    double interval;     /* seconds between samples */
+    long count;          /* intervals to run; 0: until SIGINT/SIGTERM */
+    int csv;
+    const char *gpus, *backend; /* NULL unless given (borrowed from argv) */
+} watch_settings;
+
+static const struct option watch_longopts[] = {
+    {"interval", required_argument, NULL, 'i'},
+    {"count", required_argument, NULL, 'c'},
+    {"gpus", required_argument, NULL, W_OPT_GPUS},
+    {"csv", no_argument, NULL, W_OPT_CSV},
+    {"backend", required_argument, NULL, W_OPT_BACKEND},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Parse argv into *o.  GD_PARSE_GO to go on, else the exit status (--help:
+ * GD_EXIT_OK; a usage error, said on stderr: GD_EXIT_USAGE). */
+static int parse_watch(int argc, char **argv, watch_settings *o)
 {
-    static const struct option longopts[] = {
-        {"interval", required_argument, NULL, 'i'},
-        {"count", required_argument, NULL, 'c'},
-        {"gpus", required_argument, NULL, W_OPT_GPUS},
-        {"csv", no_argument, NULL, W_OPT_CSV},
-        {"backend", required_argument, NULL, W_OPT_BACKEND},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    double interval = 1.0;
-    long count = 0;
-    int csv = 0;
-    const char *gpus = NULL, *backend = NULL;
+    memset(o, 0, sizeof *o);
+    o->interval = 1.0;
     optind = 1;
     opterr = 0;
     int c;
     gd_once once; /* single-valued options given twice are refused */
-    gd_once_init(&once, longopts);
-    while ((c = getopt_long(argc, argv, ":i:c:h", longopts, NULL)) != -1) {
+    gd_once_init(&once, watch_longopts);
+    while ((c = getopt_long(argc, argv, ":i:c:h", watch_longopts, NULL)) != -1) {
         if (gd_once_check(&once, c, optarg) < 0)
             return GD_EXIT_USAGE;
         switch (c) {
         case 'i':
-            if (gd_live_time_option("interval", optarg, &interval) != 0)
+            if (gd_live_time_option("interval", optarg, &o->interval) != 0)
                 return GD_EXIT_USAGE;
             break;
         case 'c': {
             char *end = NULL;
-            count = strtol(optarg, &end, 10);
-            if (!end || *end || count < 1) {
+            o->count = strtol(optarg, &end, 10);
+            if (!end || *end || o->count < 1) {
                 fprintf(stderr, "gpudiag: error: --count wants a positive number, got '%s'\n", optarg);
                 return GD_EXIT_USAGE;
             }
             break;
         }
-        case W_OPT_GPUS: gpus = optarg; break;
-        case W_OPT_CSV: csv = 1; break;
-        case W_OPT_BACKEND: backend = optarg; break;
+        case W_OPT_GPUS: o->gpus = optarg; break;
+        case W_OPT_CSV: o->csv = 1; break;
+        case W_OPT_BACKEND: o->backend = optarg; break;
         case 'h': usage_watch(stdout); return GD_EXIT_OK;
         default:
-            return gd_bad_option("watch", c, argv, longopts);
+            return gd_bad_option("watch", c, argv, watch_longopts);
         }
     }
-    if (optind < argc) {
+    if (optind < argc)
         return gd_usage_error("watch", "watch takes no arguments, got '%s'", argv[optind]);
-    }
-    int code = GD_EXIT_OK;
-    gpudiag_sampler *s = gd_live_open(backend, &code);
-    if (!s)
-        return code;
-    size_t n = gpudiag_sampler_gpu_count(s);
-    int *sel = calloc(n, sizeof *sel);
-    gd_live_window *win = calloc(n, sizeof *win);
-    char (*last)[256] = calloc(n, sizeof *last);
-    if (!sel || !win || !last) {
-        fprintf(stderr, "gpudiag: error: out of memory\n");
-        code = GD_EXIT_INTERNAL;
-        goto done;
-    }
-    if (gpus) {
-        char why[256];
-        if (gd_live_select(s, gpus, sel, why, sizeof why) < 0) {
-            fprintf(stderr, "gpudiag: error: --gpus: %s\n", why);
-            code = GD_EXIT_USAGE;
-            goto done;
-        }
-    } else {
-        for (size_t i = 0; i < n; i++)
-            sel[i] = 1;
-    }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    int tty = isatty(STDOUT_FILENO);
-    size_t nsel = 0;
-    for (size_t i = 0; i < n; i++)
-        nsel += sel[i] != 0;
-    if (csv) {
+    return GD_PARSE_GO;
+}
+
+/* The sampler and what is kept per GPU between ticks. */
+typedef struct watch_state {
+    gpudiag_sampler *s;
+    size_t n;                /* GPUs the sampler sees */
+    int *sel;                /* n: shown */
+    gd_live_window *win;     /* n: the rolling window behind the verdict */
+    char (*last)[256];       /* n: the verdict last printed (not a terminal) */
+} watch_state;
+
+/* The header: the CSV's, or one line per GPU and the column titles. */
+static void watch_header(const watch_settings *o, const watch_state *st)
+{
+    if (o->csv) {
         gd_live_csv_header(stdout);
     } else {
-        for (size_t i = 0; i < n; i++)
-            if (sel[i]) {
-                const gpudiag_gpu_info *g = gpudiag_sampler_gpu(s, i);
+        for (size_t i = 0; i < st->n; i++)
+            if (st->sel[i]) {
+                const gpudiag_gpu_info *g = gpudiag_sampler_gpu(st->s, i);
                 printf("# GPU %u: %s %s%s\n", g->index, g->name, g->uuid,
                        g->gpm_supported ? "" : " (no GPM: SM/tensor/DRAM active not available)");
             }
@@ -184,63 +173,119 @@ gd_exit gd_cmd_watch(int argc, char **argv)
                "#  idx     %%     %%      %%     %%     %%       MiB   MHz   MHz     W     C  MiB/s  MiB/s\n");
     }
     fflush(stdout);
+}
+
+/* Tick k: one row per GPU, then (not --csv) the verdicts: redrawn on a
+ * terminal (*shown: the verdict lines on screen), else printed when they
+ * change and at the last tick. */
+static void watch_tick(const watch_settings *o, watch_state *st, long k, int tty, size_t *shown)
+{
+    if (tty && !o->csv && *shown)
+        printf("\033[%zuA\033[J", *shown);
+    *shown = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        if (!st->sel[i])
+            continue;
+        gpudiag_gpu_sample smp;
+        gpudiag_sampler_read(st->s, i, &smp, NULL);
+        gd_live_window_push(&st->win[i], &smp);
+        if (o->csv)
+            gd_live_csv_row(stdout, gpudiag_sampler_gpu(st->s, i), &smp);
+        else
+            print_row(&smp);
+    }
+    if (o->csv)
+        return;
+    int final = o->count > 0 && k + 1 == o->count;
+    for (size_t i = 0; i < st->n; i++) {
+        if (!st->sel[i])
+            continue;
+        char v[256];
+        gd_live_verdict(&st->win[i], gpudiag_sampler_gpu(st->s, i)->index, v, sizeof v);
+        if (tty) {
+            printf("=> %s\n", v);
+            (*shown)++;
+        } else if (strcmp(v, st->last[i]) != 0 || final) {
+            printf("# verdict: %s\n", v);
+            snprintf(st->last[i], sizeof st->last[i], "%s", v);
+        }
+    }
+}
+
+/* Sleep until *next + interval (absolute, CLOCK_MONOTONIC), or until a stop
+ * signal; a tick that fell behind starts the schedule again from now. */
+static void watch_sleep(struct timespec *next, double interval)
+{
+    long ns = (long)(interval * 1e9);
+    next->tv_sec += ns / 1000000000L;
+    next->tv_nsec += ns % 1000000000L;
+    if (next->tv_nsec >= 1000000000L) {
+        next->tv_sec++;
+        next->tv_nsec -= 1000000000L;
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec > next->tv_sec || (now.tv_sec == next->tv_sec && now.tv_nsec > next->tv_nsec))
+        *next = now; /* fell behind (a slow read, a stopped process): no burst of catch-up samples */
+    while (!watch_stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, next, NULL) == EINTR)
+        ;
+}
+
+/* Show the GPUs until --count ticks, SIGINT/SIGTERM, or a failed write. */
+static void watch_loop(const watch_settings *o, watch_state *st)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    int tty = isatty(STDOUT_FILENO);
+    watch_header(o, st);
     struct timespec next;
     clock_gettime(CLOCK_MONOTONIC, &next);
     size_t shown = 0; /* verdict lines on screen (tty) */
-    for (long k = 0; !watch_stop && (count == 0 || k < count); k++) {
-        if (tty && !csv && shown)
-            printf("\033[%zuA\033[J", shown);
-        shown = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (!sel[i])
-                continue;
-            gpudiag_gpu_sample smp;
-            gpudiag_sampler_read(s, i, &smp, NULL);
-            gd_live_window_push(&win[i], &smp);
-            if (csv)
-                gd_live_csv_row(stdout, gpudiag_sampler_gpu(s, i), &smp);
-            else
-                print_row(&smp);
-        }
-        if (!csv) {
-            int final = count > 0 && k + 1 == count;
-            for (size_t i = 0; i < n; i++) {
-                if (!sel[i])
-                    continue;
-                char v[256];
-                gd_live_verdict(&win[i], gpudiag_sampler_gpu(s, i)->index, v, sizeof v);
-                if (tty) {
-                    printf("=> %s\n", v);
-                    shown++;
-                } else if (strcmp(v, last[i]) != 0 || final) {
-                    printf("# verdict: %s\n", v);
-                    snprintf(last[i], sizeof last[i], "%s", v);
-                }
-            }
-        }
+    for (long k = 0; !watch_stop && (o->count == 0 || k < o->count); k++) {
+        watch_tick(o, st, k, tty, &shown);
         if (fflush(stdout) != 0 || ferror(stdout))
             break;
-        if (count > 0 && k + 1 == count)
+        if (o->count > 0 && k + 1 == o->count)
             break;
-        long ns = (long)(interval * 1e9);
-        next.tv_sec += ns / 1000000000L;
-        next.tv_nsec += ns % 1000000000L;
-        if (next.tv_nsec >= 1000000000L) {
-            next.tv_sec++;
-            next.tv_nsec -= 1000000000L;
-        }
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec))
-            next = now; /* fell behind (a slow read, a stopped process): no burst of catch-up samples */
-        while (!watch_stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
-            ;
+        watch_sleep(&next, o->interval);
     }
-    (void)nsel;
-done:
-    free(sel);
-    free(win);
-    free(last);
-    gpudiag_sampler_free(&s);
+}
+
+gd_exit gd_cmd_watch(int argc, char **argv)
+{
+    watch_settings o;
+    int rc = parse_watch(argc, argv, &o);
+    if (rc != GD_PARSE_GO)
+        return (gd_exit)rc;
+    int code = GD_EXIT_OK;
+    watch_state st;
+    memset(&st, 0, sizeof st);
+    st.s = gd_live_open(o.backend, &code);
+    if (!st.s)
+        return code;
+    st.n = gpudiag_sampler_gpu_count(st.s);
+    st.sel = calloc(st.n, sizeof *st.sel);
+    st.win = calloc(st.n, sizeof *st.win);
+    st.last = calloc(st.n, sizeof *st.last);
+    char why[256];
+    if (!st.sel || !st.win || !st.last) {
+        fprintf(stderr, "gpudiag: error: out of memory\n");
+        code = GD_EXIT_INTERNAL;
+    } else if (o.gpus && gd_live_select(st.s, o.gpus, st.sel, why, sizeof why) < 0) {
+        fprintf(stderr, "gpudiag: error: --gpus: %s\n", why);
+        code = GD_EXIT_USAGE;
+    } else {
+        for (size_t i = 0; i < st.n && !o.gpus; i++)
+            st.sel[i] = 1;
+        watch_loop(&o, &st);
+    }
+    free(st.sel);
+    free(st.win);
+    free(st.last);
+    gpudiag_sampler_free(&st.s);
     return code;
 }
