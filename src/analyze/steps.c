@@ -69,62 +69,89 @@ static void widen_span(const gpudiag_trace *t, int64_t *mn, int64_t *mx)
 
 /* ---- steps (TBP StepParser) ---------------------------------------------- */
 
-int gd_build_steps(actx *a)
+/* The host steps and what the merge with the runtime calls found for each,
+ * shared by the steps of gd_build_steps.  Arrays of n (>= 1) entries unless
+ * noted; owned here, freed by steps_free. */
+typedef struct step_match {
+    size_t n;              /* host steps (1 when the trace has none: TBP's step "0") */
+    host_step_ref *hs;     /* host steps by start */
+    uint32_t *matched;     /* device ops launched by runtimes inside each step */
+    int64_t *dev_min;      /* first device-op start per step, INT64_MAX if none */
+    int64_t *dev_max;      /* last device-op end per step, INT64_MIN if none */
+    uint8_t *op_matched;   /* per GPU op (t->gpu_ops.len entries): launched inside a step */
+    uint8_t *graph_unrec;  /* per step: a graph launch with no GPU op (DEFINITIONS "Graph replays") */
+    size_t any_matched;    /* device ops matched over all steps */
+} step_match;
+
+static void steps_free(step_match *m)
 {
-    const gpudiag_trace *t = a->t;
-    gpudiag_report *r = a->r;
+    free(m->hs);
+    free(m->matched);
+    free(m->dev_min);
+    free(m->dev_max);
+    free(m->op_matched);
+    free(m->graph_unrec);
+}
+
+/* The host steps into m->hs: ProfilerStep#N ranges by start (r->steps_from_profiler),
+ * else TBP's one step "0" over the host side (Operator/Python events), else over
+ * every op and call.  1 when there is a step, 0 when the trace has nothing to
+ * span, -1 on allocation failure. */
+static int host_steps(const gpudiag_trace *t, gpudiag_report *r, step_match *m)
+{
     size_t nh = t->host_steps.len;
-    host_step_ref *hs = NULL;
-    size_t n = nh ? nh : 1;
-    hs = calloc(n, sizeof *hs);
-    uint32_t *matched = calloc(n, sizeof *matched);
-    int64_t *dev_min = malloc(n * sizeof *dev_min);
-    int64_t *dev_max = malloc(n * sizeof *dev_max);
-    if (!hs || !matched || !dev_min || !dev_max)
-        goto oom;
+    m->n = nh ? nh : 1;
+    m->hs = calloc(m->n, sizeof *m->hs);
+    m->matched = calloc(m->n, sizeof *m->matched);
+    m->dev_min = malloc(m->n * sizeof *m->dev_min);
+    m->dev_max = malloc(m->n * sizeof *m->dev_max);
+    if (!m->hs || !m->matched || !m->dev_min || !m->dev_max)
+        return -1;
     if (nh) {
         for (size_t i = 0; i < nh; i++) {
             const gd_host_step *h = gd_vec_at(&t->host_steps, i);
-            hs[i].s = h->ts_ns;
-            hs[i].e = h->ts_ns + h->dur_ns;
-            hs[i].number = h->number;
+            m->hs[i].s = h->ts_ns;
+            m->hs[i].e = h->ts_ns + h->dur_ns;
+            m->hs[i].number = h->number;
         }
-        qsort(hs, nh, sizeof *hs, cmp_host_step);
+        qsort(m->hs, nh, sizeof *m->hs, cmp_host_step);
         r->steps_from_profiler = 1;
-    } else {
-        /* TBP: one step "0" spanning the host side (Operator/Python events). */
-        int64_t mn = INT64_MAX, mx = INT64_MIN;
-        for (size_t i = 0; i < t->cpu_ops.len; i++) {
-            const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
-            if (c->cat != GD_CPU_OPERATOR && c->cat != GD_CPU_PYTHON)
-                continue;
-            if (c->ts_ns < mn)
-                mn = c->ts_ns;
-            if (c->ts_ns + gd_cpu_dur(t, c) > mx)
-                mx = c->ts_ns + gd_cpu_dur(t, c);
-        }
-        if (mn > mx) {
-            /* no host ops at all: the whole span of device work and calls */
-            widen_span(t, &mn, &mx);
-        }
-        if (mn > mx) {
-            free(hs);
-            free(matched);
-            free(dev_min);
-            free(dev_max);
-            a->nsteps = 0;
-            return 0;
-        }
-        hs[0].s = mn;
-        hs[0].e = mx;
-        hs[0].number = -1;
+        return 1;
     }
+    int64_t mn = INT64_MAX, mx = INT64_MIN;
+    for (size_t i = 0; i < t->cpu_ops.len; i++) {
+        const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
+        if (c->cat != GD_CPU_OPERATOR && c->cat != GD_CPU_PYTHON)
+            continue;
+        if (c->ts_ns < mn)
+            mn = c->ts_ns;
+        if (c->ts_ns + gd_cpu_dur(t, c) > mx)
+            mx = c->ts_ns + gd_cpu_dur(t, c);
+    }
+    if (mn > mx) {
+        /* no host ops at all: the whole span of device work and calls */
+        widen_span(t, &mn, &mx);
+    }
+    if (mn > mx)
+        return 0;
+    m->hs[0].s = mn;
+    m->hs[0].e = mx;
+    m->hs[0].number = -1;
+    return 1;
+}
 
-    /* Runtime calls sorted by start, each with its device ops. */
-    size_t nrt = t->runtimes.len;
+/* Two-way merge of the runtime calls, sorted by start, into the host steps
+ * (TBP _find_device_steps): a runtime counts for a step only if it lies
+ * entirely inside it; its device ops (by correlation) widen the step's device
+ * side.  Fills m->matched, dev_min/dev_max, op_matched, graph_unrec and
+ * any_matched.  0, or -1 on allocation failure. */
+static int match_runtimes(actx *a, step_match *m)
+{
+    const gpudiag_trace *t = a->t;
+    size_t nrt = t->runtimes.len, n = m->n;
     rt_ref *rts = malloc((nrt ? nrt : 1) * sizeof *rts);
     if (!rts)
-        goto oom;
+        return -1;
     for (size_t i = 0; i < nrt; i++) {
         const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
         rts[i].ts = rt->ts_ns;
@@ -133,43 +160,39 @@ int gd_build_steps(actx *a)
     }
     if (gd_radix_sort_i64(rts, nrt, sizeof *rts, offsetof(rt_ref, ts)) != 0) /* stable: ties keep idx order */
         qsort(rts, nrt, sizeof *rts, cmp_rt_ref);
-    uint8_t *op_matched = calloc(t->gpu_ops.len ? t->gpu_ops.len : 1, 1);
-    uint8_t *graph_unrec = calloc(n, 1); /* per step: a graph launch with no GPU op (DEFINITIONS "Graph replays") */
-    if (!op_matched || !graph_unrec) {
-        free(op_matched);
-        free(graph_unrec);
+    m->op_matched = calloc(t->gpu_ops.len ? t->gpu_ops.len : 1, 1);
+    m->graph_unrec = calloc(n, 1);
+    if (!m->op_matched || !m->graph_unrec) {
         free(rts);
-        goto oom;
+        return -1;
     }
     for (size_t i = 0; i < n; i++) {
-        dev_min[i] = INT64_MAX;
-        dev_max[i] = INT64_MIN;
+        m->dev_min[i] = INT64_MAX;
+        m->dev_max[i] = INT64_MIN;
     }
-    /* Two-way merge of runtimes into host steps (TBP _find_device_steps): a
-     * runtime counts for a step only if it lies entirely inside it. */
+    const host_step_ref *hs = m->hs;
     size_t is = 0, ir = 0;
-    size_t any_matched = 0;
     while (is < n && ir < nrt) {
         if (rts[ir].ts < hs[is].s) {
             ir++;
         } else if (rts[ir].end <= hs[is].e) {
             const gd_runtime *rt = gd_vec_at(&t->runtimes, rts[ir].idx);
-            uint32_t before = matched[is];
+            uint32_t before = m->matched[is];
             if (rt->correlation >= 0) {
                 for (size_t k = gd_corr_find(a->corr, a->ncorr, rt->correlation);
                      k < a->ncorr && a->corr[k].correlation == rt->correlation; k++) {
                     const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, a->corr[k].op);
-                    if (op->ts_ns < dev_min[is])
-                        dev_min[is] = op->ts_ns;
-                    if (op->ts_ns + op->dur_ns > dev_max[is])
-                        dev_max[is] = op->ts_ns + op->dur_ns;
-                    op_matched[a->corr[k].op] = 1;
-                    matched[is]++;
-                    any_matched++;
+                    if (op->ts_ns < m->dev_min[is])
+                        m->dev_min[is] = op->ts_ns;
+                    if (op->ts_ns + op->dur_ns > m->dev_max[is])
+                        m->dev_max[is] = op->ts_ns + op->dur_ns;
+                    m->op_matched[a->corr[k].op] = 1;
+                    m->matched[is]++;
+                    m->any_matched++;
                 }
             }
-            if (matched[is] == before && (gd_name_flags(a, rt->name_id) & NF_GRAPH_LAUNCH))
-                graph_unrec[is] = 1;
+            if (m->matched[is] == before && (gd_name_flags(a, rt->name_id) & NF_GRAPH_LAUNCH))
+                m->graph_unrec[is] = 1;
             ir++;
         } else if (rts[ir].ts < hs[is].e) {
             ir++;
@@ -178,101 +201,124 @@ int gd_build_steps(actx *a)
         }
     }
     free(rts);
+    return 0;
+}
 
+/* TBP _update_steps_duration: move the steps a->steps[0..n) to the device
+ * side.  The first starts after the last unmatched device op that ended before
+ * its first device op (or, under --steps, after the step before the
+ * selection); each ends at its last device op if that is later; a step the one
+ * before ran past entirely is kept by cutting that one (DEFINITIONS "Steps" 3,
+ * r->steps_shortened). */
+static void device_side_steps(actx *a, const step_match *m)
+{
+    const gpudiag_trace *t = a->t;
+    const host_step_ref *hs = m->hs;
+    int64_t prev_end = hs[0].s;
+    if (t->has_steps_floor) {
+        /* --steps: the first selected step follows the step before it, as in the
+         * whole trace (select.c computed where that one ended) */
+        if (t->steps_floor_ns > prev_end)
+            prev_end = t->steps_floor_ns;
+    } else if (m->dev_min[0] != INT64_MAX) {
+        for (size_t i = 0; i < t->gpu_ops.len; i++) {
+            if (m->op_matched[i])
+                continue;
+            const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+            int64_t end = op->ts_ns + op->dur_ns;
+            if (end < m->dev_min[0] && end > prev_end)
+                prev_end = end;
+        }
+    }
+    for (size_t i = 0; i < m->n; i++) {
+        int64_t s = prev_end > hs[i].s ? prev_end : hs[i].s;
+        int64_t e = hs[i].e;
+        if (m->dev_min[i] != INT64_MAX && m->dev_max[i] > e)
+            e = m->dev_max[i];
+        if (e <= s && i > 0 && hs[i].e > hs[i].s && hs[i].s > a->steps[i - 1].s) {
+            /* the step before ran (device side) past this whole step: TBP would
+             * make this one 0 us; cut that one at this step's host start instead */
+            a->steps[i - 1].e = hs[i].s;
+            s = hs[i].s;
+            a->r->steps_shortened++;
+        }
+        if (e < s)
+            e = s;
+        a->steps[i].s = s;
+        a->steps[i].e = e;
+        prev_end = e;
+    }
+}
+
+/* TBP's tail trimming: the steps kept of m->n.  Trailing steps without device
+ * ops go, and the last one if it launched < 80% of the previous step's device
+ * ops.  A step holding a graph launch with no recorded GPU op is never dropped:
+ * its device work is unknown, not small (DEFINITIONS "Graph replays"). */
+static size_t steps_kept(const step_match *m)
+{
+    size_t n = m->n, keep = n;
+    if (n > 1) {
+        size_t last = n;
+        while (last > 0 && m->matched[last - 1] == 0 && !m->graph_unrec[last - 1])
+            last--;
+        if (last > 0) {
+            keep = last;
+            if (last >= 2 && !m->graph_unrec[last - 1] && (double)m->matched[last - 2] * 0.8 > (double)m->matched[last - 1])
+                keep = last - 1;
+        }
+    }
+    return keep;
+}
+
+int gd_build_steps(actx *a)
+{
+    gpudiag_report *r = a->r;
+    step_match m;
+    memset(&m, 0, sizeof m);
+    int has = host_steps(a->t, r, &m);
+    if (has <= 0) {
+        steps_free(&m);
+        a->nsteps = 0;
+        return has;
+    }
+    size_t n = m.n;
+    if (match_runtimes(a, &m) != 0)
+        goto oom;
     a->steps = malloc(n * sizeof *a->steps);
     r->steps = calloc(n, sizeof *r->steps);
-    if (!a->steps || !r->steps) {
-        free(op_matched);
-        free(graph_unrec);
+    if (!a->steps || !r->steps)
         goto oom;
-    }
     for (size_t i = 0; i < n; i++) {
-        a->steps[i].s = hs[i].s;
-        a->steps[i].e = hs[i].e;
+        a->steps[i].s = m.hs[i].s;
+        a->steps[i].e = m.hs[i].e;
     }
     size_t keep = n;
-    if (any_matched) {
-        /* TBP _update_steps_duration: move steps to the device side. */
-        int64_t prev_end = hs[0].s;
-        if (t->has_steps_floor) {
-            /* --steps: the first selected step follows the step before it, as in the
-             * whole trace (select.c computed where that one ended) */
-            if (t->steps_floor_ns > prev_end)
-                prev_end = t->steps_floor_ns;
-        } else if (dev_min[0] != INT64_MAX) {
-            for (size_t i = 0; i < t->gpu_ops.len; i++) {
-                if (op_matched[i])
-                    continue;
-                const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
-                int64_t end = op->ts_ns + op->dur_ns;
-                if (end < dev_min[0] && end > prev_end)
-                    prev_end = end;
-            }
-        }
-        for (size_t i = 0; i < n; i++) {
-            int64_t s = prev_end > hs[i].s ? prev_end : hs[i].s;
-            int64_t e = hs[i].e;
-            if (dev_min[i] != INT64_MAX && dev_max[i] > e)
-                e = dev_max[i];
-            if (e <= s && i > 0 && hs[i].e > hs[i].s && hs[i].s > a->steps[i - 1].s) {
-                /* the step before ran (device side) past this whole step: TBP would
-                 * make this one 0 us; cut that one at this step's host start instead
-                 * (DEFINITIONS "Steps" 3, breakdown.steps_shortened) */
-                a->steps[i - 1].e = hs[i].s;
-                s = hs[i].s;
-                r->steps_shortened++;
-            }
-            if (e < s)
-                e = s;
-            a->steps[i].s = s;
-            a->steps[i].e = e;
-            prev_end = e;
-        }
-        /* Tail trimming: drop trailing steps without device ops, and the last
-         * one if it launched < 80% of the previous step's device ops.  A step
-         * holding a graph launch with no recorded GPU op is never dropped: its
-         * device work is unknown, not small (DEFINITIONS "Graph replays"). */
-        if (n > 1) {
-            size_t last = n;
-            while (last > 0 && matched[last - 1] == 0 && !graph_unrec[last - 1])
-                last--;
-            if (last > 0) {
-                keep = last;
-                if (last >= 2 && !graph_unrec[last - 1] && (double)matched[last - 2] * 0.8 > (double)matched[last - 1])
-                    keep = last - 1;
-            }
-        }
+    if (m.any_matched) {
+        device_side_steps(a, &m);
+        keep = steps_kept(&m);
     }
-    free(op_matched);
-    free(graph_unrec);
     r->steps_trimmed = (int)(n - keep);
     a->nsteps = keep;
     r->step_count = keep;
     for (size_t i = 0; i < keep; i++) {
         gpudiag_step *st = &r->steps[i];
-        st->number = hs[i].number;
+        st->number = m.hs[i].number;
         st->start_ns = a->steps[i].s;
         st->end_ns = a->steps[i].e;
         st->start_us = ns_to_us(a->steps[i].s);
         st->end_us = ns_to_us(a->steps[i].e);
         st->duration_us = ns_to_us(a->steps[i].e - a->steps[i].s);
-        st->device_ops = matched[i];
+        st->device_ops = m.matched[i];
         st->gpu_lead_in_us = NAN;
     }
     if (keep) {
         a->span_s = a->steps[0].s;
         a->span_e = a->steps[keep - 1].e;
     }
-    free(hs);
-    free(matched);
-    free(dev_min);
-    free(dev_max);
+    steps_free(&m);
     return 0;
 oom:
-    free(hs);
-    free(matched);
-    free(dev_min);
-    free(dev_max);
+    steps_free(&m);
     return -1;
 }
 
