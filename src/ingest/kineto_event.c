@@ -341,6 +341,23 @@ static int commit_host(parser *p, const char *name, size_t nlen)
     return 0;
 }
 
+/* A `[memory]` instant event: a CUDA/HIP device's (`Device Type` 1) is kept,
+ * any other device type's only counted (DEFINITIONS "Memory timeline"). */
+static int commit_memory(gpudiag_trace *t, const ev_scratch *e)
+{
+    if (!e->has_ts || e->ts_bad || e->mem_bad) {
+        t->skipped_bad_value++;
+        return 0;
+    }
+    if (!e->has_mem_dev_type || e->mem_dev_type != 1 || !e->has_mem_dev_id || e->mem_dev_id < 0 ||
+        e->mem_dev_id > GD_MAX_DEVICE_ID) {
+        t->mem_events_other++;
+        return 0;
+    }
+    gd_mem_event m = {e->ts_ns, e->mem_bytes, e->mem_total_alloc - 1, e->mem_total_res - 1, (int32_t)e->mem_dev_id, 0};
+    return gd_vec_push(&t->mem_events, &m) ? 0 : -1;
+}
+
 static int commit_event_inner(parser *p)
 {
     gpudiag_trace *t = p->t;
@@ -350,6 +367,8 @@ static int commit_event_inner(parser *p)
         t->events_with_ph++;
     if (p->header_only)
         return 0; /* distributedInfo comes after the events: parse on, keep nothing */
+    if (e->ph == 'i' && e->name_len == 8 && memcmp(p->name, "[memory]", 8) == 0)
+        return commit_memory(t, e);
     if (!e->has_cat && e->legacy_pid && e->ph == 'X')
         map_legacy(t, e);
     int kept = event_kept(t, e);

@@ -48,6 +48,7 @@ enum key {
     /* args */
     K_CORRELATION, K_EXTERNAL_ID, K_DEVICE, K_STREAM, K_BPS, K_OCC, K_BYTES,
     K_INPUT_DIMS, K_INPUT_TYPE, K_FLOPS, K_COLL_NAME,
+    K_MEM_BYTES, K_MEM_DEV_ID, K_MEM_DEV_TYPE, K_MEM_TOTAL_ALLOC, K_MEM_TOTAL_RES, /* `[memory]` events */
     /* device props */
     K_DP_ID, K_DP_NAME, K_DP_MEM, K_DP_MAJOR, K_DP_MINOR, K_DP_SMS, K_DP_WARP, K_DP_MAXTHR,
     /* distributed info */
@@ -80,6 +81,11 @@ typedef struct ev_scratch {
     int has_flops;
     double flops;         /* args.flops (with_flops=True) */
     int coll;             /* 1 + gpudiag_comm_kind named by args "Collective name", 0 if none */
+    /* `[memory]` events (DEFINITIONS "Memory timeline"): args "Bytes", "Device Id", "Device Type",
+     * "Total Allocated", "Total Reserved" */
+    int has_mem_dev_id, has_mem_dev_type, mem_bad;
+    int64_t mem_bytes, mem_dev_id, mem_dev_type;
+    int64_t mem_total_alloc, mem_total_res; /* 0 if absent (the scratch is zeroed): stored +1 */
 } ev_scratch;
 
 typedef struct parser {

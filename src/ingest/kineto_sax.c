@@ -49,10 +49,14 @@ static int key_for(int ctx, const char *k, size_t len)
         case 5:
             if (KEYIS("bytes")) return K_BYTES;
             if (KEYIS("flops")) return K_FLOPS;
+            if (KEYIS("Bytes")) return K_MEM_BYTES;
             return K_NONE;
         case 6:
             if (KEYIS("device")) return K_DEVICE;
             if (KEYIS("stream")) return K_STREAM;
+            return K_NONE;
+        case 9:
+            if (KEYIS("Device Id")) return K_MEM_DEV_ID;
             return K_NONE;
         case 10:
             if (KEYIS("Input Dims")) return K_INPUT_DIMS;
@@ -61,12 +65,17 @@ static int key_for(int ctx, const char *k, size_t len)
         case 11:
             if (KEYIS("correlation")) return K_CORRELATION;
             if (KEYIS("External id") || KEYIS("external id")) return K_EXTERNAL_ID;
+            if (KEYIS("Device Type")) return K_MEM_DEV_TYPE;
             return K_NONE;
         case 13:
             if (KEYIS("blocks per SM")) return K_BPS;
             return K_NONE;
+        case 14:
+            if (KEYIS("Total Reserved")) return K_MEM_TOTAL_RES;
+            return K_NONE;
         case 15:
             if (KEYIS("Collective name") || KEYIS("collective_name")) return K_COLL_NAME;
+            if (KEYIS("Total Allocated")) return K_MEM_TOTAL_ALLOC;
             return K_NONE;
         case 25:
             if (KEYIS("est. achieved occupancy %")) return K_OCC;
@@ -302,6 +311,38 @@ static int cb_boolean(void *ctx, int b)
     return 1;
 }
 
+/* An argument of a `[memory]` event: integers (sizes may be negative: a free);
+ * a value that is not one marks the event broken (mem_bad). */
+static void mem_arg(ev_scratch *e, int key, const char *s, size_t len)
+{
+    int64_t v;
+    if (gd_kt_parse_int64(s, len, &v) != 0) {
+        e->mem_bad = 1;
+        return;
+    }
+    switch (key) {
+    case K_MEM_BYTES:
+        e->mem_bytes = v;
+        break;
+    case K_MEM_DEV_ID:
+        e->mem_dev_id = v;
+        e->has_mem_dev_id = 1;
+        break;
+    case K_MEM_DEV_TYPE:
+        e->mem_dev_type = v;
+        e->has_mem_dev_type = 1;
+        break;
+    case K_MEM_TOTAL_ALLOC:
+        e->mem_total_alloc = v >= 0 && v < INT64_MAX ? v + 1 : 0;
+        e->mem_bad |= !(v >= 0 && v < INT64_MAX);
+        break;
+    default: /* K_MEM_TOTAL_RES */
+        e->mem_total_res = v >= 0 && v < INT64_MAX ? v + 1 : 0;
+        e->mem_bad |= !(v >= 0 && v < INT64_MAX);
+        break;
+    }
+}
+
 static int cb_number(void *ctx, const char *s, size_t len)
 {
     parser *p = ctx;
@@ -377,6 +418,13 @@ static int cb_number(void *ctx, const char *s, size_t len)
             e->bytes = v;
             e->has_bytes = 1;
         }
+        break;
+    case K_MEM_BYTES:
+    case K_MEM_DEV_ID:
+    case K_MEM_DEV_TYPE:
+    case K_MEM_TOTAL_ALLOC:
+    case K_MEM_TOTAL_RES:
+        mem_arg(e, key, s, len);
         break;
     case K_BPS:
         if (gd_kt_parse_double(s, len, &d) == 0) {

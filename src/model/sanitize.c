@@ -273,10 +273,12 @@ static void keep_starts(gd_vec *v, int64_t lo, int64_t hi)
 /* Drop every event starting outside [lo, hi) and count them. */
 static int drop_outside(gpudiag_trace *t, int64_t lo, int64_t hi)
 {
-    uint64_t before = t->gpu_ops.len + t->runtimes.len + t->cpu_ops.len + t->host_steps.len;
+    uint64_t before = t->gpu_ops.len + t->runtimes.len + t->cpu_ops.len + t->host_steps.len + t->mem_events.len;
     _Static_assert(offsetof(gd_gpu_op, ts_ns) == 0 && offsetof(gd_host_step, ts_ns) == 0 &&
-                       offsetof(gd_op_flops, ts_ns) == 0 && offsetof(gd_comm_call, ts_ns) == 0,
+                       offsetof(gd_op_flops, ts_ns) == 0 && offsetof(gd_comm_call, ts_ns) == 0 &&
+                       offsetof(gd_mem_event, ts_ns) == 0,
                    "ts_ns first");
+    keep_starts(&t->mem_events, lo, hi);
     keep_starts(&t->gpu_ops, lo, hi);
     keep_starts(&t->host_steps, lo, hi);
     keep_starts(&t->op_flops, lo, hi);
@@ -285,7 +287,8 @@ static int drop_outside(gpudiag_trace *t, int64_t lo, int64_t hi)
      * it ends (hi side), so "overlaps [lo, hi - 1]" keeps exactly the bulk */
     if (gd_trace_keep_overlapping(t, lo, hi - 1) != 0)
         return -1;
-    t->time_outliers += before - (t->gpu_ops.len + t->runtimes.len + t->cpu_ops.len + t->host_steps.len);
+    t->time_outliers +=
+        before - (t->gpu_ops.len + t->runtimes.len + t->cpu_ops.len + t->host_steps.len + t->mem_events.len);
     return 0;
 }
 

@@ -577,16 +577,19 @@ static void memory_lines(const tw *w, const gpudiag_report *r)
         }
         if (!isnan(md->headroom_share))
             fprintf(w->fp, " (headroom %.1f%%)", 100.0 * md->headroom_share);
+        fputc('\n', w->fp);
         if (!isnan(md->transient_bytes)) {
             mib(d, sizeof d, md->transient_bytes);
-            fprintf(w->fp, "; a step's activations %s", d);
-            if (!isnan(md->activation_fits))
-                fprintf(w->fp, ", would fit %.1fx", md->activation_fits);
+            fprintf(w->fp, "         a step allocates and frees %s", d);
+            if (!isnan(md->activation_fits)) {
+                mib(e, sizeof e, md->persistent_bytes);
+                fprintf(w->fp, " beside %s held across steps: would fit %.1fx", e, md->activation_fits);
+            }
+            fputc('\n', w->fp);
         }
-        fputc('\n', w->fp);
         if (!md->has_totals)
-            fprintf(w->fp, "         %sonly allocation deltas in this trace (PyTorch < 1.10): the curve starts at 0 "
-                           "at the first event, so allocated is a lower bound and reserved is unknown%s\n",
+            fprintf(w->fp, "         %sonly allocation deltas (PyTorch < 1.10): counted from 0 at the first event, "
+                           "a lower bound%s\n",
                     c_dim(w), c_off(w));
     }
     if (shown < m->device_count)

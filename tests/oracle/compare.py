@@ -12,6 +12,10 @@ times to the ns, ratios to 6 significant digits):
   kernels      the top-10 kernels: name, calls, total_us
   overruns     clipped GPU ops and the time removed (inputs[].overruns), when the
                expected values were made with tbp_oracle.py --clip-overruns
+  memory       per GPU with [memory] events: the event count, and the peak
+               allocated = TBP's Memory-view peak (Total Allocated); on a trace
+               before PyTorch 1.10 (no totals: TBP shows no curve) the
+               oracle's running sum of Bytes, gpudiag's lower bound
 Fields named with --skip are not compared (a documented deviation from TBP;
 see docs/DEFINITIONS.md).  Exit 0 when everything compared is equal.
 """
@@ -39,6 +43,27 @@ def close(a, b, abs_tol=None, rel_tol=2e-5):
 def check(what, got, want, **kw):
     if not close(got, want, **kw):
         failures.append(f"{what}: gpudiag {got!r} != oracle {want!r}")
+
+
+def check_memory(rep, exp):
+    got = {"GPU%d" % d["device"]: d for d in (rep.get("memory") or {}).get("devices", [])}
+    want = {k: v for k, v in (exp.get("memory") or {}).items() if k.startswith("GPU")}
+    if set(got) != set(want):
+        failures.append(f"memory devices: gpudiag {sorted(got)} != oracle {sorted(want)}")
+        return
+    for dev, w in want.items():
+        g = got[dev]
+        if g["events"] != w["events"]:
+            failures.append(f"{dev} memory events {g['events']} != {w['events']}")
+        if "tbp_peak_bytes" in w:
+            if not g["has_totals"]:
+                failures.append(f"{dev}: oracle has Total Allocated, gpudiag has_totals false")
+            check(f"{dev} peak allocated", g["peak_allocated_bytes"], w["tbp_peak_bytes"], abs_tol=0, rel_tol=0)
+        else:
+            if g["has_totals"]:
+                failures.append(f"{dev}: no Total Allocated in the trace, gpudiag has_totals true")
+            check(f"{dev} peak allocated (Bytes lower bound)", g["peak_allocated_bytes"],
+                  w["bytes_lower_bound_peak"], abs_tol=0, rel_tol=0)
 
 
 def main():
@@ -112,6 +137,9 @@ def main():
         if got["ops"] != exp["overruns"]["ops"]:
             failures.append(f"overrun ops: gpudiag {got['ops']} != oracle {exp['overruns']['ops']}")
         check("overrun removed_us", got["removed_us"], exp["overruns"]["removed_us"])
+
+    if "memory" not in skip:
+        check_memory(rep, exp)
 
     if failures:
         print(f"{trace}: {len(failures)} difference(s) from the TBP oracle")

@@ -265,10 +265,38 @@ def t_partition_sums():
             check("%s step%d partition" % (f, i), s, row["Total"], tol=1e-6 * max(1, abs(row["Total"])))
 
 
+def t_memory_view():
+    """TBP's Memory view peak: the highest Total Allocated per device over all its events,
+    whether or not they carry Addr; the curve only counts events with Addr and both totals.
+    Without totals (PyTorch < 1.10) no TBP peak; the Bytes running sum 0, -1, +2, +1 in
+    time order (file order of the ties) has highest 2, lowest -1: lower bound 3."""
+    def m(ts, dev, b, ta=None, tr=None, addr=None, dt=1):
+        a = {"Device Type": dt, "Device Id": dev, "Bytes": b}
+        if ta is not None:
+            a["Total Allocated"] = ta
+        if tr is not None:
+            a["Total Reserved"] = tr
+        if addr is not None:
+            a["Addr"] = addr
+        return {"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": ts, "args": a}
+    doc = {"traceEvents": [
+        m(10, 0, 100, 100, 200, addr=1), m(20, 0, 50, 150, 200, addr=2), m(30, 0, -100, 50, 200),
+        m(5, 1, -1), m(5, 1, 3), m(7, 1, -1), m(9, 1, 1),  # ties at 5 keep file order: -1 then +3
+        m(1, -1, 8, dt=0)]}
+    v = O.memory_view(doc)
+    check("mem GPU0 peak", v["GPU0"]["tbp_peak_bytes"], 150)
+    check("mem GPU0 curve points", v["GPU0"]["tbp_curve_points"], 2)
+    check("mem GPU0 events", v["GPU0"]["events"], 3)
+    check("mem GPU1 no tbp peak", "tbp_peak_bytes" in v["GPU1"], False)
+    check("mem GPU1 lower bound", v["GPU1"]["bytes_lower_bound_peak"], 3)
+    check("mem CPU events", v["CPU"]["events"], 1)
+    check("mem none", O.memory_view({"traceEvents": []}), None)
+
+
 TESTS = [t_all_categories, t_runtime_called_by_profilerstep, t_no_profilerstep, t_steps_no_overlap,
          t_steps_with_overlap, t_last_steps_no_kernel, t_pure_cpu, t_gpu_utilization,
          t_gpu_util_kernel_out_of_step, t_tensor_core, t_distributed_nccl, t_distributed_gloo_gpu,
-         t_resnet50_nw0_matches_tbp, t_partition_sums]
+         t_resnet50_nw0_matches_tbp, t_partition_sums, t_memory_view]
 
 if __name__ == "__main__":
     for t in TESTS:

@@ -798,6 +798,51 @@ def clip_overruns(events):
     return {"ops": ops, "removed_us": removed}
 
 
+def memory_view(doc):
+    """TBP's Memory view (memory_parser.py MemorySnapshot.get_peak_memory, run.py
+    get_memory_curve, trace.py MemoryEvent) over the `[memory]` instant events,
+    per device name ("CPU", "GPU<id>"); None when the trace has none.
+
+    tbp_peak_bytes: the highest `Total Allocated` over every event of the device
+      that carries one (get_peak_memory); absent for a device with none.
+    tbp_curve_points: events that are on TBP's curve (with `Addr` and both
+      totals); 0 for a trace before PyTorch 1.10, where TBP draws nothing.
+    bytes_lower_bound_peak: gpudiag's curve for such traces (DEFINITIONS
+      "Memory timeline"): the running sum of `Bytes` in time order from 0,
+      max(0, highest) - min(0, lowest); not a TBP number.
+    """
+    recs = []
+    for i, e in enumerate(doc.get("traceEvents") or []):
+        if not isinstance(e, dict) or e.get("ph") != "i" or e.get("name") != "[memory]":
+            continue
+        a = e.get("args") or {}
+        dt, did = a.get("Device Type"), a.get("Device Id")
+        dev = "CPU" if dt == 0 else ("GPU%s" % did if dt == 1 else None)
+        recs.append((e.get("ts"), i, dev, a))
+    if not recs:
+        return None
+    recs.sort(key=lambda r: (r[0], r[1]))
+    nan = float("nan")
+    out = {}
+    for ts, _, dev, a in recs:
+        if dev is None:
+            continue
+        d = out.setdefault(dev, {"events": 0, "tbp_curve_points": 0, "_sum": 0, "_hi": 0, "_lo": 0})
+        d["events"] += 1
+        ta, tr = a.get("Total Allocated", nan), a.get("Total Reserved", nan)
+        if ta == ta:
+            d["tbp_peak_bytes"] = max(d.get("tbp_peak_bytes", 0), ta)
+        if a.get("Addr") is not None and ta == ta and tr == tr:
+            d["tbp_curve_points"] += 1
+        d["_sum"] += a.get("Bytes", 0)
+        d["_hi"] = max(d["_hi"], d["_sum"])
+        d["_lo"] = min(d["_lo"], d["_sum"])
+    for d in out.values():
+        d["bytes_lower_bound_peak"] = d.pop("_hi") - d.pop("_lo")
+        d.pop("_sum")
+    return out
+
+
 def analyse_doc(doc, trace_name, clip=False):
     notes = []
     events, fwdbwd = build_events(doc, notes)
@@ -989,6 +1034,9 @@ def analyse_doc(doc, trace_name, clip=False):
     }
     if overruns is not None:
         out["overruns"] = overruns
+    mem = memory_view(doc)
+    if mem is not None:
+        out["memory"] = mem
     return out
 
 

@@ -1,0 +1,88 @@
+#!/bin/sh
+# The memory timeline (docs/DEFINITIONS.md "Memory timeline", "Allocator churn") through the
+# Kineto reader, both event readers.
+#
+# tests/data/ok_memory_headroom.json (tests/data/SOURCES.md): V100, totalGlobalMem 34084028416;
+# ProfilerStep#1 [10000, 11000), #2 [11000, 12000) µs; GPU 0 `[memory]` events with Addr,
+# Total Allocated (TA) and Total Reserved (TR), A = 1395818240 (half the ResNet-50 traces' rise):
+#   9990  +1e9  TA 1e9      TR 2e9     (before the steps: carried into step 1)
+#   10010 +A    TA 1e9 + A  TR 3e9;  10900 -A  TA 1e9  TR 3e9
+#   11010 +A    TA 1e9 + A  TR 3e9;  11900 -A  TA 1e9  TR 3e9
+# (5 GPU events) and one CPU event (Device Type 0).  By hand:
+#   peak allocated 1e9 + A = 2395818240 (TBP's peak: the highest TA); peak reserved 3e9, first at
+#   10010 where TA is 2395818240: unused 604181760; headroom 34084028416 - 3e9 = 31084028416,
+#   share 0.9119822; per step: peak 2395818240, low 1e9, reserved 3e9; persistent 1e9,
+#   transient A; fits (0.9 x 34084028416 - 1e9) / A = 29675625574.4 / 1395818240 = 21.26038.
+#
+# Shared ResNet-50 traces (PyTorch 1.9: only Bytes): GPU 0, 8220 / 8280 events, lower-bound peak
+# 2791636480 / 2791505408 bytes (the running sum of Bytes; tests/oracle/README.md section 9,
+# checked there against the oracle too), has_totals false, reserved and headroom null,
+# 4618 / 2700 CPU events; the text report says the curve starts at 0.
+set -eu
+GD_TMP_TAG=memory
+# shellcheck source=tests/cli/common.sh
+. "$(cd "$(dirname "$0")" && pwd)/common.sh"
+
+PY=$(cat <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1])); m = d["memory"]; g = m["devices"][0] if m["devices"] else {}
+st = g.get("steps", [{}, {}])
+A = 1395818240
+checks = [
+    ("devices", len(m["devices"]), 1), ("device", g.get("device"), 0), ("events", g.get("events"), 5),
+    ("other events", m["other_events"], 1), ("has_totals", g.get("has_totals"), True),
+    ("has_reserved", g.get("has_reserved"), True),
+    ("peak allocated", g.get("peak_allocated_bytes"), 1000000000 + A),
+    ("peak reserved", g.get("peak_reserved_bytes"), 3000000000),
+    ("reserved unused", g.get("reserved_unused_bytes"), 604181760),
+    ("total", g.get("total_bytes"), 34084028416), ("total source", g.get("total_source"), "deviceProperties"),
+    ("headroom", g.get("headroom_bytes"), 31084028416), ("headroom share", g.get("headroom_share"), 0.9119822),
+    ("persistent", g.get("persistent_bytes"), 1000000000), ("transient", g.get("transient_bytes"), A),
+    ("fits", g.get("activation_fits"), 21.26038),
+    ("steps", [s.get("step") for s in st], [1, 2]),
+    ("step peaks", [s.get("peak_allocated_bytes") for s in st], [1000000000 + A] * 2),
+    ("step lows", [s.get("low_allocated_bytes") for s in st], [1000000000] * 2),
+    ("step reserved", [s.get("peak_reserved_bytes") for s in st], [3000000000] * 2),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-6)
+EOF
+)
+rc=0
+check_both_readers "$GD_TEST_DATA/ok_memory_headroom.json" "$PY" || rc=1
+"$GPUDIAG" analyze --no-color "$GD_TEST_DATA/ok_memory_headroom.json" > "$TMP/h.txt"
+grep -q '^MEMORY   GPU 0: peak allocated 2.23 GiB, reserved 2.79 GiB of 31.74 GiB (headroom 91.2%)$' "$TMP/h.txt" \
+    && ok || nok "memory line: $(grep -A1 MEMORY "$TMP/h.txt" || true)"
+grep -q 'a step allocates and frees 1.30 GiB beside 953.7 MiB held across steps: would fit 21.3x' "$TMP/h.txt" \
+    && ok || nok "activations line"
+
+T=${GD_SHARED:-$(cd "$(dirname "$0")/../.." && pwd)/../shared}/data/traces
+if [ -d "$T" ]; then
+    for c in "0 8220 2791636480 4618" "4 8280 2791505408 2700"; do
+        set -- $c
+        f="$T/resnet50_v100_num_workers_$1.pt.trace.json.gz"
+        PYR=$(cat <<EOF
+import json, os, sys
+d = json.load(open(sys.argv[1])); m = d["memory"]; g = m["devices"][0] if m["devices"] else {}
+checks = [("devices", len(m["devices"]), 1), ("events", g.get("events"), $2),
+          ("peak (lower bound)", g.get("peak_allocated_bytes"), $3), ("has_totals", g.get("has_totals"), False),
+          ("reserved", g.get("peak_reserved_bytes"), None), ("headroom", g.get("headroom_bytes"), None),
+          ("fits", g.get("activation_fits"), None), ("other events", m["other_events"], $4),
+          ("no headroom finding", [x["id"] for x in d["findings"] if x["id"] == "memory_headroom_idle"], [])]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 0)
+EOF
+)
+        check_both_readers "$f" "$PYR" || rc=1
+        "$GPUDIAG" analyze --no-color "$f" > "$TMP/r.txt"
+        grep -q '^MEMORY   GPU 0: peak allocated >= 2.60 GiB of 31.74 GiB$' "$TMP/r.txt" && ok || nok "resnet nw$1 memory line"
+        grep -q 'only allocation deltas (PyTorch < 1.10): counted from 0 at the first event, a lower bound' \
+            "$TMP/r.txt" && ok || nok "resnet nw$1 lower-bound note"
+    done
+else
+    echo "shared traces not found: resnet checks skipped"
+fi
+[ "$rc" -eq 0 ] && ok || nok "JSON checks"
+finish
