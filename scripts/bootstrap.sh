@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PKGS=(gcc g++ make cmake pkg-config libyajl-dev libsimdjson-dev libisal-dev zlib1g-dev libsqlite3-dev sqlite3 python3 python3-yaml gzip libmicrohttpd-dev prometheus chromium python3-jsonschema
-  clang libclang-rt-dev valgrind cppcheck)  # the last four: fuzzing, memcheck, static analysis (scripts/check.sh)
+  clang libclang-rt-dev valgrind cppcheck  # fuzzing, memcheck, static analysis (scripts/check.sh)
+  python3-torch python3-setuptools python3-wheel python3-venv python3-pip)  # the Python package's tests (tests/cli/test_python.sh)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -819,6 +819,30 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *trace, const gpudiag_analyze
 /** Free a report and set *report to NULL.  NULL-safe. */
 void gpudiag_report_free(gpudiag_report **report);
 
+/**
+ * Read and analyse one file as `gpudiag analyze FILE` does without --format:
+ * the format is told from the content.  A monitoring log (nvidia-smi dmon,
+ * --query-gpu CSV, -q, dcgmi dmon, dcgm-exporter text; include/gpudiag/series.h)
+ * goes through gpudiag_series_read() and gpudiag_series_analyze(); anything
+ * else through gpudiag_trace_read_opts() and gpudiag_analyze().  The one call
+ * a binding needs (python/gpudiag uses it through ctypes).
+ *
+ * path:  a file ("-" is standard input, read as a trace).
+ * ropts: may be NULL; a monitoring log with ropts->select_steps set is refused
+ *        (GPUDIAG_ERR_ARG), as `analyze --steps` refuses it; its other fields
+ *        do not apply to a log.
+ * aopts: may be NULL; does not apply to a monitoring log.
+ * out:   receives the report (free with gpudiag_report_free()); NULL on failure.
+ * err:   optional; on failure the code, message, path and byte offset (or line,
+ *        for a log, as the readers say) of the problem.
+ *
+ * Returns what the reader and analysis called return (GPUDIAG_ERR_IO,
+ * GPUDIAG_ERR_FORMAT, GPUDIAG_ERR_NOMATCH, GPUDIAG_ERR_NOMEM, ...), or
+ * GPUDIAG_ERR_ARG for NULL path or out.
+ */
+gpudiag_status gpudiag_analyze_path(const char *path, const gpudiag_read_opts *ropts,
+                                    const gpudiag_analyze_opts *aopts, gpudiag_report **out, gpudiag_error *err);
+
 /** Flags for the JSON writers' `pretty` argument (1 keeps meaning "indented"). */
 #define GPUDIAG_JSON_PRETTY 1       /**< indented output */
 #define GPUDIAG_JSON_ALL_KERNELS 2  /**< kernels.top lists every distinct kernel, not the top 50
@@ -832,6 +856,21 @@ void gpudiag_report_free(gpudiag_report **report);
  */
 gpudiag_status gpudiag_report_write_json(const gpudiag_report *report, FILE *fp, int pretty,
                                          gpudiag_error *err);
+
+/**
+ * The JSON report of gpudiag_report_write_json() in memory: the same bytes.
+ *
+ * pretty: GPUDIAG_JSON_* flags, as for gpudiag_report_write_json().
+ * out:    receives a NUL-terminated string owned by the caller, freed with
+ *         gpudiag_json_free(); NULL on failure.
+ * len:    optional; receives its length in bytes (without the NUL).
+ * Returns GPUDIAG_OK, GPUDIAG_ERR_ARG (NULL report or out) or GPUDIAG_ERR_NOMEM.
+ */
+gpudiag_status gpudiag_report_json(const gpudiag_report *report, int pretty, char **out, size_t *len,
+                                   gpudiag_error *err);
+
+/** Free a string from gpudiag_report_json() and set *json to NULL.  NULL-safe. */
+void gpudiag_json_free(char **json);
 
 /** Options for the terminal report. */
 typedef struct gpudiag_text_opts {

@@ -37,16 +37,6 @@ gd_exit gd_cmd_plan(int argc, char **argv);
  * "gpudiag: error: OPT wants ..., got 'ARG'" and return -1. */
 int gd_opt_number(const char *opt, const char *arg, int allow_suffix, double min, double max, double *out);
 
-/* Which monitoring-log format the file at path holds, by content (its first
- * 64 KiB, decompressed when it is gzip); GPUDIAG_LOG_AUTO when it is not a
- * log: a Kineto trace or saved report (JSON), an Nsight SQLite export, a file
- * that cannot be opened (the trace reader then reports why), "-".  Used by
- * `analyze` to route an input and by `compare` to tell a log side. */
-gpudiag_log_format gd_sniff_log_file(const char *path);
-/* The same over the raw head of an input read once (ingest/once.h; gzip
- * decoded as far as the head goes). */
-gpudiag_log_format gd_sniff_log_head(unsigned char *head, size_t n);
-
 /* Refuse output files that would destroy an input or each other, before
  * anything is read or written.  outs[i] is the file given to option
  * opt_names[i] (NULL or "-" = not given / standard output); ins are the

@@ -19,6 +19,7 @@
 #include "gpudiag/gpudiag.h"
 #include "gpudiag/series.h"
 #include "analyze/compare_side.h"
+#include "ingest/formats.h"
 #include "ingest/kineto.h"
 #include "ingest/once.h"
 #include "util/util.h"

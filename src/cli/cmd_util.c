@@ -17,55 +17,6 @@
 #include "cli/cmd.h"
 #include "ingest/input.h"
 
-static gpudiag_log_format sniff_input(gd_input *in);
-
-gpudiag_log_format gd_sniff_log_head(unsigned char *head, size_t n)
-{
-    if (n == 0)
-        return GPUDIAG_LOG_AUTO;
-    FILE *fp = fmemopen(head, n, "rb"); /* "rb": never written */
-    if (!fp)
-        return GPUDIAG_LOG_AUTO;
-    gd_input in;
-    if (gd_input_open_fp(&in, fp, 1) != 0)
-        return GPUDIAG_LOG_AUTO; /* the trace reader reports the error (closed fp) */
-    return sniff_input(&in);
-}
-
-gpudiag_log_format gd_sniff_log_file(const char *path)
-{
-    if (strcmp(path, "-") == 0)
-        return GPUDIAG_LOG_AUTO;
-    gd_input in;
-    if (gd_input_open(&in, path) != 0)
-        return GPUDIAG_LOG_AUTO; /* the trace reader reports the error */
-    return sniff_input(&in);
-}
-
-/* Sniff the first 64 KiB (decompressed) of an open input, then close it. */
-static gpudiag_log_format sniff_input(gd_input *inp)
-{
-    static char buf[65536];
-    size_t n = 0;
-    while (n < sizeof buf) {
-        size_t got = 0;
-        if (gd_input_read(inp, (unsigned char *)buf + n, sizeof buf - n, &got) != GD_IN_OK || got == 0)
-            break;
-        n += got;
-    }
-    gd_input_close(inp);
-    size_t i = 0;
-    while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
-        i++;
-    if (i < n && (buf[i] == '{' || buf[i] == '['))
-        return GPUDIAG_LOG_AUTO;
-    if (n >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b)
-        return GPUDIAG_LOG_AUTO; /* gzip inside gzip: not a log */
-    if (n >= 16 && memcmp(buf, "SQLite format 3", 16) == 0)
-        return GPUDIAG_LOG_AUTO;
-    return gpudiag_log_format_sniff(buf, n);
-}
-
 int gd_reader_gone(int fd, int err)
 {
     if (err == EPIPE)

@@ -67,6 +67,17 @@ const char *gd_format_list(char *buf, size_t cap, int all, const char *sep, cons
 /* The log rows' `what`, ", "-joined, into buf as gd_format_list(). */
 const char *gd_format_whats(char *buf, size_t cap);
 
+/* Which monitoring-log format the file at path holds, by content (its first
+ * 64 KiB, decompressed when it is gzip); GPUDIAG_LOG_AUTO when it is not a
+ * log: a Kineto trace or saved report (JSON), an Nsight SQLite export, a file
+ * that cannot be opened (the trace reader then reports why), "-".  Used by
+ * `analyze` to route an input, by `compare` to tell a log side and by
+ * gpudiag_analyze_path().  Reentrant (src/ingest/sniff.c). */
+gpudiag_log_format gd_sniff_log_file(const char *path);
+/* The same over the raw head of an input read once (ingest/once.h; gzip
+ * decoded as far as the head goes). */
+gpudiag_log_format gd_sniff_log_head(unsigned char *head, size_t n);
+
 /* Sniffer helper: the next non-blank line of a head (at most 80 of them),
  * without its indent and "\r": 1 with *t, *tn, *indent and *index (0-based
  * among non-blank lines) set, 0 at the end.  Start with it zeroed. */

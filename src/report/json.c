@@ -3,6 +3,7 @@
  * written through yajl's generator: strings are escaped by the library and
  * numbers are numbers.  NaN (unknown) becomes null, never 0.
  */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1131,6 +1132,41 @@ gpudiag_status gpudiag_report_write_json(const gpudiag_report *r, FILE *fp, int 
         return st;
     write_report(&w, r);
     return close_writer(&w, err);
+}
+
+gpudiag_status gpudiag_report_json(const gpudiag_report *r, int pretty, char **out, size_t *len,
+                                   gpudiag_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (len)
+        *len = 0;
+    if (!r || !out)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "NULL report or out");
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *fp = open_memstream(&buf, &n);
+    if (!fp)
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory for the JSON report");
+    gpudiag_status st = gpudiag_report_write_json(r, fp, pretty, err);
+    if (fclose(fp) != 0 && st == GPUDIAG_OK)
+        st = gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory for the JSON report");
+    if (st != GPUDIAG_OK) {
+        free(buf);
+        return st;
+    }
+    *out = buf;
+    if (len)
+        *len = n;
+    return GPUDIAG_OK;
+}
+
+void gpudiag_json_free(char **json)
+{
+    if (json) {
+        free(*json);
+        *json = NULL;
+    }
 }
 
 gpudiag_status gpudiag_cluster_write_json(const gpudiag_cluster *c, const gpudiag_report *const *reports,
