@@ -63,14 +63,18 @@ int main(int argc, char **argv)
 }
 PROG
 EX=$GD_SRC/examples/resnet50_v100_num_workers_0.pt.trace.json.gz
-# shellcheck disable=SC2046
-if cc -std=c11 -Wall -Wextra -Wpedantic -Werror -o "$TMP/prog_shared" "$TMP/prog.c" $(pkg-config --cflags --libs gpudiag) 2>"$TMP/err"; then ok; else nok "shared build: $(head -c 400 "$TMP/err")"; fi
+# a sanitizer build (scripts/check.sh's ASan + UBSan): the program links the same runtimes
+SAN=""
+readelf -d "$LIBDIR/libgpudiag.so" | grep -q "libasan" && SAN="$SAN -fsanitize=address"
+readelf -d "$LIBDIR/libgpudiag.so" | grep -q "libubsan" && SAN="$SAN -fsanitize=undefined"
+# shellcheck disable=SC2046,SC2086
+if cc -std=c11 -Wall -Wextra -Wpedantic -Werror $SAN -o "$TMP/prog_shared" "$TMP/prog.c" $(pkg-config --cflags --libs gpudiag) 2>"$TMP/err"; then ok; else nok "shared build: $(head -c 400 "$TMP/err")"; fi
 NEEDED=$(readelf -d "$TMP/prog_shared" 2>/dev/null | grep -c "\[$SONAME\]")
 [ "$NEEDED" = 1 ] && ok || nok "the program does not record $SONAME as NEEDED"
 OUT=$(LD_LIBRARY_PATH=$LIBDIR "$TMP/prog_shared" "$EX")
 [ "$OUT" = "steps 6 verdict dataloader_stall data_pipeline" ] && ok || nok "shared: got '$OUT'"
-# shellcheck disable=SC2046
-if cc -std=c11 -o "$TMP/prog_static" "$TMP/prog.c" "$LIBDIR/libgpudiag.a" $(pkg-config --cflags --libs-only-other --static gpudiag | sed 's/-lgpudiag//') $(pkg-config --static --libs-only-l gpudiag | sed 's/-lgpudiag//') 2>"$TMP/err"; then ok; else nok "static build: $(head -c 400 "$TMP/err")"; fi
+# shellcheck disable=SC2046,SC2086
+if cc -std=c11 $SAN -o "$TMP/prog_static" "$TMP/prog.c" "$LIBDIR/libgpudiag.a" $(pkg-config --cflags --libs-only-other --static gpudiag | sed 's/-lgpudiag//') $(pkg-config --static --libs-only-l gpudiag | sed 's/-lgpudiag//') 2>"$TMP/err"; then ok; else nok "static build: $(head -c 400 "$TMP/err")"; fi
 OUT=$("$TMP/prog_static" "$EX")
 [ "$OUT" = "steps 6 verdict dataloader_stall data_pipeline" ] && ok || nok "static: got '$OUT'"
 # bad input through the library: an error, not a crash
