@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "gpudiag/gpudiag.h"
+#include "gpudiag/series.h"
 #include "analyze/intervals.h"
 
 struct gpudiag_trace;
@@ -114,5 +115,10 @@ void gd_mix_words(unsigned mix, char *buf, size_t cap);
 /* Per step: startup_idle_us and unexplained_tail_us from the report's idle
  * gaps (steady.c; DEFINITIONS "Steady state of a run").  After gd_build_idle. */
 void gd_build_steady(gpudiag_report *r);
+
+/* Read a monitoring log of format lf (not GPUDIAG_LOG_AUTO) with
+ * gpudiag_series_read() and analyse it into *out (analyze_path.c; the one
+ * place `analyze FILE` and gpudiag_analyze_path() do it). */
+gpudiag_status gd_analyze_log_file(const char *path, gpudiag_log_format lf, gpudiag_report **out, gpudiag_error *err);
 
 #endif

@@ -10,8 +10,20 @@
 
 #include "gpudiag/gpudiag.h"
 #include "gpudiag/series.h"
+#include "analyze/analyze.h"
 #include "ingest/formats.h"
 #include "util/util.h"
+
+gpudiag_status gd_analyze_log_file(const char *path, gpudiag_log_format lf, gpudiag_report **out, gpudiag_error *err)
+{
+    gpudiag_series *ser = NULL;
+    gpudiag_status st = gpudiag_series_read(path, lf, &ser, err);
+    if (st != GPUDIAG_OK)
+        return st;
+    st = gpudiag_series_analyze(ser, path, out, err);
+    gpudiag_series_free(&ser);
+    return st;
+}
 
 gpudiag_status gpudiag_analyze_path(const char *path, const gpudiag_read_opts *ropts,
                                     const gpudiag_analyze_opts *aopts, gpudiag_report **out, gpudiag_error *err)
@@ -26,13 +38,7 @@ gpudiag_status gpudiag_analyze_path(const char *path, const gpudiag_read_opts *r
         if (ropts && ropts->select_steps)
             return gd_set_error(err, GPUDIAG_ERR_ARG, path, -1,
                                 "a step selection applies to a trace; this is a monitoring log");
-        gpudiag_series *ser = NULL;
-        st = gpudiag_series_read(path, lf, &ser, err);
-        if (st != GPUDIAG_OK)
-            return st;
-        st = gpudiag_series_analyze(ser, path, out, err);
-        gpudiag_series_free(&ser);
-        return st;
+        return gd_analyze_log_file(path, lf, out, err);
     }
     gpudiag_trace *t = NULL;
     st = gpudiag_trace_read_opts(path, ropts, &t, err);

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analyze/analyze.h"
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "cli/model_opts.h"
@@ -924,15 +925,8 @@ static gpudiag_status read_and_analyze(const char *path, const settings *s, gpud
         snprintf(err->message, sizeof err->message, "--steps selects steps of a trace; this is a monitoring log");
         return GPUDIAG_ERR_ARG;
     }
-    if (lf != GPUDIAG_LOG_AUTO) {
-        gpudiag_series *ser = NULL;
-        st = gpudiag_series_read(path, lf, &ser, err);
-        if (st != GPUDIAG_OK)
-            return st;
-        st = gpudiag_series_analyze(ser, path, r, err);
-        gpudiag_series_free(&ser);
-        return st;
-    }
+    if (lf != GPUDIAG_LOG_AUTO)
+        return gd_analyze_log_file(path, lf, r, err);
     gpudiag_trace *t = NULL;
     gpudiag_read_opts ropts = read_opts_of(s);
     gd_progress *bar = gd_progress_new(s->progress, 1, file_size(path));
