@@ -181,6 +181,233 @@ static void add_mixed_finding(gd_fbuild *b, const gpudiag_cluster *c, size_t inf
                             : ""));
 }
 
+/* One row per report in c->ranks (rank, path, steps, step time, communication
+ * per step); ranks with communication kernels are participants.  *collectives
+ * = the fewest communication kernels of a participant (SIZE_MAX when none),
+ * c->collectives_mismatch when participants differ in that count.  0, or -1
+ * on allocation failure. */
+static int cluster_ranks(const gpudiag_report *const *reports, size_t n, gpudiag_cluster *c, size_t *collectives,
+                         size_t *participants)
+{
+    size_t m = SIZE_MAX, first = SIZE_MAX;
+    *participants = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gpudiag_report *r = reports[i];
+        gpudiag_rank *k = &c->ranks[i];
+        k->rank = r->input.rank >= 0 ? r->input.rank : (int)i;
+        k->rank_inferred = r->input.rank < 0;
+        k->path = gd_strdup(r->input.path ? r->input.path : "");
+        if (!k->path)
+            return -1;
+        k->steps = r->step_count;
+        k->step_time_us = r->step_time.mean;
+        k->gpu_utilization = r->gpu_utilization;
+        k->comm_share = r->comm_share;
+        k->comm_kernels = r->comm_kernel_count;
+        double sum = 0;
+        for (size_t j = 0; j < r->comm_kernel_count; j++)
+            sum += r->comm_kernel_us[j];
+        k->comm_time_us_per_step = r->step_count ? sum / (double)r->step_count : NAN;
+        k->comm_wait_us_per_step = NAN;
+        k->bottleneck = r->bottleneck;
+        /* ranks without collectives (CPU-only files, idle ranks) take no part */
+        if (r->comm_kernel_count == 0)
+            continue;
+        (*participants)++;
+        if (first == SIZE_MAX)
+            first = i;
+        if (r->comm_kernel_count < m)
+            m = r->comm_kernel_count;
+        if (r->comm_kernel_count != reports[first]->comm_kernel_count)
+            c->collectives_mismatch = 1;
+    }
+    *collectives = m;
+    return 0;
+}
+
+/* Sizes of the verdict's notes (cluster_job). */
+enum { CL_WHY_LEN = 200, CL_MIXNOTE_LEN = 260, CL_MISSNOTE_LEN = 200 };
+
+/* Whether the reports are one job (DEFINITIONS "Ranks and stragglers"):
+ * c->duplicate_ranks, c->mixed_job, and for a job that states its world size
+ * c->world_size and c->missing_ranks; *inferred = ranks without
+ * distributedInfo.rank.  The verdict's notes go to why[CL_WHY_LEN] (the mix
+ * in words), mixnote[CL_MIXNOTE_LEN] and missnote[CL_MISSNOTE_LEN] ("" when
+ * there is nothing to say).
+ * 0, or -1 on allocation failure. */
+static int cluster_job(const gpudiag_report *const *reports, size_t n, gpudiag_cluster *c, size_t *inferred,
+                       char *why, char *mixnote, char *missnote)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = i + 1; k < n; k++)
+            if (c->ranks[i].rank == c->ranks[k].rank)
+                c->duplicate_ranks = 1;
+    *inferred = 0;
+    int world = -1;
+    gd_job_id *ids = calloc(n, sizeof *ids);
+    if (!ids)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        gd_job_id_from_report(reports[i], &ids[i]);
+        ids[i].gpu_count = -1; /* ranks each list their own GPUs: not compared here */
+        *inferred += ids[i].rank < 0;
+        if (ids[i].world_size >= 0)
+            world = ids[i].world_size;
+    }
+    c->mixed_job = gd_job_mix(ids, n);
+    free(ids);
+    if (c->mixed_job) {
+        gd_mix_words(c->mixed_job, why, CL_WHY_LEN);
+        snprintf(mixnote, CL_MIXNOTE_LEN, " Caution: these traces may not be one job (%s).", why);
+    }
+    /* ranks absent from a job that states its world size */
+    if (!(c->mixed_job & GPUDIAG_MIX_WORLD_SIZE) && world > 0) {
+        c->world_size = world;
+        size_t distinct = 0;
+        for (size_t i = 0; i < n; i++) {
+            size_t k = 0;
+            while (k < i && c->ranks[k].rank != c->ranks[i].rank)
+                k++;
+            distinct += k == i;
+        }
+        c->missing_ranks = distinct < (size_t)world ? world - (int)distinct : 0;
+        if (c->missing_ranks > 0)
+            snprintf(missnote, CL_MISSNOTE_LEN,
+                     " Note: only %zu of the job's %d ranks are here; the %d absent rank%s not compared (a straggler "
+                     "among them would not show).",
+                     distinct, world, c->missing_ranks, c->missing_ranks == 1 ? " is" : "s are");
+    }
+    return 0;
+}
+
+/* What cluster_waits measured for the verdict. */
+typedef struct cl_waits {
+    size_t least;        /* the participant that waits least: the straggler candidate */
+    double others;       /* the other participants' mean wait, µs per step */
+    double net_share;    /* c->net_wait_us_per_step / their mean step time, NaN without one */
+    int beyond_noise;    /* the net wait exceeds its noise */
+} cl_waits;
+
+/* The waits of >= 2 participants over c->collectives collectives matched by
+ * position (file comment): each rank's c->ranks[].comm_wait_us_per_step, the
+ * candidate (the rank that waits least), the others' wait
+ * (c->straggler_wait_us_per_step, c->straggler_share) and the net wait on the
+ * candidate with its noise (c->net_wait_us_per_step,
+ * c->net_wait_noise_us_per_step). */
+static cl_waits cluster_waits(const gpudiag_report *const *reports, size_t n, gpudiag_cluster *c,
+                              size_t participants)
+{
+    size_t least = SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+        if (reports[i]->comm_kernel_count == 0)
+            continue;
+        c->ranks[i].comm_wait_us_per_step = 0;
+    }
+    for (size_t j = 0; j < c->collectives; j++) {
+        double mn = INFINITY;
+        for (size_t i = 0; i < n; i++)
+            if (reports[i]->comm_kernel_count && reports[i]->comm_kernel_us[j] < mn)
+                mn = reports[i]->comm_kernel_us[j];
+        for (size_t i = 0; i < n; i++)
+            if (reports[i]->comm_kernel_count)
+                c->ranks[i].comm_wait_us_per_step += reports[i]->comm_kernel_us[j] - mn;
+    }
+    for (size_t i = 0; i < n; i++) {
+        gpudiag_rank *k = &c->ranks[i];
+        if (reports[i]->comm_kernel_count == 0)
+            continue;
+        k->comm_wait_us_per_step = k->steps ? k->comm_wait_us_per_step / (double)k->steps : NAN;
+        if (least == SIZE_MAX || k->comm_wait_us_per_step < c->ranks[least].comm_wait_us_per_step)
+            least = i;
+    }
+    double others = 0, step = 0, steps = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == least || reports[i]->comm_kernel_count == 0)
+            continue;
+        others += c->ranks[i].comm_wait_us_per_step;
+        step += c->ranks[i].step_time_us;
+        steps += (double)c->ranks[i].steps;
+    }
+    others /= (double)(participants - 1);
+    step /= (double)(participants - 1);
+    steps /= (double)(participants - 1);
+    c->straggler_wait_us_per_step = others;
+    c->straggler_share = step > 0 ? others / step : NAN;
+    /* Net wait (DEFINITIONS "Ranks and stragglers"): ranks that take turns arriving last wait on each
+     * other, and the least-waiting rank is then no straggler.  Per collective j, x_j = the others' mean
+     * duration minus the candidate's (= their mean wait minus its wait: the minimum cancels); the net
+     * wait per step is the others' wait minus the candidate's own, and its noise 2 standard errors of
+     * sum_j x_j (2 sd(x) sqrt(m)) per step. */
+    const gpudiag_report *cand = reports[least];
+    double sx = 0, sxx = 0, mcol = (double)c->collectives;
+    for (size_t j = 0; j < c->collectives; j++) {
+        double x = 0;
+        for (size_t i = 0; i < n; i++)
+            if (i != least && reports[i]->comm_kernel_count)
+                x += reports[i]->comm_kernel_us[j] - cand->comm_kernel_us[j];
+        x /= (double)(participants - 1);
+        sx += x;
+        sxx += x * x;
+    }
+    c->net_wait_us_per_step = others - c->ranks[least].comm_wait_us_per_step;
+    if (c->collectives >= 2 && steps > 0) {
+        double var = (sxx - sx * sx / mcol) / (mcol - 1);
+        c->net_wait_noise_us_per_step = 2.0 * sqrt(var > 0 ? var : 0) * sqrt(mcol) / steps;
+    }
+    cl_waits w = {least, others, step > 0 ? c->net_wait_us_per_step / step : NAN, 0};
+    w.beyond_noise = !isnan(c->net_wait_noise_us_per_step) && !isnan(w.net_share) &&
+                     c->net_wait_us_per_step > c->net_wait_noise_us_per_step;
+    return w;
+}
+
+/* The verdict over the waits, naming c->straggler when the net wait on the
+ * candidate is >= GD_STRAGGLER_SHARE_MIN of the step and beyond its noise
+ * (DEFINITIONS "Ranks and stragglers").  A new string, or NULL (OOM). */
+static char *straggler_verdict(gpudiag_cluster *c, const cl_waits *w, const char *why, const char *missnote)
+{
+    const char *dup = c->duplicate_ranks ? " Caution: some rank number appears in more than one file." : "";
+    if (c->mixed_job)
+        return gd_format("No straggler named: these traces may not be one job (%s), so their collectives are not "
+                         "the same collectives and the waits between them (%.1f us per step, %.1f%% of the step) "
+                         "compare unrelated runs.%s",
+                         why, w->others, 100.0 * (isnan(c->straggler_share) ? 0 : c->straggler_share), missnote);
+    int net_big = !isnan(w->net_share) && w->net_share >= GD_STRAGGLER_SHARE_MIN;
+    if (!isnan(c->straggler_share) && c->straggler_share >= GD_STRAGGLER_SHARE_MIN && !(net_big && w->beyond_noise)) {
+        char noise[96];
+        if (isnan(c->net_wait_noise_us_per_step))
+            snprintf(noise, sizeof noise, "unknown with fewer than 2 collectives");
+        else
+            snprintf(noise, sizeof noise, "+/- %.1f us per step", c->net_wait_noise_us_per_step);
+        return gd_format("No straggler: ranks wait on each other for %.1f us per step (%.1f%% of the step) in "
+                         "collectives, but the net wait on the rank that waits least (rank %d: the others' wait "
+                         "minus its own) is %.1f us per step, %s (noise %s): the ranks take turns "
+                         "arriving last.%s%s",
+                         w->others, 100.0 * c->straggler_share, c->ranks[w->least].rank, c->net_wait_us_per_step,
+                         net_big ? "within the noise" : "under 1% of the step", noise, dup, missnote);
+    }
+    if (net_big) {
+        c->straggler = c->ranks[w->least].rank;
+        return gd_format("Rank %d is the straggler: the other ranks wait %.1f us per step (%.1f%% of the step) in "
+                         "collectives for it to arrive. Look at what rank %d does differently before its "
+                         "collectives (data loading, uneven batch or sequence lengths, a slower GPU or link, extra "
+                         "host work).%s%s%s",
+                         c->straggler, w->others, 100.0 * c->straggler_share, c->straggler,
+                         c->collectives_mismatch ? " Caution: the ranks recorded different numbers of collectives, "
+                                                   "which are matched by position."
+                                                 : "",
+                         dup, missnote);
+    }
+    return gd_format("No straggler: ranks wait on each other for %.1f us per step (%.1f%% of the step) in "
+                     "collectives.%s%s",
+                     w->others, 100.0 * (isnan(c->straggler_share) ? 0 : c->straggler_share), dup, missnote);
+}
+
+static gpudiag_status cluster_oom(gpudiag_cluster **c, gpudiag_error *err)
+{
+    gpudiag_cluster_free(c);
+    return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
+}
+
 gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, size_t n, gpudiag_cluster **out,
                                        gpudiag_error *err)
 {
@@ -200,188 +427,16 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
     c->net_wait_noise_us_per_step = NAN;
     c->world_size = -1;
     c->missing_ranks = -1;
-    size_t m = SIZE_MAX, participants = 0, first = SIZE_MAX;
-    for (size_t i = 0; i < n; i++) {
-        const gpudiag_report *r = reports[i];
-        gpudiag_rank *k = &c->ranks[i];
-        k->rank = r->input.rank >= 0 ? r->input.rank : (int)i;
-        k->rank_inferred = r->input.rank < 0;
-        k->path = gd_strdup(r->input.path ? r->input.path : "");
-        if (!k->path) {
-            gpudiag_cluster_free(&c);
-            return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
-        }
-        k->steps = r->step_count;
-        k->step_time_us = r->step_time.mean;
-        k->gpu_utilization = r->gpu_utilization;
-        k->comm_share = r->comm_share;
-        k->comm_kernels = r->comm_kernel_count;
-        double sum = 0;
-        for (size_t j = 0; j < r->comm_kernel_count; j++)
-            sum += r->comm_kernel_us[j];
-        k->comm_time_us_per_step = r->step_count ? sum / (double)r->step_count : NAN;
-        k->comm_wait_us_per_step = NAN;
-        k->bottleneck = r->bottleneck;
-        /* ranks without collectives (CPU-only files, idle ranks) take no part */
-        if (r->comm_kernel_count == 0)
-            continue;
-        participants++;
-        if (first == SIZE_MAX)
-            first = i;
-        if (r->comm_kernel_count < m)
-            m = r->comm_kernel_count;
-        if (r->comm_kernel_count != reports[first]->comm_kernel_count)
-            c->collectives_mismatch = 1;
-    }
-    for (size_t i = 0; i < n; i++)
-        for (size_t k = i + 1; k < n; k++)
-            if (c->ranks[i].rank == c->ranks[k].rank)
-                c->duplicate_ranks = 1;
-    /* one job? (DEFINITIONS "Ranks and stragglers") */
-    size_t inferred = 0;
-    int world = -1;
-    gd_job_id *ids = calloc(n, sizeof *ids);
-    if (!ids) {
-        gpudiag_cluster_free(&c);
-        return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
-    }
-    for (size_t i = 0; i < n; i++) {
-        gd_job_id_from_report(reports[i], &ids[i]);
-        ids[i].gpu_count = -1; /* ranks each list their own GPUs: not compared here */
-        inferred += ids[i].rank < 0;
-        if (ids[i].world_size >= 0)
-            world = ids[i].world_size;
-    }
-    c->mixed_job = gd_job_mix(ids, n);
-    free(ids);
-    char mixnote[260] = "";
-    char why[200] = "";
-    if (c->mixed_job) {
-        gd_mix_words(c->mixed_job, why, sizeof why);
-        snprintf(mixnote, sizeof mixnote, " Caution: these traces may not be one job (%s).", why);
-    }
-    /* ranks absent from a job that states its world size (DEFINITIONS "Ranks and stragglers") */
-    char missnote[200] = "";
-    if (!(c->mixed_job & GPUDIAG_MIX_WORLD_SIZE) && world > 0) {
-        c->world_size = world;
-        size_t distinct = 0;
-        for (size_t i = 0; i < n; i++) {
-            size_t k = 0;
-            while (k < i && c->ranks[k].rank != c->ranks[i].rank)
-                k++;
-            distinct += k == i;
-        }
-        c->missing_ranks = distinct < (size_t)world ? world - (int)distinct : 0;
-        if (c->missing_ranks > 0)
-            snprintf(missnote, sizeof missnote,
-                     " Note: only %zu of the job's %d ranks are here; the %d absent rank%s not compared (a straggler "
-                     "among them would not show).",
-                     distinct, world, c->missing_ranks, c->missing_ranks == 1 ? " is" : "s are");
-    }
+    size_t m, participants, inferred;
+    char why[CL_WHY_LEN] = "", mixnote[CL_MIXNOTE_LEN] = "", missnote[CL_MISSNOTE_LEN] = "";
+    if (cluster_ranks(reports, n, c, &m, &participants) != 0 ||
+        cluster_job(reports, n, c, &inferred, why, mixnote, missnote) != 0)
+        return cluster_oom(&c, err);
     c->collectives = m == SIZE_MAX ? 0 : m;
-    char *v = NULL;
+    char *v;
     if (participants >= 2 && c->collectives > 0) {
-        size_t least = SIZE_MAX;
-        for (size_t i = 0; i < n; i++) {
-            if (reports[i]->comm_kernel_count == 0)
-                continue;
-            c->ranks[i].comm_wait_us_per_step = 0;
-        }
-        for (size_t j = 0; j < c->collectives; j++) {
-            double mn = INFINITY;
-            for (size_t i = 0; i < n; i++)
-                if (reports[i]->comm_kernel_count && reports[i]->comm_kernel_us[j] < mn)
-                    mn = reports[i]->comm_kernel_us[j];
-            for (size_t i = 0; i < n; i++)
-                if (reports[i]->comm_kernel_count)
-                    c->ranks[i].comm_wait_us_per_step += reports[i]->comm_kernel_us[j] - mn;
-        }
-        for (size_t i = 0; i < n; i++) {
-            gpudiag_rank *k = &c->ranks[i];
-            if (reports[i]->comm_kernel_count == 0)
-                continue;
-            k->comm_wait_us_per_step = k->steps ? k->comm_wait_us_per_step / (double)k->steps : NAN;
-            if (least == SIZE_MAX || k->comm_wait_us_per_step < c->ranks[least].comm_wait_us_per_step)
-                least = i;
-        }
-        double others = 0, step = 0, steps = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (i == least || reports[i]->comm_kernel_count == 0)
-                continue;
-            others += c->ranks[i].comm_wait_us_per_step;
-            step += c->ranks[i].step_time_us;
-            steps += (double)c->ranks[i].steps;
-        }
-        others /= (double)(participants - 1);
-        step /= (double)(participants - 1);
-        steps /= (double)(participants - 1);
-        c->straggler_wait_us_per_step = others;
-        c->straggler_share = step > 0 ? others / step : NAN;
-        /* Net wait (DEFINITIONS "Ranks and stragglers"): ranks that take turns arriving last wait on each
-         * other, and the least-waiting rank is then no straggler.  Per collective j, x_j = the others' mean
-         * duration minus the candidate's (= their mean wait minus its wait: the minimum cancels); the net
-         * wait per step is the others' wait minus the candidate's own, and its noise 2 standard errors of
-         * sum_j x_j (2 sd(x) sqrt(m)) per step. */
-        const gpudiag_report *cand = reports[least];
-        double sx = 0, sxx = 0, mcol = (double)c->collectives;
-        for (size_t j = 0; j < c->collectives; j++) {
-            double x = 0;
-            for (size_t i = 0; i < n; i++)
-                if (i != least && reports[i]->comm_kernel_count)
-                    x += reports[i]->comm_kernel_us[j] - cand->comm_kernel_us[j];
-            x /= (double)(participants - 1);
-            sx += x;
-            sxx += x * x;
-        }
-        c->net_wait_us_per_step = others - c->ranks[least].comm_wait_us_per_step;
-        if (c->collectives >= 2 && steps > 0) {
-            double var = (sxx - sx * sx / mcol) / (mcol - 1);
-            c->net_wait_noise_us_per_step = 2.0 * sqrt(var > 0 ? var : 0) * sqrt(mcol) / steps;
-        }
-        double net_share = step > 0 ? c->net_wait_us_per_step / step : NAN;
-        int beyond_noise = !isnan(c->net_wait_noise_us_per_step) && !isnan(net_share) &&
-                           c->net_wait_us_per_step > c->net_wait_noise_us_per_step;
-        if (c->mixed_job) {
-            v = gd_format("No straggler named: these traces may not be one job (%s), so their collectives are not "
-                          "the same collectives and the waits between them (%.1f us per step, %.1f%% of the step) "
-                          "compare unrelated runs.%s",
-                          why, others, 100.0 * (isnan(c->straggler_share) ? 0 : c->straggler_share), missnote);
-        } else if (!isnan(c->straggler_share) && c->straggler_share >= GD_STRAGGLER_SHARE_MIN &&
-                   !(!isnan(net_share) && net_share >= GD_STRAGGLER_SHARE_MIN && beyond_noise)) {
-            char noise[96];
-            if (isnan(c->net_wait_noise_us_per_step))
-                snprintf(noise, sizeof noise, "unknown with fewer than 2 collectives");
-            else
-                snprintf(noise, sizeof noise, "+/- %.1f us per step", c->net_wait_noise_us_per_step);
-            v = gd_format("No straggler: ranks wait on each other for %.1f us per step (%.1f%% of the step) in "
-                          "collectives, but the net wait on the rank that waits least (rank %d: the others' wait "
-                          "minus its own) is %.1f us per step, %s (noise %s): the ranks take turns "
-                          "arriving last.%s%s",
-                          others, 100.0 * c->straggler_share, c->ranks[least].rank, c->net_wait_us_per_step,
-                          !isnan(net_share) && net_share >= GD_STRAGGLER_SHARE_MIN ? "within the noise"
-                                                                                    : "under 1% of the step",
-                          noise,
-                          c->duplicate_ranks ? " Caution: some rank number appears in more than one file." : "",
-                          missnote);
-        } else if (!isnan(net_share) && net_share >= GD_STRAGGLER_SHARE_MIN) {
-            c->straggler = c->ranks[least].rank;
-            v = gd_format("Rank %d is the straggler: the other ranks wait %.1f us per step (%.1f%% of the step) in "
-                          "collectives for it to arrive. Look at what rank %d does differently before its "
-                          "collectives (data loading, uneven batch or sequence lengths, a slower GPU or link, extra "
-                          "host work).%s%s%s",
-                          c->straggler, others, 100.0 * c->straggler_share, c->straggler,
-                          c->collectives_mismatch ? " Caution: the ranks recorded different numbers of collectives, "
-                                                    "which are matched by position."
-                                                  : "",
-                          c->duplicate_ranks ? " Caution: some rank number appears in more than one file." : "",
-                          missnote);
-        } else {
-            v = gd_format("No straggler: ranks wait on each other for %.1f us per step (%.1f%% of the step) in "
-                          "collectives.%s%s",
-                          others, 100.0 * (isnan(c->straggler_share) ? 0 : c->straggler_share),
-                          c->duplicate_ranks ? " Caution: some rank number appears in more than one file." : "",
-                          missnote);
-        }
+        cl_waits w = cluster_waits(reports, n, c, participants);
+        v = straggler_verdict(c, &w, why, missnote);
     } else if (n >= 2) {
         v = gd_format("Fewer than two ranks have communication kernels inside their steps: nothing to compare "
                       "across ranks.%s%s",
@@ -389,20 +444,16 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
     } else {
         v = gd_format("One rank: nothing to compare.%s", missnote);
     }
-    if (!v) {
-        gpudiag_cluster_free(&c);
-        return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
-    }
+    if (!v)
+        return cluster_oom(&c, err);
     c->verdict = v;
     gd_fbuild b = {NULL, &c->findings, &c->finding_count, 0, 0};
     if (c->straggler >= 0)
         add_straggler_finding(&b, c, participants);
     if (c->mixed_job)
         add_mixed_finding(&b, c, inferred);
-    if (b.oom) {
-        gpudiag_cluster_free(&c);
-        return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
-    }
+    if (b.oom)
+        return cluster_oom(&c, err);
     *out = c;
     return GPUDIAG_OK;
 }
