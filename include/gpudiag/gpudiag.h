@@ -24,7 +24,21 @@
  *  - Errors are data: functions return a gpudiag_status and, when `err` is not
  *    NULL, fill it with the code, a message, and the input path and byte offset
  *    where the problem was found.  The library never prints, never exits and
- *    never aborts on bad input.
+ *    never aborts on bad input; it writes to a FILE * or a path only when
+ *    the caller passes one (a path of "-" is standard output).
+ *  - Out of memory is an error return (GPUDIAG_ERR_NOMEM) everywhere but in
+ *    two places that cannot report it: the JSON reader and report writer run
+ *    on yajl, which does not check its own allocations, and the fast trace
+ *    reader on simdjson, which allocates with a throwing `new` in a build
+ *    without exceptions.  There the library writes "gpudiag: error: out of
+ *    memory (WHERE)" to stderr and ends the process with _Exit(5) rather
+ *    than crash or return corrupt data (a host program's own new_handler,
+ *    when it set one first, is kept).
+ *  - Structs evolve by appending: a field of a public struct is never
+ *    removed, renamed, reordered or retyped; new fields go at the end.  A
+ *    caller that builds an options struct must start from the matching
+ *    `_default` function or zero it, so that fields it does not know keep
+ *    their defaults.
  *  - Thread safety: distinct objects may be used from distinct threads; one
  *    object must not be used from two threads at once.
  */

@@ -1,8 +1,13 @@
 /*
- * cmd_serve.c — `gpudiag serve`: options, then the exporter (src/serve/).
+ * cmd_serve.c — `gpudiag serve`: options, then the exporter (src/serve/)
+ * until a signal; the messages and the signal handling live here, the
+ * library (src/serve/) neither prints nor touches signals.
  */
+#define _POSIX_C_SOURCE 200809L /* sigtimedwait, pthread_sigmask */
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +17,7 @@
 #include "cli/live.h"
 #include "gpudiag/specs.h"
 #include "serve/serve.h"
+#include "util/util.h"
 
 static void usage_serve(FILE *fp)
 {
@@ -47,6 +53,57 @@ static void usage_serve(FILE *fp)
             "\n"
             "Exit status: 0 stopped by SIGTERM/SIGINT; 2 usage error; 4 no GPU, driver or NVML\n"
             "library; 5 could not listen.  See docs/SERVE.md and deploy/.\n");
+}
+
+/* Run the exporter (src/serve/) until SIGTERM or SIGINT, or o->run_for_us:
+ * the CLI's half of it, the messages on stderr and the signals.  SIGTERM
+ * and SIGINT are blocked before the exporter starts its threads, so that
+ * they reach this thread only (sigtimedwait below); SIGPIPE is ignored (a
+ * scraper that goes away mid-response).  Returns gd_serve_start's status,
+ * or GD_EXIT_OK after a clean shutdown. */
+static gd_exit serve_until_stopped(const gd_serve_opts *o)
+{
+    sigset_t sigs, old;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &sigs, &old);
+    signal(SIGPIPE, SIG_IGN);
+
+    gd_server *srv = NULL;
+    gd_serve_info info;
+    gd_exit rc = gd_serve_start(o, &srv, &info);
+    if (info.warning[0])
+        fprintf(stderr, "gpudiag serve: %s\n", info.warning);
+    if (rc != GD_EXIT_OK) {
+        fprintf(stderr, "gpudiag serve: %s\n", info.error);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return rc;
+    }
+    fprintf(stderr, "gpudiag serve: listening on http://%s/metrics (%zu GPU%s, backend %s, every %.3g s)\n",
+            info.address, info.gpu_count, info.gpu_count == 1 ? "" : "s", info.backend, info.interval_s);
+
+    double deadline = o->run_for_us > 0 ? gd_mono_s() + (double)o->run_for_us / 1e6 : 0;
+    for (;;) {
+        struct timespec to = {1, 0};
+        if (deadline > 0) {
+            double left = deadline - gd_mono_s();
+            if (left <= 0)
+                break;
+            if (left < 1) {
+                to.tv_sec = 0;
+                to.tv_nsec = (long)(left * 1e9);
+            }
+        }
+        int sig = sigtimedwait(&sigs, NULL, &to);
+        if (sig == SIGTERM || sig == SIGINT) {
+            fprintf(stderr, "gpudiag serve: %s, shutting down\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+            break;
+        }
+    }
+    gd_serve_stop(&srv);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return GD_EXIT_OK;
 }
 
 gd_exit gd_cmd_serve(int argc, char **argv)
@@ -151,5 +208,5 @@ gd_exit gd_cmd_serve(int argc, char **argv)
     if (optind < argc) {
         return gd_usage_error("serve", "serve takes no arguments, got '%s'", argv[optind]);
     }
-    return gd_serve_run(&o);
+    return serve_until_stopped(&o);
 }

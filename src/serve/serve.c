@@ -9,7 +9,6 @@
 #include <math.h>
 #include <netdb.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +27,7 @@
 
 #define GD_SERVE_DEFAULT_LISTEN "127.0.0.1:9400"
 
-typedef struct gd_server {
+struct gd_server {
     gd_serve_opts opts;
     char hostname[256];
     gpudiag_sampler *sampler;
@@ -48,7 +47,11 @@ typedef struct gd_server {
     char health_msg[256];
     double last_render_s;
     uint64_t scrapes;
-} gd_server;
+
+    struct MHD_Daemon *daemon;       /* NULL until listening */
+    pthread_t sampler_tid;
+    int have_thread;                 /* sampler_tid runs */
+};
 
 /* Render both exposition formats and the report from the window. */
 static void render_all(gd_server *srv)
@@ -250,147 +253,144 @@ static unsigned bound_port(struct MHD_Daemon *d)
     return info ? info->port : 0;
 }
 
-gd_exit gd_serve_run(const gd_serve_opts *in)
+/* Fill srv->opts (defaults), srv->hostname and the sampler, and the peak
+ * from the GPU table when needed (info->warning when it has none).
+ * GD_EXIT_OK, or the exit status with info->error. */
+static gd_exit serve_setup(gd_server *srv, const gd_serve_opts *in, struct sockaddr_storage *ss, socklen_t *sslen,
+                           gd_serve_info *info)
 {
-    gd_server srv;
-    memset(&srv, 0, sizeof srv);
-    srv.opts = *in;
-    if (!srv.opts.listen)
-        srv.opts.listen = GD_SERVE_DEFAULT_LISTEN;
-    if (srv.opts.interval_us <= 0)
-        srv.opts.interval_us = 1000000;
-    if (srv.opts.window_us <= 0)
-        srv.opts.window_us = 300 * (int64_t)1000000;
-    if (srv.opts.max_connections == 0)
-        srv.opts.max_connections = 64;
+    srv->opts = *in;
+    if (!srv->opts.listen)
+        srv->opts.listen = GD_SERVE_DEFAULT_LISTEN;
+    if (srv->opts.interval_us <= 0)
+        srv->opts.interval_us = 1000000;
+    if (srv->opts.window_us <= 0)
+        srv->opts.window_us = 300 * (int64_t)1000000;
+    if (srv->opts.max_connections == 0)
+        srv->opts.max_connections = 64;
 
-    struct sockaddr_storage ss;
-    socklen_t sslen = 0;
     char why[300];
-    if (parse_listen(srv.opts.listen, &ss, &sslen, why, sizeof why) != 0) {
-        fprintf(stderr, "gpudiag serve: --listen %s: %s\n", srv.opts.listen, why);
+    if (parse_listen(srv->opts.listen, ss, sslen, why, sizeof why) != 0) {
+        snprintf(info->error, sizeof info->error, "--listen %s: %s", srv->opts.listen, why);
         return GD_EXIT_USAGE;
     }
 
-    const char *host = srv.opts.hostname;
+    const char *host = srv->opts.hostname;
     if (!host)
         host = getenv("NODE_NAME");
     if (host && *host)
-        snprintf(srv.hostname, sizeof srv.hostname, "%s", host);
-    else if (gethostname(srv.hostname, sizeof srv.hostname - 1) != 0)
-        srv.hostname[0] = '\0';
+        snprintf(srv->hostname, sizeof srv->hostname, "%s", host);
+    else if (gethostname(srv->hostname, sizeof srv->hostname - 1) != 0)
+        srv->hostname[0] = '\0';
 
     gpudiag_error err;
     memset(&err, 0, sizeof err);
-    gpudiag_status st = gpudiag_sampler_open(srv.opts.backend, &srv.sampler, &err);
+    gpudiag_status st = gpudiag_sampler_open(srv->opts.backend, &srv->sampler, &err);
     if (st != GPUDIAG_OK) {
-        fprintf(stderr, "gpudiag serve: %s\n", err.message[0] ? err.message : gpudiag_strerror(st));
+        snprintf(info->error, sizeof info->error, "%s", err.message[0] ? err.message : gpudiag_strerror(st));
         return st == GPUDIAG_ERR_NODEV ? GD_EXIT_NO_DEVICE : (st == GPUDIAG_ERR_ARG ? GD_EXIT_USAGE : GD_EXIT_INTERNAL);
     }
-    srv.gpu_count = gpudiag_sampler_gpu_count(srv.sampler);
-    if (isnan(srv.opts.peak_flops_per_gpu) && isfinite(srv.opts.model_flops_per_token) && srv.gpu_count > 0) {
-        const gpudiag_gpu_info *g0 = gpudiag_sampler_gpu(srv.sampler, 0);
+    srv->gpu_count = gpudiag_sampler_gpu_count(srv->sampler);
+    if (isnan(srv->opts.peak_flops_per_gpu) && isfinite(srv->opts.model_flops_per_token) && srv->gpu_count > 0) {
+        const gpudiag_gpu_info *g0 = gpudiag_sampler_gpu(srv->sampler, 0);
         const gpudiag_gpu_spec *spec = g0 ? gpudiag_gpu_find(g0->name) : NULL;
-        if (spec && srv.opts.dtype >= 0 && srv.opts.dtype < GPUDIAG_DTYPE_COUNT &&
-            isfinite(spec->peak_tflops[srv.opts.dtype]))
-            srv.opts.peak_flops_per_gpu = spec->peak_tflops[srv.opts.dtype] * 1e12;
+        if (spec && srv->opts.dtype >= 0 && srv->opts.dtype < GPUDIAG_DTYPE_COUNT &&
+            isfinite(spec->peak_tflops[srv->opts.dtype]))
+            srv->opts.peak_flops_per_gpu = spec->peak_tflops[srv->opts.dtype] * 1e12;
         else
-            fprintf(stderr, "gpudiag serve: no peak for '%s' in %s in the GPU table: gpudiag_mfu needs --peak-tflops\n",
-                    g0 ? g0->name : "?", gpudiag_dtype_name((gpudiag_dtype)srv.opts.dtype));
+            snprintf(info->warning, sizeof info->warning,
+                     "no peak for '%s' in %s in the GPU table: gpudiag_mfu needs --peak-tflops", g0 ? g0->name : "?",
+                     gpudiag_dtype_name((gpudiag_dtype)srv->opts.dtype));
     }
-    srv.window = gd_window_new(srv.sampler, srv.hostname, &srv.opts);
-    if (!srv.window) {
-        fprintf(stderr, "gpudiag serve: out of memory\n");
-        gpudiag_sampler_free(&srv.sampler);
+    return GD_EXIT_OK;
+}
+
+gd_exit gd_serve_start(const gd_serve_opts *in, gd_server **out, gd_serve_info *info)
+{
+    memset(info, 0, sizeof *info);
+    *out = NULL;
+    gd_server *srv = calloc(1, sizeof *srv);
+    if (!srv) {
+        snprintf(info->error, sizeof info->error, "out of memory");
         return GD_EXIT_INTERNAL;
     }
-    pthread_mutex_init(&srv.lock, NULL);
+    struct sockaddr_storage ss;
+    socklen_t sslen = 0;
+    gd_exit rc = serve_setup(srv, in, &ss, &sslen, info);
+    if (rc != GD_EXIT_OK) {
+        gpudiag_sampler_free(&srv->sampler);
+        free(srv);
+        return rc;
+    }
+    srv->window = gd_window_new(srv->sampler, srv->hostname, &srv->opts);
+    if (!srv->window) {
+        snprintf(info->error, sizeof info->error, "out of memory");
+        gpudiag_sampler_free(&srv->sampler);
+        free(srv);
+        return GD_EXIT_INTERNAL;
+    }
+    pthread_mutex_init(&srv->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&srv.wake, &ca);
+    pthread_cond_init(&srv->wake, &ca);
     pthread_condattr_destroy(&ca);
-    srv.last_render_s = NAN;
-    snprintf(srv.health_msg, sizeof srv.health_msg, "starting: no sample yet");
+    srv->last_render_s = NAN;
+    snprintf(srv->health_msg, sizeof srv->health_msg, "starting: no sample yet");
+    *out = srv;
 
-    /* Signals go to this thread only (sigtimedwait below). */
-    sigset_t sigs, old;
-    sigemptyset(&sigs);
-    sigaddset(&sigs, SIGTERM);
-    sigaddset(&sigs, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &sigs, &old);
-    signal(SIGPIPE, SIG_IGN);
-
-    int rc = GD_EXIT_OK;
-    pthread_t sampler_tid;
-    int have_thread = 0;
     /* First round before listening, so the first scrape already has data. */
-    gd_window_sample(srv.window, srv.sampler);
-    render_all(&srv);
+    gd_window_sample(srv->window, srv->sampler);
+    render_all(srv);
 
-    struct MHD_Daemon *d = MHD_start_daemon(
+    srv->daemon = MHD_start_daemon(
         MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0), 0, NULL,
-        NULL, handle, &srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE,
-        (unsigned)2, MHD_OPTION_CONNECTION_LIMIT, srv.opts.max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        NULL, handle, srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE,
+        (unsigned)2, MHD_OPTION_CONNECTION_LIMIT, srv->opts.max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
         (unsigned)32, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
         (size_t)32768, MHD_OPTION_END);
-    if (!d) {
-        fprintf(stderr, "gpudiag serve: cannot listen on %s: %s\n", srv.opts.listen,
-                errno ? strerror(errno) : "libmicrohttpd refused to start");
-        rc = GD_EXIT_INTERNAL;
-        goto out;
+    if (!srv->daemon) {
+        snprintf(info->error, sizeof info->error, "cannot listen on %s: %s", srv->opts.listen,
+                 errno ? strerror(errno) : "libmicrohttpd refused to start");
+        gd_serve_stop(out);
+        return GD_EXIT_INTERNAL;
     }
-    if (pthread_create(&sampler_tid, NULL, sampling_thread, &srv) != 0) {
-        fprintf(stderr, "gpudiag serve: cannot start the sampling thread\n");
-        rc = GD_EXIT_INTERNAL;
-        goto out;
+    if (pthread_create(&srv->sampler_tid, NULL, sampling_thread, srv) != 0) {
+        snprintf(info->error, sizeof info->error, "cannot start the sampling thread");
+        gd_serve_stop(out);
+        return GD_EXIT_INTERNAL;
     }
-    have_thread = 1;
-    {
-        char shown[300];
-        const char *colon = strrchr(srv.opts.listen, ':');
-        snprintf(shown, sizeof shown, "%.*s:%u", (int)(colon - srv.opts.listen), srv.opts.listen, bound_port(d));
-        fprintf(stderr, "gpudiag serve: listening on http://%s/metrics (%zu GPU%s, backend %s, every %.3g s)\n",
-                shown, srv.gpu_count, srv.gpu_count == 1 ? "" : "s", gpudiag_sampler_backend(srv.sampler),
-                (double)srv.opts.interval_us / 1e6);
-    }
+    srv->have_thread = 1;
+    const char *colon = strrchr(srv->opts.listen, ':');
+    snprintf(info->address, sizeof info->address, "%.*s:%u", (int)(colon - srv->opts.listen), srv->opts.listen,
+             bound_port(srv->daemon));
+    info->gpu_count = srv->gpu_count;
+    info->backend = gpudiag_sampler_backend(srv->sampler);
+    info->interval_s = (double)srv->opts.interval_us / 1e6;
+    return GD_EXIT_OK;
+}
 
-    double deadline = srv.opts.run_for_us > 0 ? gd_mono_s() + (double)srv.opts.run_for_us / 1e6 : 0;
-    for (;;) {
-        struct timespec to = {1, 0};
-        if (deadline > 0) {
-            double left = deadline - gd_mono_s();
-            if (left <= 0)
-                break;
-            if (left < 1) {
-                to.tv_sec = 0;
-                to.tv_nsec = (long)(left * 1e9);
-            }
-        }
-        int sig = sigtimedwait(&sigs, NULL, &to);
-        if (sig == SIGTERM || sig == SIGINT) {
-            fprintf(stderr, "gpudiag serve: %s, shutting down\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-            break;
-        }
+void gd_serve_stop(gd_server **psrv)
+{
+    gd_server *srv = psrv ? *psrv : NULL;
+    if (!srv)
+        return;
+    if (srv->have_thread) {
+        pthread_mutex_lock(&srv->lock);
+        srv->stopping = 1;
+        pthread_cond_signal(&srv->wake);
+        pthread_mutex_unlock(&srv->lock);
+        pthread_join(srv->sampler_tid, NULL);
     }
-
-out:
-    if (have_thread) {
-        pthread_mutex_lock(&srv.lock);
-        srv.stopping = 1;
-        pthread_cond_signal(&srv.wake);
-        pthread_mutex_unlock(&srv.lock);
-        pthread_join(sampler_tid, NULL);
-    }
-    if (d)
-        MHD_stop_daemon(d);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    free(srv.metrics_text);
-    free(srv.metrics_om);
-    free(srv.report_json);
-    gd_window_free(&srv.window);
-    gpudiag_sampler_free(&srv.sampler);
-    pthread_mutex_destroy(&srv.lock);
-    pthread_cond_destroy(&srv.wake);
-    return rc;
+    if (srv->daemon)
+        MHD_stop_daemon(srv->daemon);
+    free(srv->metrics_text);
+    free(srv->metrics_om);
+    free(srv->report_json);
+    gd_window_free(&srv->window);
+    gpudiag_sampler_free(&srv->sampler);
+    pthread_mutex_destroy(&srv->lock);
+    pthread_cond_destroy(&srv->wake);
+    free(srv);
+    *psrv = NULL;
 }

@@ -31,11 +31,32 @@ typedef struct gd_serve_opts {
     int64_t run_for_us;        /* stop after this long (tests); 0 = until SIGTERM/SIGINT */
 } gd_serve_opts;
 
-/* Run the exporter until SIGTERM or SIGINT (or run_for_us).  Prints one
- * line to stderr with the address it listens on.  Returns the process exit
- * status (util/exit_codes.h): GD_EXIT_OK clean shutdown, GD_EXIT_USAGE bad
- * --listen, GD_EXIT_NO_DEVICE no GPU/driver (message names what was looked
- * for), GD_EXIT_INTERNAL could not listen or start a thread. */
-gd_exit gd_serve_run(const gd_serve_opts *opts);
+/* A running exporter (serve.c): its sampling thread and HTTP daemon. */
+typedef struct gd_server gd_server;
+
+/* What gd_serve_start says, for the caller to show: the library prints
+ * nothing and leaves signals to the caller. */
+typedef struct gd_serve_info {
+    char address[320];   /* the listening HOST:PORT, the port as bound (--listen :0) */
+    size_t gpu_count;
+    const char *backend; /* the sampler backend's name (static) */
+    double interval_s;   /* sampling interval, seconds */
+    char warning[300];   /* "" or one line worth showing (no peak for gpudiag_mfu) */
+    char error[1024];    /* why the start failed, "" on success */
+} gd_serve_info;
+
+/* Start the exporter: open the sampler, take a first sample, listen, start
+ * the sampling thread.  Threads it starts inherit the caller's signal mask:
+ * block SIGTERM/SIGINT first to keep them on the caller's thread, and ignore
+ * SIGPIPE (a client that goes away mid-response).  Returns GD_EXIT_OK with
+ * *srv (stop it with gd_serve_stop) and info filled, else, with *srv NULL
+ * and info->error: GD_EXIT_USAGE bad --listen or backend, GD_EXIT_NO_DEVICE
+ * no GPU/driver (the message names what was looked for), GD_EXIT_INTERNAL
+ * out of memory, could not listen or start a thread. */
+gd_exit gd_serve_start(const gd_serve_opts *opts, gd_server **srv, gd_serve_info *info);
+
+/* Stop the sampling thread and the daemon, free everything, set *srv to
+ * NULL (NULL or *srv NULL: nothing). */
+void gd_serve_stop(gd_server **srv);
 
 #endif
