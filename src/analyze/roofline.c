@@ -130,33 +130,65 @@ static int ncu_names(const char *n, size_t nl, const char *k, size_t kl)
     return 0;
 }
 
-int gd_build_roofline(const gpudiag_trace *t, gpudiag_report *r, const gpudiag_analyze_opts *opts)
+/* The working set of gd_build_roofline: per name id an aggregate (then ncu's
+ * standalone kernels after nn), the ops with FLOPs and the kernel each gave
+ * them to, and the indexes that join them.  Freed by rctx_free. */
+typedef struct rctx {
+    const gpudiag_trace *t;
+    uint32_t nn;            /* trace names */
+    ragg *agg;              /* nn + ncu rows + 1 entries */
+    gd_op_flops *ops;       /* the trace's ops with FLOPs, by thread then start */
+    size_t no;
+    int64_t *best;          /* per op: the GPU op (index) its FLOPs go to, -1 none */
+    int64_t *trace_time;    /* per name: kernel time, ns */
+    uint64_t *trace_calls;  /* per name: kernel launches */
+    keyidx *byext;          /* External id -> index into ops (innermost ops only) */
+    size_t nx;
+    keyidx *rts;            /* correlation -> index into runtimes */
+    size_t nrt;
+    size_t nstand;          /* standalone ncu entries at agg[nn..] */
+    uint64_t ncu_matched;   /* ncu rows that named a trace kernel */
+} rctx;
+
+static void rctx_free(rctx *c)
 {
-    const gpudiag_ncu *ncu = opts ? opts->ncu : NULL;
-    if (t->op_flops.len == 0 && (!ncu || ncu->count == 0))
-        return 0;
-    uint32_t nn = t->names.count;
-    size_t nncu = ncu ? ncu->count : 0;
-    ragg *agg = calloc((size_t)nn + nncu + 1, sizeof *agg);
-    gd_op_flops *ops = malloc((t->op_flops.len + 1) * sizeof *ops);
-    int64_t *best = malloc((t->op_flops.len + 1) * sizeof *best);
-    int64_t *trace_time = calloc((size_t)nn + 1, sizeof *trace_time);
-    uint64_t *trace_calls = calloc((size_t)nn + 1, sizeof *trace_calls);
-    keyidx *byext = malloc((t->op_flops.len + 1) * sizeof *byext); /* External id -> index into ops */
-    keyidx *rts = malloc((t->runtimes.len + 1) * sizeof *rts);     /* correlation -> index into runtimes */
-    if (!agg || !ops || !best || !trace_time || !trace_calls || !byext || !rts)
-        goto oom;
-    for (uint32_t i = 0; i < nn; i++) {
-        agg[i].elt = GD_ELT_UNKNOWN;
-        agg[i].dt = -1;
+    free(c->agg);
+    free(c->ops);
+    free(c->best);
+    free(c->trace_time);
+    free(c->trace_calls);
+    free(c->byext);
+    free(c->rts);
+}
+
+/* Allocate c's arrays, copy and sort the ops, set `inner` on each op that
+ * encloses another op of its thread (FLOPs count at the innermost ops, those
+ * without it), and build the two join indexes.  0, or -1 on allocation
+ * failure. */
+static int rctx_init(rctx *c, const gpudiag_trace *t, size_t nncu)
+{
+    c->t = t;
+    c->nn = t->names.count;
+    c->agg = calloc((size_t)c->nn + nncu + 1, sizeof *c->agg);
+    c->ops = malloc((t->op_flops.len + 1) * sizeof *c->ops);
+    c->best = malloc((t->op_flops.len + 1) * sizeof *c->best);
+    c->trace_time = calloc((size_t)c->nn + 1, sizeof *c->trace_time);
+    c->trace_calls = calloc((size_t)c->nn + 1, sizeof *c->trace_calls);
+    c->byext = malloc((t->op_flops.len + 1) * sizeof *c->byext);
+    c->rts = malloc((t->runtimes.len + 1) * sizeof *c->rts);
+    if (!c->agg || !c->ops || !c->best || !c->trace_time || !c->trace_calls || !c->byext || !c->rts)
+        return -1;
+    for (uint32_t i = 0; i < c->nn; i++) {
+        c->agg[i].elt = GD_ELT_UNKNOWN;
+        c->agg[i].dt = -1;
     }
-    /* ---- ops joined to the kernels they launched ---- */
-    size_t no = t->op_flops.len;
+    gd_op_flops *ops = c->ops;
+    size_t no = c->no = t->op_flops.len;
     if (no)
         memcpy(ops, t->op_flops.data, no * sizeof *ops);
     qsort(ops, no, sizeof *ops, cmp_opf_span);
     for (size_t j = 0; j < no; j++) {
-        best[j] = -1;
+        c->best[j] = -1;
         ops[j].inner = 0;
         int64_t end = ops[j].ts_ns + ops[j].dur_ns;
         for (size_t k = j + 1; k < no && k < j + 64 && ops[k].tid == ops[j].tid && ops[k].ts_ns < end; k++)
@@ -165,86 +197,109 @@ int gd_build_roofline(const gpudiag_trace *t, gpudiag_report *r, const gpudiag_a
                 break;
             }
     }
-    size_t nx = 0;
     for (size_t j = 0; j < no; j++)
         if (ops[j].external_id >= 0 && !ops[j].inner)
-            byext[nx++] = (keyidx){ops[j].external_id, j};
-    qsort(byext, nx, sizeof *byext, cmp_keyidx);
-    size_t nrt = 0;
+            c->byext[c->nx++] = (keyidx){ops[j].external_id, j};
+    qsort(c->byext, c->nx, sizeof *c->byext, cmp_keyidx);
     for (size_t i = 0; i < t->runtimes.len; i++) {
         const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
         if (rt->correlation >= 0) {
-            rts[nrt++] = (keyidx){rt->correlation, i};
+            c->rts[c->nrt++] = (keyidx){rt->correlation, i};
         }
     }
-    qsort(rts, nrt, sizeof *rts, cmp_keyidx);
+    qsort(c->rts, c->nrt, sizeof *c->rts, cmp_keyidx);
+    return 0;
+}
+
+/* The op (index into c->ops) that launched kernel k: the last op of the
+ * launch call's thread starting at or before the call and still running at
+ * it, else the (first) op with the kernel's External id; SIZE_MAX if none. */
+static size_t op_of_kernel(const rctx *c, const gd_gpu_op *k)
+{
+    const gpudiag_trace *t = c->t;
+    const gd_op_flops *ops = c->ops;
+    size_t hit = SIZE_MAX;
+    if (k->flags & GD_GF_HAS_CORR) {
+        size_t rc = gd_find_i64(c->rts, c->nrt, sizeof *c->rts, k->correlation);
+        if (rc < c->nrt) {
+            const gd_runtime *rt = gd_vec_at(&t->runtimes, c->rts[rc].idx);
+            const int32_t rtid = gd_rt_tid(t, rt);
+            size_t lo = 0, hi = c->no;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (ops[mid].tid < rtid || (ops[mid].tid == rtid && ops[mid].ts_ns <= rt->ts_ns))
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            for (size_t n = 0; lo > 0 && n < 8; n++, lo--) {
+                const gd_op_flops *o = &ops[lo - 1];
+                if (o->tid != rtid)
+                    break;
+                if (!o->inner && rt->ts_ns < o->ts_ns + o->dur_ns) {
+                    hit = lo - 1;
+                    break;
+                }
+            }
+        }
+    }
+    if (hit == SIZE_MAX && (k->flags & GD_GF_HAS_EXT) && c->nx) {
+        /* no launch call recorded: the (first) op with the kernel's External id */
+        size_t x = gd_find_i64(c->byext, c->nx, sizeof *c->byext, k->external_id);
+        if (x < c->nx)
+            hit = c->byext[x].idx;
+    }
+    return hit;
+}
+
+/* Ops joined to the kernels they launched: per name the trace's kernel time
+ * and launches, and each op's FLOPs and bytes summed on the name of the
+ * longest kernel it launched (c->agg). */
+static void join_kernels(rctx *c)
+{
+    const gpudiag_trace *t = c->t;
     for (size_t i = 0; i < t->gpu_ops.len; i++) {
         const gd_gpu_op *k = gd_vec_at(&t->gpu_ops, i);
         if (k->kind != GD_GPU_KERNEL)
             continue;
-        trace_time[k->name_id] += k->dur_ns;
-        trace_calls[k->name_id]++;
-        if (no == 0)
+        c->trace_time[k->name_id] += k->dur_ns;
+        c->trace_calls[k->name_id]++;
+        if (c->no == 0)
             continue;
-        size_t hit = SIZE_MAX;
-        if (k->flags & GD_GF_HAS_CORR) {
-            size_t rc = gd_find_i64(rts, nrt, sizeof *rts, k->correlation);
-            if (rc < nrt) {
-                const gd_runtime *rt = gd_vec_at(&t->runtimes, rts[rc].idx);
-                const int32_t rtid = gd_rt_tid(t, rt);
-                /* the last op of the launch's thread starting at or before the launch */
-                size_t lo = 0, hi = no;
-                while (lo < hi) {
-                    size_t mid = lo + (hi - lo) / 2;
-                    if (ops[mid].tid < rtid || (ops[mid].tid == rtid && ops[mid].ts_ns <= rt->ts_ns))
-                        lo = mid + 1;
-                    else
-                        hi = mid;
-                }
-                for (size_t n = 0; lo > 0 && n < 8; n++, lo--) {
-                    const gd_op_flops *o = &ops[lo - 1];
-                    if (o->tid != rtid)
-                        break;
-                    if (!o->inner && rt->ts_ns < o->ts_ns + o->dur_ns) {
-                        hit = lo - 1;
-                        break;
-                    }
-                }
-            }
-        }
-        if (hit == SIZE_MAX && (k->flags & GD_GF_HAS_EXT) && nx) {
-            /* no launch call recorded: the (first) op with the kernel's External id */
-            size_t x = gd_find_i64(byext, nx, sizeof *byext, k->external_id);
-            if (x < nx)
-                hit = byext[x].idx;
-        }
+        size_t hit = op_of_kernel(c, k);
         if (hit == SIZE_MAX)
             continue;
         /* an op's FLOPs go to the longest kernel it launched */
-        if (best[hit] < 0 || k->dur_ns > ((const gd_gpu_op *)gd_vec_at(&t->gpu_ops, (size_t)best[hit]))->dur_ns)
-            best[hit] = (int64_t)i;
+        if (c->best[hit] < 0 ||
+            k->dur_ns > ((const gd_gpu_op *)gd_vec_at(&t->gpu_ops, (size_t)c->best[hit]))->dur_ns)
+            c->best[hit] = (int64_t)i;
     }
-    for (size_t j = 0; j < no; j++) {
-        if (best[j] < 0)
+    for (size_t j = 0; j < c->no; j++) {
+        if (c->best[j] < 0)
             continue;
-        const gd_gpu_op *k = gd_vec_at(&t->gpu_ops, (size_t)best[j]);
-        ragg *g = &agg[k->name_id];
+        const gd_gpu_op *k = gd_vec_at(&t->gpu_ops, (size_t)c->best[j]);
+        ragg *g = &c->agg[k->name_id];
         if (g->calls == 0) {
-            g->elt = ops[j].elt;
-            g->source = ops[j].source == GD_OPF_FLOPS_ARG ? "flops_arg" : "shapes";
+            g->elt = c->ops[j].elt;
+            g->source = c->ops[j].source == GD_OPF_FLOPS_ARG ? "flops_arg" : "shapes";
         }
         g->calls++;
         g->time_ns += k->dur_ns;
-        g->flops += ops[j].flops;
-        if (isnan(ops[j].bytes))
+        g->flops += c->ops[j].flops;
+        if (isnan(c->ops[j].bytes))
             g->bytes_unknown = 1;
         else
-            g->bytes += ops[j].bytes;
+            g->bytes += c->ops[j].bytes;
     }
-    /* ---- Nsight Compute rows, by kernel name ---- */
-    uint64_t ncu_matched = 0;
-    size_t nstand = 0;
-    for (size_t q = 0; q < nncu; q++) {
+}
+
+/* Nsight Compute rows by kernel name: a row naming a trace kernel replaces
+ * the shapes' estimate with measured numbers; others become standalone
+ * entries after c->nn (c->nstand, their time ncu's). */
+static void add_ncu_rows(rctx *c, const gpudiag_ncu *ncu)
+{
+    const gpudiag_trace *t = c->t;
+    for (size_t q = 0; q < ncu->count; q++) {
         const gpudiag_ncu_kernel *row = &ncu->kernels[q];
         size_t rl = strlen(row->name);
         double f = row->flops_fp64 + row->flops_fp32 + row->flops_fp16;
@@ -253,26 +308,27 @@ int gd_build_roofline(const gpudiag_trace *t, gpudiag_report *r, const gpudiag_a
                  : row->flops_fp16 > row->flops_fp32 ? GPUDIAG_DTYPE_FP16
                                                       : GPUDIAG_DTYPE_FP32;
         uint32_t hit = UINT32_MAX;
-        for (uint32_t i = 0; i < nn && hit == UINT32_MAX; i++)
-            if (trace_calls[i] && ncu_names(row->name, rl, gd_strtab_get(&t->names, i), gd_strtab_len(&t->names, i)))
+        for (uint32_t i = 0; i < c->nn && hit == UINT32_MAX; i++)
+            if (c->trace_calls[i] &&
+                ncu_names(row->name, rl, gd_strtab_get(&t->names, i), gd_strtab_len(&t->names, i)))
                 hit = i;
         ragg *g = NULL;
         if (hit != UINT32_MAX) {
-            ncu_matched++;
-            g = &agg[hit];
+            c->ncu_matched++;
+            g = &c->agg[hit];
             if (!g->source || strcmp(g->source, "ncu") != 0) {
                 /* measured numbers replace the shapes' estimate */
                 memset(g, 0, sizeof *g);
                 g->source = "ncu";
             }
         } else {
-            for (size_t s = 0; s < nstand && !g; s++) {
-                ragg *c = &agg[nn + s];
-                if (c->name_len == rl && memcmp(c->name, row->name, rl) == 0)
-                    g = c;
+            for (size_t s = 0; s < c->nstand && !g; s++) {
+                ragg *e = &c->agg[c->nn + s];
+                if (e->name_len == rl && memcmp(e->name, row->name, rl) == 0)
+                    g = e;
             }
             if (!g) {
-                g = &agg[nn + nstand++];
+                g = &c->agg[c->nn + c->nstand++];
                 g->source = "ncu";
                 g->standalone = 1;
                 g->name = row->name;
@@ -292,10 +348,18 @@ int gd_build_roofline(const gpudiag_trace *t, gpudiag_report *r, const gpudiag_a
         if (isnan(row->time_us))
             g->time_ns = -1; /* marks a row without a duration */
     }
-    /* ---- finish: trace names ---- */
+}
+
+/* The entries with FLOPs, compacted in place at the start of c->agg, by time
+ * (longest first, no time last): trace names with their names and µs (ncu
+ * ones scaled to the trace's launches), then the standalone ncu kernels.
+ * Returns how many. */
+static size_t finish_entries(rctx *c)
+{
+    const gpudiag_trace *t = c->t;
     size_t ne = 0;
-    ragg *out = agg; /* compact in place: entry e <= index */
-    for (uint32_t i = 0; i < nn; i++) {
+    ragg *agg = c->agg, *out = c->agg; /* compact in place: entry e <= index */
+    for (uint32_t i = 0; i < c->nn; i++) {
         ragg g = agg[i];
         if (!g.source || g.calls == 0)
             continue;
@@ -304,31 +368,83 @@ int gd_build_roofline(const gpudiag_trace *t, gpudiag_report *r, const gpudiag_a
         if (strcmp(g.source, "ncu") == 0) {
             /* mean of the profiled launches × the trace's launches (the exact
              * sum when the counts match, launch for launch in order) */
-            double n = (double)trace_calls[i], c = (double)g.calls;
-            g.flops = g.flops / c * n;
-            g.bytes = g.bytes / c * n;
-            g.calls = trace_calls[i];
-            g.time_ns = trace_time[i];
+            double n = (double)c->trace_calls[i], k = (double)g.calls;
+            g.flops = g.flops / k * n;
+            g.bytes = g.bytes / k * n;
+            g.calls = c->trace_calls[i];
+            g.time_ns = c->trace_time[i];
         }
         g.time_us = ns_to_us(g.time_ns);
         out[ne++] = g;
     }
-    for (size_t s = 0; s < nstand; s++) {
-        ragg g = agg[nn + s];
+    for (size_t s = 0; s < c->nstand; s++) {
+        ragg g = agg[c->nn + s];
         if (g.time_ns < 0)
             g.time_us = NAN;
         out[ne++] = g;
     }
-    if (ne == 0)
-        goto done;
     /* NaN times sort last */
     for (size_t e = 0; e < ne; e++)
         if (isnan(out[e].time_us))
             out[e].time_us = -1;
-    qsort(out, ne, sizeof *out, cmp_ragg_time);
+    if (ne)
+        qsort(out, ne, sizeof *out, cmp_ragg_time);
+    return ne;
+}
+
+/* One kernel's row of the roofline (DEFINITIONS "Roofline of the kernels"):
+ * its dtype and roof, FLOPs, bytes, intensity, achieved and attainable
+ * TFLOP/s and bound; the name is left to the caller. */
+static void roofline_kernel(gpudiag_roofline_kernel *k, const ragg *g, const gpudiag_gpu_spec *spec, double bw,
+                            gpudiag_dtype analysis, const gpudiag_analyze_opts *opts)
+{
+    k->source = g->source;
+    int dt = kernel_dtype(g, analysis);
+    /* FP32 inputs on AMD Matrix Cores (an MFMA kernel name, not a TF32/XF32
+     * one) on a GPU with an FP32 matrix rate: that peak, not the vector
+     * one (MI250 GCD: 45.25 vs 22.65 TFLOP/s, AMD data sheet) */
+    int matrix = g->dt < 0 && g->elt == GD_ELT_F32 && spec && spec->fp32_matrix_tflops > 0 &&
+                 gd_kernel_uses_tensor_cores(g->name, g->name_len) && !contains(g->name, g->name_len, "tf32") &&
+                 !contains(g->name, g->name_len, "xf32") && !contains(g->name, g->name_len, "XF32");
+    if (matrix)
+        dt = GPUDIAG_DTYPE_FP32;
+    /* FP32 inputs on a GPU without a TF32 rate (AMD CDNA, NVIDIA before
+     * Ampere): the FP32 roof is the one that applies */
+    if (dt == GPUDIAG_DTYPE_TF32 && g->dt < 0 && spec && !(spec->peak_tflops[GPUDIAG_DTYPE_TF32] > 0))
+        dt = GPUDIAG_DTYPE_FP32;
+    k->matrix_peak = matrix && !(opts && opts->peak_tflops > 0);
+    k->dtype = gpudiag_dtype_name((gpudiag_dtype)dt);
+    k->calls = g->calls;
+    k->time_us = g->time_us >= 0 ? g->time_us : NAN;
+    k->flops = g->flops;
+    k->bytes = g->bytes_unknown || !(g->bytes > 0) ? NAN : g->bytes;
+    k->intensity = k->bytes > 0 ? k->flops / k->bytes : NAN;
+    k->achieved_tflops = k->time_us > 0 ? k->flops / (k->time_us * 1e-6) / 1e12 : NAN;
+    double peak = opts && opts->peak_tflops > 0 ? opts->peak_tflops
+                  : matrix                        ? spec->fp32_matrix_tflops
+                  : spec                          ? spec->peak_tflops[dt]
+                                                  : NAN;
+    k->peak_tflops = peak > 0 ? peak : NAN;
+    k->peak_share = k->peak_tflops > 0 ? k->achieved_tflops / k->peak_tflops : NAN;
+    k->ridge = k->peak_tflops > 0 && bw > 0 ? k->peak_tflops * 1e3 / bw : NAN;
+    k->attainable_tflops = NAN;
+    k->bound = NULL;
+    if (!isnan(k->intensity) && !isnan(k->ridge)) {
+        k->attainable_tflops = fmin(k->peak_tflops, k->intensity * bw / 1e3);
+        k->bound = k->intensity >= k->ridge ? "compute" : "memory";
+    }
+}
+
+/* r->roofline from the ne (>= 1) entries out[], sorted: the roofs, totals
+ * and the GPUDIAG_ROOFLINE_TOP longest kernels.  0, or -1 on allocation
+ * failure (r->roofline, once set, is freed with the report). */
+static int fill_roofline(gpudiag_report *r, const gpudiag_analyze_opts *opts, const ragg *out, size_t ne,
+                         uint64_t ncu_matched)
+{
+    const gpudiag_ncu *ncu = opts ? opts->ncu : NULL;
     gpudiag_roofline *rl = calloc(1, sizeof *rl);
     if (!rl)
-        goto oom;
+        return -1;
     r->roofline = rl;
     const gpudiag_gpu_spec *spec = roof_spec(r, opts);
     double bw = opts && opts->mem_bw_gbs > 0 ? opts->mem_bw_gbs : spec ? spec->mem_bw_gbs : NAN;
@@ -340,7 +456,7 @@ int gd_build_roofline(const gpudiag_trace *t, gpudiag_report *r, const gpudiag_a
     if (ncu) {
         rl->ncu_path = gd_utf8_clean(ncu->path, strlen(ncu->path));
         if (!rl->ncu_path)
-            goto oom;
+            return -1;
         rl->ncu_rows = ncu->count;
         rl->ncu_matched = ncu_matched;
     }
@@ -357,68 +473,36 @@ int gd_build_roofline(const gpudiag_trace *t, gpudiag_report *r, const gpudiag_a
     }
     rl->kernel_time_share = r->kernel_time_us > 0 ? fmin(1.0, trace_us / r->kernel_time_us) : NAN;
     size_t top = ne < GPUDIAG_ROOFLINE_TOP ? ne : GPUDIAG_ROOFLINE_TOP;
-    rl->kernels = calloc(top, sizeof *rl->kernels); /* top >= 1: ne == 0 returned above */
+    rl->kernels = calloc(top, sizeof *rl->kernels); /* top >= 1 */
     if (!rl->kernels)
-        goto oom;
+        return -1;
     for (size_t e = 0; e < top; e++) {
-        const ragg *g = &out[e];
         gpudiag_roofline_kernel *k = &rl->kernels[e];
-        k->name = gd_utf8_clean(g->name, g->name_len);
+        k->name = gd_utf8_clean(out[e].name, out[e].name_len);
         if (!k->name)
-            goto oom;
+            return -1;
         rl->kernel_count = e + 1;
-        k->source = g->source;
-        int dt = kernel_dtype(g, analysis);
-        /* FP32 inputs on AMD Matrix Cores (an MFMA kernel name, not a TF32/XF32
-         * one) on a GPU with an FP32 matrix rate: that peak, not the vector
-         * one (MI250 GCD: 45.25 vs 22.65 TFLOP/s, AMD data sheet) */
-        int matrix = g->dt < 0 && g->elt == GD_ELT_F32 && spec && spec->fp32_matrix_tflops > 0 &&
-                     gd_kernel_uses_tensor_cores(g->name, g->name_len) && !contains(g->name, g->name_len, "tf32") &&
-                     !contains(g->name, g->name_len, "xf32") && !contains(g->name, g->name_len, "XF32");
-        if (matrix)
-            dt = GPUDIAG_DTYPE_FP32;
-        /* FP32 inputs on a GPU without a TF32 rate (AMD CDNA, NVIDIA before
-         * Ampere): the FP32 roof is the one that applies */
-        if (dt == GPUDIAG_DTYPE_TF32 && g->dt < 0 && spec && !(spec->peak_tflops[GPUDIAG_DTYPE_TF32] > 0))
-            dt = GPUDIAG_DTYPE_FP32;
-        k->matrix_peak = matrix && !(opts && opts->peak_tflops > 0);
-        k->dtype = gpudiag_dtype_name((gpudiag_dtype)dt);
-        k->calls = g->calls;
-        k->time_us = g->time_us >= 0 ? g->time_us : NAN;
-        k->flops = g->flops;
-        k->bytes = g->bytes_unknown || !(g->bytes > 0) ? NAN : g->bytes;
-        k->intensity = k->bytes > 0 ? k->flops / k->bytes : NAN;
-        k->achieved_tflops = k->time_us > 0 ? k->flops / (k->time_us * 1e-6) / 1e12 : NAN;
-        double peak = opts && opts->peak_tflops > 0 ? opts->peak_tflops
-                      : matrix                        ? spec->fp32_matrix_tflops
-                      : spec                          ? spec->peak_tflops[dt]
-                                                      : NAN;
-        k->peak_tflops = peak > 0 ? peak : NAN;
-        k->peak_share = k->peak_tflops > 0 ? k->achieved_tflops / k->peak_tflops : NAN;
-        k->ridge = k->peak_tflops > 0 && bw > 0 ? k->peak_tflops * 1e3 / bw : NAN;
-        k->attainable_tflops = NAN;
-        k->bound = NULL;
-        if (!isnan(k->intensity) && !isnan(k->ridge)) {
-            k->attainable_tflops = fmin(k->peak_tflops, k->intensity * bw / 1e3);
-            k->bound = k->intensity >= k->ridge ? "compute" : "memory";
-        }
+        roofline_kernel(k, &out[e], spec, bw, analysis, opts);
     }
-done:
-    free(agg);
-    free(ops);
-    free(best);
-    free(trace_time);
-    free(trace_calls);
-    free(byext);
-    free(rts);
     return 0;
-oom:
-    free(agg);
-    free(ops);
-    free(best);
-    free(trace_time);
-    free(trace_calls);
-    free(byext);
-    free(rts);
-    return -1;
+}
+
+int gd_build_roofline(const gpudiag_trace *t, gpudiag_report *r, const gpudiag_analyze_opts *opts)
+{
+    const gpudiag_ncu *ncu = opts ? opts->ncu : NULL;
+    if (t->op_flops.len == 0 && (!ncu || ncu->count == 0))
+        return 0;
+    rctx c;
+    memset(&c, 0, sizeof c);
+    int rc = -1;
+    if (rctx_init(&c, t, ncu ? ncu->count : 0) != 0)
+        goto out;
+    join_kernels(&c);
+    if (ncu)
+        add_ncu_rows(&c, ncu);
+    size_t ne = finish_entries(&c);
+    rc = ne ? fill_roofline(r, opts, c.agg, ne, c.ncu_matched) : 0;
+out:
+    rctx_free(&c);
+    return rc;
 }
