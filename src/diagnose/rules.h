@@ -42,6 +42,12 @@
 #define GD_GEMM_SHARE_MIN 0.20           /* GEMM kernels, of kernel time */
 #define GD_GEMM_UNDERFILLED_MIN 0.50     /* GEMM time with fewer blocks than SMs, of GEMM time */
 #define GD_RECOMPUTE_SHARE_MIN 0.10      /* recompute kernel time per step, of the step (recompute_cost) */
+/* memory_headroom_idle (DEFINITIONS "Memory headroom while the GPU idles") */
+#define GD_HEADROOM_RESERVED_MAX 0.5     /* peak reserved, of the device total: "well below" */
+#define GD_HEADROOM_FITS_MIN 2.0         /* a step's activations fit at least twice */
+#define GD_HEADROOM_FIXED_IDLE_MIN 0.10  /* idle on host_launch + optimizer + sync, of the step */
+#define GD_HEADROOM_BATCH_MULT_MAX 4.0   /* the largest micro-batch multiple the estimate assumes */
+#define GD_CHURN_CALLS_PER_STEP_MIN 1.0  /* cudaMalloc + cudaFree per step after the first (allocator_churn) */
 
 struct gpudiag_trace;
 

@@ -116,6 +116,8 @@ void gd_rule_offload(fbuilder *b);
 void gd_rule_memcpy(fbuilder *b);
 void gd_rule_pageable(fbuilder *b);
 void gd_rule_recompute(fbuilder *b); /* rules_memsave.c */
+void gd_rule_memory_headroom(fbuilder *b); /* rules_memory.c */
+void gd_rule_allocator_churn(fbuilder *b);
 
 /* ---- ranking and verdict (verdict.c) ----------------------------------- */
 

@@ -14,6 +14,21 @@
 #   share 0.9119822; per step: peak 2395818240, low 1e9, reserved 3e9; persistent 1e9,
 #   transient A; fits (0.9 x 34084028416 - 1e9) / A = 29675625574.4 / 1395818240 = 21.26038.
 #
+# Findings (docs/FINDINGS.md), by hand:
+#   ok_memory_headroom.json: memory_headroom_idle — peak reserved 3e9 <= 0.5 x total, fits 21.26 >= 2,
+#     GPU idle 500 of 1000 us per step on host_launch (fixed idle share 0.5 >= 0.10); m = min(21, 4) = 4,
+#     est_gain 0.5 x (1 - 1/4) = 0.375, high.
+#   ok_allocator_churn.json: three 1000 us steps; after the first, cudaFree 200 us + cudaMalloc 100 us
+#     (step 2, under an empty_cache frame) and cudaMalloc 100 us (step 3): 3 calls / 2 steps = 1.5 >= 1;
+#     malloc 1.0 and free 0.5 per step; est_gain 400 / 2000 = 0.2, high; 1 empty_cache call.  The
+#     cudaMalloc of step 1 (the cache filling) is not counted.
+#   resnet50_v100_num_workers_4 edited here ("memory halved, PyTorch >= 1.10"): every GPU event's
+#     Bytes halved (all are even), Total Allocated = 1e9 + the running sum of the halved Bytes,
+#     Total Reserved = 4e9, Addr added.  Peak allocated 1e9 + 2791505408 / 2 = 2395752704, peak
+#     reserved 4e9 (headroom 34084028416 - 4e9 = 30084028416); the GPU idles ~21 % of the step on
+#     host_launch + optimizer + sync (the report's idle causes): memory_headroom_idle fires with
+#     m = 4 and est_gain = that share x 0.75.  The unedited traces: silent (lower bounds only).
+#
 # Shared ResNet-50 traces (PyTorch 1.9: only Bytes): GPU 0, 8220 / 8280 events, lower-bound peak
 # 2791636480 / 2791505408 bytes (the running sum of Bytes; tests/oracle/README.md section 9,
 # checked there against the oracle too), has_totals false, reserved and headroom null,
@@ -57,6 +72,37 @@ grep -q '^MEMORY   GPU 0: peak allocated 2.23 GiB, reserved 2.79 GiB of 31.74 Gi
 grep -q 'a step allocates and frees 1.30 GiB beside 953.7 MiB held across steps: would fit 21.3x' "$TMP/h.txt" \
     && ok || nok "activations line"
 
+PYF=$(cat <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1])); f = {x["id"]: x for x in d["findings"]}
+h = f.get("memory_headroom_idle", {}); e = h.get("evidence", {})
+checks = [("fires", "memory_headroom_idle" in f, True), ("gain", h.get("est_gain"), 0.375),
+          ("severity", h.get("severity"), "high"), ("multiple", e.get("batch_multiple"), 4),
+          ("fixed idle", e.get("fixed_idle_share"), 0.5), ("fits", e.get("activation_fits"), 21.26038),
+          ("reserved", e.get("peak_reserved_bytes"), 3000000000), ("no churn", "allocator_churn" in f, False)]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-5)
+EOF
+)
+check_both_readers "$GD_TEST_DATA/ok_memory_headroom.json" "$PYF" || rc=1
+PYC=$(cat <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1])); f = {x["id"]: x for x in d["findings"]}
+c = f.get("allocator_churn", {}); e = c.get("evidence", {}); a = d["memory"]["allocator"]
+checks = [("fires", "allocator_churn" in f, True), ("gain", c.get("est_gain"), 0.2),
+          ("severity", c.get("severity"), "high"), ("malloc/step", e.get("malloc_calls_per_step"), 1.0),
+          ("free/step", e.get("free_calls_per_step"), 0.5), ("empty_cache", e.get("empty_cache_calls"), 1),
+          ("allocator", [a["steps"], a["malloc_calls"], a["free_calls"], a["time_us"], a["step_time_us"],
+                         a["empty_cache_calls"]], [2, 2, 1, 400, 2000, 1]),
+          ("no headroom", "memory_headroom_idle" in f, False)]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-6)
+EOF
+)
+check_both_readers "$GD_TEST_DATA/ok_allocator_churn.json" "$PYC" || rc=1
+
 T=${GD_SHARED:-$(cd "$(dirname "$0")/../.." && pwd)/../shared}/data/traces
 if [ -d "$T" ]; then
     for c in "0 8220 2791636480 4618" "4 8280 2791505408 2700"; do
@@ -81,6 +127,39 @@ EOF
         grep -q 'only allocation deltas (PyTorch < 1.10): counted from 0 at the first event, a lower bound' \
             "$TMP/r.txt" && ok || nok "resnet nw$1 lower-bound note"
     done
+    # the hand-edited copy: memory halved, totals added (see the header)
+    python3 - "$T/resnet50_v100_num_workers_4.pt.trace.json.gz" "$TMP/nw4_halved.json" <<'EOF'
+import gzip, json, sys
+d = json.load(gzip.open(sys.argv[1]))
+mem = sorted((e for e in d["traceEvents"] if e.get("name") == "[memory]" and e["args"].get("Device Type") == 1),
+             key=lambda e: e["ts"])
+run = 0
+for i, e in enumerate(mem):
+    assert e["args"]["Bytes"] % 2 == 0
+    e["args"]["Bytes"] //= 2
+    run += e["args"]["Bytes"]
+    e["args"].update({"Total Allocated": 1000000000 + run, "Total Reserved": 4000000000, "Addr": i + 1})
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+    PYH=$(cat <<'EOF'
+import json, os, sys
+d = json.load(open(sys.argv[1])); f = {x["id"]: x for x in d["findings"]}
+g = d["memory"]["devices"][0]; h = f.get("memory_headroom_idle", {}); e = h.get("evidence", {})
+ic = d["idle"]["by_cause_us"]
+fixed = (ic["host_launch"] + ic["optimizer"] + ic["sync"]) / len(d["steps"]) / d["summary"]["step_time_us"]["mean"]
+checks = [("has_totals", g["has_totals"], True), ("peak", g["peak_allocated_bytes"], 2395752704),
+          ("reserved", g["peak_reserved_bytes"], 4000000000), ("headroom", g["headroom_bytes"], 30084028416),
+          ("fires", "memory_headroom_idle" in f, True), ("multiple", e.get("batch_multiple"), 4),
+          ("fixed idle", e.get("fixed_idle_share"), fixed), ("gain", h.get("est_gain"), 0.75 * fixed),
+          ("fits >= 2", (e.get("activation_fits") or 0) >= 2, True)]
+print("  nw4 halved: fixed idle share %.4f, fits %.2f, gain %.4f" % (fixed, e.get("activation_fits") or 0,
+      h.get("est_gain") or 0))
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-5)
+EOF
+)
+    check_both_readers "$TMP/nw4_halved.json" "$PYH" || rc=1
 else
     echo "shared traces not found: resnet checks skipped"
 fi

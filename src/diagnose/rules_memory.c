@@ -1,0 +1,111 @@
+/*
+ * rules_memory.c — the rules over the memory timeline (issue 21 items 2-3;
+ * docs/DEFINITIONS.md "Memory timeline", "Memory headroom while the GPU
+ * idles", "Allocator churn"): memory_headroom_idle and allocator_churn.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "diagnose/rules_internal.h"
+#include "gpudiag/memory.h"
+
+/* The device whose memory binds the micro-batch: of those with a reserved
+ * level and a known total, the one with the fewest activation fits; NULL if none. */
+static const gpudiag_memory_device *binding_device(const gpudiag_memory *m)
+{
+    const gpudiag_memory_device *best = NULL;
+    for (size_t i = 0; i < m->device_count; i++) {
+        const gpudiag_memory_device *d = &m->devices[i];
+        if (!d->has_reserved || !(d->total_bytes > 0) || isnan(d->activation_fits))
+            continue;
+        if (!best || d->activation_fits < best->activation_fits)
+            best = d;
+    }
+    return best;
+}
+
+/* The paradox of the tuning guides (000 §2-§3, 001 §4): memory saved, the GPU
+ * idles on overheads a larger micro-batch would amortise. */
+void gd_rule_memory_headroom(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    const gpudiag_memory *m = r->memory;
+    if (!m || !r->step_count || !(r->avg_step_us > 0))
+        return;
+    const gpudiag_memory_device *d = binding_device(m);
+    if (!d || d->peak_reserved_bytes > GD_HEADROOM_RESERVED_MAX * d->total_bytes ||
+        !(d->activation_fits >= GD_HEADROOM_FITS_MIN))
+        return;
+    double fixed = (r->idle_cause_us[GPUDIAG_IDLE_HOST_LAUNCH] + r->idle_cause_us[GPUDIAG_IDLE_OPTIMIZER] +
+                    r->idle_cause_us[GPUDIAG_IDLE_SYNC]) /
+                   (double)r->step_count / r->avg_step_us;
+    if (!(fixed >= GD_HEADROOM_FIXED_IDLE_MIN))
+        return;
+    double mult = floor(d->activation_fits);
+    if (mult > GD_HEADROOM_BATCH_MULT_MAX)
+        mult = GD_HEADROOM_BATCH_MULT_MAX;
+    double gain = fixed * (1.0 - 1.0 / mult);
+    gpudiag_finding *f = rf_add(b, GD_F_memory_headroom_idle, sev_for_share(gain), gain);
+    gd_fb_ev(f, "device", d->id);
+    gd_fb_ev(f, "peak_reserved_bytes", d->peak_reserved_bytes);
+    gd_fb_ev(f, "peak_allocated_bytes", d->peak_allocated_bytes);
+    gd_fb_ev(f, "total_bytes", d->total_bytes);
+    gd_fb_ev(f, "headroom_share", d->headroom_share);
+    gd_fb_ev(f, "persistent_bytes", d->persistent_bytes);
+    gd_fb_ev(f, "transient_bytes", d->transient_bytes);
+    gd_fb_ev(f, "activation_fits", d->activation_fits);
+    gd_fb_ev(f, "batch_multiple", mult);
+    gd_fb_ev(f, "fixed_idle_share", fixed);
+    gd_fb_text(b, f,
+               gd_format("GPU %d never holds more than %.2f GiB of its %.2f GiB (%.0f%% headroom) while it idles "
+                         "%.1f%% of each step on launches, the optimizer and syncs: a step's activations "
+                         "(%.2f GiB) would fit %.1fx",
+                         d->id, d->peak_reserved_bytes / 1073741824.0, d->total_bytes / 1073741824.0,
+                         100.0 * d->headroom_share, 100.0 * fixed, d->transient_bytes / 1073741824.0,
+                         d->activation_fits),
+               gd_format("Spend the memory on larger steps: raise the micro-batch (up to %.0fx here) before adding "
+                         "gradient accumulation, which keeps the small kernels; if activation checkpointing is on, "
+                         "checkpoint fewer layers first. Launches, the optimizer step and syncs cost about the same "
+                         "per step at any batch size, so %.0fx the samples per step cut the time per sample by "
+                         "~%.0f%%. Scale the learning rate with the batch and re-check the peak with "
+                         "profile_memory=True.",
+                         mult, mult, 100.0 * gain));
+}
+
+/* The caching allocator going to the driver inside the steps (DEFINITIONS "Allocator churn"). */
+void gd_rule_allocator_churn(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    const gpudiag_memory *m = r->memory;
+    if (!m || !m->alloc.steps || !(m->alloc.step_time_us > 0))
+        return;
+    const gpudiag_alloc_calls *ac = &m->alloc;
+    double steps = (double)ac->steps;
+    double per_step = (double)(ac->malloc_calls + ac->free_calls) / steps;
+    if (!(per_step >= GD_CHURN_CALLS_PER_STEP_MIN))
+        return;
+    double gain = ac->time_us / ac->step_time_us;
+    double unused = NAN;
+    for (size_t i = 0; i < m->device_count && isnan(unused); i++)
+        unused = m->devices[i].reserved_unused_bytes;
+    gpudiag_finding *f = rf_add(b, GD_F_allocator_churn, sev_for_share(gain), gain);
+    gd_fb_ev(f, "malloc_calls_per_step", (double)ac->malloc_calls / steps);
+    gd_fb_ev(f, "free_calls_per_step", (double)ac->free_calls / steps);
+    gd_fb_ev(f, "alloc_call_time_share", gain);
+    gd_fb_ev(f, "empty_cache_calls", (double)ac->empty_cache_calls);
+    gd_fb_ev(f, "reserved_unused_bytes", unused);
+    gd_fb_text(b, f,
+               gd_format("The caching allocator goes to the driver inside the steps: %.1f cudaMalloc and %.1f "
+                         "cudaFree calls per step after the first, %.1f%% of the step in them (each cudaFree also "
+                         "waits for the GPU)",
+                         (double)ac->malloc_calls / steps, (double)ac->free_calls / steps, 100.0 * gain),
+               gd_format("After the first step PyTorch's allocator should serve every tensor from its cache. Remove "
+                         "torch.cuda.empty_cache() from the loop (%llu call%s seen), keep shapes steady (pad or "
+                         "bucket variable sequence lengths), and set "
+                         "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True so segments grow in place instead of "
+                         "being freed and allocated again (it also cuts fragmentation). Near the memory limit the "
+                         "frees come from allocation retries: torch.cuda.memory_stats()[\"num_alloc_retries\"] "
+                         "counts them; lower the peak then.",
+                         (unsigned long long)ac->empty_cache_calls, ac->empty_cache_calls == 1 ? "" : "s"));
+}
