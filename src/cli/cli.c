@@ -13,6 +13,7 @@
 #include "cli/cmd_live.h"
 #include "cli/cmd_serve.h"
 #include "gpudiag/gpudiag.h"
+#include "ingest/formats.h"
 #include "util/exit_codes.h"
 
 static const char *prog = "gpudiag";
@@ -94,6 +95,19 @@ int gd_cli_run(int argc, char **argv)
     }
     if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
         printf("gpudiag %s\n", GPUDIAG_VERSION);
+        return finish(GD_EXIT_OK);
+    }
+    /* Hidden, for the shell completion (completion/gpudiag.bash): the command
+     * names of the table above and the --format names of the format table
+     * (src/ingest/formats.c), one per line. */
+    if (strcmp(cmd, "--list-commands") == 0) {
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+            printf("%s\n", commands[i].name);
+        return finish(GD_EXIT_OK);
+    }
+    if (strcmp(cmd, "--list-formats") == 0) {
+        for (size_t i = 0; i < gd_format_count; i++)
+            printf("%s\n", gd_formats[i]->name);
         return finish(GD_EXIT_OK);
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
