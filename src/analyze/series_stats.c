@@ -265,6 +265,361 @@ static int profiling_unreported(const gpudiag_gpu_series *x, double *scratch)
     return med >= GD_SERIES_PROF_UNREPORTED_UTIL;
 }
 
+/* The samples the statistics read, a view into `full` (*view): profiling
+ * fields that read exactly 0 throughout while GPU-Util's median is >= 0.50
+ * are not reported (dcgm-exporter#662), not idle, and read as missing
+ * (DEFINITIONS "Profiling fields that read 0 throughout"); the leading and
+ * trailing runs of idle samples (compute indicator below GD_SERIES_IDLE_MAX) of
+ * a GPU that works in between are left out when at least 2 samples remain and
+ * the runs are at most half the samples (DEFINITIONS "Monitoring series",
+ * Warm-up and tear-down).  Sets o->profiling_unreported, warmup_samples,
+ * teardown_samples and excluded_us. */
+static void stats_view(const gpudiag_gpu_series *full, gpudiag_gpu_summary *o, gpudiag_gpu_series *view,
+                       double *scratch)
+{
+    *view = *full;
+    o->profiling_unreported = profiling_unreported(full, scratch);
+    if (o->profiling_unreported)
+        for (size_t k = 0; k < sizeof prof_fields / sizeof prof_fields[0]; k++)
+            view->v[prof_fields[k]] = NULL;
+    const double *cc = has_values(view->v[GPUDIAG_M_SM_ACTIVE], full->count)  ? view->v[GPUDIAG_M_SM_ACTIVE]
+                       : has_values(view->v[GPUDIAG_M_GPU_UTIL], full->count) ? view->v[GPUDIAG_M_GPU_UTIL]
+                                                                              : view->v[GPUDIAG_M_GR_ENGINE_ACTIVE];
+    size_t a = full->count, z = 0;
+    for (size_t i = 0; cc && i < full->count; i++)
+        if (!isnan(cc[i]) && cc[i] >= GD_SERIES_IDLE_MAX) {
+            if (a == full->count)
+                a = i;
+            z = i + 1;
+        }
+    if (a < z && z - a >= 2 && (a > 0 || z < full->count) && 2 * (full->count - (z - a)) <= full->count) {
+        o->warmup_samples = a;
+        o->teardown_samples = full->count - z;
+        o->excluded_us =
+            (double)(full->t_us[a] - full->t_us[0]) + (double)(full->t_us[full->count - 1] - full->t_us[z - 1]);
+        view->count = z - a;
+        view->t_us = full->t_us + a;
+        for (int m = 0; m < GPUDIAG_M_COUNT; m++)
+            if (view->v[m])
+                view->v[m] = full->v[m] + a;
+    }
+}
+
+/* A GPU's identity, sample count, duration (the whole log), median interval
+ * and per-metric statistics over the view x, and the metrics that stand for
+ * compute and bandwidth: a bandwidth metric exactly 0 in every sample while
+ * the GPU computes is not reported by the driver (DCGM DRAMA 0.000
+ * throughout), unknown rather than "low" (o->bandwidth_unreported). */
+static void gpu_stats(const gpudiag_gpu_series *full, const gpudiag_gpu_series *x, gpudiag_gpu_summary *o,
+                      double *scratch)
+{
+    o->index = x->index;
+    o->kind = x->kind;
+    o->instance = x->instance;
+    memcpy(o->name, x->name, sizeof o->name);
+    memcpy(o->uuid, x->uuid, sizeof o->uuid);
+    memcpy(o->bus_id, x->bus_id, sizeof o->bus_id);
+    memcpy(o->hostname, x->hostname, sizeof o->hostname);
+    memcpy(o->mig_profile, x->mig_profile, sizeof o->mig_profile);
+    memcpy(o->pod, x->pod, sizeof o->pod);
+    memcpy(o->k8s_namespace, x->k8s_namespace, sizeof o->k8s_namespace);
+    memcpy(o->container, x->container, sizeof o->container);
+    o->pod_changes = x->pod_changes;
+    o->pods = x->pods;
+    o->samples = full->count;
+    size_t n = x->count;
+    o->duration_us = full->count ? (double)(full->t_us[full->count - 1] - full->t_us[0]) : NAN;
+    o->interval_us = NAN;
+    if (n >= 2) {
+        for (size_t i = 1; i < n; i++)
+            scratch[i - 1] = (double)(x->t_us[i] - x->t_us[i - 1]);
+        static const double half = 0.5;
+        gd_quantiles(scratch, n - 1, &half, 1, &o->interval_us);
+    }
+    for (int m = 0; m < GPUDIAG_M_COUNT; m++)
+        gd_metric_stats(x->v[m], n, gd_metric_is_fraction((gpudiag_metric)m), scratch, &o->stats[m]);
+    const gpudiag_metric_stats *st = o->stats;
+    o->compute_metric = st[GPUDIAG_M_SM_ACTIVE].n         ? GPUDIAG_M_SM_ACTIVE
+                        : st[GPUDIAG_M_GPU_UTIL].n        ? GPUDIAG_M_GPU_UTIL
+                        : st[GPUDIAG_M_GR_ENGINE_ACTIVE].n ? GPUDIAG_M_GR_ENGINE_ACTIVE
+                                                          : GPUDIAG_M_COUNT;
+    o->bandwidth_metric = st[GPUDIAG_M_DRAM_ACTIVE].n ? GPUDIAG_M_DRAM_ACTIVE
+                          : st[GPUDIAG_M_MEM_UTIL].n  ? GPUDIAG_M_MEM_UTIL
+                                                      : GPUDIAG_M_COUNT;
+    if (o->compute_metric < GPUDIAG_M_COUNT && st[o->compute_metric].max >= GD_SERIES_WORK_MIN) {
+        if (o->bandwidth_metric == GPUDIAG_M_DRAM_ACTIVE && st[GPUDIAG_M_DRAM_ACTIVE].max == 0) {
+            o->bandwidth_unreported = 1;
+            o->bandwidth_metric = st[GPUDIAG_M_MEM_UTIL].n && st[GPUDIAG_M_MEM_UTIL].max > 0 ? GPUDIAG_M_MEM_UTIL
+                                                                                            : GPUDIAG_M_COUNT;
+        } else if (o->bandwidth_metric == GPUDIAG_M_MEM_UTIL && st[GPUDIAG_M_MEM_UTIL].max == 0) {
+            o->bandwidth_unreported = 1;
+            o->bandwidth_metric = GPUDIAG_M_COUNT;
+        }
+    }
+}
+
+/* Memory used ÷ total per sample: its median (o->mem_used_share) and maximum;
+ * with no total in the log (dmon fb) the GPU table's memory label of the
+ * named GPU, as GiB (DEFINITIONS "Monitoring series", memory;
+ * o->mem_total_from_spec). */
+static void mem_used_share(const gpudiag_gpu_series *x, gpudiag_gpu_summary *o, double *scratch, double *tmp)
+{
+    size_t n = x->count;
+    o->mem_used_share = o->mem_used_share_max = NAN;
+    const double *used = x->v[GPUDIAG_M_MEM_USED_BYTES], *total = x->v[GPUDIAG_M_MEM_TOTAL_BYTES];
+    double spec_total = NAN;
+    if (used && !total && x->name[0]) {
+        const gpudiag_gpu_spec *sp = gpudiag_gpu_find(x->name);
+        if (sp && sp->mem_gb > 0) {
+            spec_total = sp->mem_gb * 1073741824.0;
+            o->mem_total_from_spec = 1;
+        }
+    }
+    if (used && (total || !isnan(spec_total))) {
+        size_t k = 0;
+        double mx = NAN;
+        for (size_t i = 0; i < n; i++) {
+            double tt = total ? total[i] : spec_total;
+            tmp[i] = (!isnan(used[i]) && !isnan(tt) && tt > 0) ? used[i] / tt : NAN;
+            if (!isnan(tmp[i])) {
+                scratch[k++] = tmp[i];
+                if (isnan(mx) || tmp[i] > mx)
+                    mx = tmp[i];
+            }
+        }
+        if (k) {
+            static const double half = 0.5;
+            gd_quantiles(scratch, k, &half, 1, &o->mem_used_share);
+            o->mem_used_share_max = mx;
+        }
+    }
+}
+
+/* The three indicators (memory, compute, bandwidth levels), the health checks,
+ * in use and idle holding memory.  GPU-Util busy is never idle, whatever the
+ * compute indicator says (DEFINITIONS "Never idle while GPU-Util is busy").
+ * Returns whether the GPU works (some compute or GPU-Util sample >=
+ * GD_SERIES_WORK_MIN). */
+static int gpu_levels(gpudiag_gpu_summary *o)
+{
+    const gpudiag_metric_stats *st = o->stats;
+    const gpudiag_metric_stats *cs = o->compute_metric < GPUDIAG_M_COUNT ? &st[o->compute_metric] : NULL;
+    const gpudiag_metric_stats *bs = o->bandwidth_metric < GPUDIAG_M_COUNT ? &st[o->bandwidth_metric] : NULL;
+    o->memory_level = isnan(o->mem_used_share) ? NULL : o->mem_used_share >= GD_SERIES_MEM_FULL ? "full" : "low";
+    o->compute_level = cs ? (cs->median >= GD_SERIES_HEALTH_MEDIAN ? "high" : "low") : NULL;
+    o->bandwidth_level = bs ? (bs->median >= GD_SERIES_BW_HIGH ? "high" : "low") : NULL;
+    o->health_median_ok = cs ? cs->median >= GD_SERIES_HEALTH_MEDIAN : -1;
+    o->health_p10_ok = cs ? cs->p10 >= GD_SERIES_HEALTH_P10 : -1;
+    o->health_low_ok = cs ? cs->low_share < GD_SERIES_HEALTH_LOW_SHARE : -1;
+    double used_max = st[GPUDIAG_M_MEM_USED_BYTES].max;
+    int holds = (!isnan(o->mem_used_share) && o->mem_used_share >= GD_SERIES_HOLD_SHARE) ||
+                (!isnan(used_max) && st[GPUDIAG_M_MEM_USED_BYTES].median >= GD_SERIES_HOLD_BYTES);
+    const gpudiag_metric_stats *us = &st[GPUDIAG_M_GPU_UTIL];
+    int util_busy = us->n && us->p95 >= GD_SERIES_IDLE_MAX;
+    int works = (cs && cs->max >= GD_SERIES_WORK_MIN) || (us->n && us->max >= GD_SERIES_WORK_MIN);
+    o->in_use = works || holds;
+    o->idle_holding_memory = holds && cs && cs->p95 < GD_SERIES_IDLE_MAX && !util_busy;
+    return works;
+}
+
+/* Repeating dips of the compute indicator and their correlation with
+ * traffic (o->dip_period_us, dip_acf, traffic_corr), for a working GPU with
+ * more than one sample; then the time in dips, samples GD_SERIES_DIP_DEPTH
+ * below the median, and their mean (o->dip_share, dip_mean). */
+static void gpu_dips(const gpudiag_gpu_series *x, gpudiag_gpu_summary *o, int works, int snapshot, double *tmp)
+{
+    size_t n = x->count;
+    const gpudiag_metric_stats *cs = o->compute_metric < GPUDIAG_M_COUNT ? &o->stats[o->compute_metric] : NULL;
+    o->dip_period_us = o->dip_acf = o->traffic_corr = NAN;
+    if (cs && works && !snapshot) {
+        dips(x->v[o->compute_metric], n, cs, o->interval_us, &o->dip_period_us, &o->dip_acf);
+        /* collectives send and receive alike; input batches flow host→GPU only: NVLink rx+tx,
+         * else the bidirectional part of PCIe, min(rx, tx) */
+        const double *a = x->v[GPUDIAG_M_NVLINK_RX_BPS], *b = x->v[GPUDIAG_M_NVLINK_TX_BPS];
+        int nvl = a || b;
+        if (!nvl) {
+            a = x->v[GPUDIAG_M_PCIE_RX_BPS];
+            b = x->v[GPUDIAG_M_PCIE_TX_BPS];
+        }
+        if (nvl || (a && b)) {
+            for (size_t i = 0; i < n; i++) {
+                double va = a ? a[i] : 0, vb = b ? b[i] : 0;
+                tmp[i] = nvl ? va + vb : (va < vb ? va : vb);
+            }
+            o->traffic_corr = corr(x->v[o->compute_metric], tmp, n);
+        }
+    }
+    o->dip_share = o->dip_mean = NAN;
+    if (cs && cs->n) {
+        const double *c = x->v[o->compute_metric];
+        size_t deep = 0;
+        double dsum = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!isnan(c[i]) && c[i] < cs->median - GD_SERIES_DIP_DEPTH) {
+                deep++;
+                dsum += c[i];
+            }
+        o->dip_share = (double)deep / (double)cs->n;
+        if (deep)
+            o->dip_mean = dsum / (double)deep;
+    }
+}
+
+/* Throttling from the cumulative throttle-time counter, between its first
+ * and last reading (o->throttle_counter_share; not with assumed times). */
+static void throttle_counter(const gpudiag_gpu_series *x, gpudiag_gpu_summary *o, gpudiag_time_source ts)
+{
+    size_t n = x->count;
+    o->throttle_counter_share = NAN;
+    const double *tc = x->v[GPUDIAG_M_THROTTLE_TIME_US];
+    if (!tc || ts == GPUDIAG_TIME_ASSUMED)
+        return;
+    size_t a = n, z = n;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(tc[i])) {
+            if (a == n)
+                a = i;
+            z = i;
+        }
+    if (a < z && x->t_us[z] > x->t_us[a] && tc[z] >= tc[a]) {
+        double sh = (tc[z] - tc[a]) / (double)(x->t_us[z] - x->t_us[a]);
+        o->throttle_counter_share = sh > 1 ? 1 : sh;
+    }
+}
+
+/* Throttling per sample: a throttle reason bit, a power or thermal violation,
+ * or a temperature at or above the slowdown temperature (DEFINITIONS "One -q
+ * snapshot") makes a sample throttled.  o->temp_at_slowdown_share,
+ * reasons_any, throttle_share (of the samples that say), and
+ * throttle_clock_loss (the SM clock of loaded throttled samples against the
+ * unthrottled ones, else the maximum clock). */
+static void throttle_samples(const gpudiag_gpu_series *x, gpudiag_gpu_summary *o)
+{
+    size_t n = x->count;
+    const gpudiag_metric_stats *st = o->stats;
+    int has_cs = o->compute_metric < GPUDIAG_M_COUNT;
+    o->throttle_share = o->throttle_clock_loss = NAN;
+    const double *rs = x->v[GPUDIAG_M_CLOCK_REASONS], *pv = x->v[GPUDIAG_M_POWER_VIOLATION],
+                 *tv = x->v[GPUDIAG_M_THERMAL_VIOLATION];
+    const double *tc_now = x->v[GPUDIAG_M_TEMP_C], *tc_slow = x->v[GPUDIAG_M_TEMP_SLOWDOWN_C];
+    o->temp_at_slowdown_share = NAN;
+    if (tc_now && tc_slow) {
+        size_t both = 0, hot = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!isnan(tc_now[i]) && !isnan(tc_slow[i])) {
+                both++;
+                hot += tc_now[i] >= tc_slow[i];
+            }
+        if (both)
+            o->temp_at_slowdown_share = (double)hot / (double)both;
+        else
+            tc_now = tc_slow = NULL;
+    } else {
+        tc_now = tc_slow = NULL;
+    }
+    if (!(rs || pv || tv || tc_now))
+        return;
+    size_t known = 0, thr = 0, nthr_clk = 0, nfree_clk = 0;
+    double thr_clk = 0, free_clk = 0;
+    const double *clk = x->v[GPUDIAG_M_SM_CLOCK_MHZ], *load = has_cs ? x->v[o->compute_metric] : NULL;
+    for (size_t i = 0; i < n; i++) {
+        int k = 0, t = 0;
+        if (rs && !isnan(rs[i])) {
+            uint64_t bits = (uint64_t)rs[i];
+            o->reasons_any |= bits;
+            k = 1;
+            t |= (bits & THROTTLE_BITS) != 0;
+        }
+        if (pv && !isnan(pv[i])) {
+            k = 1;
+            t |= pv[i] > 0;
+        }
+        if (tv && !isnan(tv[i])) {
+            k = 1;
+            t |= tv[i] > 0;
+        }
+        if (tc_now && !isnan(tc_now[i]) && !isnan(tc_slow[i])) {
+            k = 1;
+            t |= tc_now[i] >= tc_slow[i];
+        }
+        known += k;
+        thr += t;
+        if (k && clk && !isnan(clk[i]) && load && !isnan(load[i]) && load[i] >= GD_SERIES_LOADED) {
+            if (t) {
+                thr_clk += clk[i];
+                nthr_clk++;
+            } else {
+                free_clk += clk[i];
+                nfree_clk++;
+            }
+        }
+    }
+    if (known)
+        o->throttle_share = (double)thr / (double)known;
+    double ref = nfree_clk ? free_clk / (double)nfree_clk : st[GPUDIAG_M_SM_CLOCK_MAX_MHZ].max;
+    if (nthr_clk && !isnan(ref) && ref > 0) {
+        double loss = 1 - thr_clk / (double)nthr_clk / ref;
+        o->throttle_clock_loss = loss < 0 ? 0 : loss > 1 ? 1 : loss;
+    }
+}
+
+/* While loaded: the share of samples with the SM clock below
+ * GD_SERIES_CLOCK_FRACTION of its maximum (o->clock_below_max_share), and
+ * whether the PCIe link ran below its maximum generation or width
+ * (o->pcie_degraded: 1, 0, or -1 unknown). */
+static void loaded_clock_and_link(const gpudiag_gpu_series *x, gpudiag_gpu_summary *o)
+{
+    size_t n = x->count;
+    const double *c = o->compute_metric < GPUDIAG_M_COUNT ? x->v[o->compute_metric] : NULL;
+    o->clock_below_max_share = NAN;
+    const double *clk = x->v[GPUDIAG_M_SM_CLOCK_MHZ], *cmax = x->v[GPUDIAG_M_SM_CLOCK_MAX_MHZ];
+    if (clk && cmax && c) {
+        size_t loaded = 0, below = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (isnan(c[i]) || c[i] < GD_SERIES_LOADED || isnan(clk[i]) || isnan(cmax[i]))
+                continue;
+            loaded++;
+            below += clk[i] < GD_SERIES_CLOCK_FRACTION * cmax[i];
+        }
+        if (loaded)
+            o->clock_below_max_share = (double)below / (double)loaded;
+    }
+    o->pcie_degraded = -1;
+    const double *gen = x->v[GPUDIAG_M_PCIE_GEN], *genmax = x->v[GPUDIAG_M_PCIE_GEN_MAX],
+                 *w = x->v[GPUDIAG_M_PCIE_WIDTH], *wmax = x->v[GPUDIAG_M_PCIE_WIDTH_MAX];
+    if ((gen && genmax) || (w && wmax)) {
+        for (size_t i = 0; i < n; i++) {
+            int loaded = c && !isnan(c[i]) && c[i] >= GD_SERIES_LOADED;
+            if (!loaded)
+                continue;
+            int deg = (gen && genmax && !isnan(gen[i]) && !isnan(genmax[i]) && gen[i] < genmax[i]) ||
+                      (w && wmax && !isnan(w[i]) && !isnan(wmax[i]) && w[i] < wmax[i]);
+            if (deg)
+                o->pcie_degraded = 1;
+            else if (o->pcie_degraded < 0)
+                o->pcie_degraded = 0;
+        }
+    }
+}
+
+/* Sparklines and chart: equal-time buckets over the whole log (warm-up
+ * included) of compute, bandwidth and memory used ÷ total. */
+static void gpu_charts(const gpudiag_gpu_series *x, gpudiag_gpu_summary *o)
+{
+    size_t n = x->count;
+    const double *used = x->v[GPUDIAG_M_MEM_USED_BYTES], *total = x->v[GPUDIAG_M_MEM_TOTAL_BYTES];
+    const double *cv = o->compute_metric < GPUDIAG_M_COUNT ? x->v[o->compute_metric] : NULL;
+    const double *bv = o->bandwidth_metric < GPUDIAG_M_COUNT ? x->v[o->bandwidth_metric] : NULL;
+    const double *tot = used && total ? total : NULL;
+    double dummy[GPUDIAG_SPARK_POINTS];
+    bucketize(x, n, cv, NULL, GPUDIAG_SPARK_POINTS, NULL, o->spark, dummy);
+    bucketize(x, n, tot ? used : NULL, tot, GPUDIAG_SPARK_POINTS, NULL, o->spark_mem, dummy);
+    gpudiag_gpu_chart *ch = &o->chart;
+    ch->points = bucketize(x, n, cv, NULL, GPUDIAG_CHART_POINTS, ch->t_us, ch->compute, ch->compute_min);
+    bucketize(x, n, bv, NULL, GPUDIAG_CHART_POINTS, NULL, ch->bandwidth, NULL);
+    bucketize(x, n, tot ? used : NULL, tot, GPUDIAG_CHART_POINTS, NULL, ch->mem_share, NULL);
+}
+
 int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
 {
     memset(out, 0, sizeof *out);
@@ -298,300 +653,16 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
     for (size_t g = 0; g < s->gpu_count; g++) {
         const gpudiag_gpu_series *full = &s->gpus[g];
         gpudiag_gpu_summary *o = &out->gpus[g];
-        /* warm-up / tear-down: the leading and trailing runs of idle samples (compute indicator
-         * below GD_SERIES_IDLE_MAX) of a GPU that works in between are left out of the statistics
-         * when at least 2 samples remain and the runs are at most half the samples
-         * (DEFINITIONS "Monitoring series", Warm-up and tear-down) */
-        gpudiag_gpu_series view = *full;
-        const gpudiag_gpu_series *x = &view;
-        /* profiling fields that read exactly 0 throughout while GPU-Util's median is >= 0.50 are not
-         * reported (dcgm-exporter#662), not idle: read as missing (DEFINITIONS "Profiling fields that
-         * read 0 throughout") */
-        o->profiling_unreported = profiling_unreported(full, scratch);
-        if (o->profiling_unreported)
-            for (size_t k = 0; k < sizeof prof_fields / sizeof prof_fields[0]; k++)
-                view.v[prof_fields[k]] = NULL;
-        {
-            const double *cc = has_values(view.v[GPUDIAG_M_SM_ACTIVE], full->count)  ? view.v[GPUDIAG_M_SM_ACTIVE]
-                               : has_values(view.v[GPUDIAG_M_GPU_UTIL], full->count) ? view.v[GPUDIAG_M_GPU_UTIL]
-                                                                                      : view.v[GPUDIAG_M_GR_ENGINE_ACTIVE];
-            size_t a = full->count, z = 0;
-            for (size_t i = 0; cc && i < full->count; i++)
-                if (!isnan(cc[i]) && cc[i] >= GD_SERIES_IDLE_MAX) {
-                    if (a == full->count)
-                        a = i;
-                    z = i + 1;
-                }
-            if (a < z && z - a >= 2 && (a > 0 || z < full->count) && 2 * (full->count - (z - a)) <= full->count) {
-                o->warmup_samples = a;
-                o->teardown_samples = full->count - z;
-                o->excluded_us = (double)(full->t_us[a] - full->t_us[0]) +
-                                 (double)(full->t_us[full->count - 1] - full->t_us[z - 1]);
-                view.count = z - a;
-                view.t_us = full->t_us + a;
-                for (int m = 0; m < GPUDIAG_M_COUNT; m++)
-                    if (view.v[m])
-                        view.v[m] = full->v[m] + a;
-            }
-        }
-        o->index = x->index;
-        o->kind = x->kind;
-        o->instance = x->instance;
-        memcpy(o->name, x->name, sizeof o->name);
-        memcpy(o->uuid, x->uuid, sizeof o->uuid);
-        memcpy(o->bus_id, x->bus_id, sizeof o->bus_id);
-        memcpy(o->hostname, x->hostname, sizeof o->hostname);
-        memcpy(o->mig_profile, x->mig_profile, sizeof o->mig_profile);
-        memcpy(o->pod, x->pod, sizeof o->pod);
-        memcpy(o->k8s_namespace, x->k8s_namespace, sizeof o->k8s_namespace);
-        memcpy(o->container, x->container, sizeof o->container);
-        o->pod_changes = x->pod_changes;
-        o->pods = x->pods;
-        o->samples = full->count;
-        size_t n = x->count;
-        o->duration_us = full->count ? (double)(full->t_us[full->count - 1] - full->t_us[0]) : NAN;
-        o->interval_us = NAN;
-        if (n >= 2) {
-            for (size_t i = 1; i < n; i++)
-                scratch[i - 1] = (double)(x->t_us[i] - x->t_us[i - 1]);
-            static const double half = 0.5;
-            gd_quantiles(scratch, n - 1, &half, 1, &o->interval_us);
-        }
-        for (int m = 0; m < GPUDIAG_M_COUNT; m++)
-            gd_metric_stats(x->v[m], n, gd_metric_is_fraction((gpudiag_metric)m), scratch, &o->stats[m]);
-        const gpudiag_metric_stats *st = o->stats;
-        o->compute_metric = st[GPUDIAG_M_SM_ACTIVE].n         ? GPUDIAG_M_SM_ACTIVE
-                            : st[GPUDIAG_M_GPU_UTIL].n        ? GPUDIAG_M_GPU_UTIL
-                            : st[GPUDIAG_M_GR_ENGINE_ACTIVE].n ? GPUDIAG_M_GR_ENGINE_ACTIVE
-                                                              : GPUDIAG_M_COUNT;
-        o->bandwidth_metric = st[GPUDIAG_M_DRAM_ACTIVE].n ? GPUDIAG_M_DRAM_ACTIVE
-                              : st[GPUDIAG_M_MEM_UTIL].n  ? GPUDIAG_M_MEM_UTIL
-                                                          : GPUDIAG_M_COUNT;
-        /* a bandwidth metric that is exactly 0 in every sample while the GPU computes is not
-         * reported by the driver (DCGM DRAMA 0.000 throughout): unknown, not "low" */
-        if (o->compute_metric < GPUDIAG_M_COUNT && st[o->compute_metric].max >= GD_SERIES_WORK_MIN) {
-            if (o->bandwidth_metric == GPUDIAG_M_DRAM_ACTIVE && st[GPUDIAG_M_DRAM_ACTIVE].max == 0) {
-                o->bandwidth_unreported = 1;
-                o->bandwidth_metric = st[GPUDIAG_M_MEM_UTIL].n && st[GPUDIAG_M_MEM_UTIL].max > 0 ? GPUDIAG_M_MEM_UTIL
-                                                                                                : GPUDIAG_M_COUNT;
-            } else if (o->bandwidth_metric == GPUDIAG_M_MEM_UTIL && st[GPUDIAG_M_MEM_UTIL].max == 0) {
-                o->bandwidth_unreported = 1;
-                o->bandwidth_metric = GPUDIAG_M_COUNT;
-            }
-        }
-        /* memory used ÷ total per sample */
-        o->mem_used_share = o->mem_used_share_max = NAN;
-        const double *used = x->v[GPUDIAG_M_MEM_USED_BYTES], *total = x->v[GPUDIAG_M_MEM_TOTAL_BYTES];
-        /* no total in the log (dmon fb): the GPU table's memory label of the named GPU, as GiB
-         * (DEFINITIONS "Monitoring series", memory) */
-        double spec_total = NAN;
-        if (used && !total && x->name[0]) {
-            const gpudiag_gpu_spec *sp = gpudiag_gpu_find(x->name);
-            if (sp && sp->mem_gb > 0) {
-                spec_total = sp->mem_gb * 1073741824.0;
-                o->mem_total_from_spec = 1;
-            }
-        }
-        if (used && (total || !isnan(spec_total))) {
-            size_t k = 0;
-            double mx = NAN;
-            for (size_t i = 0; i < n; i++) {
-                double tt = total ? total[i] : spec_total;
-                tmp[i] = (!isnan(used[i]) && !isnan(tt) && tt > 0) ? used[i] / tt : NAN;
-                if (!isnan(tmp[i])) {
-                    scratch[k++] = tmp[i];
-                    if (isnan(mx) || tmp[i] > mx)
-                        mx = tmp[i];
-                }
-            }
-            if (k) {
-                static const double half = 0.5;
-                gd_quantiles(scratch, k, &half, 1, &o->mem_used_share);
-                o->mem_used_share_max = mx;
-            }
-        }
-        /* three indicators */
-        const gpudiag_metric_stats *cs = o->compute_metric < GPUDIAG_M_COUNT ? &st[o->compute_metric] : NULL;
-        const gpudiag_metric_stats *bs = o->bandwidth_metric < GPUDIAG_M_COUNT ? &st[o->bandwidth_metric] : NULL;
-        o->memory_level = isnan(o->mem_used_share) ? NULL : o->mem_used_share >= GD_SERIES_MEM_FULL ? "full" : "low";
-        o->compute_level = cs ? (cs->median >= GD_SERIES_HEALTH_MEDIAN ? "high" : "low") : NULL;
-        o->bandwidth_level = bs ? (bs->median >= GD_SERIES_BW_HIGH ? "high" : "low") : NULL;
-        o->health_median_ok = cs ? cs->median >= GD_SERIES_HEALTH_MEDIAN : -1;
-        o->health_p10_ok = cs ? cs->p10 >= GD_SERIES_HEALTH_P10 : -1;
-        o->health_low_ok = cs ? cs->low_share < GD_SERIES_HEALTH_LOW_SHARE : -1;
-        /* in use / idle holding memory */
-        double used_max = st[GPUDIAG_M_MEM_USED_BYTES].max;
-        int holds = (!isnan(o->mem_used_share) && o->mem_used_share >= GD_SERIES_HOLD_SHARE) ||
-                    (!isnan(used_max) && st[GPUDIAG_M_MEM_USED_BYTES].median >= GD_SERIES_HOLD_BYTES);
-        /* GPU-Util busy is never idle, whatever the compute indicator says (DEFINITIONS "Never idle
-         * while GPU-Util is busy"): a GPU flagged gpu_util_misleading is not also called idle */
-        const gpudiag_metric_stats *us = &st[GPUDIAG_M_GPU_UTIL];
-        int util_busy = us->n && us->p95 >= GD_SERIES_IDLE_MAX;
-        int works = (cs && cs->max >= GD_SERIES_WORK_MIN) || (us->n && us->max >= GD_SERIES_WORK_MIN);
-        o->in_use = works || holds;
-        o->idle_holding_memory = holds && cs && cs->p95 < GD_SERIES_IDLE_MAX && !util_busy;
-        /* repeating dips, traffic */
-        o->dip_period_us = o->dip_acf = o->traffic_corr = NAN;
-        if (cs && works && !out->snapshot) {
-            dips(x->v[o->compute_metric], n, cs, o->interval_us, &o->dip_period_us, &o->dip_acf);
-            /* collectives send and receive alike; input batches flow host→GPU only: NVLink rx+tx,
-             * else the bidirectional part of PCIe, min(rx, tx) */
-            const double *a = x->v[GPUDIAG_M_NVLINK_RX_BPS], *b = x->v[GPUDIAG_M_NVLINK_TX_BPS];
-            int nvl = a || b;
-            if (!nvl) {
-                a = x->v[GPUDIAG_M_PCIE_RX_BPS];
-                b = x->v[GPUDIAG_M_PCIE_TX_BPS];
-            }
-            if (nvl || (a && b)) {
-                for (size_t i = 0; i < n; i++) {
-                    double va = a ? a[i] : 0, vb = b ? b[i] : 0;
-                    tmp[i] = nvl ? va + vb : (va < vb ? va : vb);
-                }
-                o->traffic_corr = corr(x->v[o->compute_metric], tmp, n);
-            }
-        }
-        /* time in dips: samples GD_SERIES_DIP_DEPTH below the median, and their mean */
-        o->dip_share = o->dip_mean = NAN;
-        if (cs && cs->n) {
-            const double *c = x->v[o->compute_metric];
-            size_t deep = 0;
-            double dsum = 0;
-            for (size_t i = 0; i < n; i++)
-                if (!isnan(c[i]) && c[i] < cs->median - GD_SERIES_DIP_DEPTH) {
-                    deep++;
-                    dsum += c[i];
-                }
-            o->dip_share = (double)deep / (double)cs->n;
-            if (deep)
-                o->dip_mean = dsum / (double)deep;
-        }
-        /* throttling */
-        o->throttle_share = o->throttle_clock_loss = o->throttle_counter_share = NAN;
-        const double *tc = x->v[GPUDIAG_M_THROTTLE_TIME_US];
-        if (tc && out->time_source != GPUDIAG_TIME_ASSUMED) {
-            size_t a = n, z = n;
-            for (size_t i = 0; i < n; i++)
-                if (!isnan(tc[i])) {
-                    if (a == n)
-                        a = i;
-                    z = i;
-                }
-            if (a < z && x->t_us[z] > x->t_us[a] && tc[z] >= tc[a]) {
-                double sh = (tc[z] - tc[a]) / (double)(x->t_us[z] - x->t_us[a]);
-                o->throttle_counter_share = sh > 1 ? 1 : sh;
-            }
-        }
-        const double *rs = x->v[GPUDIAG_M_CLOCK_REASONS], *pv = x->v[GPUDIAG_M_POWER_VIOLATION],
-                     *tv = x->v[GPUDIAG_M_THERMAL_VIOLATION];
-        /* a GPU at or above its slowdown temperature is thermally throttled (DEFINITIONS "One -q
-         * snapshot"): such a sample counts as throttled, like a thermal reason bit */
-        const double *tc_now = x->v[GPUDIAG_M_TEMP_C], *tc_slow = x->v[GPUDIAG_M_TEMP_SLOWDOWN_C];
-        o->temp_at_slowdown_share = NAN;
-        if (tc_now && tc_slow) {
-            size_t both = 0, hot = 0;
-            for (size_t i = 0; i < n; i++)
-                if (!isnan(tc_now[i]) && !isnan(tc_slow[i])) {
-                    both++;
-                    hot += tc_now[i] >= tc_slow[i];
-                }
-            if (both)
-                o->temp_at_slowdown_share = (double)hot / (double)both;
-            else
-                tc_now = tc_slow = NULL;
-        } else {
-            tc_now = tc_slow = NULL;
-        }
-        if (rs || pv || tv || tc_now) {
-            size_t known = 0, thr = 0, nthr_clk = 0, nfree_clk = 0;
-            double thr_clk = 0, free_clk = 0;
-            const double *clk = x->v[GPUDIAG_M_SM_CLOCK_MHZ], *load = cs ? x->v[o->compute_metric] : NULL;
-            for (size_t i = 0; i < n; i++) {
-                int k = 0, t = 0;
-                if (rs && !isnan(rs[i])) {
-                    uint64_t bits = (uint64_t)rs[i];
-                    o->reasons_any |= bits;
-                    k = 1;
-                    t |= (bits & THROTTLE_BITS) != 0;
-                }
-                if (pv && !isnan(pv[i])) {
-                    k = 1;
-                    t |= pv[i] > 0;
-                }
-                if (tv && !isnan(tv[i])) {
-                    k = 1;
-                    t |= tv[i] > 0;
-                }
-                if (tc_now && !isnan(tc_now[i]) && !isnan(tc_slow[i])) {
-                    k = 1;
-                    t |= tc_now[i] >= tc_slow[i];
-                }
-                known += k;
-                thr += t;
-                if (k && clk && !isnan(clk[i]) && load && !isnan(load[i]) && load[i] >= GD_SERIES_LOADED) {
-                    if (t) {
-                        thr_clk += clk[i];
-                        nthr_clk++;
-                    } else {
-                        free_clk += clk[i];
-                        nfree_clk++;
-                    }
-                }
-            }
-            if (known)
-                o->throttle_share = (double)thr / (double)known;
-            double ref = nfree_clk ? free_clk / (double)nfree_clk : st[GPUDIAG_M_SM_CLOCK_MAX_MHZ].max;
-            if (nthr_clk && !isnan(ref) && ref > 0) {
-                double loss = 1 - thr_clk / (double)nthr_clk / ref;
-                o->throttle_clock_loss = loss < 0 ? 0 : loss > 1 ? 1 : loss;
-            }
-        }
-        o->clock_below_max_share = NAN;
-        const double *clk = x->v[GPUDIAG_M_SM_CLOCK_MHZ], *cmax = x->v[GPUDIAG_M_SM_CLOCK_MAX_MHZ];
-        if (clk && cmax && cs) {
-            const double *c = x->v[o->compute_metric];
-            size_t loaded = 0, below = 0;
-            for (size_t i = 0; i < n; i++) {
-                if (isnan(c[i]) || c[i] < GD_SERIES_LOADED || isnan(clk[i]) || isnan(cmax[i]))
-                    continue;
-                loaded++;
-                below += clk[i] < GD_SERIES_CLOCK_FRACTION * cmax[i];
-            }
-            if (loaded)
-                o->clock_below_max_share = (double)below / (double)loaded;
-        }
-        /* PCIe link: current below max while loaded */
-        o->pcie_degraded = -1;
-        const double *gen = x->v[GPUDIAG_M_PCIE_GEN], *genmax = x->v[GPUDIAG_M_PCIE_GEN_MAX],
-                     *w = x->v[GPUDIAG_M_PCIE_WIDTH], *wmax = x->v[GPUDIAG_M_PCIE_WIDTH_MAX];
-        if ((gen && genmax) || (w && wmax)) {
-            const double *c = cs ? x->v[o->compute_metric] : NULL;
-            for (size_t i = 0; i < n; i++) {
-                int loaded = c && !isnan(c[i]) && c[i] >= GD_SERIES_LOADED;
-                if (!loaded)
-                    continue;
-                int deg = (gen && genmax && !isnan(gen[i]) && !isnan(genmax[i]) && gen[i] < genmax[i]) ||
-                          (w && wmax && !isnan(w[i]) && !isnan(wmax[i]) && w[i] < wmax[i]);
-                if (deg)
-                    o->pcie_degraded = 1;
-                else if (o->pcie_degraded < 0)
-                    o->pcie_degraded = 0;
-            }
-        }
-        /* sparklines and chart: equal-time buckets over the whole log (warm-up included) */
-        x = full;
-        n = full->count;
-        used = x->v[GPUDIAG_M_MEM_USED_BYTES];
-        total = x->v[GPUDIAG_M_MEM_TOTAL_BYTES];
-        const double *cv = cs ? x->v[o->compute_metric] : NULL;
-        const double *bv = o->bandwidth_metric < GPUDIAG_M_COUNT ? x->v[o->bandwidth_metric] : NULL;
-        const double *tot = used && total ? total : NULL;
-        double dummy[GPUDIAG_SPARK_POINTS];
-        bucketize(x, n, cv, NULL, GPUDIAG_SPARK_POINTS, NULL, o->spark, dummy);
-        bucketize(x, n, tot ? used : NULL, tot, GPUDIAG_SPARK_POINTS, NULL, o->spark_mem, dummy);
-        gpudiag_gpu_chart *ch = &o->chart;
-        ch->points = bucketize(x, n, cv, NULL, GPUDIAG_CHART_POINTS, ch->t_us, ch->compute, ch->compute_min);
-        bucketize(x, n, bv, NULL, GPUDIAG_CHART_POINTS, NULL, ch->bandwidth, NULL);
-        bucketize(x, n, tot ? used : NULL, tot, GPUDIAG_CHART_POINTS, NULL, ch->mem_share, NULL);
+        gpudiag_gpu_series view;
+        stats_view(full, o, &view, scratch);
+        gpu_stats(full, &view, o, scratch);
+        mem_used_share(&view, o, scratch, tmp);
+        int works = gpu_levels(o);
+        gpu_dips(&view, o, works, out->snapshot, tmp);
+        throttle_counter(&view, o, out->time_source);
+        throttle_samples(&view, o);
+        loaded_clock_and_link(&view, o);
+        gpu_charts(full, o);
     }
     free(scratch);
     free(tmp);
