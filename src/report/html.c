@@ -13,6 +13,7 @@
 
 #include "gpudiag/gpudiag.h"
 #include "gpudiag/html.h"
+#include "gpudiag/memory.h"
 #include "gpudiag/roofline.h"
 #include "gpudiag/series.h"
 #include "report/finding_kind.h"
@@ -148,6 +149,8 @@ static const char *const CSS =
     "svg .axis{stroke:var(--line)}svg .grid{stroke:var(--line);stroke-dasharray:2 3}"
     "svg .stepline{stroke:var(--muted);stroke-width:.6;stroke-dasharray:3 3}"
     "svg .busy{fill:var(--busy)}svg .tc{fill:var(--tc)}svg .notc{fill:var(--notc)}"
+    "svg .mem{fill:var(--r-dataloader);opacity:.5}svg .memres{fill:none;stroke:var(--fg);stroke-width:1;"
+    "stroke-dasharray:4 2}"
     "table{border-collapse:collapse;margin:.5em 0;font-size:.9em}th,td{border:1px solid var(--line);"
     "padding:.2em .5em;text-align:left;vertical-align:top}td.n{text-align:right;white-space:nowrap}"
     "details{margin:.4em 0}summary{cursor:pointer;color:var(--muted)}"
@@ -594,6 +597,62 @@ static double sum(const double *v, size_t n)
     return s;
 }
 
+/* The memory timeline of GPU `device` when it has bins on the timeline's axis, else NULL. */
+static const gpudiag_memory_device *timeline_memory(const gpudiag_report *r, int device)
+{
+    for (size_t i = 0; r->memory && i < r->memory->device_count; i++) {
+        const gpudiag_memory_device *md = &r->memory->devices[i];
+        if (md->id == device && md->bins == r->timeline.bins && md->bins)
+            return md;
+    }
+    return NULL;
+}
+
+/* One GPU's memory row under its idle row (DEFINITIONS "Memory timeline", chart): the highest
+ * allocated level per bin as an area, the reserved level as a dashed line, both scaled to the
+ * device's memory (else to the highest level). */
+static void memory_row(hw *w, const gpudiag_memory_device *md, const gpudiag_timeline *tl, double y, double row,
+                       double bw)
+{
+    double *v = malloc(md->bins * sizeof *v);
+    double *res = md->reserved_max ? malloc(md->bins * sizeof *res) : NULL;
+    if (!v || (md->reserved_max && !res)) {
+        free(v);
+        free(res);
+        return;
+    }
+    double top = 0;
+    for (size_t i = 0; i < md->bins; i++) {
+        v[i] = isnan(md->allocated_max[i]) ? 0 : md->allocated_max[i];
+        if (res)
+            res[i] = isnan(md->reserved_max[i]) ? 0 : md->reserved_max[i];
+        top = fmax(top, fmax(v[i], res ? res[i] : 0));
+    }
+    double full = md->total_bytes > 0 ? md->total_bytes : top;
+    char b[64], b2[64];
+    if (full > 0) {
+        putf(w, "<g><line class=\"axis\" x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\"/>", LABEL_W, y + row,
+             LABEL_W + PLOT_W, y + row);
+        put(w, "<path class=\"mem\" d=\"");
+        area_path(w, NULL, v, md->bins, full, LABEL_W, bw, y + row, row);
+        putf(w, "\"><title>GPU %d allocated%s: peak %s of %s</title></path>", md->id,
+             md->has_totals ? "" : " (from 0 at the first event: a lower bound)",
+             gd_format_bytes(b, sizeof b, md->peak_allocated_bytes),
+             md->total_bytes > 0 ? gd_format_bytes(b2, sizeof b2, md->total_bytes) : "the highest level");
+        if (res) {
+            put(w, "<path class=\"memres\" d=\"M");
+            area_edge(w, NULL, res, md->bins, full, LABEL_W, bw, y + row, row, 0);
+            putf(w, "\"><title>GPU %d reserved: peak %s</title></path>", md->id,
+                 gd_format_bytes(b, sizeof b, md->peak_reserved_bytes));
+        }
+        putf(w, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">memory, of %s</text></g>", LABEL_W - 8,
+             y + 18, md->total_bytes > 0 ? "total" : "peak");
+    }
+    (void)tl;
+    free(v);
+    free(res);
+}
+
 static void write_timeline(hw *w, const gpudiag_report *r)
 {
     const gpudiag_timeline *tl = &r->timeline;
@@ -604,6 +663,8 @@ static void write_timeline(hw *w, const gpudiag_report *r)
     }
     const double row = 26, gap = 8, top = 18;
     size_t rows = tl->lane_count + 2 * tl->device_count;
+    for (size_t d = 0; d < tl->device_count; d++)
+        rows += timeline_memory(r, tl->devices[d].device) != NULL;
     double height = top + (row + 2) * (double)rows + gap * (double)tl->device_count + 34;
     double range_us = ns_to_us(tl->end_ns - tl->start_ns);
     double bw = PLOT_W / (double)tl->bins;
@@ -669,6 +730,11 @@ static void write_timeline(hw *w, const gpudiag_report *r)
         }
         free(acc);
         putf(w, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">idle, by cause</text></g>", LABEL_W - 8, y + 18);
+        const gpudiag_memory_device *md = timeline_memory(r, td->device);
+        if (md) {
+            y += row + 2;
+            memory_row(w, md, tl, y, row, bw);
+        }
         y += row + 2 + gap;
     }
     time_axis(w, LABEL_W, PLOT_W, plot_bottom, range_us, plot_bottom);

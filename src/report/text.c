@@ -541,18 +541,6 @@ static void roofline(const tw *w, const gpudiag_report *r)
     fputc('\n', w->fp);
 }
 
-static void mib(char *b, size_t n, double bytes)
-{
-    if (bytes >= 1073741824.0)
-        snprintf(b, n, "%.2f GiB", bytes / 1073741824.0);
-    else if (bytes >= 1048576.0)
-        snprintf(b, n, "%.1f MiB", bytes / 1048576.0);
-    else if (bytes >= 1024.0)
-        snprintf(b, n, "%.1f KiB", bytes / 1024.0);
-    else
-        snprintf(b, n, "%.0f B", bytes);
-}
-
 /* The memory timeline, one line per GPU with `[memory]` events, and the
  * allocator's calls when there are any (DEFINITIONS "Memory timeline"). */
 static void memory_lines(const tw *w, const gpudiag_report *r)
@@ -564,25 +552,25 @@ static void memory_lines(const tw *w, const gpudiag_report *r)
     size_t shown = m->device_count < 4 ? m->device_count : 4;
     for (size_t i = 0; i < shown; i++) {
         const gpudiag_memory_device *md = &m->devices[i];
-        mib(a, sizeof a, md->peak_allocated_bytes);
+        gd_format_bytes(a, sizeof a, md->peak_allocated_bytes);
         fprintf(w->fp, "%s%s%s   GPU %d: peak allocated %s%s", c_bold(w), i ? "      " : "MEMORY", c_off(w), md->id,
                 md->has_totals ? "" : ">= ", a);
         if (!isnan(md->peak_reserved_bytes)) {
-            mib(b, sizeof b, md->peak_reserved_bytes);
+            gd_format_bytes(b, sizeof b, md->peak_reserved_bytes);
             fprintf(w->fp, ", reserved %s", b);
         }
         if (!isnan(md->total_bytes)) {
-            mib(c, sizeof c, md->total_bytes);
+            gd_format_bytes(c, sizeof c, md->total_bytes);
             fprintf(w->fp, " of %s", c);
         }
         if (!isnan(md->headroom_share))
             fprintf(w->fp, " (headroom %.1f%%)", 100.0 * md->headroom_share);
         fputc('\n', w->fp);
         if (!isnan(md->transient_bytes)) {
-            mib(d, sizeof d, md->transient_bytes);
+            gd_format_bytes(d, sizeof d, md->transient_bytes);
             fprintf(w->fp, "         a step allocates and frees %s", d);
             if (!isnan(md->activation_fits)) {
-                mib(e, sizeof e, md->persistent_bytes);
+                gd_format_bytes(e, sizeof e, md->persistent_bytes);
                 fprintf(w->fp, " beside %s held across steps: would fit %.1fx", e, md->activation_fits);
             }
             fputc('\n', w->fp);
@@ -693,7 +681,7 @@ static void details(const tw *w, const gpudiag_report *r)
         if (!t->count)
             continue;
         if (t->bytes > 0) {
-            mib(a, sizeof a, t->bytes / steps);
+            gd_format_bytes(a, sizeof a, t->bytes / steps);
             if (t->time_us > 0)
                 snprintf(b, sizeof b, " at %.1f GB/s", gbs);
             else
@@ -708,7 +696,7 @@ static void details(const tw *w, const gpudiag_report *r)
     if (!copies)
         fputs("not available (no memcpys in the steps)", w->fp);
     else if (r->pageable.count) {
-        mib(a, sizeof a, r->pageable.bytes / steps);
+        gd_format_bytes(a, sizeof a, r->pageable.bytes / steps);
         fprintf(w->fp, "; pageable %s", a);
     }
     fputc('\n', w->fp);

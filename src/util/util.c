@@ -571,6 +571,19 @@ int gd_cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+char *gd_format_bytes(char *b, size_t n, double bytes)
+{
+    if (bytes >= 1073741824.0)
+        snprintf(b, n, "%.2f GiB", bytes / 1073741824.0);
+    else if (bytes >= 1048576.0)
+        snprintf(b, n, "%.1f MiB", bytes / 1048576.0);
+    else if (bytes >= 1024.0)
+        snprintf(b, n, "%.1f KiB", bytes / 1024.0);
+    else
+        snprintf(b, n, "%.0f B", bytes);
+    return b;
+}
+
 void gd_format_ns_as_us(int64_t ns, char b[GD_NS_AS_US_LEN])
 {
     int64_t q = ns / 1000, rem = ns % 1000;

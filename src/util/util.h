@@ -153,6 +153,10 @@ static inline double ns_to_us(int64_t ns) { return (double)ns / NS_PER_US; }
 #define GD_NS_AS_US_LEN 32
 void gd_format_ns_as_us(int64_t ns, char b[GD_NS_AS_US_LEN]);
 
+/* bytes (>= 0) in binary units for people: "2.23 GiB", "953.7 MiB", "1.5 KiB",
+ * "12 B" (GiB with 2 decimals, MiB/KiB with 1), into b[0..n); returns b. */
+char *gd_format_bytes(char *b, size_t n, double bytes);
+
 /* Seconds now on the wall clock (CLOCK_REALTIME: Unix time, for timestamps
  * in output) and on the monotonic clock (CLOCK_MONOTONIC: for intervals and
  * deadlines, never jumps).  Never fail. */

@@ -103,6 +103,15 @@ EOF
 )
 check_both_readers "$GD_TEST_DATA/ok_allocator_churn.json" "$PYC" || rc=1
 
+# the HTML timeline: a memory row under GPU 0's idle row, on the same bins (its area's title names
+# the peak and the total), the reserved level as a line; the page passes the HTML checker
+"$GPUDIAG" analyze -q --html "$TMP/h.html" "$GD_TEST_DATA/ok_memory_headroom.json" > /dev/null
+grep -q '<path class="mem" d="M[^"]*"><title>GPU 0 allocated: peak 2.23 GiB of 31.74 GiB</title></path>' "$TMP/h.html" \
+    && ok || nok "HTML memory area"
+grep -q '<path class="memres" d="M[^"]*"><title>GPU 0 reserved: peak 2.79 GiB</title></path>' "$TMP/h.html" \
+    && ok || nok "HTML reserved line"
+python3 "$HERE/htmlcheck.py" "$TMP/h.html" > /dev/null && ok || nok "HTML checker"
+
 T=${GD_SHARED:-$(cd "$(dirname "$0")/../.." && pwd)/../shared}/data/traces
 if [ -d "$T" ]; then
     for c in "0 8220 2791636480 4618" "4 8280 2791505408 2700"; do
