@@ -5,7 +5,8 @@
  * verdict per GPU.  On a terminal the verdict lines stay at the bottom; when
  * stdout is not a terminal, plain lines: a verdict line is printed when it
  * changes and once at the end.  `--csv` writes the monitoring CSV that
- * `gpudiag run` logs (docs/REPORT.md).
+ * `gpudiag run` logs, `--json` one JSON object per GPU per sample
+ * (gpudiag.watch/1; both in docs/REPORT.md).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -22,7 +23,7 @@
 #include "cli/cmd_live.h"
 #include "cli/live.h"
 
-enum { W_OPT_CSV = 200, W_OPT_BACKEND, W_OPT_GPUS, W_OPT_COUNT, W_OPT_INTERVAL };
+enum { W_OPT_CSV = 200, W_OPT_BACKEND, W_OPT_GPUS, W_OPT_COUNT, W_OPT_INTERVAL, W_OPT_JSON };
 
 static volatile sig_atomic_t watch_stop;
 
@@ -49,6 +50,9 @@ static void usage_watch(FILE *fp)
             "      --gpus LIST       only these GPUs: NVML indices or UUID prefixes, comma-separated\n"
             "      --csv             machine output: the monitoring CSV that 'gpudiag run' logs\n"
             "                        (nvidia-smi --query-gpu names; 'gpudiag analyze' reads it)\n"
+            "      --json            machine output: one JSON object per GPU per sample, one per line\n"
+            "                        (schema gpudiag.watch/1: the sample in bytes, W, MHz, %%, with\n"
+            "                        the rolling verdict)\n"
             "      --backend NAME    nvml (default) or test (synthetic GPUs; also $GPUDIAG_BACKEND)\n"
             "  -h, --help            show this help and exit\n"
             "\n"
@@ -93,7 +97,7 @@ static void print_row(const gpudiag_gpu_sample *s)
 typedef struct watch_settings {
     double interval;     /* seconds between samples */
     long count;          /* intervals to run; 0: until SIGINT/SIGTERM */
-    int csv;
+    int csv, json;
     const char *gpus, *backend; /* NULL unless given (borrowed from argv) */
 } watch_settings;
 
@@ -102,6 +106,7 @@ static const struct option watch_longopts[] = {
     {"count", required_argument, NULL, 'c'},
     {"gpus", required_argument, NULL, W_OPT_GPUS},
     {"csv", no_argument, NULL, W_OPT_CSV},
+    {"json", no_argument, NULL, W_OPT_JSON},
     {"backend", required_argument, NULL, W_OPT_BACKEND},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -137,6 +142,7 @@ static int parse_watch(int argc, char **argv, watch_settings *o)
         }
         case W_OPT_GPUS: o->gpus = optarg; break;
         case W_OPT_CSV: o->csv = 1; break;
+        case W_OPT_JSON: o->json = 1; break;
         case W_OPT_BACKEND: o->backend = optarg; break;
         case 'h': usage_watch(stdout); return GD_EXIT_OK;
         default:
@@ -145,6 +151,8 @@ static int parse_watch(int argc, char **argv, watch_settings *o)
     }
     if (optind < argc)
         return gd_usage_error("watch", "watch takes no arguments, got '%s'", argv[optind]);
+    if (o->csv && o->json)
+        return gd_usage_error("watch", "--csv and --json are two forms of the same output: give one");
     return GD_PARSE_GO;
 }
 
@@ -157,9 +165,55 @@ typedef struct watch_state {
     char (*last)[256];       /* n: the verdict last printed (not a terminal) */
 } watch_state;
 
-/* The header: the CSV's, or one line per GPU and the column titles. */
+/* One line of `watch --json` (docs/REPORT.md, gpudiag.watch/1): the sample
+ * in the units of gpudiag_gpu_sample (no rounding), unknown values null, and
+ * the rolling verdict after it. */
+static void watch_json_row(const gpudiag_gpu_info *g, const gpudiag_gpu_sample *s, const char *verdict)
+{
+    gd_json w;
+    if (gd_json_open(&w, stdout, 0) != 0)
+        return;
+    gd_json_obj(&w);
+    gd_json_kv_str(&w, "schema", "gpudiag.watch/1");
+    char t[40]; /* seconds since the epoch to the µs (gd_json_num keeps 9 digits) */
+    snprintf(t, sizeof t, "%.6f", s->t_s);
+    gd_json_key(&w, "t_s");
+    yajl_gen_number(w.g, t, strlen(t));
+    gd_json_kv_int(&w, "index", s->index);
+    gd_json_kv_str(&w, "uuid", g->uuid[0] ? g->uuid : NULL);
+    gd_json_kv_str(&w, "name", g->name[0] ? g->name : NULL);
+    gd_json_key(&w, "lost");
+    gd_json_bool(&w, s->lost);
+    const struct {
+        const char *k;
+        double v;
+    } f[] = {
+        {"gpu_util_pct", s->gpu_util_pct},           {"mem_util_pct", s->mem_util_pct},
+        {"mem_used_bytes", s->mem_used_bytes},       {"mem_total_bytes", s->mem_total_bytes},
+        {"mem_reserved_bytes", s->mem_reserved_bytes}, {"sm_clock_mhz", s->sm_clock_mhz},
+        {"sm_clock_max_mhz", s->sm_clock_max_mhz},   {"mem_clock_mhz", s->mem_clock_mhz},
+        {"mem_clock_max_mhz", s->mem_clock_max_mhz}, {"power_w", s->power_w},
+        {"power_limit_w", s->power_limit_w},         {"temp_c", s->temp_c},
+        {"pcie_rx_bytes_per_s", s->pcie_rx_bytes_per_s}, {"pcie_tx_bytes_per_s", s->pcie_tx_bytes_per_s},
+        {"pcie_gen", s->pcie_gen},                   {"pcie_gen_max", s->pcie_gen_max},
+        {"pcie_width", s->pcie_width},               {"pcie_width_max", s->pcie_width_max},
+        {"clock_event_reasons", s->has_clock_event_reasons ? (double)s->clock_event_reasons : NAN},
+        {"sm_active_pct", s->sm_active_pct},         {"sm_occupancy_pct", s->sm_occupancy_pct},
+        {"tensor_active_pct", s->tensor_active_pct}, {"dram_active_pct", s->dram_active_pct},
+        {"nvlink_rx_bytes_per_s", s->nvlink_rx_bytes_per_s}, {"nvlink_tx_bytes_per_s", s->nvlink_tx_bytes_per_s},
+    };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        gd_json_kv_num(&w, f[i].k, s->lost ? NAN : f[i].v);
+    gd_json_kv_str(&w, "verdict", verdict);
+    gd_json_end_obj(&w);
+    gd_json_close(&w);
+}
+
+/* The header: the CSV's, or one line per GPU and the column titles; none for --json. */
 static void watch_header(const watch_settings *o, const watch_state *st)
 {
+    if (o->json)
+        return;
     if (o->csv) {
         gd_live_csv_header(stdout);
     } else {
@@ -180,7 +234,7 @@ static void watch_header(const watch_settings *o, const watch_state *st)
  * change and at the last tick. */
 static void watch_tick(const watch_settings *o, watch_state *st, long k, int tty, size_t *shown)
 {
-    if (tty && !o->csv && *shown)
+    if (tty && !o->csv && !o->json && *shown)
         printf("\033[%zuA\033[J", *shown);
     *shown = 0;
     for (size_t i = 0; i < st->n; i++) {
@@ -189,12 +243,17 @@ static void watch_tick(const watch_settings *o, watch_state *st, long k, int tty
         gpudiag_gpu_sample smp;
         gpudiag_sampler_read(st->s, i, &smp, NULL);
         gd_live_window_push(&st->win[i], &smp);
-        if (o->csv)
+        if (o->json) {
+            char v[256];
+            gd_live_verdict(&st->win[i], gpudiag_sampler_gpu(st->s, i)->index, v, sizeof v);
+            watch_json_row(gpudiag_sampler_gpu(st->s, i), &smp, v);
+        } else if (o->csv) {
             gd_live_csv_row(stdout, gpudiag_sampler_gpu(st->s, i), &smp);
-        else
+        } else {
             print_row(&smp);
+        }
     }
-    if (o->csv)
+    if (o->csv || o->json)
         return;
     int final = o->count > 0 && k + 1 == o->count;
     for (size_t i = 0; i < st->n; i++) {

@@ -8,7 +8,7 @@
 # from the second sample on); old driver (v1 memory: used includes reserved,
 # ClocksThrottleReasons, no GPM); a library with only the required symbols
 # (everything N/A, no crash); a GPU lost mid-run; a GPU whose handle cannot be
-# opened; --gpus selection and usage errors; the tty-less verdict lines.
+# opened; --gpus selection and usage errors; the tty-less verdict lines; --json lines.
 # Environment: GPUDIAG, FAKE_NVML_FULL/OLD/MINIMAL (paths of the fake builds).
 # Exit: 0 all passed, 1 any failure, 77 fake libraries or python3 missing.
 
@@ -135,6 +135,50 @@ c = [("rows", len(rows), 6), ("gpu0 rows", len(g0), 3), ("name", g0[0][3], "NVID
 valcheck.run(c, "full csv")
 PY
 
+# -- full driver: JSON lines (gpudiag.watch/1) --------------------------------
+# The same script in the sampler's units: bytes (MiB x 2^20), bytes/s (KB/s x 1024 for
+# PCIe, MiB/s x 2^20 for GPM NVLink), W, MHz, %; unknown values null, never 0.
+CASE="full json"
+expect_rc 0 env GPUDIAG_NVML_LIB="$FAKE_NVML_FULL" FAKE_NVML_SCRIPT="$TMP/full.txt" \
+    "$GPUDIAG" watch --count 3 --interval 250ms --json
+python3 - "$TMP/out" <<'PY' && ok || nok "json values"
+import json, os, sys, time
+sys.path.insert(0, os.environ["GD_CLI_DIR"]); import valcheck
+lines = open(sys.argv[1]).read().splitlines()
+rows = [json.loads(l) for l in lines]
+g0 = [r for r in rows if r["index"] == 0]; g1 = [r for r in rows if r["index"] == 1]
+def later(k):
+    return set(r[k] for r in g0[1:]) - {None}
+c = [("lines", len(lines), 6), ("schema", set(r["schema"] for r in rows), {"gpudiag.watch/1"}),
+     ("order", [r["index"] for r in rows], [0, 1, 0, 1, 0, 1]),
+     ("name", g0[0]["name"], "NVIDIA H100 80GB HBM3"), ("uuid", g0[0]["uuid"][:4], "GPU-"),
+     ("lost", set(r["lost"] for r in rows), {False}),
+     ("util", g0[0]["gpu_util_pct"], 98), ("memutil", g0[0]["mem_util_pct"], 30),
+     ("used", g0[0]["mem_used_bytes"], 42949672960), ("total", g0[0]["mem_total_bytes"], 85899345920),
+     ("reserved", g0[0]["mem_reserved_bytes"], 536870912),
+     ("sm clock", g0[0]["sm_clock_mhz"], 1755), ("sm max", g0[0]["sm_clock_max_mhz"], 1980),
+     ("mem clock", g0[0]["mem_clock_mhz"], 2619), ("mem max", g0[0]["mem_clock_max_mhz"], 2619),
+     ("power", g0[0]["power_w"], 512.5), ("limit", g0[0]["power_limit_w"], 700), ("temp", g0[0]["temp_c"], 61),
+     ("rx", g0[0]["pcie_rx_bytes_per_s"], 2097152), ("tx", g0[0]["pcie_tx_bytes_per_s"], 524288),
+     ("gen", g0[0]["pcie_gen"], 4), ("gen max", g0[0]["pcie_gen_max"], 5), ("width", g0[0]["pcie_width"], 16),
+     ("reasons", g0[0]["clock_event_reasons"], 4),
+     ("sm active first", g0[0]["sm_active_pct"], None),
+     ("sm active later", [x for x in (r["sm_active_pct"] for r in g0[1:]) if x is not None],
+      [41, 43][:len([r for r in g0[1:] if r["sm_active_pct"] is not None])]),
+     ("tensor", later("tensor_active_pct"), {12}), ("dram", later("dram_active_pct"), {20}),
+     ("occupancy", later("sm_occupancy_pct"), {15}), ("nvlink rx", later("nvlink_rx_bytes_per_s"), {104857600}),
+     ("nvlink tx unsupported", set(r["nvlink_tx_bytes_per_s"] for r in g0), {None}),
+     ("gpu1 util seq", [r["gpu_util_pct"] for r in g1], [10, 20, 10]),
+     ("gpu1 temp unsupported", g1[0]["temp_c"], None), ("gpu1 power unset", g1[0]["power_w"], None),
+     ("gpu1 no gpm", g1[1]["sm_active_pct"], None),
+     ("time rises", all(a["t_s"] <= b["t_s"] for a, b in zip(g0, g0[1:])), True),
+     ("time is now", abs(g0[0]["t_s"] - time.time()) < 600, True),
+     ("verdicts", all(r["verdict"].startswith("GPU %d: " % r["index"]) for r in rows), True)]
+valcheck.run(c, "full json")
+PY
+expect_rc 2 "$GPUDIAG" watch --csv --json
+expect_err "give one"
+
 CASE="full text + verdict"
 expect_rc 0 env GPUDIAG_NVML_LIB="$FAKE_NVML_FULL" FAKE_NVML_SCRIPT="$TMP/full.txt" \
     "$GPUDIAG" watch --count 3 --interval 250ms --gpus 0
@@ -208,6 +252,14 @@ PY
 expect_rc 0 env GPUDIAG_NVML_LIB="$FAKE_NVML_FULL" FAKE_NVML_SCRIPT="$TMP/lost.txt" \
     "$GPUDIAG" watch --count 4 --interval 10ms --gpus 0
 grep -q "GPU is lost" "$TMP/out" && ok || nok "lost row in text"
+expect_rc 0 env GPUDIAG_NVML_LIB="$FAKE_NVML_FULL" FAKE_NVML_SCRIPT="$TMP/lost.txt" \
+    "$GPUDIAG" watch --count 4 --interval 10ms --gpus 0 --json
+python3 - "$TMP/out" <<'PY' && ok || nok "lost GPU in json"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [r["lost"] for r in rows] == [False, False, True, True], [r["lost"] for r in rows]
+assert rows[1]["temp_c"] == 50 and rows[2]["temp_c"] is None and rows[2]["gpu_util_pct"] is None, rows[2]
+PY
 grep -q "lost during the window" "$TMP/out" && ok || nok "lost in verdict"
 
 # -- test backend -----------------------------------------------------------
