@@ -736,115 +736,119 @@ static int graph_replays(actx *a, gd_vec *unrec)
     return 0;
 }
 
-int gd_build_idle(actx *a)
+/* The working state of gd_build_idle's gap attribution: the host activity
+ * sets, scratch sets reused per device, the gaps kept and the top gaps.
+ * Freed by idle_ctx_free. */
+typedef struct idle_ctx {
+    actx *a;
+    gd_vec host[HOST_SETS];  /* gd_iv: host activity by kind (HOST_*), merged */
+    gd_vec busy, idle;       /* gd_iv: one device's busy time and its gaps in the steps span */
+    gd_vec dops;             /* dev_op: one device's GPU ops by start */
+    gd_vec waits;            /* int64_t: starts of cudaStreamWaitEvent-like calls, sorted */
+    gd_vec unrec;            /* int64_t: launches of graph replays with no GPU op (graph_replays) */
+    gd_vec all;              /* gpudiag_gap: every gap, when max_gaps does not limit them */
+    kept_gap *kept;          /* the max_gaps longest gaps, when it does */
+    size_t nkept;
+    gpudiag_gap *top;        /* the GD_TOP_GAPS longest */
+    size_t ntop;
+    uint8_t *nclass;         /* per name id: 1 checked, 2 compilation, 4 warm-up, 8 compiled code */
+    gd_coll_join mpi;        /* which thread is in an MPI call when (has_mpi) */
+    int has_mpi;
+} idle_ctx;
+
+static void idle_ctx_free(idle_ctx *ic)
 {
+    gd_coll_join_free(&ic->mpi);
+    gd_vec_free(&ic->all);
+    gd_vec_free(&ic->dops);
+    gd_vec_free(&ic->waits);
+    gd_vec_free(&ic->unrec);
+    for (int h = 0; h < HOST_SETS; h++)
+        gd_vec_free(&ic->host[h]);
+    gd_vec_free(&ic->busy);
+    gd_vec_free(&ic->idle);
+    free(ic->top);
+    free(ic->kept);
+    free(ic->nclass);
+}
+
+/* Host activity from MPI calls and runtime/driver calls (DEFINITIONS "Idle
+ * gaps and their causes"): MPI calls, sync calls outside them (counted in
+ * r->sync_calls, sync_time_us inside the steps), every call as host
+ * activity, the stream-wait calls' starts, first calls and stream-capture
+ * windows.  0, or -1 on allocation failure. */
+static int host_call_sets(idle_ctx *ic)
+{
+    actx *a = ic->a;
     const gpudiag_trace *t = a->t;
     gpudiag_report *r = a->r;
-    gd_vec unrec;
-    gd_vec_init(&unrec, sizeof(int64_t));
-    if (graph_replays(a, &unrec) != 0) {
-        gd_vec_free(&unrec);
-        return -1;
-    }
-    gpudiag_timeline *tl = &r->timeline;
-    int have_span = a->nsteps && t->gpu_ops.len > 0 && a->span_e > a->span_s;
-    if (have_span) {
-        tl->start_ns = a->span_s;
-        tl->end_ns = a->span_e;
-        tl->bins = GPUDIAG_TIMELINE_BINS;
-        tl->bin_us = ns_to_us(a->span_e - a->span_s) / (double)tl->bins;
-        tl->devices = calloc(r->device_count + 1, sizeof *tl->devices);
-        if (!tl->devices) {
-            gd_vec_free(&unrec);
-            return -1;
-        }
-    }
-    if (stream_breakdown(a) != 0) {
-        gd_vec_free(&unrec);
-        return -1;
-    }
-    if (!have_span) {
-        gd_vec_free(&unrec);
-        return 0;
-    }
-
-    int rc = -1;
-    gd_vec host[HOST_SETS], busy, idle;
-    for (int h = 0; h < HOST_SETS; h++)
-        gd_vec_init(&host[h], sizeof(gd_iv));
-    gd_vec_init(&busy, sizeof(gd_iv));
-    gd_vec_init(&idle, sizeof(gd_iv));
-    gd_vec all, dops, waits;
-    gd_vec_init(&all, sizeof(gpudiag_gap));
-    gd_vec_init(&dops, sizeof(dev_op));
-    gd_vec_init(&waits, sizeof(int64_t));
-    gpudiag_gap *top = calloc(GD_TOP_GAPS, sizeof *top);
-    size_t ntop = 0;
-    kept_gap *kept = a->max_gaps ? malloc(a->max_gaps * sizeof *kept) : NULL;
-    size_t nkept = 0;
-    uint8_t *nclass = NULL;
-    gd_coll_join mpi;
-    memset(&mpi, 0, sizeof mpi);
-    if (!top || (a->max_gaps && !kept))
-        goto out;
-
-    /* MPI calls: communication (DEFINITIONS "Idle gaps and their causes", MPI) */
-    int has_mpi = 0;
+    gd_vec *host = ic->host;
     for (size_t i = 0; i < t->comm_calls.len; i++) {
         const gd_comm_call *c = gd_vec_at(&t->comm_calls, i);
         if (c->is_mpi) {
-            has_mpi = 1;
+            ic->has_mpi = 1;
             if (gd_iv_push(&host[HOST_MPI], c->ts_ns, c->end_ns))
-                goto out;
+                return -1;
         }
     }
-    if (has_mpi && gd_coll_join_init(&mpi, t) != 0)
-        goto out;
-    /* host activity sets */
+    if (ic->has_mpi && gd_coll_join_init(&ic->mpi, t) != 0)
+        return -1;
     for (size_t i = 0; i < t->runtimes.len; i++) {
         const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
         int64_t e = rt->ts_ns + gd_rt_dur(t, rt);
         /* a sync inside an MPI call is the MPI library's (CUDA-aware MPI), not the program's */
-        if ((gd_name_flags(a, rt->name_id) & NF_SYNC) && !(has_mpi && gd_coll_in_mpi(&mpi, gd_rt_tid(t, rt), rt->ts_ns))) {
+        if ((gd_name_flags(a, rt->name_id) & NF_SYNC) &&
+            !(ic->has_mpi && gd_coll_in_mpi(&ic->mpi, gd_rt_tid(t, rt), rt->ts_ns))) {
             if (gd_iv_push(&host[HOST_SYNC], rt->ts_ns, e))
-                goto out;
+                return -1;
             if (rt->ts_ns < a->span_e && e > a->span_s) {
                 r->sync_calls++;
                 r->sync_time_us += ns_to_us(gd_rt_dur(t, rt));
             }
         }
         if (gd_iv_push(&host[HOST_OTHER], rt->ts_ns, e) || gd_iv_push(&host[HOST_ROLE], rt->ts_ns, e))
-            goto out;
-        if ((gd_name_flags(a, rt->name_id) & NF_WAIT_EVENT) && !gd_vec_push(&waits, &rt->ts_ns))
-            goto out;
+            return -1;
+        if ((gd_name_flags(a, rt->name_id) & NF_WAIT_EVENT) && !gd_vec_push(&ic->waits, &rt->ts_ns))
+            return -1;
     }
-    if (waits.len)
-        qsort(waits.data, waits.len, sizeof(int64_t), gd_cmp_i64);
-    if (first_calls(a, &host[HOST_FIRST_CALL]) != 0)
-        goto out;
-    if (capture_windows(a, &host[HOST_WARMUP]) != 0)
-        goto out;
-    /* per name id: 1 = checked, 2 = compilation, 4 = warm-up, 8 = running compiled code */
-    if (t->names.count && !(nclass = calloc(t->names.count, 1)))
-        goto out;
+    if (ic->waits.len)
+        qsort(ic->waits.data, ic->waits.len, sizeof(int64_t), gd_cmp_i64);
+    if (first_calls(a, &host[HOST_FIRST_CALL]) != 0 || capture_windows(a, &host[HOST_WARMUP]) != 0)
+        return -1;
+    return 0;
+}
+
+/* Host activity from CPU ops: compilation, warm-up and compiled-code names
+ * (classified once per name; r->compiled_calls), TBP's host roles, and the
+ * specific activities that can name a gap (data loading, communication,
+ * optimizer, coalescing) or else count as other host work.  0, or -1 on
+ * allocation failure. */
+static int host_op_sets(idle_ctx *ic)
+{
+    const gpudiag_trace *t = ic->a->t;
+    gpudiag_report *r = ic->a->r;
+    gd_vec *host = ic->host;
+    if (t->names.count && !(ic->nclass = calloc(t->names.count, 1)))
+        return -1;
     for (size_t i = 0; i < t->cpu_ops.len; i++) {
         const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
         if (c->cat == GD_CPU_GPU_ANNOT)
             continue;
         const char *nm = gd_strtab_get(&t->names, c->name_id);
         size_t nl = gd_strtab_len(&t->names, c->name_id);
-        uint8_t *nc = &nclass[c->name_id];
+        uint8_t *nc = &ic->nclass[c->name_id];
         if (!*nc)
             *nc = (uint8_t)(1 | (is_compile_name(nm, nl) ? 2 : 0) | (is_warmup_name(nm, nl) ? 4 : 0) |
                             (is_compiled_code_name(nm, nl) ? 8 : 0));
         if (*nc & 8)
             r->compiled_calls++;
-        if ((*nc & 2) && gd_iv_push(&host[HOST_COMPILE], c->ts_ns, c->ts_ns + gd_cpu_dur(t, c)))
-            goto out;
-        if ((*nc & 4) && gd_iv_push(&host[HOST_WARMUP], c->ts_ns, c->ts_ns + gd_cpu_dur(t, c)))
-            goto out;
-        if (c->role == GD_CR_CPU_EXEC && gd_iv_push(&host[HOST_ROLE], c->ts_ns, c->ts_ns + gd_cpu_dur(t, c)))
-            goto out;
+        int64_t e = c->ts_ns + gd_cpu_dur(t, c);
+        if ((*nc & 2) && gd_iv_push(&host[HOST_COMPILE], c->ts_ns, e))
+            return -1;
+        if ((*nc & 4) && gd_iv_push(&host[HOST_WARMUP], c->ts_ns, e))
+            return -1;
+        if (c->role == GD_CR_CPU_EXEC && gd_iv_push(&host[HOST_ROLE], c->ts_ns, e))
+            return -1;
         if (c->cat == GD_CPU_PYFUNC)
             continue;
         int h = HOST_OTHER;
@@ -858,214 +862,331 @@ int gd_build_idle(actx *a)
         else if ((nl == 27 && memcmp(nm, "aten::flatten_dense_tensors", 27) == 0) ||
                  (nl == 29 && memcmp(nm, "aten::unflatten_dense_tensors", 29) == 0))
             h = HOST_COALESCE; /* the host side of a coalesced collective; also host activity (rule 3) */
-        if (gd_iv_push(&host[h], c->ts_ns, c->ts_ns + gd_cpu_dur(t, c)) ||
-            (h == HOST_COALESCE && gd_iv_push(&host[HOST_OTHER], c->ts_ns, c->ts_ns + gd_cpu_dur(t, c))))
-            goto out;
+        if (gd_iv_push(&host[h], c->ts_ns, e) || (h == HOST_COALESCE && gd_iv_push(&host[HOST_OTHER], c->ts_ns, e)))
+            return -1;
     }
-    for (int h = 0; h < HOST_SETS; h++)
-        host[h].len = gd_iv_merge(host[h].data, host[h].len);
+    return 0;
+}
 
-    for (size_t di = 0; di < r->device_count; di++) {
-        int dev = r->devices[di].id;
-        busy.len = 0;
-        for (size_t i = 0; i < t->gpu_ops.len; i++) {
-            const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
-            if (op->device == dev && gd_iv_push(&busy, op->ts_ns, op->ts_ns + op->dur_ns))
-                goto out;
+/* Where one device's walk over its gaps stands: a hint per host set for
+ * overlap(), the cursor into its ops, the latest-ending op before the gap,
+ * the end of the previous gap and the step of the last gap. */
+typedef struct gap_cursor {
+    size_t hint[HOST_SETS];
+    size_t dp, prev;
+    int64_t prev_end;
+    int64_t prev_gap_e;  /* unrecorded replays launched since the last gap run in this one */
+    size_t step_hint;
+} gap_cursor;
+
+/* The ops around a gap (rule 0b, queued work): *pv the launch of the op
+ * ending it (the latest-ending op before it), *nx the earliest-queued of the
+ * ops starting at its end; each NULL when there is none. */
+static void gap_neighbours(idle_ctx *ic, gap_cursor *cur, const gd_iv *gap, op_launch *nxi, op_launch *pvi,
+                           const op_launch **nx, const op_launch **pv)
+{
+    actx *a = ic->a;
+    const dev_op *dop = ic->dops.data;
+    size_t nd = ic->dops.len;
+    while (cur->dp < nd && dop[cur->dp].ts < gap->e) {
+        const gd_gpu_op *op = gd_vec_at(&a->t->gpu_ops, dop[cur->dp].idx);
+        if (cur->prev == SIZE_MAX || op->ts_ns + op->dur_ns > cur->prev_end) {
+            cur->prev = cur->dp;
+            cur->prev_end = op->ts_ns + op->dur_ns;
         }
-        busy.len = gd_iv_merge(busy.data, busy.len);
-        gpudiag_timeline_device *td = &tl->devices[tl->device_count++];
-        td->device = dev;
-        if (!(td->busy_us = calloc(tl->bins, sizeof *td->busy_us)))
-            goto out;
-        for (int c = 0; c < GPUDIAG_IDLE_CAUSE_COUNT; c++)
-            if (!(td->idle_us[c] = calloc(tl->bins, sizeof *td->idle_us[c])))
-                goto out;
-        for (size_t b = 0; b < busy.len; b++)
-            bin_add(td->busy_us, tl, ((const gd_iv *)busy.data)[b].s, ((const gd_iv *)busy.data)[b].e);
-        size_t step_hint = 0;
-        if (gd_vec_reserve(&idle, busy.len + 2) != 0)
-            goto out;
-        gd_iv span = {a->span_s, a->span_e};
-        idle.len = gd_iv_subtract(&span, 1, busy.data, busy.len, idle.data);
-        size_t hint[HOST_SETS] = {0};
-        if (device_ops(a, dev, &dops) != 0)
-            goto out;
-        const dev_op *dop = dops.data;
-        size_t dp = 0, prev = SIZE_MAX;
-        int64_t prev_end = INT64_MIN;
-        int64_t prev_gap_e = INT64_MIN; /* unrecorded replays launched since the last gap run in this one */
-        for (size_t g = 0; g < idle.len; g++) {
-            const gd_iv *gap = (const gd_iv *)idle.data + g;
-            int64_t len = gap->e - gap->s;
-            gpudiag_idle_cause cause = GPUDIAG_IDLE_OTHER;
-            int coalesce = 0;
-            /* a sync call in progress when the GPU went idle */
-            const gd_iv *sy = host[HOST_SYNC].data;
-            size_t j = hint[HOST_SYNC];
-            while (j < host[HOST_SYNC].len && sy[j].e + GD_SYNC_SLACK_NS < gap->s)
-                j++;
-            hint[HOST_SYNC] = j;
-            /* not steady state first: compilation, then start-up / warm-up */
-            int64_t comp = overlap(&host[HOST_COMPILE], &hint[HOST_COMPILE], gap->s, gap->e);
-            int64_t warm = overlap(&host[HOST_WARMUP], &hint[HOST_WARMUP], gap->s, gap->e);
-            int64_t first = overlap(&host[HOST_FIRST_CALL], &hint[HOST_FIRST_CALL], gap->s, gap->e);
-            /* queued work (rule 0b): the op ending the gap (the latest-ending op
-             * before it) and the op(s) starting at its end */
-            while (dp < dops.len && dop[dp].ts < gap->e) {
-                const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, dop[dp].idx);
-                if (prev == SIZE_MAX || op->ts_ns + op->dur_ns > prev_end) {
-                    prev = dp;
-                    prev_end = op->ts_ns + op->dur_ns;
-                }
-                dp++;
-            }
-            op_launch nxi = {0, 0, 0, 0, 0}, pvi = {0, 0, 0, 0, 0}, qi;
-            int has_next = 0;
-            for (size_t q = dp; q < dops.len && dop[q].ts == gap->e; q++) {
-                op_info(a, dop[q].idx, &qi);
-                if (!has_next || qi.queued < nxi.queued)
-                    nxi = qi;
-                has_next = 1;
-            }
-            if (prev != SIZE_MAX)
-                op_info(a, dop[prev].idx, &pvi);
-            const op_launch *nx = has_next ? &nxi : NULL, *pv = prev != SIZE_MAX ? &pvi : NULL;
-            /* inside one graph replay, or the launch call had returned when the GPU went idle */
-            int one_replay = nx && nx->graph && pv && pv->graph && pv->corr == nx->corr;
-            int queued = nx && (one_replay || nx->queued <= gap->s);
-            /* queued late in the gap: the next op entered the queue inside the gap and then waited at
-             * least half the gap and >= 100 us more (a launch's own latency is far shorter): the stream
-             * waited, the host was not late (the host part before it is too short to lead) */
-            int queued_late = nx && !queued && nx->queued > gap->s && nx->queued < gap->e &&
-                              gap->e - nx->queued >= GD_QUEUED_LATE_NS && 2 * (gap->e - nx->queued) >= len;
-            if (comp > 0 && 2 * comp >= len) {
-                cause = GPUDIAG_IDLE_COMPILATION;
-            } else if (startup_edge(a, gap, busy.len == 0) || (warm > 0 && 2 * warm >= len) ||
-                       (first > 0 && 2 * first >= len)) {
-                cause = GPUDIAG_IDLE_STARTUP;
-            } else if (queued || queued_late) {
-                r->queued_host_us += ns_to_us(overlap(&host[HOST_ROLE], &hint[HOST_ROLE], gap->s, gap->e));
-                if (!queued_late && (len < GD_KERNEL_WAIT_NS || one_replay)) {
-                    cause = GPUDIAG_IDLE_KERNEL_WAIT;
-                } else {
-                    cause = GPUDIAG_IDLE_STREAM_WAIT;
-                    if (nx->graph)
-                        r->stream_wait_graph_us += ns_to_us(len);
-                    else if (pv && pv->launch != INT64_MAX && pv->launch <= nx->launch &&
-                             any_in(waits.data, waits.len, pv->launch, nx->launch))
-                        r->stream_wait_event_us += ns_to_us(len);
-                }
-            } else if (has_mpi && 2 * overlap(&host[HOST_MPI], &hint[HOST_MPI], gap->s, gap->e) >= len) {
-                cause = GPUDIAG_IDLE_COMMUNICATION; /* the host was in MPI, even after a sync */
-            } else {
-                /* a sync call in progress when the GPU went idle (rule 1) */
-                int in_sync = j < host[HOST_SYNC].len && sy[j].s <= gap->s && sy[j].e + GD_SYNC_SLACK_NS >= gap->s;
-                int64_t sync_part = in_sync ? (sy[j].e < gap->e ? sy[j].e : gap->e) - gap->s : 0;
-                /* a specific activity covering at least half of the gap names it
-                 * (enclosing annotations such as "## forward ##" would otherwise
-                 * cover every gap) */
-                static const int order[] = {HOST_DATALOADER, HOST_COMM, HOST_OPTIMIZER, HOST_COALESCE};
-                static const gpudiag_idle_cause as[] = {GPUDIAG_IDLE_DATALOADER, GPUDIAG_IDLE_COMMUNICATION,
-                                                        GPUDIAG_IDLE_OPTIMIZER, GPUDIAG_IDLE_COMMUNICATION};
-                int64_t best = 0;
-                gpudiag_idle_cause spec = GPUDIAG_IDLE_OTHER;
-                int spec_coalesce = 0;
-                for (size_t o = 0; o < 4; o++) {
-                    int64_t ov = overlap(&host[order[o]], &hint[order[o]], gap->s, gap->e);
-                    if (ov > best && 2 * ov >= len) {
-                        best = ov;
-                        spec = as[o];
-                        spec_coalesce = order[o] == HOST_COALESCE;
-                    }
-                }
-                if (in_sync && !(best > 0 && 2 * sync_part < len)) {
-                    /* the sync owns the gap unless it returned within the first half and a specific
-                     * activity then holds most of the gap (the host fetched a batch, not waited) */
-                    cause = GPUDIAG_IDLE_SYNC;
-                    r->sync_host_us += ns_to_us(overlap(&host[HOST_ROLE], &hint[HOST_ROLE], gap->s, gap->e));
-                } else if (best > 0) {
-                    cause = spec;
-                    coalesce = spec_coalesce;
-                } else if (overlap(&host[HOST_OTHER], &hint[HOST_OTHER], gap->s, gap->e) > 0) {
-                    cause = GPUDIAG_IDLE_HOST_LAUNCH; /* the host was busy elsewhere, i.e. late to launch */
-                }
-            }
-            r->idle_cause_us[cause] += ns_to_us(len);
-            if (unrec.len && any_in(unrec.data, unrec.len, prev_gap_e, gap->e - 1))
-                r->graph_hidden_idle_us += ns_to_us(len);
-            prev_gap_e = gap->e;
-            if (coalesce)
-                r->collective_host_us += ns_to_us(len);
-            r->idle_gap_us += ns_to_us(len);
-            r->idle_gap_count++;
-            gpudiag_gap gg = {ns_to_us(gap->s), ns_to_us(len), gap->s, dev, -1, cause, NULL};
-            keep_top(top, &ntop, &gg);
-            /* every gap, with its step (gaps come in time order on a device) */
-            while (step_hint < a->nsteps && a->steps[step_hint].e <= gap->s)
-                step_hint++;
-            if (step_hint < a->nsteps && a->steps[step_hint].s <= gap->s)
-                gg.step = r->steps[step_hint].number;
-            if (kept) {
-                kept_gap k = {gg, r->idle_gap_count - 1};
-                gd_topk_push(kept, &nkept, a->max_gaps, sizeof *kept, &k, cmp_kept_len);
-            } else if (!gd_vec_push(&all, &gg)) {
-                goto out;
-            }
-            bin_add(td->idle_us[cause], tl, gap->s, gap->e);
+        cur->dp++;
+    }
+    op_launch qi;
+    int has_next = 0;
+    for (size_t q = cur->dp; q < nd && dop[q].ts == gap->e; q++) {
+        op_info(a, dop[q].idx, &qi);
+        if (!has_next || qi.queued < nxi->queued)
+            *nxi = qi;
+        has_next = 1;
+    }
+    if (cur->prev != SIZE_MAX)
+        op_info(a, dop[cur->prev].idx, pvi);
+    *nx = has_next ? nxi : NULL;
+    *pv = cur->prev != SIZE_MAX ? pvi : NULL;
+}
+
+/* The cause of a gap the host side explains (rules 1-3, after the GPU-side
+ * ones): a sync call in progress when the GPU went idle (the host at
+ * sy[j]), unless it returned within the first half and a specific activity
+ * then holds most of the gap; else the specific activity covering at least
+ * half of it (*coalesce when that is coalescing); else other host work
+ * (late to launch); else other.  Adds r->sync_host_us for a sync. */
+static gpudiag_idle_cause host_cause(idle_ctx *ic, gap_cursor *cur, const gd_iv *gap, size_t j, int *coalesce)
+{
+    gd_vec *host = ic->host;
+    const gd_iv *sy = host[HOST_SYNC].data;
+    int64_t len = gap->e - gap->s;
+    int in_sync = j < host[HOST_SYNC].len && sy[j].s <= gap->s && sy[j].e + GD_SYNC_SLACK_NS >= gap->s;
+    int64_t sync_part = in_sync ? (sy[j].e < gap->e ? sy[j].e : gap->e) - gap->s : 0;
+    /* a specific activity covering at least half of the gap names it (enclosing
+     * annotations such as "## forward ##" would otherwise cover every gap) */
+    static const int order[] = {HOST_DATALOADER, HOST_COMM, HOST_OPTIMIZER, HOST_COALESCE};
+    static const gpudiag_idle_cause as[] = {GPUDIAG_IDLE_DATALOADER, GPUDIAG_IDLE_COMMUNICATION,
+                                            GPUDIAG_IDLE_OPTIMIZER, GPUDIAG_IDLE_COMMUNICATION};
+    int64_t best = 0;
+    gpudiag_idle_cause spec = GPUDIAG_IDLE_OTHER;
+    int spec_coalesce = 0;
+    for (size_t o = 0; o < 4; o++) {
+        int64_t ov = overlap(&host[order[o]], &cur->hint[order[o]], gap->s, gap->e);
+        if (ov > best && 2 * ov >= len) {
+            best = ov;
+            spec = as[o];
+            spec_coalesce = order[o] == HOST_COALESCE;
         }
     }
-    for (size_t i = 0; i < ntop; i++) {
+    if (in_sync && !(best > 0 && 2 * sync_part < len)) {
+        ic->a->r->sync_host_us += ns_to_us(overlap(&host[HOST_ROLE], &cur->hint[HOST_ROLE], gap->s, gap->e));
+        return GPUDIAG_IDLE_SYNC;
+    }
+    if (best > 0) {
+        *coalesce = spec_coalesce;
+        return spec;
+    }
+    if (overlap(&host[HOST_OTHER], &cur->hint[HOST_OTHER], gap->s, gap->e) > 0)
+        return GPUDIAG_IDLE_HOST_LAUNCH; /* the host was busy elsewhere, i.e. late to launch */
+    return GPUDIAG_IDLE_OTHER;
+}
+
+/* The cause of one device-idle gap (DEFINITIONS "Idle gaps and their
+ * causes"): not steady state first (compilation, then start-up / warm-up /
+ * first calls), then queued work (kernel or stream wait; r->queued_host_us,
+ * stream_wait_graph_us, stream_wait_event_us), the host in MPI, then the host
+ * side (host_cause).  *coalesce: the gap is a coalesced collective's host
+ * side. */
+static gpudiag_idle_cause gap_cause(idle_ctx *ic, gap_cursor *cur, const gd_iv *gap, int *coalesce)
+{
+    gpudiag_report *r = ic->a->r;
+    gd_vec *host = ic->host;
+    int64_t len = gap->e - gap->s;
+    *coalesce = 0;
+    /* a sync call in progress when the GPU went idle */
+    const gd_iv *sy = host[HOST_SYNC].data;
+    size_t j = cur->hint[HOST_SYNC];
+    while (j < host[HOST_SYNC].len && sy[j].e + GD_SYNC_SLACK_NS < gap->s)
+        j++;
+    cur->hint[HOST_SYNC] = j;
+    /* not steady state first: compilation, then start-up / warm-up */
+    int64_t comp = overlap(&host[HOST_COMPILE], &cur->hint[HOST_COMPILE], gap->s, gap->e);
+    int64_t warm = overlap(&host[HOST_WARMUP], &cur->hint[HOST_WARMUP], gap->s, gap->e);
+    int64_t first = overlap(&host[HOST_FIRST_CALL], &cur->hint[HOST_FIRST_CALL], gap->s, gap->e);
+    op_launch nxi = {0, 0, 0, 0, 0}, pvi = {0, 0, 0, 0, 0};
+    const op_launch *nx, *pv;
+    gap_neighbours(ic, cur, gap, &nxi, &pvi, &nx, &pv);
+    /* inside one graph replay, or the launch call had returned when the GPU went idle */
+    int one_replay = nx && nx->graph && pv && pv->graph && pv->corr == nx->corr;
+    int queued = nx && (one_replay || nx->queued <= gap->s);
+    /* queued late in the gap: the next op entered the queue inside the gap and then waited at
+     * least half the gap and >= 100 us more (a launch's own latency is far shorter): the stream
+     * waited, the host was not late (the host part before it is too short to lead) */
+    int queued_late = nx && !queued && nx->queued > gap->s && nx->queued < gap->e &&
+                      gap->e - nx->queued >= GD_QUEUED_LATE_NS && 2 * (gap->e - nx->queued) >= len;
+    if (comp > 0 && 2 * comp >= len)
+        return GPUDIAG_IDLE_COMPILATION;
+    if (startup_edge(ic->a, gap, ic->busy.len == 0) || (warm > 0 && 2 * warm >= len) ||
+        (first > 0 && 2 * first >= len))
+        return GPUDIAG_IDLE_STARTUP;
+    if (queued || queued_late) {
+        r->queued_host_us += ns_to_us(overlap(&host[HOST_ROLE], &cur->hint[HOST_ROLE], gap->s, gap->e));
+        if (!queued_late && (len < GD_KERNEL_WAIT_NS || one_replay))
+            return GPUDIAG_IDLE_KERNEL_WAIT;
+        if (nx->graph)
+            r->stream_wait_graph_us += ns_to_us(len);
+        else if (pv && pv->launch != INT64_MAX && pv->launch <= nx->launch &&
+                 any_in(ic->waits.data, ic->waits.len, pv->launch, nx->launch))
+            r->stream_wait_event_us += ns_to_us(len);
+        return GPUDIAG_IDLE_STREAM_WAIT;
+    }
+    if (ic->has_mpi && 2 * overlap(&host[HOST_MPI], &cur->hint[HOST_MPI], gap->s, gap->e) >= len)
+        return GPUDIAG_IDLE_COMMUNICATION; /* the host was in MPI, even after a sync */
+    return host_cause(ic, cur, gap, j, coalesce);
+}
+
+/* Count one gap of device dev with its cause: the report's idle totals, the
+ * top gaps, every gap (or the max_gaps longest) with its step, and the
+ * device's timeline.  0, or -1 on allocation failure. */
+static int record_gap(idle_ctx *ic, gap_cursor *cur, gpudiag_timeline_device *td, int dev, const gd_iv *gap,
+                      gpudiag_idle_cause cause, int coalesce)
+{
+    actx *a = ic->a;
+    gpudiag_report *r = a->r;
+    int64_t len = gap->e - gap->s;
+    r->idle_cause_us[cause] += ns_to_us(len);
+    if (ic->unrec.len && any_in(ic->unrec.data, ic->unrec.len, cur->prev_gap_e, gap->e - 1))
+        r->graph_hidden_idle_us += ns_to_us(len);
+    cur->prev_gap_e = gap->e;
+    if (coalesce)
+        r->collective_host_us += ns_to_us(len);
+    r->idle_gap_us += ns_to_us(len);
+    r->idle_gap_count++;
+    gpudiag_gap gg = {ns_to_us(gap->s), ns_to_us(len), gap->s, dev, -1, cause, NULL};
+    keep_top(ic->top, &ic->ntop, &gg);
+    /* every gap, with its step (gaps come in time order on a device) */
+    while (cur->step_hint < a->nsteps && a->steps[cur->step_hint].e <= gap->s)
+        cur->step_hint++;
+    if (cur->step_hint < a->nsteps && a->steps[cur->step_hint].s <= gap->s)
+        gg.step = r->steps[cur->step_hint].number;
+    if (ic->kept) {
+        kept_gap k = {gg, r->idle_gap_count - 1};
+        gd_topk_push(ic->kept, &ic->nkept, a->max_gaps, sizeof *ic->kept, &k, cmp_kept_len);
+    } else if (!gd_vec_push(&ic->all, &gg)) {
+        return -1;
+    }
+    bin_add(td->idle_us[cause], &r->timeline, gap->s, gap->e);
+    return 0;
+}
+
+/* One device: its busy time in the timeline, then each gap in the steps span
+ * in time order with its cause (gap_cause, record_gap).  0, or -1 on
+ * allocation failure. */
+static int idle_device(idle_ctx *ic, int dev)
+{
+    actx *a = ic->a;
+    const gpudiag_trace *t = a->t;
+    gpudiag_timeline *tl = &a->r->timeline;
+    ic->busy.len = 0;
+    for (size_t i = 0; i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        if (op->device == dev && gd_iv_push(&ic->busy, op->ts_ns, op->ts_ns + op->dur_ns))
+            return -1;
+    }
+    ic->busy.len = gd_iv_merge(ic->busy.data, ic->busy.len);
+    gpudiag_timeline_device *td = &tl->devices[tl->device_count++];
+    td->device = dev;
+    if (!(td->busy_us = calloc(tl->bins, sizeof *td->busy_us)))
+        return -1;
+    for (int c = 0; c < GPUDIAG_IDLE_CAUSE_COUNT; c++)
+        if (!(td->idle_us[c] = calloc(tl->bins, sizeof *td->idle_us[c])))
+            return -1;
+    const gd_iv *bv = ic->busy.data;
+    for (size_t b = 0; b < ic->busy.len; b++)
+        bin_add(td->busy_us, tl, bv[b].s, bv[b].e);
+    if (gd_vec_reserve(&ic->idle, ic->busy.len + 2) != 0)
+        return -1;
+    gd_iv span = {a->span_s, a->span_e};
+    ic->idle.len = gd_iv_subtract(&span, 1, ic->busy.data, ic->busy.len, ic->idle.data);
+    if (device_ops(a, dev, &ic->dops) != 0)
+        return -1;
+    gap_cursor cur;
+    memset(&cur, 0, sizeof cur);
+    cur.prev = SIZE_MAX;
+    cur.prev_end = INT64_MIN;
+    cur.prev_gap_e = INT64_MIN;
+    for (size_t g = 0; g < ic->idle.len; g++) {
+        const gd_iv *gap = (const gd_iv *)ic->idle.data + g;
+        int coalesce;
+        gpudiag_idle_cause cause = gap_cause(ic, &cur, gap, &coalesce);
+        if (record_gap(ic, &cur, td, dev, gap, cause, coalesce) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The top gaps into r->top_gaps, each with its step and the CPU op (or step)
+ * it fell in.  0, or -1 on allocation failure (the gaps labelled so far are
+ * the report's then). */
+static int label_top_gaps(idle_ctx *ic)
+{
+    actx *a = ic->a;
+    gpudiag_report *r = a->r;
+    gpudiag_gap *top = ic->top;
+    for (size_t i = 0; i < ic->ntop; i++) {
         int64_t at = top[i].start_ns;
         top[i].step = step_at(a, at);
         int oom = 0;
-        const char *nm = gap_label(t, at, at + (int64_t)llround(top[i].duration_us * NS_PER_US), &oom);
-        if (oom) {
-            r->top_gaps = top;
-            r->top_gap_count = i;
-            top = NULL;
-            goto out;
-        }
+        const char *nm = gap_label(a->t, at, at + (int64_t)llround(top[i].duration_us * NS_PER_US), &oom);
         char stepname[64];
-        if (!nm && top[i].step >= 0) {
+        if (!oom && !nm && top[i].step >= 0) {
             snprintf(stepname, sizeof stepname, "ProfilerStep#%lld", (long long)top[i].step);
             nm = stepname;
         }
-        if (nm && !(top[i].cpu_op = gd_utf8_clean(nm, strlen(nm)))) {
+        if (oom || (nm && !(top[i].cpu_op = gd_utf8_clean(nm, strlen(nm))))) {
             r->top_gaps = top;
             r->top_gap_count = i;
-            top = NULL;
-            goto out;
+            ic->top = NULL;
+            return -1;
         }
     }
     r->top_gaps = top;
-    r->top_gap_count = ntop;
-    top = NULL;
-    if (kept) {
-        qsort(kept, nkept, sizeof *kept, cmp_kept_pos);
-        if (gd_vec_reserve(&all, nkept) != 0)
-            goto out;
-        for (size_t i = 0; i < nkept; i++)
-            ((gpudiag_gap *)all.data)[i] = kept[i].g;
-        all.len = nkept;
+    r->top_gap_count = ic->ntop;
+    ic->top = NULL;
+    return 0;
+}
+
+/* Every gap (or the max_gaps longest, back in device and time order) into
+ * r->gaps.  0, or -1 on allocation failure. */
+static int keep_gaps(idle_ctx *ic)
+{
+    gpudiag_report *r = ic->a->r;
+    if (ic->kept) {
+        qsort(ic->kept, ic->nkept, sizeof *ic->kept, cmp_kept_pos);
+        if (gd_vec_reserve(&ic->all, ic->nkept) != 0)
+            return -1;
+        for (size_t i = 0; i < ic->nkept; i++)
+            ((gpudiag_gap *)ic->all.data)[i] = ic->kept[i].g;
+        ic->all.len = ic->nkept;
     }
-    r->gaps = all.data;
-    r->gaps_kept = all.len;
-    all.data = NULL;
-    all.len = all.cap = 0;
+    r->gaps = ic->all.data;
+    r->gaps_kept = ic->all.len;
+    ic->all.data = NULL;
+    ic->all.len = ic->all.cap = 0;
+    return 0;
+}
+
+int gd_build_idle(actx *a)
+{
+    const gpudiag_trace *t = a->t;
+    gpudiag_report *r = a->r;
+    idle_ctx ic;
+    memset(&ic, 0, sizeof ic);
+    ic.a = a;
+    for (int h = 0; h < HOST_SETS; h++)
+        gd_vec_init(&ic.host[h], sizeof(gd_iv));
+    gd_vec_init(&ic.busy, sizeof(gd_iv));
+    gd_vec_init(&ic.idle, sizeof(gd_iv));
+    gd_vec_init(&ic.all, sizeof(gpudiag_gap));
+    gd_vec_init(&ic.dops, sizeof(dev_op));
+    gd_vec_init(&ic.waits, sizeof(int64_t));
+    gd_vec_init(&ic.unrec, sizeof(int64_t));
+    int rc = -1;
+    if (graph_replays(a, &ic.unrec) != 0)
+        goto out;
+    gpudiag_timeline *tl = &r->timeline;
+    int have_span = a->nsteps && t->gpu_ops.len > 0 && a->span_e > a->span_s;
+    if (have_span) {
+        tl->start_ns = a->span_s;
+        tl->end_ns = a->span_e;
+        tl->bins = GPUDIAG_TIMELINE_BINS;
+        tl->bin_us = ns_to_us(a->span_e - a->span_s) / (double)tl->bins;
+        tl->devices = calloc(r->device_count + 1, sizeof *tl->devices);
+        if (!tl->devices)
+            goto out;
+    }
+    if (stream_breakdown(a) != 0)
+        goto out;
+    if (!have_span) {
+        rc = 0;
+        goto out;
+    }
+    ic.top = calloc(GD_TOP_GAPS, sizeof *ic.top);
+    ic.kept = a->max_gaps ? malloc(a->max_gaps * sizeof *ic.kept) : NULL;
+    if (!ic.top || (a->max_gaps && !ic.kept))
+        goto out;
+    if (host_call_sets(&ic) != 0 || host_op_sets(&ic) != 0)
+        goto out;
+    for (int h = 0; h < HOST_SETS; h++)
+        ic.host[h].len = gd_iv_merge(ic.host[h].data, ic.host[h].len);
+    for (size_t di = 0; di < r->device_count; di++)
+        if (idle_device(&ic, r->devices[di].id) != 0)
+            goto out;
+    if (label_top_gaps(&ic) != 0 || keep_gaps(&ic) != 0)
+        goto out;
     rc = 0;
 out:
-    gd_coll_join_free(&mpi);
-    gd_vec_free(&all);
-    gd_vec_free(&dops);
-    gd_vec_free(&waits);
-    gd_vec_free(&unrec);
-    for (int h = 0; h < HOST_SETS; h++)
-        gd_vec_free(&host[h]);
-    gd_vec_free(&busy);
-    gd_vec_free(&idle);
-    free(top);
-    free(kept);
-    free(nclass);
+    idle_ctx_free(&ic);
     return rc;
 }
