@@ -117,19 +117,25 @@ static inline void gd_fuzz_mem_json(const char *who, const char *what, FILE *mem
     *buf = NULL;
 }
 
-/* What every run does with a report: its JSON (pretty) is valid JSON, its
+/* What every run does with a report: its JSON (pretty, through
+ * gpudiag_report_json) is valid JSON of the length it says, its
  * text (colour, verbose, 80 columns) and, when html, its HTML page are
  * written without error (to /dev/null). */
 static inline void gd_fuzz_write_report(const char *who, const gpudiag_report *r, int html)
 {
     gpudiag_error err;
     memset(&err, 0, sizeof err);
-    char *js;
-    size_t jlen;
-    FILE *mem = gd_fuzz_mem(&js, &jlen);
-    if (gpudiag_report_write_json(r, mem, 1, &err) != GPUDIAG_OK)
+    char *js = NULL;
+    size_t jlen = 0;
+    /* gpudiag_report_json: gpudiag_report_write_json into memory (the bindings' call) */
+    if (gpudiag_report_json(r, 1, &js, &jlen, &err) != GPUDIAG_OK)
         gd_fuzz_fail(who, "JSON writer failed: %s", err.message);
-    gd_fuzz_mem_json(who, "JSON report", mem, &js, &jlen);
+    if (strlen(js) != jlen)
+        gd_fuzz_fail(who, "gpudiag_report_json: length %zu, string of %zu bytes", jlen, strlen(js));
+    gd_fuzz_check_json(who, "JSON report", js, jlen);
+    gpudiag_json_free(&js);
+    if (js)
+        gd_fuzz_fail(who, "gpudiag_json_free left the pointer set");
     gpudiag_text_opts topts = {1, 1, 80};
     if (gpudiag_report_write_text(r, gd_fuzz_devnull(), &topts, &err) != GPUDIAG_OK)
         gd_fuzz_fail(who, "text writer failed: %s", err.message);

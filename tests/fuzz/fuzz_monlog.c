@@ -3,7 +3,8 @@
  * (src/ingest/monlog.c and the log rows of src/ingest/formats.c): the first
  * input byte picks the format (modulo 1 + the number of log rows: 0 is
  * auto-detect, k the log format with id k), the rest is the file,
- * served from memory (gzip included) through gd_series_read_fp().  A series
+ * served from memory (gzip included) through gd_series_read_fp(), after the
+ * content sniffer gd_sniff_log_head() has looked at it.  A series
  * read is then analysed and written as JSON, text and HTML, as
  * `gpudiag analyze LOG` does.
  *
@@ -155,6 +156,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     if (size)
         memcpy(copy, data, size);
+    /* the content sniffer `analyze` and gpudiag_analyze_path() route by (src/ingest/sniff.c) */
+    gpudiag_log_format sniffed = gd_sniff_log_head(copy, size);
+    if ((size_t)sniffed > gd_log_format_count())
+        FAIL("gd_sniff_log_head returned %d, not a log format id", (int)sniffed);
     FILE *fp = fmemopen(copy, size, "rb");
     if (!fp) {
         free(copy);
