@@ -169,6 +169,21 @@ valcheck.run(checks, sys.argv[2], 1e-5)
 EOF
 )
     check_both_readers "$TMP/nw4_halved.json" "$PYH" || rc=1
+    # TBP's Memory-view peak (the oracle, tests/oracle/tbp_oracle.py memory_view) on the edited copy
+    # and on ok_memory_headroom.json (both PyTorch >= 1.10 shaped) equals gpudiag's peak allocated
+    for f in "$TMP/nw4_halved.json" "$GD_TEST_DATA/ok_memory_headroom.json"; do
+        "$GPUDIAG" analyze --json "$f" > "$TMP/o.json"
+        python3 - "$f" "$TMP/o.json" "$HERE/../oracle" <<'EOF' && ok || nok "TBP peak on $f"
+import json, sys
+sys.path.insert(0, sys.argv[3])
+import tbp_oracle
+doc = json.load(open(sys.argv[1]))
+v = tbp_oracle.memory_view(doc)["GPU0"]
+g = json.load(open(sys.argv[2]))["memory"]["devices"][0]
+assert v["tbp_curve_points"] == g["events"], (v, g["events"])
+assert v["tbp_peak_bytes"] == g["peak_allocated_bytes"], (v, g["peak_allocated_bytes"])
+EOF
+    done
 else
     echo "shared traces not found: resnet checks skipped"
 fi
