@@ -15,7 +15,8 @@
 #     Debian's python3-torch): a small training loop under torch.profiler with trace_handler, plain and
 #     gzip: the trace is written as tensorboard_trace_handler names it, the report saved beside
 #     it equals gpudiag's report of that trace, its steps are the file's complete ProfilerStep#N
-#     (3 or more), the printed line is "gpudiag: TRACE: BOTTLENECK: SUMMARY".  Skipped without.
+#     (3 or more), the printed line is "gpudiag: TRACE: BOTTLENECK: SUMMARY"; README's example
+#     and examples/profile_training.py run unchanged.  Skipped without.
 # Environment: GPUDIAG, GD_BUILD, GD_SRC, FAKE_NVML_FULL (ctest sets them).  Exit 0/1/77.
 set -u
 GD_TMP_TAG=python
@@ -232,6 +233,23 @@ mkdir -p "$TMP/readme"
 if (cd "$TMP/readme" && $RUNPY "$TMP/readme_example.py" >"$TMP/readme.out" 2>"$TMP/readme.err"); then ok; else nok "README's example failed: $(tail -3 "$TMP/readme.err")"; fi
 grep -q "^gpudiag: \./log/.*\.pt\.trace\.json: " "$TMP/readme.out" && ok || nok "README's example printed '$(head -c 300 "$TMP/readme.out")'"
 ls "$TMP/readme/log/"*.gpudiag.json >/dev/null 2>&1 && ok || nok "README's example saved no report"
+
+# examples/profile_training.py, unchanged: one trace (repeat=1) of 3 profiled steps (wait 1,
+# warmup 1, active 3), its report beside it, the verdict line printed
+mkdir -p "$TMP/ex"
+if (cd "$TMP/ex" && $RUNPY "$GD_SRC/examples/profile_training.py" >"$TMP/ex.out" 2>"$TMP/ex.err"); then ok; else nok "examples/profile_training.py failed: $(tail -3 "$TMP/ex.err")"; fi
+python3 - "$TMP/ex/log" "$TMP/ex.out" <<'PY' && ok || nok "examples/profile_training.py's output"
+import json, os, re, sys
+d, out = sys.argv[1:]
+files = sorted(os.listdir(d))
+traces = [f for f in files if f.endswith(".pt.trace.json")]
+reports = [f for f in files if f.endswith(".gpudiag.json")]
+assert len(traces) == 1 and len(reports) == 1, files
+r = json.load(open(os.path.join(d, reports[0])))
+assert r["summary"]["steps"] == 3, r["summary"]["steps"]
+line = open(out).read().strip()
+assert line == "gpudiag: ./log/%s: %s: %s" % (traces[0], r["verdict"]["bottleneck"], r["verdict"]["summary"]), line
+PY
 
 if python3 - "$TMP/log" "$TMP/torch.out" "$GPUDIAG" <<'PY'; then ok; else nok "the handler's output"; fi
 import gzip, json, os, re, subprocess, sys
