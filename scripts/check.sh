@@ -54,5 +54,5 @@ echo "== libFuzzer targets, ${GPUDIAG_FUZZ_SECONDS:-20} s each (clang; bench/fuz
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DGPUDIAG_FUZZ=ON -DBUILD_TESTING=OFF \
   -DGPUDIAG_FUZZ_SECONDS="${GPUDIAG_FUZZ_SECONDS:-20}" >/dev/null
 cmake --build build-fuzz -j"$jobs" --target fuzz_kineto fuzz_kineto_yajl fuzz_gzip fuzz_cli_opts fuzz_monlog \
-  fuzz_saved fuzz_nsys fuzz_serve fuzz_ncu
+  fuzz_saved fuzz_summary fuzz_nsys fuzz_serve fuzz_ncu
 GD_FUZZ_SEED=${GD_FUZZ_SEED:-1} ctest --test-dir build-fuzz -L fuzz --output-on-failure

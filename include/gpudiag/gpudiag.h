@@ -70,7 +70,8 @@ typedef enum gpudiag_status {
     GPUDIAG_ERR_ARG = 4,     /**< a caller passed an invalid argument */
     GPUDIAG_ERR_INTERNAL = 5, /**< a bug in gpudiag; please report it */
     GPUDIAG_ERR_NODEV = 6,    /**< no GPU, driver or NVML library for a live mode */
-    GPUDIAG_ERR_NOMATCH = 7   /**< a selection (steps, ranks) matched nothing in the input */
+    GPUDIAG_ERR_NOMATCH = 7,  /**< a selection (steps, ranks) matched nothing in the input */
+    GPUDIAG_ERR_MISMATCH = 8  /**< summaries of another gpudiag version or another job (gpudiag/summary.h) */
 } gpudiag_status;
 
 /** Where and why a call failed.  `offset` is a byte offset into the

@@ -112,6 +112,30 @@ unsigned gd_job_mix(const gd_job_id *ids, size_t n);
 /* "different world sizes, different GPUs" for the set bits, into buf[cap]. */
 void gd_mix_words(unsigned mix, char *buf, size_t cap);
 
+/* What the cross-rank analysis reads of one rank (cluster.c): the report's
+ * numbers, or the same numbers read back from a per-rank summary (summary.c),
+ * so that `analyze DIR` and `merge` run the one analysis.  rank: the job's
+ * rank, -1 when unknown (then the input's position); path and gpu borrowed
+ * (gpu NULL or "" when unknown); comm_us: durations of the first device's
+ * communication kernels inside the steps, µs, in start order (borrowed). */
+typedef struct gd_rank_input {
+    int rank, world_size;
+    const char *path;
+    const char *gpu;
+    size_t steps;
+    double step_time_us, gpu_utilization, comm_share; /* mean step time µs; fractions 0..1; NaN unknown */
+    gpudiag_bottleneck bottleneck;
+    size_t comm_count;
+    const double *comm_us;
+} gd_rank_input;
+
+/* Fill in from a report (pointers borrow from r). */
+void gd_rank_input_from_report(const gpudiag_report *r, gd_rank_input *in);
+
+/* gpudiag_cluster_analyze over n rank inputs (the reports' numbers). */
+gpudiag_status gd_cluster_analyze_inputs(const gd_rank_input *in, size_t n, gpudiag_cluster **out,
+                                         gpudiag_error *err);
+
 /* Per step: startup_idle_us and unexplained_tail_us from the report's idle
  * gaps (steady.c; DEFINITIONS "Steady state of a run").  After gd_build_idle. */
 void gd_build_steady(gpudiag_report *r);

@@ -186,39 +186,39 @@ static void add_mixed_finding(gd_fbuild *b, const gpudiag_cluster *c, size_t inf
  * = the fewest communication kernels of a participant (SIZE_MAX when none),
  * c->collectives_mismatch when participants differ in that count.  0, or -1
  * on allocation failure. */
-static int cluster_ranks(const gpudiag_report *const *reports, size_t n, gpudiag_cluster *c, size_t *collectives,
+static int cluster_ranks(const gd_rank_input *in, size_t n, gpudiag_cluster *c, size_t *collectives,
                          size_t *participants)
 {
     size_t m = SIZE_MAX, first = SIZE_MAX;
     *participants = 0;
     for (size_t i = 0; i < n; i++) {
-        const gpudiag_report *r = reports[i];
+        const gd_rank_input *r = &in[i];
         gpudiag_rank *k = &c->ranks[i];
-        k->rank = r->input.rank >= 0 ? r->input.rank : (int)i;
-        k->rank_inferred = r->input.rank < 0;
-        k->path = gd_strdup(r->input.path ? r->input.path : "");
+        k->rank = r->rank >= 0 ? r->rank : (int)i;
+        k->rank_inferred = r->rank < 0;
+        k->path = gd_strdup(r->path ? r->path : "");
         if (!k->path)
             return -1;
-        k->steps = r->step_count;
-        k->step_time_us = r->step_time.mean;
+        k->steps = r->steps;
+        k->step_time_us = r->step_time_us;
         k->gpu_utilization = r->gpu_utilization;
         k->comm_share = r->comm_share;
-        k->comm_kernels = r->comm_kernel_count;
+        k->comm_kernels = r->comm_count;
         double sum = 0;
-        for (size_t j = 0; j < r->comm_kernel_count; j++)
-            sum += r->comm_kernel_us[j];
-        k->comm_time_us_per_step = r->step_count ? sum / (double)r->step_count : NAN;
+        for (size_t j = 0; j < r->comm_count; j++)
+            sum += r->comm_us[j];
+        k->comm_time_us_per_step = r->steps ? sum / (double)r->steps : NAN;
         k->comm_wait_us_per_step = NAN;
         k->bottleneck = r->bottleneck;
         /* ranks without collectives (CPU-only files, idle ranks) take no part */
-        if (r->comm_kernel_count == 0)
+        if (r->comm_count == 0)
             continue;
         (*participants)++;
         if (first == SIZE_MAX)
             first = i;
-        if (r->comm_kernel_count < m)
-            m = r->comm_kernel_count;
-        if (r->comm_kernel_count != reports[first]->comm_kernel_count)
+        if (r->comm_count < m)
+            m = r->comm_count;
+        if (r->comm_count != in[first].comm_count)
             c->collectives_mismatch = 1;
     }
     *collectives = m;
@@ -235,7 +235,7 @@ enum { CL_WHY_LEN = 200, CL_MIXNOTE_LEN = 260, CL_MISSNOTE_LEN = 200 };
  * in words), mixnote[CL_MIXNOTE_LEN] and missnote[CL_MISSNOTE_LEN] ("" when
  * there is nothing to say).
  * 0, or -1 on allocation failure. */
-static int cluster_job(const gpudiag_report *const *reports, size_t n, gpudiag_cluster *c, size_t *inferred,
+static int cluster_job(const gd_rank_input *in, size_t n, gpudiag_cluster *c, size_t *inferred,
                        char *why, char *mixnote, char *missnote)
 {
     for (size_t i = 0; i < n; i++)
@@ -248,7 +248,9 @@ static int cluster_job(const gpudiag_report *const *reports, size_t n, gpudiag_c
     if (!ids)
         return -1;
     for (size_t i = 0; i < n; i++) {
-        gd_job_id_from_report(reports[i], &ids[i]);
+        ids[i].rank = in[i].rank;
+        ids[i].world_size = in[i].world_size;
+        ids[i].gpu = in[i].gpu;
         ids[i].gpu_count = -1; /* ranks each list their own GPUs: not compared here */
         *inferred += ids[i].rank < 0;
         if (ids[i].world_size >= 0)
@@ -294,27 +296,27 @@ typedef struct cl_waits {
  * (c->straggler_wait_us_per_step, c->straggler_share) and the net wait on the
  * candidate with its noise (c->net_wait_us_per_step,
  * c->net_wait_noise_us_per_step). */
-static cl_waits cluster_waits(const gpudiag_report *const *reports, size_t n, gpudiag_cluster *c,
+static cl_waits cluster_waits(const gd_rank_input *in, size_t n, gpudiag_cluster *c,
                               size_t participants)
 {
     size_t least = SIZE_MAX;
     for (size_t i = 0; i < n; i++) {
-        if (reports[i]->comm_kernel_count == 0)
+        if (in[i].comm_count == 0)
             continue;
         c->ranks[i].comm_wait_us_per_step = 0;
     }
     for (size_t j = 0; j < c->collectives; j++) {
         double mn = INFINITY;
         for (size_t i = 0; i < n; i++)
-            if (reports[i]->comm_kernel_count && reports[i]->comm_kernel_us[j] < mn)
-                mn = reports[i]->comm_kernel_us[j];
+            if (in[i].comm_count && in[i].comm_us[j] < mn)
+                mn = in[i].comm_us[j];
         for (size_t i = 0; i < n; i++)
-            if (reports[i]->comm_kernel_count)
-                c->ranks[i].comm_wait_us_per_step += reports[i]->comm_kernel_us[j] - mn;
+            if (in[i].comm_count)
+                c->ranks[i].comm_wait_us_per_step += in[i].comm_us[j] - mn;
     }
     for (size_t i = 0; i < n; i++) {
         gpudiag_rank *k = &c->ranks[i];
-        if (reports[i]->comm_kernel_count == 0)
+        if (in[i].comm_count == 0)
             continue;
         k->comm_wait_us_per_step = k->steps ? k->comm_wait_us_per_step / (double)k->steps : NAN;
         if (least == SIZE_MAX || k->comm_wait_us_per_step < c->ranks[least].comm_wait_us_per_step)
@@ -322,7 +324,7 @@ static cl_waits cluster_waits(const gpudiag_report *const *reports, size_t n, gp
     }
     double others = 0, step = 0, steps = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i == least || reports[i]->comm_kernel_count == 0)
+        if (i == least || in[i].comm_count == 0)
             continue;
         others += c->ranks[i].comm_wait_us_per_step;
         step += c->ranks[i].step_time_us;
@@ -338,13 +340,13 @@ static cl_waits cluster_waits(const gpudiag_report *const *reports, size_t n, gp
      * duration minus the candidate's (= their mean wait minus its wait: the minimum cancels); the net
      * wait per step is the others' wait minus the candidate's own, and its noise 2 standard errors of
      * sum_j x_j (2 sd(x) sqrt(m)) per step. */
-    const gpudiag_report *cand = reports[least];
+    const gd_rank_input *cand = &in[least];
     double sx = 0, sxx = 0, mcol = (double)c->collectives;
     for (size_t j = 0; j < c->collectives; j++) {
         double x = 0;
         for (size_t i = 0; i < n; i++)
-            if (i != least && reports[i]->comm_kernel_count)
-                x += reports[i]->comm_kernel_us[j] - cand->comm_kernel_us[j];
+            if (i != least && in[i].comm_count)
+                x += in[i].comm_us[j] - cand->comm_us[j];
         x /= (double)(participants - 1);
         sx += x;
         sxx += x * x;
@@ -408,11 +410,41 @@ static gpudiag_status cluster_oom(gpudiag_cluster **c, gpudiag_error *err)
     return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
 }
 
+void gd_rank_input_from_report(const gpudiag_report *r, gd_rank_input *in)
+{
+    in->rank = r->input.rank;
+    in->world_size = r->input.world_size;
+    in->path = r->input.path;
+    in->gpu = r->has_gpu && r->device_count ? r->devices[0].name : NULL;
+    in->steps = r->step_count;
+    in->step_time_us = r->step_time.mean;
+    in->gpu_utilization = r->gpu_utilization;
+    in->comm_share = r->comm_share;
+    in->bottleneck = r->bottleneck;
+    in->comm_count = r->comm_kernel_count;
+    in->comm_us = r->comm_kernel_us;
+}
+
 gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, size_t n, gpudiag_cluster **out,
                                        gpudiag_error *err)
 {
     if (!reports || !out || n == 0)
         return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "gpudiag_cluster_analyze: no reports");
+    gd_rank_input *in = calloc(n, sizeof *in);
+    if (!in)
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        gd_rank_input_from_report(reports[i], &in[i]);
+    gpudiag_status st = gd_cluster_analyze_inputs(in, n, out, err);
+    free(in);
+    return st;
+}
+
+gpudiag_status gd_cluster_analyze_inputs(const gd_rank_input *in, size_t n, gpudiag_cluster **out,
+                                         gpudiag_error *err)
+{
+    if (!in || !out || n == 0)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "gpudiag_cluster_analyze: no ranks");
     *out = NULL;
     gpudiag_cluster *c = calloc(1, sizeof *c);
     if (!c || !(c->ranks = calloc(n, sizeof *c->ranks))) {
@@ -429,13 +461,13 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
     c->missing_ranks = -1;
     size_t m, participants, inferred;
     char why[CL_WHY_LEN] = "", mixnote[CL_MIXNOTE_LEN] = "", missnote[CL_MISSNOTE_LEN] = "";
-    if (cluster_ranks(reports, n, c, &m, &participants) != 0 ||
-        cluster_job(reports, n, c, &inferred, why, mixnote, missnote) != 0)
+    if (cluster_ranks(in, n, c, &m, &participants) != 0 ||
+        cluster_job(in, n, c, &inferred, why, mixnote, missnote) != 0)
         return cluster_oom(&c, err);
     c->collectives = m == SIZE_MAX ? 0 : m;
     char *v;
     if (participants >= 2 && c->collectives > 0) {
-        cl_waits w = cluster_waits(reports, n, c, participants);
+        cl_waits w = cluster_waits(in, n, c, participants);
         v = straggler_verdict(c, &w, why, missnote);
     } else if (n >= 2) {
         v = gd_format("Fewer than two ranks have communication kernels inside their steps: nothing to compare "

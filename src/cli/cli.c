@@ -37,6 +37,8 @@ static void usage_main(FILE *fp)
             "  serve             Prometheus exporter: dcgm-exporter metrics plus the rolling verdict\n"
             "  compare BASE NEW  did a change help? step time with confidence, utilization,\n"
             "                    findings and kernel diff; exit 1 on a regression (CI gate)\n"
+            "  merge SUMMARY...  the job view of many ranks from per-rank summaries\n"
+            "                    (analyze --summary FILE TRACE on each rank's node)\n"
             "\n"
             "Run 'gpudiag COMMAND --help' for the options of a command.  An option that takes a\n"
             "value is given once (a repeat is a usage error).\n"
@@ -47,7 +49,7 @@ static void usage_main(FILE *fp)
             "\n"
             "Exit status: 0 ran; 1 --fail-on matched or compare found a regression; 2 usage error;\n"
             "3 unreadable or malformed input; 4 no GPU/driver (live modes); 5 internal error;\n"
-            "6 analyze --steps/--ranks selected nothing.\n");
+            "6 analyze --steps/--ranks selected nothing; 7 merge: summaries of another version or job.\n");
 }
 
 static int finish(int rc)
@@ -80,6 +82,7 @@ static const cli_command commands[] = {
     {"run", NULL, gd_cmd_run, 0},
     {"plan", gd_cmd_plan, NULL, 1},
     {"compare", gd_cmd_compare, NULL, 1},
+    {"merge", gd_cmd_merge, NULL, 1},
 };
 
 int gd_cli_run(int argc, char **argv)

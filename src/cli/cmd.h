@@ -27,6 +27,17 @@
  * exit status (GD_EXIT_FINDINGS when --fail-on matched, GD_EXIT_NOMATCH
  * when --steps/--ranks selected nothing, ...: util/exit_codes.h). */
 gd_exit gd_cmd_analyze(int argc, char **argv);
+/* gpudiag merge SUMMARY|DIR... (cmd_merge.c): the job view from per-rank
+ * summaries; argv[0] is "merge". */
+gd_exit gd_cmd_merge(int argc, char **argv);
+/* Write FILE through a temporary renamed into place (util/outfile.h), the
+ * bytes from write(fp, ctx, err): a failed write leaves the old FILE, never a
+ * part.  On failure prints "PROG: error: FILE: cannot write WHAT: ..." or
+ * "... writing WHAT failed: ..." and returns GD_EXIT_INPUT; else GD_EXIT_OK. */
+gd_exit gd_write_file(const char *prog, const char *file, const char *what,
+                      gpudiag_status (*write)(FILE *fp, void *ctx, gpudiag_error *err), void *ctx);
+/* The exit status for a library status (GPUDIAG_ERR_IO -> GD_EXIT_INPUT, ...). */
+gd_exit gd_exit_for_status(gpudiag_status st);
 /* gpudiag specs [NAME], gpudiag mfu, gpudiag plan: argv[0] is the command name. */
 gd_exit gd_cmd_specs(int argc, char **argv);
 gd_exit gd_cmd_mfu(int argc, char **argv);

@@ -25,6 +25,7 @@
 #include "cli/opts.h"
 #include "cli/progress.h"
 #include "gpudiag/gpudiag.h"
+#include "gpudiag/summary.h"
 #include "gpudiag/annotate.h"
 #include "gpudiag/html.h"
 #include "gpudiag/series.h"
@@ -36,7 +37,7 @@
 #include "util/outfile.h"
 #include "util/util.h"
 
-enum { OPT_NO_COLOR = 128, OPT_COLOR, OPT_FAIL_ON, OPT_WIDTH, OPT_JOBS, OPT_SAVE, OPT_FORMAT, OPT_STEP_RANGE, OPT_HTML, OPT_TRACE_OUT,
+enum { OPT_NO_COLOR = 128, OPT_COLOR, OPT_FAIL_ON, OPT_WIDTH, OPT_JOBS, OPT_SAVE, OPT_SUMMARY, OPT_FORMAT, OPT_STEP_RANGE, OPT_HTML, OPT_TRACE_OUT,
        OPT_STEPS, OPT_RANKS, OPT_NO_PROGRESS, OPT_NCU };
 
 typedef struct settings {
@@ -51,6 +52,7 @@ typedef struct settings {
     const char *html;    /* --html FILE, or NULL */
     const char *trace_out; /* --trace-out FILE, or NULL */
     const char *save;    /* --save FILE: also write the JSON report there */
+    const char *summary; /* --summary FILE: also write the per-rank summary there */
     int format;          /* FMT_*: --format */
     const char *step_range; /* --step-range NAME, or NULL */
     int select_steps;       /* --steps given */
@@ -144,6 +146,9 @@ static void usage_analyze(FILE *fp)
             "      --jobs N          threads for a directory of rank traces (default: cores)\n"
             "      --save FILE       also write the JSON report to FILE for 'gpudiag compare' later:\n"
             "                        as --json prints it, but with every kernel; one PATH only\n"
+            "      --summary FILE    also write the per-rank summary to FILE for 'gpudiag merge'\n"
+            "                        (rank from distributedInfo, else RANK, SLURM_PROCID,\n"
+            "                        OMPI_COMM_WORLD_RANK or JOB_COMPLETION_INDEX); one PATH only\n"
             );
     usage_format(fp);
     fprintf(fp,
@@ -218,6 +223,7 @@ static int parse_option(settings *s, int c, char **argv, const struct option *al
         break;
     }
     case OPT_SAVE: s->save = optarg; break;
+    case OPT_SUMMARY: s->summary = optarg; break;
     case OPT_NCU:
         if (optarg[0] == '\0') {
             fprintf(stderr, "%s: error: --ncu wants a file name\n", prog);
@@ -312,8 +318,8 @@ static int parse_option(settings *s, int c, char **argv, const struct option *al
 static int check_analyze_outputs(settings *s)
 {
     {
-        static const char *const names[] = {"--html", "--trace-out", "--save"};
-        const char *outs[] = {s->html, s->trace_out, s->save};
+        static const char *const names[] = {"--html", "--trace-out", "--save", "--summary"};
+        const char *outs[] = {s->html, s->trace_out, s->save, s->summary};
         /* every file the command reads: the traces, then --ncu (a user lost
          * their Nsight Compute CSV to --html before it was counted; issue 19) */
         const char **ins = malloc(((size_t)s->npaths + 1) * sizeof *ins);
@@ -326,12 +332,12 @@ static int check_analyze_outputs(settings *s)
             ins[nin++] = s->paths[i];
         if (s->ncu)
             ins[nin++] = s->ncu;
-        int clash = gd_check_outputs(names, outs, 3, ins, nin);
+        int clash = gd_check_outputs(names, outs, 4, ins, nin);
         free(ins);
         if (clash != 0)
             return GD_EXIT_USAGE;
         /* checked before the analysis, which can take minutes on a big trace (issue 19 class 18) */
-        if (gd_check_writable(names, outs, 3) != 0)
+        if (gd_check_writable(names, outs, 4) != 0)
             return GD_EXIT_INPUT;
     }
     {
@@ -366,8 +372,9 @@ static int check_analyze_outputs(settings *s)
                 s->html ? "--html" : "--trace-out");
         return GD_EXIT_USAGE;
     }
-    if (s->save && s->npaths != 1) {
-        fprintf(stderr, "%s: error: --save writes one report: give one trace or one directory\n", prog);
+    if ((s->save || s->summary) && s->npaths != 1) {
+        fprintf(stderr, "%s: error: %s writes one report: give one trace or one directory\n", prog,
+                s->save ? "--save" : "--summary");
         return GD_EXIT_USAGE;
     }
     return GD_PARSE_GO;
@@ -389,6 +396,7 @@ static int parse_analyze(int argc, char **argv, settings *s)
         {"html", required_argument, NULL, OPT_HTML},
         {"trace-out", required_argument, NULL, OPT_TRACE_OUT},
         {"save", required_argument, NULL, OPT_SAVE},
+        {"summary", required_argument, NULL, OPT_SUMMARY},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"step-range", required_argument, NULL, OPT_STEP_RANGE},
         {"steps", required_argument, NULL, OPT_STEPS},
@@ -433,21 +441,6 @@ static int parse_analyze(int argc, char **argv, settings *s)
     return check_analyze_outputs(s);
 }
 
-static int exit_for_status(gpudiag_status st)
-{
-    switch (st) {
-    case GPUDIAG_OK: return GD_EXIT_OK;
-    case GPUDIAG_ERR_IO:
-    case GPUDIAG_ERR_FORMAT: return GD_EXIT_INPUT;
-    case GPUDIAG_ERR_ARG: return GD_EXIT_USAGE;
-    case GPUDIAG_ERR_NOMEM:
-    case GPUDIAG_ERR_INTERNAL: return GD_EXIT_INTERNAL;
-    case GPUDIAG_ERR_NODEV: return GD_EXIT_NO_DEVICE;
-    case GPUDIAG_ERR_NOMATCH: return GD_EXIT_NOMATCH;
-    }
-    return GD_EXIT_INTERNAL;
-}
-
 static void print_error(const gpudiag_error *err)
 {
     if (err->path[0] && err->offset >= 0)
@@ -487,28 +480,96 @@ static void warn_input(const gpudiag_report *r)
 /* --save FILE: write a report (or a cluster) as pretty JSON; an exit code.
  * Written to a temporary and renamed into place (util/outfile.h): a failed
  * write leaves the old FILE, never a truncated report. */
+typedef struct save_ctx {
+    const gpudiag_report *r;
+    const gpudiag_cluster *c;
+    const gpudiag_report *const *reports;
+} save_ctx;
+
+static gpudiag_status write_saved(FILE *fp, void *ctx, gpudiag_error *err)
+{
+    const save_ctx *x = ctx;
+    /* every kernel, so that `compare` diffs them all (not only the top 50 of --json) */
+    int flags = GPUDIAG_JSON_PRETTY | GPUDIAG_JSON_ALL_KERNELS;
+    return x->c ? gpudiag_cluster_write_json(x->c, x->reports, fp, flags, err)
+                : gpudiag_report_write_json(x->r, fp, flags, err);
+}
+
 static int save_json(const char *file, const gpudiag_report *r, const gpudiag_cluster *c,
                      const gpudiag_report *const *reports)
 {
-    gd_outfile of;
-    if (gd_outfile_open(&of, file) != 0) {
-        fprintf(stderr, "%s: error: %s: cannot write the report: %s\n", prog, file, strerror(errno));
-        return GD_EXIT_INPUT;
+    save_ctx x = {r, c, reports};
+    return gd_write_file(prog, file, "the report", write_saved, &x);
+}
+
+/* The rank of this process in its job from the environment, for a trace
+ * without distributedInfo.rank (docs/DEFINITIONS.md "Summaries and merge"):
+ * torchrun's RANK, Slurm's SLURM_PROCID (not in an array task: there it is
+ * the task's own step rank, 0 in every task), Open MPI's
+ * OMPI_COMM_WORLD_RANK, a Kubernetes Indexed Job's JOB_COMPLETION_INDEX.
+ * -1 when none is set to a number. */
+static int rank_from_env(const char **source)
+{
+    static const char *const vars[] = {"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "JOB_COMPLETION_INDEX"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i]);
+        long r = 0;
+        if (!v || gd_opt_long(v, 0, 1L << 30, &r) != 0)
+            continue;
+        if (strcmp(vars[i], "SLURM_PROCID") == 0 && getenv("SLURM_ARRAY_TASK_ID"))
+            continue;
+        *source = vars[i];
+        return (int)r;
     }
+    *source = NULL;
+    return -1;
+}
+
+/* The job a summary belongs to, from the environment: GPUDIAG_JOB_ID, else
+ * "slurm:" and SLURM_ARRAY_JOB_ID (all tasks of an array share it) or
+ * SLURM_JOB_ID; NULL when none is set.  Into buf[cap]. */
+static const char *job_from_env(char *buf, size_t cap)
+{
+    const char *v = getenv("GPUDIAG_JOB_ID");
+    if (v && v[0])
+        return v;
+    v = getenv("SLURM_ARRAY_JOB_ID");
+    if (!v || !v[0])
+        v = getenv("SLURM_JOB_ID");
+    if (!v || !v[0])
+        return NULL;
+    snprintf(buf, cap, "slurm:%s", v);
+    return buf;
+}
+
+/* --summary FILE: the per-rank summary of n reports (one trace: its rank may
+ * come from the environment; a directory: each trace's own); an exit code. */
+static gpudiag_status write_summary(FILE *fp, void *ctx, gpudiag_error *err)
+{
+    return gpudiag_summary_write_json(ctx, fp, 0, err);
+}
+
+static int save_summary(const char *file, const gpudiag_report *const *reports, size_t n)
+{
+    char jbuf[160];
+    gpudiag_summary *sum = NULL;
     gpudiag_error err;
     memset(&err, 0, sizeof err);
-    /* every kernel, so that `compare` diffs them all (not only the top 50 of --json) */
-    int flags = GPUDIAG_JSON_PRETTY | GPUDIAG_JSON_ALL_KERNELS;
-    gpudiag_status st = c ? gpudiag_cluster_write_json(c, reports, of.fp, flags, &err)
-                          : gpudiag_report_write_json(r, of.fp, flags, &err);
-    int replacing = of.tmp != NULL; /* not a device or a FIFO written in place */
-    if (gd_outfile_commit(&of, st != GPUDIAG_OK) != 0) {
-        fprintf(stderr, "%s: error: %s: writing the report failed: %s%s\n", prog, file,
-                st != GPUDIAG_OK && st != GPUDIAG_ERR_IO ? err.message : strerror(errno),
-                replacing ? " (no partial file is left; an old one is kept)" : "");
-        return GD_EXIT_INPUT;
+    gpudiag_status st = gpudiag_summary_new(job_from_env(jbuf, sizeof jbuf), &sum, &err);
+    for (size_t i = 0; st == GPUDIAG_OK && i < n; i++) {
+        const char *source = NULL;
+        int rank = n == 1 ? rank_from_env(&source) : -1;
+        st = gpudiag_summary_add_report(sum, reports[i], rank, source, &err);
     }
-    return GD_EXIT_OK;
+    int code;
+    if (st != GPUDIAG_OK) {
+        fprintf(stderr, "%s: error: %s\n", prog, err.message);
+        code = gd_exit_for_status(st);
+    } else {
+        code = gd_write_file(prog, file, "the summary", write_summary, sum);
+    }
+    gpudiag_summary_free(&sum);
+    return code;
 }
 
 static int terminal_width(void)
@@ -654,7 +715,7 @@ static size_t choose_ranks(const char *dir, const settings *s, rank_job *jobs, s
         rank_job *j = &jobs[i];
         if (j->st != GPUDIAG_OK) {
             print_error(&j->err);
-            int code = exit_for_status(j->st);
+            int code = gd_exit_for_status(j->st);
             if (code > *worst)
                 *worst = code;
         } else if (j->rank < 0) {
@@ -726,7 +787,7 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
     for (size_t i = 0; i < n; i++) {
         if (jobs[i].st != GPUDIAG_OK) {
             print_error(&jobs[i].err);
-            int code = exit_for_status(jobs[i].st);
+            int code = gd_exit_for_status(jobs[i].st);
             if (code > worst)
                 worst = code;
         } else if (ok) {
@@ -744,6 +805,11 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
         gpudiag_status st = gpudiag_cluster_analyze(ok, nok, &c, &err);
         if (st == GPUDIAG_OK && s->save) {
             int code = save_json(s->save, NULL, c, ok);
+            if (code > worst)
+                worst = code;
+        }
+        if (st == GPUDIAG_OK && s->summary) {
+            int code = save_summary(s->summary, ok, nok);
             if (code > worst)
                 worst = code;
         }
@@ -959,7 +1025,7 @@ static int rank_chosen(const char *path, const settings *s, int *found, size_t *
         st = gpudiag_trace_read_opts(path, &hopts, &t, &err);
     if (st != GPUDIAG_OK) {
         print_error(&err);
-        int code = exit_for_status(st);
+        int code = gd_exit_for_status(st);
         if (code > *worst)
             *worst = code;
         return -1;
@@ -997,6 +1063,12 @@ static int emit_report(const settings *s, int i, const char *path, gpudiag_repor
         if (code > t->worst)
             t->worst = code;
     }
+    if (s->summary) {
+        const gpudiag_report *one[1] = {r};
+        int code = save_summary(s->summary, one, 1);
+        if (code > t->worst)
+            t->worst = code;
+    }
     if (s->report_off) {
         /* standard output belongs to --html - / --trace-out - */
     } else if (s->json) {
@@ -1025,7 +1097,7 @@ static int emit_report(const settings *s, int i, const char *path, gpudiag_repor
                 t->worst = code;
         } else if (ts != GPUDIAG_OK) {
             print_error(&terr);
-            int code = ts == GPUDIAG_ERR_ARG ? GD_EXIT_USAGE : exit_for_status(ts);
+            int code = ts == GPUDIAG_ERR_ARG ? GD_EXIT_USAGE : gd_exit_for_status(ts);
             if (code > t->worst)
                 t->worst = code;
         }
@@ -1110,7 +1182,7 @@ static int analyze_path(const settings *s, int i, const gpudiag_text_opts *topts
         warn_input(r);
     if (st != GPUDIAG_OK) {
         print_error(&err);
-        int code = exit_for_status(st);
+        int code = gd_exit_for_status(st);
         if (code > t->worst)
             t->worst = code;
         return GD_PARSE_GO;
@@ -1131,7 +1203,7 @@ static gd_exit cmd_analyze_run(int argc, char **argv, gpudiag_ncu **ncu)
         gpudiag_status nst = gpudiag_ncu_read(s.ncu, ncu, &nerr);
         if (nst != GPUDIAG_OK) {
             print_error(&nerr);
-            return exit_for_status(nst);
+            return gd_exit_for_status(nst);
         }
         s.aopts.ncu = *ncu;
     }

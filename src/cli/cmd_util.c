@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "ingest/input.h"
+#include "util/outfile.h"
 
 int gd_reader_gone(int fd, int err)
 {
@@ -438,4 +439,41 @@ oom:
     gd_free_names(names, n);
     fprintf(stderr, "gpudiag: error: out of memory\n");
     return GD_EXIT_INTERNAL;
+}
+
+gd_exit gd_exit_for_status(gpudiag_status st)
+{
+    switch (st) {
+    case GPUDIAG_OK: return GD_EXIT_OK;
+    case GPUDIAG_ERR_IO:
+    case GPUDIAG_ERR_FORMAT: return GD_EXIT_INPUT;
+    case GPUDIAG_ERR_ARG: return GD_EXIT_USAGE;
+    case GPUDIAG_ERR_NOMEM:
+    case GPUDIAG_ERR_INTERNAL: return GD_EXIT_INTERNAL;
+    case GPUDIAG_ERR_NODEV: return GD_EXIT_NO_DEVICE;
+    case GPUDIAG_ERR_NOMATCH: return GD_EXIT_NOMATCH;
+    case GPUDIAG_ERR_MISMATCH: return GD_EXIT_MISMATCH;
+    }
+    return GD_EXIT_INTERNAL;
+}
+
+gd_exit gd_write_file(const char *prog, const char *file, const char *what,
+                      gpudiag_status (*write)(FILE *fp, void *ctx, gpudiag_error *err), void *ctx)
+{
+    gd_outfile of;
+    if (gd_outfile_open(&of, file) != 0) {
+        fprintf(stderr, "%s: error: %s: cannot write %s: %s\n", prog, file, what, strerror(errno));
+        return GD_EXIT_INPUT;
+    }
+    gpudiag_error err;
+    memset(&err, 0, sizeof err);
+    gpudiag_status st = write(of.fp, ctx, &err);
+    int replacing = of.tmp != NULL; /* not a device or a FIFO written in place */
+    if (gd_outfile_commit(&of, st != GPUDIAG_OK) != 0) {
+        fprintf(stderr, "%s: error: %s: writing %s failed: %s%s\n", prog, file, what,
+                st != GPUDIAG_OK && st != GPUDIAG_ERR_IO ? err.message : strerror(errno),
+                replacing ? " (no partial file is left; an old one is kept)" : "");
+        return GD_EXIT_INPUT;
+    }
+    return GD_EXIT_OK;
 }

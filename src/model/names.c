@@ -20,6 +20,7 @@ const char *gpudiag_strerror(gpudiag_status code)
     case GPUDIAG_ERR_INTERNAL: return "internal error";
     case GPUDIAG_ERR_NODEV: return "no GPU, driver or NVML library";
     case GPUDIAG_ERR_NOMATCH: return "the selection matched nothing in the input";
+    case GPUDIAG_ERR_MISMATCH: return "summaries of another gpudiag version or another job";
     }
     return "unknown status";
 }
@@ -35,6 +36,7 @@ const char *gpudiag_errname(gpudiag_status code)
     case GPUDIAG_ERR_INTERNAL: return "internal";
     case GPUDIAG_ERR_NODEV: return "nodev";
     case GPUDIAG_ERR_NOMATCH: return "nomatch";
+    case GPUDIAG_ERR_MISMATCH: return "mismatch";
     }
     return "unknown";
 }

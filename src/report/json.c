@@ -11,11 +11,14 @@
 #include <string.h>
 
 #include <yajl/yajl_gen.h>
+#include <yajl/yajl_parse.h>
 
 #include "gpudiag/gpudiag.h"
 #include "gpudiag/memory.h"
 #include "gpudiag/roofline.h"
 #include "gpudiag/series.h"
+#include "gpudiag/summary.h"
+#include "model/summary.h"
 #include "report/finding_kind.h"
 #include "util/util.h"
 
@@ -1169,6 +1172,266 @@ void gpudiag_json_free(char **json)
     }
 }
 
+/* ---- a report kept as JSON text (summaries), written again ---------------- */
+
+/* Forwards the parser's events of one stored report into w's generator, so that
+ * it comes out exactly as write_report wrote it (numbers as their text, the
+ * indentation of w).  kernels.top keeps its first w->top_kernels entries: a
+ * summary stores every kernel, --json lists 50. */
+typedef struct fwd {
+    jw *w;
+    int depth;            /* open containers of the report */
+    int key_kernels;      /* depth 1's current key is "kernels" */
+    int key_top;          /* depth 2's current key is "top" */
+    int top_depth;        /* depth inside kernels.top, 0 outside */
+    size_t top_seen;      /* its entries begun */
+    int skip_to;          /* > 0: drop events until depth returns to skip_to */
+} fwd;
+
+/* 1 when the value starting now is to be dropped (and, for a container,
+ * everything in it: skip_to is set by the caller). */
+static int fwd_drop(fwd *f)
+{
+    if (f->skip_to)
+        return 1;
+    if (f->top_depth && f->depth == f->top_depth && ++f->top_seen > f->w->top_kernels)
+        return 1;
+    return 0;
+}
+
+static int fwd_null(void *ctx)
+{
+    fwd *f = ctx;
+    return fwd_drop(f) || yajl_gen_null(f->w->g) == yajl_gen_status_ok;
+}
+
+static int fwd_bool(void *ctx, int v)
+{
+    fwd *f = ctx;
+    return fwd_drop(f) || yajl_gen_bool(f->w->g, v) == yajl_gen_status_ok;
+}
+
+static int fwd_number(void *ctx, const char *s, size_t len)
+{
+    fwd *f = ctx;
+    return fwd_drop(f) || yajl_gen_number(f->w->g, s, len) == yajl_gen_status_ok;
+}
+
+static int fwd_string(void *ctx, const unsigned char *s, size_t len)
+{
+    fwd *f = ctx;
+    return fwd_drop(f) || yajl_gen_string(f->w->g, s, len) == yajl_gen_status_ok;
+}
+
+static int fwd_open(fwd *f, int map)
+{
+    yajl_gen_status gs = yajl_gen_status_ok;
+    if (fwd_drop(f)) {
+        if (!f->skip_to)
+            f->skip_to = f->depth;
+    } else if (map) {
+        gs = yajl_gen_map_open(f->w->g);
+    } else {
+        gs = yajl_gen_array_open(f->w->g);
+        if (f->depth == 2 && f->key_kernels && f->key_top) {
+            f->top_depth = 3;
+            f->top_seen = 0;
+        }
+    }
+    f->depth++;
+    return gs == yajl_gen_status_ok;
+}
+
+static int fwd_close(fwd *f, int map)
+{
+    f->depth--;
+    if (f->skip_to) {
+        if (f->depth == f->skip_to)
+            f->skip_to = 0;
+        return 1;
+    }
+    if (f->top_depth && f->depth == f->top_depth - 1)
+        f->top_depth = 0;
+    return (map ? yajl_gen_map_close(f->w->g) : yajl_gen_array_close(f->w->g)) == yajl_gen_status_ok;
+}
+
+static int fwd_start_map(void *ctx) { return fwd_open(ctx, 1); }
+static int fwd_end_map(void *ctx) { return fwd_close(ctx, 1); }
+static int fwd_start_array(void *ctx) { return fwd_open(ctx, 0); }
+static int fwd_end_array(void *ctx) { return fwd_close(ctx, 0); }
+
+static int fwd_key(void *ctx, const unsigned char *s, size_t len)
+{
+    fwd *f = ctx;
+    if (f->skip_to)
+        return 1;
+    if (f->depth == 1)
+        f->key_kernels = len == 7 && memcmp(s, "kernels", 7) == 0;
+    if (f->depth == 2)
+        f->key_top = len == 3 && memcmp(s, "top", 3) == 0;
+    return yajl_gen_string(f->w->g, s, len) == yajl_gen_status_ok;
+}
+
+static const yajl_callbacks FWD_CALLBACKS = {fwd_null,   fwd_bool,        NULL,          NULL,
+                                             fwd_number, fwd_string,      fwd_start_map, fwd_key,
+                                             fwd_end_map, fwd_start_array, fwd_end_array};
+
+/* Write the stored report text[len] into w; -1 when it is not JSON. */
+static int write_stored_report(jw *w, const char *text, size_t len)
+{
+    fwd f = {w, 0, 0, 0, 0, 0, 0};
+    static yajl_alloc_funcs afs = {gd_yajl_malloc, gd_yajl_realloc, gd_yajl_free, NULL};
+    yajl_handle h = yajl_alloc(&FWD_CALLBACKS, &afs, &f);
+    if (!h)
+        return -1;
+    int ok = yajl_parse(h, (const unsigned char *)text, len) == yajl_status_ok && yajl_complete_parse(h) == yajl_status_ok;
+    yajl_free(h);
+    return ok && f.depth == 0 ? 0 : -1;
+}
+
+/* A double exactly (17 significant digits read back to the same double); NaN
+ * and infinities as null: the summary's numbers that the cross-rank analysis
+ * reads again. */
+static void num_exact(jw *w, double v)
+{
+    char b[40];
+    snprintf(b, sizeof b, "%.17g", v);
+    if (isfinite(v))
+        raw_number(w, b);
+    else
+        yajl_gen_null(w->g);
+}
+
+static gpudiag_status write_summary_rank(jw *w, const gd_summary_rank *k, gpudiag_error *err)
+{
+    const gd_rank_input *in = &k->in;
+    yajl_gen_map_open(w->g);
+    kv_int_opt(w, "rank", in->rank, in->rank >= 0);
+    kv_str(w, "rank_source", k->rank_source);
+    kv_int_opt(w, "world_size", in->world_size, in->world_size >= 0);
+    kv_str(w, "path", in->path);
+    kv_str(w, "gpu", in->gpu && in->gpu[0] ? in->gpu : NULL);
+    kv_int(w, "steps", (long long)in->steps);
+    key(w, "step_time_us");
+    num_exact(w, in->step_time_us);
+    key(w, "gpu_utilization");
+    num_exact(w, in->gpu_utilization);
+    key(w, "comm_share");
+    num_exact(w, in->comm_share);
+    kv_str(w, "bottleneck", gpudiag_bottleneck_name(in->bottleneck));
+    key(w, "collectives");
+    yajl_gen_map_open(w->g);
+    kv_int(w, "count", (long long)in->comm_count);
+    key(w, "duration_us");
+    yajl_gen_array_open(w->g);
+    for (size_t j = 0; j < in->comm_count; j++)
+        num_exact(w, in->comm_us[j]);
+    yajl_gen_array_close(w->g);
+    yajl_gen_map_close(w->g);
+    key(w, "report");
+    if (write_stored_report(w, k->report, k->report_len) != 0)
+        return gd_set_error(err, GPUDIAG_ERR_FORMAT, in->path, -1, "the stored report of this rank is not JSON");
+    yajl_gen_map_close(w->g);
+    return GPUDIAG_OK;
+}
+
+gpudiag_status gpudiag_summary_write_json(gpudiag_summary *s, FILE *fp, int flags, gpudiag_error *err)
+{
+    if (!s || !fp)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "NULL summary or stream");
+    gd_summary_sort(s);
+    jw w;
+    gpudiag_status st = open_writer(&w, fp, flags | GPUDIAG_JSON_ALL_KERNELS, err);
+    if (st != GPUDIAG_OK)
+        return st;
+    yajl_gen_map_open(w.g);
+    kv_str(&w, "schema", GPUDIAG_SUMMARY_SCHEMA);
+    key(&w, "tool");
+    yajl_gen_map_open(w.g);
+    kv_str(&w, "name", "gpudiag");
+    kv_str(&w, "version", GPUDIAG_VERSION);
+    yajl_gen_map_close(w.g);
+    key(&w, "job");
+    yajl_gen_map_open(w.g);
+    kv_str(&w, "id", s->job);
+    yajl_gen_map_close(w.g);
+    key(&w, "ranks");
+    yajl_gen_array_open(w.g);
+    for (size_t i = 0; st == GPUDIAG_OK && i < s->count; i++)
+        st = write_summary_rank(&w, &s->ranks[i], err);
+    yajl_gen_array_close(w.g);
+    yajl_gen_map_close(w.g);
+    gpudiag_status cst = close_writer(&w, err);
+    return st != GPUDIAG_OK ? st : cst;
+}
+
+/* The job view; reports[i] (a report) or else stored[i] (a summary's rank)
+ * gives rank i's full report. */
+static gpudiag_status write_cluster(jw *w, const gpudiag_cluster *c, const gpudiag_report *const *reports,
+                                    const gd_summary_rank *stored, gpudiag_error *err)
+{
+    yajl_gen_map_open(w->g);
+    kv_str(w, "schema", GPUDIAG_CLUSTER_SCHEMA);
+    key(w, "tool");
+    yajl_gen_map_open(w->g);
+    kv_str(w, "name", "gpudiag");
+    kv_str(w, "version", GPUDIAG_VERSION);
+    yajl_gen_map_close(w->g);
+    key(w, "ranks");
+    yajl_gen_array_open(w->g);
+    for (size_t i = 0; i < c->rank_count; i++) {
+        const gpudiag_rank *k = &c->ranks[i];
+        yajl_gen_map_open(w->g);
+        kv_int(w, "rank", k->rank);
+        kv_bool(w, "rank_inferred", k->rank_inferred);
+        kv_str(w, "path", k->path);
+        kv_int(w, "steps", (long long)k->steps);
+        kv_us(w, "step_time_us", k->step_time_us);
+        kv_num(w, "gpu_utilization", k->gpu_utilization);
+        kv_num(w, "comm_share", k->comm_share);
+        kv_int(w, "comm_kernels", (long long)k->comm_kernels);
+        kv_us(w, "comm_time_us_per_step", k->comm_time_us_per_step);
+        kv_us(w, "comm_wait_us_per_step", k->comm_wait_us_per_step);
+        kv_str(w, "bottleneck", gpudiag_bottleneck_name(k->bottleneck));
+        yajl_gen_map_close(w->g);
+    }
+    yajl_gen_array_close(w->g);
+    key(w, "stragglers");
+    yajl_gen_map_open(w->g);
+    kv_int(w, "collectives", (long long)c->collectives);
+    kv_bool(w, "collectives_mismatch", c->collectives_mismatch);
+    kv_bool(w, "duplicate_ranks", c->duplicate_ranks);
+    key(w, "mixed_job");
+    yajl_gen_array_open(w->g);
+    for (unsigned b = 1; b <= GPUDIAG_MIX_GPU; b <<= 1)
+        if (c->mixed_job & b)
+            str(w, gpudiag_mix_name(b));
+    yajl_gen_array_close(w->g);
+    kv_int_opt(w, "straggler", c->straggler, c->straggler >= 0);
+    kv_int_opt(w, "world_size", c->world_size, c->world_size >= 0);
+    kv_int_opt(w, "missing_ranks", c->missing_ranks, c->missing_ranks >= 0);
+    kv_us(w, "wait_us_per_step", c->straggler_wait_us_per_step);
+    kv_num(w, "wait_share_of_step", c->straggler_share);
+    kv_us(w, "net_wait_us_per_step", c->net_wait_us_per_step);
+    kv_us(w, "net_wait_noise_us_per_step", c->net_wait_noise_us_per_step);
+    kv_str(w, "verdict", c->verdict);
+    yajl_gen_map_close(w->g);
+    write_findings(w, c->findings, c->finding_count);
+    key(w, "reports");
+    yajl_gen_array_open(w->g);
+    gpudiag_status st = GPUDIAG_OK;
+    for (size_t i = 0; i < c->rank_count && st == GPUDIAG_OK; i++) {
+        if (reports)
+            write_report(w, reports[i]);
+        else if (stored && write_stored_report(w, stored[i].report, stored[i].report_len) != 0)
+            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, stored[i].in.path, -1,
+                              "the stored report of this rank is not JSON");
+    }
+    yajl_gen_array_close(w->g);
+    yajl_gen_map_close(w->g);
+    return st;
+}
+
 gpudiag_status gpudiag_cluster_write_json(const gpudiag_cluster *c, const gpudiag_report *const *reports,
                                           FILE *fp, int pretty, gpudiag_error *err)
 {
@@ -1178,58 +1441,20 @@ gpudiag_status gpudiag_cluster_write_json(const gpudiag_cluster *c, const gpudia
     gpudiag_status st = open_writer(&w, fp, pretty, err);
     if (st != GPUDIAG_OK)
         return st;
-    yajl_gen_map_open(w.g);
-    kv_str(&w, "schema", GPUDIAG_CLUSTER_SCHEMA);
-    key(&w, "tool");
-    yajl_gen_map_open(w.g);
-    kv_str(&w, "name", "gpudiag");
-    kv_str(&w, "version", GPUDIAG_VERSION);
-    yajl_gen_map_close(w.g);
-    key(&w, "ranks");
-    yajl_gen_array_open(w.g);
-    for (size_t i = 0; i < c->rank_count; i++) {
-        const gpudiag_rank *k = &c->ranks[i];
-        yajl_gen_map_open(w.g);
-        kv_int(&w, "rank", k->rank);
-        kv_bool(&w, "rank_inferred", k->rank_inferred);
-        kv_str(&w, "path", k->path);
-        kv_int(&w, "steps", (long long)k->steps);
-        kv_us(&w, "step_time_us", k->step_time_us);
-        kv_num(&w, "gpu_utilization", k->gpu_utilization);
-        kv_num(&w, "comm_share", k->comm_share);
-        kv_int(&w, "comm_kernels", (long long)k->comm_kernels);
-        kv_us(&w, "comm_time_us_per_step", k->comm_time_us_per_step);
-        kv_us(&w, "comm_wait_us_per_step", k->comm_wait_us_per_step);
-        kv_str(&w, "bottleneck", gpudiag_bottleneck_name(k->bottleneck));
-        yajl_gen_map_close(w.g);
-    }
-    yajl_gen_array_close(w.g);
-    key(&w, "stragglers");
-    yajl_gen_map_open(w.g);
-    kv_int(&w, "collectives", (long long)c->collectives);
-    kv_bool(&w, "collectives_mismatch", c->collectives_mismatch);
-    kv_bool(&w, "duplicate_ranks", c->duplicate_ranks);
-    key(&w, "mixed_job");
-    yajl_gen_array_open(w.g);
-    for (unsigned b = 1; b <= GPUDIAG_MIX_GPU; b <<= 1)
-        if (c->mixed_job & b)
-            str(&w, gpudiag_mix_name(b));
-    yajl_gen_array_close(w.g);
-    kv_int_opt(&w, "straggler", c->straggler, c->straggler >= 0);
-    kv_int_opt(&w, "world_size", c->world_size, c->world_size >= 0);
-    kv_int_opt(&w, "missing_ranks", c->missing_ranks, c->missing_ranks >= 0);
-    kv_us(&w, "wait_us_per_step", c->straggler_wait_us_per_step);
-    kv_num(&w, "wait_share_of_step", c->straggler_share);
-    kv_us(&w, "net_wait_us_per_step", c->net_wait_us_per_step);
-    kv_us(&w, "net_wait_noise_us_per_step", c->net_wait_noise_us_per_step);
-    kv_str(&w, "verdict", c->verdict);
-    yajl_gen_map_close(w.g);
-    write_findings(&w, c->findings, c->finding_count);
-    key(&w, "reports");
-    yajl_gen_array_open(w.g);
-    for (size_t i = 0; reports && i < c->rank_count; i++)
-        write_report(&w, reports[i]);
-    yajl_gen_array_close(w.g);
-    yajl_gen_map_close(w.g);
+    write_cluster(&w, c, reports, NULL, err);
     return close_writer(&w, err);
+}
+
+gpudiag_status gpudiag_summary_write_cluster_json(const gpudiag_summary *s, const gpudiag_cluster *c, FILE *fp,
+                                                  int flags, gpudiag_error *err)
+{
+    if (!s || !c || !fp || c->rank_count != s->count)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "NULL or unmatched summary, cluster or stream");
+    jw w;
+    gpudiag_status st = open_writer(&w, fp, flags, err);
+    if (st != GPUDIAG_OK)
+        return st;
+    st = write_cluster(&w, c, NULL, s->ranks, err);
+    gpudiag_status cst = close_writer(&w, err);
+    return st != GPUDIAG_OK ? st : cst;
 }

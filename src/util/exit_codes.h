@@ -21,6 +21,7 @@
     X(NO_DEVICE, 4, "no GPU")                     /* no driver or NVML either */ \
     X(INTERNAL, 5, "internal error")              /* OOM, stdout write failed */ \
     X(NOMATCH, 6, "selected nothing")             /* --steps / --ranks */        \
+    X(MISMATCH, 7, "summaries of another version or job") /* merge */            \
     X(RUN_FAILED, 125, "failed")                  /* run: gpudiag itself */      \
     X(RUN_NOEXEC, 126, "cannot be executed")      /* run: CMD */                 \
     X(RUN_NOTFOUND, 127, "not found")             /* run: CMD */

@@ -40,6 +40,11 @@ cp "$GD_TEST_DATA/ok_nccl_overlap.json" "$TMP/ranks/rank0.json"
 cp "$GD_TEST_DATA/ok_two_steps.json" "$TMP/ranks/rank1.json"
 "$GPUDIAG" analyze --json "$TMP/ranks" > "$TMP/cluster.json" 2>/dev/null
 if python3 "$CHECK" "$SCHEMA" "$TMP/cluster.json"; then ok; else nok "cluster report"; fi
+# per-rank summaries (analyze --summary, merge --summary) and the merged job view
+"$GPUDIAG" analyze --summary "$TMP/s0.json" "$TMP/ranks/rank0.json" > /dev/null 2>&1
+"$GPUDIAG" analyze --summary "$TMP/s1.json" "$TMP/ranks/rank1.json" > /dev/null 2>&1
+"$GPUDIAG" merge --summary "$TMP/s01.json" --json "$TMP/s0.json" "$TMP/s1.json" > "$TMP/merged.json" 2>/dev/null
+if python3 "$CHECK" "$SCHEMA" "$TMP/s0.json" "$TMP/s01.json" "$TMP/merged.json"; then ok; else nok "summaries"; fi
 "$GPUDIAG" analyze --json "$GD_TEST_DATA/ok_idle_causes.json" "$GD_TEST_DATA/ok_two_steps.json" > "$TMP/lines.json" 2>/dev/null
 if [ "$(wc -l < "$TMP/lines.json")" -eq 2 ] && python3 "$CHECK" "$SCHEMA" "$TMP/lines.json"; then ok; else nok "JSON Lines"; fi
 "$GPUDIAG" analyze --json "$GD_TEST_DATA/ok_idle_causes.json" > "$TMP/good.json"

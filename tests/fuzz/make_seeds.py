@@ -27,6 +27,9 @@ kind of fuzz target into OUTDIR (created).  Kinds:
           four tests/data traces, a dmon log and a two-rank directory, cut
           down to the fields the reader reads), a BOM, a cluster without
           reports, a wrong schema.
+  summary the per-rank summaries of tests/fuzz/corpus/summary (analyze --summary of
+          two gen_ranks.py ranks of ok_nccl_overlap and of ok_two_steps, reports
+          cut to a few fields), another version, a report, a cut one.
 Seeds stay small so that a short run spends its time mutating, not loading."""
 import glob, gzip, json, os, sys
 
@@ -185,6 +188,14 @@ elif kind == "saved":
     put("bom.json", b"\xef\xbb\xbf" + two)
     put("cluster_empty.json", b'{"schema":"gpudiag.cluster/1","reports":[]}')
     put("wrong_schema.json", b'{"schema":"gpudiag.compare/1","steps":[]}')
+elif kind == "summary":
+    for p in sorted(glob.glob(os.path.join(src, "tests", "fuzz", "corpus", "summary", "*"))):
+        put(os.path.basename(p), open(p, "rb").read())
+    two = open(os.path.join(src, "tests", "fuzz", "corpus", "summary", "two_ranks.json"), "rb").read()
+    put("other_version.json", two.replace(b'"version":"', b'"version":"9', 1))
+    put("cut.json", two[: len(two) // 2])
+    put("report.json", b'{"schema":"gpudiag.report/1","steps":[]}')
+    put("no_rank.json", b'{"schema":"gpudiag.summary/1","ranks":[]}')
 else:
     sys.exit("unknown kind " + kind)
 print("%d seeds in %s" % (n, out))

@@ -1,0 +1,181 @@
+/*
+ * summary.c — per-rank summaries: built from a report, merged, sorted, and
+ * the cross-rank analysis over them (docs/DEFINITIONS.md "Summaries and
+ * merge").  Reading is ingest/summary.c, writing report/json.c.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/summary.h"
+#include "util/util.h"
+
+static const char *const SOURCES[] = {"trace", "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "JOB_COMPLETION_INDEX"};
+
+const char *gd_summary_rank_source(const char *s)
+{
+    for (size_t i = 0; s && i < sizeof SOURCES / sizeof *SOURCES; i++)
+        if (strcmp(s, SOURCES[i]) == 0)
+            return SOURCES[i];
+    return NULL;
+}
+
+gpudiag_status gpudiag_summary_new(const char *job_id, gpudiag_summary **out, gpudiag_error *err)
+{
+    *out = calloc(1, sizeof **out);
+    if (*out && job_id && job_id[0] && !((*out)->job = gd_strdup(job_id)))
+        gpudiag_summary_free(out);
+    return *out ? GPUDIAG_OK : gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
+}
+
+gd_summary_rank *gd_summary_push(gpudiag_summary *s)
+{
+    if (s->count == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 4;
+        gd_summary_rank *r = realloc(s->ranks, cap * sizeof *r);
+        if (!r)
+            return NULL;
+        s->ranks = r;
+        s->cap = cap;
+    }
+    gd_summary_rank *k = &s->ranks[s->count++];
+    memset(k, 0, sizeof *k);
+    k->in.rank = -1;
+    k->in.world_size = -1;
+    k->in.step_time_us = k->in.gpu_utilization = k->in.comm_share = NAN;
+    k->in.bottleneck = GPUDIAG_BN_UNKNOWN;
+    return k;
+}
+
+static void rank_free(gd_summary_rank *k)
+{
+    free((char *)(uintptr_t)k->in.path);
+    free((char *)(uintptr_t)k->in.gpu);
+    free((double *)(uintptr_t)k->in.comm_us);
+    free(k->report);
+}
+
+gpudiag_status gpudiag_summary_add_report(gpudiag_summary *s, const gpudiag_report *r, int rank,
+                                          const char *rank_source, gpudiag_error *err)
+{
+    /* the report as compact JSON with every kernel, as --save keeps it */
+    char *text = NULL;
+    size_t len = 0;
+    gpudiag_status st = gpudiag_report_json(r, GPUDIAG_JSON_ALL_KERNELS, &text, &len, err);
+    gd_summary_rank *k = st == GPUDIAG_OK ? gd_summary_push(s) : NULL;
+    if (!k) {
+        free(text);
+        return st != GPUDIAG_OK ? st : gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
+    }
+    k->report = text;
+    k->report_len = len && text[len - 1] == '\n' ? len - 1 : len; /* as read back */
+    gd_rank_input_from_report(r, &k->in);
+    k->rank_source = k->in.rank >= 0 ? "trace" : NULL;
+    if (k->in.rank < 0 && rank >= 0) {
+        k->in.rank = rank;
+        k->rank_source = gd_summary_rank_source(rank_source);
+    }
+    const char *path = k->in.path ? k->in.path : "", *gpu = k->in.gpu;
+    k->in.path = NULL;
+    k->in.gpu = NULL;
+    double *comm = k->in.comm_count ? malloc(k->in.comm_count * sizeof *comm) : NULL;
+    if (comm)
+        memcpy(comm, k->in.comm_us, k->in.comm_count * sizeof *comm);
+    k->in.comm_us = comm;
+    if (!(k->in.path = gd_strdup(path)) || (gpu && !(k->in.gpu = gd_strdup(gpu))) || (k->in.comm_count && !comm)) {
+        rank_free(k);
+        s->count--;
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
+    }
+    return GPUDIAG_OK;
+}
+
+gpudiag_status gpudiag_summary_merge(gpudiag_summary *into, gpudiag_summary **from, gpudiag_error *err)
+{
+    gpudiag_summary *f = *from;
+    if (into->job && f->job && strcmp(into->job, f->job) != 0)
+        return gd_set_error(err, GPUDIAG_ERR_MISMATCH, NULL, -1, "summaries of two jobs: '%s' and '%s'", into->job,
+                            f->job);
+    if (into->count + f->count > into->cap) {
+        size_t cap = into->count + f->count;
+        gd_summary_rank *r = realloc(into->ranks, (cap ? cap : 1) * sizeof *r);
+        if (!r)
+            return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
+        into->ranks = r;
+        into->cap = cap;
+    }
+    if (f->count)
+        memcpy(into->ranks + into->count, f->ranks, f->count * sizeof *f->ranks);
+    into->count += f->count;
+    f->count = 0;
+    if (!into->job && f->job) {
+        into->job = f->job;
+        f->job = NULL;
+    }
+    gpudiag_summary_free(from);
+    return GPUDIAG_OK;
+}
+
+size_t gpudiag_summary_rank_count(const gpudiag_summary *s)
+{
+    return s ? s->count : 0;
+}
+
+const char *gpudiag_summary_job(const gpudiag_summary *s)
+{
+    return s ? s->job : NULL;
+}
+
+/* path, then rank, then the report's bytes: a total order on distinct ranks,
+ * so any merge order gives the same sequence (the order of `analyze DIR`,
+ * whose paths are DIR/NAME sorted by strcmp). */
+static int cmp_rank(const void *a, const void *b)
+{
+    const gd_summary_rank *x = a, *y = b;
+    int c = strcmp(x->in.path, y->in.path);
+    if (c)
+        return c;
+    if (x->in.rank != y->in.rank)
+        return x->in.rank < y->in.rank ? -1 : 1;
+    size_t n = x->report_len < y->report_len ? x->report_len : y->report_len;
+    c = memcmp(x->report, y->report, n);
+    if (c)
+        return c;
+    return x->report_len < y->report_len ? -1 : x->report_len > y->report_len;
+}
+
+void gd_summary_sort(gpudiag_summary *s)
+{
+    if (s->count > 1)
+        qsort(s->ranks, s->count, sizeof *s->ranks, cmp_rank);
+}
+
+gpudiag_status gpudiag_summary_cluster(gpudiag_summary *s, gpudiag_cluster **out, gpudiag_error *err)
+{
+    if (!s || s->count == 0)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "a summary with no rank");
+    gd_summary_sort(s);
+    gd_rank_input *in = calloc(s->count, sizeof *in);
+    if (!in)
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
+    for (size_t i = 0; i < s->count; i++)
+        in[i] = s->ranks[i].in;
+    gpudiag_status st = gd_cluster_analyze_inputs(in, s->count, out, err);
+    free(in);
+    return st;
+}
+
+void gpudiag_summary_free(gpudiag_summary **sp)
+{
+    if (!sp || !*sp)
+        return;
+    gpudiag_summary *s = *sp;
+    for (size_t i = 0; i < s->count; i++)
+        rank_free(&s->ranks[i]);
+    free(s->ranks);
+    free(s->job);
+    free(s);
+    *sp = NULL;
+}

@@ -1,0 +1,125 @@
+#!/bin/sh
+# Per-rank summaries (analyze --summary) and gpudiag merge (docs/DEFINITIONS.md
+# "Summaries and merge").
+# 1. Four ranks from tests/data/ok_nccl_overlap.json by bench/gen_ranks.py, rank 2
+#    the straggler by 40 us.  By hand (the kernels: all-reduce 2100+100 and
+#    all-gather 2220+60 on stream 20, one step [2000,2300]): rank 2's collectives
+#    last 100 and 60 us; every other rank's all-reduce starts 40 us earlier (2060,
+#    140 us) and its all-gather starts where the all-reduce ends on the stream
+#    (2200, 80 us).  So the summary of rank 0 lists duration_us [140, 80], rank 2
+#    [100, 60], steps 1; the job view names rank 2, the others waiting 60 us per
+#    step; and it is byte-identical to analyze --json DIR.
+# 2. Merge in any order, merges of merges, a directory of summaries: the same bytes.
+# 3. Refused: another version, another job (exit 7); a report that is no summary (3).
+# 4. Rank from the environment for a trace without distributedInfo.
+# 5. The shared rank traces (a100_nccl_2rank_rank0 as 3 ranks by gen_ranks.py, and
+#    the two a100_8rank files, which are not one job): byte-identical job views.
+set -u
+GD_TMP_TAG=merge
+# shellcheck source=tests/cli/common.sh
+. "$(cd "$(dirname "$0")" && pwd)/common.sh"
+GEN="$HERE/../../bench/gen_ranks.py"
+
+# summarise every trace of DIR into SUMDIR/NAME.sum.json, each file alone; 0 when all worked
+summarise() {
+    mkdir -p "$2"
+    for f in "$1"/*.json "$1"/*.json.gz; do
+        [ -e "$f" ] || continue
+        "$GPUDIAG" analyze --summary "$2/$(basename "$f").sum.json" "$f" > /dev/null || return 1
+    done
+}
+
+cd "$TMP" || exit 1
+python3 "$GEN" "$GD_TEST_DATA/ok_nccl_overlap.json" syn --ranks 4 --straggler 2 --delay-us 40 >/dev/null
+summarise syn sum && ok || nok "summaries of the synthetic ranks"
+python3 - sum/rank000.json.sum.json sum/rank002.json.sum.json <<'PY' && ok || nok "summary contents"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["schema"] == "gpudiag.summary/1" and a["job"]["id"] is None, a["job"]
+r = a["ranks"][0]
+assert len(a["ranks"]) == 1 and r["rank"] == 0 and r["rank_source"] == "trace" and r["world_size"] == 4, r
+assert r["path"] == "syn/rank000.json" and r["steps"] == 1, r
+assert r["collectives"] == {"count": 2, "duration_us": [140, 80]}, r["collectives"]
+assert b["ranks"][0]["collectives"]["duration_us"] == [100, 60], b["ranks"][0]["collectives"]
+assert r["report"]["schema"] == "gpudiag.report/1" and len(r["report"]["steps"]) == 1
+PY
+"$GPUDIAG" analyze --json syn > dir.json
+"$GPUDIAG" analyze --save dirsave.json syn > /dev/null
+expect_rc 0 "$GPUDIAG" merge --json sum/rank002.json.sum.json sum/rank000.json.sum.json sum/rank003.json.sum.json \
+    sum/rank001.json.sum.json
+cmp -s "$TMP/out" dir.json && ok || nok "merge --json (any order) differs from analyze --json DIR"
+python3 - "$TMP/out" <<'PY' && ok || nok "job view from the summaries"
+import json, sys
+d = json.load(open(sys.argv[1])); s = d["stragglers"]
+assert s["straggler"] == 2 and abs(s["wait_us_per_step"] - 60) < 1e-9, s
+assert {r["rank"]: r["comm_wait_us_per_step"] for r in d["ranks"]} == {0: 60, 1: 60, 2: 0, 3: 60}
+PY
+"$GPUDIAG" merge -o mo.json sum > /dev/null && cmp -s mo.json dirsave.json && ok ||
+    nok "merge -o differs from analyze --save DIR"
+# associative: (0+3) + (2+1) = all = a directory's summary
+"$GPUDIAG" merge --summary a.json sum/rank000.json.sum.json sum/rank003.json.sum.json > /dev/null &&
+"$GPUDIAG" merge --summary b.json sum/rank002.json.sum.json sum/rank001.json.sum.json > /dev/null &&
+"$GPUDIAG" merge --summary ab.json b.json a.json > /dev/null &&
+"$GPUDIAG" merge --summary all.json sum > /dev/null &&
+"$GPUDIAG" analyze --summary dirsum.json syn > /dev/null && ok || nok "merge --summary runs"
+cmp -s ab.json all.json && ok || nok "merge of merges differs from the merge of all"
+cmp -s dirsum.json all.json && ok || nok "analyze --summary DIR differs from the merge of the ranks"
+"$GPUDIAG" merge --json a.json b.json | cmp -s - dir.json && ok || nok "merge --json of merged summaries"
+# the text form names the straggler
+"$GPUDIAG" merge sum 2>/dev/null | grep -q "Rank 2 is the straggler" && ok || nok "merge text"
+[ "$("$GPUDIAG" merge -q sum)" = "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stragglers"]["verdict"])' dir.json)" ] &&
+    ok || nok "merge -q prints the verdict"
+
+# refused: another version (exit 7, naming file and byte), another job (7), a report (3)
+sed 's/"version":"[^"]*"/"version":"0.0.0-other"/' sum/rank000.json.sum.json > old.json
+expect_rc 7 "$GPUDIAG" merge old.json sum/rank001.json.sum.json
+grep -q "old.json: byte [0-9]*: a summary written by gpudiag 0.0.0-other" "$TMP/err" && ok || nok "version message"
+GPUDIAG_JOB_ID=job-a "$GPUDIAG" analyze --summary ja.json syn/rank000.json > /dev/null
+SLURM_JOB_ID=77 "$GPUDIAG" analyze --summary jb.json syn/rank001.json > /dev/null
+SLURM_ARRAY_JOB_ID=76 SLURM_JOB_ID=78 "$GPUDIAG" analyze --summary jc.json syn/rank002.json > /dev/null
+python3 -c 'import json,sys; print(*(json.load(open(p))["job"]["id"] for p in sys.argv[1:]))' ja.json jb.json jc.json |
+    grep -qx "job-a slurm:77 slurm:76" && ok || nok "job ids from the environment"
+expect_rc 7 "$GPUDIAG" merge ja.json jb.json
+grep -q "summaries of two jobs: 'job-a' and 'slurm:77'" "$TMP/err" && ok || nok "job message"
+expect_rc 0 "$GPUDIAG" merge ja.json sum/rank001.json.sum.json   # a summary naming no job merges with any
+expect_rc 3 "$GPUDIAG" merge dir.json
+grep -q "dir.json: byte [0-9]*: not a gpudiag summary (schema gpudiag.cluster/1)" "$TMP/err" && ok || nok "report message"
+printf '{"schema":"gpudiag.summary/1","ranks":[{"rank":' > cut.json
+expect_rc 3 "$GPUDIAG" merge cut.json
+expect_rc 2 "$GPUDIAG" merge
+expect_rc 2 "$GPUDIAG" merge --json -q sum
+
+# the rank from the environment, for a trace without distributedInfo
+python3 - "$GD_TEST_DATA/ok_nccl_overlap.json" norank.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d.pop("distributedInfo"); json.dump(d, open(sys.argv[2], "w"))
+PY
+RANK=5 "$GPUDIAG" analyze --summary e1.json norank.json > /dev/null
+env -u RANK SLURM_PROCID=3 "$GPUDIAG" analyze --summary e2.json norank.json > /dev/null
+env -u RANK SLURM_PROCID=0 SLURM_ARRAY_TASK_ID=4 "$GPUDIAG" analyze --summary e3.json norank.json > /dev/null
+env -u RANK JOB_COMPLETION_INDEX=6 "$GPUDIAG" analyze --summary e4.json norank.json > /dev/null
+RANK=9 "$GPUDIAG" analyze --summary e5.json syn/rank001.json > /dev/null   # the trace's own rank wins
+python3 - e1.json e2.json e3.json e4.json e5.json <<'PY' && ok || nok "rank from the environment"
+import json, sys
+got = [(r["rank"], r["rank_source"]) for r in (json.load(open(p))["ranks"][0] for p in sys.argv[1:])]
+assert got == [(5, "RANK"), (3, "SLURM_PROCID"), (None, None), (6, "JOB_COMPLETION_INDEX"), (1, "trace")], got
+PY
+
+# the shared rank traces: byte-identical job views
+if [ -d "$GD_SHARED/data/traces" ]; then
+    T="$GD_SHARED/data/traces"
+    python3 "$GEN" "$T/a100_nccl_2rank_rank0.json.gz" nccl --ranks 3 --straggler 1 --delay-us 500 > /dev/null
+    mkdir -p r8 && cp "$T/a100_8rank_rank3_control.json.gz" "$T/a100_8rank_rank3_test.json.gz" r8/
+    for set in nccl r8; do
+        summarise "$set" "s_$set" && "$GPUDIAG" analyze --json "$set" > "d_$set.json" &&
+            "$GPUDIAG" merge --json "s_$set" > "m_$set.json" && cmp -s "d_$set.json" "m_$set.json" && ok ||
+            nok "shared set $set: merge --json differs from analyze --json DIR"
+    done
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["stragglers"]["straggler"] == 1' m_nccl.json &&
+        ok || nok "shared nccl set: straggler 1"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["stragglers"]["mixed_job"], d["stragglers"]' \
+        m_r8.json && ok || nok "a100_8rank pair: not one job"
+else
+    echo "note: $GD_SHARED/data/traces absent: the shared rank sets are not checked"
+fi
+finish
