@@ -28,7 +28,7 @@ static void usage_main(FILE *fp)
             "Commands:\n"
             "  analyze PATH...   diagnose PyTorch profiler (Kineto) traces (.json, .json.gz),\n"
             "                    Nsight Systems SQLite exports (nsys export --type sqlite) and\n"
-            "                    monitoring logs (nvidia-smi dmon / --query-gpu / -q, dcgmi, dcgm-exporter)\n"
+            "                    GPU monitoring logs (each format: gpudiag analyze --help)\n"
             "  mfu ...           MFU / HFU from a model, its throughput and the GPU\n"
             "  plan ...          memory bill and time cost of a training setup, before running it\n"
             "  specs [NAME]      the built-in GPU table, or one GPU with its ridge points\n"
