@@ -205,11 +205,12 @@ typedef enum gpudiag_log_format {
     GPUDIAG_LOG_SMI_CSV,         /**< nvidia-smi --query-gpu=… --format=csv */
     GPUDIAG_LOG_DCGMI,           /**< dcgmi dmon -e … */
     GPUDIAG_LOG_PROM,            /**< dcgm-exporter Prometheus text, one or more scrapes */
-    GPUDIAG_LOG_SMI_Q            /**< nvidia-smi -q / -a text */
+    GPUDIAG_LOG_SMI_Q,           /**< nvidia-smi -q / -a text */
+    GPUDIAG_LOG_AMDSMI           /**< AMD amd-smi monitor, text table or --csv */
 } gpudiag_log_format;
 
 /** The format's row name in the format table: "auto", "dmon", "smi-csv",
- *  "dcgmi", "prom", "smi-q"; "unknown" for a value with no row.  Static
+ *  "dcgmi", "prom", "smi-q", "amdsmi"; "unknown" for a value with no row.  Static
  *  storage, never NULL. */
 const char *gpudiag_log_format_name(gpudiag_log_format f);
 

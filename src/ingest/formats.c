@@ -19,6 +19,7 @@ extern const gd_input_format gd_format_smi_csv; /* smi_csv.c */
 extern const gd_input_format gd_format_dcgmi;   /* dcgmi.c */
 extern const gd_input_format gd_format_prom;    /* prom.c */
 extern const gd_input_format gd_format_smi_q;   /* smi_q.c */
+extern const gd_input_format gd_format_amdsmi;  /* amdsmi.c */
 
 const gd_input_format *const gd_formats[] = {
     &format_auto,       /* row GD_FORMAT_AUTO */
@@ -29,6 +30,7 @@ const gd_input_format *const gd_formats[] = {
     &gd_format_dcgmi,   /* 3 */
     &gd_format_prom,    /* 4 */
     &gd_format_smi_q,   /* 5 */
+    &gd_format_amdsmi,  /* 6 */
 };
 const size_t gd_format_count = sizeof gd_formats / sizeof gd_formats[0];
 

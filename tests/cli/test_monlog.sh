@@ -431,6 +431,66 @@ for f in "$GD_TEST_DATA/../fuzz/regress/fuzz_monlog"/*; do
     { [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ]; } && { [ "$rc2" -eq 0 ] || [ "$rc2" -eq 3 ]; } && ok || nok "fuzz regression $(basename "$f"): rc $rc/$rc2 $(head -c 300 "$TMP/err")"
 done
 
+# amd-smi monitor (DEFINITIONS "amd-smi monitor"), expected values by hand from the files:
+# * amdsmi_monitor.txt (text table, banner line, header printed before each round, units on
+#   every value): GPU 0 GFX_UTIL 83 91 88 % -> mean 0.873333, 3 samples; GPU 1 13 8 21 % -> 0.14;
+#   summary (0.873333 + 0.14) / 2 = 0.506667; GPU 0 VRAM_USED 60000 MB = 60000 x 2^20 =
+#   62914560000 bytes, VRAM_TOTAL 196300 MB = 205835468800 bytes; GPU 1 POWER 143 117 N/A ->
+#   mean 130 W over 2 values; GPU 0 GPU_TEMP 42 43 43 -> 42.666667 C; MEM_UTIL 20 25 22 % ->
+#   0.223333; GFX_CLOCK 1613 1700 1650 -> 1654.333333 MHz; MEM_TEMP 41 41 42 -> 41.333333;
+#   PCIE_BW (N/A Mb/s) ignored; no row skipped; time assumed.
+# * amdsmi_monitor.csv (--csv, bare numbers): GPU 0 gfx 97 99 -> 0.98; GPU 1 93 95 -> 0.94,
+#   power 540 (N/A left out); vram_used 150000 with vram_total 196288 (>= 4096: MiB) ->
+#   157286400000 bytes; mem 40 41 -> 0.405; xcp ignored.
+# * the same CSV with vram in amd-smi's default GB (vram_total 191.7 < 4096: GiB): 146.5 GiB =
+#   157302767616 bytes; without vram_total the bare number is not read (no mem_used metric).
+"$GPUDIAG" analyze --json "$DATA/amdsmi_monitor.txt" > "$TMP/amdt.json" 2> "$TMP/err" || nok "amd-smi text: $(cat "$TMP/err")"
+"$GPUDIAG" analyze --json "$DATA/amdsmi_monitor.csv" > "$TMP/amdc.json" 2> "$TMP/err" || nok "amd-smi csv: $(cat "$TMP/err")"
+printf 'gpu,gfx,vram_used,vram_total\n0,50,146.5,191.7\n0,60,146.5,191.7\n' > "$TMP/amdgb.csv"
+printf 'gpu,gfx,vram_used\n0,50,146.5\n0,60,146.5\n' > "$TMP/amdnt.csv"
+"$GPUDIAG" analyze --json "$TMP/amdgb.csv" > "$TMP/amdgb.json" 2> "$TMP/err" || nok "amd-smi GB: $(cat "$TMP/err")"
+"$GPUDIAG" analyze --json "$TMP/amdnt.csv" > "$TMP/amdnt.json" 2> "$TMP/err" || nok "amd-smi no total: $(cat "$TMP/err")"
+if python3 - "$TMP" <<'PY'; then ok; else nok "amd-smi monitor values"; fi
+import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+tmp = sys.argv[1]
+def load(n): return json.load(open(os.path.join(tmp, n)))
+t, c, gb, nt = load("amdt.json"), load("amdc.json"), load("amdgb.json"), load("amdnt.json")
+ts, cs = t["series"], c["series"]
+g0, g1 = ts["gpus"][0]["metrics"], ts["gpus"][1]["metrics"]
+c0, c1 = cs["gpus"][0]["metrics"], cs["gpus"][1]["metrics"]
+checks = [
+    ("txt format", ts["format"], "amdsmi"), ("txt time", ts["time_source"], "assumed"),
+    ("txt gpus", len(ts["gpus"]), 2), ("txt rows", ts["rows"], 6), ("txt skipped", ts["skipped_rows"], 0),
+    ("txt header changes", ts["header_changes"], 0),
+    ("txt g0 samples", ts["gpus"][0]["samples"], 3),
+    ("txt g0 util", g0["gpu_util"]["mean"], (0.83 + 0.91 + 0.88) / 3),
+    ("txt g1 util", g1["gpu_util"]["mean"], 0.14),
+    ("txt summary util", t["summary"]["gpu_utilization"], ((0.83 + 0.91 + 0.88) / 3 + 0.14) / 2),
+    ("txt g0 mem used", g0["mem_used_bytes"]["mean"], 62914560000),
+    ("txt g0 mem total", g0["mem_total_bytes"]["mean"], 205835468800),
+    ("txt g1 power", g1["power_w"]["mean"], 130), ("txt g1 power n", g1["power_w"]["n"], 2),
+    ("txt g0 temp", g0["temp_c"]["mean"], 128 / 3),
+    ("txt g0 mem temp", g0["mem_temp_c"]["mean"], 124 / 3),
+    ("txt g0 mem util", g0["mem_util"]["mean"], 0.67 / 3),
+    ("txt g0 clock", g0["sm_clock_mhz"]["mean"], 4963 / 3),
+    ("csv format", cs["format"], "amdsmi"), ("csv rows", cs["rows"], 4),
+    ("csv g0 util", c0["gpu_util"]["mean"], 0.98), ("csv g1 util", c1["gpu_util"]["mean"], 0.94),
+    ("csv g1 power", c1["power_w"]["mean"], 540), ("csv g1 power n", c1["power_w"]["n"], 1),
+    ("csv g0 mem used", c0["mem_used_bytes"]["mean"], 157286400000),
+    ("csv g0 mem util", c0["mem_util"]["mean"], 0.405),
+    ("csv GB mem used", gb["series"]["gpus"][0]["metrics"]["mem_used_bytes"]["mean"], 146.5 * 2**30),
+    ("csv no total: no mem used", "mem_used_bytes" in nt["series"]["gpus"][0]["metrics"], False),
+]
+valcheck.run(checks, "amd-smi monitor", rel=1e-5)  # JSON keeps 6 significant digits
+PY
+# amd-smi: the format is told by content (also --format amdsmi), and a file of another format
+# given --format amdsmi says what header it wanted
+"$GPUDIAG" analyze -q --format amdsmi "$DATA/amdsmi_monitor.txt" > /dev/null 2>&1 && ok || nok "--format amdsmi"
+"$GPUDIAG" analyze -q --format amdsmi "$DATA/dmon_gains.log" > /dev/null 2> "$TMP/err"; rc=$?
+[ "$rc" -eq 3 ] && grep -q "amd-smi monitor header" "$TMP/err" && ok || nok "amdsmi on a dmon log: rc $rc $(cat "$TMP/err")"
+
 # A GPU with no compute data (an -q snapshot of clock-event reasons only; a dmon -s m log) is
 # "unknown" in the text as in JSON and HTML, never "idle" (newcomer finding)
 Q="$GD_SHARED/data/logs/nvsmi_q_clocks_event_reasons_sw_power_cap_active.txt"

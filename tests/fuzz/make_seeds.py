@@ -101,6 +101,8 @@ elif kind == "cli":
 elif kind == "monlog":
     def fmt_of(name):
         n = name.lower()
+        if n.startswith("amdsmi"):
+            return 6
         if "dcgmi" in n:
             return 3
         if n.endswith(".prom"):

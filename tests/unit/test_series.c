@@ -648,21 +648,22 @@ static void test_live_csv(void)
 
 /* The registration table (src/ingest/formats.h): the names and messages it
  * produces are the ones spelled out by hand before it existed, log ids run
- * 1..5 without gaps, and detection keeps the old precedence: the earliest
- * line wins; on one line prom > smi-q keyword > CSV header > smi-q guess
- * from "Key : value" lines. */
+ * 1..6 without gaps, and detection keeps the old precedence: the earliest
+ * line wins; on one line prom > smi-q keyword and amd-smi header > CSV
+ * header > smi-q guess from "Key : value" lines. */
 static void test_format_table(void)
 {
     char buf[512];
     ASSERT_STR_EQ(gd_format_list(buf, sizeof buf, 1, ", ", " or "),
-                  "auto, kineto, nsys, dmon, smi-csv, dcgmi, prom or smi-q");
-    ASSERT_STR_EQ(gd_format_list(buf, sizeof buf, 0, ", ", ", "), "dmon, smi-csv, dcgmi, prom, smi-q");
+                  "auto, kineto, nsys, dmon, smi-csv, dcgmi, prom, smi-q or amdsmi");
+    ASSERT_STR_EQ(gd_format_list(buf, sizeof buf, 0, ", ", ", "), "dmon, smi-csv, dcgmi, prom, smi-q, amdsmi");
     ASSERT_STR_EQ(gd_format_whats(buf, sizeof buf), "nvidia-smi dmon, nvidia-smi --query-gpu CSV with its header, "
-                                                    "dcgmi dmon, dcgm-exporter Prometheus text, nvidia-smi -q");
+                                                    "dcgmi dmon, dcgm-exporter Prometheus text, nvidia-smi -q, "
+                                                    "amd-smi monitor");
     ASSERT_STR_EQ(gd_format_list(buf, 12, 1, ", ", " or "), "auto, kinet");
-    ASSERT_EQ_INT((int)gd_log_format_count(), 5);
-    const char *names[] = {"auto", "dmon", "smi-csv", "dcgmi", "prom", "smi-q"};
-    for (int id = 1; id <= 5; id++) {
+    ASSERT_EQ_INT((int)gd_log_format_count(), 6);
+    const char *names[] = {"auto", "dmon", "smi-csv", "dcgmi", "prom", "smi-q", "amdsmi"};
+    for (int id = 1; id <= 6; id++) {
         const gd_input_format *f = gd_format_of_log((gpudiag_log_format)id);
         ASSERT_TRUE(f != NULL);
         ASSERT_EQ_INT(f->id, id);
@@ -684,7 +685,7 @@ static void test_format_table(void)
     }
     ASSERT_EQ_INT(next - 1, (int)gd_log_format_count());
     ASSERT_STR_EQ(gpudiag_log_format_name(GPUDIAG_LOG_AUTO), "auto");
-    ASSERT_STR_EQ(gpudiag_log_format_name((gpudiag_log_format)6), "unknown");
+    ASSERT_STR_EQ(gpudiag_log_format_name((gpudiag_log_format)7), "unknown");
     ASSERT_TRUE(gd_format_of_log(GPUDIAG_LOG_AUTO) == NULL);
     ASSERT_TRUE(gd_format_by_name("csv") == NULL);
     ASSERT_EQ_INT(gd_formats[GD_FORMAT_KINETO]->kind, GD_FMT_TRACE);
@@ -708,6 +709,12 @@ static void test_format_table(void)
     /* "Serial Number : 1" reads as a Prometheus sample (name, blank, 'N' as in NaN): earliest line */
     ASSERT_EQ_INT(SNIFF("    Serial Number : 1\n    Bus Id : 0\n    Fan Speed : 30 %\n"), GPUDIAG_LOG_PROM);
     ASSERT_EQ_INT(SNIFF("hello\nworld\n"), GPUDIAG_LOG_AUTO);
+    /* amd-smi monitor: its text header after the version banner, its CSV header (a keyword clue:
+     * "timestamp,gpu,..." is amd-smi's, not a --query-gpu CSV); ROCm's rocm-smi table is not it */
+    ASSERT_EQ_INT(SNIFF("AMDSMI Tool: 24.6.2 | ROCm version: 6.2.2\nGPU  POWER  GPU_TEMP  GFX_UTIL\n"),
+                  GPUDIAG_LOG_AMDSMI);
+    ASSERT_EQ_INT(SNIFF("timestamp,gpu,power_usage,gfx\n1,0,500,90\n"), GPUDIAG_LOG_AMDSMI);
+    ASSERT_EQ_INT(SNIFF("GPU  Temp   AvgPwr  SCLK    MCLK     Fan  Perf  PwrCap  VRAM%  GPU%\n"), GPUDIAG_LOG_AUTO);
 #undef SNIFF
 }
 
