@@ -321,6 +321,8 @@ typedef struct gpudiag_device {
                                        architecture this device's kernel names carry (gpudiag_arch_family in
                                        specs.h): a lower bound (docs/DEFINITIONS.md "GPU metrics") */
     uint64_t arch_tagged_kernels; /**< with arch_inferred: kernels whose name carries an architecture tag */
+    double idle_share;            /**< idle_us / span_us (fraction 0..1, HTA temporal breakdown); NaN when
+                                       span_us is not > 0 (appended) */
 } gpudiag_device;
 
 /** Kind of a communication kernel (docs/DEFINITIONS.md "Communication", collective kinds):
@@ -784,6 +786,9 @@ typedef struct gpudiag_report {
     /** comm_kind_us[k] / the sum of comm_kind_us (fraction 0..1, DEFINITIONS
      *  "Communication", collective kinds); NaN when that sum is not > 0. */
     double comm_kind_share[GPUDIAG_COMM_KIND_COUNT];
+    /** gemm_underfilled_us / gemm_blocks_known_us (fraction 0..1, DEFINITIONS
+     *  "GEMM fill"); NaN when gemm_blocks_known_us is not > 0. */
+    double gemm_underfilled_share;
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */

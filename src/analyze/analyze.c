@@ -433,21 +433,17 @@ static int pass_mfu(actx *a)
     return 0;
 }
 
-static int pass_class_shares(actx *a)
+void gd_build_shares(gpudiag_report *r)
 {
-    gd_build_class_shares(a->r);
-    return 0;
+    gd_build_class_shares(r);
+    gd_build_comm_kind_shares(r);
+    gd_build_transfer_rates(r);
+    gd_build_gemm_fill_share(r);
 }
 
-static int pass_comm_kind_shares(actx *a)
+static int pass_shares(actx *a)
 {
-    gd_build_comm_kind_shares(a->r);
-    return 0;
-}
-
-static int pass_transfer_rates(actx *a)
-{
-    gd_build_transfer_rates(a->r);
+    gd_build_shares(a->r);
     return 0;
 }
 
@@ -467,19 +463,17 @@ static const struct {
     {"step breakdown", gd_build_breakdown},
     {"devices", gd_build_devices},
     {"kernels", gd_build_kernels},
-    {"kernel class shares", pass_class_shares},
     {"launch statistics", gd_build_launch_stats},
     {"idle", gd_build_idle},
     {"transfers", pass_transfers},
     {"communication kinds", gd_build_comm_kinds},
-    {"communication kind shares", pass_comm_kind_shares},
     {"communication sequence", gd_build_comm_sequence},
     {"memory", gd_build_memory},
     {"summary", pass_summary},
     {"steady state", pass_steady},
     {"mfu", pass_mfu},
     {"recompute", gd_build_recompute},
-    {"transfer rates", pass_transfer_rates},
+    {"shares and rates", pass_shares},
     {"roofline", pass_roofline},
     {"diagnosis", pass_diagnose},
 };

@@ -163,7 +163,7 @@ static int device_list(const gpudiag_trace *t, gpudiag_report *r)
         d->total_memory_bytes = NAN;
         d->gpu_utilization = d->sm_efficiency = d->achieved_occupancy = d->tensor_core_share = NAN;
         d->span_us = d->idle_us = d->compute_us = d->non_compute_us = NAN;
-        d->comm_time_us = d->comm_overlap = NAN;
+        d->comm_time_us = d->comm_overlap = d->idle_share = NAN;
         for (size_t k = 0; k < t->devices.len; k++) {
             const gd_device_prop *dp = gd_vec_at(&t->devices, k);
             if (dp->id == d->id) {
@@ -294,6 +294,7 @@ static int device_breakdown(actx *a, gpudiag_device *d, gd_vec *all_iv, gd_vec *
         d->idle_us = ns_to_us(span - busy);
         d->compute_us = ns_to_us(comp);
         d->non_compute_us = ns_to_us(busy - comp);
+        d->idle_share = d->span_us > 0 ? d->idle_us / d->span_us : NAN;
     }
     comm_iv->len = gd_iv_merge(comm_iv->data, comm_iv->len);
     if (comm_iv->len) {

@@ -59,9 +59,13 @@ int gd_build_recompute(actx *a);
  * gpudiag_report_free frees it). */
 int gd_build_memory(actx *a);
 
-/* The shares and rates of a finished report that renderers and rules read
- * (issue 20, "renderers only render").  Each reads only the report, so
- * gpudiag_series_analyze calls them too (all NaN for a monitoring log). */
+/* The shares and rates of the report's numbers that renderers and rules read
+ * (issue 20, "renderers only render"), each computed once: gd_build_shares
+ * calls the four below.  After every pass that fills the numbers they divide
+ * (gd_build_mfu identifies the devices' PCIe rates).  They read only the
+ * report, so gpudiag_series_analyze calls gd_build_shares too (all NaN for a
+ * monitoring log).  A new share of existing numbers is one line there. */
+void gd_build_shares(gpudiag_report *r);
 
 /* Kernel class shares (kernels.c): r->class_share[c] = class_time_us[c] /
  * kernel_time_us, NaN when kernel_time_us is not > 0.  After gd_build_kernels. */
@@ -77,5 +81,10 @@ void gd_build_comm_kind_shares(gpudiag_report *r);
  * h2d, d2h, pageable) and link share.  After gd_build_transfers and
  * gd_build_mfu, which identifies the devices' GPUs. */
 void gd_build_transfer_rates(gpudiag_report *r);
+
+/* GEMM fill share (transfers.c; DEFINITIONS "GEMM fill"):
+ * r->gemm_underfilled_share = gemm_underfilled_us / gemm_blocks_known_us, NaN
+ * when gemm_blocks_known_us is not > 0.  After gd_build_transfers. */
+void gd_build_gemm_fill_share(gpudiag_report *r);
 
 #endif

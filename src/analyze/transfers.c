@@ -68,6 +68,11 @@ static gpudiag_transfer_rate transfer_rate(const gpudiag_transfer *tr, double li
     return q;
 }
 
+void gd_build_gemm_fill_share(gpudiag_report *r)
+{
+    r->gemm_underfilled_share = r->gemm_blocks_known_us > 0 ? r->gemm_underfilled_us / r->gemm_blocks_known_us : NAN;
+}
+
 void gd_build_transfer_rates(gpudiag_report *r)
 {
     r->pcie_link_gb_per_s = NAN;

@@ -122,7 +122,7 @@ void gd_rule_small_gemms(fbuilder *b)
     if (!r->step_count || !(r->avg_step_us > 0) || !(r->kernel_time_us > 0) || !(r->gemm_blocks_known_us > 0))
         return;
     double gemm_share = r->class_share[GPUDIAG_KCLASS_GEMM];
-    double under = r->gemm_underfilled_us / r->gemm_blocks_known_us;
+    double under = r->gemm_underfilled_share;
     if (gemm_share < GD_GEMM_SHARE_MIN || under < GD_GEMM_UNDERFILLED_MIN)
         return;
     double gain = r->gemm_sm_idle_us / ((double)r->step_count * r->avg_step_us);

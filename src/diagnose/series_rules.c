@@ -853,9 +853,7 @@ gpudiag_status gpudiag_series_analyze(const gpudiag_series *s, const char *path,
     /* no model FLOPs in a log: unknown (null), never 0 */
     r->model_flops_per_step = r->achieved_tflops = r->mfu_peak_tflops = NAN;
     /* the report's shares and rates: NaN, with no kernels, collectives or copies */
-    gd_build_class_shares(r);
-    gd_build_comm_kind_shares(r);
-    gd_build_transfer_rates(r);
+    gd_build_shares(r);
     r->series = calloc(1, sizeof *r->series);
     if (!r->input.path || !r->series || gd_series_summarize(s, r->series) != 0) {
         gpudiag_report_free(&r);

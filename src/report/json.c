@@ -613,7 +613,7 @@ static void write_idle(jw *w, const gpudiag_report *r)
         kv_int(w, "device", d->id);
         kv_us(w, "span_us", d->span_us);
         kv_us(w, "idle_us", d->idle_us);
-        kv_num(w, "idle_share", d->span_us > 0 ? d->idle_us / d->span_us : NAN);
+        kv_num(w, "idle_share", d->idle_share);
         yajl_gen_map_close(w->g);
     }
     yajl_gen_array_close(w->g);
@@ -713,7 +713,7 @@ static void write_kernels(jw *w, const gpudiag_report *r)
     kv_us(w, "time_us", r->gemm_time_us);
     kv_us(w, "blocks_known_us", r->gemm_blocks_known_us);
     kv_us(w, "underfilled_us", r->gemm_underfilled_us);
-    kv_num(w, "underfilled_share", r->gemm_blocks_known_us > 0 ? r->gemm_underfilled_us / r->gemm_blocks_known_us : NAN);
+    kv_num(w, "underfilled_share", r->gemm_underfilled_share);
     kv_us(w, "sm_idle_us", r->gemm_sm_idle_us);
     yajl_gen_map_close(w->g);
     key(w, "top");

@@ -653,7 +653,7 @@ static void details(const tw *w, const gpudiag_report *r)
         fprintf(w->fp, "  GEMM fill: not available (the trace has no %s\"blocks per SM\" for its GEMMs)\n",
                 r->is_amd ? "workgroups per CU, " : "");
     else {
-        pct(a, sizeof a, r->gemm_underfilled_us / r->gemm_blocks_known_us);
+        pct(a, sizeof a, r->gemm_underfilled_share);
         ms(b, sizeof b, steps > 0 ? r->gemm_sm_idle_us / steps : NAN);
         fprintf(w->fp, "  GEMM fill: %s of GEMM time in kernels with fewer %s than %ss (%s of %s time idle per step)\n", a,
                 r->is_amd ? "workgroups" : "thread blocks", r->is_amd ? "CU" : "SM", b, r->is_amd ? "CU" : "SM");

@@ -76,8 +76,27 @@ static void test_class_and_comm_shares(void)
     ASSERT_NAN(r.comm_kind_share[GPUDIAG_COMM_ALL_REDUCE]);
 }
 
+/* GEMM fill through gd_build_shares, which computes every share at once. */
+static void test_gemm_fill_share(void)
+{
+    gpudiag_report r;
+    memset(&r, 0, sizeof r);
+    r.kernel_time_us = NAN;
+    r.gemm_blocks_known_us = 120;
+    r.gemm_underfilled_us = 30;
+    gd_build_shares(&r);
+    ASSERT_NEAR(r.gemm_underfilled_share, 0.25, 1e-15);
+    ASSERT_NAN(r.class_share[GPUDIAG_KCLASS_GEMM]); /* no kernel time */
+    ASSERT_NAN(r.comm_kind_share[GPUDIAG_COMM_ALL_REDUCE]);
+    ASSERT_NAN(r.pcie_link_gb_per_s);
+    r.gemm_blocks_known_us = 0; /* no GEMM with "blocks per SM" */
+    gd_build_shares(&r);
+    ASSERT_NAN(r.gemm_underfilled_share);
+}
+
 int main(void)
 {
+    test_gemm_fill_share();
     test_transfer_rates();
     test_class_and_comm_shares();
     TEST_DONE("test_shares");
