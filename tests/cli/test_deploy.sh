@@ -1,7 +1,8 @@
 #!/bin/sh
 # deploy/: the Kubernetes manifests parse as YAML with the expected kinds and
 # ports, the Grafana dashboard parses as JSON, and every metric family the
-# dashboard queries is one that docs/SERVE.md says gpudiag serve exports.
+# dashboard queries is one that docs/SERVE.md says gpudiag serve exports; the
+# Indexed Job + merge Job recipe runs its two steps here and matches analyze DIR.
 set -eu
 GD_TMP_TAG=deploy
 # shellcheck source=tests/cli/common.sh
@@ -35,4 +36,35 @@ ids = [p["id"] for p in dash["panels"]]
 assert len(ids) == len(set(ids)), "duplicate panel ids"
 print("deploy ok: %d manifests, %d panels, %d metric families queried" % (len(docs), len(ids), len(used)))
 PY
-echo "1 passed, 0 failed"
+# the Indexed Job + merge Job recipe: its kinds, and its two shell steps run here
+# (with /data a temporary folder and gpudiag this build) over 4 generated ranks:
+# the merged view equals analyze --json of the traces
+python3 - "$GD_SRC" "$TMP" <<'PY'
+import sys, yaml
+src, tmp = sys.argv[1:3]
+docs = [d for d in yaml.safe_load_all(open(src + "/deploy/kubernetes/gpudiag-ranks-job.yaml")) if d]
+assert [d["kind"] for d in docs] == ["Job", "Job"], docs
+ranks, merge = docs
+assert ranks["spec"]["completionMode"] == "Indexed"
+assert ranks["spec"]["completions"] == ranks["spec"]["parallelism"]
+assert [d["metadata"]["labels"]["step"] for d in docs] == ["ranks", "merge"]
+env = {e["name"]: e["value"] for e in ranks["spec"]["template"]["spec"]["containers"][0]["env"]}
+assert env["GPUDIAG_JOB_ID"], env
+for name, d in (("ranks", ranks), ("merge", merge)):
+    c = d["spec"]["template"]["spec"]["containers"][0]
+    assert c["command"] == ["/bin/sh", "-c"], c
+    open("%s/%s.sh" % (tmp, name), "w").write(c["args"][0].replace("/data", tmp + "/data"))
+PY
+mkdir -p "$TMP/data" "$TMP/bin"
+ln -s "$GPUDIAG" "$TMP/bin/gpudiag"
+python3 "$GD_SRC/bench/gen_ranks.py" "$GD_TEST_DATA/ok_nccl_overlap.json" "$TMP/data/traces" --ranks 4 --straggler 2 \
+    --delay-us 40 > /dev/null
+for i in 0 1 2 3; do
+    PATH="$TMP/bin:$PATH" JOB_COMPLETION_INDEX=$i GPUDIAG_JOB_ID=train-run-42 sh "$TMP/ranks.sh" > /dev/null
+done
+PATH="$TMP/bin:$PATH" sh "$TMP/merge.sh" > "$TMP/merge.txt"
+"$GPUDIAG" analyze --json "$TMP/data/traces" > "$TMP/single.json"
+cmp "$TMP/data/job.json" "$TMP/single.json"
+grep -q "Rank 2 is the straggler" "$TMP/merge.txt"
+echo "kubernetes ranks recipe ok"
+echo "2 passed, 0 failed"
