@@ -610,7 +610,7 @@ static const gpudiag_memory_device *timeline_memory(const gpudiag_report *r, int
 
 /* One GPU's memory row under its idle row (DEFINITIONS "Memory timeline", chart): the highest
  * allocated level per bin as an area, the reserved level as a dashed line, both scaled to the
- * device's memory (else to the highest level). */
+ * highest level drawn; the titles give the peaks and the device's memory. */
 static void memory_row(hw *w, const gpudiag_memory_device *md, const gpudiag_timeline *tl, double y, double row,
                        double bw)
 {
@@ -628,7 +628,7 @@ static void memory_row(hw *w, const gpudiag_memory_device *md, const gpudiag_tim
             res[i] = isnan(md->reserved_max[i]) ? 0 : md->reserved_max[i];
         top = fmax(top, fmax(v[i], res ? res[i] : 0));
     }
-    double full = md->total_bytes > 0 ? md->total_bytes : top;
+    double full = top; /* the curve's shape; the total is in the titles (a 2 GB curve on an 80 GB scale is flat) */
     char b[64], b2[64];
     if (full > 0) {
         putf(w, "<g><line class=\"axis\" x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\"/>", LABEL_W, y + row,
@@ -645,8 +645,8 @@ static void memory_row(hw *w, const gpudiag_memory_device *md, const gpudiag_tim
             putf(w, "\"><title>GPU %d reserved: peak %s</title></path>", md->id,
                  gd_format_bytes(b, sizeof b, md->peak_reserved_bytes));
         }
-        putf(w, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">memory, of %s</text></g>", LABEL_W - 8,
-             y + 18, md->total_bytes > 0 ? "total" : "peak");
+        putf(w, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">memory, to peak</text></g>", LABEL_W - 8,
+             y + 18);
     }
     (void)tl;
     free(v);
