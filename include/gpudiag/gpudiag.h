@@ -17,8 +17,10 @@
  *    never 0.  Test with isnan().
  *  - Ownership: every object returned through an out-pointer (`**out`) belongs
  *    to the caller and is freed with the matching `_free` function, which takes
- *    the address of the caller's pointer and sets it to NULL.  Strings inside a
- *    report live exactly as long as the report.  Nothing is shared between
+ *    the address of the caller's pointer and sets it to NULL.  Strings and
+ *    arrays inside a report live exactly as long as the report: the report
+ *    owns them in one arena (yyjson's document model) and gpudiag_report_free
+ *    frees them all.  Nothing is shared between
  *    objects: a report does not refer to the trace it came from, so the trace
  *    may be freed first.
  *  - Errors are data: functions return a gpudiag_status and, when `err` is not
@@ -789,6 +791,11 @@ typedef struct gpudiag_report {
     /** gemm_underfilled_us / gemm_blocks_known_us (fraction 0..1, DEFINITIONS
      *  "GEMM fill"); NaN when gemm_blocks_known_us is not > 0. */
     double gemm_underfilled_share;
+    /** Private: the arena that owns this report, its strings and its arrays
+     *  (src/util/arena.h); gpudiag_report_free frees it, and with it
+     *  everything, in one call.  A field appended here and allocated from it
+     *  needs no free line. */
+    struct gd_arena *arena;
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */
@@ -836,7 +843,8 @@ typedef struct gpudiag_analyze_opts {
 gpudiag_status gpudiag_analyze(const gpudiag_trace *trace, const gpudiag_analyze_opts *opts,
                                gpudiag_report **out, gpudiag_error *err);
 
-/** Free a report and set *report to NULL.  NULL-safe. */
+/** Free a report, with every string and array in it (one arena), and set
+ *  *report to NULL.  NULL-safe. */
 void gpudiag_report_free(gpudiag_report **report);
 
 /**

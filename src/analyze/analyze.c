@@ -24,6 +24,7 @@
 #include "analyze/roofline.h"
 #include "analyze/kclass.h"
 #include "diagnose/rules.h"
+#include "model/report.h"
 #include "model/trace.h"
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -337,7 +338,7 @@ static void report_init(gpudiag_report *r)
 static int report_input(const gpudiag_trace *t, gpudiag_report *r)
 {
     gpudiag_input_info *in = &r->input;
-    in->path = gd_utf8_clean(t->path, strlen(t->path));
+    in->path = gd_arena_take(r->arena, gd_utf8_clean(t->path, strlen(t->path)));
     in->format = t->nsys.present ? "nsys" : "kineto";
     in->bytes = t->bytes;
     in->events = t->events;
@@ -367,7 +368,7 @@ static int report_input(const gpudiag_trace *t, gpudiag_report *r)
     if (t->nsys.present) {
         gpudiag_nsys_info *ni = &in->nsys;
         ni->present = 1;
-        ni->version = gd_utf8_clean(t->nsys.version, strlen(t->nsys.version));
+        ni->version = gd_arena_take(r->arena, gd_utf8_clean(t->nsys.version, strlen(t->nsys.version)));
         ni->session_start_utc_ns = t->nsys.session_start_utc_ns;
         ni->kernels = t->nsys.kernels;
         ni->memcpys = t->nsys.memcpys;
@@ -381,9 +382,9 @@ static int report_input(const gpudiag_trace *t, gpudiag_report *r)
         ni->graph_events = t->nsys.graph_events;
         ni->graph_execs = t->nsys.graph_execs;
         ni->graph_exec_time_us = ns_to_us(t->nsys.graph_exec_ns);
-        ni->schema_gaps = gd_utf8_clean(t->nsys.schema_gaps, strlen(t->nsys.schema_gaps));
+        ni->schema_gaps = gd_arena_take(r->arena, gd_utf8_clean(t->nsys.schema_gaps, strlen(t->nsys.schema_gaps)));
         ni->schema_gap_count = t->nsys.schema_gap_count;
-        ni->steps_source = gd_utf8_clean(t->nsys.steps_source, strlen(t->nsys.steps_source));
+        ni->steps_source = gd_arena_take(r->arena, gd_utf8_clean(t->nsys.steps_source, strlen(t->nsys.steps_source)));
         strings_ok = ni->version && ni->schema_gaps && ni->steps_source;
         r->nsight = t->nsys.rules;
     } else {
@@ -391,11 +392,11 @@ static int report_input(const gpudiag_trace *t, gpudiag_report *r)
         r->nsight.util_min = NAN;
     }
     if (t->step_range[0]) {
-        in->step_range = gd_utf8_clean(t->step_range, strlen(t->step_range));
+        in->step_range = gd_arena_take(r->arena, gd_utf8_clean(t->step_range, strlen(t->step_range)));
         strings_ok = strings_ok && in->step_range;
         in->step_range_missing = t->step_range_missing;
         if (t->step_range_missing) {
-            in->step_range_candidates = range_candidates(t);
+            in->step_range_candidates = gd_arena_take(r->arena, range_candidates(t));
             strings_ok = strings_ok && in->step_range_candidates;
         }
     }
@@ -495,7 +496,7 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
     *out = NULL;
     if (t->header_only)
         return gd_set_error(err, GPUDIAG_ERR_ARG, t->path, -1, "gpudiag_analyze: a header-only read holds no events");
-    gpudiag_report *r = calloc(1, sizeof *r);
+    gpudiag_report *r = gd_report_new();
     if (!r)
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, t->path, -1, "out of memory");
     report_init(r);

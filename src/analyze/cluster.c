@@ -479,7 +479,7 @@ gpudiag_status gd_cluster_analyze_inputs(const gd_rank_input *in, size_t n, gpud
     if (!v)
         return cluster_oom(&c, err);
     c->verdict = v;
-    gd_fbuild b = {NULL, &c->findings, &c->finding_count, 0, 0};
+    gd_fbuild b = {NULL, &c->findings, &c->finding_count, 0, 0, NULL};
     if (c->straggler >= 0)
         add_straggler_finding(&b, c, participants);
     if (c->mixed_job)

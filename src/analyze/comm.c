@@ -47,7 +47,7 @@ int gd_build_comm_sequence(actx *a)
         }
     }
     if (gd_radix_sort_i64(v.data, v.len, sizeof(ts_dur), offsetof(ts_dur, ts)) != 0 ||
-        !(r->comm_kernel_us = malloc((v.len + 1) * sizeof *r->comm_kernel_us))) {
+        !(r->comm_kernel_us = gd_arena_alloc(r->arena, (v.len + 1) * sizeof *r->comm_kernel_us))) {
         gd_vec_free(&v);
         return -1;
     }

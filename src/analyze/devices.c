@@ -150,7 +150,7 @@ static int device_list(const gpudiag_trace *t, gpudiag_report *r)
         if (u == 0 || ids[u - 1] != ids[i])
             ids[u++] = ids[i];
     nid = u;
-    r->devices = calloc(nid ? nid : 1, sizeof *r->devices);
+    r->devices = gd_arena_calloc(r->arena, nid ? nid : 1, sizeof *r->devices);
     if (!r->devices) {
         free(ids);
         return -1;

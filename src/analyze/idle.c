@@ -26,6 +26,7 @@
 #include "diagnose/rules.h"
 #include "model/collective.h"
 #include "model/trace.h"
+#include "util/arena.h"
 #include "util/util.h"
 
 #define GD_TOP_GAPS 10
@@ -196,12 +197,12 @@ static int stream_breakdown(actx *a)
     for (size_t i = 0; i < n; i++)
         if (i == 0 || k[i].lane != k[i - 1].lane)
             lanes++;
-    r->stream_idle = calloc(lanes, sizeof *r->stream_idle);
+    r->stream_idle = gd_arena_calloc(r->arena, lanes, sizeof *r->stream_idle);
     if (!r->stream_idle)
         goto oom;
     gpudiag_timeline *tl = &r->timeline;
     if (tl->bins) {
-        tl->lanes = calloc(lanes, sizeof *tl->lanes);
+        tl->lanes = gd_arena_calloc(r->arena, lanes, sizeof *tl->lanes);
         if (!tl->lanes)
             goto oom;
     }
@@ -220,7 +221,7 @@ static int stream_breakdown(actx *a)
             lane = &tl->lanes[tl->lane_count++];
             lane->device = first->device;
             lane->stream = first->stream;
-            if (!(lane->busy_us = calloc(tl->bins, sizeof *lane->busy_us)))
+            if (!(lane->busy_us = gd_arena_calloc(r->arena, tl->bins, sizeof *lane->busy_us)))
                 goto oom;
             bin_add(lane->busy_us, tl, first->ts_ns, first->ts_ns + first->dur_ns);
         }
@@ -271,7 +272,7 @@ static int stream_breakdown(actx *a)
             si->queue_mean = (double)sum / (double)nq;
             if (lane) {
                 /* the queue holds each value from its event to the next one */
-                if (!(lane->queue_max = calloc(tl->bins, sizeof *lane->queue_max)))
+                if (!(lane->queue_max = gd_arena_calloc(r->arena, tl->bins, sizeof *lane->queue_max)))
                     goto oom;
                 q = 0;
                 for (size_t e = 0; e < nq; e++) {
@@ -767,7 +768,6 @@ static void idle_ctx_free(idle_ctx *ic)
         gd_vec_free(&ic->host[h]);
     gd_vec_free(&ic->busy);
     gd_vec_free(&ic->idle);
-    free(ic->top);
     free(ic->kept);
     free(ic->nclass);
 }
@@ -1057,10 +1057,10 @@ static int idle_device(idle_ctx *ic, int dev)
     ic->busy.len = gd_iv_merge(ic->busy.data, ic->busy.len);
     gpudiag_timeline_device *td = &tl->devices[tl->device_count++];
     td->device = dev;
-    if (!(td->busy_us = calloc(tl->bins, sizeof *td->busy_us)))
+    if (!(td->busy_us = gd_arena_calloc(a->r->arena, tl->bins, sizeof *td->busy_us)))
         return -1;
     for (int c = 0; c < GPUDIAG_IDLE_CAUSE_COUNT; c++)
-        if (!(td->idle_us[c] = calloc(tl->bins, sizeof *td->idle_us[c])))
+        if (!(td->idle_us[c] = gd_arena_calloc(a->r->arena, tl->bins, sizeof *td->idle_us[c])))
             return -1;
     const gd_iv *bv = ic->busy.data;
     for (size_t b = 0; b < ic->busy.len; b++)
@@ -1104,7 +1104,7 @@ static int label_top_gaps(idle_ctx *ic)
             snprintf(stepname, sizeof stepname, "ProfilerStep#%lld", (long long)top[i].step);
             nm = stepname;
         }
-        if (oom || (nm && !(top[i].cpu_op = gd_utf8_clean(nm, strlen(nm))))) {
+        if (oom || (nm && !(top[i].cpu_op = gd_arena_take(r->arena, gd_utf8_clean(nm, strlen(nm)))))) {
             r->top_gaps = top;
             r->top_gap_count = i;
             ic->top = NULL;
@@ -1130,11 +1130,12 @@ static int keep_gaps(idle_ctx *ic)
             ((gpudiag_gap *)ic->all.data)[i] = ic->kept[i].g;
         ic->all.len = ic->nkept;
     }
-    r->gaps = ic->all.data;
-    r->gaps_kept = ic->all.len;
+    r->gaps = gd_arena_adopt(r->arena, ic->all.data); /* frees all.data on OOM */
+    r->gaps_kept = r->gaps ? ic->all.len : 0;
+    int lost = ic->all.data && !r->gaps;
     ic->all.data = NULL;
     ic->all.len = ic->all.cap = 0;
-    return 0;
+    return lost ? -1 : 0;
 }
 
 int gd_build_idle(actx *a)
@@ -1162,7 +1163,7 @@ int gd_build_idle(actx *a)
         tl->end_ns = a->span_e;
         tl->bins = GPUDIAG_TIMELINE_BINS;
         tl->bin_us = ns_to_us(a->span_e - a->span_s) / (double)tl->bins;
-        tl->devices = calloc(r->device_count + 1, sizeof *tl->devices);
+        tl->devices = gd_arena_calloc(r->arena, r->device_count + 1, sizeof *tl->devices);
         if (!tl->devices)
             goto out;
     }
@@ -1172,7 +1173,7 @@ int gd_build_idle(actx *a)
         rc = 0;
         goto out;
     }
-    ic.top = calloc(GD_TOP_GAPS, sizeof *ic.top);
+    ic.top = gd_arena_calloc(r->arena, GD_TOP_GAPS, sizeof *ic.top); /* r->top_gaps */
     ic.kept = a->max_gaps ? malloc(a->max_gaps * sizeof *ic.kept) : NULL;
     if (!ic.top || (a->max_gaps && !ic.kept))
         goto out;

@@ -70,7 +70,7 @@ int gd_build_kernels(actx *a)
     for (uint32_t i = 0; i < nn; i++)
         if (agg[i].calls)
             nk++;
-    r->kernel_stats = calloc(nk ? nk : 1, sizeof *r->kernel_stats);
+    r->kernel_stats = gd_arena_calloc(r->arena, nk ? nk : 1, sizeof *r->kernel_stats);
     if (!r->kernel_stats) {
         free(agg);
         return -1;
@@ -83,7 +83,7 @@ int gd_build_kernels(actx *a)
         gpudiag_kernel_stat *ks = &r->kernel_stats[j];
         const char *nm = gd_strtab_get(&t->names, i);
         size_t nl = gd_strtab_len(&t->names, i);
-        ks->name = gd_utf8_clean(nm, nl);
+        ks->name = gd_arena_take(r->arena, gd_utf8_clean(nm, nl));
         if (!ks->name) {
             r->kernel_stat_count = j;
             free(agg);

@@ -122,7 +122,7 @@ static int device_steps(const actx *a, const mev *ev, size_t n, double base, gpu
     md->persistent_bytes = NAN;
     if (!r->step_count)
         return 0;
-    if (!(md->steps = calloc(r->step_count, sizeof *md->steps)))
+    if (!(md->steps = gd_arena_calloc(r->arena, r->step_count, sizeof *md->steps)))
         return -1;
     md->step_count = r->step_count;
     for (size_t i = 0; i < r->step_count; i++) {
@@ -151,8 +151,8 @@ static int device_bins(const actx *a, const mev *ev, size_t n, double base, gpud
     const gpudiag_timeline *tl = &a->r->timeline;
     if (!tl->bins)
         return 0;
-    md->allocated_max = malloc(tl->bins * sizeof *md->allocated_max);
-    md->reserved_max = md->has_reserved ? malloc(tl->bins * sizeof *md->reserved_max) : NULL;
+    md->allocated_max = gd_arena_calloc(a->r->arena, tl->bins, sizeof *md->allocated_max);
+    md->reserved_max = md->has_reserved ? gd_arena_calloc(a->r->arena, tl->bins, sizeof *md->reserved_max) : NULL;
     if (!md->allocated_max || (md->has_reserved && !md->reserved_max))
         return -1;
     md->bins = tl->bins;
@@ -311,7 +311,7 @@ static int alloc_calls(const actx *a, gpudiag_alloc_calls *ac)
 int gd_build_memory(actx *a)
 {
     const gpudiag_trace *t = a->t;
-    gpudiag_memory *mem = calloc(1, sizeof *mem);
+    gpudiag_memory *mem = gd_arena_calloc(a->r->arena, 1, sizeof *mem);
     if (!mem)
         return -1;
     a->r->memory = mem;
@@ -327,7 +327,7 @@ int gd_build_memory(actx *a)
     size_t ndev = 0;
     for (size_t i = 0; i < n; i++)
         ndev += i == 0 || ev[i].device != ev[i - 1].device;
-    if (!(mem->devices = calloc(ndev, sizeof *mem->devices))) {
+    if (!(mem->devices = gd_arena_calloc(a->r->arena, ndev, sizeof *mem->devices))) {
         free(ev);
         return -1;
     }

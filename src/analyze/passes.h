@@ -9,7 +9,8 @@
 #include <stdint.h>
 
 #include "analyze/analyze.h"
-#include "util/util.h" /* NS_PER_US, ns_to_us */
+#include "util/arena.h" /* the report's arrays and strings: gd_arena_calloc(r->arena, ...) */
+#include "util/util.h"  /* NS_PER_US, ns_to_us */
 
 /* Steps (TBP StepParser; steps.c): r->steps, r->step_count, trimming and the
  * step intervals a->steps / a->span_s..span_e the later passes use.  After

@@ -19,6 +19,7 @@
 #include "gpudiag/specs.h"
 #include "model/opflops.h"
 #include "model/trace.h"
+#include "util/arena.h"
 #include "util/util.h"
 
 typedef struct ragg {
@@ -442,7 +443,7 @@ static int fill_roofline(gpudiag_report *r, const gpudiag_analyze_opts *opts, co
                          uint64_t ncu_matched)
 {
     const gpudiag_ncu *ncu = opts ? opts->ncu : NULL;
-    gpudiag_roofline *rl = calloc(1, sizeof *rl);
+    gpudiag_roofline *rl = gd_arena_calloc(r->arena, 1, sizeof *rl);
     if (!rl)
         return -1;
     r->roofline = rl;
@@ -454,7 +455,7 @@ static int fill_roofline(gpudiag_report *r, const gpudiag_analyze_opts *opts, co
     rl->gpu = spec ? spec->name : NULL;
     rl->mem_bw_gbs = bw > 0 ? bw : NAN;
     if (ncu) {
-        rl->ncu_path = gd_utf8_clean(ncu->path, strlen(ncu->path));
+        rl->ncu_path = gd_arena_take(r->arena, gd_utf8_clean(ncu->path, strlen(ncu->path)));
         if (!rl->ncu_path)
             return -1;
         rl->ncu_rows = ncu->count;
@@ -473,12 +474,12 @@ static int fill_roofline(gpudiag_report *r, const gpudiag_analyze_opts *opts, co
     }
     rl->kernel_time_share = r->kernel_time_us > 0 ? fmin(1.0, trace_us / r->kernel_time_us) : NAN;
     size_t top = ne < GPUDIAG_ROOFLINE_TOP ? ne : GPUDIAG_ROOFLINE_TOP;
-    rl->kernels = calloc(top, sizeof *rl->kernels); /* top >= 1 */
+    rl->kernels = gd_arena_calloc(r->arena, top, sizeof *rl->kernels); /* top >= 1 */
     if (!rl->kernels)
         return -1;
     for (size_t e = 0; e < top; e++) {
         gpudiag_roofline_kernel *k = &rl->kernels[e];
-        k->name = gd_utf8_clean(out[e].name, out[e].name_len);
+        k->name = gd_arena_take(r->arena, gd_utf8_clean(out[e].name, out[e].name_len));
         if (!k->name)
             return -1;
         rl->kernel_count = e + 1;

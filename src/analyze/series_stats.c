@@ -620,7 +620,7 @@ static void gpu_charts(const gpudiag_gpu_series *x, gpudiag_gpu_summary *o)
     bucketize(x, n, tot ? used : NULL, tot, GPUDIAG_CHART_POINTS, NULL, ch->mem_share, NULL);
 }
 
-int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
+int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out, gd_arena *arena)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->format, sizeof out->format, "%s", s->format);
@@ -642,7 +642,7 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out)
         if (s->gpus[g].count > maxn)
             maxn = s->gpus[g].count;
     }
-    out->gpus = calloc(s->gpu_count ? s->gpu_count : 1, sizeof *out->gpus);
+    out->gpus = gd_arena_calloc(arena, s->gpu_count ? s->gpu_count : 1, sizeof *out->gpus);
     double *scratch = malloc(maxn * sizeof *scratch);
     double *tmp = malloc(maxn * sizeof *tmp);
     if (!out->gpus || !scratch || !tmp) {

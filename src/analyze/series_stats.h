@@ -7,6 +7,7 @@
 #define GD_ANALYZE_SERIES_STATS_H
 
 #include "gpudiag/series.h"
+#include "util/arena.h"
 
 #define GD_SERIES_LOW_UTIL 0.30          /* tuning guides: "利用率低于 30% 的时间占比" */
 #define GD_SERIES_HEALTH_MEDIAN 0.70     /* tuning guides: median ≥ 70 % */
@@ -40,7 +41,8 @@
 /* Statistics of col[0..count) (NaN skipped); scratch holds count doubles. */
 void gd_metric_stats(const double *col, size_t count, int fraction, double *scratch, gpudiag_metric_stats *st);
 
-/* Fill out (its gpus array is malloc'd); 0 or -1 on OOM. */
-int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out);
+/* Fill out; its gpus array is allocated from arena (the report's, which owns
+ * it).  0 or -1 on OOM. */
+int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out, gd_arena *arena);
 
 #endif

@@ -285,7 +285,7 @@ int gd_build_steps(actx *a)
     if (match_runtimes(a, &m) != 0)
         goto oom;
     a->steps = malloc(n * sizeof *a->steps);
-    r->steps = calloc(n, sizeof *r->steps);
+    r->steps = gd_arena_calloc(r->arena, n, sizeof *r->steps);
     if (!a->steps || !r->steps)
         goto oom;
     for (size_t i = 0; i < n; i++) {

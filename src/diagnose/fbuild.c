@@ -11,7 +11,8 @@ gpudiag_finding *gd_fb_add(gd_fbuild *b, const char *id, gpudiag_severity sev, i
 {
     if (*b->count == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 8;
-        gpudiag_finding *f = realloc(*b->findings, cap * sizeof *f);
+        gpudiag_finding *f = b->arena ? gd_arena_realloc(b->arena, *b->findings, cap * sizeof *f)
+                                      : realloc(*b->findings, cap * sizeof *f);
         if (!f) {
             b->oom = 1;
             return NULL;
@@ -44,6 +45,13 @@ void gd_fb_text(gd_fbuild *b, gpudiag_finding *f, char *title, char *rec)
         free(title);
         free(rec);
         b->oom = 1;
+        return;
+    }
+    if (b->arena) {
+        f->title = gd_arena_take(b->arena, title);
+        f->recommendation = gd_arena_take(b->arena, rec);
+        if (!f->title || !f->recommendation)
+            b->oom = 1;
         return;
     }
     f->title = title;

@@ -7,6 +7,7 @@
 #define GD_DIAGNOSE_FBUILD_H
 
 #include "gpudiag/gpudiag.h"
+#include "util/arena.h"
 
 typedef struct gd_fbuild {
     gpudiag_report *r;          /* the report the rules read; NULL for a cluster */
@@ -14,10 +15,11 @@ typedef struct gd_fbuild {
     size_t *count;              /* its length (r->finding_count, ...) */
     size_t cap;                 /* allocated findings */
     int oom;                    /* set when an allocation failed; the caller reports it */
+    gd_arena *arena;            /* owns the array and the texts (a report's); NULL: malloc'd (a cluster's) */
 } gd_fbuild;
 
-/* A builder appending to the report r's findings (r->findings empty). */
-#define GD_FBUILD_REPORT(r) {(r), &(r)->findings, &(r)->finding_count, 0, 0}
+/* A builder appending to the report r's findings (r->findings empty), in its arena. */
+#define GD_FBUILD_REPORT(r) {(r), &(r)->findings, &(r)->finding_count, 0, 0, (r)->arena}
 
 /* Append a zeroed finding with these fields to *b->findings; NULL (and
  * b->oom) on OOM.  id: a static string (a catalogue row's). */
@@ -25,8 +27,9 @@ gpudiag_finding *gd_fb_add(gd_fbuild *b, const char *id, gpudiag_severity sev, i
                            gpudiag_bottleneck bn, double est_gain);
 /* Add one evidence number (ignored when f is NULL or the evidence is full). */
 void gd_fb_ev(gpudiag_finding *f, const char *key, double v);
-/* Give f its title and recommendation (both malloc'd, owned by the report
- * from here on); a NULL among them frees the others and sets b->oom. */
+/* Give f its title and recommendation (both malloc'd, given to the builder:
+ * copied into b->arena and freed, or kept as they are without an arena); a
+ * NULL among them frees the others and sets b->oom. */
 void gd_fb_text(gd_fbuild *b, gpudiag_finding *f, char *title, char *rec);
 
 #endif

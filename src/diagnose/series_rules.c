@@ -17,6 +17,7 @@
 #include "analyze/passes.h"
 #include "analyze/series_stats.h"
 #include "diagnose/fbuild.h"
+#include "model/report.h"
 #include "util/util.h"
 
 typedef gd_fbuild sbuild;
@@ -799,6 +800,7 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
             snprintf(idle, sizeof idle, "; %zu idle, holding memory", idle_mem);
         r->verdict = gd_format("%s%s — %s%s%s%s", s->snapshot ? "Snapshot: " : "", sentence, who, tensor, others, idle);
     }
+    r->verdict = gd_arena_take(r->arena, (char *)(uintptr_t)r->verdict); /* the report owns it */
     if (!r->verdict)
         b->oom = 1;
     /* attach each finding to the verdict when it names no bottleneck of its own */
@@ -831,10 +833,10 @@ gpudiag_status gpudiag_series_analyze(const gpudiag_series *s, const char *path,
     if (!s || !out)
         return gd_set_error(err, GPUDIAG_ERR_ARG, path ? path : "", -1, "series and out must not be NULL");
     *out = NULL;
-    gpudiag_report *r = calloc(1, sizeof *r);
+    gpudiag_report *r = gd_report_new();
     if (!r)
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, path ? path : "", -1, "out of memory");
-    r->input.path = gd_strdup(path ? path : "");
+    r->input.path = gd_arena_strdup(r->arena, path ? path : "");
     r->input.format = "monitoring";
     r->input.bytes = s->bytes;  /* the log read, as a trace's JSON bytes */
     r->input.events = s->rows;  /* data rows turned into samples (series.rows) */
@@ -854,8 +856,8 @@ gpudiag_status gpudiag_series_analyze(const gpudiag_series *s, const char *path,
     r->model_flops_per_step = r->achieved_tflops = r->mfu_peak_tflops = NAN;
     /* the report's shares and rates: NaN, with no kernels, collectives or copies */
     gd_build_shares(r);
-    r->series = calloc(1, sizeof *r->series);
-    if (!r->input.path || !r->series || gd_series_summarize(s, r->series) != 0) {
+    r->series = gd_arena_calloc(r->arena, 1, sizeof *r->series);
+    if (!r->input.path || !r->series || gd_series_summarize(s, r->series, r->arena) != 0) {
         gpudiag_report_free(&r);
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, path ? path : "", -1, "out of memory");
     }

@@ -174,9 +174,9 @@ static void verdict_finding(fbuilder *b, const char *on)
         why = gd_format("%s ranks first but is a note on the input, not a cause; %s", l->id, rest);
     else
         why = gd_format("%s ranks first but is a symptom, not a cause; %s", l->id, rest);
-    if (!why)
+    r->verdict_why = gd_arena_take(r->arena, why); /* the report owns it */
+    if (!r->verdict_why)
         b->oom = 1;
-    r->verdict_why = why;
 }
 
 /* The cause the verdict names: the first-ranked cause that is not a kernel
@@ -363,8 +363,8 @@ void gd_verdict(fbuilder *b, const gpudiag_trace *t)
     } else {
         v = gd_format("Not enough GPU activity inside the steps to judge.");
     }
-    if (!v)
+    r->verdict = gd_arena_take(r->arena, v);
+    if (!r->verdict)
         b->oom = 1;
-    r->verdict = v;
     verdict_finding(b, on);
 }

@@ -1,12 +1,9 @@
 /*
  * names.c — static names for enums (the enums' .def lists in include/gpudiag/),
- * status texts, and freeing a report.
+ * and status texts.
  */
-#include <stdlib.h>
 
 #include "gpudiag/gpudiag.h"
-#include "gpudiag/memory.h"
-#include "gpudiag/roofline.h"
 #include "gpudiag/series.h"
 
 const char *gpudiag_strerror(gpudiag_status code)
@@ -115,66 +112,3 @@ const char *gpudiag_severity_name(gpudiag_severity sev)
     return "info";
 }
 
-void gpudiag_report_free(gpudiag_report **rp)
-{
-    if (!rp || !*rp)
-        return;
-    gpudiag_report *r = *rp;
-    free((char *)(uintptr_t)r->input.path);
-    free((char *)(uintptr_t)r->input.nsys.version);
-    free((char *)(uintptr_t)r->input.nsys.schema_gaps);
-    free((char *)(uintptr_t)r->input.nsys.steps_source);
-    free((char *)(uintptr_t)r->input.step_range);
-    free((char *)(uintptr_t)r->input.step_range_candidates);
-    free(r->steps);
-    free(r->devices);
-    for (size_t i = 0; i < r->kernel_stat_count; i++)
-        free((char *)(uintptr_t)r->kernel_stats[i].name);
-    free(r->kernel_stats);
-    for (size_t i = 0; i < r->finding_count; i++) {
-        free((char *)(uintptr_t)r->findings[i].title);
-        free((char *)(uintptr_t)r->findings[i].recommendation);
-    }
-    free(r->findings);
-    for (size_t i = 0; i < r->top_gap_count; i++)
-        free((char *)(uintptr_t)r->top_gaps[i].cpu_op);
-    free(r->top_gaps);
-    free(r->stream_idle);
-    free(r->gaps);
-    for (size_t i = 0; r->timeline.lanes && i < r->timeline.lane_count; i++) {
-        free(r->timeline.lanes[i].busy_us);
-        free(r->timeline.lanes[i].queue_max);
-    }
-    free(r->timeline.lanes);
-    for (size_t i = 0; r->timeline.devices && i < r->timeline.device_count; i++) {
-        free(r->timeline.devices[i].busy_us);
-        for (int c = 0; c < GPUDIAG_IDLE_CAUSE_COUNT; c++)
-            free(r->timeline.devices[i].idle_us[c]);
-    }
-    free(r->timeline.devices);
-    free(r->comm_kernel_us);
-    free((char *)(uintptr_t)r->verdict);
-    free((char *)(uintptr_t)r->verdict_why);
-    if (r->roofline) {
-        for (size_t i = 0; i < r->roofline->kernel_count; i++)
-            free((char *)(uintptr_t)r->roofline->kernels[i].name);
-        free(r->roofline->kernels);
-        free((char *)(uintptr_t)r->roofline->ncu_path);
-        free(r->roofline);
-    }
-    if (r->memory) {
-        for (size_t i = 0; r->memory->devices && i < r->memory->device_count; i++) {
-            free(r->memory->devices[i].steps);
-            free(r->memory->devices[i].allocated_max);
-            free(r->memory->devices[i].reserved_max);
-        }
-        free(r->memory->devices);
-        free(r->memory);
-    }
-    if (r->series) {
-        free(r->series->gpus);
-        free(r->series);
-    }
-    free(r);
-    *rp = NULL;
-}
