@@ -30,13 +30,13 @@ static const struct {
     void (*fn)(fbuilder *b);
     int when;
 } passes[] = {
-    {gd_rule_startup, GPU},         {gd_rule_dataloader, ANY},   {gd_rule_host_overhead, GPU},
+    {gd_rule_startup, GPU},         {gd_rule_dataloader, ANY},      {gd_rule_host_overhead, GPU},
     {gd_rule_communication, GPU},   {gd_rule_collective_host, GPU}, {gd_rule_stream_wait, GPU},
-    {gd_rule_offload, GPU},         {gd_rule_memcpy, GPU},       {gd_rule_small_gemms, GPU},
-    {gd_rule_memory_bound, GPU},    {gd_rule_attention, GPU},    {gd_rule_sync, GPU},
-    {gd_rule_pageable, GPU},        {gd_rule_optimizer, GPU},    {gd_rule_tensor_cores, GPU},
-    {gd_rule_low_util, GPU},        {gd_rule_low_mfu, GPU},      {gd_rule_nsight, GPU},
-    {gd_rule_graph_replays, ANY},   {gd_rule_graph_capture, GPU}, {gd_rule_recompute, GPU},
+    {gd_rule_offload, GPU},         {gd_rule_memcpy, GPU},          {gd_rule_small_gemms, GPU},
+    {gd_rule_memory_bound, GPU},    {gd_rule_attention, GPU},       {gd_rule_sync, GPU},
+    {gd_rule_pageable, GPU},        {gd_rule_optimizer, GPU},       {gd_rule_tensor_cores, GPU},
+    {gd_rule_low_util, GPU},        {gd_rule_low_mfu, GPU},         {gd_rule_nsight, GPU},
+    {gd_rule_graph_replays, ANY},   {gd_rule_graph_capture, GPU},   {gd_rule_recompute, GPU},
     {gd_rule_memory_headroom, GPU}, {gd_rule_allocator_churn, GPU},
 };
 

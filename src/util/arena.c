@@ -27,9 +27,9 @@ typedef struct sblock {
 } sblock;
 
 struct gd_arena {
-    link ring;        /* sentinel of the linked allocations */
-    sblock *strings;  /* newest string block first */
-    void **adopted;   /* malloc'd buffers handed over */
+    link ring;       /* sentinel of the linked allocations */
+    sblock *strings; /* newest string block first */
+    void **adopted;  /* malloc'd buffers handed over */
     size_t nadopted, capadopted;
 };
 
