@@ -37,9 +37,8 @@ void gd_rule_memory_headroom(fbuilder *b)
     if (!d || d->peak_reserved_bytes > GD_HEADROOM_RESERVED_MAX * d->total_bytes ||
         !(d->activation_fits >= GD_HEADROOM_FITS_MIN))
         return;
-    double fixed = (r->idle_cause_us[GPUDIAG_IDLE_HOST_LAUNCH] + r->idle_cause_us[GPUDIAG_IDLE_OPTIMIZER] +
-                    r->idle_cause_us[GPUDIAG_IDLE_SYNC]) /
-                   (double)r->step_count / r->avg_step_us;
+    double fixed = gd_idle_cause_share(r, GPUDIAG_IDLE_HOST_LAUNCH) + gd_idle_cause_share(r, GPUDIAG_IDLE_OPTIMIZER) +
+                   gd_idle_cause_share(r, GPUDIAG_IDLE_SYNC);
     if (!(fixed >= GD_HEADROOM_FIXED_IDLE_MIN))
         return;
     double mult = floor(d->activation_fits);
