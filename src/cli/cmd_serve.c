@@ -25,15 +25,18 @@ static void usage_serve(FILE *fp)
             "Usage: gpudiag serve [OPTIONS]\n"
             "\n"
             "Prometheus exporter: samples the GPUs through NVML and serves\n"
-            "  /metrics  dcgm-exporter-compatible DCGM_FI_* gauges plus gpudiag_* (the rolling\n"
-            "            verdict, low-utilisation share, throttle reasons, MFU); OpenMetrics\n"
-            "            when the scrape's Accept header asks for it\n"
+            "  /metrics  gpudiag_* gauges: the GPUs' readings (units in the names, ratios 0..1)\n"
+            "            and the rolling verdict, low-utilisation share, throttle reasons, MFU;\n"
+            "            OpenMetrics when the scrape's Accept header asks for it\n"
             "  /report   the rolling diagnosis as JSON\n"
             "  /healthz  200 while sampling works, 503 otherwise\n"
             "\n"
             "Options:\n"
-            "  -l, --listen ADDR      HOST:PORT, [IPV6]:PORT or :PORT (default 127.0.0.1:9400;\n"
-            "                         port 0 picks a free port, printed on stderr)\n"
+            "  -l, --listen ADDR      HOST:PORT, [IPV6]:PORT or :PORT (default 127.0.0.1:9401, off\n"
+            "                         dcgm-exporter's 9400; port 0 picks a free port, printed on stderr)\n"
+            "      --metric-names N   gpudiag (default: gpudiag_* names, beside dcgm-exporter) or\n"
+            "                         dcgm (dcgm-exporter's DCGM_FI_* names and units for the\n"
+            "                         readings, for hosts without it; the gpudiag_* verdict series stay)\n"
             "  -i, --interval T       time between samples: 500ms, 1s, 1m (default 1s)\n"
             "  -w, --window T         rolling window of the diagnosis (default 5m, at most 1h)\n"
             "      --markers FILE     step-marker file the training job appends 'step N tokens T'\n"
@@ -121,6 +124,7 @@ gd_exit gd_cmd_serve(int argc, char **argv)
         {"max-connections", required_argument, NULL, 'c'},
         {"backend", required_argument, NULL, 'b'},
         {"run-for", required_argument, NULL, 'r'},
+        {"metric-names", required_argument, NULL, 'N'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     gd_serve_opts o;
@@ -198,6 +202,14 @@ gd_exit gd_cmd_serve(int argc, char **argv)
         case 'b':
             o.backend = optarg;
             break;
+        case 'N': {
+            static const char *const names[] = {"gpudiag", "dcgm"};
+            int w = gd_opt_word("--metric-names", optarg, names, 2);
+            if (w < 0)
+                return GD_EXIT_USAGE;
+            o.dcgm_names = w;
+            break;
+        }
         case 'h':
             usage_serve(stdout);
             return GD_EXIT_OK;

@@ -1,7 +1,11 @@
 /*
  * prom.c — Prometheus / OpenMetrics exposition of the live samples.
  *
- * Line format follows dcgm-exporter (render_metrics.go):
+ * Two naming modes (gd_prom_state.dcgm_names): gpudiag's own names, the
+ * default, so that it can run beside dcgm-exporter without doubling its
+ * series (gpudiag_*: units in the names, ratios 0..1, gpudiag_build_info);
+ * or dcgm-exporter's DCGM_FI_* names and units, for hosts without it.
+ * Line format and labels follow dcgm-exporter (render_metrics.go) in both:
  *   NAME{gpu="<idx>",UUID="GPU-…",pci_bus_id="…",device="nvidia<idx>",modelName="…",Hostname="…"} VALUE
  * with `# HELP` and `# TYPE` once per family.  Integers print plain, ratios
  * with six decimals (%f), as the exporter does.
@@ -42,33 +46,74 @@ static double g_dram(const gpudiag_gpu_sample *s) { return s->dram_active_pct / 
 static double g_nvl_tx(const gpudiag_gpu_sample *s) { return floor(s->nvlink_tx_bytes_per_s); }
 static double g_nvl_rx(const gpudiag_gpu_sample *s) { return floor(s->nvlink_rx_bytes_per_s); }
 
+/* The same readings in gpudiag's names: base units (bytes, hertz, watts,
+ * bytes per second), ratios 0..1. */
+static double u_gpu_util(const gpudiag_gpu_sample *s) { return s->gpu_util_pct / 100.0; }
+static double u_mem_util(const gpudiag_gpu_sample *s) { return s->mem_util_pct / 100.0; }
+static double u_mem_used(const gpudiag_gpu_sample *s) { return s->mem_used_bytes; }
+static double u_mem_free(const gpudiag_gpu_sample *s)
+{
+    double reserved = isnan(s->mem_reserved_bytes) ? 0.0 : s->mem_reserved_bytes;
+    double f = s->mem_total_bytes - reserved - s->mem_used_bytes;
+    return isnan(f) || f >= 0 ? f : 0.0;
+}
+static double u_sm_clock(const gpudiag_gpu_sample *s) { return s->sm_clock_mhz * 1e6; }
+static double u_mem_clock(const gpudiag_gpu_sample *s) { return s->mem_clock_mhz * 1e6; }
+static double u_pcie_tx(const gpudiag_gpu_sample *s) { return s->pcie_tx_bytes_per_s; }
+static double u_pcie_rx(const gpudiag_gpu_sample *s) { return s->pcie_rx_bytes_per_s; }
+static double u_nvl_tx(const gpudiag_gpu_sample *s) { return s->nvlink_tx_bytes_per_s; }
+static double u_nvl_rx(const gpudiag_gpu_sample *s) { return s->nvlink_rx_bytes_per_s; }
+
+/* One reading, under the name it has in each naming mode. */
 typedef struct gd_prom_family {
-    const char *name;
+    const char *name;     /* dcgm-exporter's name (--metric-names dcgm) */
     const char *help;
     int ratio;            /* 1: print with %f; 0: print as an integer */
     gd_prom_get get;
+    const char *gd_name;  /* gpudiag's name (the default): units in the name, ratios 0..1 */
+    const char *gd_help;
+    int gd_ratio;
+    gd_prom_get gd_get;
 } gd_prom_family;
 
 /* Help texts as dcgm-exporter's default-counters.csv words them. */
 static const gd_prom_family k_families[] = {
-    {"DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", 0, g_gpu_util},
-    {"DCGM_FI_DEV_MEM_COPY_UTIL", "Memory utilization (in %).", 0, g_mem_util},
-    {"DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).", 0, g_fb_used},
-    {"DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB).", 0, g_fb_free},
-    {"DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz).", 0, g_sm_clock},
-    {"DCGM_FI_DEV_MEM_CLOCK", "Memory clock frequency (in MHz).", 0, g_mem_clock},
-    {"DCGM_FI_DEV_POWER_USAGE", "Power draw (in W).", 1, g_power},
-    {"DCGM_FI_DEV_ENFORCED_POWER_LIMIT", "Enforced power limit (in W).", 1, g_power_limit},
-    {"DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).", 0, g_temp},
-    {"DCGM_FI_DEV_PCIE_TX_THROUGHPUT", "PCIe TX throughput, GPU to host (in KB/s).", 0, g_pcie_tx},
-    {"DCGM_FI_DEV_PCIE_RX_THROUGHPUT", "PCIe RX throughput, host to GPU (in KB/s).", 0, g_pcie_rx},
-    {"DCGM_FI_DEV_CLOCKS_EVENT_REASONS", "Current clock event (throttle) reasons (NVML bitmask).", 0, g_reasons},
-    {"DCGM_FI_PROF_SM_ACTIVE", "The ratio of cycles an SM has at least 1 warp assigned.", 1, g_sm_active},
-    {"DCGM_FI_PROF_SM_OCCUPANCY", "The ratio of number of warps resident on an SM.", 1, g_sm_occ},
-    {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "Ratio of cycles the tensor (HMMA) pipe is active.", 1, g_tensor},
-    {"DCGM_FI_PROF_DRAM_ACTIVE", "Ratio of cycles the device memory interface is active sending or receiving data.", 1, g_dram},
-    {"DCGM_FI_PROF_NVLINK_TX_BYTES", "The rate of data transmitted over NVLink, bytes/s.", 0, g_nvl_tx},
-    {"DCGM_FI_PROF_NVLINK_RX_BYTES", "The rate of data received over NVLink, bytes/s.", 0, g_nvl_rx},
+    {"DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", 0, g_gpu_util,
+     "gpudiag_gpu_utilization_ratio", "Share of the last sample period a kernel ran (NVML GPU-Util / 100).", 1, u_gpu_util},
+    {"DCGM_FI_DEV_MEM_COPY_UTIL", "Memory utilization (in %).", 0, g_mem_util,
+     "gpudiag_memory_controller_utilization_ratio", "Share of the last sample period device memory was read or written (NVML memory utilization / 100).", 1, u_mem_util},
+    {"DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).", 0, g_fb_used,
+     "gpudiag_memory_used_bytes", "Device memory used, bytes.", 0, u_mem_used},
+    {"DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB).", 0, g_fb_free,
+     "gpudiag_memory_free_bytes", "Device memory free (total - reserved - used), bytes.", 0, u_mem_free},
+    {"DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz).", 0, g_sm_clock,
+     "gpudiag_sm_clock_hertz", "SM clock frequency, hertz.", 0, u_sm_clock},
+    {"DCGM_FI_DEV_MEM_CLOCK", "Memory clock frequency (in MHz).", 0, g_mem_clock,
+     "gpudiag_memory_clock_hertz", "Memory clock frequency, hertz.", 0, u_mem_clock},
+    {"DCGM_FI_DEV_POWER_USAGE", "Power draw (in W).", 1, g_power,
+     "gpudiag_power_watts", "Power draw, watts.", 1, g_power},
+    {"DCGM_FI_DEV_ENFORCED_POWER_LIMIT", "Enforced power limit (in W).", 1, g_power_limit,
+     "gpudiag_power_limit_watts", "Enforced power limit, watts.", 1, g_power_limit},
+    {"DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).", 0, g_temp,
+     "gpudiag_temperature_celsius", "GPU temperature, degrees Celsius.", 0, g_temp},
+    {"DCGM_FI_DEV_PCIE_TX_THROUGHPUT", "PCIe TX throughput, GPU to host (in KB/s).", 0, g_pcie_tx,
+     "gpudiag_pcie_tx_bytes_per_second", "PCIe throughput GPU to host, bytes per second.", 0, u_pcie_tx},
+    {"DCGM_FI_DEV_PCIE_RX_THROUGHPUT", "PCIe RX throughput, host to GPU (in KB/s).", 0, g_pcie_rx,
+     "gpudiag_pcie_rx_bytes_per_second", "PCIe throughput host to GPU, bytes per second.", 0, u_pcie_rx},
+    {"DCGM_FI_DEV_CLOCKS_EVENT_REASONS", "Current clock event (throttle) reasons (NVML bitmask).", 0, g_reasons,
+     "gpudiag_clock_event_reasons", "Current clock event (throttle) reasons (NVML bitmask).", 0, g_reasons},
+    {"DCGM_FI_PROF_SM_ACTIVE", "The ratio of cycles an SM has at least 1 warp assigned.", 1, g_sm_active,
+     "gpudiag_sm_active_ratio", "Ratio of cycles an SM has at least 1 warp assigned (NVML GPM).", 1, g_sm_active},
+    {"DCGM_FI_PROF_SM_OCCUPANCY", "The ratio of number of warps resident on an SM.", 1, g_sm_occ,
+     "gpudiag_sm_occupancy_ratio", "Ratio of warps resident on an SM to its maximum (NVML GPM).", 1, g_sm_occ},
+    {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "Ratio of cycles the tensor (HMMA) pipe is active.", 1, g_tensor,
+     "gpudiag_tensor_active_ratio", "Ratio of cycles a tensor pipe is active (NVML GPM).", 1, g_tensor},
+    {"DCGM_FI_PROF_DRAM_ACTIVE", "Ratio of cycles the device memory interface is active sending or receiving data.", 1, g_dram,
+     "gpudiag_dram_active_ratio", "Ratio of cycles the device memory interface is active (NVML GPM).", 1, g_dram},
+    {"DCGM_FI_PROF_NVLINK_TX_BYTES", "The rate of data transmitted over NVLink, bytes/s.", 0, g_nvl_tx,
+     "gpudiag_nvlink_tx_bytes_per_second", "NVLink transmit rate, all links, bytes per second.", 0, u_nvl_tx},
+    {"DCGM_FI_PROF_NVLINK_RX_BYTES", "The rate of data received over NVLink, bytes/s.", 0, g_nvl_rx,
+     "gpudiag_nvlink_rx_bytes_per_second", "NVLink receive rate, all links, bytes per second.", 0, u_nvl_rx},
 };
 
 /* Clock event reasons as label values (NVML names, snake case). */
@@ -134,24 +179,27 @@ static int usable(const gd_prom_gpu *g) { return g->last && !g->last->lost; }
 
 int gd_prom_write(FILE *fp, const gd_prom_state *st, int openmetrics)
 {
+    put_head(fp, "gpudiag_build_info", "gpudiag's version; always 1.", "gauge");
+    fprintf(fp, "gpudiag_build_info{version=\"%s\"} 1\n", GPUDIAG_VERSION);
     for (size_t f = 0; f < sizeof k_families / sizeof k_families[0]; f++) {
         const gd_prom_family *fam = &k_families[f];
+        const char *name = st->dcgm_names ? fam->name : fam->gd_name;
         int headed = 0;
         for (size_t i = 0; i < st->gpu_count; i++) {
             const gd_prom_gpu *g = &st->gpus[i];
             if (!usable(g))
                 continue;
-            double v = fam->get(g->last);
+            double v = st->dcgm_names ? fam->get(g->last) : fam->gd_get(g->last);
             if (!isfinite(v))
                 continue;
             if (!headed) {
-                put_head(fp, fam->name, fam->help, "gauge");
+                put_head(fp, name, st->dcgm_names ? fam->help : fam->gd_help, "gauge");
                 headed = 1;
             }
-            fputs(fam->name, fp);
+            fputs(name, fp);
             put_labels(fp, st, g);
             fputc('}', fp);
-            put_value(fp, v, fam->ratio);
+            put_value(fp, v, st->dcgm_names ? fam->ratio : fam->gd_ratio);
         }
     }
 

@@ -28,6 +28,7 @@ typedef struct gd_prom_state {
     uint64_t samples_total;           /* sampling rounds since start */
     uint64_t sample_errors_total;     /* per-GPU reads that failed */
     double last_scrape_s;             /* time the previous /metrics render took, s; NaN none yet */
+    int dcgm_names;                   /* 1: dcgm-exporter's DCGM_FI_* names and units; 0: gpudiag_* (docs/SERVE.md) */
 } gd_prom_state;
 
 /* Write the exposition of `st` to fp.  openmetrics: 1 for OpenMetrics 1.0

@@ -25,7 +25,9 @@
 #include "util/exit_codes.h"
 #include "util/util.h"
 
-#define GD_SERVE_DEFAULT_LISTEN "127.0.0.1:9400"
+/* Off dcgm-exporter's 9400, so both can run on one node (Prometheus's
+ * registry of exporter ports, 9100-9999, is full: the port is a choice). */
+#define GD_SERVE_DEFAULT_LISTEN "127.0.0.1:9401"
 
 struct gd_server {
     gd_serve_opts opts;

@@ -18,7 +18,7 @@
 #include "util/exit_codes.h"
 
 typedef struct gd_serve_opts {
-    const char *listen;        /* "HOST:PORT", "[V6]:PORT" or ":PORT"; default "127.0.0.1:9400" */
+    const char *listen;        /* "HOST:PORT", "[V6]:PORT" or ":PORT"; default "127.0.0.1:9401" */
     int64_t interval_us;       /* sampling interval, µs (default 1 s) */
     int64_t window_us;         /* rolling window for the diagnosis, µs (default 5 min) */
     const char *backend;       /* sampler backend: NULL/"auto", "nvml", "test" */
@@ -29,6 +29,7 @@ typedef struct gd_serve_opts {
     int dtype;                 /* gpudiag_dtype for the table's peak */
     unsigned max_connections;  /* 0: 64 */
     int64_t run_for_us;        /* stop after this long (tests); 0 = until SIGTERM/SIGINT */
+    int dcgm_names;            /* 1: --metric-names dcgm (DCGM_FI_* names); 0: gpudiag_* names (default) */
 } gd_serve_opts;
 
 /* A running exporter (serve.c): its sampling thread and HTTP daemon. */

@@ -229,7 +229,7 @@ int gd_window_write_prom(const gd_window *w, FILE *fp, int openmetrics, double l
         pg[i].bottleneck = g->bottleneck;
         pg[i].mfu = w->mfu;
     }
-    gd_prom_state st = {w->hostname, w->gpu_count, pg, w->rounds, w->errors, last_scrape_s};
+    gd_prom_state st = {w->hostname, w->gpu_count, pg, w->rounds, w->errors, last_scrape_s, w->opts.dcgm_names};
     int rc = gd_prom_write(fp, &st, openmetrics);
     free(pg);
     return rc;

@@ -15,8 +15,8 @@ docs = [d for d in yaml.safe_load_all(open(src + "/deploy/kubernetes/gpudiag-ser
 kinds = [d["kind"] for d in docs]
 assert kinds == ["DaemonSet", "Service", "ServiceMonitor"], kinds
 ds = docs[0]["spec"]["template"]["spec"]["containers"][0]
-assert ds["ports"][0] == {"name": "metrics", "containerPort": 9400}, ds["ports"]
-assert ds["args"][:3] == ["serve", "--listen", "0.0.0.0:9400"], ds["args"]
+assert ds["ports"][0] == {"name": "metrics", "containerPort": 9401}, ds["ports"]
+assert ds["args"][:3] == ["serve", "--listen", "0.0.0.0:9401"], ds["args"]
 assert ds["readinessProbe"]["httpGet"]["path"] == "/healthz"
 assert docs[2]["spec"]["endpoints"][0]["port"] == "metrics"
 sel = docs[0]["spec"]["selector"]["matchLabels"]
@@ -30,8 +30,20 @@ for p in dash["panels"]:
         used |= set(re.findall(r"\b(DCGM_FI_[A-Z_]+|gpudiag_[a-z_]+)\b", t["expr"]))
 missing = used - exported
 assert not missing, "dashboard queries families serve does not export: %s" % sorted(missing)
-for need in ("DCGM_FI_DEV_FB_USED", "DCGM_FI_PROF_SM_ACTIVE", "DCGM_FI_PROF_DRAM_ACTIVE", "gpudiag_bottleneck"):
+for need in ("gpudiag_memory_used_bytes", "gpudiag_sm_active_ratio", "gpudiag_dram_active_ratio", "gpudiag_bottleneck"):
     assert need in used, need
+# the default names only (serve runs beside dcgm-exporter), a data source variable instead of
+# __inputs, and job / instance / GPU filters on every query
+assert not any(u.startswith("DCGM_FI_") for u in used), sorted(used)
+assert "__inputs" not in dash
+names = [v["name"] for v in dash["templating"]["list"]]
+assert names == ["datasource", "job", "instance", "gpu"], names
+for p in dash["panels"]:
+    if p.get("datasource"):
+        assert p["datasource"]["uid"] == "${datasource}", p["title"]
+    for t in p.get("targets", []):
+        for sel in re.findall(r"\{([^}]*)\}", t["expr"]):
+            assert 'job=~"$job"' in sel and 'instance=~"$instance"' in sel and 'gpu=~"$gpu"' in sel, t["expr"]
 ids = [p["id"] for p in dash["panels"]]
 assert len(ids) == len(set(ids)), "duplicate panel ids"
 print("deploy ok: %d manifests, %d panels, %d metric families queried" % (len(docs), len(ids), len(used)))

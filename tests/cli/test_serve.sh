@@ -115,22 +115,28 @@ st, ctype, body = get("/metrics")
 check("metrics status", st, 200)
 check("metrics type", ctype, "text/plain; version=0.0.4; charset=utf-8")
 s = series(body)
-check("gpu util 0", val(s, "DCGM_FI_DEV_GPU_UTIL", gpu="0"), 20.0)
-check("mem copy util 0", val(s, "DCGM_FI_DEV_MEM_COPY_UTIL", gpu="0"), 35.0)
-check("fb used", val(s, "DCGM_FI_DEV_FB_USED", gpu="0"), 30720.0)
-check("fb free", val(s, "DCGM_FI_DEV_FB_FREE", gpu="0"), 43008.0)
-check("sm clock", val(s, "DCGM_FI_DEV_SM_CLOCK", gpu="0"), 1980.0)
-check("power", val(s, "DCGM_FI_DEV_POWER_USAGE", gpu="0"), 350.5)
-check("temp", val(s, "DCGM_FI_DEV_GPU_TEMP", gpu="0"), 61.0)
-check("pcie rx", val(s, "DCGM_FI_DEV_PCIE_RX_THROUGHPUT", gpu="0"), 2048.0)
-check("sm active", val(s, "DCGM_FI_PROF_SM_ACTIVE", gpu="0"), 0.4)
-check("tensor absent (never set)", val(s, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", gpu="0"), None)
+# gpudiag's names, the default (units in the names, ratios 0..1): util 20 % -> 0.2, memutil 35 %
+# -> 0.35, used 30 GiB = 32212254720 B, free (80 - 8 - 30) GiB = 45097156608 B, SM clock 1980 MHz
+# = 1.98e9 Hz, PCIe rx 2048 KB/s = 2097152 B/s; no DCGM_FI_* series at all
+check("gpu util 0", val(s, "gpudiag_gpu_utilization_ratio", gpu="0"), 0.2)
+check("mem ctrl util 0", val(s, "gpudiag_memory_controller_utilization_ratio", gpu="0"), 0.35)
+check("mem used", val(s, "gpudiag_memory_used_bytes", gpu="0"), 32212254720.0)
+check("mem free", val(s, "gpudiag_memory_free_bytes", gpu="0"), 45097156608.0)
+check("sm clock", val(s, "gpudiag_sm_clock_hertz", gpu="0"), 1980e6)
+check("power", val(s, "gpudiag_power_watts", gpu="0"), 350.5)
+check("temp", val(s, "gpudiag_temperature_celsius", gpu="0"), 61.0)
+check("pcie rx", val(s, "gpudiag_pcie_rx_bytes_per_second", gpu="0"), 2097152.0)
+check("sm active", val(s, "gpudiag_sm_active_ratio", gpu="0"), 0.4)
+check("tensor absent (never set)", val(s, "gpudiag_tensor_active_ratio", gpu="0"), None)
+check("no DCGM_FI_ names by default", [k for k in s if k.startswith("DCGM_FI_")], [])
+version = subprocess.run([os.environ["GPUDIAG"], "--version"], capture_output=True, text=True).stdout.split()[-1]
+check("build info", val(s, "gpudiag_build_info", version=version), 1.0)
 check("low util share 0", val(s, "gpudiag_low_utilization_share", gpu="0"), 0.0)
 check("bottleneck 0", val(s, "gpudiag_bottleneck", gpu="0", bottleneck="host_launch"), 1.0)
 check("bottleneck 0 others", sum(v for l, v in s.get("gpudiag_bottleneck", []) if l.get("gpu") == "0"), 1.0)
 check("sw_power_cap", val(s, "gpudiag_clock_event_active", gpu="0", reason="sw_power_cap"), 1.0)
 check("hw_slowdown", val(s, "gpudiag_clock_event_active", gpu="0", reason="hw_slowdown"), 0.0)
-labels = s["DCGM_FI_DEV_GPU_UTIL"][0][0]
+labels = s["gpudiag_gpu_utilization_ratio"][0][0]
 check("labels", sorted(labels), sorted(["gpu", "UUID", "pci_bus_id", "device", "modelName", "Hostname"]))
 check("modelName", labels.get("modelName"), "NVIDIA H100 80GB HBM3")
 check("Hostname", labels.get("Hostname"), "node-a")
@@ -138,7 +144,7 @@ check("device", labels.get("device"), "nvidia0")
 # GPU 1 was lost after 3 reads: only gpudiag_gpu_up 0 remains for it
 check("gpu 1 up", val(s, "gpudiag_gpu_up", gpu="1"), 0.0)
 check("gpu 0 up", val(s, "gpudiag_gpu_up", gpu="0"), 1.0)
-check("gpu 1 util gone", val(s, "DCGM_FI_DEV_GPU_UTIL", gpu="1"), None)
+check("gpu 1 util gone", val(s, "gpudiag_gpu_utilization_ratio", gpu="1"), None)
 check("mfu", val(s, "gpudiag_mfu", gpu="0"), 0.002048)
 
 st, ctype, body = get("/metrics", {"Accept": "application/openmetrics-text; version=1.0.0"})
@@ -184,7 +190,7 @@ else:
                          stderr=open(tmp + "/prom.err", "w"))
     open(tmp + "/prom.pid", "w").write(str(p.pid))
     got = None
-    q = urllib.parse.quote('DCGM_FI_DEV_GPU_UTIL{job="gpudiag"}')
+    q = urllib.parse.quote('gpudiag_gpu_utilization_ratio{job="gpudiag"}')
     for _ in range(60):
         time.sleep(0.5)
         try:
@@ -195,13 +201,13 @@ else:
         except (OSError, ValueError, KeyError):
             pass
     if not got:
-        fails.append("Prometheus never stored DCGM_FI_DEV_GPU_UTIL: " + open(tmp + "/prom.err").read()[-500:])
+        fails.append("Prometheus never stored gpudiag_gpu_utilization_ratio: " + open(tmp + "/prom.err").read()[-500:])
     else:
         m = got[0]["metric"]
         check("prom gpu label", m.get("gpu"), "0")
         check("prom modelName", m.get("modelName"), "NVIDIA H100 80GB HBM3")
         check("prom Hostname", m.get("Hostname"), "node-a")
-        check("prom value", float(got[0]["value"][1]), 20.0)
+        check("prom value", float(got[0]["value"][1]), 0.2)
         q2 = urllib.parse.quote('gpudiag_bottleneck{gpu="0",bottleneck="host_launch"}')
         with urllib.request.urlopen("http://127.0.0.1:%d/api/v1/query?query=%s" % (pport, q2), timeout=5) as r:
             res = json.load(r)["data"]["result"]
@@ -227,6 +233,37 @@ sys.exit(1 if fails else 0)
 PY
 wait "$SERVE_PID" && rc=0 || rc=$?
 [ "$rc" -eq 0 ] || { echo "FAIL: serve exited $rc after SIGTERM"; exit 1; }
+
+# --metric-names dcgm: dcgm-exporter's names and units for the same readings (util 20 %, used
+# 30 GiB = 30720 MiB, free 42 GiB = 43008 MiB, SM clock 1980 MHz, PCIe rx 2048 KB/s), the
+# gpudiag_* verdict series kept, no gpudiag_* copy of a reading
+"$GPUDIAG" serve --listen 127.0.0.1:0 --interval 250ms --metric-names dcgm --run-for 3s 2> "$TMP/dcgm.err" &
+DCGM_PID=$!
+python3 - "$TMP" <<'PY' || { kill "$DCGM_PID" 2>/dev/null; exit 1; }
+import re, sys, time, urllib.request
+tmp = sys.argv[1]
+port = None
+for _ in range(100):
+    m = re.search(r"listening on http://127\.0\.0\.1:(\d+)/metrics", open(tmp + "/dcgm.err").read())
+    if m:
+        port = int(m.group(1)); break
+    time.sleep(0.05)
+if not port:
+    print("FAIL: dcgm names: no 'listening on' line"); sys.exit(1)
+time.sleep(0.8)
+body = urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=5).read().decode()
+def val(name):
+    m = re.search(r'^%s\{gpu="0",[^}]*\} (\S+)$' % name, body, re.M)
+    return float(m.group(1)) if m else None
+want = {"DCGM_FI_DEV_GPU_UTIL": 20.0, "DCGM_FI_DEV_FB_USED": 30720.0, "DCGM_FI_DEV_FB_FREE": 43008.0,
+        "DCGM_FI_DEV_SM_CLOCK": 1980.0, "DCGM_FI_DEV_POWER_USAGE": 350.5,
+        "DCGM_FI_DEV_PCIE_RX_THROUGHPUT": 2048.0, "gpudiag_gpu_up": 1.0, "gpudiag_gpu_utilization_ratio": None}
+fails = ["%s: got %r, want %r" % (k, val(k), w) for k, w in want.items() if val(k) != w]
+for f in fails:
+    print("FAIL: dcgm names:", f)
+sys.exit(1 if fails else 0)
+PY
+wait "$DCGM_PID" || { echo "FAIL: serve --metric-names dcgm did not stop cleanly"; exit 1; }
 
 # no NVML library: exit 4 naming what was looked for
 rc=0; GPUDIAG_NVML_LIB=/nonexistent/libnvidia-ml.so.1 "$GPUDIAG" serve --listen 127.0.0.1:0 2> "$TMP/nolib.err" || rc=$?
