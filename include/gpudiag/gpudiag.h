@@ -156,6 +156,16 @@ typedef struct gpudiag_read_opts {
      *  should be cheap (it sits on the read path). */
     void (*progress)(void *ctx, uint64_t done_bytes, uint64_t total_bytes);
     void *progress_ctx;           /**< passed to progress unchanged */
+
+    /** Threads that parse a Kineto trace's events array (issue 24): 0 or 1, the
+     *  calling thread alone; N > 1, N worker threads parse windows of about 1 MiB
+     *  cut at events that start a line while the calling thread reads (and
+     *  inflates a .json.gz) and commits the windows in file order.  The trace is
+     *  identical to a one-thread read, error offsets included.  Memory grows by
+     *  about 2 x N windows (bytes and parsed events) plus a simdjson parser per
+     *  thread.  Ignored without simdjson, for header_only and for an Nsight
+     *  export.  Appended in 0.1 (fields are only ever appended). */
+    int threads;
 } gpudiag_read_opts;
 
 /**

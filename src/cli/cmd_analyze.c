@@ -48,7 +48,7 @@ typedef struct settings {
     int color;           /* -1 auto, 0 never, 1 always */
     int width;
     int fail_on;         /* -1 off, else severity */
-    int jobs;            /* threads for a directory of rank traces; 0 = cores */
+    int jobs;            /* threads: per rank trace of a directory, or parsing one trace; 0 = cores */
     const char *html;    /* --html FILE, or NULL */
     const char *trace_out; /* --trace-out FILE, or NULL */
     const char *save;    /* --save FILE: also write the JSON report there */
@@ -143,7 +143,8 @@ static void usage_analyze(FILE *fp)
             "      --no-color        never colour (also when NO_COLOR is set)\n"
             "      --color           always colour\n"
             "      --width N         wrap prose at N columns, 40 to 1000 (default: $COLUMNS, else 100)\n"
-            "      --jobs N          threads for a directory of rank traces (default: cores)\n"
+            "      --jobs N          threads: for a directory of rank traces, one per trace; for one\n"
+            "                        trace, threads parsing its events (default: cores)\n"
             "      --save FILE       also write the JSON report to FILE for 'gpudiag compare' later:\n"
             "                        as --json prints it, but with every kernel; one PATH only\n"
             "      --summary FILE    also write the per-rank summary to FILE for 'gpudiag merge'\n"
@@ -611,6 +612,9 @@ static gpudiag_read_opts read_opts_of(const settings *s)
     o.select_steps = s->select_steps;
     o.steps_first = s->steps_first;
     o.steps_last = s->steps_last;
+    /* one trace's events parsed on --jobs threads (default: cores; issue 24) */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    o.threads = s->jobs > 0 ? s->jobs : (int)(cores > 1 ? (cores < 64 ? cores : 64) : 1);
     return o;
 }
 
@@ -777,6 +781,7 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
     for (size_t i = 0; i < n; i++)
         total += file_size(jobs[i].path);
     gpudiag_read_opts ropts = read_opts_of(s);
+    ropts.threads = 1; /* the ranks are the parallelism: one thread per trace */
     rank_pool pool = {&ropts, jobs, n, 0, PTHREAD_MUTEX_INITIALIZER, &s->aopts,
                       gd_progress_new(s->progress, n, total), s->format};
     run_pool(&pool, nthreads);

@@ -64,6 +64,8 @@ static void describe_yajl_error(yajl_handle h, const unsigned char *buf, size_t 
 #ifndef GD_BUF_CAP
 #define GD_BUF_CAP (2u << 20)
 #endif
+/* Bytes per window when the events are parsed on several threads. */
+#define GD_PAR_WINDOW (1u << 20)
 
 typedef struct reader {
     parser p;
@@ -71,7 +73,8 @@ typedef struct reader {
     const char *path;
     gpudiag_error *err;
     gpudiag_status st;
-    unsigned char *alloc;   /* 1 byte of slack + GD_BUF_CAP + padding */
+    unsigned char *alloc;   /* 1 byte of slack + cap + padding */
+    size_t cap;             /* GD_BUF_CAP; more when the events are parsed in parallel */
     unsigned char *data;    /* alloc + 1 */
     size_t beg, end;        /* unread bytes are data[beg..end) */
     uint64_t base;          /* absolute offset of data[0] */
@@ -87,6 +90,9 @@ typedef struct reader {
     uint64_t total_bytes;   /* the file's size for progress, 0 if unknown */
 #ifdef GPUDIAG_HAVE_SIMDJSON
     gd_sj *sj;
+    int threads;            /* gpudiag_read_opts.threads: > 1 parses the events in parallel */
+    size_t window;          /* bytes per parallel window (about) */
+    gd_kt_par *par;         /* the parallel parsers, once the events array opened */
 #endif
 } reader;
 
@@ -106,14 +112,20 @@ static gpudiag_status reader_fail(reader *r, gpudiag_status code, int64_t at, co
 /* Move unread bytes to the front and read more; sets eof at the end of input. */
 static int fill(reader *r)
 {
-    if (r->beg > 0) {
+#ifdef GPUDIAG_HAVE_SIMDJSON
+    /* parallel: windows in flight keep bytes from beg; move them only when the room runs out */
+    int move = r->beg > 0 && (!r->par || r->end + GD_READ_CHUNK > r->cap);
+#else
+    int move = r->beg > 0;
+#endif
+    if (move) {
         memmove(r->data, r->data + r->beg, r->end - r->beg);
         r->base += r->beg;
         r->end -= r->beg;
         r->beg = 0;
     }
-    while (!r->eof && r->end < GD_BUF_CAP) {
-        size_t want = GD_BUF_CAP - r->end;
+    while (!r->eof && r->end < r->cap) {
+        size_t want = r->cap - r->end;
         if (want > GD_READ_CHUNK)
             want = GD_READ_CHUNK;
         size_t got = 0;
@@ -324,12 +336,102 @@ static int another_event_after(const unsigned char *d, size_t from, size_t to)
     return find_event_start(d, &from, to, 1, &prev) == 1;
 }
 
+/* The last byte before d[at] other than space, tab and CR, looking back to
+ * d[from] (find_event_start()'s *prev there); 0 when none. */
+static unsigned char byte_before(const unsigned char *d, size_t from, size_t at)
+{
+    while (at > from) {
+        unsigned char c = d[--at];
+        if (c != ' ' && c != '\t' && c != '\r')
+            return c;
+    }
+    return 0;
+}
+
+/* The parallel window that starts at input offset next (an event): up to
+ * the first event that starts a line at or after next + r->window.  1 with
+ * *len; 0 when none can be cut from what the buffer holds or can take now
+ * (at the end of input, or with the buffer full); -1 on a read error. */
+static int next_window(reader *r, uint64_t next, size_t *len)
+{
+    for (;;) {
+        size_t from = (size_t)(next - r->base);
+        size_t pos = from + r->window;
+        if (pos < r->end) {
+            unsigned char prev = byte_before(r->data, from, pos);
+            for (;;) {
+                int f = find_event_start(r->data, &pos, r->end, r->eof, &prev);
+                if (f != 1)
+                    break;
+                if (prev == '\n') {
+                    *len = pos - from;
+                    return 1;
+                }
+                prev = '{'; /* after ',' or '[': maybe inside an event; only line starts are cut */
+                pos++;
+            }
+        }
+        if (r->eof || (r->beg == 0 && r->end >= r->cap))
+            return 0;
+        if (fill(r) != 0)
+            return -1;
+    }
+}
+
+/* Parse the events array from r->beg on r->threads threads (kineto_par.c),
+ * merging windows in order as long as they parse cleanly.  Returns 0 with
+ * r->beg at the first byte the serial reader must take (a window that did
+ * not parse cleanly, or bytes no window could be cut from), -1 on a fatal
+ * error. */
+static int par_run(reader *r)
+{
+    if (!r->par && !(r->par = gd_kt_par_new(r->threads, &r->p))) {
+        reader_fail(r, GPUDIAG_ERR_NOMEM, (int64_t)(r->base + r->beg), "%s", "out of memory");
+        return -1;
+    }
+    uint64_t next = r->base + r->beg; /* where the next window starts */
+    for (;;) {
+        while (!gd_kt_par_full(r->par)) {
+            size_t len;
+            int rc = next_window(r, next, &len);
+            if (rc < 0) {
+                gd_kt_par_drain(r->par);
+                return -1;
+            }
+            if (rc == 0)
+                break;
+            if (gd_kt_par_submit(r->par, r->data + (next - r->base), len, next) != 0) {
+                gd_kt_par_drain(r->par);
+                reader_fail(r, GPUDIAG_ERR_NOMEM, (int64_t)next, "%s", "out of memory");
+                return -1;
+            }
+            next += len;
+        }
+        if (gd_kt_par_inflight(r->par) == 0)
+            return 0;
+        uint64_t s, e;
+        int m = gd_kt_par_merge_oldest(r->par, &r->p, &s, &e);
+        if (m <= 0) {
+            gd_kt_par_drain(r->par);
+            r->beg = (size_t)(s - r->base);
+            if (m < 0) {
+                reader_fail(r, GPUDIAG_ERR_NOMEM, (int64_t)s, "%s", "out of memory");
+                return -1;
+            }
+            return 0;
+        }
+        r->beg = (size_t)(e - r->base);
+    }
+}
+
 /* The events array through simdjson.  Returns 0 when the array closed (yajl
  * takes the tail), 1 to hand the rest to yajl (broken or unusual input),
  * -1 on a fatal error. */
 static int sj_consume(reader *r)
 {
     for (;;) {
+        if (r->threads > 1 && par_run(r) != 0)
+            return -1;
         if (!r->eof && r->end - r->beg < GD_READ_CHUNK) {
             if (fill(r) != 0)
                 return -1;
@@ -408,7 +510,19 @@ static int reader_setup(reader *r, const gpudiag_read_opts *opts)
     parser *p = &r->p;
     p->t = gd_trace_new(r->path);
     p->name = malloc(GD_NAME_CAP + 1);
-    r->alloc = malloc(1 + GD_BUF_CAP + GD_SJ_PADDING_BYTES);
+    r->cap = GD_BUF_CAP;
+#ifdef GPUDIAG_HAVE_SIMDJSON
+    r->threads = opts && !opts->header_only && opts->threads > 1 ? opts->threads : 1;
+    if (r->threads > 1) {
+        const char *w = getenv("GPUDIAG_PARSE_WINDOW"); /* tests: small windows on small files */
+        long wv = w ? strtol(w, NULL, 10) : 0;
+        r->window = wv >= 64 && wv <= (1L << 26) ? (size_t)wv : GD_PAR_WINDOW;
+        size_t need = (2 * (size_t)r->threads + 2) * r->window + GD_READ_CHUNK;
+        if (need > r->cap)
+            r->cap = need;
+    }
+#endif
+    r->alloc = malloc(1 + r->cap + GD_SJ_PADDING_BYTES);
     if (!p->t || !p->name || !r->alloc) {
         reader_fail(r, GPUDIAG_ERR_NOMEM, -1, "%s", "out of memory");
         return -1;
@@ -419,6 +533,7 @@ static int reader_setup(reader *r, const gpudiag_read_opts *opts)
     p->buf_base = &r->base;
     p->ts_hi_bar = INT64_MIN; /* no bar until the first selection */
     p->ts_lo_bar = INT64_MAX;
+    p->ts_float_at = &p->t->ts_is_float;
     p->header_only = opts && opts->header_only;
     if (opts && opts->progress && !p->header_only) {
         struct stat sb;
@@ -635,6 +750,7 @@ static gpudiag_status read_trace(const char *path, FILE *fp, const gpudiag_read_
     if (p->h)
         yajl_free(p->h);
 #ifdef GPUDIAG_HAVE_SIMDJSON
+    gd_kt_par_free(r->par);
     gd_sj_free(r->sj);
 #endif
     free(p->name);

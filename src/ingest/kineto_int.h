@@ -88,8 +88,12 @@ typedef struct ev_scratch {
     int64_t mem_total_alloc, mem_total_res; /* 0 if absent (the scratch is zeroed): stored +1 */
 } ev_scratch;
 
+typedef struct gd_kt_evbuf gd_kt_evbuf;
+
 typedef struct parser {
     gpudiag_trace *t;
+    gd_kt_evbuf *rec;     /* NULL: commit each event to t; else record it here (kineto_par.c) */
+    int *ts_float_at;     /* set to 1 when a `ts` has a fraction: &t->ts_is_float, or the record's */
     yajl_handle h;
     uint8_t ctx[GD_MAX_DEPTH];
     int depth;            /* number of open containers */
@@ -154,6 +158,37 @@ yajl_handle gd_kt_new_handle(parser *p);
 #include "ingest/sj_shim.h"
 /* The same state machine as simdjson shim callbacks (ingest/sj_shim.h). */
 extern const gd_sj_cb gd_kt_sj_callbacks;
+
+/* ---- kineto_par.c: parallel parsing of the events array ----------------- */
+
+/* Record p->ev (with p->name and p->shapes) in p->rec instead of committing
+ * it.  0, or -1 when out of memory. */
+int gd_kt_record_event(parser *p);
+
+typedef struct gd_kt_par gd_kt_par;
+/* threads (>= 1) worker threads, each with its own simdjson parser and a
+ * parser whose context stack is copied from proto's (the driver's parser,
+ * stopped at the '[' of the events array; it must outlive the pool).  NULL
+ * when out of memory or a thread cannot start. */
+gd_kt_par *gd_kt_par_new(int threads, const parser *proto);
+/* Stop and join the threads; free everything.  NULL: no-op. */
+void gd_kt_par_free(gd_kt_par *par);
+/* 1 when every window slot (2 x threads) is in flight. */
+int gd_kt_par_full(const gd_kt_par *par);
+/* Windows submitted and not merged. */
+size_t gd_kt_par_inflight(const gd_kt_par *par);
+/* Queue a copy of bytes[0..len), the input's bytes from offset abs_start, for
+ * parsing; it must start at an event.  Only when !gd_kt_par_full().  0, or -1
+ * when out of memory. */
+int gd_kt_par_submit(gd_kt_par *par, const unsigned char *bytes, size_t len, uint64_t abs_start);
+/* Wait for the oldest window.  Parsed cleanly (every byte, complete events):
+ * commit its events through p in order (gd_kt_commit_event), free its slot,
+ * return 1.  Otherwise leave it and return 0.  Either way *abs_start /
+ * *abs_end are its first and one-past-last input offsets.  -1 when out of
+ * memory. */
+int gd_kt_par_merge_oldest(gd_kt_par *par, parser *p, uint64_t *abs_start, uint64_t *abs_end);
+/* Wait for every window in flight and drop them. */
+void gd_kt_par_drain(gd_kt_par *par);
 #endif
 
 #endif

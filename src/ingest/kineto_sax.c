@@ -262,7 +262,11 @@ static int close_container(parser *p)
     if (c == CTX_DIM)
         p->dim_in = -1;
     if (c == CTX_EVENT) {
+#ifdef GPUDIAG_HAVE_SIMDJSON
+        if ((p->rec ? gd_kt_record_event(p) : gd_kt_commit_event(p)) != 0) {
+#else
         if (gd_kt_commit_event(p) != 0) {
+#endif
             p->oom = 1;
             return 0;
         }
@@ -366,7 +370,7 @@ static int cb_number(void *ctx, const char *s, size_t len)
             e->has_ts = 1;
             e->ts_at1 = value_at1(p, s);
             if (had_frac)
-                p->t->ts_is_float = 1;
+                *p->ts_float_at = 1;
         } else {
             e->ts_bad = 1;
         }

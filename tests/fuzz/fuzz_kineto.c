@@ -9,7 +9,10 @@
  * Besides the sanitizers it checks the reader's contract: a failure sets a
  * message naming the input, a status bytes can cause (FORMAT, IO, NOMEM) and
  * no trace; a success returns a trace that analyses, and whose JSON report is
- * valid JSON (yajl says so: no nan, no broken escapes).
+ * valid JSON (yajl says so: no nan, no broken escapes).  fuzz_kineto also
+ * reads each input a second time with the events parsed on 2 threads in
+ * 128-byte windows (issue 24) and checks that the status, the message and
+ * its offset, and the JSON report are the same byte for byte.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -40,9 +43,79 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     } else {
         unsetenv("GPUDIAG_NO_SIMDJSON");
         unsetenv("GPUDIAG_NO_ISAL");
+        setenv("GPUDIAG_PARSE_WINDOW", "128", 1); /* many windows in a small input */
     }
     gd_fuzz_devnull();
     return 0;
+}
+
+/* The input read with opts.threads = threads. */
+static gpudiag_status read_mem(const uint8_t *data, size_t size, int threads, gpudiag_trace **t, gpudiag_error *err)
+{
+    unsigned char *copy = malloc(size ? size : 1);
+    if (!copy)
+        return GPUDIAG_ERR_NOMEM;
+    if (size)
+        memcpy(copy, data, size);
+    FILE *fp = fmemopen(copy, size, "rb");
+    if (!fp) {
+        free(copy);
+        return GPUDIAG_ERR_NOMEM;
+    }
+    gpudiag_read_opts o;
+    memset(&o, 0, sizeof o);
+    o.threads = threads;
+    gpudiag_status st = gd_kineto_read_fp_opts(fp, "fuzz.json", &o, t, err);
+    fclose(fp);
+    free(copy);
+    return st;
+}
+
+/* The JSON report of t (not freed), or NULL when the analysis fails. */
+static char *report_json(const gpudiag_trace *t, size_t *len)
+{
+    gpudiag_error err;
+    gpudiag_report *r = NULL;
+    if (gpudiag_analyze(t, NULL, &r, &err) != GPUDIAG_OK)
+        return NULL;
+    char *buf = NULL;
+    FILE *mem = open_memstream(&buf, len);
+    if (mem) {
+        if (gpudiag_report_write_json(r, mem, 1, &err) != GPUDIAG_OK)
+            *len = 0;
+        fclose(mem);
+    }
+    gpudiag_report_free(&r);
+    return buf;
+}
+
+/* Issue 24: the same input parsed on 2 threads gives the same result. */
+static void check_parallel(const uint8_t *data, size_t size, gpudiag_status st, const gpudiag_error *err,
+                           const gpudiag_trace *t)
+{
+    gpudiag_error err2;
+    memset(&err2, 0, sizeof err2);
+    gpudiag_trace *t2 = NULL;
+    gpudiag_status st2 = read_mem(data, size, 2, &t2, &err2);
+    if (st2 == GPUDIAG_ERR_NOMEM || st == GPUDIAG_ERR_NOMEM) {
+        gpudiag_trace_free(&t2);
+        return;
+    }
+    if (st2 != st)
+        FAIL("2 threads: status %d, one thread %d", (int)st2, (int)st);
+    if (st != GPUDIAG_OK) {
+        if (err2.offset != err->offset || strcmp(err2.message, err->message) != 0)
+            FAIL("2 threads: error at %lld \"%s\", one thread at %lld \"%s\"", (long long)err2.offset,
+                 err2.message, (long long)err->offset, err->message);
+        return;
+    }
+    size_t l1 = 0, l2 = 0;
+    char *j1 = report_json(t, &l1), *j2 = report_json(t2, &l2);
+    if (j1 && j2 && (l1 != l2 || memcmp(j1, j2, l1) != 0))
+        FAIL("2 threads: the JSON report differs from one thread's");
+    free(j1);
+    free(j2);
+    gpudiag_trace_free(&t2);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -68,10 +141,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (st != GPUDIAG_OK) {
         /* the contract: no trace, a message naming the input, a status bytes can cause */
         gd_fuzz_check_failed_read(WHO, st, &err, t, "trace", "fuzz.json", -1);
+        if (!GD_FUZZ_YAJL)
+            check_parallel(data, size, st, &err, NULL);
         return 0;
     }
     if (!t)
         FAIL("success without a trace");
+    if (!GD_FUZZ_YAJL)
+        check_parallel(data, size, st, &err, t);
     gpudiag_report *r = NULL;
     st = gpudiag_analyze(t, NULL, &r, &err);
     gpudiag_trace_free(&t);

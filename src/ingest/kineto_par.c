@@ -1,0 +1,338 @@
+/*
+ * kineto_par.c — parallel parsing of the Kineto events array (issue 24;
+ * docs/PERFORMANCE.md "Parallel ingest").
+ *
+ * The driver (kineto.c) cuts the events array into windows that start at an
+ * event ('{' at a line start, Kineto's layout) and submits them here.  Worker
+ * threads parse each window with simdjson through the same SAX state machine
+ * (kineto_sax.c), but instead of committing each event to the model they
+ * record it (the scratch event, its name and shapes) in the window's own
+ * buffer.  The driver merges windows strictly in file order: a window whose
+ * events all parsed is replayed through gd_kt_commit_event() on the driver's
+ * parser, exactly as the serial reader would have committed them; the first
+ * window that did not parse cleanly (a broken event, the end of the array, an
+ * event cut by a false boundary, out of memory) stops the parallel phase, and
+ * the serial reader takes over at that window's first byte.  So the model, the
+ * counts and every error offset are those of the serial reader.
+ *
+ * Memory: 2 x threads windows in flight, each holding its bytes (a window is
+ * ~1 MiB plus the rest of the line-start event it ends before) and its
+ * records (~0.6 x its bytes for Kineto's events), plus one simdjson parser
+ * per thread (a few times the window).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ingest/kineto_int.h"
+#include "util/util.h"
+
+#ifdef GPUDIAG_HAVE_SIMDJSON
+
+/* One recorded event. */
+typedef struct kt_rec {
+    ev_scratch ev;
+    size_t name_off;   /* into the window's names */
+    size_t shapes_ix;  /* 1 + index into the window's shapes, 0: none */
+} kt_rec;
+
+struct gd_kt_evbuf {
+    gd_vec recs;       /* kt_rec */
+    gd_vec shapes;     /* gd_op_shapes */
+    char *names;
+    size_t names_len, names_cap;
+    int ts_float;      /* a `ts` with a fraction was read (the serial reader's t->ts_is_float) */
+};
+
+enum slot_state { SLOT_FREE = 0, SLOT_QUEUED, SLOT_BUSY, SLOT_DONE };
+
+typedef struct kt_slot {
+    int state;
+    unsigned char *alloc; /* 1 + cap + GD_SJ_PADDING */
+    size_t cap, len;
+    uint64_t abs_start;   /* byte offset of the window's first byte in the input */
+    int res;              /* gd_sj_events() result */
+    size_t consumed;
+    gd_kt_evbuf out;
+} kt_slot;
+
+typedef struct kt_worker {
+    gd_kt_par *par;
+    pthread_t th;
+    int started;
+    parser p;
+    gd_sj *sj;
+} kt_worker;
+
+struct gd_kt_par {
+    pthread_mutex_t lock;
+    pthread_cond_t work;   /* a slot was queued, or stop */
+    pthread_cond_t done;   /* a slot was parsed */
+    int stop;
+    kt_slot *slots;
+    size_t nslots;
+    size_t head;           /* oldest slot submitted and not merged */
+    size_t count;          /* slots submitted and not merged */
+    size_t next_queued;    /* the next slot a worker takes, in submission order */
+    kt_worker *workers;
+    int nworkers;
+    const parser *proto;   /* the driver's parser: its context stack at the events array */
+};
+
+static void evbuf_init(gd_kt_evbuf *b)
+{
+    memset(b, 0, sizeof *b);
+    gd_vec_init(&b->recs, sizeof(kt_rec));
+    gd_vec_init(&b->shapes, sizeof(gd_op_shapes));
+}
+
+static void evbuf_clear(gd_kt_evbuf *b)
+{
+    b->recs.len = 0;
+    b->shapes.len = 0;
+    b->names_len = 0;
+    b->ts_float = 0;
+}
+
+static void evbuf_free(gd_kt_evbuf *b)
+{
+    gd_vec_free(&b->recs);
+    gd_vec_free(&b->shapes);
+    free(b->names);
+}
+
+int gd_kt_record_event(parser *p)
+{
+    gd_kt_evbuf *b = p->rec;
+    kt_rec r;
+    r.ev = p->ev;
+    r.name_off = b->names_len;
+    r.shapes_ix = 0;
+    size_t n = p->ev.name_len;
+    if (b->names_len + n > b->names_cap) {
+        size_t nc = b->names_cap ? b->names_cap * 2 : 65536;
+        while (nc < b->names_len + n)
+            nc *= 2;
+        char *nn = realloc(b->names, nc);
+        if (!nn)
+            return -1;
+        b->names = nn;
+        b->names_cap = nc;
+    }
+    if (n) { /* names is NULL until the first name */
+        memcpy(b->names + b->names_len, p->name, n);
+        b->names_len += n;
+    }
+    if (p->shapes.n_in > 0 || p->shapes.n_types > 0) {
+        if (!gd_vec_push(&b->shapes, &p->shapes))
+            return -1;
+        r.shapes_ix = b->shapes.len;
+    }
+    return gd_vec_push(&b->recs, &r) ? 0 : -1;
+}
+
+/* Parse slot s on worker w (no lock held). */
+static void parse_slot(kt_worker *w, kt_slot *s)
+{
+    parser *p = &w->p;
+    const parser *proto = w->par->proto;
+    evbuf_clear(&s->out);
+    memcpy(p->ctx, proto->ctx, (size_t)proto->events_depth);
+    p->depth = proto->events_depth;
+    p->events_depth = proto->events_depth;
+    p->overflow_depth = 0;
+    p->key = K_NONE;
+    p->in_events = 1;
+    p->saw_events = 1;
+    p->oom = 0;
+    p->dim_in = -1;
+    p->rec = &s->out;
+    p->ts_float_at = &s->out.ts_float;
+    p->buf_data = s->alloc + 1;
+    p->buf_end = &s->len;
+    p->buf_base = &s->abs_start;
+    s->consumed = 0;
+    s->res = gd_sj_events(w->sj, s->alloc + 1, s->len, &gd_kt_sj_callbacks, p, &s->consumed);
+}
+
+static void *worker_main(void *arg)
+{
+    kt_worker *w = arg;
+    gd_kt_par *par = w->par;
+    pthread_mutex_lock(&par->lock);
+    for (;;) {
+        while (!par->stop && !(par->count > 0 && par->slots[par->next_queued].state == SLOT_QUEUED))
+            pthread_cond_wait(&par->work, &par->lock);
+        if (par->stop)
+            break;
+        kt_slot *s = &par->slots[par->next_queued];
+        par->next_queued = (par->next_queued + 1) % par->nslots;
+        s->state = SLOT_BUSY;
+        pthread_mutex_unlock(&par->lock);
+        parse_slot(w, s);
+        pthread_mutex_lock(&par->lock);
+        s->state = SLOT_DONE;
+        pthread_cond_broadcast(&par->done);
+    }
+    pthread_mutex_unlock(&par->lock);
+    return NULL;
+}
+
+gd_kt_par *gd_kt_par_new(int threads, const parser *proto)
+{
+    gd_kt_par *par = calloc(1, sizeof *par);
+    if (!par)
+        return NULL;
+    pthread_mutex_init(&par->lock, NULL);
+    pthread_cond_init(&par->work, NULL);
+    pthread_cond_init(&par->done, NULL);
+    par->proto = proto;
+    par->nslots = 2 * (size_t)threads;
+    par->slots = calloc(par->nslots, sizeof *par->slots);
+    par->workers = calloc((size_t)threads, sizeof *par->workers);
+    if (!par->slots || !par->workers) {
+        gd_kt_par_free(par);
+        return NULL;
+    }
+    for (size_t i = 0; i < par->nslots; i++)
+        evbuf_init(&par->slots[i].out);
+    for (int i = 0; i < threads; i++) {
+        kt_worker *w = &par->workers[i];
+        w->par = par;
+        w->p.t = proto->t;
+        w->p.name = malloc(GD_NAME_CAP + 1);
+        w->sj = gd_sj_new();
+        par->nworkers = i + 1;
+        if (!w->p.name || !w->sj || pthread_create(&w->th, NULL, worker_main, w) != 0) {
+            gd_kt_par_free(par);
+            return NULL;
+        }
+        w->started = 1;
+    }
+    return par;
+}
+
+void gd_kt_par_free(gd_kt_par *par)
+{
+    if (!par)
+        return;
+    pthread_mutex_lock(&par->lock);
+    par->stop = 1;
+    pthread_cond_broadcast(&par->work);
+    pthread_mutex_unlock(&par->lock);
+    for (int i = 0; i < par->nworkers; i++) {
+        kt_worker *w = &par->workers[i];
+        if (w->started)
+            pthread_join(w->th, NULL);
+        free(w->p.name);
+        gd_sj_free(w->sj);
+    }
+    for (size_t i = 0; par->slots && i < par->nslots; i++) {
+        free(par->slots[i].alloc);
+        evbuf_free(&par->slots[i].out);
+    }
+    free(par->slots);
+    free(par->workers);
+    pthread_cond_destroy(&par->work);
+    pthread_cond_destroy(&par->done);
+    pthread_mutex_destroy(&par->lock);
+    free(par);
+}
+
+int gd_kt_par_full(const gd_kt_par *par)
+{
+    return par->count == par->nslots;
+}
+
+size_t gd_kt_par_inflight(const gd_kt_par *par)
+{
+    return par->count;
+}
+
+int gd_kt_par_submit(gd_kt_par *par, const unsigned char *bytes, size_t len, uint64_t abs_start)
+{
+    /* the slot after the newest one is free: only the driver's thread submits and merges */
+    kt_slot *s = &par->slots[(par->head + par->count) % par->nslots];
+    if (len > s->cap) {
+        size_t nc = len + len / 4;
+        unsigned char *na = realloc(s->alloc, 1 + nc + GD_SJ_PADDING);
+        if (!na)
+            return -1;
+        s->alloc = na;
+        s->cap = nc;
+    }
+    memcpy(s->alloc + 1, bytes, len);
+    s->len = len;
+    s->abs_start = abs_start;
+    pthread_mutex_lock(&par->lock);
+    s->state = SLOT_QUEUED;
+    par->count++;
+    pthread_cond_signal(&par->work);
+    pthread_mutex_unlock(&par->lock);
+    return 0;
+}
+
+/* Wait until the oldest slot is parsed. */
+static kt_slot *wait_oldest(gd_kt_par *par)
+{
+    kt_slot *s = &par->slots[par->head];
+    pthread_mutex_lock(&par->lock);
+    while (s->state != SLOT_DONE)
+        pthread_cond_wait(&par->done, &par->lock);
+    pthread_mutex_unlock(&par->lock);
+    return s;
+}
+
+static void release_oldest(gd_kt_par *par)
+{
+    pthread_mutex_lock(&par->lock);
+    par->slots[par->head].state = SLOT_FREE;
+    par->head = (par->head + 1) % par->nslots;
+    par->count--;
+    pthread_mutex_unlock(&par->lock);
+}
+
+/* Commit the events of a clean window through p, in order. */
+static int replay(parser *p, const gd_kt_evbuf *b)
+{
+    if (b->ts_float)
+        *p->ts_float_at = 1;
+    for (size_t i = 0; i < b->recs.len; i++) {
+        const kt_rec *r = gd_vec_at(&b->recs, i);
+        p->ev = r->ev;
+        if (r->ev.name_len)
+            memcpy(p->name, b->names + r->name_off, r->ev.name_len);
+        p->name[r->ev.name_len] = '\0';
+        if (r->shapes_ix) {
+            p->shapes = *(const gd_op_shapes *)gd_vec_at(&b->shapes, r->shapes_ix - 1);
+        } else {
+            p->shapes.n_in = 0;
+            p->shapes.n_types = 0;
+        }
+        if (gd_kt_commit_event(p) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int gd_kt_par_merge_oldest(gd_kt_par *par, parser *p, uint64_t *abs_start, uint64_t *abs_end)
+{
+    kt_slot *s = wait_oldest(par);
+    *abs_start = s->abs_start;
+    *abs_end = s->abs_start + s->len;
+    if (s->res != GD_SJ_MORE || s->consumed != s->len)
+        return 0; /* not clean: the serial reader takes over at abs_start */
+    int rc = replay(p, &s->out);
+    release_oldest(par);
+    return rc == 0 ? 1 : -1;
+}
+
+void gd_kt_par_drain(gd_kt_par *par)
+{
+    while (par->count > 0) {
+        wait_oldest(par);
+        release_oldest(par);
+    }
+}
+
+#endif
