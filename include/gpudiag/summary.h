@@ -7,7 +7,7 @@
  * utilization, communication share, the durations of its collectives), and its
  * full report (which carries the per-step breakdown).  Summaries of the ranks
  * of one job merge into one summary (associative and order-independent: the
- * ranks are kept sorted by path, then rank, then report), and the job view of
+ * ranks are kept sorted by path, then rank, then their numbers), and the job view of
  * a summary is byte-identical to the one `analyze DIR` writes on the traces.
  *
  * Ownership: a gpudiag_summary owns everything in it; free it with

@@ -4,12 +4,15 @@
  * ranks is never a tree in memory; each rank's report is kept as compact JSON
  * text, re-generated from the events.
  */
+#define _POSIX_C_SOURCE 200809L /* fseeko */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #include <yajl/yajl_gen.h>
 #include <yajl/yajl_parse.h>
@@ -46,8 +49,14 @@ typedef struct rd {
     size_t comm_cap;
     yajl_gen cap;  /* capturing ranks[i].report */
     int cap_depth; /* depth at which the report's map opened */
+    int keep_text; /* 1: keep each report's text (an input that cannot be read again); 0: its span */
     char *text;
     size_t text_len, text_cap;
+    int span_depth;     /* > 0: inside a report read as a span (not kept), opened at this depth */
+    yajl_handle h;      /* the parser, for the byte offsets of a report */
+    uint64_t fed;       /* bytes given to the parser before the current chunk */
+    uint64_t cap_start; /* offset of the report's '{' */
+    const char *path;
     char why[160];
 } rd;
 
@@ -226,6 +235,13 @@ static int open_container(rd *r, int map)
         r->comm_cap = 0;
         return 1;
     }
+    if (d == 3 && r->cur && strcmp(r->key, "report") == 0 && map && !r->keep_text) {
+        /* only its place in the file: skipped here, read again when written */
+        r->cap_start = r->fed + yajl_get_bytes_consumed(r->h) - 1;
+        r->span_depth = d;
+        r->ignore_to = d;
+        return 1;
+    }
     if (d == 3 && r->cur && strcmp(r->key, "report") == 0 && map) {
         static yajl_alloc_funcs afs = {gd_yajl_malloc, gd_yajl_realloc, gd_yajl_free, NULL};
         if (!(r->cap = yajl_gen_alloc(&afs)))
@@ -258,11 +274,14 @@ static int close_container(rd *r, int map)
             r->cap = NULL;
             if (r->oom)
                 return 0;
-            free(r->cur->report);
-            r->cur->report = r->text; /* handed over; the next report starts a new buffer */
-            r->cur->report_len = r->text_len;
+            gd_summary_rank *k = r->cur;
+            free(k->report);
+            k->report = r->text ? r->text : gd_strdup(""); /* handed over; the next report starts anew */
+            k->report_len = r->text_len;
             r->text = NULL;
             r->text_len = r->text_cap = 0;
+            if (!k->report)
+                return r->oom = 1, 0;
             r->at = AT_NONE;
         }
         return 1;
@@ -270,13 +289,23 @@ static int close_container(rd *r, int map)
     if (r->ignore_to) {
         if (d == r->ignore_to)
             r->ignore_to = 0;
+        if (d == r->span_depth) {
+            gd_summary_rank *k = r->cur;
+            r->span_depth = 0;
+            free(k->src);
+            k->off = r->cap_start;
+            k->span = r->fed + yajl_get_bytes_consumed(r->h) - r->cap_start;
+            if (!(k->src = gd_strdup(r->path)))
+                return r->oom = 1, 0;
+        }
         return 1;
     }
     if (d == 2 && r->cur) {
-        if (!r->cur->report)
+        if (!r->cur->report && !r->cur->src)
             return fail(r, "a rank without its report");
         if (!r->cur->in.path && !(r->cur->in.path = gd_strdup("")))
             return r->oom = 1, 0;
+        gd_summary_rank_hash(r->cur);
         r->cur = NULL;
     }
     r->at = AT_NONE;
@@ -375,6 +404,8 @@ static gpudiag_status parse(rd *r, gd_input *in, const char *path, gpudiag_error
 {
     static yajl_alloc_funcs afs = {gd_yajl_malloc, gd_yajl_realloc, gd_yajl_free, NULL};
     yajl_handle h = yajl_alloc(&CALLBACKS, &afs, r);
+    r->h = h;
+    r->path = path;
     unsigned char *buf = malloc(1 << 16);
     if (!h || !buf) {
         if (h)
@@ -406,6 +437,7 @@ static gpudiag_status parse(rd *r, gd_input *in, const char *path, gpudiag_error
             break;
         }
         fed += got;
+        r->fed = fed;
     }
     if (st == GPUDIAG_OK && ys == yajl_status_ok) {
         ys = yajl_complete_parse(h);
@@ -435,10 +467,12 @@ static gpudiag_status parse(rd *r, gd_input *in, const char *path, gpudiag_error
 }
 
 /* Read from an opened input (closed here). */
-static gpudiag_status read_input(gd_input *in, const char *path, gpudiag_summary **out, gpudiag_error *err)
+static gpudiag_status read_input(gd_input *in, const char *path, int keep_text, gpudiag_summary **out,
+                                 gpudiag_error *err)
 {
     rd r;
     memset(&r, 0, sizeof r);
+    r.keep_text = keep_text;
     gpudiag_status st = gpudiag_summary_new(NULL, &r.s, err);
     if (st == GPUDIAG_OK)
         st = parse(&r, in, path, err);
@@ -461,7 +495,11 @@ gpudiag_status gpudiag_summary_read(const char *path, gpudiag_summary **out, gpu
     gd_input in;
     if (gd_input_open(&in, path) != 0)
         return gd_set_error(err, in.oom ? GPUDIAG_ERR_NOMEM : GPUDIAG_ERR_IO, path, -1, "%s", in.message);
-    return read_input(&in, path, out, err);
+    /* a file is read again for each report when the job view is written (memory bounded by the
+     * largest report); standard input and FIFOs cannot be: their reports are kept */
+    struct stat sb;
+    int again = strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+    return read_input(&in, path, !again, out, err);
 }
 
 gpudiag_status gd_summary_read_fp(FILE *fp, const char *path, gpudiag_summary **out, gpudiag_error *err)
@@ -470,5 +508,57 @@ gpudiag_status gd_summary_read_fp(FILE *fp, const char *path, gpudiag_summary **
     gd_input in;
     if (gd_input_open_fp(&in, fp, 0) != 0)
         return gd_set_error(err, in.oom ? GPUDIAG_ERR_NOMEM : GPUDIAG_ERR_FORMAT, path, -1, "%s", in.message);
-    return read_input(&in, path, out, err);
+    return read_input(&in, path, 1, out, err);
+}
+
+/* The span [off, off+len) of the decompressed stream of `path` into buf. */
+static int read_span(const char *path, uint64_t off, size_t len, char *buf)
+{
+    gd_input in;
+    if (gd_input_open(&in, path) != 0)
+        return -1;
+    if (!in.is_gz && fseeko(in.fp, (off_t)off, SEEK_SET) == 0) {
+        size_t got = fread(buf, 1, len, in.fp);
+        gd_input_close(&in);
+        return got == len ? 0 : -1;
+    }
+    unsigned char skip[1 << 16];
+    uint64_t pos = 0;
+    size_t have = 0;
+    while (have < len) {
+        size_t got = 0;
+        if (gd_input_read(&in, skip, sizeof skip, &got) != GD_IN_OK)
+            break;
+        for (size_t i = 0; i < got && have < len; i++, pos++)
+            if (pos >= off)
+                buf[have++] = (char)skip[i];
+    }
+    gd_input_close(&in);
+    return have == len ? 0 : -1;
+}
+
+gpudiag_status gd_summary_rank_text(const gd_summary_rank *k, char **text, size_t *len, int *owned,
+                                    gpudiag_error *err)
+{
+    *owned = 0;
+    if (k->report) {
+        *text = k->report;
+        *len = k->report_len;
+        return GPUDIAG_OK;
+    }
+    if (!k->src || k->span > SIZE_MAX - 1)
+        return gd_set_error(err, GPUDIAG_ERR_INTERNAL, NULL, -1, "a rank without its report");
+    char *buf = malloc((size_t)k->span + 1);
+    if (!buf)
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, k->src, -1, "out of memory");
+    if (read_span(k->src, k->off, (size_t)k->span, buf) != 0) {
+        free(buf);
+        return gd_set_error(err, GPUDIAG_ERR_IO, k->src, (int64_t)k->off,
+                            "cannot read this rank's report again (did the file change while merging?)");
+    }
+    buf[k->span] = '\0';
+    *text = buf;
+    *len = (size_t)k->span;
+    *owned = 1;
+    return GPUDIAG_OK;
 }

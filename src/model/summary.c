@@ -55,6 +55,7 @@ static void rank_free(gd_summary_rank *k)
     free((char *)(uintptr_t)k->in.gpu);
     free((double *)(uintptr_t)k->in.comm_us);
     free(k->report);
+    free(k->src);
 }
 
 gpudiag_status gpudiag_summary_add_report(gpudiag_summary *s, const gpudiag_report *r, int rank,
@@ -89,6 +90,7 @@ gpudiag_status gpudiag_summary_add_report(gpudiag_summary *s, const gpudiag_repo
         s->count--;
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
     }
+    gd_summary_rank_hash(k);
     return GPUDIAG_OK;
 }
 
@@ -128,7 +130,7 @@ const char *gpudiag_summary_job(const gpudiag_summary *s)
     return s ? s->job : NULL;
 }
 
-/* path, then rank, then the report's bytes: a total order on distinct ranks,
+/* path, then rank, then a hash of the rank's numbers: a total order on distinct ranks,
  * so any merge order gives the same sequence (the order of `analyze DIR`,
  * whose paths are DIR/NAME sorted by strcmp). */
 static int cmp_rank(const void *a, const void *b)
@@ -139,11 +141,28 @@ static int cmp_rank(const void *a, const void *b)
         return c;
     if (x->in.rank != y->in.rank)
         return x->in.rank < y->in.rank ? -1 : 1;
-    size_t n = x->report_len < y->report_len ? x->report_len : y->report_len;
-    c = memcmp(x->report, y->report, n);
-    if (c)
-        return c;
-    return x->report_len < y->report_len ? -1 : x->report_len > y->report_len;
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    return 0; /* the same report, as far as 64 bits tell: either order writes the same bytes */
+}
+
+void gd_summary_rank_hash(gd_summary_rank *k)
+{
+    const gd_rank_input *in = &k->in;
+    uint64_t h = GD_SUMMARY_HASH_INIT;
+    const char *src = k->rank_source ? k->rank_source : "", *gpu = in->gpu ? in->gpu : "";
+    h = gd_summary_hash(h, src, strlen(src) + 1);
+    h = gd_summary_hash(h, gpu, strlen(gpu) + 1);
+    long long ints[4] = {in->world_size, (long long)in->steps, (long long)in->bottleneck, (long long)in->comm_count};
+    h = gd_summary_hash(h, (const char *)ints, sizeof ints);
+    double nums[3] = {in->step_time_us, in->gpu_utilization, in->comm_share};
+    for (size_t i = 0; i < 3; i++)
+        if (isnan(nums[i]))
+            nums[i] = -1; /* one NaN, whatever its bits */
+    h = gd_summary_hash(h, (const char *)nums, sizeof nums);
+    if (in->comm_count)
+        h = gd_summary_hash(h, (const char *)in->comm_us, in->comm_count * sizeof *in->comm_us);
+    k->hash = h;
 }
 
 void gd_summary_sort(gpudiag_summary *s)

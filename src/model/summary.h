@@ -6,19 +6,46 @@
 #ifndef GD_MODEL_SUMMARY_H
 #define GD_MODEL_SUMMARY_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "gpudiag/summary.h"
 #include "analyze/analyze.h"
 
 /* One rank: the cross-rank inputs (in.path, in.gpu and in.comm_us owned here)
- * and the rank's report as compact JSON text (report[report_len], owned). */
+ * and the rank's report: as compact JSON text (report[report_len], owned), or,
+ * read from a file, as the span [off, off + span) of that file's decompressed
+ * bytes (src, owned; report NULL), read again when it is written, so that
+ * merging thousands of ranks keeps one report in memory at a time. */
 typedef struct gd_summary_rank {
     gd_rank_input in;
     const char *rank_source; /* "trace", "RANK", ...: static; NULL when the rank is unknown */
     char *report;
     size_t report_len;
+    char *src;
+    uint64_t off, span;
+    uint64_t hash; /* gd_summary_rank_hash: the sort's last key */
 } gd_summary_rank;
+
+/* FNV-1a (64 bit) over bytes, continuing from h (GD_SUMMARY_HASH_INIT to start). */
+#define GD_SUMMARY_HASH_INIT 14695981039346656037ULL
+static inline uint64_t gd_summary_hash(uint64_t h, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* k->hash from its numbers (rank source, world size, GPU, steps, the exact
+ * step time, utilization, share, bottleneck and collective durations): what
+ * orders two ranks of the same path and rank, the same however k was made. */
+void gd_summary_rank_hash(gd_summary_rank *k);
+
+/* The report text of rank k: k->report (*owned 0), or its span read again from
+ * k->src into a new buffer (*owned 1: the caller frees it).  GPUDIAG_ERR_IO
+ * when the file cannot be read again, GPUDIAG_ERR_NOMEM. */
+gpudiag_status gd_summary_rank_text(const gd_summary_rank *k, char **text, size_t *len, int *owned,
+                                    gpudiag_error *err);
 
 struct gpudiag_summary {
     char *job; /* NULL: not named */

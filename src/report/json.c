@@ -1289,6 +1289,21 @@ static int write_stored_report(jw *w, const char *text, size_t len)
     return ok && f.depth == 0 ? 0 : -1;
 }
 
+/* Write rank k's stored report (its text, or its span read again) into w. */
+static gpudiag_status write_rank_report(jw *w, const gd_summary_rank *k, gpudiag_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int owned = 0;
+    gpudiag_status st = gd_summary_rank_text(k, &text, &len, &owned, err);
+    if (st == GPUDIAG_OK && write_stored_report(w, text, len) != 0)
+        st = gd_set_error(err, GPUDIAG_ERR_FORMAT, k->src ? k->src : k->in.path, k->src ? (int64_t)k->off : -1,
+                          "the stored report of this rank is not JSON");
+    if (owned)
+        free(text);
+    return st;
+}
+
 /* A double exactly (17 significant digits read back to the same double); NaN
  * and infinities as null: the summary's numbers that the cross-rank analysis
  * reads again. */
@@ -1329,10 +1344,9 @@ static gpudiag_status write_summary_rank(jw *w, const gd_summary_rank *k, gpudia
     yajl_gen_array_close(w->g);
     yajl_gen_map_close(w->g);
     key(w, "report");
-    if (write_stored_report(w, k->report, k->report_len) != 0)
-        return gd_set_error(err, GPUDIAG_ERR_FORMAT, in->path, -1, "the stored report of this rank is not JSON");
+    gpudiag_status st = write_rank_report(w, k, err);
     yajl_gen_map_close(w->g);
-    return GPUDIAG_OK;
+    return st;
 }
 
 gpudiag_status gpudiag_summary_write_json(gpudiag_summary *s, FILE *fp, int flags, gpudiag_error *err)
@@ -1423,9 +1437,8 @@ static gpudiag_status write_cluster(jw *w, const gpudiag_cluster *c, const gpudi
     for (size_t i = 0; i < c->rank_count && st == GPUDIAG_OK; i++) {
         if (reports)
             write_report(w, reports[i]);
-        else if (stored && write_stored_report(w, stored[i].report, stored[i].report_len) != 0)
-            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, stored[i].in.path, -1,
-                              "the stored report of this rank is not JSON");
+        else if (stored)
+            st = write_rank_report(w, &stored[i], err);
     }
     yajl_gen_array_close(w->g);
     yajl_gen_map_close(w->g);

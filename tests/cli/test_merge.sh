@@ -65,6 +65,11 @@ PY
 cmp -s ab.json all.json && ok || nok "merge of merges differs from the merge of all"
 cmp -s dirsum.json all.json && ok || nok "analyze --summary DIR differs from the merge of the ranks"
 "$GPUDIAG" merge --json a.json b.json | cmp -s - dir.json && ok || nok "merge --json of merged summaries"
+# gzip summaries (reports read again from the decompressed stream) and one on standard input
+mkdir gz && for f in sum/*.json; do gzip -c "$f" > "gz/$(basename "$f").gz"; done
+"$GPUDIAG" merge --json gz | cmp -s - dir.json && ok || nok "merge --json of gzip summaries"
+gzip -c a.json > a.json.gz
+"$GPUDIAG" merge --json - a.json.gz < b.json | cmp -s - dir.json && ok || nok "merge --json of stdin and a gzip merged summary"
 # the text form names the straggler
 "$GPUDIAG" merge sum 2>/dev/null | grep -q "Rank 2 is the straggler" && ok || nok "merge text"
 [ "$("$GPUDIAG" merge -q sum)" = "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stragglers"]["verdict"])' dir.json)" ] &&
