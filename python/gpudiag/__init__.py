@@ -20,7 +20,9 @@ _LIB_OPTS = {"steps", "step_range"}
 
 def analyze(path, backend="auto", **opts):
     """Analyse one trace or monitoring log (or, through the command, a directory of rank traces)
-    and return gpudiag's JSON report as a dict (schema gpudiag.report/1, docs/REPORT.md).
+    and return gpudiag's JSON report as a dict (schema gpudiag.report/1, docs/REPORT.md; for a
+    directory the ranks side by side, schema gpudiag.cluster/1, with each rank's report in
+    "reports").
 
     path:    a PyTorch profiler trace (.json / .json.gz), an Nsight Systems .sqlite export, a
              monitoring log (nvidia-smi dmon, --query-gpu CSV, -q, dcgmi dmon, dcgm-exporter

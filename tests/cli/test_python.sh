@@ -75,6 +75,11 @@ for be in ("lib", "cli"):
     check(e is not None and e[0] == "nomatch" and e[3] == 6, "%s steps 40:50: %r" % (be, e))
     e = err(log, steps="1:2", backend=be)
     check(e is not None and e[0] == "arg" and e[3] == 2, "%s steps on a log: %r" % (be, e))
+# a directory of rank traces goes to the command: the cluster document
+rk = os.path.join(tmp, "ranks"); os.mkdir(rk)
+os.symlink(ex, os.path.join(rk, "rank0.pt.trace.json.gz"))
+c = gpudiag.analyze(rk)
+check(c["schema"] == "gpudiag.cluster/1" and len(c["reports"]) == 1, "directory: %r" % (c.get("schema"),))
 e = err(ex, backend="lib", model="llama3-8b")
 check(e is not None and e[0] == "arg", "lib with a command-only option: %r" % (e,))
 for bad_steps in ("7:5", "x", True):
