@@ -549,8 +549,8 @@ static void memory_lines(const tw *w, const gpudiag_report *r)
     if (!m)
         return;
     char a[32], b[32], c[32], d[32], e[32];
-    size_t shown = m->device_count < 4 ? m->device_count : 4;
-    for (size_t i = 0; i < shown; i++) {
+    enum { SHOWN = 4 }; /* GPUs with a line; the rest are counted */
+    for (size_t i = 0; i < m->device_count && i < SHOWN; i++) {
         const gpudiag_memory_device *md = &m->devices[i];
         gd_format_bytes(a, sizeof a, md->peak_allocated_bytes);
         fprintf(w->fp, "%s%s%s   GPU %d: peak allocated %s%s", c_bold(w), i ? "      " : "MEMORY", c_off(w), md->id,
@@ -580,8 +580,8 @@ static void memory_lines(const tw *w, const gpudiag_report *r)
                            "a lower bound%s\n",
                     c_dim(w), c_off(w));
     }
-    if (shown < m->device_count)
-        fprintf(w->fp, "         ... and %zu more GPUs (--json)\n", m->device_count - shown);
+    if (m->device_count > SHOWN)
+        fprintf(w->fp, "         ... and %zu more GPUs (--json)\n", m->device_count - SHOWN);
     const gpudiag_alloc_calls *ac = &m->alloc;
     if (ac->malloc_calls + ac->free_calls) {
         ms(e, sizeof e, ac->time_us);
