@@ -378,6 +378,36 @@ static int next_window(reader *r, uint64_t next, size_t *len)
     }
 }
 
+/* The serial reader takes over at the oldest window in flight: their bytes
+ * go back in front of the unread ones (the buffer grows if need be).  0, or
+ * -1 with the error set. */
+static int par_restore(reader *r)
+{
+    size_t held = gd_kt_par_bytes(r->par), tail = r->end - r->beg;
+    if (held + tail > r->cap) {
+        size_t cap = held + tail;
+        unsigned char *na = realloc(r->alloc, 1 + cap + GD_SJ_PADDING_BYTES);
+        if (!na) {
+            gd_kt_par_drain(r->par);
+            reader_fail(r, GPUDIAG_ERR_NOMEM, (int64_t)(r->base + r->beg), "%s", "out of memory");
+            return -1;
+        }
+        r->alloc = na;
+        r->data = na + 1;
+        r->cap = cap;
+        r->p.buf_data = r->data;
+    }
+    memmove(r->data + held, r->data + r->beg, tail);
+    uint64_t first = gd_kt_par_take(r->par, r->data);
+    if (held > 0)
+        r->base = first;
+    else
+        r->base += r->beg;
+    r->beg = 0;
+    r->end = held + tail;
+    return 0;
+}
+
 /* Parse the events array from r->beg on r->threads threads (kineto_par.c),
  * merging windows in order as long as they parse cleanly.  Returns 0 with
  * r->beg at the first byte the serial reader must take (a window that did
@@ -406,21 +436,19 @@ static int par_run(reader *r)
                 return -1;
             }
             next += len;
+            r->beg += len; /* the slot holds the bytes now */
         }
         if (gd_kt_par_inflight(r->par) == 0)
             return 0;
         uint64_t s, e;
         int m = gd_kt_par_merge_oldest(r->par, &r->p, &s, &e);
-        if (m <= 0) {
+        if (m < 0) {
             gd_kt_par_drain(r->par);
-            r->beg = (size_t)(s - r->base);
-            if (m < 0) {
-                reader_fail(r, GPUDIAG_ERR_NOMEM, (int64_t)s, "%s", "out of memory");
-                return -1;
-            }
-            return 0;
+            reader_fail(r, GPUDIAG_ERR_NOMEM, (int64_t)s, "%s", "out of memory");
+            return -1;
         }
-        r->beg = (size_t)(e - r->base);
+        if (m == 0)
+            return par_restore(r);
     }
 }
 

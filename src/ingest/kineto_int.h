@@ -187,6 +187,12 @@ int gd_kt_par_submit(gd_kt_par *par, const unsigned char *bytes, size_t len, uin
  * *abs_end are its first and one-past-last input offsets.  -1 when out of
  * memory. */
 int gd_kt_par_merge_oldest(gd_kt_par *par, parser *p, uint64_t *abs_start, uint64_t *abs_end);
+/* Bytes of the windows in flight. */
+size_t gd_kt_par_bytes(const gd_kt_par *par);
+/* Wait for every window in flight, copy their bytes to dst (room for
+ * gd_kt_par_bytes()) oldest first, drop them; returns the input offset of the
+ * first byte (0 when none was in flight). */
+uint64_t gd_kt_par_take(gd_kt_par *par, unsigned char *dst);
 /* Wait for every window in flight and drop them. */
 void gd_kt_par_drain(gd_kt_par *par);
 #endif

@@ -15,6 +15,10 @@
  * the serial reader takes over at that window's first byte.  So the model, the
  * counts and every error offset are those of the serial reader.
  *
+ * A window's bytes live only in its slot once submitted (the driver's buffer
+ * moves on); when the serial reader must take over, gd_kt_par_take() hands
+ * the bytes of the windows in flight back, oldest first.
+ *
  * Memory: 2 x threads windows in flight, each holding its bytes (a window is
  * ~1 MiB plus the rest of the line-start event it ends before) and its
  * records (~0.6 x its bytes for Kineto's events), plus one simdjson parser
@@ -325,6 +329,26 @@ int gd_kt_par_merge_oldest(gd_kt_par *par, parser *p, uint64_t *abs_start, uint6
     int rc = replay(p, &s->out);
     release_oldest(par);
     return rc == 0 ? 1 : -1;
+}
+
+size_t gd_kt_par_bytes(const gd_kt_par *par)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < par->count; i++)
+        n += par->slots[(par->head + i) % par->nslots].len;
+    return n;
+}
+
+uint64_t gd_kt_par_take(gd_kt_par *par, unsigned char *dst)
+{
+    uint64_t first = par->count ? par->slots[par->head].abs_start : 0;
+    while (par->count > 0) {
+        kt_slot *s = wait_oldest(par);
+        memcpy(dst, s->alloc + 1, s->len);
+        dst += s->len;
+        release_oldest(par);
+    }
+    return first;
 }
 
 void gd_kt_par_drain(gd_kt_par *par)
