@@ -157,7 +157,7 @@ static int parse_row(const amd_col *cols, const gd_tok *cell, size_t c, amd_row 
         if (col.metric == COL_GPU) {
             if (isnan(x))
                 return 0;
-            r->gpu = (x < 0 || x > 65535 || x != floor(x)) ? GD_GPU_ID_INVALID : (int)x;
+            r->gpu = gd_gpu_index(x);
         } else if (col.metric == COL_VRAM_USED) {
             r->used = x;
             r->used_u = unit;

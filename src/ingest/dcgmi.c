@@ -177,10 +177,10 @@ gpudiag_status gd_read_dcgmi(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
         if (ntext == 1 && c == ncols + 2 && cols[text_col].extra == X_NAME)
             snprintf(name, sizeof name, "%.*s", (int)tok[2 + text_col].n, tok[2 + text_col].s);
         int ok;
-        double id = c > 1 ? gd_parse_value(tok[1].s, tok[1].n, &ok) : NAN;
-        if (c != ncols + 2 || isnan(id) || id < 0 || id > 65535 || id != floor(id)) {
+        int id = gd_gpu_index(c > 1 ? gd_parse_value(tok[1].s, tok[1].n, &ok) : NAN);
+        if (c != ncols + 2 || id < 0) {
             /* a number that is no entity id (beyond int, negative, fractional, inf): invalid too */
-            if (c == ncols + 2 && !isnan(id))
+            if (c == ncols + 2 && id == GD_GPU_ID_INVALID)
                 gd_series_invalid(s, l->line_no);
             gd_series_skip(s, l->line_no);
             continue;
@@ -212,8 +212,8 @@ gpudiag_status gd_read_dcgmi(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
         if (isnan(v[GPUDIAG_M_MEM_TOTAL_BYTES]) && !isnan(fb_free) && !isnan(v[GPUDIAG_M_MEM_USED_BYTES]))
             v[GPUDIAG_M_MEM_TOTAL_BYTES] = v[GPUDIAG_M_MEM_USED_BYTES] + fb_free;
         gd_values_validate(s, v, l->line_no);
-        int index = kind == GPUDIAG_ENTITY_GPU ? (int)id : -1;
-        int instance = kind == GPUDIAG_ENTITY_GPU ? -1 : (int)id;
+        int index = kind == GPUDIAG_ENTITY_GPU ? id : -1;
+        int instance = kind == GPUDIAG_ENTITY_GPU ? -1 : id;
         long g = gpudiag_series_gpu(s, kind, index, instance, NULL, NULL);
         if (g < 0)
             return gd_set_error(err, GPUDIAG_ERR_NOMEM, l->path, -1, "out of memory");

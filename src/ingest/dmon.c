@@ -78,8 +78,7 @@ static int cell(dmon_col col, const char *s, size_t n, double v[GPUDIAG_M_COUNT]
     if (col.metric == COL_GPU) {
         if (isnan(x))
             return 0;
-        /* a number, but no GPU index (beyond int, negative, fractional, inf): an invalid value */
-        *gpu = (x < 0 || x > 65535 || x != floor(x)) ? GD_GPU_ID_INVALID : (int)x;
+        *gpu = gd_gpu_index(x); /* a number but no index: GD_GPU_ID_INVALID, an invalid value */
         return 1;
     }
     v[col.metric] = x * col.scale;

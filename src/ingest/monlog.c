@@ -281,6 +281,14 @@ double gd_parse_value(const char *s, size_t n, int *ok)
     return v;
 }
 
+int gd_gpu_index(double x)
+{
+    if (isnan(x))
+        return -1;
+    /* (int) of a number beyond int is undefined: the range test comes first */
+    return (x < 0 || x > 65535 || x != floor(x)) ? GD_GPU_ID_INVALID : (int)x;
+}
+
 int64_t gd_days_from_civil(int64_t y, unsigned m, unsigned d)
 {
     /* Howard Hinnant's days_from_civil */

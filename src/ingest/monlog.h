@@ -106,6 +106,13 @@ int gd_value_valid(int m, double x);
 /* A GPU id that is a number but no index (negative, fractional, beyond 65535 or int, inf). */
 #define GD_GPU_ID_INVALID (-2)
 
+/* The GPU (or MIG instance, or dcgmi entity) index a log gives as the
+ * number x: x when it is a whole number 0..65535; GD_GPU_ID_INVALID for any
+ * other number (negative, fractional, above 65535, ±inf: an invalid value,
+ * DEFINITIONS "Invalid monitoring values"); -1 for NaN (missing).  The one
+ * place that rule lives for every reader. */
+int gd_gpu_index(double x);
+
 /* Count one invalid value (or GPU id) at line_no in s->invalid_values / first_invalid_line. */
 void gd_series_invalid(gpudiag_series *s, uint64_t line_no);
 

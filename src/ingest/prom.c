@@ -293,14 +293,18 @@ static long sample_entity(gpudiag_series *s, gd_lines *l, const prom_labels *lb)
     double gi = gd_parse_value(lb->gpu, strlen(lb->gpu), &ok);
     /* (int) of NaN or of a number beyond int is undefined: such an index is unknown, and a number
      * that is no index (beyond int, negative, fractional, inf) is an invalid value */
-    int index = (!ok || !(gi >= 0 && gi <= 65535) || gi != floor(gi)) ? -1 : (int)gi;
-    if (ok && !isnan(gi) && index < 0)
+    int index = gd_gpu_index(ok ? gi : NAN);
+    if (index == GD_GPU_ID_INVALID) {
         gd_series_invalid(s, l->line_no);
+        index = -1;
+    }
     int mig = lb->mig_id[0] != 0;
     double mi = mig ? gd_parse_value(lb->mig_id, strlen(lb->mig_id), &ok) : NAN;
-    int instance = (mig && ok && mi >= 0 && mi <= 65535 && mi == floor(mi)) ? (int)mi : -1;
-    if (mig && ok && !isnan(mi) && instance < 0)
+    int instance = mig ? gd_gpu_index(ok ? mi : NAN) : -1;
+    if (instance == GD_GPU_ID_INVALID) {
         gd_series_invalid(s, l->line_no);
+        instance = -1;
+    }
     long g = gpudiag_series_gpu(s, mig ? GPUDIAG_ENTITY_GPU_I : GPUDIAG_ENTITY_GPU, index, instance,
                                 lb->uuid[0] ? lb->uuid : NULL, lb->host);
     if (g < 0)

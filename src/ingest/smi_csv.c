@@ -248,10 +248,11 @@ gpudiag_status gd_read_smi_csv(gd_lines *l, gpudiag_series *s, gpudiag_error *er
             case F_INDEX: {
                 int ok;
                 x = gd_parse_value(k->s, k->n, &ok);
-                bad = !ok || isnan(x) || x < 0 || x > 65535 || x != floor(x);
-                if (bad && ok && !isnan(x)) /* a number that is no index (beyond int, inf): invalid */
+                int id = gd_gpu_index(ok ? x : NAN);
+                bad = id < 0;
+                if (id == GD_GPU_ID_INVALID) /* a number that is no index (beyond int, inf): invalid */
                     gd_series_invalid(s, l->line_no);
-                index = bad ? -1 : (int)x;
+                index = bad ? -1 : id;
                 break;
             }
             case F_UUID: snprintf(uuid, sizeof uuid, "%.*s", (int)k->n, k->s); break;
