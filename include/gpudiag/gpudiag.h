@@ -806,6 +806,11 @@ typedef struct gpudiag_report {
      *  everything, in one call.  A field appended here and allocated from it
      *  needs no free line. */
     struct gd_arena *arena;
+    /** The kernel classes by class_time_us, longest first, ties in class order
+     *  (all GPUDIAG_KCLASS_COUNT of them; those with no time last). */
+    gpudiag_kernel_class class_order[GPUDIAG_KCLASS_COUNT];
+    /** Sum of comm_kernel_us[0..comm_kernel_count), µs, in start order; 0 when none. */
+    double comm_kernel_time_us;
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */

@@ -51,8 +51,10 @@ int gd_build_comm_sequence(actx *a)
         gd_vec_free(&v);
         return -1;
     }
-    for (size_t i = 0; i < v.len; i++)
+    for (size_t i = 0; i < v.len; i++) {
         r->comm_kernel_us[i] = ns_to_us(((ts_dur *)v.data)[i].dur);
+        r->comm_kernel_time_us += r->comm_kernel_us[i];
+    }
     r->comm_kernel_count = v.len;
     gd_vec_free(&v);
     return 0;

@@ -255,4 +255,14 @@ void gd_build_class_shares(gpudiag_report *r)
 {
     for (int c = 0; c < GPUDIAG_KCLASS_COUNT; c++)
         r->class_share[c] = r->kernel_time_us > 0 ? r->class_time_us[c] / r->kernel_time_us : NAN;
+    /* by time, longest first: a stable insertion sort keeps ties in class order */
+    gpudiag_kernel_class *order = r->class_order;
+    for (int i = 0; i < GPUDIAG_KCLASS_COUNT; i++)
+        order[i] = (gpudiag_kernel_class)i;
+    for (int i = 1; i < GPUDIAG_KCLASS_COUNT; i++)
+        for (int j = i; j > 0 && r->class_time_us[order[j]] > r->class_time_us[order[j - 1]]; j--) {
+            gpudiag_kernel_class t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
 }

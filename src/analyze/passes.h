@@ -44,7 +44,8 @@ void gd_build_transfers(actx *a);
 int gd_build_comm_kinds(actx *a);
 
 /* Communication kernels in order, the input of the cross-rank analysis
- * (comm.c): r->comm_kernel_us, r->comm_kernel_count.  0, or -1 on allocation
+ * (comm.c): r->comm_kernel_us, r->comm_kernel_count, their sum
+ * r->comm_kernel_time_us.  0, or -1 on allocation
  * failure. */
 int gd_build_comm_sequence(actx *a);
 
@@ -69,7 +70,8 @@ int gd_build_memory(actx *a);
 void gd_build_shares(gpudiag_report *r);
 
 /* Kernel class shares (kernels.c): r->class_share[c] = class_time_us[c] /
- * kernel_time_us, NaN when kernel_time_us is not > 0.  After gd_build_kernels. */
+ * kernel_time_us, NaN when kernel_time_us is not > 0, and r->class_order,
+ * the classes by time.  After gd_build_kernels. */
 void gd_build_class_shares(gpudiag_report *r);
 
 /* Communication kind shares (comm.c): r->comm_kind_share[k] = comm_kind_us[k]

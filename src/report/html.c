@@ -1059,15 +1059,9 @@ static void write_kernels(hw *w, const gpudiag_report *r)
             tc[k->cls] += k->total_us;
     }
     int order[GPUDIAG_KCLASS_COUNT], n = 0;
-    for (int c = 0; c < GPUDIAG_KCLASS_COUNT; c++)
-        if (r->class_time_us[c] > 0)
-            order[n++] = c;
-    for (int i = 1; i < n; i++) /* by time, longest first */
-        for (int j = i; j > 0 && r->class_time_us[order[j]] > r->class_time_us[order[j - 1]]; j--) {
-            int t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
+    for (int i = 0; i < GPUDIAG_KCLASS_COUNT; i++) /* by time, longest first */
+        if (r->class_time_us[r->class_order[i]] > 0)
+            order[n++] = (int)r->class_order[i];
     double maxv = n ? r->class_time_us[order[0]] : 1;
     const double row = 26, top = 4;
     const char *unit = r->is_amd ? "Matrix Core" : "Tensor Core";

@@ -621,20 +621,12 @@ static void details(const tw *w, const gpudiag_report *r)
     double steps = (double)r->step_count;
     fprintf(w->fp, "%sKERNEL CLASSES%s ", c_bold(w), c_off(w));
     int any = 0;
-    int order[GPUDIAG_KCLASS_COUNT];
-    for (int i = 0; i < GPUDIAG_KCLASS_COUNT; i++)
-        order[i] = i;
-    for (int i = 1; i < GPUDIAG_KCLASS_COUNT; i++)
-        for (int j = i; j > 0 && r->class_time_us[order[j]] > r->class_time_us[order[j - 1]]; j--) {
-            int t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
+    const gpudiag_kernel_class *order = r->class_order;
     for (int i = 0; i < GPUDIAG_KCLASS_COUNT && r->kernel_time_us > 0; i++) {
         double v = r->class_time_us[order[i]];
         if (v <= 0)
             continue;
-        fprintf(w->fp, " %s %.1f%%", gpudiag_kernel_class_name((gpudiag_kernel_class)order[i]),
+        fprintf(w->fp, " %s %.1f%%", gpudiag_kernel_class_name(order[i]),
                 100.0 * r->class_share[order[i]]);
         any = 1;
     }
@@ -663,10 +655,7 @@ static void details(const tw *w, const gpudiag_report *r)
     if (r->comm_kernel_count == 0 || !(steps > 0))
         fputs("not available (no communication kernels in the steps: single GPU, or a CPU backend)\n", w->fp);
     else {
-        double sum = 0;
-        for (size_t i = 0; i < r->comm_kernel_count; i++)
-            sum += r->comm_kernel_us[i];
-        ms(a, sizeof a, sum / steps);
+        ms(a, sizeof a, r->comm_kernel_time_us / steps);
         pct(b, sizeof b, r->comm_share);
         pct(c, sizeof c, r->comm_overlap);
         fprintf(w->fp, "%s of collective kernels per step (%zu kernels)\n", a, r->comm_kernel_count);
