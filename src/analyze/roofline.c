@@ -477,6 +477,7 @@ static int fill_roofline(gpudiag_report *r, const gpudiag_analyze_opts *opts, co
     rl->kernels = gd_arena_calloc(r->arena, top, sizeof *rl->kernels); /* top >= 1 */
     if (!rl->kernels)
         return -1;
+    /* cppcheck-suppress knownConditionTrueFalse ; false positive: the caller passes ne >= 1, so top >= 1 */
     for (size_t e = 0; e < top; e++) {
         gpudiag_roofline_kernel *k = &rl->kernels[e];
         k->name = gd_arena_take(r->arena, gd_utf8_clean(out[e].name, out[e].name_len));

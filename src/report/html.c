@@ -1058,7 +1058,7 @@ static void write_kernels(hw *w, const gpudiag_report *r)
         if (k->tensor_core && (unsigned)k->cls < GPUDIAG_KCLASS_COUNT)
             tc[k->cls] += k->total_us;
     }
-    int order[GPUDIAG_KCLASS_COUNT], n = 0;
+    int order[GPUDIAG_KCLASS_COUNT] = {0}, n = 0;
     for (int i = 0; i < GPUDIAG_KCLASS_COUNT; i++) /* by time, longest first */
         if (r->class_time_us[r->class_order[i]] > 0)
             order[n++] = (int)r->class_order[i];
