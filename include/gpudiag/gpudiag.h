@@ -635,6 +635,18 @@ typedef struct gpudiag_recompute_seen {
     double hfu;                   /**< MFU × kernel_us ÷ (kernel_us − recompute_us); NaN without MFU or recompute */
 } gpudiag_recompute_seen;
 
+/** LoRA adapter GEMMs seen in a trace's shapes (docs/DEFINITIONS.md "LoRA
+ *  adapters"; JSON `memory_savings.lora`), over the whole trace. */
+typedef struct gpudiag_lora_seen {
+    uint64_t ops;                 /**< adapter-shaped GEMM ops joined to a kernel */
+    int rank;                     /**< the smallest adapter rank r seen; 0 when none */
+    double kernel_us;             /**< the longest kernel of each, summed, µs */
+    double flops;                 /**< their FLOPs (2·M·N·K) */
+    double share_of_gemm_time;    /**< kernel_us ÷ GEMM-class kernel time, 0..1; NaN without GEMMs */
+    int shapes_recorded;          /**< 1: some op's FLOPs are known from its shapes or `flops` arg; 0: record
+                                       with record_shapes=True to see adapters */
+} gpudiag_lora_seen;
+
 /** The whole diagnosis.  Every pointer is owned by the report. */
 typedef struct gpudiag_report {
     gpudiag_input_info input;
@@ -811,6 +823,7 @@ typedef struct gpudiag_report {
     gpudiag_kernel_class class_order[GPUDIAG_KCLASS_COUNT];
     /** Sum of comm_kernel_us[0..comm_kernel_count), µs, in start order; 0 when none. */
     double comm_kernel_time_us;
+    gpudiag_lora_seen lora;       /**< LoRA adapter GEMMs (issue 21) */
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */

@@ -476,6 +476,7 @@ static const struct {
     {"mfu", pass_mfu},
     {"recompute", gd_build_recompute},
     {"shares and rates", pass_shares},
+    {"lora", gd_build_lora},
     {"roofline", pass_roofline},
     {"diagnosis", pass_diagnose},
 };

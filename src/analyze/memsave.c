@@ -7,12 +7,17 @@
  * backward are found from op names alone (the model keeps no thread for host
  * ops, so nesting is by time); kernels whose launch call starts in a window
  * are recompute.  Each distinct name is classified once.
+ *
+ * LoRA: GEMM ops whose weight is adapter-shaped (the reader marks them,
+ * model/opflops.h gd_adapter_rank), joined to their kernels as the roofline
+ * joins them (gd_join_op_kernels).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/passes.h"
+#include "analyze/roofline.h"
 #include "model/trace.h"
 
 enum {
@@ -173,5 +178,46 @@ int gd_build_recompute(actx *a)
     rc->share_of_step = r->avg_step_us > 0 ? rc->recompute_us / (double)r->step_count / r->avg_step_us : NAN;
     if (re > 0 && all > re && !isnan(r->mfu))
         rc->hfu = r->mfu * (double)all / (double)(all - re);
+    return 0;
+}
+
+int gd_build_lora(actx *a)
+{
+    const gpudiag_trace *t = a->t;
+    gpudiag_lora_seen *lo = &a->r->lora;
+    memset(lo, 0, sizeof *lo);
+    lo->share_of_gemm_time = NAN;
+    size_t no = t->op_flops.len;
+    if (no == 0)
+        return 0;
+    lo->shapes_recorded = 1;
+    gd_op_flops *ops = malloc(no * sizeof *ops);
+    int64_t *best = malloc(no * sizeof *best);
+    if (!ops || !best || gd_join_op_kernels(t, ops, best) != 0) {
+        free(ops);
+        free(best);
+        return -1;
+    }
+    /* ranks seen both ways, width -> r and r -> width: an A and B pair */
+    uint64_t down = 0, up = 0;
+    for (size_t j = 0; j < no; j++)
+        if (ops[j].adapter_rank)
+            *(ops[j].adapter_up ? &up : &down) |= 1ull << (ops[j].adapter_rank - 1);
+    int64_t ns = 0;
+    for (size_t j = 0; j < no; j++) {
+        if (best[j] < 0 || !ops[j].adapter_rank || !((down & up) >> (ops[j].adapter_rank - 1) & 1))
+            continue;
+        const gd_gpu_op *k = gd_vec_at(&t->gpu_ops, (size_t)best[j]);
+        lo->ops++;
+        ns += k->dur_ns;
+        lo->flops += ops[j].flops;
+        if (!lo->rank || ops[j].adapter_rank < lo->rank)
+            lo->rank = ops[j].adapter_rank;
+    }
+    free(ops);
+    free(best);
+    lo->kernel_us = ns_to_us(ns);
+    double gemm = a->r->class_time_us[GPUDIAG_KCLASS_GEMM];
+    lo->share_of_gemm_time = gemm > 0 ? fmin(1.0, lo->kernel_us / gemm) : NAN;
     return 0;
 }

@@ -84,6 +84,9 @@ void gd_build_comm_kind_shares(gpudiag_report *r);
  * h2d, d2h, pageable) and link share.  After gd_build_transfers and
  * gd_build_mfu, which identifies the devices' GPUs. */
 void gd_build_transfer_rates(gpudiag_report *r);
+/* LoRA adapter GEMMs (memsave.c; DEFINITIONS "LoRA adapters"): r->lora.
+ * After gd_build_kernels (GEMM class time).  0, or -1 on allocation failure. */
+int gd_build_lora(actx *a);
 
 /* GEMM fill share (transfers.c; DEFINITIONS "GEMM fill"):
  * r->gemm_underfilled_share = gemm_underfilled_us / gemm_blocks_known_us, NaN

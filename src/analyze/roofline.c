@@ -253,6 +253,38 @@ static size_t op_of_kernel(const rctx *c, const gd_gpu_op *k)
     return hit;
 }
 
+/* Kernel k (index i into gpu_ops) to the op that launched it, if any: an
+ * op's FLOPs go to the longest kernel it launched (c->best). */
+static void pick_best(rctx *c, const gd_gpu_op *k, size_t i)
+{
+    size_t hit = op_of_kernel(c, k);
+    if (hit == SIZE_MAX)
+        return;
+    if (c->best[hit] < 0 || k->dur_ns > ((const gd_gpu_op *)gd_vec_at(&c->t->gpu_ops, (size_t)c->best[hit]))->dur_ns)
+        c->best[hit] = (int64_t)i;
+}
+
+int gd_join_op_kernels(const gpudiag_trace *t, gd_op_flops *ops, int64_t *best)
+{
+    rctx c;
+    memset(&c, 0, sizeof c);
+    if (rctx_init(&c, t, 0) != 0) {
+        rctx_free(&c);
+        return -1;
+    }
+    for (size_t i = 0; c.no && i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *k = gd_vec_at(&t->gpu_ops, i);
+        if (k->kind == GD_GPU_KERNEL)
+            pick_best(&c, k, i);
+    }
+    if (c.no) {
+        memcpy(ops, c.ops, c.no * sizeof *ops);
+        memcpy(best, c.best, c.no * sizeof *best);
+    }
+    rctx_free(&c);
+    return 0;
+}
+
 /* Ops joined to the kernels they launched: per name the trace's kernel time
  * and launches, and each op's FLOPs and bytes summed on the name of the
  * longest kernel it launched (c->agg). */
@@ -267,13 +299,7 @@ static void join_kernels(rctx *c)
         c->trace_calls[k->name_id]++;
         if (c->no == 0)
             continue;
-        size_t hit = op_of_kernel(c, k);
-        if (hit == SIZE_MAX)
-            continue;
-        /* an op's FLOPs go to the longest kernel it launched */
-        if (c->best[hit] < 0 ||
-            k->dur_ns > ((const gd_gpu_op *)gd_vec_at(&t->gpu_ops, (size_t)c->best[hit]))->dur_ns)
-            c->best[hit] = (int64_t)i;
+        pick_best(c, k, i);
     }
     for (size_t j = 0; j < c->no; j++) {
         if (c->best[j] < 0)

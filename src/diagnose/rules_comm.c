@@ -10,14 +10,6 @@
 
 #include "diagnose/rules_internal.h"
 
-static int has_finding(const gpudiag_report *r, const char *id)
-{
-    for (size_t i = 0; i < r->finding_count; i++)
-        if (strcmp(r->findings[i].id, id) == 0)
-            return 1;
-    return 0;
-}
-
 /* The group with >= GD_COMM_KIND_DOMINANT of the communication kernel time
  * (the largest; ties: the first), G_NONE when none. */
 int gd_comm_dominant(const double gs[G_NONE])

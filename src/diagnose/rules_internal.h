@@ -8,6 +8,7 @@
 #define GD_DIAGNOSE_RULES_INTERNAL_H
 
 #include <math.h>
+#include <string.h>
 
 #include "diagnose/fbuild.h"
 #include "diagnose/rules.h"
@@ -45,6 +46,15 @@ static inline gpudiag_finding *rf_add(fbuilder *b, gd_finding_id id, gpudiag_sev
 {
     const gd_finding_row *c = &gd_catalogue[id];
     return gd_fb_add(b, c->id, sev, c->kind == CAUSE, c->bottleneck, est_gain);
+}
+
+/* 1 when an earlier rule added the finding `id` (rules.c runs them in order). */
+static inline int has_finding(const gpudiag_report *r, const char *id)
+{
+    for (size_t i = 0; i < r->finding_count; i++)
+        if (strcmp(r->findings[i].id, id) == 0)
+            return 1;
+    return 0;
 }
 
 /* A share of the step (0..1) as a severity: >= 0.20 high, >= 0.10 medium, else low. */
@@ -116,6 +126,7 @@ void gd_rule_offload(fbuilder *b);
 void gd_rule_memcpy(fbuilder *b);
 void gd_rule_pageable(fbuilder *b);
 void gd_rule_recompute(fbuilder *b); /* rules_memsave.c */
+void gd_rule_lora(fbuilder *b);
 void gd_rule_memory_headroom(fbuilder *b); /* rules_memory.c */
 void gd_rule_allocator_churn(fbuilder *b);
 

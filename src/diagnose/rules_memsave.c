@@ -1,7 +1,7 @@
 /*
  * rules_memsave.c — the rules over what memory savings cost (issue 21;
  * docs/DEFINITIONS.md "Memory savings and what they cost"): recompute of
- * activation checkpointing.
+ * activation checkpointing, LoRA adapters.
  */
 #include <math.h>
 #include <stdio.h>
@@ -35,4 +35,35 @@ void gd_rule_recompute(fbuilder *b)
                          "--recompute-granularity selective, torch.utils.checkpoint with a policy via "
                          "create_selective_checkpoint_contexts), or drop it and shrink the micro-batch only if "
                          "the GPU stays busy. The estimate is the whole recompute, an upper bound."));
+}
+
+/* LoRA adapter GEMMs as short as their launches in a trace the host paces
+ * (DEFINITIONS "LoRA adapters"). */
+void gd_rule_lora(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    const gpudiag_lora_seen *lo = &r->lora;
+    if (!lo->ops || !r->step_count)
+        return;
+    double mean = lo->kernel_us / (double)lo->ops;
+    int host = has_finding(r, "host_launch_bound") || has_finding(r, "host_overhead");
+    if (!(mean <= GD_SHORT_KERNEL_MEDIAN_US) || !host)
+        return;
+    double per_step = (double)lo->ops / (double)r->step_count;
+    double tflops = lo->kernel_us > 0 ? lo->flops / lo->kernel_us / 1e6 : NAN;
+    gpudiag_finding *f = rf_add(b, GD_F_lora_adapter_launches, GPUDIAG_SEV_MEDIUM, NAN);
+    gd_fb_ev(f, "adapter_gemms_per_step", per_step);
+    gd_fb_ev(f, "adapter_rank", (double)lo->rank);
+    gd_fb_ev(f, "adapter_mean_kernel_us", mean);
+    gd_fb_ev(f, "adapter_share_of_gemm_time", lo->share_of_gemm_time);
+    gd_fb_ev(f, "adapter_achieved_tflops", tflops);
+    gd_fb_text(b, f,
+               gd_format("LoRA adapters (rank %d) launch %.0f tiny GEMMs per step, %.1f us each at %.2f TFLOP/s, "
+                         "%.1f%% of GEMM time, while the host paces the GPU",
+                         lo->rank, per_step, mean, tflops, 100.0 * lo->share_of_gemm_time),
+               gd_format("Each adapter adds two GEMMs too small to fill the GPU, so the launches cost more than the "
+                         "math. For inference or evaluation merge the adapters into the base weights (peft "
+                         "merge_and_unload()); for training fuse them: one GEMM for the A matrices of q/k/v "
+                         "(concatenate the adapters that share an input), torch.compile or CUDA Graphs to cut "
+                         "the launches, and a larger micro-batch so each GEMM does more work."));
 }

@@ -287,8 +287,16 @@ static int note_op_flops(parser *p, const char *name, size_t nlen)
     const ev_scratch *e = &p->ev;
     gd_op_flops of;
     memset(&of, 0, sizeof of);
-    int elt = GD_ELT_UNKNOWN;
-    int counted = gd_op_flops_from_shapes(name, nlen, &p->shapes, &of.flops, &of.bytes, &elt);
+    gd_gemm_shape g;
+    int counted = gd_op_gemm_from_shapes(name, nlen, &p->shapes, &g);
+    int elt = counted ? g.elt : GD_ELT_UNKNOWN;
+    if (counted) {
+        of.flops = g.flops;
+        of.bytes = g.bytes;
+        int rank = g.weight ? gd_adapter_rank(g.k, g.n) : 0;
+        of.adapter_rank = (uint8_t)rank;
+        of.adapter_up = (uint8_t)(rank && g.k == rank);
+    }
     if (e->has_flops) {
         if (!counted) {
             of.bytes = NAN;

@@ -57,7 +57,7 @@ const char *gd_elt_name(int elt)
 /* a @ b with torch.matmul's rules: 1-D operands become [1,K] / [K,1], the
  * leading (batch) dims broadcast.  FLOPs 2·batch·M·N·K; bytes read A and B
  * once and write C once.  Returns 0 when the shapes do not fit. */
-static int matmul(const int64_t *a, int ra, const int64_t *b, int rb, double *flops, double *elems)
+static int matmul(const int64_t *a, int ra, const int64_t *b, int rb, double *flops, double *elems, int64_t kn[2])
 {
     if (ra < 1 || rb < 1 || ra > GD_OPF_MAX_RANK || rb > GD_OPF_MAX_RANK)
         return 0;
@@ -84,11 +84,30 @@ static int matmul(const int64_t *a, int ra, const int64_t *b, int rb, double *fl
     }
     *flops = 2.0 * batch * M * N * K;
     *elems = ba * M * K + bb * K * N + batch * M * N;
+    kn[0] = a[ra - 1];
+    kn[1] = rb == 1 ? 1 : b[rb - 1];
     return 1;
+}
+
+int gd_adapter_rank(int64_t k, int64_t n)
+{
+    int64_t lo = k < n ? k : n, hi = k < n ? n : k;
+    return lo >= 1 && lo <= GD_ADAPTER_RANK_MAX && hi >= GD_ADAPTER_WIDTH_MIN ? (int)lo : 0;
 }
 
 int gd_op_flops_from_shapes(const char *s, size_t len, const gd_op_shapes *sh, double *flops, double *bytes,
                             int *elt)
+{
+    gd_gemm_shape g;
+    if (!gd_op_gemm_from_shapes(s, len, sh, &g))
+        return 0;
+    *flops = g.flops;
+    *bytes = g.bytes;
+    *elt = g.elt;
+    return 1;
+}
+
+int gd_op_gemm_from_shapes(const char *s, size_t len, const gd_op_shapes *sh, gd_gemm_shape *g)
 {
     int ia, ib; /* the two matrix operands */
     int need_rank = 0;
@@ -113,20 +132,24 @@ int gd_op_flops_from_shapes(const char *s, size_t len, const gd_op_shapes *sh, d
     if (need_rank == 3 && sh->dim[ia][0] != sh->dim[ib][0])
         return 0;
     double f, e;
+    int64_t kn[2];
     if (EQ("aten::linear")) {
         /* weight [N, K]: x @ weightᵀ */
         if (rb != 2)
             return 0;
         int64_t wt[2] = {sh->dim[ib][1], sh->dim[ib][0]};
-        if (!matmul(sh->dim[ia], ra, wt, 2, &f, &e))
+        if (!matmul(sh->dim[ia], ra, wt, 2, &f, &e, kn))
             return 0;
-    } else if (!matmul(sh->dim[ia], ra, sh->dim[ib], rb, &f, &e)) {
+    } else if (!matmul(sh->dim[ia], ra, sh->dim[ib], rb, &f, &e, kn)) {
         return 0;
     }
     int t = ia < sh->n_types && ia < GD_OPF_MAX_IN ? sh->type[ia] : GD_ELT_UNKNOWN;
     int size = gd_elt_size(t);
-    *flops = f;
-    *bytes = size > 0 ? e * size : NAN;
-    *elt = t;
+    g->flops = f;
+    g->bytes = size > 0 ? e * size : NAN;
+    g->elt = t;
+    g->k = kn[0];
+    g->n = kn[1];
+    g->weight = EQ("aten::linear");
     return 1;
 }

@@ -53,7 +53,9 @@ typedef struct gd_op_flops {
     double bytes;      /* minimum bytes moved (GEMM shapes); NaN when unknown */
     uint8_t elt;       /* enum gd_elt of the first matrix operand */
     uint8_t source;    /* enum gd_opf_source */
-    uint8_t pad[6];
+    uint8_t adapter_rank; /* aten::linear with an adapter-shaped weight (gd_adapter_rank): its rank r, 0 if not */
+    uint8_t adapter_up;   /* 1: r -> width (LoRA's B, K = r); 0: width -> r (LoRA's A, N = r) */
+    uint8_t pad[4];
 } gd_op_flops;
 
 /* The gd_elt of an "Input type" string. */
@@ -73,5 +75,26 @@ const char *gd_elt_name(int elt);
  */
 int gd_op_flops_from_shapes(const char *s, size_t len, const gd_op_shapes *sh, double *flops, double *bytes,
                             int *elt);
+
+/* A GEMM op as its shapes give it: FLOPs, minimum bytes, element type, and the
+ * K × N sides of its second operand (the weight; aten::linear's transposed). */
+typedef struct gd_gemm_shape {
+    double flops, bytes; /* as gd_op_flops_from_shapes */
+    int elt;
+    int64_t k, n;
+    int weight; /* 1: the second operand is a layer's weight (aten::linear), not an activation */
+} gd_gemm_shape;
+
+/* gd_op_flops_from_shapes with the weight's sides: 1 and *g filled, or 0. */
+int gd_op_gemm_from_shapes(const char *s, size_t len, const gd_op_shapes *sh, gd_gemm_shape *g);
+
+/* LoRA adapter shape (docs/DEFINITIONS.md "LoRA adapters"): one side of the
+ * K × N weight <= GD_ADAPTER_RANK_MAX, the other >= GD_ADAPTER_WIDTH_MIN. */
+#define GD_ADAPTER_RANK_MAX 64
+#define GD_ADAPTER_WIDTH_MIN 1024
+
+/* The adapter rank (the small side, 1..GD_ADAPTER_RANK_MAX) of a K × N weight, or 0 when it is not
+ * adapter-shaped. */
+int gd_adapter_rank(int64_t k, int64_t n);
 
 #endif

@@ -1045,6 +1045,20 @@ static void write_memory_savings(jw *w, const gpudiag_report *r)
     kv_num(w, "share_of_step", rc->share_of_step);
     kv_num(w, "hfu", rc->hfu);
     yajl_gen_map_close(w->g);
+    const gpudiag_lora_seen *lo = &r->lora;
+    key(w, "lora");
+    yajl_gen_map_open(w->g);
+    kv_bool(w, "detected", lo->ops > 0);
+    kv_bool(w, "shapes_recorded", lo->shapes_recorded);
+    kv_int(w, "ops", (long long)lo->ops);
+    kv_num(w, "per_step", r->step_count ? (double)lo->ops / (double)r->step_count : NAN);
+    kv_int_opt(w, "rank", lo->rank, lo->rank > 0);
+    kv_us(w, "kernel_us", lo->ops ? lo->kernel_us : NAN);
+    kv_us(w, "mean_kernel_us", lo->ops ? lo->kernel_us / (double)lo->ops : NAN);
+    kv_num(w, "share_of_gemm_time", lo->ops ? lo->share_of_gemm_time : NAN);
+    kv_num(w, "flops", lo->ops ? lo->flops : NAN);
+    kv_num(w, "achieved_tflops", lo->kernel_us > 0 ? lo->flops / lo->kernel_us / 1e6 : NAN);
+    yajl_gen_map_close(w->g);
     yajl_gen_map_close(w->g);
 }
 

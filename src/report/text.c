@@ -593,11 +593,26 @@ static void memory_lines(const tw *w, const gpudiag_report *r)
 
 /* Kernel classes, GEMM fill, communication, transfers and launches: each line
  * filled, or "not available" with the reason (issue #3's done-when). */
+/* LoRA adapters (DEFINITIONS "LoRA adapters"): only where seen. */
+static void lora_line(const tw *w, const gpudiag_report *r)
+{
+    const gpudiag_lora_seen *lo = &r->lora;
+    if (!lo->ops)
+        return;
+    fprintf(w->fp, "%sLORA%s  rank %d adapters: %llu GEMMs", c_bold(w), c_off(w), lo->rank,
+            (unsigned long long)lo->ops);
+    if (r->step_count)
+        fprintf(w->fp, " (%.1f per step)", (double)lo->ops / (double)r->step_count);
+    fprintf(w->fp, ", %.1f us each, %.1f%% of GEMM time, %.2f TFLOP/s\n", lo->kernel_us / (double)lo->ops,
+            100.0 * lo->share_of_gemm_time, lo->kernel_us > 0 ? lo->flops / lo->kernel_us / 1e6 : NAN);
+}
+
 /* What memory savings cost (DEFINITIONS "Memory savings and what they cost"):
  * printed only where the trace shows the technique. */
 static void memory_savings(const tw *w, const gpudiag_report *r)
 {
     const gpudiag_recompute_seen *rc = &r->recompute;
+    lora_line(w, r);
     if (!rc->detected)
         return;
     fprintf(w->fp, "%sRECOMPUTE%s  activation checkpointing: ", c_bold(w), c_off(w));
@@ -612,6 +627,7 @@ static void memory_savings(const tw *w, const gpudiag_report *r)
     if (!isnan(rc->hfu))
         fprintf(w->fp, "  HFU %.1f%% counting the recompute (MFU %.1f%%)\n", 100.0 * rc->hfu, 100.0 * r->mfu);
 }
+
 
 static void details(const tw *w, const gpudiag_report *r)
 {

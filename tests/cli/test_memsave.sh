@@ -54,4 +54,52 @@ grep -q 'RECOMPUTE  activation checkpointing: 170.0 us of kernels per step re-ru
     && ok "recompute text line" || nok "recompute text line"
 "$GPUDIAG" analyze "$GD_TEST_DATA/ok_two_steps.json" > "$TMP/none.txt"
 grep -q RECOMPUTE "$TMP/none.txt" && nok "RECOMPUTE on a trace without checkpointing" || ok "no RECOMPUTE line without checkpointing"
+# LoRA, on tests/data/ok_lora.json (by hand): two 1000 us steps on an A100, each with
+#   aten::linear x[512,4096] W[4096,4096] bf16 (base, 100 us kernel: not an adapter),
+#   aten::linear x[512,4096] W[16,4096]  -> K 4096, N 16: width -> r (A), rank 16, 5 us kernel,
+#   aten::linear x[512,16]   W[4096,16]  -> K 16, N 4096: r -> width (B), rank 16, 5 us kernel,
+#   aten::mm [8,32] x [32,32] fp32 (2 us, sides 32/32 < 1024: not an adapter).
+#   A and B pair at rank 16 -> ops 4, per step 2, kernel 20 us, mean 5 us,
+#   GEMM time (100+5+5+2) x 2 = 224 us -> share 20/224 = 0.0892857,
+#   FLOPs 4 x 2*512*16*4096 = 268,435,456 -> 268435456 / 20e-6 s = 13.4217728 TFLOP/s.
+#   Kernels 2,2,5,5,5,5,100,100: median 5 <= 10 us, launch delay 5 us -> host_launch_bound, and
+#   the adapters' mean 5 <= 10 us -> lora_adapter_launches (medium, est_gain null).
+PY=$(cat <<'EOF2'
+import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"]); import valcheck
+d = json.load(open(sys.argv[1])); lo = d["memory_savings"]["lora"]
+ids = [x["id"] for x in d["findings"]]
+f = [x for x in d["findings"] if x["id"] == "lora_adapter_launches"]
+checks = [
+    ("detected", lo["detected"], True), ("shapes", lo["shapes_recorded"], True), ("ops", lo["ops"], 4),
+    ("per step", lo["per_step"], 2), ("rank", lo["rank"], 16), ("kernel_us", lo["kernel_us"], 20),
+    ("mean", lo["mean_kernel_us"], 5), ("share of gemm", lo["share_of_gemm_time"], 20 / 224),
+    ("flops", lo["flops"], 268435456), ("tflops", lo["achieved_tflops"], 13.4217728),
+    ("host_launch_bound", "host_launch_bound" in ids, True), ("finding", len(f), 1),
+    ("severity", f[0]["severity"] if f else None, "medium"), ("est_gain", f[0]["est_gain"] if f else 0, None),
+    ("evidence per step", f[0]["evidence"]["adapter_gemms_per_step"] if f else None, 2),
+]
+valcheck.run(checks, sys.argv[2], 1e-05)
+EOF2
+)
+check_both_readers "$GD_TEST_DATA/ok_lora.json" "$PY" && ok || nok "lora on ok_lora.json"
+"$GPUDIAG" analyze "$GD_TEST_DATA/ok_lora.json" > "$TMP/lora.txt"
+grep -q 'LORA  rank 16 adapters: 4 GEMMs (2.0 per step), 5.0 us each, 8.9% of GEMM time, 13.42 TFLOP/s' "$TMP/lora.txt" \
+    && ok || nok "lora text line"
+# without the B projections the A ones (width -> 16) have no partner: a classifier head, not LoRA
+python3 - "$GD_TEST_DATA/ok_lora.json" "$TMP/no_b.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+drop = {e["args"]["External id"] for e in d["traceEvents"]
+        if e.get("cat") == "cpu_op" and e["args"].get("Input Dims", [[0]])[0] == [512, 16]}
+d["traceEvents"] = [e for e in d["traceEvents"] if e.get("args", {}).get("External id") not in drop]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_rc 0 "$GPUDIAG" analyze --json "$TMP/no_b.json"
+python3 - "$TMP/out" <<'PY' || nok "unpaired adapter-shaped linear counted"
+import json, sys
+d = json.load(open(sys.argv[1])); lo = d["memory_savings"]["lora"]
+ids = [x["id"] for x in d["findings"]]
+sys.exit(0 if (lo["detected"], lo["ops"], "lora_adapter_launches" in ids) == (False, 0, False) else 1)
+PY
 finish

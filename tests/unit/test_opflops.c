@@ -78,6 +78,35 @@ int main(void)
         ASSERT_NEAR(f, 131072, 0);
         ASSERT_NEAR(by, 10240, 0);
     }
+    /* weight sides and the LoRA adapter shape (DEFINITIONS "LoRA adapters"): linear x [512,4096],
+     * W [16,4096] is K 4096 x N 16 (width -> rank 16); W [4096,16] on x [512,16] is K 16 x N 4096;
+     * mm [32,2048] x [2048,1000] (a classifier's weight gradient shape) is K 2048 x N 1000: no adapter,
+     * and mm is never a weight */
+    {
+        gd_gemm_shape g;
+        int64_t x[] = {512, 4096}, wa[] = {16, 4096}, xb[] = {512, 16}, wb[] = {4096, 16};
+        gd_op_shapes s = shapes2(2, x, 2, wa, GD_ELT_BF16, 0);
+        ASSERT_TRUE(gd_op_gemm_from_shapes(OP("aten::linear"), &s, &g));
+        ASSERT_EQ_INT((int)g.k, 4096);
+        ASSERT_EQ_INT((int)g.n, 16);
+        ASSERT_EQ_INT(g.weight, 1);
+        ASSERT_NEAR(g.flops, 2.0 * 512 * 16 * 4096, 0);
+        ASSERT_EQ_INT(gd_adapter_rank(g.k, g.n), 16);
+        s = shapes2(2, xb, 2, wb, GD_ELT_BF16, 0);
+        ASSERT_TRUE(gd_op_gemm_from_shapes(OP("aten::linear"), &s, &g));
+        ASSERT_EQ_INT((int)g.k, 16);
+        ASSERT_EQ_INT((int)g.n, 4096);
+        ASSERT_EQ_INT(gd_adapter_rank(g.k, g.n), 16);
+        int64_t ga[] = {32, 2048}, gb[] = {2048, 1000};
+        s = shapes2(2, ga, 2, gb, GD_ELT_F32, 0);
+        ASSERT_TRUE(gd_op_gemm_from_shapes(OP("aten::mm"), &s, &g));
+        ASSERT_EQ_INT(g.weight, 0);
+        ASSERT_EQ_INT(gd_adapter_rank(g.k, g.n), 0);
+        ASSERT_EQ_INT(gd_adapter_rank(64, 1024), 64);
+        ASSERT_EQ_INT(gd_adapter_rank(65, 1024), 0);
+        ASSERT_EQ_INT(gd_adapter_rank(64, 1023), 0);
+        ASSERT_EQ_INT(gd_adapter_rank(0, 4096), 0);
+    }
     /* matmul broadcast: [5,1,16,8] @ [3,8,4] -> batch 5·3 = 15: 2·15·16·4·8 = 15,360 FLOPs;
      * A 5·16·8 = 640, B 3·8·4 = 96, C 15·16·4 = 960 -> 1696 elements × 4 = 6,784 B */
     {
