@@ -647,6 +647,16 @@ typedef struct gpudiag_lora_seen {
                                        with record_shapes=True to see adapters */
 } gpudiag_lora_seen;
 
+/** Gradient accumulation seen in a trace (docs/DEFINITIONS.md "Gradient
+ *  accumulation"; JSON `memory_savings.accumulation`), inside the steps span. */
+typedef struct gpudiag_accum_seen {
+    uint64_t backward_passes;     /**< backward passes starting inside the steps span */
+    uint64_t optimizer_steps;     /**< Optimizer.step#… host ops starting there */
+    uint64_t kernels;             /**< kernels starting there */
+    double kernel_us;             /**< their summed duration, µs; NaN without steps */
+    double micro_steps;           /**< backward_passes ÷ optimizer_steps; NaN when either is 0 */
+} gpudiag_accum_seen;
+
 /** The whole diagnosis.  Every pointer is owned by the report. */
 typedef struct gpudiag_report {
     gpudiag_input_info input;
@@ -824,6 +834,7 @@ typedef struct gpudiag_report {
     /** Sum of comm_kernel_us[0..comm_kernel_count), µs, in start order; 0 when none. */
     double comm_kernel_time_us;
     gpudiag_lora_seen lora;       /**< LoRA adapter GEMMs (issue 21) */
+    gpudiag_accum_seen accumulation; /**< gradient accumulation (issue 21) */
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */

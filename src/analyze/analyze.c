@@ -477,6 +477,7 @@ static const struct {
     {"recompute", gd_build_recompute},
     {"shares and rates", pass_shares},
     {"lora", gd_build_lora},
+    {"accumulation", gd_build_accumulation},
     {"roofline", pass_roofline},
     {"diagnosis", pass_diagnose},
 };

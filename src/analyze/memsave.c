@@ -26,6 +26,7 @@ enum {
     NM_CKPT_BWD = 1u << 2,  /* ... CheckpointFunctionBackward (rule b) */
     NM_FWD_ONLY = 1u << 3,  /* an op the backward never calls (rule c) */
     NM_CKPT_CALL = 1u << 4, /* checkpointing called in the forward */
+    NM_OPT_STEP = 1u << 5,  /* Optimizer.step#... */
     NM_DONE = 1u << 7
 };
 
@@ -45,6 +46,8 @@ static unsigned classify(const char *nm, size_t len)
         v |= NM_EVAL;
     if (gd_icontains(nm, len, "checkpoint") && gd_icontains(nm, len, "recompute_fn"))
         v |= NM_RECOMP_FN;
+    if (gd_starts_with(nm, len, "Optimizer.step#"))
+        v |= NM_OPT_STEP;
     if (gd_ends_with(nm, len, "CheckpointFunctionBackward"))
         v |= NM_CKPT_BWD;
     if ((len == strlen("CheckpointFunction") && memcmp(nm, "CheckpointFunction", len) == 0) ||
@@ -135,21 +138,30 @@ static int find_windows(const gpudiag_trace *t, const uint8_t *cls, gpudiag_reco
     return rc_;
 }
 
-int gd_build_recompute(actx *a)
+/* The NM_* class of every name a host op uses (calloc'd, per name id); NULL on OOM. */
+static uint8_t *classify_names(const gpudiag_trace *t)
 {
-    const gpudiag_trace *t = a->t;
-    gpudiag_recompute_seen *rc = &a->r->recompute;
-    memset(rc, 0, sizeof *rc);
-    rc->recompute_us = rc->kernel_us = rc->share_of_kernel_time = rc->share_of_step = rc->hfu = NAN;
     uint8_t *cls = calloc(t->names.count ? t->names.count : 1, 1);
     if (!cls)
-        return -1;
+        return NULL;
     for (size_t i = 0; i < t->cpu_ops.len; i++) {
         const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
         if (!cls[c->name_id])
             cls[c->name_id] =
                 (uint8_t)classify(gd_strtab_get(&t->names, c->name_id), gd_strtab_len(&t->names, c->name_id));
     }
+    return cls;
+}
+
+int gd_build_recompute(actx *a)
+{
+    const gpudiag_trace *t = a->t;
+    gpudiag_recompute_seen *rc = &a->r->recompute;
+    memset(rc, 0, sizeof *rc);
+    rc->recompute_us = rc->kernel_us = rc->share_of_kernel_time = rc->share_of_step = rc->hfu = NAN;
+    uint8_t *cls = classify_names(t);
+    if (!cls)
+        return -1;
     gd_vec win;
     gd_vec_init(&win, sizeof(gd_iv));
     int ret = find_windows(t, cls, rc, &win);
@@ -220,4 +232,76 @@ int gd_build_lora(actx *a)
     double gemm = a->r->class_time_us[GPUDIAG_KCLASS_GEMM];
     lo->share_of_gemm_time = gemm > 0 ? fmin(1.0, lo->kernel_us / gemm) : NAN;
     return 0;
+}
+
+/* Backward passes starting inside the steps span (DEFINITIONS "Gradient
+ * accumulation"): merged backward-node spans, split where a forward-only op
+ * starts between two of them outside every backward node.  UINT64_MAX on OOM. */
+static uint64_t backward_passes(const actx *a, const uint8_t *cls, const gd_vec *spans)
+{
+    const gpudiag_trace *t = a->t;
+    gd_vec fwd;
+    gd_vec_init(&fwd, sizeof(int64_t));
+    uint64_t n = UINT64_MAX;
+    for (size_t i = 0; i < t->cpu_ops.len; i++) {
+        const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
+        if (c->cat == GD_CPU_GPU_ANNOT || !(cls[c->name_id] & NM_FWD_ONLY) ||
+            iv_holds(spans->data, spans->len, c->ts_ns, c->ts_ns + gd_cpu_dur(t, c)))
+            continue;
+        if (!gd_vec_push(&fwd, &c->ts_ns))
+            goto out;
+    }
+    if (fwd.len)
+        qsort(fwd.data, fwd.len, sizeof(int64_t), gd_cmp_i64);
+    n = 0;
+    const gd_iv *sp = spans->data;
+    for (size_t k = 0; k < spans->len; k++) {
+        int first = k == 0 || next_start(fwd.data, fwd.len, sp[k - 1].e) < sp[k].s;
+        if (first && sp[k].s >= a->span_s && sp[k].s < a->span_e)
+            n++;
+    }
+out:
+    gd_vec_free(&fwd);
+    return n;
+}
+
+int gd_build_accumulation(actx *a)
+{
+    const gpudiag_trace *t = a->t;
+    gpudiag_accum_seen *ac = &a->r->accumulation;
+    memset(ac, 0, sizeof *ac);
+    ac->kernel_us = ac->micro_steps = NAN;
+    if (!a->nsteps)
+        return 0;
+    uint8_t *cls = classify_names(t);
+    gd_vec starts, spans;
+    gd_vec_init(&starts, sizeof(int64_t));
+    gd_vec_init(&spans, sizeof(gd_iv));
+    int ret = !cls || eval_spans(t, cls, &starts, &spans) != 0 ? -1 : 0;
+    if (ret == 0) {
+        uint64_t n = backward_passes(a, cls, &spans);
+        ret = n == UINT64_MAX ? -1 : 0;
+        ac->backward_passes = n == UINT64_MAX ? 0 : n;
+    }
+    for (size_t i = 0; ret == 0 && i < t->cpu_ops.len; i++) {
+        const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
+        if (c->cat != GD_CPU_GPU_ANNOT && (cls[c->name_id] & NM_OPT_STEP) && c->ts_ns >= a->span_s &&
+            c->ts_ns < a->span_e)
+            ac->optimizer_steps++;
+    }
+    free(cls);
+    gd_vec_free(&starts);
+    gd_vec_free(&spans);
+    int64_t ns = 0;
+    for (size_t i = 0; i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        if (op->kind == GD_GPU_KERNEL && op->ts_ns >= a->span_s && op->ts_ns < a->span_e) {
+            ac->kernels++;
+            ns += op->dur_ns;
+        }
+    }
+    ac->kernel_us = ns_to_us(ns);
+    ac->micro_steps =
+        ac->backward_passes && ac->optimizer_steps ? (double)ac->backward_passes / (double)ac->optimizer_steps : NAN;
+    return ret;
 }

@@ -93,4 +93,8 @@ int gd_build_lora(actx *a);
  * when gemm_blocks_known_us is not > 0.  After gd_build_transfers. */
 void gd_build_gemm_fill_share(gpudiag_report *r);
 
+/* Gradient accumulation (memsave.c; DEFINITIONS "Gradient accumulation"):
+ * r->accumulation.  After gd_build_steps.  0, or -1 on allocation failure. */
+int gd_build_accumulation(actx *a);
+
 #endif

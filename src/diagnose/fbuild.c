@@ -3,6 +3,7 @@
  */
 #include "diagnose/fbuild.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,5 +56,36 @@ void gd_fb_text(gd_fbuild *b, gpudiag_finding *f, char *title, char *rec)
         return;
     }
     f->title = title;
+    f->recommendation = rec;
+}
+
+void gd_fb_append(gd_fbuild *b, gpudiag_finding *f, char *more)
+{
+    if (!f || !more || !f->recommendation) {
+        free(more);
+        b->oom = b->oom || !more;
+        return;
+    }
+    size_t a = strlen(f->recommendation), m = strlen(more);
+    char *rec = malloc(a + 1 + m + 1);
+    if (!rec) {
+        free(more);
+        b->oom = 1;
+        return;
+    }
+    memcpy(rec, f->recommendation, a);
+    rec[a] = ' ';
+    memcpy(rec + a + 1, more, m + 1);
+    free(more);
+    if (b->arena) {
+        /* the old text stays in the arena until the report is freed */
+        const char *kept = gd_arena_take(b->arena, rec);
+        if (!kept)
+            b->oom = 1;
+        else
+            f->recommendation = kept;
+        return;
+    }
+    free((char *)(uintptr_t)f->recommendation); /* malloc'd by gd_fb_text without an arena */
     f->recommendation = rec;
 }

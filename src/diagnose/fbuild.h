@@ -32,4 +32,8 @@ void gd_fb_ev(gpudiag_finding *f, const char *key, double v);
  * NULL among them frees the others and sets b->oom. */
 void gd_fb_text(gd_fbuild *b, gpudiag_finding *f, char *title, char *rec);
 
+/* Append " " and `more` (malloc'd, taken over) to f's recommendation; on a
+ * NULL `more` or OOM the recommendation stays and b->oom is set. */
+void gd_fb_append(gd_fbuild *b, gpudiag_finding *f, char *more);
+
 #endif

@@ -38,7 +38,7 @@ static const struct {
     {gd_rule_low_util, GPU},        {gd_rule_low_mfu, GPU},         {gd_rule_nsight, GPU},
     {gd_rule_graph_replays, ANY},   {gd_rule_graph_capture, GPU},   {gd_rule_recompute, GPU},
     {gd_rule_memory_headroom, GPU}, {gd_rule_allocator_churn, GPU},
-    {gd_rule_lora, GPU},
+    {gd_rule_lora, GPU},            {gd_rule_accumulation, GPU},
 };
 
 int gd_diagnose(const gpudiag_trace *t, gpudiag_report *r)

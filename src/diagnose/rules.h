@@ -41,6 +41,7 @@
 #define GD_OFFLOAD_TIME_MIN 0.05         /* H2D + D2H copy time, of the step */
 #define GD_GEMM_SHARE_MIN 0.20           /* GEMM kernels, of kernel time */
 #define GD_GEMM_UNDERFILLED_MIN 0.50     /* GEMM time with fewer blocks than SMs, of GEMM time */
+#define GD_ACCUM_MICRO_STEPS_MIN 2.0     /* micro-steps per optimizer step that count as accumulation */
 #define GD_RECOMPUTE_SHARE_MIN 0.10      /* recompute kernel time per step, of the step (recompute_cost) */
 /* memory_headroom_idle (DEFINITIONS "Memory headroom while the GPU idles") */
 #define GD_HEADROOM_RESERVED_MAX 0.5     /* peak reserved, of the device total: "well below" */

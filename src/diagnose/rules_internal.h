@@ -127,6 +127,7 @@ void gd_rule_memcpy(fbuilder *b);
 void gd_rule_pageable(fbuilder *b);
 void gd_rule_recompute(fbuilder *b); /* rules_memsave.c */
 void gd_rule_lora(fbuilder *b);
+void gd_rule_accumulation(fbuilder *b);
 void gd_rule_memory_headroom(fbuilder *b); /* rules_memory.c */
 void gd_rule_allocator_churn(fbuilder *b);
 

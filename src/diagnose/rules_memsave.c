@@ -1,11 +1,12 @@
 /*
  * rules_memsave.c — the rules over what memory savings cost (issue 21;
  * docs/DEFINITIONS.md "Memory savings and what they cost"): recompute of
- * activation checkpointing, LoRA adapters.
+ * activation checkpointing, LoRA adapters, gradient accumulation.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "diagnose/rules_internal.h"
 
@@ -66,4 +67,30 @@ void gd_rule_lora(fbuilder *b)
                          "merge_and_unload()); for training fuse them: one GEMM for the A matrices of q/k/v "
                          "(concatenate the adapters that share an input), torch.compile or CUDA Graphs to cut "
                          "the launches, and a larger micro-batch so each GEMM does more work."));
+}
+
+/* Gradient accumulation as evidence on the findings it explains: small
+ * micro-batches expose small kernels (DEFINITIONS "Gradient accumulation").
+ * Runs after small_gemms and the host rules; adds no finding. */
+void gd_rule_accumulation(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    double k = r->accumulation.micro_steps;
+    if (!(k >= GD_ACCUM_MICRO_STEPS_MIN))
+        return;
+    static const char *const ids[] = {"small_gemms", "host_launch_bound", "host_overhead"};
+    for (size_t i = 0; i < r->finding_count; i++) {
+        gpudiag_finding *f = &r->findings[i];
+        int hit = 0;
+        for (size_t j = 0; j < sizeof ids / sizeof *ids; j++)
+            hit |= strcmp(f->id, ids[j]) == 0;
+        if (!hit)
+            continue;
+        gd_fb_ev(f, "micro_steps_per_optimizer_step", k);
+        gd_fb_append(b, f,
+                     gd_format("The trace accumulates gradients over %.3g micro-steps per optimizer step, so each "
+                               "kernel sees 1/%.3g of the batch: raise the micro-batch and lower the accumulation "
+                               "by the same factor (the global batch stays) if memory allows.",
+                               k, k));
+    }
 }

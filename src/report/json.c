@@ -1059,6 +1059,16 @@ static void write_memory_savings(jw *w, const gpudiag_report *r)
     kv_num(w, "flops", lo->ops ? lo->flops : NAN);
     kv_num(w, "achieved_tflops", lo->kernel_us > 0 ? lo->flops / lo->kernel_us / 1e6 : NAN);
     yajl_gen_map_close(w->g);
+    const gpudiag_accum_seen *ac = &r->accumulation;
+    key(w, "accumulation");
+    yajl_gen_map_open(w->g);
+    kv_int(w, "backward_passes", (long long)ac->backward_passes);
+    kv_int(w, "optimizer_steps", (long long)ac->optimizer_steps);
+    kv_num(w, "micro_steps_per_optimizer_step", ac->micro_steps);
+    kv_num(w, "kernels_per_micro_step",
+           ac->backward_passes ? (double)ac->kernels / (double)ac->backward_passes : NAN);
+    kv_us(w, "mean_kernel_us", ac->kernels ? ac->kernel_us / (double)ac->kernels : NAN);
+    yajl_gen_map_close(w->g);
     yajl_gen_map_close(w->g);
 }
 

@@ -102,4 +102,37 @@ d = json.load(open(sys.argv[1])); lo = d["memory_savings"]["lora"]
 ids = [x["id"] for x in d["findings"]]
 sys.exit(0 if (lo["detected"], lo["ops"], "lora_adapter_launches" in ids) == (False, 0, False) else 1)
 PY
+# Gradient accumulation, on tests/data/ok_accum.json (by hand): two 1000 us steps, each 4 micro-steps
+#   (aten::linear forward, then an AddmmBackward0 backward node [b+100,b+150], b = step + 200 i),
+#   each launching a 4 us GEMM of 0.5 blocks per SM, then Optimizer.step#SGD.step with a 2 us kernel.
+#   Backward spans 8, each pair split by the next micro-step's forward aten::linear -> 8 passes;
+#   2 optimizer steps -> 4 micro-steps per optimizer step; kernels 2 x (8 + 1) = 18 -> 18/8 = 2.25 per
+#   micro-step; mean (16 x 4 + 2 x 2) / 18 = 3.7778 us. host_launch_bound and small_gemms carry
+#   micro_steps_per_optimizer_step 4 and the accumulation sentence; no finding of its own.
+PY=$(cat <<'EOF2'
+import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"]); import valcheck
+d = json.load(open(sys.argv[1])); ac = d["memory_savings"]["accumulation"]
+fs = {x["id"]: x for x in d["findings"]}
+ev = lambda i: fs[i]["evidence"].get("micro_steps_per_optimizer_step") if i in fs else None
+says = lambda i: i in fs and "accumulates gradients over 4 micro-steps" in fs[i]["recommendation"]
+checks = [
+    ("passes", ac["backward_passes"], 8), ("optimizer steps", ac["optimizer_steps"], 2),
+    ("micro steps", ac["micro_steps_per_optimizer_step"], 4), ("kernels per micro", ac["kernels_per_micro_step"], 2.25),
+    ("mean kernel", ac["mean_kernel_us"], 68 / 18),
+    ("host_launch_bound evidence", ev("host_launch_bound"), 4), ("small_gemms evidence", ev("small_gemms"), 4),
+    ("host_launch_bound sentence", says("host_launch_bound"), True), ("small_gemms sentence", says("small_gemms"), True),
+    ("no_tensor_cores untouched", ev("no_tensor_cores"), None),
+]
+valcheck.run(checks, sys.argv[2], 1e-03)
+EOF2
+)
+check_both_readers "$GD_TEST_DATA/ok_accum.json" "$PY" && ok || nok "accumulation on ok_accum.json"
+# one optimizer step per backward pass (ok_recompute has no optimizer step: null)
+expect_rc 0 "$GPUDIAG" analyze --json "$GD_TEST_DATA/ok_recompute.json"
+python3 - "$TMP/out" <<'PY' || nok "accumulation without an optimizer step"
+import json, sys
+ac = json.load(open(sys.argv[1]))["memory_savings"]["accumulation"]
+sys.exit(0 if (ac["backward_passes"], ac["optimizer_steps"], ac["micro_steps_per_optimizer_step"]) == (2, 0, None) else 1)
+PY
 finish
