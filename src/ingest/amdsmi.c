@@ -72,7 +72,7 @@ static amd_col map_column(const char *s, size_t n)
 /* The unit words amd-smi prints after a value in its text table. */
 static int is_unit(const char *s, size_t n)
 {
-    static const char *const units[] = {"W", "\xc2\xb0" "C", "C", "%", "MHz", "MB", "GB", "Mb/s", "KB", "B"};
+    static const char *const units[] = {"W", "\302\260C" /* °C */, "C", "%", "MHz", "MB", "GB", "Mb/s", "KB", "B"};
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
         if (n == strlen(units[i]) && memcmp(s, units[i], n) == 0)
             return 1;
@@ -131,8 +131,8 @@ static double vram_scale(const char *unit, size_t unit_n, double bare_total)
 typedef struct amd_row {
     int gpu;
     double v[GPUDIAG_M_COUNT];
-    double used, total;            /* VRAM as printed */
-    const char *used_u, *total_u;  /* their units, NULL when bare */
+    double used, total;           /* VRAM as printed */
+    const char *used_u, *total_u; /* their units, NULL when bare */
     size_t used_un, total_un;
 } amd_row;
 
