@@ -987,7 +987,7 @@ static void agg(nsr *r, const char *sql, const char *what, uint64_t *count, doub
         *count = (uint64_t)sqlite3_column_int64(s, 0);
         if (bytes)
             *bytes = sqlite3_column_double(s, 1);
-        *us = sqlite3_column_double(s, 2) / 1000.0;
+        *us = sqlite3_column_double(s, 2) / NS_PER_US;
     } else {
         fail_sql(r, what);
     }
