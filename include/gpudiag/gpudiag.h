@@ -162,9 +162,11 @@ typedef struct gpudiag_read_opts {
      *  cut at events that start a line while the calling thread reads (and
      *  inflates a .json.gz) and commits the windows in file order.  The trace is
      *  identical to a one-thread read, error offsets included.  Memory grows by
-     *  about 2 x N windows (bytes and parsed events) plus a simdjson parser per
-     *  thread.  Ignored without simdjson, for header_only and for an Nsight
-     *  export.  Appended in 0.1 (fields are only ever appended). */
+     *  about 7 MiB per thread (2 windows in flight with their parsed events, a
+     *  simdjson parser); so a regular file gets at most one thread per 64 MiB of
+     *  JSON (a .gz: 10 x its size on disk), and a small trace is read on the
+     *  calling thread.  Ignored without simdjson, for header_only and for an
+     *  Nsight export.  Appended in 0.1 (fields are only ever appended). */
     int threads;
 } gpudiag_read_opts;
 

@@ -5,7 +5,8 @@
 # shared traces.  GPUDIAG_PARSE_WINDOW makes the windows small (a few hundred
 # bytes to a few KB) so that even the small test files are cut into many
 # windows, at every kind of boundary; the shared traces are also run with the
-# default 1 MiB windows.
+# default 1 MiB windows (which, below 64 MiB of JSON, means one thread: the cap
+# on threads per input size is then what is checked).
 . "$(dirname "$0")/common.sh"
 run() { # run OUT JOBS WINDOW FORMAT FILE
     GPUDIAG_PARSE_WINDOW=$3 "$GPUDIAG" analyze --jobs "$2" $4 "$5" >"$1.out" 2>"$1.err"
