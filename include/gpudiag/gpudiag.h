@@ -492,6 +492,8 @@ typedef struct gpudiag_finding {
     gpudiag_bottleneck bottleneck;/**< the bottleneck this finding points to */
     size_t evidence_count;
     gpudiag_evidence evidence[GPUDIAG_MAX_EVIDENCE];
+    const char *kind;             /**< "cause", "symptom" or "input" (docs/FINDINGS.md's kind column;
+                                       the catalogue row's kind), a static string */
 } gpudiag_finding;
 
 /** NVIDIA Nsight Systems expert-system rules (`nsys analyze -r RULE`, NVIDIA's

@@ -49,11 +49,9 @@ typedef enum {
     GD_C_COUNT
 } gd_cfinding_id;
 
-enum { CAUSE, SYMPTOM, NOTE };
-
 typedef struct {
     const char *id;
-    int kind;
+    gd_finding_kind kind;
     gpudiag_bottleneck bottleneck;
 } cl_row;
 
@@ -67,7 +65,7 @@ static const cl_row catalogue[GD_C_COUNT] = {
 static gpudiag_finding *cl_add(gd_fbuild *b, gd_cfinding_id id, gpudiag_severity sev, double est_gain)
 {
     const cl_row *c = &catalogue[id];
-    return gd_fb_add(b, c->id, sev, c->kind == CAUSE, c->bottleneck, est_gain);
+    return gd_fb_add(b, c->id, sev, c->kind, c->bottleneck, est_gain);
 }
 
 /* The `straggler` finding (docs/FINDINGS.md): the cluster verdict as a

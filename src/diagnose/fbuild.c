@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-gpudiag_finding *gd_fb_add(gd_fbuild *b, const char *id, gpudiag_severity sev, int is_cause,
+gpudiag_finding *gd_fb_add(gd_fbuild *b, const char *id, gpudiag_severity sev, gd_finding_kind kind,
                            gpudiag_bottleneck bn, double est_gain)
 {
     if (*b->count == b->cap) {
@@ -25,7 +25,8 @@ gpudiag_finding *gd_fb_add(gd_fbuild *b, const char *id, gpudiag_severity sev, i
     memset(f, 0, sizeof *f);
     f->id = id;
     f->severity = sev;
-    f->is_cause = is_cause;
+    f->is_cause = kind == CAUSE;
+    f->kind = kind == CAUSE ? "cause" : kind == NOTE ? "input" : "symptom";
     f->bottleneck = bn;
     f->est_gain = est_gain;
     return f;

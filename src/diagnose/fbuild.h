@@ -9,6 +9,10 @@
 #include "gpudiag/gpudiag.h"
 #include "util/arena.h"
 
+/* A catalogue row's kind: a cause (ranked first, is_cause 1), a symptom, or a
+ * note about the input (ranked last; the word "input" in the reports). */
+typedef enum { CAUSE, SYMPTOM, NOTE } gd_finding_kind;
+
 typedef struct gd_fbuild {
     gpudiag_report *r;          /* the report the rules read; NULL for a cluster */
     gpudiag_finding **findings; /* the array findings are appended to (r->findings, a cluster's) */
@@ -21,9 +25,10 @@ typedef struct gd_fbuild {
 /* A builder appending to the report r's findings (r->findings empty), in its arena. */
 #define GD_FBUILD_REPORT(r) {(r), &(r)->findings, &(r)->finding_count, 0, 0, (r)->arena}
 
-/* Append a zeroed finding with these fields to *b->findings; NULL (and
- * b->oom) on OOM.  id: a static string (a catalogue row's). */
-gpudiag_finding *gd_fb_add(gd_fbuild *b, const char *id, gpudiag_severity sev, int is_cause,
+/* Append a zeroed finding with these fields to *b->findings (is_cause and
+ * the kind word from `kind`); NULL (and b->oom) on OOM.  id: a static string
+ * (a catalogue row's). */
+gpudiag_finding *gd_fb_add(gd_fbuild *b, const char *id, gpudiag_severity sev, gd_finding_kind kind,
                            gpudiag_bottleneck bn, double est_gain);
 /* Add one evidence number (ignored when f is NULL or the evidence is full). */
 void gd_fb_ev(gpudiag_finding *f, const char *key, double v);

@@ -22,23 +22,15 @@ const gd_finding_row gd_catalogue[GD_F_COUNT] = {
 #undef GD_FINDING
 };
 
-/* The rules over the report's numbers, in the order they run (it matters: a
- * rule may read an earlier rule's finding, has_finding).  GPU: only when the
- * trace has device activity; ANY: always. */
+/* The rules over the report's numbers, in findings.def's GD_RULE order. */
 enum { ANY, GPU };
 static const struct {
     void (*fn)(fbuilder *b);
     int when;
 } passes[] = {
-    {gd_rule_startup, GPU},         {gd_rule_dataloader, ANY},      {gd_rule_host_overhead, GPU},
-    {gd_rule_communication, GPU},   {gd_rule_collective_host, GPU}, {gd_rule_stream_wait, GPU},
-    {gd_rule_offload, GPU},         {gd_rule_memcpy, GPU},          {gd_rule_small_gemms, GPU},
-    {gd_rule_memory_bound, GPU},    {gd_rule_attention, GPU},       {gd_rule_sync, GPU},
-    {gd_rule_pageable, GPU},        {gd_rule_optimizer, GPU},       {gd_rule_tensor_cores, GPU},
-    {gd_rule_low_util, GPU},        {gd_rule_low_mfu, GPU},         {gd_rule_nsight, GPU},
-    {gd_rule_graph_replays, ANY},   {gd_rule_graph_capture, GPU},   {gd_rule_recompute, GPU},
-    {gd_rule_memory_headroom, GPU}, {gd_rule_allocator_churn, GPU},
-    {gd_rule_lora, GPU},            {gd_rule_accumulation, GPU},
+#define GD_RULE(fn, when) {fn, when},
+#include "diagnose/findings.def"
+#undef GD_RULE
 };
 
 int gd_diagnose(const gpudiag_trace *t, gpudiag_report *r)

@@ -27,8 +27,6 @@ typedef enum {
     GD_F_COUNT
 } gd_finding_id;
 
-typedef enum { CAUSE, SYMPTOM, NOTE } gd_finding_kind;
-
 typedef struct {
     const char *id;
     gd_finding_kind kind;
@@ -45,7 +43,7 @@ extern const gd_finding_row gd_catalogue[GD_F_COUNT];
 static inline gpudiag_finding *rf_add(fbuilder *b, gd_finding_id id, gpudiag_severity sev, double est_gain)
 {
     const gd_finding_row *c = &gd_catalogue[id];
-    return gd_fb_add(b, c->id, sev, c->kind == CAUSE, c->bottleneck, est_gain);
+    return gd_fb_add(b, c->id, sev, c->kind, c->bottleneck, est_gain);
 }
 
 /* 1 when an earlier rule added the finding `id` (rules.c runs them in order). */
@@ -105,31 +103,10 @@ double gd_idle_cause_share(const gpudiag_report *r, gpudiag_idle_cause c);
 /* ---- the rules (each may add its findings.def rows) -------------------- */
 
 void gd_rule_input(fbuilder *b, const gpudiag_trace *t); /* rules_input.c */
-void gd_rule_graph_replays(fbuilder *b);
-void gd_rule_graph_capture(fbuilder *b);
-void gd_rule_dataloader(fbuilder *b); /* rules_steps.c */
-void gd_rule_startup(fbuilder *b);
-void gd_rule_stream_wait(fbuilder *b);
-void gd_rule_host_overhead(fbuilder *b);
-void gd_rule_optimizer(fbuilder *b);
-void gd_rule_sync(fbuilder *b);
-void gd_rule_low_util(fbuilder *b);
-void gd_rule_nsight(fbuilder *b);
-void gd_rule_memory_bound(fbuilder *b); /* rules_kernel.c */
-void gd_rule_attention(fbuilder *b);
-void gd_rule_small_gemms(fbuilder *b);
-void gd_rule_tensor_cores(fbuilder *b);
-void gd_rule_low_mfu(fbuilder *b);
-void gd_rule_collective_host(fbuilder *b); /* rules_comm.c */
-void gd_rule_communication(fbuilder *b);
-void gd_rule_offload(fbuilder *b);
-void gd_rule_memcpy(fbuilder *b);
-void gd_rule_pageable(fbuilder *b);
-void gd_rule_recompute(fbuilder *b); /* rules_memsave.c */
-void gd_rule_lora(fbuilder *b);
-void gd_rule_accumulation(fbuilder *b);
-void gd_rule_memory_headroom(fbuilder *b); /* rules_memory.c */
-void gd_rule_allocator_churn(fbuilder *b);
+/* The rules of findings.def's GD_RULE lines (each in a rules_*.c). */
+#define GD_RULE(fn, when) void fn(fbuilder *b);
+#include "diagnose/findings.def"
+#undef GD_RULE
 
 /* ---- ranking and verdict (verdict.c) ----------------------------------- */
 

@@ -31,15 +31,14 @@ typedef enum {
     GD_S_COUNT
 } gd_sfinding_id;
 
-enum { CAUSE, SYMPTOM, NOTE };
 #define GPUDIAG_BN_BY_GPU GPUDIAG_BN_UNKNOWN /* placeholder: the rule gives the GPU's class */
 
 static const struct {
     const char *id;
-    int is_cause;
+    gd_finding_kind kind;
     gpudiag_bottleneck bottleneck;
 } catalogue[GD_S_COUNT] = {
-#define GD_SFINDING(id, kind, bn, rule) {#id, kind == CAUSE, GPUDIAG_BN_##bn},
+#define GD_SFINDING(id, kind, bn, rule) {#id, kind, GPUDIAG_BN_##bn},
 #include "diagnose/series_findings.def"
 #undef GD_SFINDING
 };
@@ -52,7 +51,7 @@ static gpudiag_finding *add_gain_bn(sbuild *b, gd_sfinding_id id, gpudiag_severi
 {
     if (!isnan(gain))
         gain = gain < 0 ? 0 : gain > 1 ? 1 : gain;
-    return gd_fb_add(b, catalogue[id].id, sev, catalogue[id].is_cause, bn, gain);
+    return gd_fb_add(b, catalogue[id].id, sev, catalogue[id].kind, bn, gain);
 }
 
 /* With the catalogue's bottleneck and an estimated gain. */

@@ -5,18 +5,14 @@
 #ifndef GD_REPORT_FINDING_KIND_H
 #define GD_REPORT_FINDING_KIND_H
 
-#include <string.h>
-
 #include "gpudiag/gpudiag.h"
 
-/* "cause" (is_cause), "input" (an id input_*), else "symptom"; a static
- * string.  The word follows the id, not the catalogues' kind column: the
- * NOTE/input rows cpu_only_trace and no_step_markers, and single_step and
- * startup_in_window (input in docs/FINDINGS.md), read "symptom" here, as they
- * always have; changing that moves reports. */
+/* The finding's kind word, "cause", "symptom" or "input" (its catalogue
+ * row's kind, as docs/FINDINGS.md's kind column); a static string.  A
+ * finding built outside the catalogues (none today) reads "symptom". */
 static inline const char *gd_finding_kind_word(const gpudiag_finding *f)
 {
-    return f->is_cause ? "cause" : strncmp(f->id, "input_", 6) == 0 ? "input" : "symptom";
+    return f->kind ? f->kind : f->is_cause ? "cause" : "symptom";
 }
 
 #endif

@@ -115,8 +115,8 @@ for (_, i), (ck, cbn) in sorted(catalogue.items()):
     for kind in (k.strip() for j, k in rows if j == i):
         if (ck == "CAUSE") != kind.startswith("cause"):
             bad.append("catalogue kind of %s is %s, FINDINGS.md says %r" % (i, ck, kind))
-        if ck == "NOTE" and not kind.startswith("input"):
-            bad.append("catalogue kind of %s is NOTE, FINDINGS.md says %r" % (i, kind))
+        if (ck == "NOTE") != kind.startswith("input"):
+            bad.append("catalogue kind of %s is %s, FINDINGS.md says %r (NOTE is the word input)" % (i, ck, kind))
         m = re.match(r'(?:\w+\s*→\s*)?`(\w+)`', kind)
         if m and m.group(1) != cbn:
             bad.append("catalogue bottleneck of %s is %s, FINDINGS.md says %s" % (i, cbn, m.group(1)))
