@@ -661,6 +661,18 @@ typedef struct gpudiag_accum_seen {
     double micro_steps;           /**< backward_passes ÷ optimizer_steps; NaN when either is 0 */
 } gpudiag_accum_seen;
 
+/** CPU offload traffic per step against the PCIe link (docs/DEFINITIONS.md
+ *  "Offload"; JSON `memory_savings.offload`).  NaN without steps. */
+typedef struct gpudiag_offload_seen {
+    int detected;                 /**< 1: >= 64 MiB per step both ways (offload_transfer's condition) */
+    const char *framework;        /**< "deepspeed", "fsdp" (static strings), NULL when not named */
+    double h2d_bytes_per_step, d2h_bytes_per_step;
+    double copy_us_per_step;      /**< H2D + D2H copy time per step, µs */
+    double exposed_us_per_step;   /**< Memcpy role time per step (no kernel running), µs */
+    double min_link_us_per_step;  /**< larger direction's bytes ÷ the PCIe rate per direction, µs; NaN unknown */
+    double copy_over_link;        /**< copy_us_per_step ÷ min_link_us_per_step; NaN unknown */
+} gpudiag_offload_seen;
+
 /** The whole diagnosis.  Every pointer is owned by the report. */
 typedef struct gpudiag_report {
     gpudiag_input_info input;
@@ -839,6 +851,7 @@ typedef struct gpudiag_report {
     double comm_kernel_time_us;
     gpudiag_lora_seen lora;       /**< LoRA adapter GEMMs (issue 21) */
     gpudiag_accum_seen accumulation; /**< gradient accumulation (issue 21) */
+    gpudiag_offload_seen offload; /**< CPU offload traffic (issue 21) */
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */

@@ -478,6 +478,7 @@ static const struct {
     {"shares and rates", pass_shares},
     {"lora", gd_build_lora},
     {"accumulation", gd_build_accumulation},
+    {"offload", gd_build_offload},
     {"roofline", pass_roofline},
     {"diagnosis", pass_diagnose},
 };

@@ -18,6 +18,7 @@
 
 #include "analyze/passes.h"
 #include "analyze/roofline.h"
+#include "diagnose/rules.h" /* GD_OFFLOAD_BYTES_MIN: one threshold for offload_transfer and offload.detected */
 #include "model/trace.h"
 
 enum {
@@ -27,7 +28,9 @@ enum {
     NM_FWD_ONLY = 1u << 3,  /* an op the backward never calls (rule c) */
     NM_CKPT_CALL = 1u << 4, /* checkpointing called in the forward */
     NM_OPT_STEP = 1u << 5,  /* Optimizer.step#... */
-    NM_DONE = 1u << 7
+    NM_DEEPSPEED = 1u << 6, /* ZeRO-Offload's CPU optimizer */
+    NM_FSDP = 1u << 7,      /* FullyShardedDataParallel */
+    NM_DONE = 1u << 8
 };
 
 #define EVAL_PREFIX "autograd::engine::evaluate_function:"
@@ -46,6 +49,11 @@ static unsigned classify(const char *nm, size_t len)
         v |= NM_EVAL;
     if (gd_icontains(nm, len, "checkpoint") && gd_icontains(nm, len, "recompute_fn"))
         v |= NM_RECOMP_FN;
+    if (gd_icontains(nm, len, "deepspeedcpuadam") || gd_icontains(nm, len, "cpu_adam") ||
+        gd_icontains(nm, len, "ds_adam"))
+        v |= NM_DEEPSPEED;
+    if (gd_icontains(nm, len, "fullyshardeddataparallel"))
+        v |= NM_FSDP;
     if (gd_starts_with(nm, len, "Optimizer.step#"))
         v |= NM_OPT_STEP;
     if (gd_ends_with(nm, len, "CheckpointFunctionBackward"))
@@ -91,7 +99,7 @@ static int64_t next_start(const int64_t *v, size_t n, int64_t s)
 }
 
 /* Backward nodes: their starts (sorted) and their merged spans. */
-static int eval_spans(const gpudiag_trace *t, const uint8_t *cls, gd_vec *starts, gd_vec *spans)
+static int eval_spans(const gpudiag_trace *t, const uint16_t *cls, gd_vec *starts, gd_vec *spans)
 {
     for (size_t i = 0; i < t->cpu_ops.len; i++) {
         const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
@@ -107,7 +115,7 @@ static int eval_spans(const gpudiag_trace *t, const uint8_t *cls, gd_vec *starts
 }
 
 /* The recompute windows (rules a, b, c), merged, into win; r->recompute.windows and .detected. */
-static int find_windows(const gpudiag_trace *t, const uint8_t *cls, gpudiag_recompute_seen *rc, gd_vec *win)
+static int find_windows(const gpudiag_trace *t, const uint16_t *cls, gpudiag_recompute_seen *rc, gd_vec *win)
 {
     gd_vec starts, spans;
     gd_vec_init(&starts, sizeof(int64_t));
@@ -139,16 +147,16 @@ static int find_windows(const gpudiag_trace *t, const uint8_t *cls, gpudiag_reco
 }
 
 /* The NM_* class of every name a host op uses (calloc'd, per name id); NULL on OOM. */
-static uint8_t *classify_names(const gpudiag_trace *t)
+static uint16_t *classify_names(const gpudiag_trace *t)
 {
-    uint8_t *cls = calloc(t->names.count ? t->names.count : 1, 1);
+    uint16_t *cls = calloc(t->names.count ? t->names.count : 1, sizeof *cls);
     if (!cls)
         return NULL;
     for (size_t i = 0; i < t->cpu_ops.len; i++) {
         const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
         if (!cls[c->name_id])
             cls[c->name_id] =
-                (uint8_t)classify(gd_strtab_get(&t->names, c->name_id), gd_strtab_len(&t->names, c->name_id));
+                (uint16_t)classify(gd_strtab_get(&t->names, c->name_id), gd_strtab_len(&t->names, c->name_id));
     }
     return cls;
 }
@@ -159,7 +167,7 @@ int gd_build_recompute(actx *a)
     gpudiag_recompute_seen *rc = &a->r->recompute;
     memset(rc, 0, sizeof *rc);
     rc->recompute_us = rc->kernel_us = rc->share_of_kernel_time = rc->share_of_step = rc->hfu = NAN;
-    uint8_t *cls = classify_names(t);
+    uint16_t *cls = classify_names(t);
     if (!cls)
         return -1;
     gd_vec win;
@@ -237,7 +245,7 @@ int gd_build_lora(actx *a)
 /* Backward passes starting inside the steps span (DEFINITIONS "Gradient
  * accumulation"): merged backward-node spans, split where a forward-only op
  * starts between two of them outside every backward node.  UINT64_MAX on OOM. */
-static uint64_t backward_passes(const actx *a, const uint8_t *cls, const gd_vec *spans)
+static uint64_t backward_passes(const actx *a, const uint16_t *cls, const gd_vec *spans)
 {
     const gpudiag_trace *t = a->t;
     gd_vec fwd;
@@ -273,7 +281,7 @@ int gd_build_accumulation(actx *a)
     ac->kernel_us = ac->micro_steps = NAN;
     if (!a->nsteps)
         return 0;
-    uint8_t *cls = classify_names(t);
+    uint16_t *cls = classify_names(t);
     gd_vec starts, spans;
     gd_vec_init(&starts, sizeof(int64_t));
     gd_vec_init(&spans, sizeof(gd_iv));
@@ -304,4 +312,38 @@ int gd_build_accumulation(actx *a)
     ac->micro_steps =
         ac->backward_passes && ac->optimizer_steps ? (double)ac->backward_passes / (double)ac->optimizer_steps : NAN;
     return ret;
+}
+
+int gd_build_offload(actx *a)
+{
+    gpudiag_report *r = a->r;
+    gpudiag_offload_seen *of = &r->offload;
+    memset(of, 0, sizeof *of);
+    of->h2d_bytes_per_step = of->d2h_bytes_per_step = of->copy_us_per_step = of->exposed_us_per_step = NAN;
+    of->min_link_us_per_step = of->copy_over_link = NAN;
+    if (!r->step_count)
+        return 0;
+    double n = (double)r->step_count;
+    const gpudiag_transfer *h2d = &r->transfers[GPUDIAG_COPY_H2D], *d2h = &r->transfers[GPUDIAG_COPY_D2H];
+    of->h2d_bytes_per_step = h2d->bytes / n;
+    of->d2h_bytes_per_step = d2h->bytes / n;
+    of->copy_us_per_step = (h2d->time_us + d2h->time_us) / n;
+    of->exposed_us_per_step = r->avg_role_us[GPUDIAG_ROLE_MEMCPY];
+    of->detected = of->h2d_bytes_per_step >= GD_OFFLOAD_BYTES_MIN && of->d2h_bytes_per_step >= GD_OFFLOAD_BYTES_MIN;
+    double big = fmax(of->h2d_bytes_per_step, of->d2h_bytes_per_step);
+    if (r->pcie_link_gb_per_s > 0 && big > 0) {
+        of->min_link_us_per_step = big / (r->pcie_link_gb_per_s * 1e3);
+        of->copy_over_link = of->copy_us_per_step / of->min_link_us_per_step;
+    }
+    uint16_t *cls = classify_names(a->t);
+    if (!cls)
+        return -1;
+    unsigned seen = 0;
+    for (size_t i = 0; i < a->t->cpu_ops.len; i++) {
+        const gd_cpu_op *c = gd_vec_at(&a->t->cpu_ops, i);
+        seen |= cls[c->name_id];
+    }
+    free(cls);
+    of->framework = (seen & NM_DEEPSPEED) ? "deepspeed" : (seen & NM_FSDP) ? "fsdp" : NULL;
+    return 0;
 }

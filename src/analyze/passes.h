@@ -97,4 +97,9 @@ void gd_build_gemm_fill_share(gpudiag_report *r);
  * r->accumulation.  After gd_build_steps.  0, or -1 on allocation failure. */
 int gd_build_accumulation(actx *a);
 
+/* Offload traffic against the PCIe link (memsave.c; DEFINITIONS "Offload"):
+ * r->offload.  After the breakdown, the transfers and the shares and rates
+ * (pcie_link_gb_per_s).  0, or -1 on allocation failure. */
+int gd_build_offload(actx *a);
+
 #endif

@@ -205,6 +205,8 @@ void gd_rule_offload(fbuilder *b)
     gd_fb_ev(f, "transfer_time_share", time_share);
     gd_fb_ev(f, "exposed_memcpy_share", exposed);
     gd_fb_ev(f, "pcie_link_gb_per_s", r->pcie_link_gb_per_s); /* per direction, of the identified GPU */
+    gd_fb_ev(f, "min_link_us_per_step", r->offload.min_link_us_per_step);
+    gd_fb_ev(f, "copy_over_link", r->offload.copy_over_link);
     gd_fb_text(b, f,
          gd_format("Every step moves %.0f MiB to the GPU and %.0f MiB back over PCIe (offload): the copies run for "
                    "%.1f%% of the step, %.1f%% with no kernel running",
@@ -215,6 +217,13 @@ void gd_rule_offload(fbuilder *b)
                    "copies on a side stream, prefetch the next layer's parameters, or prefer activation "
                    "checkpointing (costs ~1/3 more compute, no PCIe) and ZeRO sharding across GPUs (uses "
                    "NVLink) over CPU offload."));
+    const gpudiag_offload_seen *of = &r->offload;
+    if (of->min_link_us_per_step > 0)
+        gd_fb_append(b, f,
+                     gd_format("At %.1f GB/s per direction these bytes need at least %.0f us per step (%.1f%% of "
+                               "the step) even fully overlapped; the copies take %.1fx that.",
+                               r->pcie_link_gb_per_s, of->min_link_us_per_step,
+                               100.0 * of->min_link_us_per_step / r->avg_step_us, of->copy_over_link));
 }
 
 void gd_rule_memcpy(fbuilder *b)

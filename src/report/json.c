@@ -1069,6 +1069,19 @@ static void write_memory_savings(jw *w, const gpudiag_report *r)
            ac->backward_passes ? (double)ac->kernels / (double)ac->backward_passes : NAN);
     kv_us(w, "mean_kernel_us", ac->kernels ? ac->kernel_us / (double)ac->kernels : NAN);
     yajl_gen_map_close(w->g);
+    const gpudiag_offload_seen *of = &r->offload;
+    key(w, "offload");
+    yajl_gen_map_open(w->g);
+    kv_bool(w, "detected", of->detected);
+    kv_str(w, "framework", of->framework);
+    kv_num(w, "h2d_bytes_per_step", of->h2d_bytes_per_step);
+    kv_num(w, "d2h_bytes_per_step", of->d2h_bytes_per_step);
+    kv_us(w, "copy_us_per_step", of->copy_us_per_step);
+    kv_us(w, "exposed_us_per_step", of->exposed_us_per_step);
+    kv_num(w, "link_gb_per_s", r->pcie_link_gb_per_s);
+    kv_us(w, "min_link_us_per_step", of->min_link_us_per_step);
+    kv_num(w, "copy_over_link", of->copy_over_link);
+    yajl_gen_map_close(w->g);
     yajl_gen_map_close(w->g);
 }
 

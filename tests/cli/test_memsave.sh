@@ -135,4 +135,39 @@ import json, sys
 ac = json.load(open(sys.argv[1]))["memory_savings"]["accumulation"]
 sys.exit(0 if (ac["backward_passes"], ac["optimizer_steps"], ac["micro_steps_per_optimizer_step"]) == (2, 0, None) else 1)
 PY
+# Offload, on tests/data/ok_offload.json (its values derived in test_transfers.sh): 128 MiB each way per
+#   100,000 us step, H2D 24000 + D2H 20000 us over two steps -> 22000 us per step, 12000 us exposed;
+#   A100 PCIe 31.5 GB/s per direction -> 134217728 / 31.5e3 = 4260.880 us at the least, copies
+#   22000 / 4260.880 = 5.16325 x that; no framework named. With a DeepSpeedCPUAdam host op added
+#   (a copy edited in this test) the framework is deepspeed.
+PY=$(cat <<'EOF2'
+import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"]); import valcheck
+d = json.load(open(sys.argv[1])); of = d["memory_savings"]["offload"]
+f = [x for x in d["findings"] if x["id"] == "offload_transfer"]
+ev = f[0]["evidence"] if f else {}
+checks = [
+    ("detected", of["detected"], True), ("framework", of["framework"], None),
+    ("h2d", of["h2d_bytes_per_step"], 134217728), ("d2h", of["d2h_bytes_per_step"], 134217728),
+    ("copy", of["copy_us_per_step"], 22000), ("exposed", of["exposed_us_per_step"], 12000),
+    ("link", of["link_gb_per_s"], 31.5), ("min link", of["min_link_us_per_step"], 134217728 / 31.5e3),
+    ("over link", of["copy_over_link"], 22000 / (134217728 / 31.5e3)),
+    ("evidence min link", ev.get("min_link_us_per_step"), 134217728 / 31.5e3),
+    ("sentence", "need at least 4261 us per step (4.3% of the step)" in (f[0]["recommendation"] if f else ""), True),
+]
+valcheck.run(checks, sys.argv[2], 1e-05)
+EOF2
+)
+check_both_readers "$GD_TEST_DATA/ok_offload.json" "$PY" && ok || nok "offload on ok_offload.json"
+python3 - "$GD_TEST_DATA/ok_offload.json" "$TMP/ds.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = [e for e in d["traceEvents"] if e.get("name") == "ProfilerStep#1"][0]
+d["traceEvents"].append({"ph": "X", "cat": "cpu_op", "name": "DeepSpeedCPUAdam.step", "pid": s["pid"], "tid": s["tid"],
+                         "ts": s["ts"] + 90000, "dur": 100})
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_rc 0 "$GPUDIAG" analyze --json "$TMP/ds.json"
+python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["memory_savings"]["offload"]["framework"] == "deepspeed" else 1)' \
+    "$TMP/out" && ok || nok "offload framework deepspeed"
 finish
