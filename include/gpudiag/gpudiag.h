@@ -622,6 +622,9 @@ typedef struct gpudiag_input_info {
                                        >= 1 s) after the last end of every other event, with no later op on
                                        their stream: their end was cut there (finding `input_time_outliers`) */
     double duration_outlier_removed_us; /**< µs cut off them, summed */
+    int64_t steps_window_start_ns, steps_window_end_ns; /**< when steps_selected: the window W of the selection
+                                       (docs/DEFINITIONS.md "Selecting steps"), trace clock × 1000; what
+                                       --trace-out keeps of the trace (events overlapping it) */
 } gpudiag_input_info;
 
 /** Activation checkpointing seen in a trace: the kernels that re-run the forward

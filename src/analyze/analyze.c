@@ -404,6 +404,8 @@ static int report_input(const gpudiag_trace *t, gpudiag_report *r)
     in->steps_first = t->steps_first;
     in->steps_last = t->steps_last;
     in->steps_before_selection = t->steps_before_selection;
+    in->steps_window_start_ns = t->steps_window_start_ns;
+    in->steps_window_end_ns = t->steps_window_end_ns;
     return in->path && strings_ok ? 0 : -1;
 }
 

@@ -171,7 +171,8 @@ static void usage_analyze(FILE *fp)
             "                        roofline; a malformed CSV exits 3 naming the line\n"
             "      --trace-out FILE  also write the input trace plus gpudiag's annotations (idle\n"
             "                        gaps by cause, findings, utilisation and queue counters) for\n"
-            "                        Perfetto or chrome://tracing; gzip when FILE ends in .gz\n");
+            "                        Perfetto or chrome://tracing; gzip when FILE ends in .gz;\n"
+            "                        with --steps only the selected window's events (a slice)\n");
     fprintf(fp,
             "      --steps A:B       analyse only steps A to B (inclusive; the numbers of the report's\n"
             "                        per-step list, N of ProfilerStep#N); also A: (A to the last),\n"

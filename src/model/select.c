@@ -317,6 +317,8 @@ gpudiag_status gpudiag_trace_select_steps(gpudiag_trace *t, int64_t first, int64
     if (gd_trace_keep_overlapping(t, ws, we_ext) != 0) /* runtimes and CPU ops, with their side tables */
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, t->path, -1, "out of memory");
     t->steps_selected = 1;
+    t->steps_window_start_ns = ws;
+    t->steps_window_end_ns = we_ext;
     t->steps_first = first;
     t->steps_last = last;
     return GPUDIAG_OK;

@@ -239,6 +239,7 @@ struct gpudiag_trace {
     uint64_t steps_before_selection;
     int has_steps_floor;          /* the first selected step starts no earlier than steps_floor_ns: */
     int64_t steps_floor_ns;       /* where the step before it ended in the whole trace (select.c) */
+    int64_t steps_window_start_ns, steps_window_end_ns; /* the selection's window W (select.c) */
     /* model/sanitize.c (DEFINITIONS "Sanitising the timeline") */
     uint64_t overrun_ops;         /* GPU ops clipped at the next op's start on their stream */
     int64_t overrun_removed_ns;   /* the time clipped off them */

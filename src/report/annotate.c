@@ -44,6 +44,13 @@ typedef struct ann {
     int injected;
     int too_deep;
     int muted;              /* a fresh parser is being fed its synthetic prefix: copy nothing */
+    /* --steps: only events overlapping the selection's window W are copied (annotate.h) */
+    int slice;              /* 1 when the report's steps were selected */
+    double ws_us, we_us;    /* W, µs of the trace clock */
+    int ev_key;             /* the current key of the event being copied: 1 ts, 2 dur, 3 ph, 0 other */
+    double ev_ts, ev_dur;   /* its ts and dur, NaN when absent */
+    int ev_meta;            /* its ph is "M" (metadata: always kept) */
+    uint64_t sliced_out;    /* events left out of the slice */
 } ann;
 
 static void print_cb(void *ctx, const char *s, size_t len)
@@ -268,11 +275,28 @@ static int cb_bool(void *ctx, int v)
     return value_done(a);
 }
 
+/* --steps: note the ts / dur / ph of the event being copied (its own keys). */
+static void event_field(ann *a, const char *s, size_t len, int is_string)
+{
+    if (!a->slice || !a->in_event || a->depth != a->events_depth + 1 || !a->ev_key)
+        return;
+    char b[64];
+    if (len >= sizeof b)
+        return;
+    memcpy(b, s, len);
+    b[len] = '\0';
+    if (a->ev_key == 3)
+        a->ev_meta = is_string && strcmp(b, "M") == 0;
+    else /* a number, or a quoted one (some exporters) */
+        *(a->ev_key == 1 ? &a->ev_ts : &a->ev_dur) = strtod(b, NULL);
+}
+
 static int cb_number(void *ctx, const char *s, size_t len)
 {
     ann *a = ctx;
     if (a->muted)
         return 1;
+    event_field(a, s, len, 0);
     yajl_gen_number(a->cur, s, len);
     return value_done(a);
 }
@@ -282,6 +306,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
     ann *a = ctx;
     if (a->muted)
         return 1;
+    event_field(a, (const char *)s, len, 1);
     yajl_gen_string(a->cur, s, len);
     return value_done(a);
 }
@@ -305,7 +330,24 @@ static void event_begin(ann *a)
         yajl_gen_reset(a->eg, NULL);
         a->cur = a->eg;
         a->in_event = 1;
+        a->ev_ts = a->ev_dur = NAN;
+        a->ev_meta = 0;
+        a->ev_key = 0;
     }
+}
+
+/* --steps: whether the event just copied belongs in the slice: metadata, an
+ * event without a time, one with a duration that overlaps the selection's
+ * window W by more than its edge (a neighbouring step that only touches W is
+ * left out), or one without a duration inside W. */
+static int event_in_slice(const ann *a)
+{
+    if (!a->slice || a->ev_meta || isnan(a->ev_ts))
+        return 1;
+    double dur = isnan(a->ev_dur) || a->ev_dur < 0 ? 0 : a->ev_dur;
+    if (dur == 0) /* an instant, a counter sample, a flow arrow: inside W */
+        return a->ev_ts >= a->ws_us && a->ev_ts <= a->we_us;
+    return a->ev_ts < a->we_us && a->ev_ts + dur > a->ws_us; /* overlaps W by more than its edge */
 }
 
 /* The element closed: hand its text to the output as one value (yajl_gen_number
@@ -316,7 +358,10 @@ static void event_end(ann *a)
         const unsigned char *buf = NULL;
         size_t len = 0;
         yajl_gen_get_buf(a->eg, &buf, &len);
-        yajl_gen_number(a->g, (const char *)buf, len);
+        if (event_in_slice(a))
+            yajl_gen_number(a->g, (const char *)buf, len);
+        else
+            a->sliced_out++;
         yajl_gen_clear(a->eg);
         a->cur = a->g;
         a->in_event = 0;
@@ -341,6 +386,11 @@ static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
         return 1;
     yajl_gen_string(a->cur, s, len);
     a->after_key = 1;
+    if (a->in_event && a->depth == a->events_depth + 1)
+        a->ev_key = len == 2 && memcmp(s, "ts", 2) == 0    ? 1
+                    : len == 3 && memcmp(s, "dur", 3) == 0 ? 2
+                    : len == 2 && memcmp(s, "ph", 2) == 0  ? 3
+                                                           : 0;
     a->key_is_events = a->depth == 1 && len == 11 && memcmp(s, "traceEvents", 11) == 0;
     return 1;
 }
@@ -540,6 +590,11 @@ gpudiag_status gpudiag_trace_write_annotated(const char *in_path, const gpudiag_
     ann a;
     memset(&a, 0, sizeof a);
     a.r = r;
+    if (r->input.steps_selected && r->input.steps_window_end_ns >= r->input.steps_window_start_ns) {
+        a.slice = 1;
+        a.ws_us = (double)r->input.steps_window_start_ns / 1000.0;
+        a.we_us = (double)r->input.steps_window_end_ns / 1000.0;
+    }
     int to_stdout = strcmp(out_path, "-") == 0;
     size_t ol = strlen(out_path);
     int gz = !to_stdout && ol > 3 && strcmp(out_path + ol - 3, ".gz") == 0;
