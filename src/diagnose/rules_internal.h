@@ -99,6 +99,11 @@ double gd_startup_share(const gpudiag_report *r);
 /* rules_steps.c: device-idle time of cause c ÷ devices, as a share (0..1) of
  * the analysed time; 0 when none. */
 double gd_idle_cause_share(const gpudiag_report *r, gpudiag_idle_cause c);
+/* rules_memory.c: the device whose memory binds the micro-batch: of those with
+ * a reserved level and a known total, the one with the fewest activation fits;
+ * NULL if none (DEFINITIONS "Memory timeline"). */
+struct gpudiag_memory;
+const struct gpudiag_memory_device *gd_memory_binding_device(const struct gpudiag_memory *m);
 
 /* ---- the rules (each may add its findings.def rows) -------------------- */
 

@@ -10,9 +10,7 @@
 #include "diagnose/rules_internal.h"
 #include "gpudiag/memory.h"
 
-/* The device whose memory binds the micro-batch: of those with a reserved
- * level and a known total, the one with the fewest activation fits; NULL if none. */
-static const gpudiag_memory_device *binding_device(const gpudiag_memory *m)
+const gpudiag_memory_device *gd_memory_binding_device(const gpudiag_memory *m)
 {
     const gpudiag_memory_device *best = NULL;
     for (size_t i = 0; i < m->device_count; i++) {
@@ -33,7 +31,7 @@ void gd_rule_memory_headroom(fbuilder *b)
     const gpudiag_memory *m = r->memory;
     if (!m || !r->step_count || !(r->avg_step_us > 0))
         return;
-    const gpudiag_memory_device *d = binding_device(m);
+    const gpudiag_memory_device *d = gd_memory_binding_device(m);
     if (!d || d->peak_reserved_bytes > GD_HEADROOM_RESERVED_MAX * d->total_bytes ||
         !(d->activation_fits >= GD_HEADROOM_FITS_MIN))
         return;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "diagnose/rules_internal.h"
+#include "gpudiag/memory.h"
 
 /* Activation checkpointing whose recompute costs a large share of the step
  * (DEFINITIONS "Memory savings and what they cost", Recompute). */
@@ -18,6 +19,19 @@ void gd_rule_recompute(fbuilder *b)
     const gpudiag_recompute_seen *rc = &r->recompute;
     if (!r->step_count || !(rc->share_of_step >= GD_RECOMPUTE_SHARE_MIN))
         return;
+    /* memory headroom: silent when the trace's memory shows none (checkpointing is what makes it fit) */
+    const gpudiag_memory_device *d = r->memory ? gd_memory_binding_device(r->memory) : NULL;
+    if (d && !(d->activation_fits >= GD_HEADROOM_FITS_MIN))
+        return;
+    char headroom[200];
+    if (d)
+        snprintf(headroom, sizeof headroom,
+                 "The memory allows it (a step's activations would fit %.1f times beside the persistent state, "
+                 "MEMORY):",
+                 d->activation_fits);
+    else
+        snprintf(headroom, sizeof headroom,
+                 "If the memory allows it (record with profile_memory=True to see the headroom, or `gpudiag plan`),");
     gpudiag_finding *f = rf_add(b, GD_F_recompute_cost, sev_for_share(rc->share_of_step), rc->share_of_step);
     gd_fb_ev(f, "recompute_us_per_step", rc->recompute_us / (double)r->step_count);
     gd_fb_ev(f, "recompute_share_of_step", rc->share_of_step);
@@ -25,17 +39,18 @@ void gd_rule_recompute(fbuilder *b)
     gd_fb_ev(f, "recompute_kernels", (double)rc->kernels);
     gd_fb_ev(f, "hfu", rc->hfu);
     gd_fb_ev(f, "mfu", r->mfu);
+    gd_fb_ev(f, "activation_fits", d ? d->activation_fits : NAN);
     gd_fb_text(b, f,
                gd_format("Activation checkpointing re-runs the forward in the backward: %.0f us of kernels per step, "
                          "%.1f%% of the step (%.1f%% of kernel time)",
                          rc->recompute_us / (double)r->step_count, 100.0 * rc->share_of_step,
                          100.0 * rc->share_of_kernel_time),
-               gd_format("Checkpointing trades compute for memory. If the memory allows it (peak allocated against the "
-                         "GPU's total: record with profile_memory=True, or `gpudiag plan`), checkpoint fewer layers "
+               gd_format("Checkpointing trades compute for memory. %s checkpoint fewer layers "
                          "(every 2nd block), use selective checkpointing (attention core only: Megatron "
                          "--recompute-granularity selective, torch.utils.checkpoint with a policy via "
                          "create_selective_checkpoint_contexts), or drop it and shrink the micro-batch only if "
-                         "the GPU stays busy. The estimate is the whole recompute, an upper bound."));
+                         "the GPU stays busy. The estimate is the whole recompute, an upper bound.",
+                         headroom));
 }
 
 /* LoRA adapter GEMMs as short as their launches in a trace the host paces

@@ -170,4 +170,37 @@ PY
 expect_rc 0 "$GPUDIAG" analyze --json "$TMP/ds.json"
 python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["memory_savings"]["offload"]["framework"] == "deepspeed" else 1)' \
     "$TMP/out" && ok || nok "offload framework deepspeed"
+# recompute_cost and the memory headroom (DEFINITIONS Recompute, "Memory timeline"): ok_recompute.json with
+#   [memory] events added here (Total Allocated / Total Reserved, A100 total 85031714816 B): allocated
+#   P before the steps, P + 5e9 inside each step, back to P after it; reserved P + 6e9.
+#   persistent P, transient 5e9 -> fits = (0.9 x 85031714816 - P) / 5e9:
+#   P = 70e9: (76528543334.4 - 70e9) / 5e9 = 1.3057 < 2 -> no headroom: recompute_cost silent;
+#   P = 10e9: 13.3057 >= 2 -> fires, evidence activation_fits 13.3057, advice "The memory allows it".
+for P in 70000000000 10000000000; do
+python3 - "$GD_TEST_DATA/ok_recompute.json" "$TMP/mem$P.json" "$P" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); P = int(sys.argv[3])
+def m(ts, ta):
+    return {"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": ts,
+            "args": {"Device Type": 1, "Device Id": 0, "Bytes": 0, "Addr": 1, "Total Allocated": ta, "Total Reserved": P + 6000000000}}
+d["traceEvents"] += [m(990, P), m(1450, P + 5000000000), m(1950, P), m(2450, P + 5000000000), m(2950, P)]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_rc 0 "$GPUDIAG" analyze --json "$TMP/mem$P.json"
+cp "$TMP/out" "$TMP/mem$P.out"
+done
+python3 - "$TMP/mem70000000000.out" "$TMP/mem10000000000.out" <<'PY' || nok "recompute_cost against the memory headroom"
+import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"]); import valcheck
+tight, roomy = (json.load(open(p)) for p in sys.argv[1:3])
+f = lambda d: [x for x in d["findings"] if x["id"] == "recompute_cost"]
+fr = f(roomy)
+valcheck.run([
+    ("tight fits", tight["memory"]["devices"][0]["activation_fits"], (0.9 * 85031714816 - 70e9) / 5e9),
+    ("tight: silent", len(f(tight)), 0), ("tight: numbers kept", tight["memory_savings"]["recompute"]["share_of_step"], 0.17),
+    ("roomy: fires", len(fr), 1),
+    ("roomy fits", fr[0]["evidence"]["activation_fits"] if fr else None, (0.9 * 85031714816 - 10e9) / 5e9),
+    ("roomy advice", "The memory allows it (a step's activations would fit 13.3 times" in (fr[0]["recommendation"] if fr else ""), True),
+], "headroom", 1e-04)
+PY
 finish
