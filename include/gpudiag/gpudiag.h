@@ -855,6 +855,9 @@ typedef struct gpudiag_report {
     gpudiag_lora_seen lora;       /**< LoRA adapter GEMMs (issue 21) */
     gpudiag_accum_seen accumulation; /**< gradient accumulation (issue 21) */
     gpudiag_offload_seen offload; /**< CPU offload traffic (issue 21) */
+    /* the collectives of comm_kernel_us (same order and count), for per-rank summaries (issue 22) */
+    int64_t *comm_kernel_start_ns; /**< start, trace clock × 1000 (ns); owned by the report */
+    unsigned char *comm_kernel_kind; /**< gpudiag_comm_kind of each (DEFINITIONS "Communication"); owned */
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */

@@ -17,6 +17,7 @@
 
 typedef struct ts_dur {
     int64_t ts, dur;
+    int kind;
 } ts_dur;
 
 int gd_build_comm_sequence(actx *a)
@@ -35,24 +36,35 @@ int gd_build_comm_sequence(actx *a)
         return 0;
     gd_vec v;
     gd_vec_init(&v, sizeof(ts_dur));
+    gd_coll_join j;
+    if (gd_coll_join_init(&j, t) != 0)
+        return -1;
     for (size_t i = 0; i < t->gpu_ops.len; i++) {
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
         if (op->kind != GD_GPU_KERNEL || !a->op_is_comm[i] || op->device != dev || op->ts_ns < a->span_s ||
             op->ts_ns >= a->span_e || op->dur_ns == 0)
             continue; /* a zero-length collective carries no timing (CUPTI artefact) */
-        ts_dur x = {op->ts_ns, op->dur_ns};
+        const gd_runtime *rt = (op->flags & GD_GF_HAS_CORR) ? gd_runtime_for(a, op->correlation) : NULL;
+        ts_dur x = {op->ts_ns, op->dur_ns, (int)gd_coll_kind(&j, op, rt, NULL)};
         if (!gd_vec_push(&v, &x)) {
             gd_vec_free(&v);
+            gd_coll_join_free(&j);
             return -1;
         }
     }
+    gd_coll_join_free(&j);
     if (gd_radix_sort_i64(v.data, v.len, sizeof(ts_dur), offsetof(ts_dur, ts)) != 0 ||
-        !(r->comm_kernel_us = gd_arena_alloc(r->arena, (v.len + 1) * sizeof *r->comm_kernel_us))) {
+        !(r->comm_kernel_us = gd_arena_alloc(r->arena, (v.len + 1) * sizeof *r->comm_kernel_us)) ||
+        !(r->comm_kernel_start_ns = gd_arena_alloc(r->arena, (v.len + 1) * sizeof *r->comm_kernel_start_ns)) ||
+        !(r->comm_kernel_kind = gd_arena_alloc(r->arena, v.len + 1))) {
         gd_vec_free(&v);
         return -1;
     }
     for (size_t i = 0; i < v.len; i++) {
-        r->comm_kernel_us[i] = ns_to_us(((ts_dur *)v.data)[i].dur);
+        const ts_dur *x = &((ts_dur *)v.data)[i];
+        r->comm_kernel_us[i] = ns_to_us(x->dur);
+        r->comm_kernel_start_ns[i] = x->ts;
+        r->comm_kernel_kind[i] = (unsigned char)x->kind;
         r->comm_kernel_time_us += r->comm_kernel_us[i];
     }
     r->comm_kernel_count = v.len;

@@ -34,6 +34,8 @@ typedef enum where {
     AT_RANK_FIELD, /* a scalar of ranks[i] (key in rd->key) */
     AT_COUNT,      /* ranks[i].collectives.count */
     AT_DURATIONS,  /* ranks[i].collectives.duration_us[] */
+    AT_STARTS,     /* ranks[i].collectives.start_us[] */
+    AT_KINDS,      /* ranks[i].collectives.kind[] */
 } where;
 
 typedef struct rd {
@@ -100,6 +102,36 @@ static int copy_key(char *dst, size_t cap, const unsigned char *s, size_t len)
     return 1;
 }
 
+/* "123.456" (µs with up to 3 decimals, as the writer prints ns) as exact ns;
+ * anything else through strtod, rounded to the ns. */
+static int64_t parse_us_as_ns(const char *s)
+{
+    const char *p = s;
+    int neg = *p == '-';
+    p += neg;
+    int64_t v = 0;
+    int digits = 0;
+    while (*p >= '0' && *p <= '9' && v < INT64_MAX / 10000) { /* room for the 3 decimals */
+        v = v * 10 + (*p++ - '0');
+        digits++;
+    }
+    int frac = 0;
+    if (*p == '.') {
+        p++;
+        while (*p >= '0' && *p <= '9' && frac < 3) {
+            v = v * 10 + (*p++ - '0');
+            frac++;
+        }
+    }
+    if (*p || !digits) {
+        double d = strtod(s, NULL) * 1000.0;
+        return isfinite(d) && fabs(d) < 9e18 ? (int64_t)llround(d) : INT64_MIN;
+    }
+    for (; frac < 3; frac++)
+        v *= 10;
+    return neg ? -v : v;
+}
+
 /* A scalar value arrived (number text, string, or neither for null/bool). */
 static int scalar(rd *r, const char *num, const unsigned char *str, size_t len)
 {
@@ -108,11 +140,39 @@ static int scalar(rd *r, const char *num, const unsigned char *str, size_t len)
     char buf[64] = "";
     int fits = (num || str) && copy_key(buf, sizeof buf, (const unsigned char *)(num ? num : (const char *)str), len);
     where at = r->at;
-    if (at != AT_DURATIONS)
+    int in_array = at == AT_DURATIONS || at == AT_STARTS || at == AT_KINDS;
+    if (!in_array)
         r->at = AT_NONE; /* a key's value is read once */
-    if ((at == AT_DURATIONS || at == AT_RANK_FIELD || at == AT_COUNT) && !r->cur)
+    if ((in_array || at == AT_RANK_FIELD || at == AT_COUNT) && !r->cur)
         at = AT_NONE;
     switch (at) {
+    case AT_STARTS:
+    case AT_KINDS: {
+        gd_summary_rank *k = r->cur;
+        size_t n = at == AT_STARTS ? k->nstart : k->nkind;
+        if (n == k->comm_cap2) {
+            size_t cap = k->comm_cap2 ? k->comm_cap2 * 2 : 64;
+            int64_t *st = realloc(k->comm_start_ns, cap * sizeof *st);
+            if (st)
+                k->comm_start_ns = st;
+            unsigned char *kd = st ? realloc(k->comm_kind, cap) : NULL;
+            if (kd)
+                k->comm_kind = kd;
+            if (!st || !kd)
+                return r->oom = 1, 0;
+            k->comm_cap2 = cap;
+        }
+        if (at == AT_STARTS) {
+            k->comm_start_ns[k->nstart++] = num && fits ? parse_us_as_ns(buf) : INT64_MIN;
+        } else {
+            int kind = 0; /* other */
+            for (int c = 0; str && fits && c < GPUDIAG_COMM_KIND_COUNT; c++)
+                if (strcmp(buf, gpudiag_comm_kind_name((gpudiag_comm_kind)c)) == 0)
+                    kind = c;
+            k->comm_kind[k->nkind++] = (unsigned char)kind;
+        }
+        break;
+    }
     case AT_SCHEMA:
         r->seen_schema = 1;
         if (!str || !fits || strcmp(buf, GPUDIAG_SUMMARY_SCHEMA) != 0) {
@@ -221,7 +281,7 @@ static int open_container(rd *r, int map)
     int d = r->depth++;
     if (r->ignore_to)
         return 1;
-    if (!(d == 4 && r->cur && r->at == AT_DURATIONS && !map))
+    if (!(d == 4 && r->cur && !map && (r->at == AT_DURATIONS || r->at == AT_STARTS || r->at == AT_KINDS)))
         r->at = AT_NONE;
     if (d == 0 && !map)
         return fail(r, "a summary is a JSON object");
@@ -253,8 +313,9 @@ static int open_container(rd *r, int map)
     }
     if (d == 3 && r->cur && strcmp(r->key, "collectives") == 0 && map)
         return 1;
-    if (d == 4 && r->cur && strcmp(r->key, "duration_us") == 0 && !map) {
-        r->at = AT_DURATIONS;
+    if (d == 4 && r->cur && !map &&
+        (strcmp(r->key, "duration_us") == 0 || strcmp(r->key, "start_us") == 0 || strcmp(r->key, "kind") == 0)) {
+        r->at = r->key[0] == 'd' ? AT_DURATIONS : r->key[0] == 's' ? AT_STARTS : AT_KINDS;
         return 1;
     }
     if (d == 1 && (strcmp(r->top, "tool") == 0 || strcmp(r->top, "job") == 0) && map)

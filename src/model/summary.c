@@ -56,6 +56,8 @@ static void rank_free(gd_summary_rank *k)
     free((double *)(uintptr_t)k->in.comm_us);
     free(k->report);
     free(k->src);
+    free(k->comm_start_ns);
+    free(k->comm_kind);
 }
 
 gpudiag_status gpudiag_summary_add_report(gpudiag_summary *s, const gpudiag_report *r, int rank,
@@ -85,6 +87,17 @@ gpudiag_status gpudiag_summary_add_report(gpudiag_summary *s, const gpudiag_repo
     if (comm)
         memcpy(comm, k->in.comm_us, k->in.comm_count * sizeof *comm);
     k->in.comm_us = comm;
+    if (k->in.comm_count && r->comm_kernel_start_ns && r->comm_kernel_kind) {
+        k->comm_start_ns = malloc(k->in.comm_count * sizeof *k->comm_start_ns);
+        k->comm_kind = malloc(k->in.comm_count);
+        if (k->comm_start_ns && k->comm_kind) {
+            memcpy(k->comm_start_ns, r->comm_kernel_start_ns, k->in.comm_count * sizeof *k->comm_start_ns);
+            memcpy(k->comm_kind, r->comm_kernel_kind, k->in.comm_count);
+            k->nstart = k->nkind = k->in.comm_count;
+        } else {
+            comm = NULL; /* out of memory: said below */
+        }
+    }
     if (!(k->in.path = gd_strdup(path)) || (gpu && !(k->in.gpu = gd_strdup(gpu))) || (k->in.comm_count && !comm)) {
         rank_free(k);
         s->count--;

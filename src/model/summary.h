@@ -25,6 +25,12 @@ typedef struct gd_summary_rank {
     char *src;
     uint64_t off, span;
     uint64_t hash; /* gd_summary_rank_hash: the sort's last key */
+    /* the collectives' starts (trace clock, ns) and gpudiag_comm_kind, in.comm_count of each
+     * (owned); NULL when unknown (a summary that lists durations only) */
+    int64_t *comm_start_ns;
+    unsigned char *comm_kind;
+    size_t comm_cap2; /* reader: capacity of the two arrays */
+    size_t nstart, nkind; /* reader: entries read */
 } gd_summary_rank;
 
 /* FNV-1a (64 bit) over bytes, continuing from h (GD_SUMMARY_HASH_INIT to start). */

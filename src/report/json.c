@@ -1379,6 +1379,17 @@ static gpudiag_status write_summary_rank(jw *w, const gd_summary_rank *k, gpudia
     for (size_t j = 0; j < in->comm_count; j++)
         num_exact(w, in->comm_us[j]);
     yajl_gen_array_close(w->g);
+    int both = k->comm_start_ns && k->comm_kind && k->nstart == in->comm_count && k->nkind == in->comm_count;
+    key(w, "start_us");
+    yajl_gen_array_open(w->g);
+    for (size_t j = 0; both && j < in->comm_count; j++)
+        num_ns_as_us(w, k->comm_start_ns[j]);
+    yajl_gen_array_close(w->g);
+    key(w, "kind");
+    yajl_gen_array_open(w->g);
+    for (size_t j = 0; both && j < in->comm_count; j++)
+        str(w, gpudiag_comm_kind_name((gpudiag_comm_kind)k->comm_kind[j]));
+    yajl_gen_array_close(w->g);
     yajl_gen_map_close(w->g);
     key(w, "report");
     gpudiag_status st = write_rank_report(w, k, err);

@@ -39,8 +39,11 @@ assert a["schema"] == "gpudiag.summary/1" and a["job"]["id"] is None, a["job"]
 r = a["ranks"][0]
 assert len(a["ranks"]) == 1 and r["rank"] == 0 and r["rank_source"] == "trace" and r["world_size"] == 4, r
 assert r["path"] == "syn/rank000.json" and r["steps"] == 1, r
-assert r["collectives"] == {"count": 2, "duration_us": [140, 80]}, r["collectives"]
+# starts by hand: the all-reduce moved 40 us earlier (2100 -> 2060), the all-gather to 2200
+assert r["collectives"] == {"count": 2, "duration_us": [140, 80], "start_us": [2060, 2200],
+                            "kind": ["all_reduce", "all_gather"]}, r["collectives"]
 assert b["ranks"][0]["collectives"]["duration_us"] == [100, 60], b["ranks"][0]["collectives"]
+assert b["ranks"][0]["collectives"]["start_us"] == [2100, 2220], b["ranks"][0]["collectives"]
 assert r["report"]["schema"] == "gpudiag.report/1" and len(r["report"]["steps"]) == 1
 PY
 "$GPUDIAG" analyze --json syn > dir.json
