@@ -550,7 +550,7 @@ static int reader_setup(reader *r, const gpudiag_read_opts *opts)
          * stays serial and the extra memory stays under ~11 % of the input.  A stream (size
          * unknown) and the tests' small windows take the threads asked for. */
         struct stat sb;
-        if (!w && fstat(fileno(r->in.fp), &sb) == 0 && S_ISREG(sb.st_mode)) {
+        if (!(w && w[0]) && fstat(fileno(r->in.fp), &sb) == 0 && S_ISREG(sb.st_mode)) {
             uint64_t json = (uint64_t)sb.st_size * (r->in.is_gz ? 10u : 1u);
             uint64_t most = 1 + json / (64 * (uint64_t)r->window);
             if ((uint64_t)r->threads > most)

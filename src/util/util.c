@@ -7,11 +7,13 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 void gd_vec_init(gd_vec *v, size_t elem_size)
 {
@@ -531,6 +533,12 @@ size_t gd_find_i64(const void *base, size_t n, size_t size, int64_t key)
 
 void gd_oom_exit(const char *where)
 {
+    /* once: parse threads (issue 24) can run out of memory together; the first says so
+     * and ends the process, the others wait for that */
+    static atomic_flag said = ATOMIC_FLAG_INIT;
+    if (atomic_flag_test_and_set(&said))
+        for (;;)
+            pause();
     char msg[160];
     int n = snprintf(msg, sizeof msg, "gpudiag: error: out of memory (%s)\n", where);
     if (n > 0)

@@ -122,7 +122,8 @@ void gd_term_clean(char *s);
 /* Out of memory where the caller cannot fail softly (inside yajl, which does
  * not check its own allocations, and simdjson, which throws): write
  * "gpudiag: error: out of memory (WHERE)" to stderr and _Exit(5), the
- * documented exit status for an internal error.  Found by tests/fault. */
+ * documented exit status for an internal error.  Found by tests/fault.
+ * Thread-safe: when several threads run out at once, one line is written. */
 void gd_oom_exit(const char *where) __attribute__((noreturn));
 
 /* yajl_alloc_funcs members that call gd_oom_exit() instead of returning NULL

@@ -25,13 +25,18 @@ fi
 OK2="$GD_TEST_DATA/ok_two_steps.json"
 GZ="$GD_SRC/examples/resnet50_v100_num_workers_0.pt.trace.json.gz"
 
-for reader in simdjson yajl; do
+# "parallel": the simdjson reader with the events parsed on 2 threads in
+# 256-byte windows (issue 24): allocations fail in the parse threads too
+for reader in simdjson yajl parallel; do
     nosj=""
     [ "$reader" = yajl ] && nosj=1
+    pw=""
+    jobs=""
+    [ "$reader" = parallel ] && pw=256 && jobs="--jobs 2"
     for f in "$OK2" "$GZ"; do
-        GPUDIAG_NO_SIMDJSON=$nosj GPUDIAG_NO_ISAL=$nosj "$GPUDIAG" analyze --json "$f" >"$TMP/clean.json" 2>/dev/null
-        GPUDIAG_NO_SIMDJSON=$nosj GPUDIAG_NO_ISAL=$nosj GD_FAULT_COUNT="$TMP/count" LD_PRELOAD="$GD_FAULT_SHIM" \
-            "$GPUDIAG" analyze --json "$f" >/dev/null 2>&1
+        GPUDIAG_NO_SIMDJSON=$nosj GPUDIAG_NO_ISAL=$nosj GPUDIAG_PARSE_WINDOW=$pw "$GPUDIAG" analyze $jobs --json "$f" >"$TMP/clean.json" 2>/dev/null
+        GPUDIAG_NO_SIMDJSON=$nosj GPUDIAG_NO_ISAL=$nosj GPUDIAG_PARSE_WINDOW=$pw GD_FAULT_COUNT="$TMP/count" LD_PRELOAD="$GD_FAULT_SHIM" \
+            "$GPUDIAG" analyze $jobs --json "$f" >/dev/null 2>&1
         mallocs=$(sed -n 's/^malloc //p' "$TMP/count")
         reads=$(sed -n 's/^read //p' "$TMP/count")
         # every N for the small file; about 30 spread over the large one
@@ -40,8 +45,8 @@ for reader in simdjson yajl; do
         n=0
         while [ "$n" -le "$mallocs" ]; do
             CASE="$reader, $(basename "$f"), malloc fails from call $((n + 1)) of $mallocs"
-            GPUDIAG_NO_SIMDJSON=$nosj GPUDIAG_NO_ISAL=$nosj GD_FAULT_MALLOC=$n LD_PRELOAD="$GD_FAULT_SHIM" \
-                "$GPUDIAG" analyze --json "$f" >"$TMP/out" 2>"$TMP/err"
+            GPUDIAG_NO_SIMDJSON=$nosj GPUDIAG_NO_ISAL=$nosj GPUDIAG_PARSE_WINDOW=$pw GD_FAULT_MALLOC=$n LD_PRELOAD="$GD_FAULT_SHIM" \
+                "$GPUDIAG" analyze $jobs --json "$f" >"$TMP/out" 2>"$TMP/err"
             rc=$?
             first=$(head -n 1 "$TMP/err")
             if [ "$rc" -eq 0 ] && cmp -s "$TMP/out" "$TMP/clean.json"; then
@@ -58,8 +63,8 @@ for reader in simdjson yajl; do
         n=0
         while [ "$n" -lt "$reads" ]; do
             CASE="$reader, $(basename "$f"), fread fails from call $((n + 1)) of $reads"
-            GPUDIAG_NO_SIMDJSON=$nosj GPUDIAG_NO_ISAL=$nosj GD_FAULT_READ=$n LD_PRELOAD="$GD_FAULT_SHIM" \
-                "$GPUDIAG" analyze --json "$f" >"$TMP/out" 2>"$TMP/err"
+            GPUDIAG_NO_SIMDJSON=$nosj GPUDIAG_NO_ISAL=$nosj GPUDIAG_PARSE_WINDOW=$pw GD_FAULT_READ=$n LD_PRELOAD="$GD_FAULT_SHIM" \
+                "$GPUDIAG" analyze $jobs --json "$f" >"$TMP/out" 2>"$TMP/err"
             rc=$?
             first=$(head -n 1 "$TMP/err")
             case "$first" in
