@@ -1069,7 +1069,13 @@ static int emit_report(const settings *s, int i, const char *path, gpudiag_repor
         if (code > t->worst)
             t->worst = code;
     }
-    if (s->summary) {
+    if (s->summary && r->series) {
+        fprintf(stderr, "%s: error: %s: --summary keeps what the job view of a trace's ranks needs; this is a "
+                        "monitoring log: no summary written\n",
+                prog, r->input.path);
+        if (GD_EXIT_USAGE > t->worst)
+            t->worst = GD_EXIT_USAGE;
+    } else if (s->summary) {
         const gpudiag_report *one[1] = {r};
         int code = save_summary(s->summary, one, 1);
         if (code > t->worst)

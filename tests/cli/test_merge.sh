@@ -95,6 +95,9 @@ grep -q "dir.json: byte [0-9]*: not a gpudiag summary (schema gpudiag.cluster/1)
 printf '{"schema":"gpudiag.summary/1","ranks":[{"rank":' > cut.json
 expect_rc 3 "$GPUDIAG" merge cut.json
 expect_rc 2 "$GPUDIAG" merge
+# a monitoring log has no ranks to merge: no summary (exit 2), its report still printed
+expect_rc 2 "$GPUDIAG" analyze -q --summary log.sum.json "$GD_TEST_DATA/monlog/csv_hw_slowdown_headroom.csv"
+[ ! -e log.sum.json ] && [ -s "$TMP/out" ] && ok || nok "--summary of a monitoring log"
 expect_rc 2 "$GPUDIAG" merge --json -q sum
 
 # the rank from the environment, for a trace without distributedInfo
