@@ -243,7 +243,13 @@ static const char *not_a_trace_hint(const reader *r)
         i++;
     if (i < n && (d[i] == '{' || d[i] == '['))
         return "";
-    if (i < n && d[i] == '#')
+    /* the header lines of dmon ("# gpu"), dcgmi dmon ("#Entity") and Prometheus
+     * text ("# HELP", "# TYPE"); not any '#' (a Markdown file starts so) */
+    static const char *const heads[] = {"# gpu ", "#Entity", "# Entity", "# HELP ", "# TYPE "};
+    int log_head = 0;
+    for (size_t h = 0; h < sizeof heads / sizeof *heads; h++)
+        log_head |= n - i >= strlen(heads[h]) && memcmp(d + i, heads[h], strlen(heads[h])) == 0;
+    if (log_head)
         return " (this looks like a monitoring log, e.g. nvidia-smi dmon, dcgmi dmon or Prometheus text, not a "
                "trace: `gpudiag analyze FILE` reads it as one; from standard input say which with "
                "`--format dmon|dcgmi|prom`)";

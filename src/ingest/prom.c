@@ -479,7 +479,28 @@ static int line_is_prom_sample(const char *s, size_t n)
         return 0;
     while (i < n && s[i] == ' ')
         i++;
-    return i < n && (isdigit((unsigned char)s[i]) || s[i] == '-' || s[i] == '+' || s[i] == 'N' || s[i] == '.');
+    /* the value: a whole number token (strtod's form, NaN, +Inf, -Inf), then
+     * at most an integer timestamp and the end of the line -- so that prose
+     * such as README's "gpudiag 0.1.0  examples/..." is not a sample */
+    char tok[64];
+    size_t k = 0;
+    while (i < n && s[i] != ' ' && s[i] != '\t' && k + 1 < sizeof tok)
+        tok[k++] = s[i++];
+    tok[k] = 0;
+    if (!k || (i < n && s[i] != ' ' && s[i] != '\t'))
+        return 0;
+    char *end;
+    (void)strtod(tok, &end);
+    if (end == tok || *end)
+        return 0;
+    while (i < n && (s[i] == ' ' || s[i] == '\t'))
+        i++;
+    if (i < n && (s[i] == '-' || s[i] == '+'))
+        i++;
+    size_t d = i;
+    while (i < n && isdigit((unsigned char)s[i]))
+        i++;
+    return i == n && (d == n || i > d);
 }
 
 /* "# HELP " / "# TYPE " or a sample line. */

@@ -151,6 +151,14 @@ printf '{"a":1}\n' >"$TMP/obj.json"
 run analyze --json "$TMP/obj.json"
 expect_rc 3; err_has "$TMP/obj.json"; out_empty
 
+CASE="a Markdown file (README.md)"
+# Its first line "# gpudiag" is no log header and its prose line "gpudiag 0.1.0  examples/..."
+# no Prometheus sample: not a trace, exit 3, and no hint that it is a monitoring log.
+printf '# gpudiag\n\n```\ngpudiag 0.1.0  examples/x.json.gz  (kineto, 35.0 MB)\n```\n' >"$TMP/README.md"
+run analyze "$TMP/README.md"
+expect_rc 3; err_has "$TMP/README.md: byte 0: not a trace"; out_empty
+if grep -q "monitoring log\|prom log" "$TMP/err"; then nok "README.md: $(cat "$TMP/err")"; else ok; fi
+
 CASE="JSON array of numbers"
 # Chrome's array form holds event objects; [1,2] holds none: not a trace.
 printf '[1,2]\n' >"$TMP/arr.json"
