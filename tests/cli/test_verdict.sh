@@ -17,8 +17,8 @@
 #    and inside the sync gap, 0.2, is 0.03 < 0.15: none; see test_queued.sh).
 # 3. tests/data/ok_cpu_only.json: no GPU op; dataloader_stall (a cause) ranks before the
 #    note cpu_only_trace, which the verdict rests on -> why: no GPU activity to weigh it.
-# 4. tests/data/ok_idle_nocause.json: one finding, single_step (a symptom); the verdict
-#    ("no visible cause") rests on none -> finding null, why "single_step ... symptom".
+# 4. tests/data/ok_idle_nocause.json: one finding, single_step (a note on the input); the verdict
+#    ("no visible cause") rests on none -> finding null, why "single_step ... note on the input".
 # The text and HTML reports name the finding beside the bottleneck and print the why line.
 set -eu
 GD_TMP_TAG=verdict
@@ -58,7 +58,7 @@ valcheck.run([("first", d["findings"][0]["id"], "dataloader_stall"), ("finding",
                            "the verdict rests on cpu_only_trace")], sys.argv[2])'
 check "$GD_TEST_DATA/ok_idle_nocause.json" "$HDR"'
 valcheck.run([("ids", [x["id"] for x in d["findings"]], ["single_step"]), ("finding", v["finding"], None),
-              ("why", why.startswith("single_step ranks first but is a symptom, not a cause; the verdict rests on no finding"), True)],
+              ("why", why.startswith("single_step ranks first but is a note on the input, not a cause; the verdict rests on no finding"), True)],
              sys.argv[2])'
 "$GPUDIAG" analyze --no-color "$GD_TEST_DATA/ok_three_steps.json" > "$TMP/r.txt"
 if grep -q '^VERDICT  host_launch  (finding host_overhead)$' "$TMP/r.txt" &&
