@@ -14,6 +14,7 @@
 
 #include "analyze/compare_side.h"
 #include "gpudiag/compare.h"
+#include "gpudiag/summary.h"
 #include "util/util.h"
 
 #define SAVED_MAX_BYTES (1u << 30)
@@ -407,19 +408,31 @@ gpudiag_status gd_side_parse_json(const char *buf, size_t len, const char *path,
     gpudiag_status st = GPUDIAG_OK;
     const char *schema = YAJL_GET_STRING(get(d, "schema", NULL, NULL));
     int bad = 0;
-    if (schema && strcmp(schema, GPUDIAG_CLUSTER_SCHEMA) == 0) {
-        yajl_val reps = get(d, "reports", NULL, NULL);
+    int summary = schema && strcmp(schema, GPUDIAG_SUMMARY_SCHEMA) == 0;
+    if (summary || (schema && strcmp(schema, GPUDIAG_CLUSTER_SCHEMA) == 0)) {
+        /* a cluster's reports[], or a per-rank summary's ranks[].report (gpudiag/summary.h) */
+        yajl_val reps = get(d, summary ? "ranks" : "reports", NULL, NULL);
         size_t n = YAJL_IS_ARRAY(reps) ? reps->u.array.len : 0;
         if (n == 0) {
-            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, -1, "a saved cluster report without reports[]");
+            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, -1,
+                              summary ? "a summary without ranks[]" : "a saved cluster report without reports[]");
         } else {
             gpudiag_side **rs = calloc(n, sizeof *rs);
             if (!rs)
                 st = gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
             for (size_t i = 0; rs && i < n && st == GPUDIAG_OK; i++) {
                 char prefix[48];
-                snprintf(prefix, sizeof prefix, "reports[%zu].", i);
-                rs[i] = side_from_tree(reps->u.array.values[i], path, path, prefix, err, &bad);
+                snprintf(prefix, sizeof prefix, summary ? "ranks[%zu].report." : "reports[%zu].", i);
+                yajl_val one = reps->u.array.values[i];
+                if (summary)
+                    one = get(one, "report", NULL, NULL); /* not inside YAJL_IS_OBJECT: it reads its argument twice */
+                if (summary && !YAJL_IS_OBJECT(one)) {
+                    bad = 1;
+                    st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, -1, "ranks[%zu] of a summary without its report",
+                                      i);
+                    break;
+                }
+                rs[i] = side_from_tree(one, path, path, prefix, err, &bad);
                 if (!rs[i])
                     st = bad ? GPUDIAG_ERR_FORMAT : GPUDIAG_ERR_NOMEM;
             }

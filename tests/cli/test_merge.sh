@@ -73,6 +73,10 @@ mkdir gz && for f in sum/*.json; do gzip -c "$f" > "gz/$(basename "$f").gz"; don
 "$GPUDIAG" merge --json gz | cmp -s - dir.json && ok || nok "merge --json of gzip summaries"
 gzip -c a.json > a.json.gz
 "$GPUDIAG" merge --json - a.json.gz < b.json | cmp -s - dir.json && ok || nok "merge --json of stdin and a gzip merged summary"
+# compare reads a summary as a side: the same comparison as with the saved job view
+"$GPUDIAG" compare --json dirsave.json all.json | sed 's|all\.json|dirsave.json|g' > cmp1.json
+"$GPUDIAG" compare --json dirsave.json dirsave.json > cmp2.json
+cmp -s cmp1.json cmp2.json && ok || nok "compare with a summary as a side differs"
 # the text form names the straggler
 "$GPUDIAG" merge sum 2>/dev/null | grep -q "Rank 2 is the straggler" && ok || nok "merge text"
 [ "$("$GPUDIAG" merge -q sum)" = "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stragglers"]["verdict"])' dir.json)" ] &&
