@@ -26,7 +26,7 @@ kind of fuzz target into OUTDIR (created).  Kinds:
   saved   the saved reports of tests/fuzz/corpus/saved (analyze --json of
           four tests/data traces, a dmon log and a two-rank directory, cut
           down to the fields the reader reads), a BOM, a cluster without
-          reports, a wrong schema.
+          reports, a wrong schema, a per-rank summary (compare reads one as a side).
   summary the per-rank summaries of tests/fuzz/corpus/summary (analyze --summary of
           two gen_ranks.py ranks of ok_nccl_overlap and of ok_two_steps, reports
           cut to a few fields), another version, a report, a cut one.
@@ -190,6 +190,7 @@ elif kind == "saved":
     put("bom.json", b"\xef\xbb\xbf" + two)
     put("cluster_empty.json", b'{"schema":"gpudiag.cluster/1","reports":[]}')
     put("wrong_schema.json", b'{"schema":"gpudiag.compare/1","steps":[]}')
+    put("summary.json", open(os.path.join(src, "tests", "fuzz", "corpus", "summary", "two_ranks.json"), "rb").read())
 elif kind == "summary":
     for p in sorted(glob.glob(os.path.join(src, "tests", "fuzz", "corpus", "summary", "*"))):
         put(os.path.basename(p), open(p, "rb").read())
