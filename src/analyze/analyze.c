@@ -320,16 +320,8 @@ static int build_corr_index(actx *a)
 
 static void report_init(gpudiag_report *r)
 {
-    r->gpu_utilization = r->sm_efficiency = r->achieved_occupancy = r->tensor_core_share = NAN;
-    r->idle_share = r->compute_share = r->non_compute_share = NAN;
-    r->comm_share = r->comm_overlap = r->mfu = r->hfu = NAN;
-    r->short_kernel_share = r->median_kernel_us = r->launch_delay_median_us = NAN;
-    r->optimizer_time_us = r->matmul_tensor_core_share = NAN;
-    r->avg_step_us = r->idle_step_us = NAN;
-    for (int i = 0; i < GPUDIAG_ROLE_COUNT; i++)
-        r->avg_role_us[i] = NAN;
-    r->step_time.mean = r->step_time.median = r->step_time.p90 = NAN;
-    r->step_time.min = r->step_time.max = r->step_time.stddev = NAN;
+    /* gd_report_new set the numbers shared with a monitoring log's report */
+    r->idle_step_us = NAN;
 }
 
 /* The report's input block (r->input, r->nsight, r->is_amd, r->has_gpu): what

@@ -841,16 +841,8 @@ gpudiag_status gpudiag_series_analyze(const gpudiag_series *s, const char *path,
     r->input.events = s->rows;  /* data rows turned into samples (series.rows) */
     r->input.truncated_at = -1;
     r->input.rank = r->input.world_size = -1;
-    r->step_time.mean = r->step_time.median = r->step_time.p90 = r->step_time.min = r->step_time.max =
-        r->step_time.stddev = NAN;
-    r->avg_step_us = NAN;
-    for (int i = 0; i < GPUDIAG_ROLE_COUNT; i++)
-        r->avg_role_us[i] = NAN;
-    r->gpu_utilization = r->sm_efficiency = r->achieved_occupancy = r->tensor_core_share = NAN;
-    r->idle_share = r->compute_share = r->non_compute_share = r->comm_share = r->comm_overlap = NAN;
-    r->mfu = r->hfu = r->short_kernel_share = r->median_kernel_us = r->launch_delay_median_us = NAN;
-    r->optimizer_time_us = r->optimizer_kernel_time_us = r->matmul_tensor_core_share = NAN;
-    r->kernel_time_us = NAN;
+    /* gd_report_new set the numbers shared with a trace's report; a log has no kernels */
+    r->optimizer_kernel_time_us = r->kernel_time_us = NAN;
     /* no model FLOPs in a log: unknown (null), never 0 */
     r->model_flops_per_step = r->achieved_tflops = r->mfu_peak_tflops = NAN;
     /* the report's shares and rates: NaN, with no kernels, collectives or copies */
