@@ -39,7 +39,8 @@ static void usage(FILE *fp)
                 "\n"
                 "Exit status: 0 ran; 2 usage error; 3 unreadable or malformed input (a file that is\n"
                 "not a summary) or an unwritable output; 5 internal error; 7 summaries of another\n"
-                "version or job.\n");
+                "version or job, or one rank given twice (the same summary twice, or a merged\n"
+                "summary and one of its ranks).\n");
 }
 
 /* Read one summary file or every .json/.json.gz of a directory into *acc. */

@@ -189,6 +189,17 @@ gpudiag_status gpudiag_summary_cluster(gpudiag_summary *s, gpudiag_cluster **out
     if (!s || s->count == 0)
         return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "a summary with no rank");
     gd_summary_sort(s);
+    for (size_t i = 1; i < s->count; i++) /* sorted: the same rank twice lies side by side */
+        if (cmp_rank(&s->ranks[i - 1], &s->ranks[i]) == 0) {
+            const gd_rank_input *d = &s->ranks[i].in;
+            char rk[32] = "unknown";
+            if (d->rank >= 0)
+                snprintf(rk, sizeof rk, "%d", d->rank);
+            return gd_set_error(err, GPUDIAG_ERR_MISMATCH, NULL, -1,
+                                "rank %s of trace %s is given twice (the same summary twice, or a merged summary "
+                                "and one of its ranks): each rank counts once, give it once",
+                                rk, d->path);
+        }
     gd_rank_input *in = calloc(s->count, sizeof *in);
     if (!in)
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");

@@ -96,6 +96,15 @@ grep -q "summaries of two jobs: 'job-a' and 'slurm:77'" "$TMP/err" && ok || nok 
 expect_rc 0 "$GPUDIAG" merge ja.json sum/rank001.json.sum.json   # a summary naming no job merges with any
 expect_rc 3 "$GPUDIAG" merge dir.json
 grep -q "dir.json: byte [0-9]*: not a gpudiag summary (schema gpudiag.cluster/1)" "$TMP/err" && ok || nok "report message"
+# one rank given twice (issue 22): the same directory twice, or a merged summary and one of its
+# ranks, would count rank 2's duplicate as another rank waiting 0 us and lower the straggler's wait
+# from 60 to (3*60 + 0)/4 = 45 us per step; refused, exit 7, naming the rank and its trace
+expect_rc 7 "$GPUDIAG" merge sum sum
+grep -q "rank 0 of trace syn/rank000.json is given twice" "$TMP/err" && ok || nok "same directory twice: message"
+expect_rc 7 "$GPUDIAG" merge --summary dup.json all.json sum/rank002.json.sum.json
+grep -q "rank 2 of trace syn/rank002.json is given twice" "$TMP/err" && [ ! -e dup.json ] && ok ||
+    nok "merged summary and one of its ranks: message, no summary written"
+expect_rc 7 "$GPUDIAG" merge sum/rank001.json.sum.json sum/rank001.json.sum.json
 printf '{"schema":"gpudiag.summary/1","ranks":[{"rank":' > cut.json
 expect_rc 3 "$GPUDIAG" merge cut.json
 expect_rc 2 "$GPUDIAG" merge
