@@ -367,7 +367,9 @@ static void rule_memory_headroom(sbuild *b, gpudiag_series_summary *s)
     if (!list_gpus(s, pick_headroom, gpus, sizeof gpus, &first))
         return;
     const gpudiag_gpu_summary *g = &s->gpus[first];
-    gpudiag_finding *f = add_gain_bn(b, GD_S_memory_headroom, GPUDIAG_SEV_LOW, g->bottleneck, gain_to_target(cs(g)));
+    /* No gain (DEFINITIONS "Estimated gain of monitoring findings"): the idle time is
+     * low_gpu_utilization's, and a log cannot tell how much of it a larger batch amortises. */
+    gpudiag_finding *f = add_gain_bn(b, GD_S_memory_headroom, GPUDIAG_SEV_LOW, g->bottleneck, NAN);
     gd_fb_ev(f, "gpu_index", g->index);
     gd_fb_ev(f, "mem_used_share", g->mem_used_share);
     gd_fb_ev(f, "compute_median", cs(g)->median);

@@ -482,6 +482,13 @@ checks = [
     ("csv g0 mem util", c0["mem_util"]["mean"], 0.405),
     ("csv GB mem used", gb["series"]["gpus"][0]["metrics"]["mem_used_bytes"]["mean"], 146.5 * 2**30),
     ("csv no total: no mem used", "mem_used_bytes" in nt["series"]["gpus"][0]["metrics"], False),
+    # GPU 1 at 0.14 (0.1 % memory used): low_gpu_utilization high, gain 1 - 0.14 / 0.70 = 0.80;
+    # memory_headroom low with no gain (the idle time is low_gpu_utilization's), so ranked after it
+    ("txt ranking", [f["id"] for f in t["findings"]], ["low_gpu_utilization", "memory_headroom", "input_columns_ignored"]),
+    ("txt low util sev/gain", [(f["severity"], round(f["est_gain"], 6)) for f in t["findings"]
+                               if f["id"] == "low_gpu_utilization"], [("high", 0.8)]),
+    ("txt headroom sev/gain", [(f["severity"], f.get("est_gain")) for f in t["findings"] if f["id"] == "memory_headroom"],
+     [("low", None)]),
 ]
 valcheck.run(checks, "amd-smi monitor", rel=1e-5)  # JSON keeps 6 significant digits
 PY
