@@ -131,14 +131,14 @@ static void usage_analyze(FILE *fp)
             "sqlite`, detected by the SQLite header; NVIDIA's expert-system rules are added),\n"
             "or a monitoring log (nvidia-smi dmon, --query-gpu CSV or -q text, dcgmi dmon,\n"
             "dcgm-exporter text; detected by content, --format overrides); '-' reads standard\n"
-            "input: a trace, or a log named by --format.  A directory is read as the per-rank\n"
+            "input (once: a second '-' is a usage error): a trace, or a log named by --format.  A directory is read as the per-rank\n"
             "traces of one job (its .json, .json.gz and .sqlite files): each is analysed (in\n"
             "parallel), the ranks are shown side by side and the straggler, if any, is named.\n"
             "\n"
             "Options:\n"
             "      --json            write the machine report (schema gpudiag.report/1) to stdout;\n"
             "                        with several PATHs, one JSON document per line\n"
-            "  -q, --quiet           print only the verdict line\n"
+            "  -q, --quiet           print only the verdict line (not with --json: usage error)\n"
             "  -v, --verbose         every step, the evidence of each finding, 30 kernels\n"
             "      --no-color        never colour (also when NO_COLOR is set)\n"
             "      --color           always colour\n"
@@ -362,6 +362,16 @@ static int check_analyze_outputs(settings *s)
         }
         s->report_off = dash_html || dash_trace;
     }
+    if (s->json && s->quiet) { /* as merge: one document on standard output */
+        fprintf(stderr, "%s: error: --json and --quiet both choose what goes to standard output; give one\n", prog);
+        return GD_EXIT_USAGE;
+    }
+    for (int i = 0, dashes = 0; i < s->npaths; i++)
+        if (strcmp(s->paths[i], "-") == 0 && ++dashes > 1) {
+            /* refused before anything is read: the second '-' would meet an exhausted stream */
+            fprintf(stderr, "%s: error: standard input ('-') can be read once; it is named more than once\n", prog);
+            return GD_EXIT_USAGE;
+        }
     for (int i = 0; s->format == FMT_NSYS && i < s->npaths; i++)
         if (strcmp(s->paths[i], "-") == 0) {
             fprintf(stderr, "%s: error: --format nsys reads an SQLite file, which needs a path: standard input "
