@@ -30,7 +30,7 @@ extern "C" {
 typedef struct gpudiag_summary gpudiag_summary;
 
 /** A new, empty summary of the job job_id (copied; NULL or "": unknown, which
- *  merges with any job).  GPUDIAG_ERR_NOMEM. */
+ *  merges with summaries naming none, and while it has no rank with any).  GPUDIAG_ERR_NOMEM. */
 gpudiag_status gpudiag_summary_new(const char *job_id, gpudiag_summary **out, gpudiag_error *err);
 
 /** Append one rank: r's numbers and its full JSON report (every kernel).
@@ -49,7 +49,8 @@ gpudiag_status gpudiag_summary_read(const char *path, gpudiag_summary **out, gpu
 
 /** Move every rank of *from into into and free *from (set to NULL).  Refused
  *  with GPUDIAG_ERR_MISMATCH, both left as they were, when both name a job
- *  and the names differ.  The job of the result is the one named. */
+ *  and the names differ, or when one names a job and the other (with ranks)
+ *  none.  The job of the result is the one named. */
 gpudiag_status gpudiag_summary_merge(gpudiag_summary *into, gpudiag_summary **from, gpudiag_error *err);
 
 /** Number of ranks in s. */

@@ -113,6 +113,11 @@ gpudiag_status gpudiag_summary_merge(gpudiag_summary *into, gpudiag_summary **fr
     if (into->job && f->job && strcmp(into->job, f->job) != 0)
         return gd_set_error(err, GPUDIAG_ERR_MISMATCH, NULL, -1, "summaries of two jobs: '%s' and '%s'", into->job,
                             f->job);
+    if (!into->job != !f->job && into->count && f->count) /* one names a job, the other none */
+        return gd_set_error(err, GPUDIAG_ERR_MISMATCH, NULL, -1,
+                            "a summary of job '%s' and one naming no job: they may be two jobs; write the "
+                            "other with the same GPUDIAG_JOB_ID (or merge it on its own)",
+                            into->job ? into->job : f->job);
     if (into->count + f->count > into->cap) {
         size_t cap = into->count + f->count;
         gd_summary_rank *r = realloc(into->ranks, (cap ? cap : 1) * sizeof *r);

@@ -93,7 +93,12 @@ python3 -c 'import json,sys; print(*(json.load(open(p))["job"]["id"] for p in sy
     grep -qx "job-a slurm:77 slurm:76" && ok || nok "job ids from the environment"
 expect_rc 7 "$GPUDIAG" merge ja.json jb.json
 grep -q "summaries of two jobs: 'job-a' and 'slurm:77'" "$TMP/err" && ok || nok "job message"
-expect_rc 0 "$GPUDIAG" merge ja.json sum/rank001.json.sum.json   # a summary naming no job merges with any
+# a summary naming a job with one naming none: refused (it may be another job), either order
+expect_rc 7 "$GPUDIAG" merge ja.json sum/rank001.json.sum.json
+grep -q "rank001.json.sum.json: a summary of job 'job-a' and one naming no job" "$TMP/err" && ok || nok "job and none: message"
+expect_rc 7 "$GPUDIAG" merge sum/rank001.json.sum.json ja.json
+GPUDIAG_JOB_ID=job-a "$GPUDIAG" analyze --summary ja1.json syn/rank001.json > /dev/null
+expect_rc 0 "$GPUDIAG" merge ja.json ja1.json   # the same job
 expect_rc 3 "$GPUDIAG" merge dir.json
 grep -q "dir.json: byte [0-9]*: not a gpudiag summary (schema gpudiag.cluster/1)" "$TMP/err" && ok || nok "report message"
 # one rank given twice (issue 22): the same directory twice, or a merged summary and one of its
