@@ -133,48 +133,113 @@ static const char *gain_words(const gpudiag_finding *f, char *buf, size_t cap)
     return buf;
 }
 
+/* Why a finding ranked above the verdict's does not lead (FINDINGS "Verdict"). */
+enum skip_reason { SKIP_REPLAYS, SKIP_COMPUTE, SKIP_NO_GPU, SKIP_NO_GAIN, SKIP_BELOW, SKIP_NOTE, SKIP_SYMPTOM };
+
+static enum skip_reason skip_reason(const gpudiag_report *r, const gpudiag_finding *l)
+{
+    if (l->is_cause && r->verdict_finding && strcmp(r->verdict_finding, "input_graph_replays_unrecorded") == 0)
+        return SKIP_REPLAYS;
+    if (l->is_cause && l->bottleneck == GPUDIAG_BN_COMPUTE)
+        return SKIP_COMPUTE;
+    if (l->is_cause && !r->has_gpu)
+        return SKIP_NO_GPU;
+    if (l->is_cause)
+        return isnan(l->est_gain) ? SKIP_NO_GAIN : SKIP_BELOW;
+    return finding_rank(l) == 3 ? SKIP_NOTE : SKIP_SYMPTOM;
+}
+
+/* "2nd", "3rd", "11th" for rank n (1-based), into buf[cap]. */
+static const char *ordinal(size_t n, char *buf, size_t cap)
+{
+    const char *sfx = n % 100 >= 11 && n % 100 <= 13 ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+    snprintf(buf, cap, "%zu%s", n, sfx);
+    return buf;
+}
+
+/* The clause for the first-ranked finding l, skipped for reason k. Returns a
+ * malloc'd string, NULL on allocation failure. */
+static char *why_first(const gpudiag_finding *l, enum skip_reason k)
+{
+    char g[32];
+    switch (k) {
+    case SKIP_REPLAYS:
+        return gd_format("%s ranks first (%s), but unrecorded graph replays may fill the idle time it is computed "
+                         "from",
+                         l->id, gain_words(l, g, sizeof g));
+    case SKIP_COMPUTE:
+        return gd_format("%s ranks first (%s) but makes the kernels faster rather than removing a stall, and a "
+                         "verdict names a stall before a kernel speed-up",
+                         l->id, gain_words(l, g, sizeof g));
+    case SKIP_NO_GPU:
+        return gd_format("%s ranks first but the trace has no GPU activity to weigh it against", l->id);
+    case SKIP_NO_GAIN:
+        return gd_format("%s ranks first but has no gain estimate", l->id);
+    case SKIP_BELOW:
+        return gd_format("%s ranks first (%s) but is below the %.0f%% a cause needs to lead the verdict", l->id,
+                         gain_words(l, g, sizeof g), 100.0 * GD_VERDICT_GAIN_MIN);
+    case SKIP_NOTE:
+        return gd_format("%s ranks first but is a note on the input, not a cause", l->id);
+    default:
+        return gd_format("%s ranks first but is a symptom, not a cause", l->id);
+    }
+}
+
+/* The short reason a further skipped cause does not lead, given the first's k0. */
+static const char *why_also(enum skip_reason k, enum skip_reason k0)
+{
+    if (k == k0)
+        return "for the same reason";
+    switch (k) {
+    case SKIP_REPLAYS:
+        return "as unrecorded graph replays may fill its idle time";
+    case SKIP_COMPUTE:
+        return "as a kernel speed-up, not a stall";
+    case SKIP_NO_GPU:
+        return "as the trace has no GPU activity to weigh it against";
+    case SKIP_NO_GAIN:
+        return "as it has no gain estimate";
+    default:
+        return "as it is below the share a cause needs to lead the verdict";
+    }
+}
+
 /* verdict.finding and verdict.why (FINDINGS "Verdict"): the finding the verdict
  * rests on (`on`, NULL: none, or an id the rules did not add), and when that is
- * not the first-ranked finding, one sentence saying why the first does not lead. */
+ * not the first-ranked finding, one sentence saying why the first does not lead
+ * and naming every other cause ranked above the verdict's finding (every other
+ * cause when it rests on none) with why it is passed over. */
 static void verdict_finding(fbuilder *b, const char *on)
 {
     gpudiag_report *r = b->r;
     r->verdict_finding = NULL;
     r->verdict_why = NULL;
+    size_t at = r->finding_count; /* the verdict's finding's rank */
     for (size_t i = 0; on && i < r->finding_count; i++)
-        if (strcmp(r->findings[i].id, on) == 0)
+        if (strcmp(r->findings[i].id, on) == 0) {
             r->verdict_finding = r->findings[i].id;
-    if (!r->finding_count || (r->verdict_finding && strcmp(r->findings[0].id, r->verdict_finding) == 0))
+            at = i;
+        }
+    if (!r->finding_count || at == 0)
         return;
-    const gpudiag_finding *l = &r->findings[0];
-    char g[32], rest[160];
-    if (r->verdict_finding)
-        snprintf(rest, sizeof rest, "the verdict rests on %s", r->verdict_finding);
-    else
-        snprintf(rest, sizeof rest, "the verdict rests on no finding (none explains what it reports)");
-    char *why;
-    if (l->is_cause && r->verdict_finding && strcmp(r->verdict_finding, "input_graph_replays_unrecorded") == 0)
-        why = gd_format("%s ranks first (%s), but unrecorded graph replays may fill the idle time it is computed "
-                        "from; %s",
-                        l->id, gain_words(l, g, sizeof g), rest);
-    else if (l->is_cause && l->bottleneck == GPUDIAG_BN_COMPUTE)
-        why = gd_format("%s ranks first (%s) but makes the kernels faster rather than removing a stall, and a "
-                        "verdict names a stall before a kernel speed-up; %s",
-                        l->id, gain_words(l, g, sizeof g), rest);
-    else if (l->is_cause && !r->has_gpu)
-        why = gd_format("%s ranks first but the trace has no GPU activity to weigh it against; %s", l->id, rest);
-    else if (l->is_cause && isnan(l->est_gain))
-        why = gd_format("%s ranks first but has no gain estimate; %s", l->id, rest);
-    else if (l->is_cause)
-        why = gd_format("%s ranks first (%s) but is below the %.0f%% a cause needs to lead the verdict; %s", l->id,
-                        gain_words(l, g, sizeof g), 100.0 * GD_VERDICT_GAIN_MIN, rest);
-    else if (l->is_cause && l->est_gain >= GD_VERDICT_GAIN_MIN)
-        why = gd_format("%s ranks first (%s); %s", l->id, gain_words(l, g, sizeof g), rest); /* not reached */
-    else if (finding_rank(l) == 3)
-        why = gd_format("%s ranks first but is a note on the input, not a cause; %s", l->id, rest);
-    else
-        why = gd_format("%s ranks first but is a symptom, not a cause; %s", l->id, rest);
-    r->verdict_why = gd_arena_take(r->arena, why); /* the report owns it */
+    enum skip_reason k0 = skip_reason(r, &r->findings[0]);
+    char *why = why_first(&r->findings[0], k0);
+    for (size_t i = 1; why && i < at; i++) {
+        const gpudiag_finding *f = &r->findings[i];
+        if (!f->is_cause)
+            continue;
+        char g[32], n[24];
+        char *more = gd_format("%s; %s, ranked %s (%s), is passed over %s", why, f->id, ordinal(i + 1, n, sizeof n),
+                               gain_words(f, g, sizeof g), why_also(skip_reason(r, f), k0));
+        free(why);
+        why = more;
+    }
+    char *all = why ? gd_format("%s; the verdict rests on %s", why,
+                                r->verdict_finding ? r->verdict_finding
+                                                   : "no finding (none explains what it reports)")
+                    : NULL;
+    free(why);
+    r->verdict_why = gd_arena_take(r->arena, all); /* the report owns it */
     if (!r->verdict_why)
         b->oom = 1;
 }

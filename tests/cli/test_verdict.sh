@@ -19,6 +19,9 @@
 #    note cpu_only_trace, which the verdict rests on -> why: no GPU activity to weigh it.
 # 4. tests/data/ok_idle_nocause.json: one finding, single_step (a note on the input); the verdict
 #    ("no visible cause") rests on none -> finding null, why "single_step ... note on the input".
+# 5. tests/data/ok_recompute.json: no_tensor_cores (0.32) and recompute_cost (170 us of recompute
+#    kernels in a 1 ms step: 0.17), both compute causes, rank above host_overhead (0.15), on which the
+#    verdict rests -> why names both, recompute_cost "ranked 2nd (est. gain 17%)" for the same reason.
 # The text and HTML reports name the finding beside the bottleneck and print the why line.
 set -eu
 GD_TMP_TAG=verdict
@@ -47,6 +50,14 @@ valcheck.run([
     ("bottleneck", v["bottleneck"], "host_launch"), ("finding", v["finding"], "host_overhead"),
     ("why names the first", why.startswith("no_tensor_cores ranks first (est. gain 27%)"), True),
     ("why names the leader", why.endswith("the verdict rests on host_overhead"), True),
+], sys.argv[2], 1e-5)'
+check "$GD_TEST_DATA/ok_recompute.json" "$HDR"'
+valcheck.run([
+    ("ids", [x["id"] for x in d["findings"]][:3], ["no_tensor_cores", "recompute_cost", "host_overhead"]),
+    ("recompute gain", f["recompute_cost"]["est_gain"], 0.17), ("finding", v["finding"], "host_overhead"),
+    ("why", why, "no_tensor_cores ranks first (est. gain 32%) but makes the kernels faster rather than removing a "
+                 "stall, and a verdict names a stall before a kernel speed-up; recompute_cost, ranked 2nd (est. gain "
+                 "17%), is passed over for the same reason; the verdict rests on host_overhead"),
 ], sys.argv[2], 1e-5)'
 check "$GD_TEST_DATA/ok_idle_causes.json" "$HDR"'
 valcheck.run([("first", d["findings"][0]["id"], "sync_stall"), ("finding", v["finding"], "sync_stall"),
