@@ -8,8 +8,9 @@
  * unit as separate words ("182 W", "42 °C", "N/A Mb/s"); CSV cells are bare
  * numbers or "N/A".  amd-smi's MB are MiB; a bare CSV VRAM number is MiB or
  * GiB by the row's vram_total (>= 4096: MiB), and not read without one.
- * There are no timestamps: sample k of a GPU is at k seconds
- * (GPUDIAG_TIME_ASSUMED).
+ * A `timestamp` column (the CSV of `amd-smi monitor -w N`: epoch seconds)
+ * gives each row its time (GPUDIAG_TIME_ABSOLUTE); without one, sample k of
+ * a GPU is at k seconds (GPUDIAG_TIME_ASSUMED).
  */
 #include <math.h>
 #include <string.h>
@@ -20,7 +21,10 @@
 
 #define AMD_MAX_COLS 64
 
-enum { COL_IGNORE = -1, COL_GPU = -2, COL_VRAM_USED = -3, COL_VRAM_TOTAL = -4 };
+enum { COL_IGNORE = -1, COL_GPU = -2, COL_VRAM_USED = -3, COL_VRAM_TOTAL = -4, COL_TIME = -5 };
+
+/* Epoch seconds beyond this (year 5138) are no amd-smi timestamp. */
+#define AMD_MAX_EPOCH_S 1e11
 
 typedef struct amd_col {
     int metric;   /* gpudiag_metric, or COL_* */
@@ -35,6 +39,7 @@ static amd_col map_column(const char *s, size_t n)
         double scale;
     } map[] = {
         {"gpu", COL_GPU, 1},
+        {"timestamp", COL_TIME, 1},
         {"power", GPUDIAG_M_POWER_W, 1},
         {"power_usage", GPUDIAG_M_POWER_W, 1},
         {"pwr_cap", GPUDIAG_M_POWER_LIMIT_W, 1},
@@ -130,6 +135,7 @@ static double vram_scale(const char *unit, size_t unit_n, double bare_total)
 
 typedef struct amd_row {
     int gpu;
+    int64_t t_us;                 /* the timestamp cell, µs since 1970; -1 when no column */
     double v[GPUDIAG_M_COUNT];
     double used, total;           /* VRAM as printed */
     const char *used_u, *total_u; /* their units, NULL when bare */
@@ -140,6 +146,7 @@ typedef struct amd_row {
 static int parse_row(const amd_col *cols, const gd_tok *cell, size_t c, amd_row *r)
 {
     r->gpu = -1;
+    r->t_us = -1;
     r->used = r->total = NAN;
     r->used_u = r->total_u = NULL;
     r->used_un = r->total_un = 0;
@@ -158,6 +165,10 @@ static int parse_row(const amd_col *cols, const gd_tok *cell, size_t c, amd_row 
             if (isnan(x))
                 return 0;
             r->gpu = gd_gpu_index(x);
+        } else if (col.metric == COL_TIME) {
+            if (!(x >= 0 && x < AMD_MAX_EPOCH_S) || unit)
+                return 0; /* N/A, negative or no epoch seconds: the row's time is unknown */
+            r->t_us = llround(x * 1e6);
         } else if (col.metric == COL_VRAM_USED) {
             r->used = x;
             r->used_u = unit;
@@ -193,7 +204,7 @@ static size_t parse_header(const char *s, size_t n, amd_col *cols, int *csv, gpu
     int known = 0;
     for (size_t i = 0; i < c; i++) {
         cols[i] = map_column(tok[i].s, tok[i].n);
-        known += cols[i].metric != COL_IGNORE && cols[i].metric != COL_GPU;
+        known += cols[i].metric >= 0 || cols[i].metric == COL_VRAM_USED || cols[i].metric == COL_VRAM_TOTAL;
     }
     if (!known)
         return 0;
@@ -230,6 +241,13 @@ static gpudiag_status read_amdsmi(gd_lines *l, gpudiag_series *s, gpudiag_error 
             memcpy(cols, hc, hn * sizeof hc[0]);
             ncols = hn;
             csv = hcsv;
+            int has_time = 0;
+            for (size_t i = 0; i < hn; i++)
+                has_time |= hc[i].metric == COL_TIME;
+            /* absolute only while every header has the column (a log without it is at k s) */
+            s->time_source = has_time && (!have_header || s->time_source == GPUDIAG_TIME_ABSOLUTE)
+                                 ? GPUDIAG_TIME_ABSOLUTE
+                                 : GPUDIAG_TIME_ASSUMED;
             gd_series_note_header(s, line + b, n - b, l->line_no, have_header);
             have_header = 1;
             continue;
@@ -249,7 +267,7 @@ static gpudiag_status read_amdsmi(gd_lines *l, gpudiag_series *s, gpudiag_error 
         long g = gpudiag_series_gpu(s, GPUDIAG_ENTITY_GPU, row.gpu, -1, NULL, NULL);
         if (g < 0)
             return gd_set_error(err, GPUDIAG_ERR_NOMEM, l->path, -1, "out of memory");
-        int64_t t = (int64_t)s->gpus[g].count * s->interval_us;
+        int64_t t = row.t_us >= 0 ? row.t_us : (int64_t)s->gpus[g].count * s->interval_us;
         if (gpudiag_series_append(s, (size_t)g, t, row.v) != GPUDIAG_OK)
             return gd_set_error(err, GPUDIAG_ERR_NOMEM, l->path, -1, "out of memory");
         s->rows++;

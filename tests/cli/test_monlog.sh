@@ -438,7 +438,7 @@ done
 #   62914560000 bytes, VRAM_TOTAL 196300 MB = 205835468800 bytes; GPU 1 POWER 143 117 N/A ->
 #   mean 130 W over 2 values; GPU 0 GPU_TEMP 42 43 43 -> 42.666667 C; MEM_UTIL 20 25 22 % ->
 #   0.223333; GFX_CLOCK 1613 1700 1650 -> 1654.333333 MHz; MEM_TEMP 41 41 42 -> 41.333333;
-#   PCIE_BW (N/A Mb/s) ignored; no row skipped; time assumed.
+#   PCIE_BW (N/A Mb/s) ignored; no row skipped; time assumed (no timestamp column).
 # * amdsmi_monitor.csv (--csv, bare numbers): GPU 0 gfx 97 99 -> 0.98; GPU 1 93 95 -> 0.94,
 #   power 540 (N/A left out); vram_used 150000 with vram_total 196288 (>= 4096: MiB) ->
 #   157286400000 bytes; mem 40 41 -> 0.405; xcp ignored.
@@ -491,6 +491,31 @@ checks = [
      [("low", None)]),
 ]
 valcheck.run(checks, "amd-smi monitor", rel=1e-5)  # JSON keeps 6 significant digits
+PY
+# amd-smi --csv -w 5 with its timestamp column (epoch seconds; DEFINITIONS "amd-smi monitor"),
+# amdsmi_watch.csv: 24 rounds 5 s apart, 2 GPUs -> time absolute, 24 samples over 23 x 5 =
+# 115 s, interval 5 s, nothing ignored; GPU 0 gfx 90 90 10 repeating -> mean 63.3333 %, dips
+# every 3 samples x 5 s = 15 s (not 3 s as at the assumed 1 s); GPU 1 95 steady: no dips.
+# A header without the column keeps 1 s a sample (time assumed); an N/A stamp skips its row.
+"$GPUDIAG" analyze --json "$DATA/amdsmi_watch.csv" > "$TMP/amdw.json" 2> "$TMP/err" || nok "amd-smi watch: $(cat "$TMP/err")"
+printf 'timestamp,gpu,gfx\n1733200000,0,50\nN/A,0,60\n1733200010,0,70\n' > "$TMP/amdna.csv"
+"$GPUDIAG" analyze --json "$TMP/amdna.csv" > "$TMP/amdna.json" 2> "$TMP/err" || nok "amd-smi N/A stamp: $(cat "$TMP/err")"
+if python3 - "$TMP" <<'PY'; then ok; else nok "amd-smi timestamps"; fi
+import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+tmp = sys.argv[1]
+w = json.load(open(os.path.join(tmp, "amdw.json")))["series"]
+na = json.load(open(os.path.join(tmp, "amdna.json")))["series"]
+g0, g1 = w["gpus"]
+checks = [
+    ("time", w["time_source"], "absolute"), ("ignored", w["ignored_columns"], None),
+    ("g0 samples", g0["samples"], 24), ("g0 duration", g0["duration_us"], 115e6),
+    ("g0 interval", g0["interval_us"], 5e6), ("g0 dip period", g0["dip_period_us"], 15e6),
+    ("g0 util", g0["metrics"]["gpu_util"]["mean"], 190 / 300), ("g1 dips", g1["dip_period_us"], None),
+    ("N/A stamp skipped", na["skipped_rows"], 1), ("N/A duration", na["gpus"][0]["duration_us"], 10e6),
+]
+valcheck.run(checks, "amd-smi timestamps", rel=1e-5)
 PY
 # amd-smi: the format is told by content (also --format amdsmi), and a file of another format
 # given --format amdsmi says what header it wanted
