@@ -55,7 +55,7 @@ int gd_opt_number(const char *opt, const char *arg, int allow_suffix, double min
  * option inputs such as --ncu; "-" skipped).  An output is refused
  * when it is the same file as an input (same device and inode, so a symlink
  * or another spelling is caught), when it would be created inside an input
- * directory (it would be read as one of its traces next time), or when two
+ * directory (it would be read as one of its inputs next time), or when two
  * outputs are the same file.  Prints "gpudiag: error: ..." naming both and
  * returns -1 (the caller exits 2); 0 when all is well. */
 int gd_check_outputs(const char *const *opt_names, const char *const *outs, size_t nout, const char *const *ins,
@@ -77,6 +77,9 @@ int gd_check_writable(const char *const *opt_names, const char *const *outs, siz
  * no trace file in it) or GD_EXIT_INTERNAL (out of memory), with *names NULL
  * and *n 0; GD_EXIT_OK otherwise. */
 gd_exit gd_list_trace_dir(const char *dir, char ***names, size_t *n);
+/* As gd_list_trace_dir for `merge DIR`: the .json and .json.gz files (no
+ * .sqlite), and "no ... summary files" when there is none. */
+gd_exit gd_list_summary_dir(const char *dir, char ***names, size_t *n);
 /* Free n strings and the array (NULL: nothing). */
 void gd_free_names(char **names, size_t n);
 

@@ -51,7 +51,7 @@ static int read_path(const char *path, gpudiag_summary **acc)
     char **names = NULL;
     size_t n = 1;
     if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        gd_exit lrc = gd_list_trace_dir(path, &names, &n);
+        gd_exit lrc = gd_list_summary_dir(path, &names, &n);
         if (lrc != GD_EXIT_OK)
             return lrc;
     }

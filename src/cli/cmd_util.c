@@ -89,7 +89,7 @@ int gd_check_outputs(const char *const *opt_names, const char *const *outs, size
             if (parent && S_ISDIR(si.st_mode) && same_inode(&sp, &si)) {
                 fprintf(stderr,
                         "gpudiag: error: %s %s would be written into the input directory %s (and read as one of "
-                        "its traces next time): write it elsewhere\n",
+                        "its inputs next time): write it elsewhere\n",
                         opt_names[i], outs[i], ins[j]);
                 return -1;
             }
@@ -376,7 +376,15 @@ int gd_is_trace_name(const char *n)
            (l > 7 && strcmp(n + l - 7, ".sqlite") == 0);
 }
 
-gd_exit gd_list_trace_dir(const char *dir, char ***names_out, size_t *n_out)
+/* .json or .json.gz: a summary's name */
+static int is_summary_name(const char *n)
+{
+    size_t l = strlen(n);
+    return (l > 5 && strcmp(n + l - 5, ".json") == 0) || (l > 8 && strcmp(n + l - 8, ".json.gz") == 0);
+}
+
+/* gd_list_trace_dir, or with summaries set gd_list_summary_dir */
+static gd_exit list_dir(const char *dir, int summaries, char ***names_out, size_t *n_out)
 {
     *names_out = NULL;
     *n_out = 0;
@@ -389,7 +397,7 @@ gd_exit gd_list_trace_dir(const char *dir, char ***names_out, size_t *n_out)
     size_t n = 0, cap = 0;
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.' || !gd_is_trace_name(de->d_name))
+        if (de->d_name[0] == '.' || !(summaries ? is_summary_name(de->d_name) : gd_is_trace_name(de->d_name)))
             continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 16;
@@ -426,7 +434,13 @@ gd_exit gd_list_trace_dir(const char *dir, char ***names_out, size_t *n_out)
     }
     closedir(d);
     if (n == 0) {
-        fprintf(stderr, "gpudiag: error: %s: no .json, .json.gz or .sqlite trace files in this directory\n", dir);
+        if (summaries)
+            fprintf(stderr,
+                    "gpudiag: error: %s: no .json or .json.gz summary files in this directory (merge reads the "
+                    "summaries 'gpudiag analyze --summary FILE TRACE' writes, not traces)\n",
+                    dir);
+        else
+            fprintf(stderr, "gpudiag: error: %s: no .json, .json.gz or .sqlite trace files in this directory\n", dir);
         free(names);
         return GD_EXIT_INPUT;
     }
@@ -439,6 +453,16 @@ oom:
     gd_free_names(names, n);
     fprintf(stderr, "gpudiag: error: out of memory\n");
     return GD_EXIT_INTERNAL;
+}
+
+gd_exit gd_list_trace_dir(const char *dir, char ***names_out, size_t *n_out)
+{
+    return list_dir(dir, 0, names_out, n_out);
+}
+
+gd_exit gd_list_summary_dir(const char *dir, char ***names_out, size_t *n_out)
+{
+    return list_dir(dir, 1, names_out, n_out);
 }
 
 gd_exit gd_exit_for_status(gpudiag_status st)

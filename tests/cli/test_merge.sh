@@ -113,6 +113,17 @@ expect_rc 7 "$GPUDIAG" merge sum/rank001.json.sum.json sum/rank001.json.sum.json
 printf '{"schema":"gpudiag.summary/1","ranks":[{"rank":' > cut.json
 expect_rc 3 "$GPUDIAG" merge cut.json
 expect_rc 2 "$GPUDIAG" merge
+# wording (issue 22): an empty directory has no summary files (not "trace files"); -o inside an
+# input directory would be read as one of its inputs; a .sqlite in a directory is no summary
+mkdir empty
+expect_rc 3 "$GPUDIAG" merge empty
+grep -q "empty: no .json or .json.gz summary files in this directory (merge reads the summaries" "$TMP/err" &&
+    ! grep -q "trace files" "$TMP/err" && ok || nok "merge EMPTYDIR message"
+expect_rc 2 "$GPUDIAG" merge -o sum/x.json sum
+grep -q "would be written into the input directory sum (and read as one of its inputs next time)" "$TMP/err" &&
+    ok || nok "merge -o DIR/x.json DIR message"
+mkdir sq && cp sum/rank000.json.sum.json sq/ && : > sq/t.sqlite
+expect_rc 0 "$GPUDIAG" merge -q sq
 # a monitoring log has no ranks to merge: no summary (exit 2), its report still printed
 expect_rc 2 "$GPUDIAG" analyze -q --summary log.sum.json "$GD_TEST_DATA/monlog/csv_hw_slowdown_headroom.csv"
 [ ! -e log.sum.json ] && [ -s "$TMP/out" ] && ok || nok "--summary of a monitoring log"
