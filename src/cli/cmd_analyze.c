@@ -150,6 +150,8 @@ static void usage_analyze(FILE *fp)
             "      --summary FILE    also write the per-rank summary to FILE for 'gpudiag merge'\n"
             "                        (rank from distributedInfo, else RANK, SLURM_PROCID,\n"
             "                        OMPI_COMM_WORLD_RANK or JOB_COMPLETION_INDEX); one PATH only\n"
+            "                        (--save and --summary gzip when FILE ends in .gz; compare and\n"
+            "                        merge read either)\n"
             );
     usage_format(fp);
     fprintf(fp,

@@ -20,6 +20,7 @@
 #include "gpudiag/series.h"
 #include "analyze/compare_side.h"
 #include "ingest/formats.h"
+#include "ingest/input.h"
 #include "ingest/kineto.h"
 #include "ingest/once.h"
 #include "util/util.h"
@@ -145,16 +146,19 @@ static int load_dir(const char *dir, gpudiag_side **out)
     return rc;
 }
 
-/* 1 if the file starts like a saved gpudiag report (plain JSON, not gzip). */
+/* 1 if the file starts like a saved gpudiag report (plain JSON, or gzip as
+ * --save FILE.json.gz writes it: the decompressed head). */
 static int looks_saved(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return 0;
-    char head[256];
-    size_t n = fread(head, 1, sizeof head, f);
-    fclose(f);
-    return gpudiag_side_sniff_json(head, n);
+    gd_input in;
+    if (gd_input_open(&in, path) != 0)
+        return 0; /* closed by the failed open */
+    unsigned char head[256];
+    size_t n = 0, got = 0;
+    while (n < sizeof head && gd_input_read(&in, head + n, sizeof head - n, &got) == GD_IN_OK)
+        n += got;
+    gd_input_close(&in);
+    return gpudiag_side_sniff_json((const char *)head, n);
 }
 
 /* A side that can be read only once (a FIFO, /dev/stdin on a pipe, <(zcat ...)):

@@ -35,6 +35,7 @@ static void usage(FILE *fp)
                 "  -o, --output FILE     also write the job view as JSON to FILE (every kernel, as\n"
                 "                        'analyze --save FILE DIR' writes it)\n"
                 "      --summary FILE    also write the merged summary to FILE (to merge again)\n"
+                "                        (-o and --summary gzip when FILE ends in .gz)\n"
                 "  -q, --quiet           only the verdict line\n"
                 "  -h, --help            this help\n"
                 "\n"

@@ -491,7 +491,21 @@ gd_exit gd_write_file(const char *prog, const char *file, const char *what,
     }
     gpudiag_error err;
     memset(&err, 0, sizeof err);
-    gpudiag_status st = write(of.fp, ctx, &err);
+    gpudiag_status st;
+    if (gd_outfile_gz_name(file)) {
+        /* FILE.gz: the document is made in memory, then written gzip-compressed */
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&buf, &len);
+        st = mem ? write(mem, ctx, &err) : GPUDIAG_ERR_IO;
+        if (mem && fclose(mem) != 0 && st == GPUDIAG_OK)
+            st = GPUDIAG_ERR_IO;
+        if (st == GPUDIAG_OK && gd_outfile_put_gzip(&of, buf, len) != 0)
+            st = GPUDIAG_ERR_IO;
+        free(buf);
+    } else {
+        st = write(of.fp, ctx, &err);
+    }
     int replacing = of.tmp != NULL; /* not a device or a FIFO written in place */
     if (gd_outfile_commit(&of, st != GPUDIAG_OK) != 0) {
         fprintf(stderr, "%s: error: %s: writing %s failed: %s%s\n", prog, file, what,

@@ -15,6 +15,7 @@
 #include "analyze/compare_side.h"
 #include "gpudiag/compare.h"
 #include "gpudiag/summary.h"
+#include "ingest/input.h"
 #include "util/util.h"
 
 #define SAVED_MAX_BYTES (1u << 30)
@@ -331,12 +332,17 @@ gpudiag_status gpudiag_side_read_json(const char *path, gpudiag_side **out, gpud
 gpudiag_status gd_side_read_json_fp(FILE *fp, const char *path, gpudiag_side **out, gpudiag_error *err)
 {
     *out = NULL;
+    gd_input in; /* plain or gzip (--save FILE.json.gz), told by the content */
+    if (gd_input_open_fp(&in, fp, 0) != 0)
+        return gd_set_error(err, in.oom ? GPUDIAG_ERR_NOMEM : GPUDIAG_ERR_IO, path, -1, "%s", in.message);
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap);
+    gd_input_status rs = GD_IN_OK;
     while (buf) {
         if (len + 1 >= cap) {
             if (cap >= SAVED_MAX_BYTES) {
                 free(buf);
+                gd_input_close(&in);
                 return gd_set_error(err, GPUDIAG_ERR_FORMAT, path, (int64_t)len,
                                     "a saved report larger than 1 GiB is not a gpudiag report");
             }
@@ -349,19 +355,25 @@ gpudiag_status gd_side_read_json_fp(FILE *fp, const char *path, gpudiag_side **o
             buf = nb;
             cap *= 2;
         }
+        size_t got = 0;
         /* cppcheck-suppress nullPointerArithmeticRedundantCheck ; the loop runs only while buf is set */
-        size_t got = fread(buf + len, 1, cap - 1 - len, fp);
+        rs = gd_input_read(&in, (unsigned char *)buf + len, cap - 1 - len, &got);
         len += got;
-        if (got == 0)
+        if (rs != GD_IN_OK)
             break;
     }
-    int rerr = ferror(fp);
-    if (!buf)
+    if (!buf) {
+        gd_input_close(&in);
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, path, -1, "out of memory");
-    if (rerr) {
-        free(buf);
-        return gd_set_error(err, GPUDIAG_ERR_IO, path, -1, "read error");
     }
+    if (rs != GD_IN_EOF) {
+        free(buf);
+        gpudiag_status st = gd_set_error(err, rs == GD_IN_IOERR ? GPUDIAG_ERR_IO : GPUDIAG_ERR_FORMAT, path,
+                                         (int64_t)len, "%s", in.message[0] ? in.message : "read error");
+        gd_input_close(&in);
+        return st;
+    }
+    gd_input_close(&in);
     buf[len] = '\0';
     gpudiag_status st = gd_side_parse_json(buf, len, path, out, err);
     free(buf);

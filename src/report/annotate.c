@@ -595,9 +595,7 @@ gpudiag_status gpudiag_trace_write_annotated(const char *in_path, const gpudiag_
         a.ws_us = (double)r->input.steps_window_start_ns / 1000.0;
         a.we_us = (double)r->input.steps_window_end_ns / 1000.0;
     }
-    int to_stdout = strcmp(out_path, "-") == 0;
-    size_t ol = strlen(out_path);
-    int gz = !to_stdout && ol > 3 && strcmp(out_path + ol - 3, ".gz") == 0;
+    int gz = gd_outfile_gz_name(out_path);
     /* a temporary beside out_path, renamed over it only when complete
      * (util/outfile.h): a failed write keeps the old file */
     gd_outfile of;

@@ -8,10 +8,12 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static void outfile_clear(gd_outfile *o)
 {
@@ -154,4 +156,50 @@ void gd_outfile_abort(gd_outfile *o)
     if (o->tmp)
         (void)unlink(o->tmp);
     outfile_clear(o);
+}
+
+int gd_outfile_gz_name(const char *path)
+{
+    size_t l = strlen(path);
+    return strcmp(path, "-") != 0 && l > 3 && strcmp(path + l - 3, ".gz") == 0;
+}
+
+int gd_outfile_put_gzip(gd_outfile *o, const void *buf, size_t n)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16 /* gzip wrapper */, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        errno = ENOMEM;
+        return -1;
+    }
+    const unsigned char *in = buf;
+    unsigned char out[1 << 16];
+    int rc = Z_OK, flush;
+    do {
+        size_t chunk = n < (1u << 30) ? n : (1u << 30); /* avail_in is a uInt */
+        z.next_in = (Bytef *)(uintptr_t)in;
+        z.avail_in = (uInt)chunk;
+        in += chunk;
+        n -= chunk;
+        flush = n == 0 ? Z_FINISH : Z_NO_FLUSH;
+        do {
+            z.next_out = out;
+            z.avail_out = sizeof out;
+            rc = deflate(&z, flush);
+            size_t have = sizeof out - z.avail_out;
+            errno = 0;
+            if (rc == Z_STREAM_ERROR || fwrite(out, 1, have, o->fp) != have) {
+                int e = rc == Z_STREAM_ERROR || errno == 0 ? EIO : errno;
+                deflateEnd(&z);
+                errno = e;
+                return -1;
+            }
+        } while (z.avail_out == 0);
+    } while (flush != Z_FINISH);
+    deflateEnd(&z);
+    if (rc != Z_STREAM_END) {
+        errno = EIO;
+        return -1;
+    }
+    return 0;
 }

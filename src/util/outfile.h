@@ -40,6 +40,16 @@ const char *gd_outfile_write_path(const gd_outfile *o);
  * emptied either way. */
 int gd_outfile_commit(gd_outfile *o, int failed);
 
+/* 1 when the output named `path` is written gzip-compressed: its name ends
+ * in ".gz" (and it is not "-", standard output).  The one rule for every
+ * writer (--trace-out, --save, --summary, merge -o and --summary). */
+int gd_outfile_gz_name(const char *path);
+
+/* Write the n bytes at buf to o->fp as one gzip member (deflate level 6).
+ * Returns 0, or -1 with errno set (ENOMEM, or the write's reason; EIO when
+ * none is known). */
+int gd_outfile_put_gzip(gd_outfile *o, const void *buf, size_t n);
+
 /* Give up: close and remove the temporary; the old target stays. */
 void gd_outfile_abort(gd_outfile *o);
 

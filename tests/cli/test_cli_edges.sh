@@ -4,7 +4,11 @@
 #    always was: both flags choose what goes to standard output;
 #  - `analyze -q - - < T`: standard input named twice is a usage error (exit 2) before any
 #    byte is read: what follows the command in the same shell still reads all of T
-#    (ok_two_steps.json, 7633 bytes: `wc -c`).
+#    (ok_two_steps.json, 7633 bytes: `wc -c`);
+#  - --save, --summary, merge -o and merge --summary gzip when the name ends in .gz (as
+#    --trace-out always did): the file starts 1f 8b and gunzips to the bytes the plain name
+#    gets; compare reads the gzipped report (its output equals that of the plain one but for
+#    the file name) and merge the gzipped summary (the same job view as from the plain one).
 set -u
 GD_TMP_TAG=edges
 # shellcheck source=tests/cli/common.sh
@@ -22,4 +26,20 @@ grep -q "standard input ('-') can be read once" err.txt && [ ! -s out.txt ] && o
 # one '-' still reads the trace
 "$GPUDIAG" analyze -q - < "$T" >out.txt 2>err.txt && grep -q "^memory_bandwidth: " out.txt && ok ||
     nok "analyze -q - < T: '$(cat out.txt err.txt)'"
+
+gz_magic() { [ "$(head -c 2 "$1" | od -An -tx1 | tr -d ' ')" = 1f8b ]; }
+"$GPUDIAG" analyze -q --no-progress --save a.json --summary s.json "$T" >/dev/null 2>err.txt || nok "--save a.json: $(cat err.txt)"
+"$GPUDIAG" analyze -q --no-progress --save a.json.gz --summary s.json.gz "$T" >/dev/null 2>err.txt || nok "--save a.json.gz: $(cat err.txt)"
+for f in a s; do
+    gz_magic $f.json.gz && ok || nok "$f.json.gz is not gzip"
+    gzip -dc $f.json.gz | cmp -s - $f.json && ok || nok "$f.json.gz does not gunzip to $f.json"
+done
+"$GPUDIAG" compare a.json.gz a.json >c_gz.txt 2>err.txt || nok "compare a.json.gz: $(cat err.txt)"
+"$GPUDIAG" compare a.json a.json >c_plain.txt 2>&1
+sed 's/a\.json\.gz/a.json/' c_gz.txt | cmp -s - c_plain.txt && ok || nok "compare of the gzipped report differs"
+"$GPUDIAG" merge -o m.json.gz --summary ms.json.gz s.json.gz >/dev/null 2>err.txt || nok "merge s.json.gz: $(cat err.txt)"
+"$GPUDIAG" merge -o m.json --summary ms.json s.json >/dev/null 2>&1
+for f in m ms; do
+    gz_magic $f.json.gz && gzip -dc $f.json.gz | cmp -s - $f.json && ok || nok "merge: $f.json.gz is not the gzip of $f.json"
+done
 finish
