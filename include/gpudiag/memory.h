@@ -56,7 +56,8 @@ typedef struct gpudiag_memory_device {
     double persistent_bytes;      /**< the lowest allocated level in any step (weights, gradients, optimizer
                                        state stay allocated); NaN unless has_totals */
     double transient_bytes;       /**< the largest rise within one step (step peak − step low): the
-                                       activations and temporaries a step allocates and frees */
+                                       activations and temporaries a step holds at once (not the sum of its
+                                       allocations: memory freed and reused within the step counts once) */
     double activation_fits;       /**< (0.9 × total − persistent) ÷ transient: how many times the step's
                                        transient memory fits beside the persistent state (1 = as now);
                                        NaN unless has_totals, total known and transient > 0 */

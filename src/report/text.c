@@ -568,10 +568,10 @@ static void memory_lines(const tw *w, const gpudiag_report *r)
         fputc('\n', w->fp);
         if (!isnan(md->transient_bytes)) {
             gd_format_bytes(d, sizeof d, md->transient_bytes);
-            fprintf(w->fp, "         a step allocates and frees %s", d);
+            fprintf(w->fp, "         activations: a step rises %s above its low", d);
             if (!isnan(md->activation_fits)) {
                 gd_format_bytes(e, sizeof e, md->persistent_bytes);
-                fprintf(w->fp, " beside %s held across steps: would fit %.1fx", e, md->activation_fits);
+                fprintf(w->fp, ", beside %s held across steps: would fit %.1fx", e, md->activation_fits);
             }
             fputc('\n', w->fp);
         }

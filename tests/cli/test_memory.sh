@@ -69,7 +69,7 @@ check_both_readers "$GD_TEST_DATA/ok_memory_headroom.json" "$PY" || rc=1
 "$GPUDIAG" analyze --no-color "$GD_TEST_DATA/ok_memory_headroom.json" > "$TMP/h.txt"
 grep -q '^MEMORY   GPU 0: peak allocated 2.23 GiB, reserved 2.79 GiB of 31.74 GiB (headroom 91.2%)$' "$TMP/h.txt" \
     && ok || nok "memory line: $(grep -A1 MEMORY "$TMP/h.txt" || true)"
-grep -q 'a step allocates and frees 1.30 GiB beside 953.7 MiB held across steps: would fit 21.3x' "$TMP/h.txt" \
+grep -q '^         activations: a step rises 1.30 GiB above its low, beside 953.7 MiB held across steps: would fit 21.3x$' "$TMP/h.txt" \
     && ok || nok "activations line"
 
 PYF=$(cat <<'EOF'
