@@ -521,15 +521,24 @@ static int save_json(const char *file, const gpudiag_report *r, const gpudiag_cl
  * torchrun's RANK, Slurm's SLURM_PROCID (not in an array task: there it is
  * the task's own step rank, 0 in every task), Open MPI's
  * OMPI_COMM_WORLD_RANK, a Kubernetes Indexed Job's JOB_COMPLETION_INDEX.
- * -1 when none is set to a number. */
-static int rank_from_env(const char **source)
+ * -1 when none is set to a number.  With warn (the trace has no rank of its
+ * own), a variable set to something else ("abc", "-1") is said on stderr
+ * before it is passed over, naming the trace (issue 22: the rank was null
+ * without a word). */
+static int rank_from_env(const char **source, int warn, const char *trace)
 {
     static const char *const vars[] = {"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "JOB_COMPLETION_INDEX"};
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
         const char *v = getenv(vars[i]);
         long r = 0;
-        if (!v || gd_opt_long(v, 0, 1L << 30, &r) != 0)
+        if (!v || gd_opt_long(v, 0, 1L << 30, &r) != 0) {
+            if (v && warn)
+                fprintf(stderr,
+                        "%s: warning: %s='%s' is not a rank number (0 to 2^30): ignored as the rank of %s, which "
+                        "has none in the trace\n",
+                        prog, vars[i], v, trace);
             continue;
+        }
         if (strcmp(vars[i], "SLURM_PROCID") == 0 && getenv("SLURM_ARRAY_TASK_ID"))
             continue;
         *source = vars[i];
@@ -572,7 +581,7 @@ static int save_summary(const char *file, const gpudiag_report *const *reports, 
     gpudiag_status st = gpudiag_summary_new(job_from_env(jbuf, sizeof jbuf), &sum, &err);
     for (size_t i = 0; st == GPUDIAG_OK && i < n; i++) {
         const char *source = NULL;
-        int rank = n == 1 ? rank_from_env(&source) : -1;
+        int rank = n == 1 ? rank_from_env(&source, reports[i]->input.rank < 0, reports[i]->input.path) : -1;
         st = gpudiag_summary_add_report(sum, reports[i], rank, source, &err);
     }
     int code;

@@ -139,10 +139,20 @@ env -u RANK SLURM_PROCID=3 "$GPUDIAG" analyze --summary e2.json norank.json > /d
 env -u RANK SLURM_PROCID=0 SLURM_ARRAY_TASK_ID=4 "$GPUDIAG" analyze --summary e3.json norank.json > /dev/null
 env -u RANK JOB_COMPLETION_INDEX=6 "$GPUDIAG" analyze --summary e4.json norank.json > /dev/null
 RANK=9 "$GPUDIAG" analyze --summary e5.json syn/rank001.json > /dev/null   # the trace's own rank wins
-python3 - e1.json e2.json e3.json e4.json e5.json <<'PY' && ok || nok "rank from the environment"
+# RANK not a number (issue 22): a warning naming the variable, value and trace; the next variable
+# still counts; nothing said when the trace has its own rank
+RANK=abc "$GPUDIAG" analyze --summary e6.json norank.json > /dev/null 2> e6.err
+grep -q "warning: RANK='abc' is not a rank number (0 to 2^30): ignored as the rank of norank.json" e6.err &&
+    ok || nok "RANK=abc: warning"
+RANK=-1 SLURM_PROCID=2 "$GPUDIAG" analyze --summary e7.json norank.json > /dev/null 2> e7.err
+grep -q "warning: RANK='-1' is not a rank number" e7.err && ok || nok "RANK=-1: warning"
+RANK=abc "$GPUDIAG" analyze --summary e8.json syn/rank001.json > /dev/null 2> e8.err
+[ ! -s e8.err ] && ok || nok "RANK=abc with the trace's own rank: '$(cat e8.err)'"
+python3 - e1.json e2.json e3.json e4.json e5.json e6.json e7.json <<'PY' && ok || nok "rank from the environment"
 import json, sys
 got = [(r["rank"], r["rank_source"]) for r in (json.load(open(p))["ranks"][0] for p in sys.argv[1:])]
-assert got == [(5, "RANK"), (3, "SLURM_PROCID"), (None, None), (6, "JOB_COMPLETION_INDEX"), (1, "trace")], got
+assert got == [(5, "RANK"), (3, "SLURM_PROCID"), (None, None), (6, "JOB_COMPLETION_INDEX"), (1, "trace"),
+               (None, None), (2, "SLURM_PROCID")], got
 PY
 
 # the shared rank traces: byte-identical job views
