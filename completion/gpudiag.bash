@@ -1,11 +1,12 @@
 # bash completion for gpudiag (installed as share/bash-completion/completions/gpudiag).
 #
-# Completes the commands, each command's long options and the values of --format. Nothing is
-# listed here by hand: the commands and the --format names come from the binary's own tables
-# (the hidden `gpudiag --list-commands` and `gpudiag --list-formats`: the dispatch table of
-# src/cli/cli.c and the reader table of src/ingest/formats.c), the options from
-# `gpudiag COMMAND --help` (the long options at the start of its option lines, text in
-# parentheses left out).  Anything else completes as a file name; after `run ... --` the
+# Completes the commands, each command's options and the values of --format, --fail-on,
+# --recompute, --metric and --metric-names. Nothing is listed here by hand: the commands and
+# the values come from the binary's own tables (the hidden `gpudiag --list-commands`,
+# `gpudiag --list-formats` and `gpudiag --list-values OPTION`: the dispatch table of
+# src/cli/cli.c, the reader table of src/ingest/formats.c, the parsers' word tables), the
+# options from `gpudiag COMMAND --help` (the long options and the short ones, such as -o, at
+# the start of its option lines, text in parentheses left out).  Anything else completes as a file name; after `run ... --` the
 # words are the command's to run.
 _gpudiag()
 {
@@ -36,11 +37,15 @@ _gpudiag()
             COMPREPLY=($(compgen -W "$("$prog" --list-formats 2>/dev/null)" -- "$cur"))
             return 0
             ;;
+        --fail-on | --recompute | --metric | --metric-names)
+            COMPREPLY=($(compgen -W "$("$prog" --list-values "${prev#--}" 2>/dev/null)" -- "$cur"))
+            return 0
+            ;;
     esac
     if [[ "$cur" == -* ]]; then
         local opts
         opts=$("$prog" "$cmd" --help 2>/dev/null | sed -e 's/([^)]*)//g' | grep -E '^ +-' |
-            grep -oE -- '(^|[][ |,;])--[a-z][a-z0-9-]*' | sed -e 's/^[^-]*//' | sort -u)
+            grep -oE -- '(^|[][ |,;])(--[a-z][a-z0-9-]*|-[a-zA-Z]([ ,]|$))' | sed -e 's/^[^-]*//' -e 's/[ ,]$//' | sort -u)
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
         return 0
     fi

@@ -101,11 +101,19 @@ int gd_cli_run(int argc, char **argv)
         return finish(GD_EXIT_OK);
     }
     /* Hidden, for the shell completion (completion/gpudiag.bash): the command
-     * names of the table above and the --format names of the format table
-     * (src/ingest/formats.c), one per line. */
+     * names of the table above, the --format names of the format table
+     * (src/ingest/formats.c) and the values of --fail-on, --recompute,
+     * --metric and --metric-names (gd_list_values), one per line. */
     if (strcmp(cmd, "--list-commands") == 0) {
         for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
             printf("%s\n", commands[i].name);
+        return finish(GD_EXIT_OK);
+    }
+    if (strcmp(cmd, "--list-values") == 0) {
+        if (argc != 3 || gd_list_values(argv[2]) != 0) {
+            fprintf(stderr, "gpudiag: error: --list-values wants one of fail-on, recompute, metric, metric-names\n");
+            return GD_EXIT_USAGE;
+        }
         return finish(GD_EXIT_OK);
     }
     if (strcmp(cmd, "--list-formats") == 0) {

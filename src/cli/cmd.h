@@ -145,6 +145,16 @@ int gd_opt_word(const char *opt, const char *arg, const char *const *words, int 
 /* --recompute none|selective|full into *out; -1 with the message above. */
 int gd_opt_recompute(const char *arg, gpudiag_recompute *out);
 
+/* serve --metric-names: its words, in the order of the value serve keeps
+ * (0 gpudiag, 1 dcgm). */
+extern const char *const gd_metric_names_words[2];
+
+/* The hidden `gpudiag --list-values OPTION` (the bash completion's source):
+ * print the words the parser accepts for the option named `opt` (without
+ * "--": fail-on, recompute, metric, metric-names), one per line, from the
+ * tables the parsers use; 0, or -1 (nothing printed) for another option. */
+int gd_list_values(const char *opt);
+
 /* A JSON writer over yajl: NaN is written as null. */
 typedef struct gd_json {
     yajl_gen g;

@@ -203,8 +203,7 @@ gd_exit gd_cmd_serve(int argc, char **argv)
             o.backend = optarg;
             break;
         case 'N': {
-            static const char *const names[] = {"gpudiag", "dcgm"};
-            int w = gd_opt_word("--metric-names", optarg, names, 2);
+            int w = gd_opt_word("--metric-names", optarg, gd_metric_names_words, 2);
             if (w < 0)
                 return GD_EXIT_USAGE;
             o.dcgm_names = w;

@@ -15,6 +15,8 @@
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
+#include "gpudiag/compare.h"
+#include "gpudiag/gpudiag.h"
 #include "ingest/input.h"
 #include "util/outfile.h"
 
@@ -238,6 +240,28 @@ int gd_opt_word(const char *opt, const char *arg, const char *const *words, int 
         fprintf(stderr, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ", words[i]);
     fprintf(stderr, ", got '%s'\n", arg);
     return -1;
+}
+
+const char *const gd_metric_names_words[2] = {"gpudiag", "dcgm"};
+
+int gd_list_values(const char *opt)
+{
+    if (strcmp(opt, "fail-on") == 0) { /* gd_opt_severity (cli/opts.c) */
+        for (int i = GPUDIAG_SEV_INFO; i <= GPUDIAG_SEV_HIGH; i++)
+            printf("%s\n", gpudiag_severity_name((gpudiag_severity)i));
+    } else if (strcmp(opt, "recompute") == 0) { /* gd_opt_recompute */
+        for (int i = GPUDIAG_RECOMPUTE_NONE; i <= GPUDIAG_RECOMPUTE_FULL; i++)
+            printf("%s\n", gpudiag_recompute_name((gpudiag_recompute)i));
+    } else if (strcmp(opt, "metric") == 0) { /* compare: gpudiag_compare_metric_parse */
+        for (int i = 0; i < GPUDIAG_METRIC_COUNT; i++)
+            printf("%s\n", gpudiag_compare_metric_name((gpudiag_compare_metric)i));
+    } else if (strcmp(opt, "metric-names") == 0) {
+        for (size_t i = 0; i < sizeof gd_metric_names_words / sizeof *gd_metric_names_words; i++)
+            printf("%s\n", gd_metric_names_words[i]);
+    } else {
+        return -1;
+    }
+    return 0;
 }
 
 int gd_opt_recompute(const char *arg, gpudiag_recompute *out)
