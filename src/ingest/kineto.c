@@ -700,7 +700,7 @@ static int check_end(reader *r)
                 p->t->truncated = 1;
                 p->t->truncated_at = (int64_t)total;
                 snprintf(p->t->truncation_reason, sizeof p->t->truncation_reason,
-                         "the JSON ends before the trace closes (the profiler did not finish writing)");
+                         "the JSON ends before the trace closes: the profiler did not finish writing");
             }
         }
     }

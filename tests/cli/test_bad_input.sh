@@ -330,6 +330,13 @@ PYEOF
         jeq '"input_truncated" in ids' True
         warns_on_stderr "$TMP/cut.json" "byte $N"
     done
+    # the reason reads as one parenthesis, not two nested ones (new-user report, issue 21)
+    CASE="real trace cut at byte 1000000: the title's wording"
+    head -c 1000000 "$RD/real.json" >"$TMP/cut.json"
+    run analyze --json "$TMP/cut.json"
+    expect_rc 0
+    jeq '[f["title"] for f in r["findings"] if f["id"] == "input_truncated"]' \
+        "[\"Trace is cut off at byte 1000000 (the JSON ends before the trace closes: the profiler did not finish writing); analysed the $(n_events 1000000) complete events before it\"]"
 
     CASE="gzip cut in the middle of the stream"
     OUTB=$(cat "$RD/cut_half.out_bytes")
