@@ -991,6 +991,11 @@ typedef struct gpudiag_rank {
     double comm_time_us_per_step; /**< summed communication kernel time per step */
     double comm_wait_us_per_step; /**< time this rank's collectives waited for the last rank to arrive */
     gpudiag_bottleneck bottleneck;
+    /* appended: all-to-all (MoE token dispatch/combine; DEFINITIONS "All-to-all and expert load imbalance") */
+    double all_to_all_us_per_step;      /**< summed all-to-all kernel time per step, µs; NaN when kinds unknown */
+    double all_to_all_share;            /**< that / step_time_us (fraction 0..1); NaN when unknown */
+    double all_to_all_wait_us_per_step; /**< of that, the wait for the last rank (as comm_wait over the all-to-alls
+                                             matched by position); NaN when < 2 ranks run all-to-alls */
 } gpudiag_rank;
 
 /** Reasons a directory's traces may not be one job (gpudiag_cluster.mixed_job;
@@ -1030,6 +1035,14 @@ typedef struct gpudiag_cluster {
     gpudiag_finding *findings;
     int world_size;               /**< distributedInfo.world_size the traces state; -1 if none does or they differ */
     int missing_ranks;            /**< world_size − distinct ranks present (> 0: some ranks absent); -1 if unknown */
+    /* appended: all-to-all and expert load imbalance across ranks (DEFINITIONS "All-to-all and expert load
+     * imbalance"); 0 / NaN / -1 when fewer than two ranks ran all-to-all kernels of known kind */
+    size_t all_to_all_collectives;      /**< all-to-alls matched by position (the j-th all-to-all of every rank) */
+    double all_to_all_wait_us_per_step; /**< mean over those ranks of their all-to-all wait per step, µs */
+    double all_to_all_wait_share;       /**< that / their mean step time (fraction 0..1): what balance would save */
+    double all_to_all_imbalance;        /**< max / mean over those ranks of (step time − all-to-all wait): the
+                                             time analogue of max/mean tokens per rank (≥ 1; 1 = balanced) */
+    int all_to_all_loaded_rank;         /**< rank number with the least all-to-all wait (the most work), -1 if none */
 } gpudiag_cluster;
 
 /**

@@ -127,6 +127,9 @@ typedef struct gd_rank_input {
     gpudiag_bottleneck bottleneck;
     size_t comm_count;
     const double *comm_us;
+    /* gpudiag_comm_kind of each of comm_us (comm_count of them); NULL when unknown
+     * (a summary that lists durations only): the all-to-all numbers are then NaN */
+    const unsigned char *comm_kind;
 } gd_rank_input;
 
 /* Fill in from a report (pointers borrow from r). */

@@ -402,6 +402,145 @@ static char *straggler_verdict(gpudiag_cluster *c, const cl_waits *w, const char
                      w->others, 100.0 * (isnan(c->straggler_share) ? 0 : c->straggler_share), dup, missnote);
 }
 
+/* ---- all-to-all and expert load imbalance (DEFINITIONS "All-to-all and expert
+ * load imbalance") ---------------------------------------------------------- */
+
+#define GD_A2A_WAIT_SHARE_MIN 0.02
+
+/* Each rank's all-to-all time and share per step (c->ranks[].all_to_all_*);
+ * NaN where its collectives' kinds are unknown or it has no steps.  Returns
+ * the number of ranks whose kinds are known and that ran >= 1 all-to-all. */
+static size_t a2a_rank_times(const gd_rank_input *in, size_t n, gpudiag_cluster *c)
+{
+    size_t runs = 0;
+    for (size_t i = 0; i < n; i++) {
+        gpudiag_rank *k = &c->ranks[i];
+        k->all_to_all_us_per_step = k->all_to_all_share = k->all_to_all_wait_us_per_step = NAN;
+        if ((in[i].comm_count && !in[i].comm_kind) || in[i].steps == 0)
+            continue;
+        double sum = 0;
+        size_t count = 0;
+        for (size_t j = 0; j < in[i].comm_count; j++)
+            if (in[i].comm_kind[j] == GPUDIAG_COMM_ALL_TO_ALL) {
+                sum += in[i].comm_us[j];
+                count++;
+            }
+        k->all_to_all_us_per_step = sum / (double)in[i].steps;
+        k->all_to_all_share = in[i].step_time_us > 0 ? k->all_to_all_us_per_step / in[i].step_time_us : NAN;
+        runs += count > 0;
+    }
+    return runs;
+}
+
+/* 1 when rank i takes part in the all-to-all matching: kinds known, an all-to-all run. */
+static int a2a_part(const gd_rank_input *in, const gpudiag_rank *k)
+{
+    return in->comm_kind && in->comm_count && k->all_to_all_us_per_step > 0 && in->step_time_us > 0;
+}
+
+/* The all-to-alls of >= 2 participating ranks matched by position (the j-th
+ * all-to-all of each), each rank's wait (duration − the shortest of that
+ * all-to-all over the ranks), and the cluster's all_to_all_* numbers.
+ * 0, or -1 when out of memory. */
+static int cluster_all_to_all(const gd_rank_input *in, size_t n, gpudiag_cluster *c)
+{
+    size_t m = SIZE_MAX, parts = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!a2a_part(&in[i], &c->ranks[i]))
+            continue;
+        size_t count = 0;
+        for (size_t j = 0; j < in[i].comm_count; j++)
+            count += in[i].comm_kind[j] == GPUDIAG_COMM_ALL_TO_ALL;
+        m = count < m ? count : m;
+        parts++;
+    }
+    if (parts < 2)
+        return 0;
+    size_t *cur = calloc(n, sizeof *cur);
+    double *d = calloc(n, sizeof *d), *wait = calloc(n, sizeof *wait);
+    if (!cur || !d || !wait) {
+        free(cur);
+        free(d);
+        free(wait);
+        return -1;
+    }
+    for (size_t j = 0; j < m; j++) {
+        double mn = INFINITY;
+        for (size_t i = 0; i < n; i++) {
+            if (!a2a_part(&in[i], &c->ranks[i]))
+                continue;
+            while (in[i].comm_kind[cur[i]] != GPUDIAG_COMM_ALL_TO_ALL)
+                cur[i]++;
+            d[i] = in[i].comm_us[cur[i]++];
+            mn = d[i] < mn ? d[i] : mn;
+        }
+        for (size_t i = 0; i < n; i++)
+            if (a2a_part(&in[i], &c->ranks[i]))
+                wait[i] += d[i] - mn;
+    }
+    double wsum = 0, step = 0, work = 0, wmax = -INFINITY, least = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        gpudiag_rank *k = &c->ranks[i];
+        if (!a2a_part(&in[i], k))
+            continue;
+        k->all_to_all_wait_us_per_step = wait[i] / (double)in[i].steps;
+        wsum += k->all_to_all_wait_us_per_step;
+        step += in[i].step_time_us;
+        double w = in[i].step_time_us - k->all_to_all_wait_us_per_step;
+        work += w;
+        wmax = w > wmax ? w : wmax;
+        if (k->all_to_all_wait_us_per_step < least) {
+            least = k->all_to_all_wait_us_per_step;
+            c->all_to_all_loaded_rank = k->rank;
+        }
+    }
+    free(cur);
+    free(d);
+    free(wait);
+    c->all_to_all_collectives = m;
+    c->all_to_all_wait_us_per_step = wsum / (double)parts;
+    c->all_to_all_wait_share = c->all_to_all_wait_us_per_step / (step / (double)parts);
+    c->all_to_all_imbalance = work > 0 ? wmax / (work / (double)parts) : NAN;
+    return 0;
+}
+
+/* The `moe_all_to_all_imbalance` finding (docs/FINDINGS.md): the ranks wait
+ * >= GD_A2A_WAIT_SHARE_MIN of their step in all-to-all for the most loaded one. */
+static void add_a2a_finding(gd_fbuild *b, const gpudiag_cluster *c)
+{
+    double s = c->all_to_all_wait_share;
+    if (c->mixed_job || c->all_to_all_collectives == 0 || !(s >= GD_A2A_WAIT_SHARE_MIN))
+        return;
+    double share = 0;
+    size_t parts = 0;
+    for (size_t i = 0; i < c->rank_count; i++)
+        if (!isnan(c->ranks[i].all_to_all_wait_us_per_step)) {
+            share += c->ranks[i].all_to_all_share;
+            parts++;
+        }
+    gpudiag_finding *f = cl_add(b, GD_C_moe_all_to_all_imbalance,
+                                s >= 0.20 ? GPUDIAG_SEV_HIGH : s >= 0.10 ? GPUDIAG_SEV_MEDIUM : GPUDIAG_SEV_LOW, s);
+    gd_fb_ev(f, "all_to_all_collectives", (double)c->all_to_all_collectives);
+    gd_fb_ev(f, "ranks", (double)parts);
+    gd_fb_ev(f, "all_to_all_share", share / (double)parts);
+    gd_fb_ev(f, "wait_us_per_step", c->all_to_all_wait_us_per_step);
+    gd_fb_ev(f, "wait_share_of_step", s);
+    gd_fb_ev(f, "imbalance_max_over_mean", c->all_to_all_imbalance);
+    gd_fb_ev(f, "loaded_rank", (double)c->all_to_all_loaded_rank);
+    gd_fb_text(b, f,
+         gd_format("Uneven work before the all-to-alls: the ranks wait %.1f%% of each step in all-to-all for the "
+                   "busiest (rank %d; work max/mean %.2f, from time)",
+                   100.0 * s, c->all_to_all_loaded_rank, c->all_to_all_imbalance),
+         gd_format("In a mixture-of-experts model this is expert load imbalance: the router sends more tokens to "
+                   "the experts on rank %d. Raise the load-balancing loss (Megatron --moe-aux-loss-coeff, the "
+                   "l_aux of DeepSpeed MoE), cap each expert (--moe-expert-capacity-factor, DeepSpeed "
+                   "capacity_factor), or use aux-loss-free balancing (--moe-router-enable-expert-bias). The token "
+                   "counts per rank are not read from this trace: the skew is measured from the all-to-all waits, "
+                   "which also grow with any other uneven work (data loading, a slower GPU); log the tokens per "
+                   "expert (Megatron --moe-per-layer-logging) to confirm.",
+                   c->all_to_all_loaded_rank));
+}
+
 static gpudiag_status cluster_oom(gpudiag_cluster **c, gpudiag_error *err)
 {
     gpudiag_cluster_free(c);
@@ -421,6 +560,7 @@ void gd_rank_input_from_report(const gpudiag_report *r, gd_rank_input *in)
     in->bottleneck = r->bottleneck;
     in->comm_count = r->comm_kernel_count;
     in->comm_us = r->comm_kernel_us;
+    in->comm_kind = r->comm_kernel_kind;
 }
 
 gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, size_t n, gpudiag_cluster **out,
@@ -457,10 +597,15 @@ gpudiag_status gd_cluster_analyze_inputs(const gd_rank_input *in, size_t n, gpud
     c->net_wait_noise_us_per_step = NAN;
     c->world_size = -1;
     c->missing_ranks = -1;
+    c->all_to_all_wait_us_per_step = c->all_to_all_wait_share = c->all_to_all_imbalance = NAN;
+    c->all_to_all_loaded_rank = -1;
     size_t m, participants, inferred;
     char why[CL_WHY_LEN] = "", mixnote[CL_MIXNOTE_LEN] = "", missnote[CL_MISSNOTE_LEN] = "";
     if (cluster_ranks(in, n, c, &m, &participants) != 0 ||
         cluster_job(in, n, c, &inferred, why, mixnote, missnote) != 0)
+        return cluster_oom(&c, err);
+    /* traces that may not be one job have no matched all-to-alls (their waits would compare unrelated runs) */
+    if (a2a_rank_times(in, n, c) >= 2 && !c->mixed_job && cluster_all_to_all(in, n, c) != 0)
         return cluster_oom(&c, err);
     c->collectives = m == SIZE_MAX ? 0 : m;
     char *v;
@@ -480,6 +625,7 @@ gpudiag_status gd_cluster_analyze_inputs(const gd_rank_input *in, size_t n, gpud
     gd_fbuild b = {NULL, &c->findings, &c->finding_count, 0, 0, NULL};
     if (c->straggler >= 0)
         add_straggler_finding(&b, c, participants);
+    add_a2a_finding(&b, c);
     if (c->mixed_job)
         add_mixed_finding(&b, c, inferred);
     if (b.oom)

@@ -87,6 +87,7 @@ gpudiag_status gpudiag_summary_add_report(gpudiag_summary *s, const gpudiag_repo
     if (comm)
         memcpy(comm, k->in.comm_us, k->in.comm_count * sizeof *comm);
     k->in.comm_us = comm;
+    k->in.comm_kind = NULL; /* borrowed from r: gpudiag_summary_cluster points it at k->comm_kind */
     if (k->in.comm_count && r->comm_kernel_start_ns && r->comm_kernel_kind) {
         k->comm_start_ns = malloc(k->in.comm_count * sizeof *k->comm_start_ns);
         k->comm_kind = malloc(k->in.comm_count);
@@ -208,8 +209,11 @@ gpudiag_status gpudiag_summary_cluster(gpudiag_summary *s, gpudiag_cluster **out
     gd_rank_input *in = calloc(s->count, sizeof *in);
     if (!in)
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
-    for (size_t i = 0; i < s->count; i++)
-        in[i] = s->ranks[i].in;
+    for (size_t i = 0; i < s->count; i++) {
+        const gd_summary_rank *k = &s->ranks[i];
+        in[i] = k->in;
+        in[i].comm_kind = k->comm_kind && k->nkind == k->in.comm_count ? k->comm_kind : NULL;
+    }
     gpudiag_status st = gd_cluster_analyze_inputs(in, s->count, out, err);
     free(in);
     return st;

@@ -1455,6 +1455,9 @@ static gpudiag_status write_cluster(jw *w, const gpudiag_cluster *c, const gpudi
         kv_us(w, "comm_time_us_per_step", k->comm_time_us_per_step);
         kv_us(w, "comm_wait_us_per_step", k->comm_wait_us_per_step);
         kv_str(w, "bottleneck", gpudiag_bottleneck_name(k->bottleneck));
+        kv_us(w, "all_to_all_us_per_step", k->all_to_all_us_per_step);
+        kv_num(w, "all_to_all_share", k->all_to_all_share);
+        kv_us(w, "all_to_all_wait_us_per_step", k->all_to_all_wait_us_per_step);
         yajl_gen_map_close(w->g);
     }
     yajl_gen_array_close(w->g);
@@ -1477,6 +1480,14 @@ static gpudiag_status write_cluster(jw *w, const gpudiag_cluster *c, const gpudi
     kv_us(w, "net_wait_us_per_step", c->net_wait_us_per_step);
     kv_us(w, "net_wait_noise_us_per_step", c->net_wait_noise_us_per_step);
     kv_str(w, "verdict", c->verdict);
+    yajl_gen_map_close(w->g);
+    key(w, "all_to_all");
+    yajl_gen_map_open(w->g);
+    kv_int(w, "collectives", (long long)c->all_to_all_collectives);
+    kv_us(w, "wait_us_per_step", c->all_to_all_wait_us_per_step);
+    kv_num(w, "wait_share_of_step", c->all_to_all_wait_share);
+    kv_num(w, "imbalance_max_over_mean", c->all_to_all_imbalance);
+    kv_int_opt(w, "loaded_rank", c->all_to_all_loaded_rank, c->all_to_all_loaded_rank >= 0);
     yajl_gen_map_close(w->g);
     write_findings(w, c->findings, c->finding_count);
     key(w, "reports");

@@ -982,6 +982,37 @@ gpudiag_status gpudiag_report_write_text(const gpudiag_report *r, FILE *fp, cons
     return GPUDIAG_OK;
 }
 
+/* The ALL-TO-ALL line of a cluster whose ranks ran matched all-to-alls
+ * (DEFINITIONS "All-to-all and expert load imbalance"); nothing otherwise. */
+static void cluster_all_to_all(tw *w, const gpudiag_cluster *c)
+{
+    double share = 0;
+    size_t parts = 0;
+    for (size_t i = 0; i < c->rank_count; i++)
+        if (c->ranks[i].all_to_all_share > 0) {
+            share += c->ranks[i].all_to_all_share;
+            parts++;
+        }
+    if (parts == 0)
+        return;
+    char line[400];
+    int k = snprintf(line, sizeof line, "%.1f%% of the step on average over the %zu rank%s that run them; ",
+                     100.0 * share / (double)parts, parts, parts == 1 ? "" : "s");
+    size_t len = k > 0 && (size_t)k < sizeof line ? (size_t)k : 0;
+    if (c->all_to_all_collectives > 0)
+        snprintf(line + len, sizeof line - len,
+                 "%zu matched by position: the ranks wait %.1f us per step (%.1f%% of the step) for the busiest, "
+                 "rank %d; work max/mean %.2f (from time; token counts not read)",
+                 c->all_to_all_collectives, c->all_to_all_wait_us_per_step, 100.0 * c->all_to_all_wait_share,
+                 c->all_to_all_loaded_rank, c->all_to_all_imbalance);
+    else
+        snprintf(line + len, sizeof line - len, "imbalance not measured (%s)",
+                 c->mixed_job ? "these traces may not be one job"
+                              : "fewer than two ranks ran all-to-alls whose kind is known");
+    fprintf(w->fp, "%sALL-TO-ALL%s  ", c_bold(w), c_off(w));
+    wrap(w, "", line);
+}
+
 gpudiag_status gpudiag_cluster_write_text(const gpudiag_cluster *c, FILE *fp, const gpudiag_text_opts *opts,
                                           gpudiag_error *err)
 {
@@ -1026,6 +1057,7 @@ gpudiag_status gpudiag_cluster_write_text(const gpudiag_cluster *c, FILE *fp, co
         }
     fprintf(fp, "%sSTRAGGLER%s  ", c_bold(&w), c_off(&w));
     wrap(&w, "", c->verdict ? c->verdict : "");
+    cluster_all_to_all(&w, c);
     if (ferror(fp))
         return gd_set_error(err, GPUDIAG_ERR_IO, NULL, -1, "write error");
     return GPUDIAG_OK;
