@@ -28,7 +28,7 @@ static void usage(FILE *fp)
                 "merging is associative and order-independent (merge --summary writes a summary\n"
                 "that merges again).  Summaries from another gpudiag version, or naming another job\n"
                 "(GPUDIAG_JOB_ID, SLURM_ARRAY_JOB_ID or SLURM_JOB_ID when written), or one naming a\n"
-                "job mixed with one naming none, are refused.\n"
+                "job mixed with one naming none, or of two --steps windows, are refused.\n"
                 "\n"
                 "options:\n"
                 "      --json            the job view as JSON on standard output\n"

@@ -221,7 +221,11 @@ static int scalar(rd *r, const char *num, const unsigned char *str, size_t len)
             in->gpu_utilization = v;
         else if (strcmp(k, "comm_share") == 0)
             in->comm_share = v;
-        else if (strcmp(k, "rank_source") == 0)
+        else if (strcmp(k, "steps_window") == 0) {
+            free(r->cur->steps_window);
+            if ((r->cur->steps_window = str ? gd_strndup((const char *)str, len) : NULL) == NULL && str)
+                return r->oom = 1, 0;
+        } else if (strcmp(k, "rank_source") == 0)
             r->cur->rank_source = str && fits ? gd_summary_rank_source(buf) : NULL;
         else if (strcmp(k, "bottleneck") == 0 && str && fits) {
             static const gpudiag_bottleneck all[] = {

@@ -58,6 +58,7 @@ static void rank_free(gd_summary_rank *k)
     free(k->src);
     free(k->comm_start_ns);
     free(k->comm_kind);
+    free(k->steps_window);
 }
 
 gpudiag_status gpudiag_summary_add_report(gpudiag_summary *s, const gpudiag_report *r, int rank,
@@ -75,6 +76,16 @@ gpudiag_status gpudiag_summary_add_report(gpudiag_summary *s, const gpudiag_repo
     k->report = text;
     k->report_len = len && text[len - 1] == '\n' ? len - 1 : len; /* as read back */
     gd_rank_input_from_report(r, &k->in);
+    int window_oom = 0;
+    if (r->input.steps_selected) {
+        char a[24] = "", b[24] = "", w[50];
+        if (r->input.steps_first != INT64_MIN)
+            snprintf(a, sizeof a, "%lld", (long long)r->input.steps_first);
+        if (r->input.steps_last != INT64_MAX)
+            snprintf(b, sizeof b, "%lld", (long long)r->input.steps_last);
+        snprintf(w, sizeof w, "%s:%s", a, b);
+        window_oom = !(k->steps_window = gd_strdup(w));
+    }
     k->rank_source = k->in.rank >= 0 ? "trace" : NULL;
     if (k->in.rank < 0 && rank >= 0) {
         k->in.rank = rank;
@@ -99,7 +110,7 @@ gpudiag_status gpudiag_summary_add_report(gpudiag_summary *s, const gpudiag_repo
             comm = NULL; /* out of memory: said below */
         }
     }
-    if (!(k->in.path = gd_strdup(path)) || (gpu && !(k->in.gpu = gd_strdup(gpu))) || (k->in.comm_count && !comm)) {
+    if (!(k->in.path = gd_strdup(path)) || (gpu && !(k->in.gpu = gd_strdup(gpu))) || (k->in.comm_count && !comm) || window_oom) {
         rank_free(k);
         s->count--;
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
@@ -195,6 +206,15 @@ gpudiag_status gpudiag_summary_cluster(gpudiag_summary *s, gpudiag_cluster **out
     if (!s || s->count == 0)
         return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "a summary with no rank");
     gd_summary_sort(s);
+    for (size_t i = 1; i < s->count; i++) { /* one window of steps for all: ranks are compared step for step */
+        const char *a = s->ranks[0].steps_window, *b = s->ranks[i].steps_window;
+        if (!a != !b || (a && strcmp(a, b) != 0))
+            return gd_set_error(err, GPUDIAG_ERR_MISMATCH, NULL, -1,
+                                "summaries of two windows of steps: %s%s for trace %s, %s%s for trace %s: the job "
+                                "view compares ranks over the same steps; write them with the same --steps",
+                                a ? "--steps " : "every step", a ? a : "", s->ranks[0].in.path, b ? "--steps " : "every step",
+                                b ? b : "", s->ranks[i].in.path);
+    }
     for (size_t i = 1; i < s->count; i++) /* sorted: the same rank twice lies side by side */
         if (cmp_rank(&s->ranks[i - 1], &s->ranks[i]) == 0) {
             const gd_rank_input *d = &s->ranks[i].in;

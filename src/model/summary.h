@@ -25,6 +25,7 @@ typedef struct gd_summary_rank {
     char *src;
     uint64_t off, span;
     uint64_t hash; /* gd_summary_rank_hash: the sort's last key */
+    char *steps_window; /* --steps as "A:B" (a bound empty when open), owned; NULL: every step */
     /* the collectives' starts (trace clock, ns) and gpudiag_comm_kind, in.comm_count of each
      * (owned); NULL when unknown (a summary that lists durations only) */
     int64_t *comm_start_ns;

@@ -1364,6 +1364,7 @@ static gpudiag_status write_summary_rank(jw *w, const gd_summary_rank *k, gpudia
     kv_str(w, "path", in->path);
     kv_str(w, "gpu", in->gpu && in->gpu[0] ? in->gpu : NULL);
     kv_int(w, "steps", (long long)in->steps);
+    kv_str(w, "steps_window", k->steps_window);
     key(w, "step_time_us");
     num_exact(w, in->step_time_us);
     key(w, "gpu_utilization");

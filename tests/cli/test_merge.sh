@@ -110,6 +110,20 @@ expect_rc 7 "$GPUDIAG" merge --summary dup.json all.json sum/rank002.json.sum.js
 grep -q "rank 2 of trace syn/rank002.json is given twice" "$TMP/err" && [ ! -e dup.json ] && ok ||
     nok "merged summary and one of its ranks: message, no summary written"
 expect_rc 7 "$GPUDIAG" merge sum/rank001.json.sum.json sum/rank001.json.sum.json
+# windows of steps (issue 22): the synthetic ranks have one step, numbered 5.  Summaries of one
+# --steps window merge to analyze --steps DIR's bytes; two windows (or a window and every step)
+# are refused, exit 7, naming both (windows as given: 0:5 and 5: select the same step, still refused)
+mkdir w55 && for i in 0 1 2 3; do "$GPUDIAG" analyze -q --steps 5:5 --summary "w55/r$i.json" "syn/rank00$i.json" > /dev/null; done
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["ranks"][0]["steps_window"] == "5:5"' w55/r0.json &&
+    python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["ranks"][0]["steps_window"] is None' sum/rank000.json.sum.json &&
+    ok || nok "steps_window in the summary"
+"$GPUDIAG" analyze --steps 5:5 --json syn > dir55.json
+"$GPUDIAG" merge --json w55 | cmp -s - dir55.json && ok || nok "merge of one --steps window differs from analyze --steps DIR"
+expect_rc 7 "$GPUDIAG" merge w55/r0.json sum/rank001.json.sum.json
+grep -q "summaries of two windows of steps: --steps 5:5 for trace syn/rank000.json, every step for trace syn/rank001.json" \
+    "$TMP/err" && ok || nok "window and every step: message"
+"$GPUDIAG" analyze -q --steps 5: --summary w5.json syn/rank002.json > /dev/null
+expect_rc 7 "$GPUDIAG" merge w55/r0.json w55/r1.json w5.json
 printf '{"schema":"gpudiag.summary/1","ranks":[{"rank":' > cut.json
 expect_rc 3 "$GPUDIAG" merge cut.json
 expect_rc 2 "$GPUDIAG" merge
