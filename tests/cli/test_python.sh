@@ -31,7 +31,8 @@ export PYTHONPATH="$GD_SRC/python" GPUDIAG_CLI="$GPUDIAG" GPUDIAG_LIBRARY="$LIB"
 # preloaded; python itself leaks by design, so no leak report
 if readelf -d "$LIB" 2>/dev/null | grep -q libasan; then
     LD_PRELOAD=$(cc -print-file-name=libasan.so)
-    export LD_PRELOAD ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+    # last: ASan takes the last of repeated options, and scripts/check.sh sets detect_leaks=1
+    export LD_PRELOAD ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 fi
 EX=$GD_SRC/examples/resnet50_v100_num_workers_0.pt.trace.json.gz
 LOG=$GD_TEST_DATA/monlog/dmon_gains.log
