@@ -48,6 +48,7 @@ int gd_lines_open(gd_lines *l, const char *path, gpudiag_error *err)
 {
     memset(l, 0, sizeof *l);
     l->path = path;
+    l->cut_at = -1;
     if (gd_input_open(&l->in, path) != 0) {
         gd_set_error(err, l->in.unsupported ? GPUDIAG_ERR_FORMAT : GPUDIAG_ERR_IO, path, -1, "%s", l->in.message);
         return -1;
@@ -59,6 +60,7 @@ int gd_lines_open_fp(gd_lines *l, FILE *fp, const char *name, gpudiag_error *err
 {
     memset(l, 0, sizeof *l);
     l->path = name;
+    l->cut_at = -1;
     if (gd_input_open_fp(&l->in, fp, 0) != 0) {
         gd_set_error(err, l->in.oom ? GPUDIAG_ERR_NOMEM : l->in.unsupported ? GPUDIAG_ERR_FORMAT : GPUDIAG_ERR_IO,
                      name, -1, "%s", l->in.message);
@@ -80,7 +82,8 @@ int gd_lines_next(gd_lines *l, const char **s, size_t *n, gpudiag_error *err)
         char *start = l->buf + l->pos;
         size_t avail = l->len - l->pos;
         char *nl = avail ? memchr(start, '\n', avail) : NULL;
-        if (nl || (l->eof && avail)) {
+        int cut = l->eof && l->status == GD_IN_TRUNCATED;
+        if (nl || (l->eof && avail && !cut)) {
             size_t len = nl ? (size_t)(nl - start) : avail;
             l->pos += nl ? len + 1 : len;
             l->line_off = l->next_off;
@@ -91,6 +94,14 @@ int gd_lines_next(gd_lines *l, const char **s, size_t *n, gpudiag_error *err)
             *s = start;
             *n = len;
             return 1;
+        }
+        if (cut) {
+            if (!l->cut_line) {
+                l->cut_line = (int64_t)l->line_no + 1;
+                l->cut_at = l->next_off;
+                l->pos = l->len;
+            }
+            return 0;
         }
         if (l->eof) {
             if (l->status != GD_IN_OK) {
@@ -524,15 +535,26 @@ static gpudiag_status series_read_lines(gd_lines *l, const char *path, gpudiag_l
     else
         st = gd_set_error(err, GPUDIAG_ERR_ARG, path, -1, "unknown log format %d", (int)format);
     s->bytes = l->next_off > 0 ? (uint64_t)l->next_off : 0;
+    if (st == GPUDIAG_OK && l->cut_line > 0)
+        gd_series_skip(s, (uint64_t)l->cut_line); /* the row the cut fell in, as a cut-off plain log's last row */
     gd_lines_close(l);
     if (st == GPUDIAG_OK) {
         size_t samples = 0;
         for (size_t g = 0; g < s->gpu_count; g++)
             samples += s->gpus[g].count;
-        if (samples == 0)
+        if (samples == 0 && l->cut_line > 0)
+            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, l->cut_at,
+                              "no sample found in this %s log before its gzip stream was cut short (in line %lld)",
+                              gpudiag_log_format_name(format), (long long)l->cut_line);
+        else if (samples == 0)
             st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, -1, "no sample found in this %s log%s",
                               gpudiag_log_format_name(format),
                               s->first_skipped_line > 0 ? " (every data row was malformed)" : "");
+    }
+    if (st == GPUDIAG_ERR_FORMAT && l->cut_line > 0 && err && !strstr(err->message, "cut short")) {
+        size_t m = strlen(err->message);
+        snprintf(err->message + m, sizeof err->message - m, " (its gzip stream is cut short in line %lld)",
+                 (long long)l->cut_line);
     }
     if (st != GPUDIAG_OK) {
         gpudiag_series_free(&s);

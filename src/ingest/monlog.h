@@ -26,6 +26,9 @@ typedef struct gd_lines {
     int64_t line_off;        /* byte offset of the current line */
     int64_t next_off;
     gd_input_status status;  /* set when the stream failed */
+    int64_t cut_line;        /* a gzip stream cut short: the 1-based line it cut (what came before
+                                is read, that line is lost); 0 when not cut */
+    int64_t cut_at;          /* the decompressed byte offset of that line, -1 when not cut */
 } gd_lines;
 
 /* Open; 0 or -1 (err filled with GPUDIAG_ERR_IO). */
@@ -34,7 +37,9 @@ int gd_lines_open(gd_lines *l, const char *path, gpudiag_error *err);
  * closed by gd_lines_close().  name: the input's name in messages. */
 int gd_lines_open_fp(gd_lines *l, FILE *fp, const char *name, gpudiag_error *err);
 /* Next line: 1 with *s and *n set, 0 at the end, -1 on a read error (err filled)
- * or out of memory. */
+ * or out of memory.  A gzip stream cut short ends the lines where it is cut
+ * (0, cut_line and cut_at set): its partial last line is not handed out, as
+ * the row it held cannot be trusted (a number cut in its digits). */
 int gd_lines_next(gd_lines *l, const char **s, size_t *n, gpudiag_error *err);
 void gd_lines_close(gd_lines *l);
 

@@ -492,6 +492,33 @@ checks = [
 ]
 valcheck.run(checks, "amd-smi monitor", rel=1e-5)  # JSON keeps 6 significant digits
 PY
+# A gzip log cut short is read up to the cut, like a cut-off plain log (DEFINITIONS "gzip-compressed
+# logs"): prom_8xA800_cut.prom.gz is the first 650 bytes of gzip -9 -n of the shared
+# dcgm_exporter_metrics_8xA800_mig_idle.prom; they decompress to 43 whole lines and a partial 44th
+# (`DCGM_FI_DEV_GPU_TEMP{gpu="`). By hand from those 43 lines: 10 entities (SM clock, memory clock,
+# memory temperature for each), a GPU temperature for the first 5 only; line 44 is the one row
+# left out (rc 0, warning "line 44"), never "read failed". A gzip log cut inside its first data
+# row says so (rc 3, "cut short").
+"$GPUDIAG" analyze --json "$DATA/prom_8xA800_cut.prom.gz" > "$TMP/cut.json" 2> "$TMP/err"; rc=$?
+[ "$rc" -eq 0 ] && grep -q "line 44: 1 data row(s) could not be read" "$TMP/err" && ok || nok "gzip cut short: rc $rc $(cat "$TMP/err")"
+if python3 - "$TMP" <<'PY'; then ok; else nok "gzip cut short values"; fi
+import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+s = json.load(open(os.path.join(sys.argv[1], "cut.json")))["series"]
+checks = [
+    ("entities", len(s["gpus"]), 10), ("skipped", s["skipped_rows"], 1), ("first skipped", s["first_skipped_line"], 44),
+    ("with temp", sum(1 for g in s["gpus"] if "temp_c" in g["metrics"]), 5),
+    ("with sm clock", sum(1 for g in s["gpus"] if "sm_clock_mhz" in g["metrics"]), 10),
+]
+valcheck.run(checks, "gzip cut short", rel=1e-9)
+PY
+printf 'index, utilization.gpu [%%]\n' > "$TMP/hdr.csv"
+i=0; while [ $i -lt 200 ]; do printf '0, %d %%\n' $((i % 100)) >> "$TMP/hdr.csv"; i=$((i + 1)); done
+gzip -9 -n -c "$TMP/hdr.csv" | head -c 30 > "$TMP/hdr.csv.gz"
+"$GPUDIAG" analyze --format smi-csv "$TMP/hdr.csv.gz" > /dev/null 2> "$TMP/err"; rc=$?
+[ "$rc" -eq 3 ] && grep -q "cut short" "$TMP/err" && ok || nok "gzip cut in the first row: rc $rc $(cat "$TMP/err")"
+
 # amd-smi --csv -w 5 with its timestamp column (epoch seconds; DEFINITIONS "amd-smi monitor"),
 # amdsmi_watch.csv: 24 rounds 5 s apart, 2 GPUs -> time absolute, 24 samples over 23 x 5 =
 # 115 s, interval 5 s, nothing ignored; GPU 0 gfx 90 90 10 repeating -> mean 63.3333 %, dips
