@@ -535,8 +535,10 @@ static gpudiag_status series_read_lines(gd_lines *l, const char *path, gpudiag_l
     else
         st = gd_set_error(err, GPUDIAG_ERR_ARG, path, -1, "unknown log format %d", (int)format);
     s->bytes = l->next_off > 0 ? (uint64_t)l->next_off : 0;
-    if (st == GPUDIAG_OK && l->cut_line > 0)
+    if (st == GPUDIAG_OK && l->cut_line > 0) {
         gd_series_skip(s, (uint64_t)l->cut_line); /* the row the cut fell in, as a cut-off plain log's last row */
+        s->lines = (uint64_t)l->cut_line;        /* that line was begun (or due): one of the lines seen */
+    }
     gd_lines_close(l);
     if (st == GPUDIAG_OK) {
         size_t samples = 0;
