@@ -30,6 +30,9 @@ typedef struct gpudiag_memory_step {
                                        in at its start included) */
     double low_allocated_bytes;   /**< the lowest level in force during the step */
     double peak_reserved_bytes;   /**< the highest reserved level; NaN when the trace has no `Total Reserved` */
+    double allocated_bytes;       /**< the sum of `Bytes` of the allocations (Bytes > 0) in [start, end) of the
+                                       step: what the step asks the allocator for, freed-and-reused memory
+                                       counted each time (≥ the rise peak − low); exact in both modes */
 } gpudiag_memory_step;
 
 /** One GPU's memory timeline. */

@@ -31,6 +31,7 @@ typedef struct mev {
     int64_t ts_ns;
     int64_t alloc;        /* level after the event (bytes) */
     int64_t reserved;     /* -1 if unknown */
+    int64_t bytes;        /* args "Bytes": > 0 an allocation, < 0 a free */
     int32_t device;
     uint32_t idx;         /* reading order, the tie-break */
 } mev;
@@ -114,6 +115,16 @@ static int range_levels(const mev *ev, size_t n, double base, int64_t s, int64_t
     return 1;
 }
 
+/* The bytes the allocations (Bytes > 0) of the events in [s, e) ask for. */
+static double range_allocated(const mev *ev, size_t n, int64_t s, int64_t e)
+{
+    double sum = 0;
+    for (size_t k = s > INT64_MIN ? first_after(ev, n, s - 1) : 0; k < n && ev[k].ts_ns < e; k++)
+        if (ev[k].bytes > 0)
+            sum += (double)ev[k].bytes;
+    return sum;
+}
+
 /* The per-step numbers of one device and its transient and persistent memory. */
 static int device_steps(const actx *a, const mev *ev, size_t n, double base, gpudiag_memory_device *md)
 {
@@ -128,6 +139,7 @@ static int device_steps(const actx *a, const mev *ev, size_t n, double base, gpu
     for (size_t i = 0; i < r->step_count; i++) {
         gpudiag_memory_step *ms = &md->steps[i];
         ms->number = r->steps[i].number;
+        ms->allocated_bytes = range_allocated(ev, n, r->steps[i].start_ns, r->steps[i].end_ns);
         double hi, lo, rhi;
         size_t rat = 0;
         if (!range_levels(ev, n, base, r->steps[i].start_ns, r->steps[i].end_ns, &hi, &lo, &rhi, &rat)) {
@@ -226,7 +238,7 @@ static mev *sorted_events(const gpudiag_trace *t)
         return NULL;
     for (size_t i = 0; i < n; i++) {
         const gd_mem_event *m = gd_vec_at(&t->mem_events, i);
-        ev[i] = (mev){m->ts_ns, m->total_allocated, m->total_reserved, m->device, (uint32_t)i};
+        ev[i] = (mev){m->ts_ns, m->total_allocated, m->total_reserved, m->bytes, m->device, (uint32_t)i};
     }
     qsort(ev, n, sizeof *ev, cmp_mev);
     return ev;

@@ -891,6 +891,7 @@ static void write_memory(jw *w, const gpudiag_report *r)
             kv_num(w, "peak_allocated_bytes", st->peak_allocated_bytes);
             kv_num(w, "low_allocated_bytes", st->low_allocated_bytes);
             kv_num(w, "peak_reserved_bytes", st->peak_reserved_bytes);
+            kv_num(w, "allocated_bytes", st->allocated_bytes);
             yajl_gen_map_close(w->g);
         }
         yajl_gen_array_close(w->g);

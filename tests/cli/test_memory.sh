@@ -12,7 +12,7 @@
 #   peak allocated 1e9 + A = 2395818240 (TBP's peak: the highest TA); peak reserved 3e9, first at
 #   10010 where TA is 2395818240: unused 604181760; headroom 34084028416 - 3e9 = 31084028416,
 #   share 0.9119822; per step: peak 2395818240, low 1e9, reserved 3e9; persistent 1e9,
-#   transient A; fits (0.9 x 34084028416 - 1e9) / A = 29675625574.4 / 1395818240 = 21.26038.
+#   transient A; allocated per step A (one +A event in each); fits (0.9 x 34084028416 - 1e9) / A = 29675625574.4 / 1395818240 = 21.26038.
 #
 # Findings (docs/FINDINGS.md), by hand:
 #   ok_memory_headroom.json: memory_headroom_idle — peak reserved 3e9 <= 0.5 x total, fits 21.26 >= 2,
@@ -58,6 +58,7 @@ checks = [
     ("step peaks", [s.get("peak_allocated_bytes") for s in st], [1000000000 + A] * 2),
     ("step lows", [s.get("low_allocated_bytes") for s in st], [1000000000] * 2),
     ("step reserved", [s.get("peak_reserved_bytes") for s in st], [3000000000] * 2),
+    ("step allocated", [s.get("allocated_bytes") for s in st], [A] * 2),  # one +A per step
 ]
 sys.path.insert(0, os.environ["GD_CLI_DIR"])
 import valcheck
@@ -114,9 +115,14 @@ python3 "$HERE/htmlcheck.py" "$TMP/h.html" > /dev/null && ok || nok "HTML checke
 
 T=${GD_SHARED:-$(cd "$(dirname "$0")/../.." && pwd)/../shared}/data/traces
 if [ -d "$T" ]; then
-    for c in "0 8220 2791636480 4618" "4 8280 2791505408 2700"; do
+    # per-step allocated_bytes: the [memory] Bytes > 0 of GPU 0 summed in Python over each report
+    # step's [start_us, end_us) (nw0: 9.89 GiB every step against its 2.60 GiB rise; nw4's steps
+    # reach to their GPU work, so one 19267584-byte block falls in step 6 rather than 7)
+    A0="[10614918656] * 6"; A4="[10441475584, 10460743168, 10422208000, 10441475584, 10441475584, 10441475584]"
+    for c in "0 8220 2791636480 4618 A0" "4 8280 2791505408 2700 A4"; do
         set -- $c
         f="$T/resnet50_v100_num_workers_$1.pt.trace.json.gz"
+        eval "ALLOC=\$$5"
         PYR=$(cat <<EOF
 import json, os, sys
 d = json.load(open(sys.argv[1])); m = d["memory"]; g = m["devices"][0] if m["devices"] else {}
@@ -124,7 +130,8 @@ checks = [("devices", len(m["devices"]), 1), ("events", g.get("events"), $2),
           ("peak (lower bound)", g.get("peak_allocated_bytes"), $3), ("has_totals", g.get("has_totals"), False),
           ("reserved", g.get("peak_reserved_bytes"), None), ("headroom", g.get("headroom_bytes"), None),
           ("fits", g.get("activation_fits"), None), ("other events", m["other_events"], $4),
-          ("no headroom finding", [x["id"] for x in d["findings"] if x["id"] == "memory_headroom_idle"], [])]
+          ("no headroom finding", [x["id"] for x in d["findings"] if x["id"] == "memory_headroom_idle"], []),
+          ("step allocated", [s.get("allocated_bytes") for s in g.get("steps", [])], $ALLOC)]
 sys.path.insert(0, os.environ["GD_CLI_DIR"])
 import valcheck
 valcheck.run(checks, sys.argv[2], 0)
