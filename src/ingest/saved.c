@@ -439,7 +439,6 @@ gpudiag_status gd_side_parse_json(const char *buf, size_t len, const char *path,
                 if (summary)
                     one = get(one, "report", NULL, NULL); /* not inside YAJL_IS_OBJECT: it reads its argument twice */
                 if (summary && !YAJL_IS_OBJECT(one)) {
-                    bad = 1;
                     st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, -1, "ranks[%zu] of a summary without its report",
                                       i);
                     break;

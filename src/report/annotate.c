@@ -535,6 +535,7 @@ static gpudiag_status copy_events(ann *a, yajl_handle *hp, gd_input *in, unsigne
                 }
                 if (f <= 0)
                     break; /* no event starts in these bytes */
+                /* cppcheck-suppress unreadVariable ; read at the loop head and after the loop */
                 resync = 0;
                 rs_prev = 0;
                 *hp = restart(a, *hp);

@@ -188,6 +188,7 @@ int gd_outfile_put_gzip(gd_outfile *o, const void *buf, size_t n)
             rc = deflate(&z, flush);
             size_t have = sizeof out - z.avail_out;
             errno = 0;
+            /* cppcheck-suppress uninitvar ; deflate() wrote out[0..have) */
             if (rc == Z_STREAM_ERROR || fwrite(out, 1, have, o->fp) != have) {
                 int e = rc == Z_STREAM_ERROR || errno == 0 ? EIO : errno;
                 deflateEnd(&z);
