@@ -26,7 +26,8 @@ def analyze(path, backend="auto", **opts):
 
     path:    a PyTorch profiler trace (.json / .json.gz), an Nsight Systems .sqlite export, a
              monitoring log (nvidia-smi dmon, --query-gpu CSV, -q, dcgmi dmon, dcgm-exporter
-             text) -- the format is told from the content -- or a directory (command only).
+             text, amd-smi monitor; the list `gpudiag analyze --help` prints from the format
+             table) -- the format is told from the content -- or a directory (command only).
     opts:    `gpudiag analyze` options, underscores for dashes: steps="20:29" (also 25, "20:",
              ":29" or a (first, last) tuple with None for an open end), step_range="train_step",
              model="llama3-8b", tokens_per_step=16384, format="dmon", ... A value True is a flag

@@ -77,6 +77,33 @@ enum { FMT_AUTO = GD_FORMAT_AUTO, FMT_KINETO = GD_FORMAT_KINETO, FMT_NSYS = GD_F
 static gpudiag_status check_format(const char *path, int format, gpudiag_error *err);
 
 
+/* text's words, wrapped at `width` columns, continuation lines indented by
+ * `indent` blanks; the first line starts at column `col` (already printed). */
+static void put_wrapped(FILE *fp, const char *text, size_t col, size_t indent, size_t width)
+{
+    int first = 1;
+    for (const char *w = text; w;) {
+        const char *sp = strchr(w, ' ');
+        size_t n = sp ? (size_t)(sp - w) : strlen(w);
+        if (!first && col + 1 + n > width) {
+            fprintf(fp, "\n%*s", (int)indent, "");
+            col = indent;
+            first = 1;
+        }
+        if (!(first && n == 0)) {
+            if (!first) {
+                fputc(' ', fp);
+                col++;
+            }
+            fwrite(w, 1, n, fp);
+            col += n;
+            first = 0;
+        }
+        w = sp ? sp + 1 : NULL;
+    }
+    fputc('\n', fp);
+}
+
 /* The --format option of `analyze --help`, its names and readers from
  * gd_formats[] (src/ingest/formats.h), wrapped at 92 columns under the
  * option column (24). */
@@ -95,45 +122,28 @@ static void usage_format(FILE *fp)
                  "or a file without the SQLite header given nsys, exits 3 (byte 0)",
                  gd_format_list(names, sizeof names, 0, ", ", ", "), gd_format_whats(whats, sizeof whats));
     fputs("      --format F        ", fp);
-    size_t col = 24;
-    int first = 1;
-    for (char *w = text; w;) {
-        char *sp = strchr(w, ' ');
-        size_t n = sp ? (size_t)(sp - w) : strlen(w);
-        if (!first && col + 1 + n > 92) {
-            fputs("\n                        ", fp);
-            col = 24;
-            first = 1;
-        }
-        if (!(first && n == 0)) {
-            if (!first) {
-                fputc(' ', fp);
-                col++;
-            }
-            fwrite(w, 1, n, fp);
-            col += n;
-            first = 0;
-        }
-        w = sp ? sp + 1 : NULL;
-    }
-    fputc('\n', fp);
+    put_wrapped(fp, text, 24, 24, 92);
 }
 
 static void usage_analyze(FILE *fp)
 {
     fprintf(fp,
             "Usage: gpudiag analyze [OPTIONS] PATH...\n"
-            "\n"
-            "Diagnose PyTorch profiler traces: verdict (the bottleneck), step-time breakdown,\n"
-            "GPU utilization, SM efficiency, achieved occupancy, Tensor Core use, and ranked\n"
-            "findings with the knobs to change.  PATH is a .json or .json.gz trace (gzip is\n"
-            "detected from the content), or an Nsight Systems export (`nsys export --type\n"
-            "sqlite`, detected by the SQLite header; NVIDIA's expert-system rules are added),\n"
-            "or a monitoring log (nvidia-smi dmon, --query-gpu CSV or -q text, dcgmi dmon,\n"
-            "dcgm-exporter text; detected by content, --format overrides); '-' reads standard\n"
-            "input (once: a second '-' is a usage error): a trace, or a log named by --format.  A directory is read as the per-rank\n"
-            "traces of one job (its .json, .json.gz and .sqlite files): each is analysed (in\n"
-            "parallel), the ranks are shown side by side and the straggler, if any, is named.\n"
+            "\n");
+    char para[1536], whats[512];
+    /* the monitoring formats from the format table (src/ingest/formats.c), as --format's */
+    snprintf(para, sizeof para,
+             "Diagnose PyTorch profiler traces: verdict (the bottleneck), step-time breakdown, GPU utilization, SM "
+             "efficiency, achieved occupancy, Tensor Core use, and ranked findings with the knobs to change.  PATH "
+             "is a .json or .json.gz trace (gzip is detected from the content), or an Nsight Systems export (`nsys "
+             "export --type sqlite`, detected by the SQLite header; NVIDIA's expert-system rules are added), or a "
+             "monitoring log (%s; plain or gzip; detected by content, --format overrides); '-' reads standard "
+             "input (once: a second '-' is a usage error): a trace, or a log named by --format.  A directory is "
+             "read as the per-rank traces of one job (its .json, .json.gz and .sqlite files): each is analysed (in "
+             "parallel), the ranks are shown side by side and the straggler, if any, is named.",
+             gd_format_whats(whats, sizeof whats));
+    put_wrapped(fp, para, 0, 0, 80);
+    fprintf(fp,
             "\n"
             "Options:\n"
             "      --json            write the machine report (schema gpudiag.report/1) to stdout;\n"

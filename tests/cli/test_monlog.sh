@@ -519,6 +519,13 @@ gzip -9 -n -c "$TMP/hdr.csv" | head -c 30 > "$TMP/hdr.csv.gz"
 "$GPUDIAG" analyze --format smi-csv "$TMP/hdr.csv.gz" > /dev/null 2> "$TMP/err"; rc=$?
 [ "$rc" -eq 3 ] && grep -q "cut short" "$TMP/err" && ok || nok "gzip cut in the first row: rc $rc $(cat "$TMP/err")"
 
+# analyze --help's opening paragraph names every monitoring format of the format table
+# (src/ingest/formats.c: its `what`), as --format does: amd-smi was missing
+"$GPUDIAG" analyze --help | sed '/^Options:/q' | tr '\n' ' ' > "$TMP/help.txt"
+for w in "nvidia-smi dmon" "dcgmi dmon" "dcgm-exporter Prometheus text" "nvidia-smi -q" "amd-smi monitor"; do
+    grep -qF "$w" "$TMP/help.txt" && ok || nok "analyze --help opening paragraph lacks '$w'"
+done
+
 # amd-smi --csv -w 5 with its timestamp column (epoch seconds; DEFINITIONS "amd-smi monitor"),
 # amdsmi_watch.csv: 24 rounds 5 s apart, 2 GPUs -> time absolute, 24 samples over 23 x 5 =
 # 115 s, interval 5 s, nothing ignored; GPU 0 gfx 90 90 10 repeating -> mean 63.3333 %, dips
