@@ -35,7 +35,6 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
-#include "util/outfile.h"
 #include "util/util.h"
 #include "cli/cmd_live.h"
 #include "cli/live.h"
@@ -76,6 +75,7 @@ static void usage_run(FILE *fp)
             "                        (default: CUDA_VISIBLE_DEVICES when set, else all)\n"
             "  -q, --quiet           print only the verdict line at the end\n"
             "      --json FILE       also write the report (schema gpudiag.report/1) to FILE\n"
+            "                        (--json and --html gzip when FILE ends in .gz)\n"
             "      --html FILE       also write the report as a self-contained HTML page with the\n"
             "                        GPUs' compute, bandwidth and memory over time\n"
             "      --backend NAME    nvml (default) or test (synthetic GPUs; also $GPUDIAG_BACKEND)\n"
@@ -159,26 +159,28 @@ static void hist_add(run_hist *h, double t, double util, size_t gpu)
 }
 
 /* Write the run's report to path as JSON (html 0) or as the HTML page
- * (html 1); -1 with a message naming the file on failure. */
+ * (html 1), through gd_write_file (a temporary renamed into place: a failed
+ * write keeps the old file; gzip when the name ends in .gz); -1 with a
+ * message naming the file on failure. */
+typedef struct run_out {
+    const gpudiag_report *r;
+    int html;
+} run_out;
+
+static gpudiag_status write_run_report(FILE *fp, void *ctx, gpudiag_error *err)
+{
+    const run_out *x = ctx;
+    return x->html ? gpudiag_report_write_html(x->r, fp, NULL, err) : gpudiag_report_write_json(x->r, fp, 1, err);
+}
+
 static int write_report_file(const gpudiag_report *r, const char *path, int html)
 {
-    const char *what = html ? "HTML" : "JSON";
-    gd_outfile of; /* a temporary renamed into place: a failed write keeps the old file */
+    run_out x = {r, html};
     /* run has always written "-" as a file of that name, not standard output */
-    if (gd_outfile_open(&of, strcmp(path, "-") == 0 ? "./-" : path) != 0) {
-        fprintf(stderr, "gpudiag: error: %s: cannot write the %s report: %s\n", path, what, strerror(errno));
-        return -1;
-    }
-    gpudiag_error err;
-    memset(&err, 0, sizeof err);
-    gpudiag_status st =
-        html ? gpudiag_report_write_html(r, of.fp, NULL, &err) : gpudiag_report_write_json(r, of.fp, 1, &err);
-    if (gd_outfile_commit(&of, st != GPUDIAG_OK) != 0) {
-        fprintf(stderr, "gpudiag: error: %s: cannot write the %s report: %s\n", path, what,
-                st != GPUDIAG_OK && st != GPUDIAG_ERR_IO ? err.message : strerror(errno));
-        return -1;
-    }
-    return 0;
+    return gd_write_file("gpudiag", strcmp(path, "-") == 0 ? "./-" : path,
+                         html ? "the HTML report" : "the JSON report", write_run_report, &x) == GD_EXIT_OK
+               ? 0
+               : -1;
 }
 
 /* Diagnose the run: the series of the GPUs the command used (all sampled

@@ -42,7 +42,8 @@ int gd_outfile_commit(gd_outfile *o, int failed);
 
 /* 1 when the output named `path` is written gzip-compressed: its name ends
  * in ".gz" (and it is not "-", standard output).  The one rule for every
- * writer (--trace-out, --save, --summary, merge -o and --summary). */
+ * writer (--trace-out, --save, --summary, merge -o and --summary, run's
+ * --json and --html). */
 int gd_outfile_gz_name(const char *path);
 
 /* Write the n bytes at buf to o->fp as one gzip member (deflate level 6).

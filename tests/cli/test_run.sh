@@ -69,6 +69,11 @@ grep -q "VERDICT" "$TMP/err" && ok || nok "text report on stderr"
 CASE="grandchild on the GPU"
 expect_rc 0 "$GPUDIAG" run -i 50ms -o "$TMP/r1b.csv" --json "$TMP/r1b.json" -- sh -c '(sleep 0.6; true) & wait'
 python3 -c 'import json,sys; g=[x["index"] for x in json.load(open(sys.argv[1]))["series"]["gpus"]]; sys.exit(g != [0])' "$TMP/r1b.json" && ok || nok "diagnosed GPUs are not [0]"
+# --json FILE.gz is gzipped (as analyze --save, --trace-out): the gzip magic, and it gunzips to the report
+expect_rc 0 "$GPUDIAG" run -i 50ms -o "$TMP/r1c.csv" --json "$TMP/r1c.json.gz" -- sleep 0.3
+[ "$(head -c 2 "$TMP/r1c.json.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ] &&
+    gzip -dc "$TMP/r1c.json.gz" | python3 -c 'import json,sys; sys.exit(json.load(sys.stdin)["schema"] != "gpudiag.report/1")' &&
+    ok || nok "run --json r1c.json.gz is not a gzipped report"
 
 CASE="run and analyze LOG agree"
 cat > "$TMP/agree.txt" <<'S'
