@@ -167,6 +167,9 @@ typedef struct gpudiag_series {
     uint64_t header_hash;        /**< (internal) hash of the last column header, 0 none */
     uint64_t bytes;              /**< bytes of the log read (after gzip decompression); 0 for a series a
                                       sampler filled (nothing was read) */
+    char skip_reason[192];       /**< what in the first skipped row was not understood, when the reader
+                                      can say (amd-smi: a cell count unlike the header's, a cell that is
+                                      not a number); "" otherwise */
 } gpudiag_series;
 
 /** Allocate an empty series.  format: short name copied into ->format (may be NULL).
@@ -351,6 +354,7 @@ typedef struct gpudiag_series_summary {
     uint64_t header_changes;
     int64_t first_header_change_line;
     char ignored_columns[256];
+    char skip_reason[192];        /**< as in gpudiag_series: said in input_skipped_rows' text */
 } gpudiag_series_summary;
 
 /**

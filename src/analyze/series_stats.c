@@ -628,6 +628,7 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out, gd
     out->rows = s->rows;
     out->skipped_rows = s->skipped_rows;
     out->first_skipped_line = s->first_skipped_line;
+    snprintf(out->skip_reason, sizeof out->skip_reason, "%s", s->skip_reason);
     out->invalid_values = s->invalid_values;
     out->first_invalid_line = s->first_invalid_line;
     out->header_changes = s->header_changes;

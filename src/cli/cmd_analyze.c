@@ -479,8 +479,10 @@ static void print_error(const gpudiag_error *err)
 static void warn_input(const gpudiag_report *r)
 {
     if (r->series && r->series->first_skipped_line > 0)
-        fprintf(stderr, "%s: warning: %s: line %lld: %llu data row(s) could not be read and were left out\n", prog,
-                r->input.path, (long long)r->series->first_skipped_line, (unsigned long long)r->series->skipped_rows);
+        fprintf(stderr, "%s: warning: %s: line %lld: %llu data row(s) could not be read and were left out%s%s%s\n",
+                prog, r->input.path, (long long)r->series->first_skipped_line,
+                (unsigned long long)r->series->skipped_rows, r->series->skip_reason[0] ? " (first: " : "",
+                r->series->skip_reason, r->series->skip_reason[0] ? ")" : "");
     if (r->series && r->series->invalid_values > 0)
         fprintf(stderr, "%s: warning: %s: line %lld: %llu out-of-range value(s) (utilisation above 100 %% or below 0, "
                         "negative memory, temperature > 150 C, clock > 5 GHz, power > 2x the limit, NaN/Inf, a GPU id that is no "

@@ -502,8 +502,9 @@ static void rule_input_skipped_rows(sbuild *b, gpudiag_series_summary *s)
     gd_fb_ev(f, "skipped_rows", (double)s->skipped_rows);
     gd_fb_ev(f, "first_line", (double)s->first_skipped_line);
     gd_fb_text(b, f,
-         gd_format("%llu data row(s) could not be read (first at line %lld) and were left out",
-                   (unsigned long long)s->skipped_rows, (long long)s->first_skipped_line),
+         gd_format("%llu data row(s) could not be read (first at line %lld%s%s) and were left out",
+                   (unsigned long long)s->skipped_rows, (long long)s->first_skipped_line,
+                   s->skip_reason[0] ? ": " : "", s->skip_reason),
          gd_format("Rows whose column count differs from the header, or whose values are not numbers; check "
                    "the log was not cut or two logs interleaved."));
 }

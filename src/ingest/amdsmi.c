@@ -142,8 +142,9 @@ typedef struct amd_row {
     size_t used_un, total_un;
 } amd_row;
 
-/* Parse the cells of one data row into *r; 0 when a cell is malformed. */
-static int parse_row(const amd_col *cols, const gd_tok *cell, size_t c, amd_row *r)
+/* Parse the cells of one data row into *r; 0 when a cell is malformed (*bad:
+ * its position). */
+static int parse_row(const amd_col *cols, const gd_tok *cell, size_t c, amd_row *r, size_t *bad)
 {
     r->gpu = -1;
     r->t_us = -1;
@@ -159,6 +160,7 @@ static int parse_row(const amd_col *cols, const gd_tok *cell, size_t c, amd_row 
         size_t un;
         int ok;
         double x = cell_value(cell[i], &unit, &un, &ok);
+        *bad = i;
         if (!ok)
             return 0;
         if (col.metric == COL_GPU) {
@@ -256,11 +258,21 @@ static gpudiag_status read_amdsmi(gd_lines *l, gpudiag_series *s, gpudiag_error 
             continue; /* the "AMDSMI Tool: ... | ROCm version: ..." banner: not a data row */
         size_t c = csv ? gd_split_comma(line + b, n - b, cell, AMD_MAX_COLS + 1)
                        : split_text(line + b, n - b, cell, AMD_MAX_COLS + 1);
-        int ok = c == ncols && parse_row(cols, cell, c, &row);
+        size_t bad = 0;
+        int ok = c == ncols && parse_row(cols, cell, c, &row, &bad);
         if (ok && row.gpu == GD_GPU_ID_INVALID)
             gd_series_invalid(s, l->line_no);
+        if (c != ncols) /* e.g. a row with a blank GPU column, one per XCP of a partitioned MI300: undocumented */
+            gd_series_skip_why(s, l->line_no,
+                               "%zu cells where the header has %zu columns; rows with a blank GPU column (as "
+                               "per-XCP rows) have no documented layout and are not read",
+                               c, ncols);
+        else if (!ok)
+            gd_series_skip_why(s, l->line_no, "\"%.*s\" (cell %zu) is not a number this reader knows",
+                               (int)(cell[bad].n < 40 ? cell[bad].n : 40), cell[bad].s, bad + 1);
         if (!ok || row.gpu < 0) {
-            gd_series_skip(s, l->line_no);
+            if (ok)
+                gd_series_skip(s, l->line_no);
             continue;
         }
         gd_values_validate(s, row.v, l->line_no);

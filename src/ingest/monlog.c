@@ -5,6 +5,8 @@
 #include "ingest/monlog.h"
 
 #include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -478,6 +480,17 @@ void gd_series_note_ignored(gpudiag_series *s, const char *name, size_t n)
     }
     memcpy(b + len, name, n);
     b[len + n] = 0;
+}
+
+void gd_series_skip_why(gpudiag_series *s, uint64_t line_no, const char *fmt, ...)
+{
+    if (s->first_skipped_line < 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(s->skip_reason, sizeof s->skip_reason, fmt, ap);
+        va_end(ap);
+    }
+    gd_series_skip(s, line_no);
 }
 
 void gd_series_skip(gpudiag_series *s, uint64_t line_no)

@@ -131,6 +131,10 @@ void gd_series_note_ignored(gpudiag_series *s, const char *name, size_t n);
 
 /* Record a row that could not be used. */
 void gd_series_skip(gpudiag_series *s, uint64_t line_no);
+/* The same, and when it is the first skipped row, what in it was not
+ * understood (printf format; kept in s->skip_reason, cut at its size). */
+void gd_series_skip_why(gpudiag_series *s, uint64_t line_no, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Readers (one per format).  Each reads the whole file into s. */
 gpudiag_status gd_read_dmon(gd_lines *l, gpudiag_series *s, gpudiag_error *err);

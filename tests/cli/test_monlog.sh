@@ -526,6 +526,28 @@ for w in "nvidia-smi dmon" "dcgmi dmon" "dcgm-exporter Prometheus text" "nvidia-
     grep -qF "$w" "$TMP/help.txt" && ok || nok "analyze --help opening paragraph lacks '$w'"
 done
 
+# amd-smi text with per-XCP continuation rows (blank GPU column) and VRAM_USAGE "150.0/192.0 GB":
+# no AMD document gives that layout, so those rows are not read, and the message says why
+# (amdsmi_xcp_rows.txt, by hand: header 9 columns; lines 3, 4, 6, 7 hold 2 cells -> 4 rows left
+# out, first at line 3; GPU 0 GFX% 97 -> 0.97, GPU 1 93 -> 0.93; XCP and VRAM_USAGE ignored)
+"$GPUDIAG" analyze --json "$DATA/amdsmi_xcp_rows.txt" > "$TMP/xcp.json" 2> "$TMP/err" || nok "amd-smi xcp rows: $(cat "$TMP/err")"
+grep -q "line 3: 4 data row(s) could not be read.*2 cells where the header has 9 columns" "$TMP/err" && ok || nok "xcp rows message: $(cat "$TMP/err")"
+if python3 - "$TMP" <<'PY'; then ok; else nok "amd-smi xcp rows"; fi
+import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+d = json.load(open(os.path.join(sys.argv[1], "xcp.json")))
+s = d["series"]
+f = [f for f in d["findings"] if f["id"] == "input_skipped_rows"][0]
+checks = [
+    ("skipped", s["skipped_rows"], 4), ("first", s["first_skipped_line"], 3),
+    ("ignored", s["ignored_columns"], "XCP, VRAM_USAGE"),
+    ("g0", s["gpus"][0]["metrics"]["gpu_util"]["mean"], 0.97), ("g1", s["gpus"][1]["metrics"]["gpu_util"]["mean"], 0.93),
+    ("finding says why", "no documented layout" in f["title"], True),
+]
+valcheck.run(checks, "amd-smi xcp rows", rel=1e-6)
+PY
+
 # amd-smi --csv -w 5 with its timestamp column (epoch seconds; DEFINITIONS "amd-smi monitor"),
 # amdsmi_watch.csv: 24 rounds 5 s apart, 2 GPUs -> time absolute, 24 samples over 23 x 5 =
 # 115 s, interval 5 s, nothing ignored; GPU 0 gfx 90 90 10 repeating -> mean 63.3333 %, dips
