@@ -7,11 +7,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
@@ -20,7 +22,6 @@
 #include "gpudiag/series.h"
 #include "analyze/compare_side.h"
 #include "ingest/formats.h"
-#include "ingest/input.h"
 #include "ingest/kineto.h"
 #include "ingest/once.h"
 #include "util/util.h"
@@ -146,19 +147,37 @@ static int load_dir(const char *dir, gpudiag_side **out)
     return rc;
 }
 
-/* 1 if the file starts like a saved gpudiag report (plain JSON, or gzip as
- * --save FILE.json.gz writes it: the decompressed head). */
+/* 1 if the n bytes at head start a saved gpudiag report: plain JSON, or
+ * gzip as --save FILE.json.gz writes it (its first decompressed bytes). */
+static int head_saved(const unsigned char *head, size_t n)
+{
+    if (n < 2 || head[0] != 0x1f || head[1] != 0x8b)
+        return gpudiag_side_sniff_json((const char *)head, n < 256 ? n : 256);
+    unsigned char out[256];
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 15 + 16) != Z_OK)
+        return 0;
+    z.next_in = (Bytef *)(uintptr_t)head;
+    z.avail_in = (uInt)(n < (1u << 30) ? n : (1u << 30));
+    z.next_out = out;
+    z.avail_out = sizeof out;
+    (void)inflate(&z, Z_SYNC_FLUSH); /* what came out before an error or the end of the head */
+    size_t m = sizeof out - z.avail_out;
+    inflateEnd(&z);
+    return gpudiag_side_sniff_json((const char *)out, m);
+}
+
+/* 1 if the file starts like a saved gpudiag report (head_saved). */
 static int looks_saved(const char *path)
 {
-    gd_input in;
-    if (gd_input_open(&in, path) != 0)
-        return 0; /* closed by the failed open */
-    unsigned char head[256];
-    size_t n = 0, got = 0;
-    while (n < sizeof head && gd_input_read(&in, head + n, sizeof head - n, &got) == GD_IN_OK)
-        n += got;
-    gd_input_close(&in);
-    return gpudiag_side_sniff_json((const char *)head, n);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    unsigned char head[4096];
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return head_saved(head, n);
 }
 
 /* A side that can be read only once (a FIFO, /dev/stdin on a pipe, <(zcat ...)):
@@ -178,7 +197,7 @@ static int load_once(const char *path, gpudiag_side **out)
                         "their paths)\n", prog, path);
         return GD_EXIT_USAGE;
     }
-    if (st == GPUDIAG_OK && gpudiag_side_sniff_json((const char *)o.head, o.n < 256 ? o.n : 256)) {
+    if (st == GPUDIAG_OK && head_saved(o.head, o.n)) {
         st = gd_side_read_json_fp(o.fp, path, out, &err);
     } else if (st == GPUDIAG_OK) {
         gpudiag_trace *t = NULL;

@@ -8,7 +8,7 @@
 #  - --save, --summary, merge -o and merge --summary gzip when the name ends in .gz (as
 #    --trace-out always did): the file starts 1f 8b and gunzips to the bytes the plain name
 #    gets; compare reads the gzipped report (its output equals that of the plain one but for
-#    the file name) and merge the gzipped summary (the same job view as from the plain one).
+#    the file name; also from a pipe) and merge the gzipped summary (the same job view as from the plain one).
 set -u
 GD_TMP_TAG=edges
 # shellcheck source=tests/cli/common.sh
@@ -37,6 +37,9 @@ done
 "$GPUDIAG" compare a.json.gz a.json >c_gz.txt 2>err.txt || nok "compare a.json.gz: $(cat err.txt)"
 "$GPUDIAG" compare a.json a.json >c_plain.txt 2>&1
 sed 's/a\.json\.gz/a.json/' c_gz.txt | cmp -s - c_plain.txt && ok || nok "compare of the gzipped report differs"
+# the same from a pipe (read once, told apart by its decompressed head)
+cat a.json.gz | "$GPUDIAG" compare /dev/stdin a.json >c_pipe.txt 2>err.txt || nok "compare gzip pipe: $(cat err.txt)"
+sed 's|/dev/stdin|a.json|' c_pipe.txt | cmp -s - c_plain.txt && ok || nok "compare of the gzipped report from a pipe differs"
 "$GPUDIAG" merge -o m.json.gz --summary ms.json.gz s.json.gz >/dev/null 2>err.txt || nok "merge s.json.gz: $(cat err.txt)"
 "$GPUDIAG" merge -o m.json --summary ms.json s.json >/dev/null 2>&1
 for f in m ms; do
