@@ -89,6 +89,35 @@ static char *report_json(const gpudiag_trace *t, size_t *len)
     return buf;
 }
 
+/* Drop yajl's words after "malformed event(s) skipped; the first at byte N: "
+ * in a JSON report (up to the closing quote), in place; returns the new length.
+ * yajl words the same error differently with where its input chunks end
+ * ("unallowed token at this point in JSON text" / "after array element, I
+ * expect ',' or ']'"), and the serial reader already did so between an input
+ * read through fmemopen and the same bytes read from a file: the count and
+ * the byte offset are compared, the words are not (seed
+ * regress/fuzz_kineto/par_yajl_words_by_chunk.json, found by CI 2026-12-03). */
+static size_t drop_yajl_words(char *j, size_t n)
+{
+    static const char key[] = "malformed event(s) skipped; the first at byte ";
+    const size_t k = sizeof key - 1;
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        if (i + k <= n && memcmp(j + i, key, k) == 0) {
+            memmove(j + o, j + i, k);
+            o += k;
+            i += k;
+            while (i < n && j[i] >= '0' && j[i] <= '9')
+                j[o++] = j[i++];
+            while (i < n && j[i] != '"')
+                i++;
+            continue;
+        }
+        j[o++] = j[i++];
+    }
+    return o;
+}
+
 /* Issue 24: the same input parsed on 2 threads gives the same result. */
 static void check_parallel(const uint8_t *data, size_t size, gpudiag_status st, const gpudiag_error *err,
                            const gpudiag_trace *t)
@@ -111,6 +140,10 @@ static void check_parallel(const uint8_t *data, size_t size, gpudiag_status st, 
     }
     size_t l1 = 0, l2 = 0;
     char *j1 = report_json(t, &l1), *j2 = report_json(t2, &l2);
+    if (j1 && j2) {
+        l1 = drop_yajl_words(j1, l1);
+        l2 = drop_yajl_words(j2, l2);
+    }
     if (j1 && j2 && (l1 != l2 || memcmp(j1, j2, l1) != 0))
         FAIL("2 threads: the JSON report differs from one thread's");
     free(j1);
