@@ -461,7 +461,8 @@ gpudiag_status gd_read_prom(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
     return st;
 }
 
-/* "name{labels} value" or "name value" */
+/* "name{labels} value [timestamp]": the reader's own rule (parse_sample), so
+ * that prose such as README's "gpudiag 0.1.0  examples/..." is not a sample */
 static int line_is_prom_sample(const char *s, size_t n)
 {
     size_t i = 0;
@@ -469,38 +470,10 @@ static int line_is_prom_sample(const char *s, size_t n)
         return 0;
     while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == ':'))
         i++;
-    if (i < n && s[i] == '{') {
-        const char *close = memchr(s + i, '}', n - i);
-        if (!close)
-            return 0;
-        i = (size_t)(close - s) + 1;
-    }
-    if (i >= n || s[i] != ' ')
+    if (i < n && s[i] != '{' && s[i] != ' ')
         return 0;
-    while (i < n && s[i] == ' ')
-        i++;
-    /* the value: a whole number token (strtod's form, NaN, +Inf, -Inf), then
-     * at most an integer timestamp and the end of the line -- so that prose
-     * such as README's "gpudiag 0.1.0  examples/..." is not a sample */
-    char tok[64];
-    size_t k = 0;
-    while (i < n && s[i] != ' ' && s[i] != '\t' && k + 1 < sizeof tok)
-        tok[k++] = s[i++];
-    tok[k] = 0;
-    if (!k || (i < n && s[i] != ' ' && s[i] != '\t'))
-        return 0;
-    char *end;
-    (void)strtod(tok, &end);
-    if (end == tok || *end)
-        return 0;
-    while (i < n && (s[i] == ' ' || s[i] == '\t'))
-        i++;
-    if (i < n && (s[i] == '-' || s[i] == '+'))
-        i++;
-    size_t d = i;
-    while (i < n && isdigit((unsigned char)s[i]))
-        i++;
-    return i == n && (d == n || i > d);
+    prom_sample sm;
+    return parse_sample(s, n, i, &sm) == 0;
 }
 
 /* "# HELP " / "# TYPE " or a sample line. */
