@@ -189,7 +189,7 @@ static int scalar(rd *r, const char *num, const unsigned char *str, size_t len)
         }
         break;
     case AT_JOB_ID:
-        if (str && len && !(r->s->job = gd_strndup((const char *)str, len)))
+        if (str && len && !(r->s->job = gd_utf8_clean((const char *)str, len)))
             r->oom = 1;
         break;
     case AT_COUNT: break; /* the array's length is the count */
@@ -223,7 +223,7 @@ static int scalar(rd *r, const char *num, const unsigned char *str, size_t len)
             in->comm_share = v;
         else if (strcmp(k, "steps_window") == 0) {
             free(r->cur->steps_window);
-            if ((r->cur->steps_window = str ? gd_strndup((const char *)str, len) : NULL) == NULL && str)
+            if ((r->cur->steps_window = str ? gd_utf8_clean((const char *)str, len) : NULL) == NULL && str)
                 return r->oom = 1, 0;
         } else if (strcmp(k, "rank_source") == 0)
             r->cur->rank_source = str && fits ? gd_summary_rank_source(buf) : NULL;
@@ -237,7 +237,7 @@ static int scalar(rd *r, const char *num, const unsigned char *str, size_t len)
                 if (strcmp(buf, gpudiag_bottleneck_name(all[b])) == 0)
                     in->bottleneck = all[b];
         } else if (strcmp(k, "path") == 0 || strcmp(k, "gpu") == 0) {
-            char *v2 = str ? gd_strndup((const char *)str, len) : NULL;
+            char *v2 = str ? gd_utf8_clean((const char *)str, len) : NULL;
             if (str && !v2)
                 return r->oom = 1, 0;
             const char **dst = k[1] == 'a' ? &in->path : &in->gpu;

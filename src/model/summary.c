@@ -25,7 +25,7 @@ const char *gd_summary_rank_source(const char *s)
 gpudiag_status gpudiag_summary_new(const char *job_id, gpudiag_summary **out, gpudiag_error *err)
 {
     *out = calloc(1, sizeof **out);
-    if (*out && job_id && job_id[0] && !((*out)->job = gd_strdup(job_id)))
+    if (*out && job_id && job_id[0] && !((*out)->job = gd_utf8_clean(job_id, strlen(job_id))))
         gpudiag_summary_free(out);
     return *out ? GPUDIAG_OK : gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
 }
@@ -110,7 +110,7 @@ gpudiag_status gpudiag_summary_add_report(gpudiag_summary *s, const gpudiag_repo
             comm = NULL; /* out of memory: said below */
         }
     }
-    if (!(k->in.path = gd_strdup(path)) || (gpu && !(k->in.gpu = gd_strdup(gpu))) || (k->in.comm_count && !comm) || window_oom) {
+    if (!(k->in.path = gd_utf8_clean(path, strlen(path))) || (gpu && !(k->in.gpu = gd_utf8_clean(gpu, strlen(gpu)))) || (k->in.comm_count && !comm) || window_oom) {
         rank_free(k);
         s->count--;
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");

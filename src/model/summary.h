@@ -12,7 +12,11 @@
 #include "gpudiag/summary.h"
 #include "analyze/analyze.h"
 
-/* One rank: the cross-rank inputs (in.path, in.gpu and in.comm_us owned here)
+/* One rank: the cross-rank inputs (in.path, in.gpu and in.comm_us owned here;
+ * the strings, like the job id, stored as valid UTF-8, invalid bytes as U+FFFD
+ * (gd_utf8_clean), i.e. as the writer writes them: the sort keys on them, so a
+ * summary read back sorts as it was written; fuzz_summary found a GPU name
+ * with an overlong sequence that did not)
  * and the rank's report: as compact JSON text (report[report_len], owned), or,
  * read from a file, as the span [off, off + span) of that file's decompressed
  * bytes (src, owned; report NULL), read again when it is written, so that
