@@ -54,17 +54,31 @@ typedef struct krule {
 static const krule krules[] = {
 #define KRULE(cls, match, pat) {GPUDIAG_KCLASS_##cls, KR_##match, pat},
 #define TC_PATTERN(pat)
+#define TC_NAME(name)
 #include "kernel_rules.def"
 #undef KRULE
 #undef TC_PATTERN
+#undef TC_NAME
 };
 
 static const char *const tc_patterns[] = {
 #define KRULE(cls, match, pat)
 #define TC_PATTERN(pat) pat,
+#define TC_NAME(name)
 #include "kernel_rules.def"
 #undef KRULE
 #undef TC_PATTERN
+#undef TC_NAME
+};
+
+static const char *const tc_names[] = {
+#define KRULE(cls, match, pat)
+#define TC_PATTERN(pat)
+#define TC_NAME(name) name,
+#include "kernel_rules.def"
+#undef KRULE
+#undef TC_PATTERN
+#undef TC_NAME
 };
 
 static int rule_matches(const krule *k, const char *name, size_t len, const char *lc)
@@ -96,6 +110,9 @@ static int matches_class(const char *name, size_t len, gpudiag_kernel_class cls)
 
 int gd_kernel_uses_tensor_cores(const char *name, size_t len)
 {
+    for (size_t i = 0; i < sizeof tc_names / sizeof tc_names[0]; i++)
+        if (strlen(tc_names[i]) == len && memcmp(name, tc_names[i], len) == 0)
+            return 1;
     lname l;
     const char *lc = lower(&l, name, len);
     int r = 0;
