@@ -36,6 +36,12 @@ gd_exit gd_cmd_merge(int argc, char **argv);
  * "... writing WHAT failed: ..." and returns GD_EXIT_INPUT; else GD_EXIT_OK. */
 gd_exit gd_write_file(const char *prog, const char *file, const char *what,
                       gpudiag_status (*write)(FILE *fp, void *ctx, gpudiag_error *err), void *ctx);
+/* The report r as JSON (html 0) or as the HTML page (html 1) into FILE
+ * through gd_write_file: a temporary renamed into place, gzip-compressed when
+ * FILE ends in .gz (gd_outfile_gz_name), "-" standard output.  The one writer
+ * of report files (analyze --html, run --json / --html); returns as
+ * gd_write_file, naming "the HTML report" / "the JSON report". */
+gd_exit gd_write_report_file(const char *prog, const gpudiag_report *r, const char *file, int html);
 /* The exit status for a library status (GPUDIAG_ERR_IO -> GD_EXIT_INPUT, ...). */
 gd_exit gd_exit_for_status(gpudiag_status st);
 /* gpudiag specs [NAME], gpudiag mfu, gpudiag plan: argv[0] is the command name. */

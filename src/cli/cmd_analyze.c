@@ -174,7 +174,8 @@ static void usage_analyze(FILE *fp)
             "                        (info, low, medium, high)\n"
             "      --html FILE       also write the report as one self-contained HTML page with\n"
             "                        charts (no scripts, no network); one input only; '-' writes\n"
-            "                        it to standard output instead of the text report\n"
+            "                        it to standard output instead of the text report; FILE.gz\n"
+            "                        is written gzip-compressed\n"
             "      --ncu FILE        an Nsight Compute CSV (ncu --csv --page raw) with the FLOP\n"
             "                        instruction metrics sm__sass_thread_inst_executed_op_{d,f,h}\n"
             "                        {add,mul,fma}_pred_on.sum and dram__bytes.sum: FLOPs = add + mul\n"
@@ -888,26 +889,20 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
 }
 
 /* Write the HTML page to `path` ("-" = stdout); returns an exit code.  A
- * file is written to a temporary and renamed into place (util/outfile.h). */
+ * file goes through gd_write_report_file (a temporary renamed into place,
+ * gzip when the name ends in .gz, as --save and --trace-out). */
 static int write_html(const gpudiag_report *r, const char *path)
 {
-    gd_outfile of;
-    if (gd_outfile_open(&of, path) != 0) {
-        fprintf(stderr, "%s: error: %s: cannot create the HTML report: %s\n", prog, path, strerror(errno));
-        return GD_EXIT_INPUT;
-    }
-    int to_stdout = of.is_stdout;
-    int replacing = of.tmp != NULL; /* not a device or a FIFO written in place */
+    if (strcmp(path, "-") != 0)
+        return gd_write_report_file(prog, r, path, 1);
     gpudiag_error err;
     memset(&err, 0, sizeof err);
-    gpudiag_status st = gpudiag_report_write_html(r, of.fp, NULL, &err);
-    if (gd_outfile_commit(&of, st != GPUDIAG_OK) == 0)
+    gpudiag_status st = gpudiag_report_write_html(r, stdout, NULL, &err);
+    if (st == GPUDIAG_OK && fflush(stdout) == 0 && !ferror(stdout))
         return GD_EXIT_OK;
-    if (to_stdout && (st == GPUDIAG_ERR_IO || st == GPUDIAG_OK))
+    if (st == GPUDIAG_ERR_IO || st == GPUDIAG_OK)
         return gd_stdout_failed(); /* --html -: standard output, as the other reports */
-    fprintf(stderr, "%s: error: %s: writing the HTML report failed: %s%s\n", prog, path,
-            st != GPUDIAG_OK && st != GPUDIAG_ERR_IO ? err.message : strerror(errno),
-            replacing ? " (no partial file is left; an old one is kept)" : "");
+    fprintf(stderr, "%s: error: -: writing the HTML report failed: %s\n", prog, err.message);
     return GD_EXIT_INPUT;
 }
 

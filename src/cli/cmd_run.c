@@ -159,28 +159,12 @@ static void hist_add(run_hist *h, double t, double util, size_t gpu)
 }
 
 /* Write the run's report to path as JSON (html 0) or as the HTML page
- * (html 1), through gd_write_file (a temporary renamed into place: a failed
- * write keeps the old file; gzip when the name ends in .gz); -1 with a
+ * (html 1): gd_write_report_file (gzip when the name ends in .gz); -1 with a
  * message naming the file on failure. */
-typedef struct run_out {
-    const gpudiag_report *r;
-    int html;
-} run_out;
-
-static gpudiag_status write_run_report(FILE *fp, void *ctx, gpudiag_error *err)
-{
-    const run_out *x = ctx;
-    return x->html ? gpudiag_report_write_html(x->r, fp, NULL, err) : gpudiag_report_write_json(x->r, fp, 1, err);
-}
-
 static int write_report_file(const gpudiag_report *r, const char *path, int html)
 {
-    run_out x = {r, html};
     /* run has always written "-" as a file of that name, not standard output */
-    return gd_write_file("gpudiag", strcmp(path, "-") == 0 ? "./-" : path,
-                         html ? "the HTML report" : "the JSON report", write_run_report, &x) == GD_EXIT_OK
-               ? 0
-               : -1;
+    return gd_write_report_file("gpudiag", r, strcmp(path, "-") == 0 ? "./-" : path, html) == GD_EXIT_OK ? 0 : -1;
 }
 
 /* Diagnose the run: the series of the GPUs the command used (all sampled

@@ -17,6 +17,7 @@
 #include "cli/cmd.h"
 #include "gpudiag/compare.h"
 #include "gpudiag/gpudiag.h"
+#include "gpudiag/html.h"
 #include "ingest/input.h"
 #include "util/outfile.h"
 
@@ -538,4 +539,21 @@ gd_exit gd_write_file(const char *prog, const char *file, const char *what,
         return GD_EXIT_INPUT;
     }
     return GD_EXIT_OK;
+}
+
+typedef struct report_out {
+    const gpudiag_report *r;
+    int html;
+} report_out;
+
+static gpudiag_status put_report(FILE *fp, void *ctx, gpudiag_error *err)
+{
+    const report_out *x = ctx;
+    return x->html ? gpudiag_report_write_html(x->r, fp, NULL, err) : gpudiag_report_write_json(x->r, fp, 1, err);
+}
+
+gd_exit gd_write_report_file(const char *prog, const gpudiag_report *r, const char *file, int html)
+{
+    report_out x = {r, html};
+    return gd_write_file(prog, file, html ? "the HTML report" : "the JSON report", put_report, &x);
 }

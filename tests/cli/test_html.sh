@@ -114,6 +114,12 @@ rc=$?; if [ "$rc" -eq 2 ]; then ok; else nok "two traces: exit $rc, want 2"; fi
 rc=$?; if [ "$rc" -eq 2 ]; then ok; else nok "directory: exit $rc, want 2"; fi
 "$GPUDIAG" analyze --html "$TMP/no/such/dir/x.html" "$GD_TEST_DATA/ok_idle_causes.json" >/dev/null 2>"$TMP/err"
 rc=$?; if [ "$rc" -eq 3 ] && grep -q "no/such/dir/x.html" "$TMP/err"; then ok; else nok "unwritable: exit $rc, want 3"; fi
+# --html FILE.gz is gzip-compressed, as --save / --trace-out FILE.gz (a new user found plain HTML in
+# x.html.gz): it starts with gzip's magic 1f 8b and unpacks to the page --html FILE writes
+"$GPUDIAG" analyze -q --html "$TMP/z.html.gz" "$GD_TEST_DATA/ok_idle_causes.json" >/dev/null 2>&1
+"$GPUDIAG" analyze -q --html "$TMP/z.html" "$GD_TEST_DATA/ok_idle_causes.json" >/dev/null 2>&1
+if [ "$(head -c 2 "$TMP/z.html.gz" | od -An -tx1 | tr -d ' ')" = "1f8b" ] \
+    && gzip -dc "$TMP/z.html.gz" | cmp -s - "$TMP/z.html"; then ok; else nok "--html FILE.gz: not gzip of the page"; fi
 
 # AMD's terms on a ROCm trace (mi250_rocm_minitoy_train: deviceProperties numSms 104, warpSize 64):
 # "104 CUs" and "CU efficiency" in the page and the text report, never "SMs" / "SM efficiency";
