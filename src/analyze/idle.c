@@ -698,12 +698,14 @@ static int startup_edge(const actx *a, const gd_iv *gap, int none_busy)
     int lead = gap->s == a->span_s, tail = gap->e == a->span_e;
     if (!(lead || tail) || none_busy)
         return 0;
-    if (!a->r->steps_from_profiler)
-        return 1; /* the window is the whole capture */
-    /* step markers: only a long lead-in of the first / lead-out of the last step */
+    /* only a long lead-in / lead-out, with step markers or without: a short one is the
+     * first step's own host work, whether or not a marker names the step */
     int64_t len = gap->e - gap->s;
     if (len < (int64_t)(GD_STARTUP_MIN_US * NS_PER_US))
         return 0;
+    if (!a->r->steps_from_profiler)
+        return 1; /* the window is the whole capture */
+    /* step markers: and at least half the first / last step */
     const gd_iv *st = lead ? &a->steps[0] : &a->steps[a->nsteps - 1];
     return 2 * len >= st->e - st->s;
 }

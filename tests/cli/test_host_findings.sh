@@ -16,11 +16,29 @@
 # tests/data/ok_startup.json — no step markers: aten::to [0,400000] (CUDA initialisation),
 #   aten::add [400000,401000] with 10 launches [400000+100i, +10] of 50 us kernels at +20.
 #   Window = host ops [0, 401000]; first GPU op at 400020 -> lead-in 400020 us; without step
-#   markers the gap before the first GPU op and the one after the last (kernel 9 ends at
-#   400970: 30 us) are start-up -> startup_in_window, 400050 us, share 400050 / 401000 = 0.997631.
+#   markers the gap before the first GPU op is start-up (>= 100 ms, GD_STARTUP_MIN_US); the one
+#   after the last (kernel 9 ends at 400970: 30 us) is not (< 100 ms, as with step markers:
+#   aten::add overlaps it -> host_launch) -> startup_in_window, 400020 us, share
+#   400020 / 401000 = 0.997556.
 #   Host = runtime 100 + CPU Exec (401000 - 500 - 100) = 400500 / 401000 = 0.998753; minus the
 #   start-up share = 0.001197 < 0.15 -> no host_overhead (without the exclusion it would
 #   claim ~99.9 %).
+#
+# tests/data/ok_lead_in_steps.json and ok_lead_in_no_steps.json — the same events, with and
+#   without a ProfilerStep#1 marker [0,1000] (DEFINITIONS "Idle gaps and their causes", rule 0:
+#   a lead-in / lead-out is start-up only when >= 100 ms, markers or not). aten::mm [0,300] with
+#   cudaLaunchKernel [280,290] -> kernel [295,305]; aten::add [800,1000] with cudaLaunchKernel
+#   [900,910] -> kernel [915,925]. Window [0,1000] either way (the host ops' span = the step).
+#   Gaps: [0,295] 295 (the lead-in, < 100 ms; aten::mm overlaps -> host_launch), [305,915] 610
+#   (aten::add -> host_launch), [925,1000] 75 (lead-out; aten::add -> host_launch): 980 us, all
+#   host_launch -> host_launch_idle_share = 980 / 1000 = 0.98; no start-up.
+#   Breakdown: kernel 20, runtime 20, CPU Exec = (300 - 10 - 5) + (200 - 10 - 10) = 465, other
+#   495. host_share = (20 + 465) / 1000 = 0.485 >= 0.15; util 20 / 1000 = 0.02; est_gain =
+#   min(0.485, 1 - 0.02) = 0.485 (high); median kernel 10 us <= 10 and launch delay 5 us ->
+#   host_launch_bound. 0.98 - 0.485 >= 0.10 -> evidence host_launch_idle_share 0.98.
+#   (Until this rule, without the marker the 295 and 75 us edges were start-up: host share
+#   0.485 - 0.37 = 0.115 < 0.15, no host finding; with it, host_launch_bound: the verdict
+#   followed the marker.)
 set -eu
 GD_TMP_TAG=host
 # shellcheck source=tests/cli/common.sh
@@ -56,8 +74,8 @@ e = st.get("evidence", {})
 checks = [
     ("ids", sorted(f), ["low_gpu_utilization", "no_step_markers", "startup_in_window"]),
     ("lead_in_us", e.get("lead_in_us"), 400020), ("first_step_us", e.get("first_step_us"), 401000),
-    ("share", e.get("share_of_steps"), 400050 / 401000), ("severity", st.get("severity"), "low"),
-    ("startup_us", e.get("startup_us"), 400050), ("compilation_us", e.get("compilation_us"), 0),
+    ("share", e.get("share_of_steps"), 400020 / 401000), ("severity", st.get("severity"), "low"),
+    ("startup_us", e.get("startup_us"), 400020), ("compilation_us", e.get("compilation_us"), 0),
     ("step lead-in", d["steps"][0]["gpu_lead_in_us"], 400020),
     ("cpu_exec share", d["breakdown"]["share"]["cpu_exec"], 400400 / 401000),
 ]
@@ -66,7 +84,33 @@ import valcheck
 valcheck.run(checks, sys.argv[2], 1e-05)
 EOF2
 )
+PY_LEAD_IN=$(cat <<'EOF2'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+f = {x["id"]: x for x in d["findings"]}
+hl = f.get("host_launch_bound", {})
+e = hl.get("evidence", {})
+c = d["idle"]["by_cause_us"]
+checks = [
+    ("host_share", e.get("host_share"), 0.485), ("est_gain", hl.get("est_gain"), 0.485),
+    ("severity", hl.get("severity"), "high"),
+    ("host_launch_idle_share", e.get("host_launch_idle_share"), 0.98),
+    ("startup excluded", e.get("startup_share_excluded"), None),
+    ("host_launch us", c["host_launch"], 980), ("startup us", c["startup"], 0),
+    ("gap causes", [g["cause"] for g in d["idle"]["gaps"]], ["host_launch"] * 3),
+    ("gpu_utilization", d["summary"]["gpu_utilization"], 0.02),
+    ("other share", d["breakdown"]["share"]["other"], 0.495),
+    ("bottleneck", d["verdict"]["bottleneck"], "host_launch"),
+    ("verdict finding", d["verdict"]["finding"], "host_launch_bound"),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-05)
+EOF2
+)
 rc=0
+check_both_readers "$GD_TEST_DATA/ok_lead_in_steps.json" "$PY_LEAD_IN" || rc=1
+check_both_readers "$GD_TEST_DATA/ok_lead_in_no_steps.json" "$PY_LEAD_IN" || rc=1
 check_both_readers "$GD_TEST_DATA/ok_launch_bound.json" "$PY_LAUNCH" || rc=1
 check_both_readers "$GD_TEST_DATA/ok_startup.json" "$PY_STARTUP" || rc=1
 exit $rc
