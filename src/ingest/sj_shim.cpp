@@ -268,18 +268,28 @@ extern "C" int gd_sj_events(gd_sj *sj, unsigned char *win, size_t len, const gd_
                     cb->reset(ctx);
                     break;
                 }
+                // The element is complete; the next non-blank byte must be the input's own
+                // ',' or ']'.  simdjson's On-Demand does not check that ("{..} {..}" iterates
+                // as two elements), yajl does: so when the separator is missing, or not in
+                // this window (the synthetic ']' at its end: a missing comma, or the array's
+                // real end still unread), the event is not committed here and consumed stays
+                // at its start.  The caller then hands it to the next window or to yajl,
+                // which commits it and reports the missing comma at the next event, as the
+                // serial yajl reader does, wherever the windows end (fuzz_kineto found the
+                // parallel reader accepting a missing comma at a window boundary that the
+                // serial reader, its window cut elsewhere, rejected).
+                const char *after = nullptr;
+                if (doc.current_location().get(after) || after == nullptr ||
+                    static_cast<size_t>(after - start) >= len || (*after != ',' && *after != ']')) {
+                    cb->reset(ctx);
+                    break;
+                }
                 if (!cb->end_map(ctx)) {
                     cancel = true;
                     break;
                 }
-                // The element is complete: consumed reaches the next non-blank byte.
-                const char *after = nullptr;
-                if (doc.current_location().get(after) || after == nullptr) {
-                    // at the synthetic ']' or past it: all bytes of the window were used
-                    *consumed = len;
-                } else {
-                    *consumed = static_cast<size_t>(after - start);
-                }
+                // consumed reaches the next non-blank byte
+                *consumed = static_cast<size_t>(after - start);
             }
         }
     }
@@ -287,8 +297,12 @@ extern "C" int gd_sj_events(gd_sj *sj, unsigned char *win, size_t len, const gd_
     // the real end of traceEvents.
     if (!cancel) {
         size_t i = *consumed;
-        while (i < len && (win[i] == ' ' || win[i] == '\n' || win[i] == '\r' || win[i] == '\t' || win[i] == ','))
+        int comma = 0; // at most one: a second is broken input, left to the serial reader
+        while (i < len && (win[i] == ' ' || win[i] == '\n' || win[i] == '\r' || win[i] == '\t' ||
+                           (win[i] == ',' && !comma))) {
+            comma |= win[i] == ',';
             i++;
+        }
         if (i < len && win[i] == ']') {
             *consumed = i + 1;
             result = GD_SJ_END;
