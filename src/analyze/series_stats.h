@@ -35,6 +35,13 @@
 #define GD_SERIES_SMACT_EFFECTIVE 0.80   /* ... while SM active below (DCGM: ≥ 0.8 necessary) */
 #define GD_SERIES_UTIL_SMACT_GAP 0.20    /* ... by at least this much */
 #define GD_SERIES_TENSOR_LOW 0.30        /* tuning guides: tensor active < 30 % = compute wasted */
+/* gpu_util_misleading's hung-collective hint (DEFINITIONS "GPU-Util busy, SMs not"): GPU-Util pegged,
+ * SM active near 0 and power near idle for minutes — a collective kernel spinning on a peer that never
+ * comes (NeMo#9291: 100 % util at ~100 W of 700 W; horovod#3611: 100 % at 47 W of 250 W) */
+#define GD_SERIES_HANG_UTIL_MIN 0.95     /* GPU-Util median at or above */
+#define GD_SERIES_HANG_SMACT_MAX 0.10    /* SM active median at or below */
+#define GD_SERIES_HANG_POWER_MAX 0.30    /* power median ÷ power limit at or below (when both are logged) */
+#define GD_SERIES_HANG_MIN_US 60e6       /* for at least a minute of log */
 #define GD_SERIES_PROF_UNREPORTED_UTIL 0.50 /* GPU-Util median at which all-zero profiling fields are "not reported" */
 #define GD_SERIES_TENSOR_HIGH 0.50       /* tensor active ≥ 50 % with compute high: Tensor-Core-bound */
 

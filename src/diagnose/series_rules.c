@@ -339,6 +339,17 @@ static void rule_utilization_dips(sbuild *b, gpudiag_series_summary *s)
                    "or checkpoint interval, make those asynchronous."));
 }
 
+/* GPU-Util pegged, SM active near 0, power near idle (or not logged) for minutes: the pattern of a
+ * hung collective (DEFINITIONS "GPU-Util busy, SMs not"); power ÷ limit into *pshare (NaN unknown). */
+static int hang_signature(const gpudiag_gpu_summary *g, double *pshare)
+{
+    const gpudiag_metric_stats *u = &g->stats[GPUDIAG_M_GPU_UTIL], *a = &g->stats[GPUDIAG_M_SM_ACTIVE],
+                               *p = &g->stats[GPUDIAG_M_POWER_W], *l = &g->stats[GPUDIAG_M_POWER_LIMIT_W];
+    *pshare = p->n && l->n && l->median > 0 ? p->median / l->median : NAN;
+    return u->n && u->median >= GD_SERIES_HANG_UTIL_MIN && a->n && a->median <= GD_SERIES_HANG_SMACT_MAX &&
+           g->duration_us >= GD_SERIES_HANG_MIN_US && !(*pshare > GD_SERIES_HANG_POWER_MAX);
+}
+
 static void rule_gpu_util_misleading(sbuild *b, gpudiag_series_summary *s)
 {
     char gpus[2048];
@@ -346,18 +357,48 @@ static void rule_gpu_util_misleading(sbuild *b, gpudiag_series_summary *s)
     if (!list_gpus(s, pick_misleading, gpus, sizeof gpus, &first))
         return;
     const gpudiag_gpu_summary *g = &s->gpus[first];
+    const gpudiag_metric_stats *a = &g->stats[GPUDIAG_M_SM_ACTIVE], *t = &g->stats[GPUDIAG_M_TENSOR_ACTIVE],
+                               *p = &g->stats[GPUDIAG_M_POWER_W];
     gpudiag_finding *f = add(b, GD_S_gpu_util_misleading, GPUDIAG_SEV_MEDIUM);
     gd_fb_ev(f, "gpu_index", g->index);
     gd_fb_ev(f, "gpu_util_median", g->stats[GPUDIAG_M_GPU_UTIL].median);
     gd_fb_ev(f, "sm_active_median", g->stats[GPUDIAG_M_SM_ACTIVE].median);
     gd_fb_ev(f, "tensor_active_median", g->stats[GPUDIAG_M_TENSOR_ACTIVE].median);
-    gd_fb_text(b, f,
-         gd_format("%s: GPU-Util %.0f %% but SM active %.0f %%, tensor active %.0f %%: busy is not full load", gpus,
-                   100 * g->stats[GPUDIAG_M_GPU_UTIL].median, 100 * g->stats[GPUDIAG_M_SM_ACTIVE].median,
-                   100 * g->stats[GPUDIAG_M_TENSOR_ACTIVE].median),
-         gd_format("GPU-Util counts time with any kernel running. Raise the work per kernel: larger batch or "
-                   "more model instances/concurrent requests, dimensions multiple of 8, BF16/FP16 or INT8 "
-                   "Tensor Core paths, fused kernels (torch.compile, FlashAttention)."));
+    double pshare;
+    int hang = hang_signature(g, &pshare);
+    gd_fb_ev(f, "possible_hang", hang);
+    if (!isnan(pshare))
+        gd_fb_ev(f, "power_limit_share", pshare);
+    /* only the fields the log has: an absent one is not "nan %" */
+    char sm[48] = "", tc[48] = "", pw[64] = "";
+    if (a->n)
+        snprintf(sm, sizeof sm, "SM active %.0f %%", 100 * a->median);
+    if (t->n)
+        snprintf(tc, sizeof tc, "%stensor active %.0f %%", a->n ? ", " : "", 100 * t->median);
+    if (hang && p->n)
+        snprintf(pw, sizeof pw, isnan(pshare) ? ", power %.0f W" : ", power %.0f W (%.0f %% of its limit)",
+                 p->median, 100 * pshare);
+    char *rec = gd_format("GPU-Util counts time with any kernel running. Raise the work per kernel: larger batch or "
+                          "more model instances/concurrent requests, dimensions multiple of 8, BF16/FP16 or INT8 "
+                          "Tensor Core paths, fused kernels (torch.compile, FlashAttention).");
+    if (hang) {
+        char *more = gd_format(
+             "GPU-Util pegged with the SMs almost idle%s for %.1f min is also what a hung collective looks like: "
+             "an NCCL/RCCL kernel spins on the few SMs of its channels waiting for a peer that never arrives (a "
+             "rank that crashed, diverged or skipped the collective), and stays so until a timeout. The log "
+             "alone cannot tell the two apart: check whether the job still makes progress (step counter, loss "
+             "log); if not, run py-spy dump --pid PID on every rank to see which call each waits in, rerun with "
+             "NCCL_DEBUG=INFO, and let PyTorch's NCCL watchdog end a hang with a report instead of holding "
+             "the GPUs (a shorter init_process_group timeout; TORCH_NCCL_DUMP_ON_TIMEOUT=1 with "
+             "TORCH_NCCL_TRACE_BUFFER_SIZE > 0 dumps the flight recorder; TORCH_NCCL_DESYNC_DEBUG=1 names "
+             "the rank out of step). %s",
+             p->n ? " and power near idle" : "", g->duration_us / 60e6, rec);
+        free(rec);
+        rec = more;
+    }
+    gd_fb_text(b, f, gd_format("%s: GPU-Util %.0f %% but %s%s%s: busy is not full load", gpus,
+                               100 * g->stats[GPUDIAG_M_GPU_UTIL].median, sm, tc, pw),
+               rec);
 }
 
 static void rule_memory_headroom(sbuild *b, gpudiag_series_summary *s)
@@ -800,7 +841,17 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
         char idle[80] = "";
         if (idle_mem)
             snprintf(idle, sizeof idle, "; %zu idle, holding memory", idle_mem);
-        r->verdict = gd_format("%s%s — %s%s%s%s", s->snapshot ? "Snapshot: " : "", sentence, who, tensor, others, idle);
+        /* the hung-collective pattern is named beside the class, not instead of it: a log cannot tell */
+        const char *hang = "";
+        for (size_t i = 0; i < s->gpu_count; i++) {
+            double pshare;
+            if (s->gpus[i].bottleneck == best && !mig_parent(s, &s->gpus[i]) && pick_misleading(&s->gpus[i]) &&
+                hang_signature(&s->gpus[i], &pshare))
+                hang = "; or a hung NCCL/RCCL collective (GPU-Util pegged, SMs and power near idle for minutes: "
+                       "see gpu_util_misleading)";
+        }
+        r->verdict = gd_format("%s%s — %s%s%s%s%s", s->snapshot ? "Snapshot: " : "", sentence, who, tensor, others,
+                               idle, hang);
     }
     r->verdict = gd_arena_take(r->arena, (char *)(uintptr_t)r->verdict); /* the report owns it */
     if (!r->verdict)

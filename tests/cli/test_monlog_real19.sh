@@ -50,7 +50,30 @@ assert g["profiling_unreported"] is False and abs(g["metrics"]["sm_active"]["med
 assert "gpu_util_misleading" in ids and "idle_gpu_holding_memory" not in ids, ids
 assert g["idle_holding_memory"] is False and g["in_use"] is True
 assert g["bottleneck"] == "host_launch" and d["verdict"]["bottleneck"] == "host_launch", (g["bottleneck"], d["verdict"])
-assert "idle" not in d["verdict"]["summary"], d["verdict"]["summary"]
+f = [x for x in d["findings"] if x["id"] == "gpu_util_misleading"][0]
+# no tensor active in the log: the title names the fields present, never "nan %"; 0.895 < 0.95: no hang hint
+assert f["title"] == "GPU 0: GPU-Util 90 % but SM active 2 %: busy is not full load", f["title"]
+assert f["evidence"]["possible_hang"] == 0 and "power_limit_share" not in f["evidence"], f["evidence"]
+assert "hung" not in d["verdict"]["summary"], d["verdict"]["summary"]
+PY
+# gpu_util_misleading's hang hint (DEFINITIONS "GPU-Util busy, SMs not — or a hung collective") —
+# prom_util_pegged_sm_idle_low_power.prom: 11 scrapes at t0 + 30 s·i -> 300 s >= 60 s; GPU-Util 100 in
+# all (median 1.00 >= 0.95); SM active 0.03 0.02 0.03 0.04 0.03 0.02 0.03 0.04 0.03 0.03 0.02 -> sorted
+# 0.02 x3, 0.03 x6, 0.04 x2, median (6th) 0.03 <= 0.10; power 92 91 92 93 92 92 91 92 93 92 92 -> median
+# 92 W of limit 400 -> 0.23 <= 0.30 -> possible_hang 1; no tensor active.
+js prom_util_pegged_sm_idle_low_power.prom
+if python3 - "$TMP/prom_util_pegged_sm_idle_low_power.prom.json" <<'PY'; then ok; else nok "gpu_util_misleading: hang hint"; fi
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [x for x in d["findings"] if x["id"] == "gpu_util_misleading"][0]
+e = f["evidence"]
+assert f["title"] == "GPU 0: GPU-Util 100 % but SM active 3 %, power 92 W (23 % of its limit): busy is not full load", f["title"]
+assert e["possible_hang"] == 1 and abs(e["power_limit_share"] - 0.23) < 1e-9, e
+assert abs(e["sm_active_median"] - 0.03) < 1e-9 and e["gpu_util_median"] == 1 and e["tensor_active_median"] is None, e
+assert "hung collective" in f["recommendation"] and "py-spy dump" in f["recommendation"] and "NCCL_DEBUG=INFO" in f["recommendation"], f
+assert "5.0 min" in f["recommendation"], f["recommendation"]
+v = d["verdict"]["summary"]
+assert d["verdict"]["bottleneck"] == "host_launch" and "or a hung NCCL/RCCL collective" in v, v
 PY
 
 # class 14 — physically impossible values, all in input_invalid_values (counted, read as missing):
