@@ -40,6 +40,29 @@ typedef struct gpudiag_side gpudiag_side;
 gpudiag_status gpudiag_side_from_report(const gpudiag_report *r, gpudiag_side **out, gpudiag_error *err);
 
 /**
+ * Build a side from a trace, its tables over the steps its comparison uses.
+ *
+ * Analyses t with opts (NULL: defaults) and builds the side as
+ * gpudiag_side_from_report() does.  When the steady-state rule leaves steps
+ * out (docs/DEFINITIONS.md "Steady state of a run") and the steps kept run
+ * from step lo to step hi with none left out between them, the trace is cut
+ * to lo..hi (gpudiag_trace_select_steps(), so t is modified) and analysed
+ * again: the side's tables — GPU numbers, breakdown, idle by cause, findings,
+ * kernels and their per-step deltas — then cover the kept steps only, as its
+ * step times do.  Otherwise (left-out steps between kept ones, or the cut
+ * fails) the tables cover every step and the comparison says so
+ * (gpudiag_compare_runs.tables_all_steps).
+ *
+ * t:   a trace from gpudiag_trace_read(); still owned by the caller (free it
+ *      with gpudiag_trace_free()), possibly cut to the kept steps.
+ * out: receives the side; free with gpudiag_side_free().
+ * Returns GPUDIAG_OK, gpudiag_analyze()'s errors, GPUDIAG_ERR_ARG (NULL t/out)
+ * or GPUDIAG_ERR_NOMEM.
+ */
+gpudiag_status gpudiag_side_from_trace(gpudiag_trace *t, const gpudiag_analyze_opts *opts, gpudiag_side **out,
+                                       gpudiag_error *err);
+
+/**
  * Build one side from the reports of the n ranks of one job (a directory of
  * rank traces): step k lasts as long as the slowest rank's step k (steps matched
  * by ProfilerStep number; only steps every rank has), kernels are summed over
@@ -151,6 +174,9 @@ typedef struct gpudiag_compare_runs {
     gpudiag_excluded_step excluded[GPUDIAG_EXCLUDED_LISTED];
     int steady_unsure;            /**< 1 when a run's steps were all kept because leaving out the non-steady
                                        ones would leave fewer than 2 */
+    int tables_all_steps;         /**< 1 when a run left steps out of the steady state but its tables (GPU,
+                                       breakdown, idle, findings, kernels) still cover them: a saved report,
+                                       a directory of ranks, or left-out steps between kept ones */
 } gpudiag_compare_runs;
 
 /** Finding states across the two sides. */

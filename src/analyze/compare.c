@@ -615,6 +615,91 @@ static char *hta_short_name(const char *name)
     return r;
 }
 
+/* The kept steps of s run from step *lo to step *hi of r with none left out
+ * between them: 1; else 0 (synthetic windows have no number to cut at). */
+static int kept_range(const gpudiag_report *r, const gpudiag_side *s, int64_t *lo, int64_t *hi)
+{
+    if (s->nsteps == 0)
+        return 0;
+    *lo = s->step_no[0];
+    *hi = s->step_no[s->nsteps - 1];
+    if (*lo < 0 || *hi < *lo)
+        return 0;
+    size_t in = 0;
+    for (size_t i = 0; i < r->step_count; i++)
+        in += r->steps[i].number >= *lo && r->steps[i].number <= *hi;
+    return in == s->nsteps;
+}
+
+/* Exchange two fields of n bytes (a pointer, a count). */
+static void swap_field(void *a, void *b, size_t n)
+{
+    unsigned char tmp[sizeof(void *) > sizeof(size_t) ? sizeof(void *) : sizeof(size_t)];
+    memcpy(tmp, a, n);
+    memcpy(a, b, n);
+    memcpy(b, tmp, n);
+}
+
+/* s's table numbers taken from t (moved: t's findings and kernels end up in s). */
+static void take_tables(gpudiag_side *s, gpudiag_side *t)
+{
+    s->gpu_utilization = t->gpu_utilization;
+    s->sm_efficiency = t->sm_efficiency;
+    s->achieved_occupancy = t->achieved_occupancy;
+    s->tensor_core_share = t->tensor_core_share;
+    s->idle_share = t->idle_share;
+    s->comm_share = t->comm_share;
+    s->mfu = t->mfu;
+    memcpy(s->role_share, t->role_share, sizeof s->role_share);
+    memcpy(s->idle_cause_share, t->idle_cause_share, sizeof s->idle_cause_share);
+    /* the arrays change hands: t frees s's old ones */
+    swap_field(&s->find, &t->find, sizeof s->find);
+    swap_field(&s->nfind, &t->nfind, sizeof s->nfind);
+    swap_field(&s->kern, &t->kern, sizeof s->kern);
+    swap_field(&s->nkern, &t->nkern, sizeof s->nkern);
+    s->kernels_partial = t->kernels_partial;
+}
+
+gpudiag_status gpudiag_side_from_trace(gpudiag_trace *t, const gpudiag_analyze_opts *opts, gpudiag_side **out,
+                                       gpudiag_error *err)
+{
+    if (!t || !out)
+        return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "gpudiag_side_from_trace: NULL trace or out");
+    *out = NULL;
+    gpudiag_report *r = NULL;
+    gpudiag_status st = gpudiag_analyze(t, opts, &r, err);
+    if (st == GPUDIAG_OK)
+        st = gpudiag_side_from_report(r, out, err);
+    int64_t lo = 0, hi = 0;
+    int cut = st == GPUDIAG_OK && (*out)->nexcluded > 0 && kept_range(r, *out, &lo, &hi);
+    gpudiag_report_free(&r);
+    if (st != GPUDIAG_OK || !cut) {
+        if (st == GPUDIAG_OK)
+            (*out)->tables_steady = (*out)->nexcluded == 0;
+        return st;
+    }
+    /* DEFINITIONS "Steady state of a run": the tables over the kept steps, as the step times */
+    gpudiag_error e2;
+    memset(&e2, 0, sizeof e2);
+    gpudiag_side *kept = NULL;
+    gpudiag_status s2 = gpudiag_trace_select_steps(t, lo, hi, &e2);
+    if (s2 == GPUDIAG_OK)
+        s2 = gpudiag_analyze(t, opts, &r, &e2);
+    if (s2 == GPUDIAG_OK)
+        s2 = gpudiag_side_from_report(r, &kept, &e2);
+    gpudiag_report_free(&r);
+    if (s2 == GPUDIAG_OK) {
+        take_tables(*out, kept);
+        (*out)->tables_steady = 1;
+    }
+    gpudiag_side_free(&kept);
+    if (s2 == GPUDIAG_ERR_NOMEM) {
+        gpudiag_side_free(out);
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
+    }
+    return GPUDIAG_OK; /* another failure of the cut: the tables cover every step, and say so */
+}
+
 /* ---- the comparison ----------------------------------------------------------------- */
 
 typedef struct group {
@@ -691,7 +776,10 @@ static int group_build(group *g, const gpudiag_side *const *runs, size_t n, gpud
         if (s->kernels_partial)
             out->kernels_partial = 1;
         out->steady_unsure |= s->steady_unsure;
-        g->nsteps_all += s->nsteps + s->nexcluded;
+        /* the kernel totals cover the left-out steps unless the tables were cut to the kept ones */
+        g->nsteps_all += s->nsteps + (s->tables_steady ? 0 : s->nexcluded);
+        if (s->nexcluded && !s->tables_steady)
+            out->tables_all_steps = 1;
         for (size_t e = 0; e < s->nexcluded; e++) {
             if (e < GPUDIAG_EXCLUDED_LISTED && out->excluded_listed < GPUDIAG_EXCLUDED_LISTED)
                 out->excluded[out->excluded_listed++] = s->excluded[e];
@@ -956,7 +1044,7 @@ static int build_kernels(gpudiag_comparison *c, const group *gb, const group *gt
     c->kernels = rc == 0 ? calloc(m + 1, sizeof *c->kernels) : NULL;
     if (!c->kernels)
         rc = -1;
-    /* kernel totals cover the whole trace, so per step means per step of the whole trace */
+    /* kernel totals cover the steps the tables cover (the kept ones, or the whole trace) */
     double sb = (double)gb->nsteps_all / (double)gb->n, stt = (double)gt->nsteps_all / (double)gt->n;
     for (size_t i = 0; rc == 0 && i < m;) {
         size_t j = i;

@@ -48,6 +48,7 @@ struct gpudiag_side {
     size_t nexcluded;      /* steps left out of the steady state (gd_side_steady) */
     gpudiag_excluded_step excluded[GPUDIAG_EXCLUDED_LISTED];
     int steady_unsure;     /* 1: non-steady steps kept, as fewer than 2 would remain */
+    int tables_steady;     /* 1: the table numbers cover only the kept steps (gpudiag_side_from_trace) */
 };
 
 /* The steady-state rule (DEFINITIONS "Steady state of a run"): leave out of

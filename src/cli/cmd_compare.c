@@ -89,20 +89,36 @@ static int code_for(gpudiag_status st)
     return st == GPUDIAG_ERR_IO || st == GPUDIAG_ERR_FORMAT ? GD_EXIT_INPUT : st == GPUDIAG_ERR_ARG ? GD_EXIT_USAGE : GD_EXIT_INTERNAL;
 }
 
-/* Read and analyse one trace. */
-static int load_report(const char *path, gpudiag_report **out)
+/* The analysis options of every trace compare reads. */
+static void compare_opts(gpudiag_analyze_opts *ao)
+{
+    memset(ao, 0, sizeof *ao);
+    ao->max_gaps = GPUDIAG_JSON_GAPS; /* compare reads totals, never every gap */
+}
+
+/* One trace's side, its tables over the steps compared (gpudiag_side_from_trace). */
+static gpudiag_status side_from_trace(gpudiag_trace *t, gpudiag_side **out, gpudiag_error *err)
+{
+    gpudiag_analyze_opts ao;
+    compare_opts(&ao);
+    return gpudiag_side_from_trace(t, &ao, out, err);
+}
+
+/* Read and analyse one trace: its report (side NULL) or its side (out NULL). */
+static int load_trace(const char *path, gpudiag_report **out, gpudiag_side **side)
 {
     gpudiag_error err;
     memset(&err, 0, sizeof err);
     gpudiag_trace *t = NULL;
     gpudiag_status st = gpudiag_trace_read(path, &t, &err);
-    if (st == GPUDIAG_OK) {
+    if (st == GPUDIAG_OK && side) {
+        st = side_from_trace(t, side, &err);
+    } else if (st == GPUDIAG_OK) {
         gpudiag_analyze_opts ao;
-        memset(&ao, 0, sizeof ao);
-        ao.max_gaps = GPUDIAG_JSON_GAPS; /* compare reads totals, never every gap */
+        compare_opts(&ao);
         st = gpudiag_analyze(t, &ao, out, &err);
-        gpudiag_trace_free(&t);
     }
+    gpudiag_trace_free(&t);
     if (st != GPUDIAG_OK) {
         print_err(&err);
         return code_for(st);
@@ -124,7 +140,7 @@ static int load_dir(const char *dir, gpudiag_side **out)
         rc = GD_EXIT_INTERNAL;
     if (rc == GD_EXIT_OK) {
         for (size_t i = 0; i < n && rc == GD_EXIT_OK; i++)
-            rc = load_report(names[i], &reps[i]);
+            rc = load_trace(names[i], &reps[i], NULL);
     }
     if (rc == GD_EXIT_OK) {
         gpudiag_error err;
@@ -201,19 +217,10 @@ static int load_once(const char *path, gpudiag_side **out)
         st = gd_side_read_json_fp(o.fp, path, out, &err);
     } else if (st == GPUDIAG_OK) {
         gpudiag_trace *t = NULL;
-        gpudiag_report *r = NULL;
         st = gd_trace_read_stream(o.fp, path, NULL, &t, &err);
-        if (st == GPUDIAG_OK) {
-            gpudiag_analyze_opts ao;
-            memset(&ao, 0, sizeof ao);
-            ao.max_gaps = GPUDIAG_JSON_GAPS;
-            st = gpudiag_analyze(t, &ao, &r, &err);
-            gpudiag_trace_free(&t);
-        }
-        if (st == GPUDIAG_OK) {
-            st = gpudiag_side_from_report(r, out, &err);
-            gpudiag_report_free(&r);
-        }
+        if (st == GPUDIAG_OK)
+            st = side_from_trace(t, out, &err);
+        gpudiag_trace_free(&t);
     }
     gd_once_in_close(&o);
     if (st != GPUDIAG_OK) {
@@ -244,17 +251,7 @@ static int load_side(const char *path, gpudiag_side **out)
         }
         return GD_EXIT_OK;
     }
-    gpudiag_report *r = NULL;
-    int rc = load_report(path, &r);
-    if (rc != GD_EXIT_OK)
-        return rc;
-    gpudiag_status st = gpudiag_side_from_report(r, out, &err);
-    gpudiag_report_free(&r);
-    if (st != GPUDIAG_OK) {
-        print_err(&err);
-        return code_for(st);
-    }
-    return GD_EXIT_OK;
+    return load_trace(path, NULL, out);
 }
 
 /* 1 when `path` is a monitoring log (plain or gzip), by content as analyze routes it;

@@ -128,6 +128,8 @@ static void side_json(cw *w, const char *k, const gpudiag_compare_runs *r, const
     yajl_gen_array_close(w->g);
     ckey(w, "steady_unsure");
     yajl_gen_bool(w->g, r->steady_unsure);
+    ckey(w, "tables_all_steps");
+    yajl_gen_bool(w->g, r->tables_all_steps);
     yajl_gen_map_close(w->g);
 }
 
@@ -395,6 +397,11 @@ static void text_side(FILE *fp, const gpudiag_comparison *c, int side)
         if (r->steps_excluded > r->excluded_listed)
             fprintf(fp, ", ...");
         fputc('\n', fp);
+        if (r->tables_all_steps)
+            fprintf(fp, "         the tables below still include them (a saved report, a directory of ranks, or "
+                        "left-out steps between kept ones)\n");
+        else
+            fprintf(fp, "         the tables below cover the same %zu steps\n", r->steps);
     }
     if (r->steady_unsure)
         fprintf(fp, "         steady state: unknown: leaving out the start-up steps would leave fewer than 2; all kept\n");

@@ -188,5 +188,32 @@ s = json.load(sys.stdin)["steps"]
 assert [(x["startup_idle_us"], x["unexplained_tail_us"]) for x in s] == [(0, 0), (199050, 0)], s
 ' || { echo "FAIL: steps[].startup_idle_us on ok_startup_steps"; rc=1; }
 
+# compare's tables cover the steps it compares (DEFINITIONS "Steady state of a run"):
+# ok_compare_startup_{base,new}: step #1 (10000 us, 4050 us of start-up idle >= 10 %) is left out
+# on both sides, steps #2..#4 (1000 us each) are compared. By hand over #2..#4: the elementwise
+# kernel runs 900 us of each 1000 us step in base, 450 in new -> gpu_utilization and kernel share
+# 0.9 / 0.45; startup idle 0 on both; the kernel diff holds that kernel alone (3 calls a side,
+# 2700 / 1350 us, -450 us per step), not #1's autotune_probe_kernel. (With #1 in the tables:
+# 0.654 / 0.550, startup 0.312, 4 calls, -337.5 us per step.)
+"$GPUDIAG" compare --json "$GD_TEST_DATA/ok_compare_startup_base.json" "$GD_TEST_DATA/ok_compare_startup_new.json" > "$TMP/cmp_su.json"
+python3 - "$TMP/cmp_su.json" <<'PYEOF' || { echo "FAIL: compare tables over the compared steps"; rc=1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["metrics"]
+for side in ("base", "new"):
+    assert d[side]["steps"] == 3 and d[side]["steps_excluded"] == 1 and d[side]["tables_all_steps"] is False, d[side]
+def near(a, b): return abs(a - b) < 1e-6
+assert near(m["gpu_utilization"]["base"], 0.9) and near(m["gpu_utilization"]["new"], 0.45), m["gpu_utilization"]
+assert near(m["breakdown.share.kernel"]["base"], 0.9) and near(m["breakdown.share.kernel"]["new"], 0.45)
+assert m["idle.by_cause_share_of_step.startup"]["base"] == 0 and m["idle.by_cause_share_of_step.startup"]["new"] == 0
+k = d["kernels"]["diff"]
+assert len(k) == 1 and k[0]["base_calls"] == 3 and k[0]["new_calls"] == 3, k
+assert near(k[0]["base_us"], 2700) and near(k[0]["new_us"], 1350) and near(k[0]["delta_us_per_step"], -450), k
+assert "startup_in_window" not in [f["id"] for f in d["findings"]], d["findings"]
+PYEOF
+"$GPUDIAG" compare "$GD_TEST_DATA/ok_compare_startup_base.json" "$GD_TEST_DATA/ok_compare_startup_new.json" > "$TMP/cmp_su.txt"
+grep -q "the tables below cover the same 3 steps" "$TMP/cmp_su.txt" ||
+    { echo "FAIL: compare text does not say the tables cover the compared steps"; rc=1; }
+
 [ "$rc" -eq 0 ] && echo "reports: all passed"
 exit "$rc"
