@@ -24,6 +24,8 @@ w('warn_dur_beyond_double.json', sub(k, b'"dur": 20', b'"dur": 1e999'))
 w('warn_dur_negative.json', sub(k, b'"dur": 20', b'"dur": -20'))
 w('warn_dur_nan_string.json', sub(k, b'"dur": 20', b'"dur": "NaN"'))
 w('warn_dur_nan_bare.json', sub(k, b'"dur": 20', b'"dur": NaN'))
+# a bare word that starts like a literal: simdjson's On-Demand types it by its first byte
+w('warn_ts_bad_literal.json', sub(k, b'"ts": 990', b'"ts": fmha5'))
 w('warn_ts_zero.json', sub(k, b'"ts": 990', b'"ts": 0'))
 w('ok_ts_negative.json', sub(k, b'"ts": 990', b'"ts": -990'))
 w('ok_invalid_utf8_name.json', sub(k, b'"name": "void at::native', b'"name": "\xff\xfe\xc3( void at::native').replace(b'NVIDIA A100', b'NVIDIA \xb6A100'))
