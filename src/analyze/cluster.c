@@ -288,6 +288,66 @@ typedef struct cl_waits {
     int beyond_noise;    /* the net wait exceeds its noise */
 } cl_waits;
 
+/* 1 when every participant states the kind of each of its first m collectives
+ * and they agree position by position (the j-th is one kind on every rank). */
+static int kinds_agree(const gd_rank_input *in, size_t n, size_t m)
+{
+    const unsigned char *ref = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (in[i].comm_count == 0)
+            continue;
+        if (!in[i].comm_kind)
+            return 0;
+        if (!ref)
+            ref = in[i].comm_kind;
+        else if (memcmp(ref, in[i].comm_kind, m) != 0)
+            return 0;
+    }
+    return ref != NULL;
+}
+
+/* Variance of sum_j x_j over the m matched collectives, x_j = the others' mean
+ * duration minus the candidate's (cluster_waits), compared like with like:
+ * sum over the collective kinds k of m_k var_k(x) (a stratified estimate: a
+ * steady difference between an all-reduce's x and an all-to-all's is not
+ * noise).  One stratum — m sd(x)^2, the rule before kinds — when the kinds are
+ * unknown or disagree between ranks, or a kind has a single collective. */
+static double net_noise_var(const gd_rank_input *in, size_t n, size_t least, size_t participants, size_t m)
+{
+    double sx[GPUDIAG_COMM_KIND_COUNT] = {0}, sxx[GPUDIAG_COMM_KIND_COUNT] = {0};
+    size_t cnt[GPUDIAG_COMM_KIND_COUNT] = {0};
+    int by_kind = kinds_agree(in, n, m);
+    for (int pass = 0; pass < 2; pass++) {
+        memset(sx, 0, sizeof sx);
+        memset(sxx, 0, sizeof sxx);
+        memset(cnt, 0, sizeof cnt);
+        for (size_t j = 0; j < m; j++) {
+            double x = 0;
+            for (size_t i = 0; i < n; i++)
+                if (i != least && in[i].comm_count)
+                    x += in[i].comm_us[j] - in[least].comm_us[j];
+            x /= (double)(participants - 1);
+            unsigned k = by_kind && in[least].comm_kind[j] < GPUDIAG_COMM_KIND_COUNT ? in[least].comm_kind[j] : 0;
+            sx[k] += x;
+            sxx[k] += x * x;
+            cnt[k]++;
+        }
+        int single = 0;
+        for (int k = 0; k < GPUDIAG_COMM_KIND_COUNT; k++)
+            single |= cnt[k] == 1;
+        if (!by_kind || !single)
+            break;
+        by_kind = 0; /* a kind with one collective has no spread of its own: one stratum */
+    }
+    double v = 0;
+    for (int k = 0; k < GPUDIAG_COMM_KIND_COUNT; k++)
+        if (cnt[k] >= 2) {
+            double var = (sxx[k] - sx[k] * sx[k] / (double)cnt[k]) / (double)(cnt[k] - 1);
+            v += (double)cnt[k] * (var > 0 ? var : 0);
+        }
+    return v;
+}
+
 /* The waits of >= 2 participants over c->collectives collectives matched by
  * position (file comment): each rank's c->ranks[].comm_wait_us_per_step, the
  * candidate (the rank that waits least), the others' wait
@@ -337,23 +397,10 @@ static cl_waits cluster_waits(const gd_rank_input *in, size_t n, gpudiag_cluster
      * other, and the least-waiting rank is then no straggler.  Per collective j, x_j = the others' mean
      * duration minus the candidate's (= their mean wait minus its wait: the minimum cancels); the net
      * wait per step is the others' wait minus the candidate's own, and its noise 2 standard errors of
-     * sum_j x_j (2 sd(x) sqrt(m)) per step. */
-    const gd_rank_input *cand = &in[least];
-    double sx = 0, sxx = 0, mcol = (double)c->collectives;
-    for (size_t j = 0; j < c->collectives; j++) {
-        double x = 0;
-        for (size_t i = 0; i < n; i++)
-            if (i != least && in[i].comm_count)
-                x += in[i].comm_us[j] - cand->comm_us[j];
-        x /= (double)(participants - 1);
-        sx += x;
-        sxx += x * x;
-    }
+     * sum_j x_j per step, the spread of x measured among collectives of one kind (net_noise_var). */
     c->net_wait_us_per_step = others - c->ranks[least].comm_wait_us_per_step;
-    if (c->collectives >= 2 && steps > 0) {
-        double var = (sxx - sx * sx / mcol) / (mcol - 1);
-        c->net_wait_noise_us_per_step = 2.0 * sqrt(var > 0 ? var : 0) * sqrt(mcol) / steps;
-    }
+    if (c->collectives >= 2 && steps > 0)
+        c->net_wait_noise_us_per_step = 2.0 * sqrt(net_noise_var(in, n, least, participants, c->collectives)) / steps;
     cl_waits w = {least, others, step > 0 ? c->net_wait_us_per_step / step : NAN, 0};
     w.beyond_noise = !isnan(c->net_wait_noise_us_per_step) && !isnan(w.net_share) &&
                      c->net_wait_us_per_step > c->net_wait_noise_us_per_step;

@@ -78,4 +78,33 @@ PY
 else
     echo "note: $GD_SHARED/data/traces absent: the shared rank sets are not checked"
 fi
+# Straggler rule, like with like (DEFINITIONS "Ranks and stragglers": the noise per collective kind).
+# tests/data/ranks_kinds/rank{0..3}.json — four ranks, two steps of 1000 us; per step an all-reduce,
+# a GEMM, an all-to-all. Rank 3 is loaded (GEMM 400 us) and arrives last at the all-to-all:
+#   all-reduce: step 1 all 50 us; step 2 ranks 0-2 60, rank 3 50
+#   all-to-all: step 1 ranks 0-2 300, rank 3 100; step 2 ranks 0-2 280, rank 3 100
+# waits (duration - shortest): ranks 0-2: 0 + 200 + 10 + 180 = 390 -> 195 us per step; rank 3: 0
+# candidate rank 3; net wait 195 - 0 = 195 us per step (19.5 % of 1000)
+# x_j (others' mean - rank 3's), in order: 0, 200, 10, 180
+#   per kind: all-reduce {0, 10} var 50, all-to-all {200, 180} var 200 -> 2*50 + 2*200 = 500;
+#   noise 2 sqrt(500) / 2 steps = 22.361 us per step: rank 3 is the straggler, est_gain 0.195
+#   (pooled over kinds, the rule before: sd(x) 107.2, noise 2 * 107.2 * 2 / 2 = 214.4 > 195,
+#   "the ranks take turns arriving last": an all-to-all skew read as turns)
+expect_rc 0 "$GPUDIAG" analyze --json "$GD_TEST_DATA/ranks_kinds"
+python3 - "$TMP/out" <<'PY' && ok || nok "ranks_kinds: straggler per collective kind"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["stragglers"]
+assert s["collectives"] == 4 and s["straggler"] == 3, s
+assert [r["comm_wait_us_per_step"] for r in d["ranks"]] == [195, 195, 195, 0], d["ranks"]
+assert s["net_wait_us_per_step"] == 195 and abs(s["net_wait_noise_us_per_step"] - 500 ** 0.5) < 1e-3, s
+f = {x["id"]: x for x in d["findings"]}
+assert abs(f["straggler"]["est_gain"] - 0.195) < 1e-6, f
+PY
+cp "$TMP/out" kinds.json
+mkdir -p sk && for f in "$GD_TEST_DATA"/ranks_kinds/*.json; do
+    "$GPUDIAG" analyze --summary "sk/$(basename "$f").sum.json" "$f" > /dev/null || nok "summary $f"
+done
+"$GPUDIAG" merge --json sk > mk.json && cmp -s kinds.json mk.json && ok || nok "ranks_kinds: merge differs from analyze DIR"
+
 finish
