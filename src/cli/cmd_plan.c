@@ -104,10 +104,8 @@ static const char *secs(double s, char *b, size_t n)
 {
     if (isnan(s))
         snprintf(b, n, "? s");
-    else if (s >= 1)
-        snprintf(b, n, "%.2f s", s);
     else
-        snprintf(b, n, "%.1f ms", s * 1e3);
+        gd_format_us(b, n, s * 1e6, "us");
     return b;
 }
 

@@ -122,14 +122,15 @@ void gd_rule_startup(fbuilder *b)
     gd_fb_ev(f, "startup_us", all - comp);
     gd_fb_ev(f, "compilation_us", comp);
     gd_fb_ev(f, "share_of_steps", share);
-    char what[96];
+    char what[128], d1[32], d2[32];
+    gd_format_us(d1, sizeof d1, all - comp, "us");
+    gd_format_us(d2, sizeof d2, comp, "us");
     if (comp > 0 && all - comp > 0)
-        snprintf(what, sizeof what, "%.2f s of start-up/warm-up and %.2f s of torch.compile compilation", (all - comp) / 1e6,
-                 comp / 1e6);
+        snprintf(what, sizeof what, "%s of start-up/warm-up and %s of torch.compile compilation", d1, d2);
     else if (comp > 0)
-        snprintf(what, sizeof what, "%.2f s of torch.compile compilation", comp / 1e6);
+        snprintf(what, sizeof what, "%s of torch.compile compilation", d2);
     else
-        snprintf(what, sizeof what, "%.2f s of start-up/warm-up", all / 1e6);
+        snprintf(what, sizeof what, "%s of start-up/warm-up", d1);
     gd_fb_text(b, f,
          gd_format("The GPU sits idle for %s in the %s (before the first GPU op, after the last, in "
                    "compilation / warm-up, or behind a one-off first call such as lazy module loading at a "

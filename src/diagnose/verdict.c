@@ -369,7 +369,7 @@ void gd_verdict(fbuilder *b, const gpudiag_trace *t)
     double ssh = gd_startup_share(r);
     double sus = gd_startup_us(r, NULL);
     char sdur[32];
-    snprintf(sdur, sizeof sdur, sus >= 1e6 ? "%.2f s" : "%.1f ms", sus >= 1e6 ? sus / 1e6 : sus / 1000.0);
+    gd_format_us(sdur, sizeof sdur, sus, "us");
     if (ssh >= GD_STARTUP_SHARE_MIN)
         snprintf(note, sizeof note, " %s of start-up/compilation (%.0f%% of the %s) excluded from the estimates.", sdur,
                  100.0 * ssh, r->steps_from_profiler ? "steps" : "window");

@@ -84,15 +84,7 @@ static void esc(hw *w, const char *s)
 
 static const char *fmt_us(char *b, size_t n, double us)
 {
-    if (!isfinite(us))
-        snprintf(b, n, "n/a");
-    else if (fabs(us) >= 1e6)
-        snprintf(b, n, "%.2f s", us / 1e6);
-    else if (fabs(us) >= 1e3)
-        snprintf(b, n, "%.2f ms", us / 1e3);
-    else
-        snprintf(b, n, "%.1f \xC2\xB5s", us);
-    return b;
+    return gd_format_us(b, n, us, "\xC2\xB5s");
 }
 
 static const char *fmt_pct(char *b, size_t n, double share)

@@ -94,14 +94,7 @@ static void num_or_na(char *b, size_t n, double v, int decimals)
 
 static void ms(char *b, size_t n, double us)
 {
-    if (isnan(us))
-        snprintf(b, n, "n/a");
-    else if (us >= 1e6)
-        snprintf(b, n, "%.2f s", us / 1e6);
-    else if (us >= 1000)
-        snprintf(b, n, "%.2f ms", us / 1000.0);
-    else
-        snprintf(b, n, "%.1f us", us);
+    gd_format_us(b, n, us, "us");
 }
 
 static void bar(const tw *w, double share, int cols)

@@ -592,6 +592,29 @@ char *gd_format_bytes(char *b, size_t n, double bytes)
     return b;
 }
 
+/* decimals that print |v| (< 999.5) with 3 significant figures, after rounding */
+static int sig3_decimals(double v)
+{
+    v = fabs(v);
+    return v >= 99.95 ? 0 : v >= 9.995 ? 1 : v >= 0.9995 ? 2 : 3;
+}
+
+char *gd_format_us(char *b, size_t n, double us, const char *micro)
+{
+    double a = fabs(us);
+    if (!isfinite(us))
+        snprintf(b, n, "n/a");
+    else if (a >= 999.5e3)
+        snprintf(b, n, "%.2f s", us / 1e6);
+    else if (a >= 999.5)
+        snprintf(b, n, "%.*f ms", sig3_decimals(us / 1e3), us / 1e3);
+    else if (us == 0)
+        snprintf(b, n, "0 %s", micro);
+    else
+        snprintf(b, n, "%.*f %s", sig3_decimals(us), us, micro);
+    return b;
+}
+
 void gd_format_ns_as_us(int64_t ns, char b[GD_NS_AS_US_LEN])
 {
     int64_t q = ns / 1000, rem = ns % 1000;

@@ -158,6 +158,13 @@ void gd_format_ns_as_us(int64_t ns, char b[GD_NS_AS_US_LEN]);
  * "12 B" (GiB with 2 decimals, MiB/KiB with 1), into b[0..n); returns b. */
 char *gd_format_bytes(char *b, size_t n, double bytes);
 
+/* A duration of `us` microseconds for people, into b[0..n) with the unit `micro` spells µs in
+ * ("us" in text, "\xC2\xB5s" in HTML); returns b.  Under 1 s: 3 significant figures, in µs below
+ * 1 ms ("6.80 us", "539 us") and in ms below 1 s ("6.63 ms", "66.3 ms", "618 ms"); from 1 s:
+ * seconds with 2 decimals ("1.00 s", "12.34 s"); 0 is "0 us"; NaN or infinite "n/a".  The one
+ * duration formatter of reports, findings and the CLI (DEFINITIONS "Numbers in reports"). */
+char *gd_format_us(char *b, size_t n, double us, const char *micro);
+
 /* Seconds now on the wall clock (CLOCK_REALTIME: Unix time, for timestamps
  * in output) and on the monotonic clock (CLOCK_MONOTONIC: for intervals and
  * deadlines, never jumps).  Never fail. */

@@ -15,7 +15,7 @@
 #     busy + idle = 2 us in every bin; the queue holds 1 op from the k2 launch
 #     at 1250 to its start at 1300 (bins 125..149) and 0 in bins 150..209
 #     (k3 launched at 1420 = bin 210); idle.gaps lists the 3 gaps in time order.
-#     The page's idle chart says "200.0 µs/step (20.0% of step)" for sync.
+#     The page's idle chart says "200 µs/step (20.0% of step)" for sync.
 #  5. Usage: --html with two traces or a directory exits 2; an unwritable
 #     output exits 3.
 set -u
@@ -105,7 +105,7 @@ sys.exit(1 if bad else 0)
 PYEOF
 then ok; else nok "timeline values"; fi
 "$GPUDIAG" analyze -q --html "$TMP/idle.html" "$GD_TEST_DATA/ok_idle_causes.json" >/dev/null
-if python3 "$CHECK" "$TMP/idle.html" "200.0 µs/step (20.0% of step)" "GPU 0 idle, stream wait: 200.0 µs"; then ok; else nok "idle page values"; fi
+if python3 "$CHECK" "$TMP/idle.html" "200 µs/step (20.0% of step)" "GPU 0 idle, stream wait: 200 µs"; then ok; else nok "idle page values"; fi
 
 # 5. usage and output errors
 "$GPUDIAG" analyze --html "$TMP/x.html" "$GD_TEST_DATA/ok_idle_causes.json" "$GD_TEST_DATA/ok_two_steps.json" >/dev/null 2>&1

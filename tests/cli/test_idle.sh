@@ -42,7 +42,7 @@
 #   host_overhead: host 0.788333 minus start-up share 1100/3000 = 0.421667; idle
 #   1 - 0.083333 - 0.366667 = 0.55; est_gain = min = 0.421667 (without rule 0: 0.788333).
 #   Kernels 50 us > their 5 us launches: not launch-bound. Verdict host_launch, with the
-#   note "1.1 ms of start-up/compilation (37% of the window) excluded".
+#   note "1.10 ms of start-up/compilation (37% of the window) excluded".
 #
 # tests/data/ok_startup_steps.json — step markers: ProfilerStep#1 [1000,2000] (kernel
 #   [1050,1950]), #2 [2000,202000] (kernel [2050,2950]). Gaps: [1000,1050] 50, the first
@@ -108,7 +108,7 @@ checks = [
     ("ev startup_us", st.get("startup_us"), 300), ("ev compilation_us", st.get("compilation_us"), 800),
     ("ev share", st.get("share_of_steps"), 1100 / 3000),
     ("bottleneck", d["verdict"]["bottleneck"], "host_launch"),
-    ("note", "1.1 ms of start-up/compilation (37% of the window) excluded" in d["verdict"]["summary"], True),
+    ("note", "1.10 ms of start-up/compilation (37% of the window) excluded" in d["verdict"]["summary"], True),
 ]
 sys.path.insert(0, os.environ["GD_CLI_DIR"])
 import valcheck

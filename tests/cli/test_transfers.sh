@@ -79,7 +79,7 @@ check_both_readers "$GD_TEST_DATA/ok_offload.json" "$PY_OFFLOAD" || rc=1
 # with 30 ms of SM time idle per step, no communication (with the reason)
 "$GPUDIAG" analyze --no-color "$GD_TEST_DATA/ok_offload.json" > "$TMP/offload.txt"
 for want in "TRANSFERS  per step: h2d 128.0 MiB at 11.2 GB/s; d2h 128.0 MiB at 13.4 GB/s" \
-            "GEMM fill: 100.0% of GEMM time in kernels with fewer thread blocks than SMs (30.00 ms of SM time idle per step)" \
+            "GEMM fill: 100.0% of GEMM time in kernels with fewer thread blocks than SMs (30.0 ms of SM time idle per step)" \
             "COMMUNICATION  not available (no communication kernels in the steps" \
             "GEMM/conv/attention time on Tensor Cores: 0.0%"; do
     if grep -qF "$want" "$TMP/offload.txt"; then echo "ok: $want"; else echo "FAIL: text lacks: $want"; rc=1; fi

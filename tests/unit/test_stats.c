@@ -20,6 +20,26 @@ static int cmp_key_pos(const void *pa, const void *pb)
 
 int main(void)
 {
+    /* durations for people (gd_format_us): 3 significant figures under 1 s, by hand — 6630 us is
+     * 6.63 ms (was "0.01 s" in startup_in_window), 66.3 ms, 618.35 ms -> 618 ms, 999.6 ms rounds
+     * to 1.00 s, 999.6 us to 1.00 ms, 9.996 ms to 10.0 ms, 6.8 us -> 6.80 us, 538.5 -> 538 us
+     * (half to even in binary), 0.5 us -> 0.500 us, 0 -> 0 us, 2.5 s -> 2.50 s */
+    {
+        char b[32];
+        ASSERT_STR_EQ(gd_format_us(b, sizeof b, 6630, "us"), "6.63 ms");
+        ASSERT_STR_EQ(gd_format_us(b, sizeof b, 66300, "us"), "66.3 ms");
+        ASSERT_STR_EQ(gd_format_us(b, sizeof b, 618350, "us"), "618 ms");
+        ASSERT_STR_EQ(gd_format_us(b, sizeof b, 999600, "us"), "1.00 s");
+        ASSERT_STR_EQ(gd_format_us(b, sizeof b, 999.6, "us"), "1.00 ms");
+        ASSERT_STR_EQ(gd_format_us(b, sizeof b, 9996, "us"), "10.0 ms");
+        ASSERT_STR_EQ(gd_format_us(b, sizeof b, 6.8, "us"), "6.80 us");
+        ASSERT_STR_EQ(gd_format_us(b, sizeof b, 538.5, "us"), "538 us");
+        ASSERT_STR_EQ(gd_format_us(b, sizeof b, 0.5, "us"), "0.500 us");
+        ASSERT_STR_EQ(gd_format_us(b, sizeof b, 0, "us"), "0 us");
+        ASSERT_STR_EQ(gd_format_us(b, sizeof b, 2.5e6, "us"), "2.50 s");
+        ASSERT_STR_EQ(gd_format_us(b, sizeof b, 150, "\xC2\xB5s"), "150 \xC2\xB5s");
+        ASSERT_STR_EQ(gd_format_us(b, sizeof b, NAN, "us"), "n/a");
+    }
     /* 10, 20, 30, 40: mean 25, median 25, p90 = 30 + 0.7*10 = 37 (linear,
      * position 0.9*3 = 2.7), population stddev sqrt(125) */
     double v[] = {40, 10, 30, 20};
