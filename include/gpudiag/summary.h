@@ -62,8 +62,9 @@ const char *gpudiag_summary_job(const gpudiag_summary *s);
 /** The cross-rank analysis (gpudiag_cluster_analyze's, on the same numbers)
  *  over the ranks in their sorted order (s is sorted in place).
  *  GPUDIAG_ERR_ARG with no rank; GPUDIAG_ERR_MISMATCH when one rank is there
- *  twice (same trace path, rank and numbers: a summary merged twice, or a
- *  merged summary and one of its ranks); GPUDIAG_ERR_NOMEM. */
+ *  twice (the same rank number, world size and hash of its numbers, whatever
+ *  the trace's path: a summary merged twice, a merged summary and one of its
+ *  ranks, one trace under two paths or names); GPUDIAG_ERR_NOMEM. */
 gpudiag_status gpudiag_summary_cluster(gpudiag_summary *s, gpudiag_cluster **out, gpudiag_error *err);
 
 /** Write the summary (sorted in place first) as JSON; flags as

@@ -41,8 +41,9 @@ static void usage(FILE *fp)
                 "\n"
                 "Exit status: 0 ran; 2 usage error; 3 unreadable or malformed input (a file that is\n"
                 "not a summary) or an unwritable output; 5 internal error; 7 summaries of another\n"
-                "version or job, or one rank given twice (the same summary twice, or a merged\n"
-                "summary and one of its ranks).\n");
+                "version or job, or one rank given twice (the same rank, world size and numbers:\n"
+                "the same summary twice, a merged summary and one of its ranks, or one trace\n"
+                "under two paths or names).\n");
 }
 
 /* Read one summary file or every .json/.json.gz of a directory into *acc. */

@@ -201,6 +201,41 @@ void gd_summary_sort(gpudiag_summary *s)
         qsort(s->ranks, s->count, sizeof *s->ranks, cmp_rank);
 }
 
+/* A rank's identity (DEFINITIONS "Merging summaries"): its rank number, world
+ * size and the hash of its numbers, whatever path its trace was given by. */
+static int cmp_identity(const void *a, const void *b)
+{
+    const gd_summary_rank *x = *(const gd_summary_rank *const *)a, *y = *(const gd_summary_rank *const *)b;
+    if (x->in.rank != y->in.rank)
+        return x->in.rank < y->in.rank ? -1 : 1;
+    if (x->in.world_size != y->in.world_size)
+        return x->in.world_size < y->in.world_size ? -1 : 1;
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    return strcmp(x->in.path, y->in.path); /* the first of the same rank in path order: the message is stable */
+}
+
+/* Two entries of s that are one rank by identity: *a, *b (a's path sorts
+ * first), or both NULL.  0, or -1 when out of memory. */
+static int find_twice(const gpudiag_summary *s, const gd_summary_rank **a, const gd_summary_rank **b)
+{
+    *a = *b = NULL;
+    const gd_summary_rank **p = malloc(s->count * sizeof *p);
+    if (!p)
+        return -1;
+    for (size_t i = 0; i < s->count; i++)
+        p[i] = &s->ranks[i];
+    qsort(p, s->count, sizeof *p, cmp_identity);
+    for (size_t i = 1; i < s->count && !*a; i++)
+        if (p[i - 1]->in.rank == p[i]->in.rank && p[i - 1]->in.world_size == p[i]->in.world_size &&
+            p[i - 1]->hash == p[i]->hash) {
+            *a = p[i - 1];
+            *b = p[i];
+        }
+    free(p);
+    return 0;
+}
+
 gpudiag_status gpudiag_summary_cluster(gpudiag_summary *s, gpudiag_cluster **out, gpudiag_error *err)
 {
     if (!s || s->count == 0)
@@ -215,17 +250,24 @@ gpudiag_status gpudiag_summary_cluster(gpudiag_summary *s, gpudiag_cluster **out
                                 a ? "--steps " : "every step", a ? a : "", s->ranks[0].in.path, b ? "--steps " : "every step",
                                 b ? b : "", s->ranks[i].in.path);
     }
-    for (size_t i = 1; i < s->count; i++) /* sorted: the same rank twice lies side by side */
-        if (cmp_rank(&s->ranks[i - 1], &s->ranks[i]) == 0) {
-            const gd_rank_input *d = &s->ranks[i].in;
-            char rk[32] = "unknown";
-            if (d->rank >= 0)
-                snprintf(rk, sizeof rk, "%d", d->rank);
+    const gd_summary_rank *a = NULL, *b = NULL;
+    if (find_twice(s, &a, &b) != 0)
+        return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");
+    if (a) {
+        char rk[32] = "unknown";
+        if (a->in.rank >= 0)
+            snprintf(rk, sizeof rk, "%d", a->in.rank);
+        if (strcmp(a->in.path, b->in.path) == 0)
             return gd_set_error(err, GPUDIAG_ERR_MISMATCH, NULL, -1,
                                 "rank %s of trace %s is given twice (the same summary twice, or a merged summary "
                                 "and one of its ranks): each rank counts once, give it once",
-                                rk, d->path);
-        }
+                                rk, a->in.path);
+        return gd_set_error(err, GPUDIAG_ERR_MISMATCH, NULL, -1,
+                            "rank %s of trace %s is given twice, also as trace %s (the same rank, world size and "
+                            "numbers: one trace under two paths or names, or re-analysed): each rank counts once, "
+                            "give it once",
+                            rk, a->in.path, b->in.path);
+    }
     gd_rank_input *in = calloc(s->count, sizeof *in);
     if (!in)
         return gd_set_error(err, GPUDIAG_ERR_NOMEM, NULL, -1, "out of memory");

@@ -110,6 +110,19 @@ expect_rc 7 "$GPUDIAG" merge --summary dup.json all.json sum/rank002.json.sum.js
 grep -q "rank 2 of trace syn/rank002.json is given twice" "$TMP/err" && [ ! -e dup.json ] && ok ||
     nok "merged summary and one of its ranks: message, no summary written"
 expect_rc 7 "$GPUDIAG" merge sum/rank001.json.sum.json sum/rank001.json.sum.json
+# ... by identity, not by the path as written (a new user's trial): rank 1 summarised as
+# ./syn/rank001.json and as $TMP/syn/rank001.json, or a copy of the trace under a new name, is the
+# same rank 1 of world size 4 with the same numbers: refused, exit 7, naming both paths
+"$GPUDIAG" analyze --summary dot1.json ./syn/rank001.json > /dev/null
+"$GPUDIAG" analyze --summary abs1.json "$TMP/syn/rank001.json" > /dev/null
+expect_rc 7 "$GPUDIAG" merge dot1.json abs1.json
+grep -q "rank 1 of trace ./syn/rank001.json is given twice, also as trace $TMP/syn/rank001.json" "$TMP/err" && ok ||
+    nok "one trace under two paths: message"
+cp syn/rank001.json rerun_rank001.json
+"$GPUDIAG" analyze --summary rerun1.json rerun_rank001.json > /dev/null
+expect_rc 7 "$GPUDIAG" merge sum rerun1.json
+grep -q "rank 1 of trace rerun_rank001.json is given twice, also as trace syn/rank001.json" "$TMP/err" && ok ||
+    nok "the same trace under a new name: message"
 # windows of steps (issue 22): the synthetic ranks have one step, numbered 5.  Summaries of one
 # --steps window merge to analyze --steps DIR's bytes; two windows (or a window and every step)
 # are refused, exit 7, naming both (windows as given: 0:5 and 5: select the same step, still refused)
