@@ -1,7 +1,7 @@
 /*
  * input.c — plain/gzip byte stream (see input.h).
  */
-#define _POSIX_C_SOURCE 200809L /* fileno */
+#define _POSIX_C_SOURCE 200809L /* fileno, fseeko */
 #include "ingest/input.h"
 
 #include <errno.h>
@@ -37,6 +37,7 @@ int gd_input_open_fp(gd_input *in, FILE *fp, int owns_fp)
     memset(in, 0, sizeof *in);
     in->fp = fp;
     in->owns_fp = owns_fp;
+    in->fp_start = (int64_t)ftello(fp);
     in->inbuf_cap = GD_IN_CHUNK;
     in->inbuf = malloc(in->inbuf_cap);
     if (!in->inbuf) {
@@ -322,6 +323,19 @@ uint64_t gd_input_size_estimate(const gd_input *in)
     if (in->file_bytes == 0 || in->out_bytes == 0)
         return 0;
     return (uint64_t)((double)st.st_size * ((double)in->out_bytes / (double)in->file_bytes));
+}
+
+int gd_input_seek(gd_input *in, uint64_t off)
+{
+    if (in->is_gz || in->fp_start != 0 || !in->fp || off > (uint64_t)INT64_MAX)
+        return -1;
+    if (fseeko(in->fp, (off_t)off, SEEK_SET) != 0)
+        return -1;
+    in->zs.avail_in = 0; /* the peeked chunk, if any was left, is behind or skipped */
+    in->file_eof = 0;
+    in->file_bytes = off;
+    in->out_bytes = off;
+    return 0;
 }
 
 void gd_input_close(gd_input *in)

@@ -40,6 +40,7 @@ typedef struct gd_input {
     int member_start;         /* ISA-L: a gzip member begins at next_in (its header not checked yet) */
     int unsupported;          /* open failed because the content is another compression format */
     int oom;                  /* open failed for want of memory (not an input error) */
+    int64_t fp_start;         /* the stream's file offset when opened (ftello), -1: not seekable */
 } gd_input;
 
 /* Open `path` ("-" = stdin).  Returns 0, or -1 with errno-derived message. */
@@ -54,6 +55,13 @@ gd_input_status gd_input_read(gd_input *in, unsigned char *buf, size_t cap, size
  * a regular file's size, scaled for gzip by the ratio seen so far; 0 when
  * unknown (a pipe, stdin, nothing decompressed yet).  Only a hint. */
 uint64_t gd_input_size_estimate(const gd_input *in);
+/* A plain (not gzip) stream that was at file offset 0 when opened (a path, or
+ * a regular file on standard input): the next gd_input_read() returns the
+ * input's bytes from offset off (the counters file_bytes / out_bytes become
+ * off, the end of input is looked for again).  0, or -1 when the stream
+ * cannot seek (a pipe, a gzip file, a stream opened elsewhere than at its
+ * start) with the stream left as it was. */
+int gd_input_seek(gd_input *in, uint64_t off);
 void gd_input_close(gd_input *in);
 
 #endif

@@ -19,12 +19,15 @@
  * start of the next event in Kineto's layout — and counted.  Strings are not
  * UTF-8 validated (names are bytes to us).
  */
-#define _POSIX_C_SOURCE 200809L /* fileno, fstat */
+#define _POSIX_C_SOURCE 200809L /* fileno, fstat, posix_fadvise */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <yajl/yajl_parse.h>
 
@@ -93,6 +96,11 @@ typedef struct reader {
     int threads;            /* gpudiag_read_opts.threads: > 1 parses the events in parallel */
     size_t window;          /* bytes per parallel window (about) */
     gd_kt_par *par;         /* the parallel parsers, once the events array opened */
+    /* A plain regular file in the parallel phase: mapped read-only here to
+     * cut windows, which the workers map themselves (no read(), no copy). */
+    const unsigned char *map; /* the whole file, NULL: windows are copied from data */
+    size_t map_len;
+    size_t map_dropped;     /* bytes at the front of map already unmapped (whole pages) */
 #endif
 } reader;
 
@@ -354,34 +362,107 @@ static unsigned char byte_before(const unsigned char *d, size_t from, size_t at)
     return 0;
 }
 
+/* Where a window that starts at d[from] ends: the first event that starts a
+ * line in d[pos..end) (pos > from; eof as find_event_start()).  1 with *cut
+ * at its '{', else 0. */
+static int line_event_cut(const unsigned char *d, size_t from, size_t pos, size_t end, int eof, size_t *cut)
+{
+    unsigned char prev = byte_before(d, from, pos);
+    for (;;) {
+        if (find_event_start(d, &pos, end, eof, &prev) != 1)
+            return 0;
+        if (prev == '\n') {
+            *cut = pos;
+            return 1;
+        }
+        prev = '{'; /* after ',' or '[': maybe inside an event; only line starts are cut */
+        pos++;
+    }
+}
+
 /* The parallel window that starts at input offset next (an event): up to
  * the first event that starts a line at or after next + r->window.  1 with
  * *len; 0 when none can be cut from what the buffer holds or can take now
- * (at the end of input, or with the buffer full); -1 on a read error. */
+ * (at the end of input, or with the buffer full); -1 on a read error.  From
+ * the file's map (r->map): 0 also when fewer than GD_SJ_PADDING bytes of the
+ * file would follow the window (the serial reader reads that tail). */
 static int next_window(reader *r, uint64_t next, size_t *len)
 {
+    if (r->map) {
+        size_t from = (size_t)next, cut;
+        if (from + r->window >= r->map_len ||
+            !line_event_cut(r->map, from, from + r->window, r->map_len, 1, &cut) ||
+            cut + GD_SJ_PADDING > r->map_len)
+            return 0;
+        *len = cut - from;
+        return 1;
+    }
     for (;;) {
         size_t from = (size_t)(next - r->base);
-        size_t pos = from + r->window;
-        if (pos < r->end) {
-            unsigned char prev = byte_before(r->data, from, pos);
-            for (;;) {
-                int f = find_event_start(r->data, &pos, r->end, r->eof, &prev);
-                if (f != 1)
-                    break;
-                if (prev == '\n') {
-                    *len = pos - from;
-                    return 1;
-                }
-                prev = '{'; /* after ',' or '[': maybe inside an event; only line starts are cut */
-                pos++;
-            }
+        size_t pos = from + r->window, cut;
+        if (pos < r->end && line_event_cut(r->data, from, pos, r->end, r->eof, &cut)) {
+            *len = cut - from;
+            return 1;
         }
         if (r->eof || (r->beg == 0 && r->end >= r->cap))
             return 0;
         if (fill(r) != 0)
             return -1;
     }
+}
+
+/* Map the plain regular file read-only for the parallel phase (r->map),
+ * unless it is not one (gzip, a pipe, a stream not read from its start), is empty,
+ * GPUDIAG_NO_MMAP is set, or the map fails: then windows are copied from
+ * the read buffer as for a stream. */
+static void map_input(reader *r)
+{
+    struct stat sb;
+    const char *no = getenv("GPUDIAG_NO_MMAP");
+    if ((no && no[0]) || r->in.is_gz || r->in.fp_start != 0 || fileno(r->in.fp) < 0 ||
+        fstat(fileno(r->in.fp), &sb) != 0 ||
+        !S_ISREG(sb.st_mode) || sb.st_size <= 0 || (uint64_t)sb.st_size > SIZE_MAX)
+        return;
+    void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fileno(r->in.fp), 0);
+    if (m == MAP_FAILED)
+        return;
+    posix_madvise(m, (size_t)sb.st_size, POSIX_MADV_SEQUENTIAL);
+    posix_fadvise(fileno(r->in.fp), 0, 0, POSIX_FADV_SEQUENTIAL); /* the workers' maps read ahead more */
+    r->map = m;
+    r->map_len = (size_t)sb.st_size;
+}
+
+/* Unmap the file's pages before input offset upto (all: SIZE_MAX), in steps
+ * of at least 16 MiB unless all: the reading thread only looks at the bytes
+ * after the windows it cut, so the mapped pages it touched stay few. */
+static void map_drop(reader *r, size_t upto)
+{
+    if (!r->map)
+        return;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t to = upto >= r->map_len ? r->map_len : upto / page * page;
+    if (to <= r->map_dropped || (upto != SIZE_MAX && to - r->map_dropped < (16u << 20)))
+        return;
+    munmap((void *)(uintptr_t)(r->map + r->map_dropped), to - r->map_dropped);
+    r->map_dropped = to;
+}
+
+/* The parallel phase over the file's map handed the input back to the
+ * serial reader at offset at, having started at start: read on from there
+ * (the read buffer still holds start's bytes when nothing was taken).  0, or
+ * -1 with the error set. */
+static int map_resume(reader *r, uint64_t start, uint64_t at)
+{
+    if (at == start)
+        return 0;
+    if (gd_input_seek(&r->in, at) != 0) {
+        reader_fail(r, GPUDIAG_ERR_IO, (int64_t)at, "%s", "cannot seek in the file");
+        return -1;
+    }
+    r->base = at;
+    r->beg = r->end = 0;
+    r->eof = 0;
+    return 0;
 }
 
 /* The serial reader takes over at the oldest window in flight: their bytes
@@ -421,11 +502,14 @@ static int par_restore(reader *r)
  * error. */
 static int par_run(reader *r)
 {
-    if (!r->par && !(r->par = gd_kt_par_new(r->threads, &r->p))) {
-        reader_fail(r, GPUDIAG_ERR_NOMEM, (int64_t)(r->base + r->beg), "%s", "out of memory");
-        return -1;
+    if (!r->par) {
+        map_input(r);
+        if (!(r->par = gd_kt_par_new(r->threads, &r->p, r->map ? fileno(r->in.fp) : -1))) {
+            reader_fail(r, GPUDIAG_ERR_NOMEM, (int64_t)(r->base + r->beg), "%s", "out of memory");
+            return -1;
+        }
     }
-    uint64_t next = r->base + r->beg; /* where the next window starts */
+    uint64_t start = r->base + r->beg, next = start; /* where the next window starts */
     for (;;) {
         while (!gd_kt_par_full(r->par)) {
             size_t len;
@@ -436,16 +520,17 @@ static int par_run(reader *r)
             }
             if (rc == 0)
                 break;
-            if (gd_kt_par_submit(r->par, r->data + (next - r->base), len, next) != 0) {
+            if (gd_kt_par_submit(r->par, r->map ? NULL : r->data + (next - r->base), len, next) != 0) {
                 gd_kt_par_drain(r->par);
                 reader_fail(r, GPUDIAG_ERR_NOMEM, (int64_t)next, "%s", "out of memory");
                 return -1;
             }
             next += len;
-            r->beg += len; /* the slot holds the bytes now */
+            if (!r->map)
+                r->beg += len; /* the slot holds the bytes now */
         }
         if (gd_kt_par_inflight(r->par) == 0)
-            return 0;
+            return r->map ? map_resume(r, start, next) : 0;
         uint64_t s, e;
         int m = gd_kt_par_merge_oldest(r->par, &r->p, &s, &e);
         if (m < 0) {
@@ -453,8 +538,17 @@ static int par_run(reader *r)
             reader_fail(r, GPUDIAG_ERR_NOMEM, (int64_t)s, "%s", "out of memory");
             return -1;
         }
-        if (m == 0)
-            return par_restore(r);
+        if (m == 0) {
+            if (!r->map)
+                return par_restore(r);
+            gd_kt_par_drain(r->par);
+            return map_resume(r, start, s);
+        }
+        if (r->map) {
+            map_drop(r, (size_t)e);
+            if (r->progress)
+                r->progress(r->progress_ctx, e, r->total_bytes);
+        }
     }
 }
 
@@ -799,6 +893,7 @@ static gpudiag_status read_trace(const char *path, FILE *fp, const gpudiag_read_
         yajl_free(p->h);
 #ifdef GPUDIAG_HAVE_SIMDJSON
     gd_kt_par_free(r->par);
+    map_drop(r, SIZE_MAX);
     gd_sj_free(r->sj);
 #endif
     free(p->name);

@@ -168,9 +168,11 @@ int gd_kt_record_event(parser *p);
 typedef struct gd_kt_par gd_kt_par;
 /* threads (>= 1) worker threads, each with its own simdjson parser and a
  * parser whose context stack is copied from proto's (the driver's parser,
- * stopped at the '[' of the events array; it must outlive the pool).  NULL
- * when out of memory or a thread cannot start. */
-gd_kt_par *gd_kt_par_new(int threads, const parser *proto);
+ * stopped at the '[' of the events array; it must outlive the pool).  fd: a
+ * plain regular file whose byte ranges gd_kt_par_submit() may name instead
+ * of bytes (the workers map them; the input's offsets are the file's), or
+ * -1.  NULL when out of memory or a thread cannot start. */
+gd_kt_par *gd_kt_par_new(int threads, const parser *proto, int fd);
 /* Stop and join the threads; free everything.  NULL: no-op. */
 void gd_kt_par_free(gd_kt_par *par);
 /* 1 when every window slot (2 x threads) is in flight. */
@@ -178,8 +180,12 @@ int gd_kt_par_full(const gd_kt_par *par);
 /* Windows submitted and not merged. */
 size_t gd_kt_par_inflight(const gd_kt_par *par);
 /* Queue a copy of bytes[0..len), the input's bytes from offset abs_start, for
- * parsing; it must start at an event.  Only when !gd_kt_par_full().  0, or -1
- * when out of memory. */
+ * parsing; it must start at an event.  bytes NULL: the file's bytes
+ * [abs_start, abs_start + len) are parsed where they are (a pool made with a
+ * file; abs_start >= 1 and GD_SJ_PADDING bytes of the file must follow the
+ * window: the shim writes around it in the worker's private map).  Only when
+ * !gd_kt_par_full().  0, or -1 when out of memory (or a range without a
+ * file). */
 int gd_kt_par_submit(gd_kt_par *par, const unsigned char *bytes, size_t len, uint64_t abs_start);
 /* Wait for the oldest window.  Parsed cleanly (every byte, complete events):
  * commit its events through p in order (gd_kt_commit_event), free its slot,
@@ -191,7 +197,8 @@ int gd_kt_par_merge_oldest(gd_kt_par *par, parser *p, uint64_t *abs_start, uint6
 size_t gd_kt_par_bytes(const gd_kt_par *par);
 /* Wait for every window in flight, copy their bytes to dst (room for
  * gd_kt_par_bytes()) oldest first, drop them; returns the input offset of the
- * first byte (0 when none was in flight). */
+ * first byte (0 when none was in flight).  Only for windows submitted as
+ * bytes (a file's ranges are read again from the file). */
 uint64_t gd_kt_par_take(gd_kt_par *par, unsigned char *dst);
 /* Wait for every window in flight and drop them. */
 void gd_kt_par_drain(gd_kt_par *par);

@@ -19,14 +19,26 @@
  * moves on); when the serial reader must take over, gd_kt_par_take() hands
  * the bytes of the windows in flight back, oldest first.
  *
+ * A plain regular file is not copied at all (gd_kt_par_new() with its fd):
+ * the driver submits byte ranges, and the worker maps its window privately
+ * (MAP_PRIVATE, its own mapping, so the '[' / ']' and blanks the simdjson
+ * shim writes around a window copy only the one or two pages they touch and
+ * never reach the neighbouring window another thread is parsing), parses it
+ * in place and unmaps it.  If the map fails the worker reads the range with
+ * pread() into its slot.  The driver re-reads from the file when the serial
+ * reader takes over.
+ *
  * Memory: 2 x threads windows in flight, each holding its bytes (a window is
  * ~1 MiB plus the rest of the line-start event it ends before) and its
  * records (~0.6 x its bytes for Kineto's events), plus one simdjson parser
  * per thread (a few times the window).
  */
+#define _POSIX_C_SOURCE 200809L /* pread, sysconf */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "ingest/kineto_int.h"
 #include "util/util.h"
@@ -55,7 +67,8 @@ typedef struct kt_slot {
     unsigned char *alloc; /* 1 + cap + GD_SJ_PADDING */
     size_t cap, len;
     uint64_t abs_start;   /* byte offset of the window's first byte in the input */
-    int res;              /* gd_sj_events() result */
+    int in_file;          /* the bytes are the file's [abs_start, +len): the worker maps them */
+    int res;              /* gd_sj_events() result; -1: the file's bytes could not be read */
     size_t consumed;
     gd_kt_evbuf out;
 } kt_slot;
@@ -81,6 +94,8 @@ struct gd_kt_par {
     kt_worker *workers;
     int nworkers;
     const parser *proto;   /* the driver's parser: its context stack at the events array */
+    int fd;                /* the plain file windows are mapped from (gd_kt_par_submit_range), -1: none */
+    size_t page;           /* the page size, for mapping */
 };
 
 static void evbuf_init(gd_kt_evbuf *b)
@@ -135,12 +150,61 @@ int gd_kt_record_event(parser *p)
     return gd_vec_push(&b->recs, &r) ? 0 : -1;
 }
 
+/* Room for len bytes (and the shim's byte before and padding after) in s. */
+static int slot_reserve(kt_slot *s, size_t len)
+{
+    if (len <= s->cap && s->alloc)
+        return 0;
+    size_t nc = len + len / 4;
+    unsigned char *na = realloc(s->alloc, 1 + nc + GD_SJ_PADDING);
+    if (!na)
+        return -1;
+    s->alloc = na;
+    s->cap = nc;
+    return 0;
+}
+
+/* The window of an in_file slot: the file's bytes [abs_start - 1, abs_start +
+ * len + GD_SJ_PADDING) mapped privately and writable (*map, *map_len: what
+ * to unmap), or, when the map fails, read into the slot (*map NULL).  The
+ * window's first byte, or NULL when the bytes cannot be read. */
+static unsigned char *file_window(const gd_kt_par *par, kt_slot *s, void **map, size_t *map_len)
+{
+    uint64_t off = (s->abs_start - 1) / par->page * par->page;
+    size_t ml = (size_t)(s->abs_start + s->len + GD_SJ_PADDING - off);
+    void *m = mmap(NULL, ml, PROT_READ | PROT_WRITE, MAP_PRIVATE, par->fd, (off_t)off);
+    if (m != MAP_FAILED) {
+        *map = m;
+        *map_len = ml;
+        return (unsigned char *)m + (s->abs_start - off);
+    }
+    *map = NULL;
+    if (slot_reserve(s, s->len) != 0)
+        return NULL;
+    size_t have = 0;
+    while (have < s->len) {
+        ssize_t got = pread(par->fd, s->alloc + 1 + have, s->len - have, (off_t)(s->abs_start + have));
+        if (got <= 0)
+            return NULL;
+        have += (size_t)got;
+    }
+    return s->alloc + 1;
+}
+
 /* Parse slot s on worker w (no lock held). */
 static void parse_slot(kt_worker *w, kt_slot *s)
 {
     parser *p = &w->p;
     const parser *proto = w->par->proto;
+    void *map = NULL;
+    size_t map_len = 0;
+    unsigned char *win = s->in_file ? file_window(w->par, s, &map, &map_len) : s->alloc + 1;
     evbuf_clear(&s->out);
+    s->consumed = 0;
+    if (!win) {
+        s->res = -1; /* not clean: the serial reader takes over here and reports what it finds */
+        return;
+    }
     memcpy(p->ctx, proto->ctx, (size_t)proto->events_depth);
     p->depth = proto->events_depth;
     p->events_depth = proto->events_depth;
@@ -152,11 +216,13 @@ static void parse_slot(kt_worker *w, kt_slot *s)
     p->dim_in = -1;
     p->rec = &s->out;
     p->ts_float_at = &s->out.ts_float;
-    p->buf_data = s->alloc + 1;
+    p->buf_data = win;
     p->buf_end = &s->len;
     p->buf_base = &s->abs_start;
-    s->consumed = 0;
-    s->res = gd_sj_events(w->sj, s->alloc + 1, s->len, &gd_kt_sj_callbacks, p, &s->consumed);
+    s->res = gd_sj_events(w->sj, win, s->len, &gd_kt_sj_callbacks, p, &s->consumed);
+    p->buf_data = NULL;
+    if (map)
+        munmap(map, map_len);
 }
 
 static void *worker_main(void *arg)
@@ -182,11 +248,14 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-gd_kt_par *gd_kt_par_new(int threads, const parser *proto)
+gd_kt_par *gd_kt_par_new(int threads, const parser *proto, int fd)
 {
     gd_kt_par *par = calloc(1, sizeof *par);
     if (!par)
         return NULL;
+    long pg = sysconf(_SC_PAGESIZE);
+    par->page = pg > 0 ? (size_t)pg : 4096;
+    par->fd = fd;
     pthread_mutex_init(&par->lock, NULL);
     pthread_cond_init(&par->work, NULL);
     pthread_cond_init(&par->done, NULL);
@@ -255,17 +324,16 @@ size_t gd_kt_par_inflight(const gd_kt_par *par)
 
 int gd_kt_par_submit(gd_kt_par *par, const unsigned char *bytes, size_t len, uint64_t abs_start)
 {
+    if (!bytes && (par->fd < 0 || abs_start == 0))
+        return -1; /* a file window needs the file, and the byte before it for the shim's '[' */
     /* the slot after the newest one is free: only the driver's thread submits and merges */
     kt_slot *s = &par->slots[(par->head + par->count) % par->nslots];
-    if (len > s->cap) {
-        size_t nc = len + len / 4;
-        unsigned char *na = realloc(s->alloc, 1 + nc + GD_SJ_PADDING);
-        if (!na)
+    if (bytes) {
+        if (slot_reserve(s, len) != 0)
             return -1;
-        s->alloc = na;
-        s->cap = nc;
+        memcpy(s->alloc + 1, bytes, len);
     }
-    memcpy(s->alloc + 1, bytes, len);
+    s->in_file = bytes == NULL;
     s->len = len;
     s->abs_start = abs_start;
     pthread_mutex_lock(&par->lock);

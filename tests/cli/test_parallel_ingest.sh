@@ -33,6 +33,23 @@ for f in "$GD_SHARED"/data/traces/*.json*; do
     same shared "$f" 2 "" --json
     same shared "$f" 4 65536 --json
 done
+# A plain file's windows are parsed where the file is mapped (each worker maps
+# its own); a pipe, a .gz and GPUDIAG_NO_MMAP=1 copy them from the read
+# buffer instead.  The copying path on the same plain files, and through a
+# pipe, must print the same too.
+for f in "$GD_TEST_DATA"/*.json "$GD_TEST_DATA"/hostile/*; do
+    [ -f "$f" ] || continue
+    GPUDIAG_NO_MMAP=1
+    export GPUDIAG_NO_MMAP
+    same copied "$f" 2 200 --json
+    unset GPUDIAG_NO_MMAP
+    cat "$f" | GPUDIAG_PARSE_WINDOW=300 "$GPUDIAG" analyze --jobs 2 --json - >"$TMP/c.out" 2>"$TMP/c.err"
+    echo "rc=$?" >>"$TMP/c.out"
+    "$GPUDIAG" analyze --jobs 1 --json - <"$f" >"$TMP/d.out" 2>"$TMP/d.err"
+    echo "rc=$?" >>"$TMP/d.out"
+    cmp -s "$TMP/c.out" "$TMP/d.out" && cmp -s "$TMP/c.err" "$TMP/d.err" && ok ||
+        nok "a pipe: --jobs 2 (window 300) differs from --jobs 1 on $f"
+done
 # the windows were really cut: a trace of many windows reads the same events
 # with --jobs 2 as with 1 (not only the same report: the event count is in it)
 f="$GD_TEST_DATA/ok_two_steps.json"

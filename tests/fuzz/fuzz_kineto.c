@@ -12,7 +12,9 @@
  * valid JSON (yajl says so: no nan, no broken escapes).  fuzz_kineto also
  * reads each input a second time with the events parsed on 2 threads in
  * 128-byte windows (issue 24) and checks that the status, the message and
- * its offset, and the JSON report are the same byte for byte.
+ * its offset, and the JSON report are the same byte for byte; and a third
+ * time so from a temporary file, where a plain input's windows are parsed in
+ * the workers' maps of the file instead of copied (kineto_par.c).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -71,6 +73,25 @@ static gpudiag_status read_mem(const uint8_t *data, size_t size, int threads, gp
     return st;
 }
 
+/* The input written to a temporary file and read from it with opts.threads
+ * = threads (a plain file is mapped: the path a stream does not take). */
+static gpudiag_status read_file(const uint8_t *data, size_t size, int threads, gpudiag_trace **t, gpudiag_error *err)
+{
+    FILE *fp = tmpfile();
+    if (!fp)
+        return GPUDIAG_ERR_NOMEM;
+    if ((size && fwrite(data, 1, size, fp) != size) || fflush(fp) != 0 || fseeko(fp, 0, SEEK_SET) != 0) {
+        fclose(fp);
+        return GPUDIAG_ERR_NOMEM; /* not the reader's doing: skipped as out of memory is */
+    }
+    gpudiag_read_opts o;
+    memset(&o, 0, sizeof o);
+    o.threads = threads;
+    gpudiag_status st = gd_kineto_read_fp_opts(fp, "fuzz.json", &o, t, err);
+    fclose(fp);
+    return st;
+}
+
 /* The JSON report of t (not freed), or NULL when the analysis fails. */
 static char *report_json(const gpudiag_trace *t, size_t *len)
 {
@@ -118,23 +139,25 @@ static size_t drop_yajl_words(char *j, size_t n)
     return o;
 }
 
-/* Issue 24: the same input parsed on 2 threads gives the same result. */
-static void check_parallel(const uint8_t *data, size_t size, gpudiag_status st, const gpudiag_error *err,
-                           const gpudiag_trace *t)
+/* Issue 24: the same input parsed on 2 threads gives the same result, from
+ * memory (windows copied) and from a file (mapped: from_file). */
+static void check_parallel_one(const uint8_t *data, size_t size, gpudiag_status st, const gpudiag_error *err,
+                               const gpudiag_trace *t, int from_file)
 {
     gpudiag_error err2;
     memset(&err2, 0, sizeof err2);
     gpudiag_trace *t2 = NULL;
-    gpudiag_status st2 = read_mem(data, size, 2, &t2, &err2);
+    gpudiag_status st2 = from_file ? read_file(data, size, 2, &t2, &err2) : read_mem(data, size, 2, &t2, &err2);
+    const char *how = from_file ? "2 threads from a file" : "2 threads";
     if (st2 == GPUDIAG_ERR_NOMEM || st == GPUDIAG_ERR_NOMEM) {
         gpudiag_trace_free(&t2);
         return;
     }
     if (st2 != st)
-        FAIL("2 threads: status %d, one thread %d", (int)st2, (int)st);
+        FAIL("%s: status %d, one thread %d", how, (int)st2, (int)st);
     if (st != GPUDIAG_OK) {
         if (err2.offset != err->offset || strcmp(err2.message, err->message) != 0)
-            FAIL("2 threads: error at %lld \"%s\", one thread at %lld \"%s\"", (long long)err2.offset,
+            FAIL("%s: error at %lld \"%s\", one thread at %lld \"%s\"", how, (long long)err2.offset,
                  err2.message, (long long)err->offset, err->message);
         return;
     }
@@ -145,10 +168,17 @@ static void check_parallel(const uint8_t *data, size_t size, gpudiag_status st, 
         l2 = drop_yajl_words(j2, l2);
     }
     if (j1 && j2 && (l1 != l2 || memcmp(j1, j2, l1) != 0))
-        FAIL("2 threads: the JSON report differs from one thread's");
+        FAIL("%s: the JSON report differs from one thread's", how);
     free(j1);
     free(j2);
     gpudiag_trace_free(&t2);
+}
+
+static void check_parallel(const uint8_t *data, size_t size, gpudiag_status st, const gpudiag_error *err,
+                           const gpudiag_trace *t)
+{
+    check_parallel_one(data, size, st, err, t, 0);
+    check_parallel_one(data, size, st, err, t, 1);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
