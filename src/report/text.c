@@ -906,19 +906,22 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
             spark(w, g->spark_mem, GPUDIAG_SPARK_POINTS);
             fprintf(w->fp, "|\n");
         }
-        char mem[64], bw[16];
-        pct(mem, sizeof mem, g->mem_used_share);
+        /* every number on this line is a median (the levels too: DEFINITIONS "The three indicators"),
+         * and each says so: the line above gives the compute indicator's mean beside its median */
+        char mem[96] = "", bw[64] = "", v[16];
         const gpudiag_metric_stats *mu = &g->stats[GPUDIAG_M_MEM_USED_BYTES];
         if (isnan(g->mem_used_share) && mu->n) /* used without a total (dmon fb) */
-            snprintf(mem, sizeof mem, "%.1f GiB used, total unknown", mu->median / 1073741824.0);
-        else if (g->mem_total_from_spec)
-            snprintf(mem + strlen(mem), sizeof mem - strlen(mem), " used of the GPU table's total");
-        else
-            snprintf(mem + strlen(mem), sizeof mem - strlen(mem), " used");
-        pct(bw, sizeof bw, g->bandwidth_metric < GPUDIAG_M_COUNT ? g->stats[g->bandwidth_metric].median : NAN);
-        fprintf(w->fp, "    memory %s (%s)  compute %s  bandwidth %s (%s %s)", g->memory_level ? g->memory_level : "n/a",
-                mem, g->compute_level ? g->compute_level : "n/a", g->bandwidth_level ? g->bandwidth_level : "n/a",
-                g->bandwidth_metric < GPUDIAG_M_COUNT ? gpudiag_metric_name(g->bandwidth_metric) : "-", bw);
+            snprintf(mem, sizeof mem, " (median %.1f GiB used, total unknown)", mu->median / 1073741824.0);
+        else if (!isnan(g->mem_used_share)) {
+            pct(v, sizeof v, g->mem_used_share);
+            snprintf(mem, sizeof mem, " (median %s used%s)", v, g->mem_total_from_spec ? " of the GPU table's total" : "");
+        }
+        if (g->bandwidth_metric < GPUDIAG_M_COUNT) {
+            pct(v, sizeof v, g->stats[g->bandwidth_metric].median);
+            snprintf(bw, sizeof bw, " (%s median %s)", gpudiag_metric_name(g->bandwidth_metric), v);
+        }
+        fprintf(w->fp, "    memory %s%s  compute %s  bandwidth %s%s", g->memory_level ? g->memory_level : "n/a", mem,
+                g->compute_level ? g->compute_level : "n/a", g->bandwidth_level ? g->bandwidth_level : "n/a", bw);
         if (g->bandwidth_unreported)
             fprintf(w->fp, "  (DRAM/memory activity reads 0 in every sample while computing: not reported)");
         if (g->profiling_unreported)
@@ -926,7 +929,7 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
         if (g->stats[GPUDIAG_M_TENSOR_ACTIVE].n) {
             char te[16];
             pct(te, sizeof te, g->stats[GPUDIAG_M_TENSOR_ACTIVE].median);
-            fprintf(w->fp, "  tensor_active %s", te);
+            fprintf(w->fp, "  tensor_active median %s", te);
         }
         if (!isnan(g->dip_period_us))
             fprintf(w->fp, "  dips every %.1f s", g->dip_period_us / 1e6);

@@ -388,10 +388,14 @@ sys.exit(0 if d['verdict']['bottleneck'] == 'unknown' and 'one sample: no time s
 "$GPUDIAG" analyze --no-color "$DATA/dcgmi_misleading.log" > "$TMP/mis.txt" 2>/dev/null || nok "misleading text"
 grep -q "SM active 41 %, tensor active 1[01] %" "$TMP/mis.txt" && ! grep -q "SM active 0\.41" "$TMP/mis.txt" && ok ||
     nok "units in text: $(grep -i 'SM active' "$TMP/mis.txt")"
+# statistics in text (DEFINITIONS "Statistics in text"): the levels line names its medians, by hand:
+# DRAMA 0.200 0.210 0.205 -> median 0.205 = 20.5 %, TENSO 0.100 0.110 0.105 -> 10.5 %, no memory column
+grep -q "^    memory n/a  compute low  bandwidth low (dram_active median 20.5%)  tensor_active median 10.5%  -> " \
+    "$TMP/mis.txt" && ok || nok "medians named: $(grep '^    memory' "$TMP/mis.txt")"
 # used memory without a total (DEFINITIONS "three indicators", memory), by hand:
 # * csv_used_no_total.csv: Tesla V100-SXM2-32GB, 16384 16384 24576 MiB used, total from the GPU table
 #   32 GiB = 32768 MiB -> shares 0.5 0.5 0.75: median 0.5, max 0.75, memory "low";
-# * the GeForce dmon log (no name): GPU 1 fb 3741 MiB = 3.65 GiB -> "3.7 GiB used, total unknown".
+# * the GeForce dmon log (no name): GPU 1 fb 3741 MiB = 3.65 GiB -> "median 3.7 GiB used, total unknown".
 "$GPUDIAG" analyze --json "$DATA/csv_used_no_total.csv" > "$TMP/nt.json" || nok "no total"
 python3 -c "
 import json, sys; g = json.load(open(sys.argv[1]))['series']['gpus'][0]
@@ -400,7 +404,7 @@ sys.exit(0 if g['mem_total_from_spec'] and abs(g['indicators']['mem_used_share']
     "$TMP/nt.json" && ok || nok "memory total from the GPU table"
 if [ -d "$LOGS" ]; then
     "$GPUDIAG" analyze --no-color "$LOGS/nvsmi_dmon_pucvmet_2gpu_one_training_one_idle_geforce.log" > "$TMP/gfm.txt" 2>&1
-    grep -q "memory n/a (3.7 GiB used, total unknown)" "$TMP/gfm.txt" && ! grep -q "n/a used" "$TMP/gfm.txt" && ok ||
+    grep -q "memory n/a (median 3.7 GiB used, total unknown)" "$TMP/gfm.txt" && ! grep -q "n/a used" "$TMP/gfm.txt" && ok ||
         nok "used without total: $(grep 'memory ' "$TMP/gfm.txt")"
 fi
 # nvidia-smi -q clock event reason counters (R580+), two snapshots 10 s apart, by hand:
