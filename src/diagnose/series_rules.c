@@ -414,12 +414,29 @@ static void rule_memory_headroom(sbuild *b, gpudiag_series_summary *s)
     gd_fb_ev(f, "gpu_index", g->index);
     gd_fb_ev(f, "mem_used_share", g->mem_used_share);
     gd_fb_ev(f, "compute_median", cs(g)->median);
+    /* the advice follows the class (DEFINITIONS "Estimated gain of monitoring findings"): a GPU starved
+     * of input or held down by its clocks gains nothing from a larger micro-batch until that is fixed */
+    int starved = 0, throttled = 0;
+    for (size_t i = 0; i < s->gpu_count; i++)
+        if (pick_headroom(&s->gpus[i])) {
+            starved |= s->gpus[i].bottleneck == GPUDIAG_BN_DATA_PIPELINE;
+            throttled |= s->gpus[i].bottleneck == GPUDIAG_BN_THROTTLING;
+        }
+    gd_fb_ev(f, "data_starved", starved);
+    const char *rest = "the micro-batch until memory use is near 85 % and make up the global batch with fewer "
+                       "gradient-accumulation steps; turn off activation checkpointing or CPU offload you no longer "
+                       "need.";
     gd_fb_text(b, f,
          gd_format("%s: memory %.0f %% used while compute is low (median %.0f %%)", gpus, 100 * g->mem_used_share,
                    100 * cs(g)->median),
-         gd_format("Raise the micro-batch until memory use is near 85 %% and make up the global batch with "
-                   "fewer gradient-accumulation steps; turn off activation checkpointing or CPU offload you "
-                   "no longer need."));
+         starved ? gd_format("Fix the input pipeline first: this GPU waits for data (class data_pipeline: low "
+                             "compute with idle gaps), and a larger micro-batch makes each step wait longer for "
+                             "its input without raising the share of time the GPU works. Feed it first (more "
+                             "loader workers, prefetching, pinned host memory, faster storage or decoding); once "
+                             "compute is steady, use the free memory: raise %s", rest)
+         : throttled ? gd_format("Fix the clocks first (see throttling): a larger micro-batch does not help a GPU "
+                                 "held below its clocks. Then use the free memory: raise %s", rest)
+                     : gd_format("Raise %s", rest));
 }
 
 static void rule_memory_near_capacity(sbuild *b, gpudiag_series_summary *s)

@@ -112,6 +112,7 @@ fi
 grep -q "line 6: 2 data row(s)" "$TMP/cc.err" && ok || nok "columns change warning: $(cat "$TMP/cc.err")"
 "$GPUDIAG" analyze --json "$DATA/csv_pcie_degraded.csv" > "$TMP/pcie.json" || nok "pcie"
 "$GPUDIAG" analyze --json "$DATA/csv_hw_slowdown_headroom.csv" > "$TMP/hw.json" || nok "hw"
+"$GPUDIAG" analyze --json "$DATA/csv_starved_headroom.csv" > "$TMP/starved.json" || nok "starved"
 "$GPUDIAG" analyze --json "$DATA/dcgmi_misleading.log" > "$TMP/mis.json" 2>/dev/null || nok "misleading"
 "$GPUDIAG" analyze --json "$DATA/prom_two_scrapes.prom" > "$TMP/prom.json" || nok "prom scrapes"
 if python3 - "$TMP" <<'PY'; then ok; else nok "hand-made values"; fi
@@ -149,6 +150,21 @@ checks += [("hw throttle share", g["throttle_share"], 0.75), ("hw reasons", g["c
            ("hw findings", fids(d), ["low_gpu_utilization", "memory_headroom", "throttling"]),
            ("hw severity", [x["severity"] for x in d["findings"] if x["id"] == "throttling"], ["high"]),
            ("hw mem n", g["metrics"]["mem_used_bytes"]["n"], 3), ("hw interval", g["interval_us"], 1e6)]
+# memory_headroom's advice follows the class: the throttled GPU above is told to fix its clocks first;
+# csv_starved_headroom: utilization.gpu 25 30 0 repeating (20 samples: 7 x 25, 7 x 30, 6 x 0, median
+# 25 %, a dip every 3 s), 8192 of 81920 MiB (0.10) -> data_pipeline, and the advice puts the input
+# pipeline first instead of "raise the micro-batch" (a larger batch waits longer for its data)
+hw_f = [x for x in d["findings"] if x["id"] == "memory_headroom"][0]
+d = load("starved.json"); g = d["series"]["gpus"][0]
+f = [x for x in d["findings"] if x["id"] == "memory_headroom"]
+checks += [("hw headroom advice", hw_f["recommendation"].startswith("Fix the clocks first"), True),
+           ("hw headroom starved", hw_f["evidence"]["data_starved"], 0),
+           ("starved median", g["metrics"]["gpu_util"]["median"], 0.25), ("starved class", g["bottleneck"], "data_pipeline"),
+           ("starved mem share", g["indicators"]["mem_used_share"], 0.1),
+           ("starved headroom", len(f), 1),
+           ("starved evidence", f[0]["evidence"]["data_starved"] if f else None, 1),
+           ("starved advice", f[0]["recommendation"].startswith("Fix the input pipeline first") if f else None, True),
+           ("starved not batch first", f[0]["recommendation"].startswith("Raise the micro-batch") if f else None, False)]
 # dcgmi: GPUTL 95/96/N-A/94, SMACT 0.40/0.42/N-A/0.41; the Switch row is skipped (line 7)
 d = load("mis.json"); s = d["series"]; g = s["gpus"][0]
 checks += [("mis samples", g["samples"], 4), ("mis util n", g["metrics"]["gpu_util"]["n"], 3),
