@@ -337,6 +337,16 @@ typedef struct gpudiag_device {
     uint64_t arch_tagged_kernels; /**< with arch_inferred: kernels whose name carries an architecture tag */
     double idle_share;            /**< idle_us / span_us (fraction 0..1, HTA temporal breakdown); NaN when
                                        span_us is not > 0 (appended) */
+    /* which part the GPU table row is (docs/DEFINITIONS.md "GPU table", matching by hardware; appended) */
+    const char *spec_part;        /**< the part the row describes, for people: the row's name, or for a per-GCD
+                                       row "AMD Instinct MI250, one GCD" (rocminfo names the GCDs of MI250 and
+                                       MI250X alike); owned by the report; NULL when no row */
+    const char **spec_also_fits;  /**< with spec_match "hardware": the names (static) of the other rows of the
+                                       vendor with the same SM/CU count and memory, which the trace cannot tell
+                                       from the one taken; owned by the report; NULL when none */
+    size_t spec_also_fits_count;  /**< entries of spec_also_fits (0: the hardware singles the row out) */
+    int spec_peaks_differ;        /**< 1 when one of those rows has another peak (analysis dtype) or memory
+                                       bandwidth: the assumed peak is then a guess; 0 otherwise */
 } gpudiag_device;
 
 /** Kind of a communication kernel (docs/DEFINITIONS.md "Communication", collective kinds):

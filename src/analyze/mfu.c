@@ -10,6 +10,8 @@
 #include "analyze/mfu_trace.h"
 #include "gpudiag/mfu.h"
 #include "gpudiag/specs.h"
+#include "model/specs_internal.h"
+#include "util/arena.h"
 #include "util/util.h"
 
 /* Hugging Face config.json of each model (num_hidden_layers, hidden_size,
@@ -176,6 +178,37 @@ const gpudiag_mfu_anchor *gpudiag_mfu_anchor_at(size_t i)
 
 /* ---- MFU from a trace ------------------------------------------------------ */
 
+/* Which part the row g is, and the other rows the hardware fits as well (DEFINITIONS "GPU table",
+ * matching by hardware): d->spec_part, spec_also_fits, spec_peaks_differ. 0, or -1 on OOM. */
+static int spec_part(gpudiag_report *r, gpudiag_device *d, const gpudiag_gpu_spec *g, gpudiag_gpu_match how,
+                     gpudiag_dtype dt)
+{
+    char b[128];
+    d->spec_part = gd_arena_take(r->arena, gd_format("%s", gd_gpu_part_name(g, b, sizeof b)));
+    if (!d->spec_part)
+        return -1;
+    if (how != GPUDIAG_GPU_MATCH_HARDWARE)
+        return 0;
+    const gpudiag_gpu_spec *alt[8];
+    size_t n = gd_gpu_also_fits(g, d->num_sms, d->total_memory_bytes, alt, 8);
+    if (n > 8)
+        n = 8;
+    if (!n)
+        return 0;
+    d->spec_also_fits = gd_arena_calloc(r->arena, n, sizeof *d->spec_also_fits);
+    if (!d->spec_also_fits)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        d->spec_also_fits[i] = alt[i]->name;
+        /* peaks within 0.5 % are the same figure rounded differently (181 vs 181.05) */
+        double p0 = g->peak_tflops[dt], p1 = alt[i]->peak_tflops[dt];
+        if (!(fabs(p0 - p1) <= 0.005 * p0) || !(fabs(g->mem_bw_gbs - alt[i]->mem_bw_gbs) <= 0.005 * g->mem_bw_gbs))
+            d->spec_peaks_differ = 1;
+    }
+    d->spec_also_fits_count = n;
+    return 0;
+}
+
 void gd_build_mfu(gpudiag_report *r, const gpudiag_analyze_opts *opts)
 {
     r->model_flops_per_step = r->achieved_tflops = r->mfu_peak_tflops = NAN;
@@ -192,6 +225,10 @@ void gd_build_mfu(gpudiag_report *r, const gpudiag_analyze_opts *opts)
         if (!g)
             g = gpudiag_gpu_identify(d->name, d->num_sms, d->warp_size, d->total_memory_bytes, &how);
         d->spec_name = g ? g->name : NULL;
+        d->spec_part = NULL;
+        d->spec_also_fits = NULL;
+        d->spec_also_fits_count = 0;
+        d->spec_peaks_differ = 0;
         d->spec_match = forced ? "option" : g ? gpudiag_gpu_match_name(how) : NULL;
         d->spec_uncertain = g ? g->uncertain : 0;
         int ccmaj = -1, ccmin = -1;
@@ -209,6 +246,8 @@ void gd_build_mfu(gpudiag_report *r, const gpudiag_analyze_opts *opts)
             dt = GPUDIAG_DTYPE_FP16;
         double peak = opts && opts->peak_tflops > 0 ? opts->peak_tflops : g ? g->peak_tflops[dt] : NAN;
         double bw = opts && opts->mem_bw_gbs > 0 ? opts->mem_bw_gbs : g ? g->mem_bw_gbs : NAN;
+        if (g && spec_part(r, d, g, how, dt) < 0)
+            return; /* out of memory: the part is left unnamed */
         d->peak_tflops = peak;
         d->mem_bw_gbs = bw;
         d->pcie_gbs_per_dir = g ? g->pcie_bw_gbs_per_dir : NAN;

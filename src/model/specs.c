@@ -8,6 +8,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "gpudiag/specs.h"
@@ -438,6 +439,21 @@ static const gpudiag_gpu_spec *pick(const size_t *idx, size_t n, int num_sms, do
     return NULL;
 }
 
+/* Of every row with the name's tokens, whatever its extras, the one the hardware singles out (pick);
+ * NULL when none or several fit. */
+static const gpudiag_gpu_spec *by_tokens_and_hw(const char *name, int num_sms, double mem_bytes)
+{
+    size_t idx[MAX_ROWS], n = 0;
+    toks q, rt;
+    tokenize(name, &q);
+    for (size_t i = 0; i < g_count; i++) {
+        tokenize(g_rows[i].name, &rt);
+        if (token_extra(&q, &rt) >= 0)
+            idx[n++] = i;
+    }
+    return pick(idx, n, num_sms, mem_bytes);
+}
+
 const gpudiag_gpu_spec *gpudiag_gpu_identify(const char *name, int num_sms, int warp_size, double total_mem_bytes,
                                              gpudiag_gpu_match *how)
 {
@@ -449,6 +465,17 @@ const gpudiag_gpu_spec *gpudiag_gpu_identify(const char *name, int num_sms, int 
         for (size_t i = 0; i < g_count; i++)
             if (name_eq(name, g_rows[i].name))
                 idx[n++] = i;
+        if (n == 1 && !hw_fits(&g_rows[idx[0]], num_sms, total_mem_bytes)) {
+            /* the name and the hardware disagree ("AMD Instinct MI250X" with one GCD's 104 CUs and
+             * 64 GiB, where the MI250X row is the 220-CU package): a row that the name's tokens and
+             * the hardware single out wins, else the name's row (DEFINITIONS "GPU table") */
+            const gpudiag_gpu_spec *r = by_tokens_and_hw(name, num_sms, total_mem_bytes);
+            if (r) {
+                if (how)
+                    *how = GPUDIAG_GPU_MATCH_HARDWARE;
+                return r;
+            }
+        }
         if (n == 1) {
             if (how)
                 *how = GPUDIAG_GPU_MATCH_EXACT;
@@ -467,15 +494,7 @@ const gpudiag_gpu_spec *gpudiag_gpu_identify(const char *name, int num_sms, int 
             return &g_rows[idx[0]];
         }
         if (n >= 1) { /* every row with the name's tokens, whatever its extras: the hardware decides */
-            toks q, rt;
-            tokenize(name, &q);
-            n = 0;
-            for (size_t i = 0; i < g_count; i++) {
-                tokenize(g_rows[i].name, &rt);
-                if (token_extra(&q, &rt) >= 0)
-                    idx[n++] = i;
-            }
-            const gpudiag_gpu_spec *r = pick(idx, n, num_sms, total_mem_bytes);
+            const gpudiag_gpu_spec *r = by_tokens_and_hw(name, num_sms, total_mem_bytes);
             if (r) {
                 if (how)
                     *how = GPUDIAG_GPU_MATCH_HARDWARE;
@@ -495,6 +514,35 @@ const gpudiag_gpu_spec *gpudiag_gpu_identify(const char *name, int num_sms, int 
         return r;
     }
     return NULL;
+}
+
+size_t gd_gpu_also_fits(const gpudiag_gpu_spec *chosen, int num_sms, double total_mem_bytes,
+                        const gpudiag_gpu_spec **out, size_t max)
+{
+    ensure();
+    size_t n = 0;
+    if (!chosen || num_sms <= 0)
+        return 0;
+    for (size_t i = 0; i < g_count; i++) {
+        const gpudiag_gpu_spec *r = &g_rows[i];
+        if (r == chosen || strcmp(r->vendor, chosen->vendor) != 0 || r->sm_count != num_sms ||
+            !hw_fits(r, num_sms, total_mem_bytes))
+            continue;
+        if (n < max && out)
+            out[n] = r;
+        n++;
+    }
+    return n;
+}
+
+char *gd_gpu_part_name(const gpudiag_gpu_spec *r, char *b, size_t n)
+{
+    const char *gcd = r && r->arch ? strstr(r->arch, "one GCD of ") : NULL;
+    if (gcd)
+        snprintf(b, n, "AMD Instinct %s, one GCD", gcd + strlen("one GCD of "));
+    else
+        snprintf(b, n, "%s", r && r->name ? r->name : "");
+    return b;
 }
 
 double gpudiag_gpu_ridge(const gpudiag_gpu_spec *spec, gpudiag_dtype dt, double peak_tflops, double mem_bw_gbs)

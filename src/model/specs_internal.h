@@ -23,4 +23,14 @@ int gd_specs_parse(char *text, size_t len, gpudiag_gpu_spec *rows, size_t max_ro
 /* 0 when the compiled-in table parsed, else the line that did not. */
 int gd_specs_load_error(void);
 
+/* The rows of chosen's vendor other than chosen whose SM/CU count is num_sms (> 0; a row with no
+ * count does not fit) and whose memory fits total_mem_bytes (NaN: any) as gpudiag_gpu_identify
+ * matches by hardware, into out[0..max); returns how many fit (DEFINITIONS "GPU table"). */
+size_t gd_gpu_also_fits(const gpudiag_gpu_spec *chosen, int num_sms, double total_mem_bytes,
+                        const gpudiag_gpu_spec **out, size_t max);
+
+/* The part a row describes, for people, into b[0..n): its name, or for a per-GCD row (arch "…, one
+ * GCD of MI250") "AMD Instinct MI250, one GCD"; returns b. */
+char *gd_gpu_part_name(const gpudiag_gpu_spec *r, char *b, size_t n);
+
 #endif

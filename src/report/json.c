@@ -369,6 +369,15 @@ static void write_devices(jw *w, const gpudiag_report *r)
             kv_num(w, "mem_bw_gbs", d->mem_bw_gbs);
             kv_num(w, "pcie_gbs_per_dir", d->pcie_gbs_per_dir);
             kv_num(w, "ridge_flop_per_byte", d->ridge);
+            key(w, "part");
+            str(w, d->spec_part);
+            key(w, "also_fits");
+            yajl_gen_array_open(w->g);
+            for (size_t k = 0; k < d->spec_also_fits_count; k++)
+                str(w, d->spec_also_fits[k]);
+            yajl_gen_array_close(w->g);
+            key(w, "peaks_differ");
+            yajl_gen_bool(w->g, d->spec_peaks_differ);
             yajl_gen_map_close(w->g);
         } else {
             yajl_gen_null(w->g);

@@ -138,16 +138,28 @@ static void header(const tw *w, const gpudiag_report *r)
             fprintf(w->fp, ", compute capability %d.%d", d->compute_major, d->compute_minor < 0 ? 0 : d->compute_minor);
         fprintf(w->fp, ", %llu kernel%s%s\n", (unsigned long long)d->kernel_count, d->kernel_count == 1 ? "" : "s",
                 c_off(w));
-        if (d->spec_name && i == 0) /* the table row: peak, bandwidth, ridge and host link */
+        if (d->spec_name && i == 0) { /* the table row: peak, bandwidth, ridge and host link */
+            /* matched by hardware: say so, and name the other parts that fit it (DEFINITIONS "GPU table") */
+            char how[256] = "";
+            if (strcmp(d->spec_match ? d->spec_match : "", "hardware") == 0) {
+                size_t l = (size_t)snprintf(how, sizeof how, " (matched by %s count and memory",
+                                            r->is_amd ? "CU" : "SM");
+                for (size_t k = 0; k < d->spec_also_fits_count && l < sizeof how; k++)
+                    l += (size_t)snprintf(how + l, sizeof how - l, "%s%s", k ? ", " : "; ", d->spec_also_fits[k]);
+                if (l < sizeof how)
+                    snprintf(how + l, sizeof how - l, "%s%s)",
+                             !d->spec_also_fits_count ? "" : d->spec_also_fits_count == 1 ? " has them too" : " have them too",
+                             !d->spec_also_fits_count ? ""
+                             : d->spec_peaks_differ   ? ": cannot tell which, and the peaks differ, so this one is a guess"
+                                                      : ", with the same peaks");
+            }
             fprintf(w->fp, "%s       %s%s%s: %.1f TFLOP/s %s peak, %.0f GB/s, ridge %.0f FLOP/B, PCIe %.1f GB/s per "
                            "direction%s%s\n",
                     c_dim(w), d->spec_match && strcmp(d->spec_match, "exact") == 0 ? "" : "taken as ",
-                    d->spec_name, d->spec_uncertain ? " (uncertain values)" : "", d->peak_tflops,
-                    r->mfu_dtype ? r->mfu_dtype : "?", d->mem_bw_gbs, d->ridge, d->pcie_gbs_per_dir,
-                    strcmp(d->spec_match ? d->spec_match : "", "hardware") != 0 ? ""
-                    : r->is_amd                                                 ? " (matched by CU count and memory)"
-                                                                                : " (matched by SM count and memory)",
-                    c_off(w));
+                    d->spec_part ? d->spec_part : d->spec_name, d->spec_uncertain ? " (uncertain values)" : "",
+                    d->peak_tflops, r->mfu_dtype ? r->mfu_dtype : "?", d->mem_bw_gbs, d->ridge, d->pcie_gbs_per_dir,
+                    how, c_off(w));
+        }
     }
     if (shown < r->device_count)
         fprintf(w->fp, "%s... and %zu more devices (--json lists them all)%s\n", c_dim(w), r->device_count - shown,

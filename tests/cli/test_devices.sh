@@ -304,6 +304,23 @@ for x in bad: print("FAIL [legacy %s] %s" % (m, x))
 sys.exit(1 if bad else 0)
 ' || FAIL=$((FAIL + 1))
 
+# which part (DEFINITIONS "GPU table"): warn_overrun_rocm.json names "AMD Instinct MI250X" but has
+# 104 CUs and 68702699520 B = 63.98 GiB: not the MI250X row (the 220-CU, 128 GB package: 383 TFLOP/s
+# bf16), but one GCD of an MI250 (104 CUs, 64 GB: 181.05, 1638.4 GB/s); the MI210 (104 CUs, 64 GB,
+# 181 / 1638.4) fits too, its peaks within 0.5 % -> not peaks_differ.
+"$GPUDIAG" analyze --json "$GD_TEST_DATA/warn_overrun_rocm.json" > "$TMP/rocm.json" 2>/dev/null
+python3 -c '
+import json, sys
+sp = json.load(open(sys.argv[1]))["devices"][0]["spec"]
+want = {"name": "AMD Instinct MI250X/MI250", "match": "hardware", "peak_tflops": 181.05, "mem_bw_gbs": 1638.4,
+        "part": "AMD Instinct MI250, one GCD", "also_fits": ["AMD Instinct MI210"], "peaks_differ": False}
+bad = ["%s %r != %r" % (k, sp.get(k), v) for k, v in want.items() if sp.get(k) != v]
+for x in bad: print("FAIL [rocm part] " + x)
+sys.exit(1 if bad else 0)' "$TMP/rocm.json" || FAIL=$((FAIL + 1))
+"$GPUDIAG" analyze --no-color "$GD_TEST_DATA/warn_overrun_rocm.json" 2>/dev/null |
+    grep -q "taken as AMD Instinct MI250, one GCD: 181.1 TFLOP/s bf16 peak, 1638 GB/s.*(matched by CU count and memory; AMD Instinct MI210 has them too, with the same peaks)" ||
+    { echo "FAIL [rocm part] text line"; FAIL=$((FAIL + 1)); }
+
 if [ "$FAIL" -ne 0 ]; then
     echo "test_devices: $FAIL failed"
     exit 1

@@ -106,6 +106,30 @@ static void test_identify(void)
     g = gpudiag_gpu_identify("AMD Instinct MI250X/MI250", 104, 64, NAN, &how);
     ASSERT_NEAR(g->peak_tflops[GPUDIAG_DTYPE_BF16], 181.05, 0);
     ASSERT_TRUE(gpudiag_gpu_identify("AMD Instinct MI250X/MI250", 0, 64, NAN, &how) == NULL);
+    /* which part, and what else fits (DEFINITIONS "GPU table"): 104 CUs and 64 GiB are one GCD of an
+     * MI250 (2 x 104 CUs; an MI250X GCD has 110) and an MI210 (104 CUs, 64 GB) alike, with the same
+     * peaks (181 / 181.05 TFLOP/s bf16, 1638.4 GB/s) */
+    {
+        char part[128];
+        const gpudiag_gpu_spec *also[4];
+        g = gpudiag_gpu_identify("AMD Radeon Graphics", 104, 64, 68702699520.0, &how);
+        ASSERT_STR_EQ(gd_gpu_part_name(g, part, sizeof part), "AMD Instinct MI250, one GCD");
+        ASSERT_EQ_INT((int)gd_gpu_also_fits(g, 104, 68702699520.0, also, 4), 1);
+        ASSERT_STR_EQ(also[0]->name, "AMD Instinct MI210");
+        ASSERT_STR_EQ(gd_gpu_part_name(also[0], part, sizeof part), "AMD Instinct MI210");
+        g = gpudiag_gpu_identify("AMD Instinct MI250X/MI250", 110, 64, NAN, &how);
+        ASSERT_STR_EQ(gd_gpu_part_name(g, part, sizeof part), "AMD Instinct MI250X, one GCD");
+        ASSERT_EQ_INT((int)gd_gpu_also_fits(g, 110, NAN, also, 4), 0);
+        /* the name says the 220-CU, 128 GB package but the device has one GCD's 104 CUs and 64 GiB:
+         * the hardware decides among the rows with the name's tokens (was: the package's 383 TFLOP/s) */
+        g = gpudiag_gpu_identify("AMD Instinct MI250X", 104, 64, 68702699520.0, &how);
+        ASSERT_EQ_INT(g->sm_count, 104);
+        ASSERT_NEAR(g->peak_tflops[GPUDIAG_DTYPE_BF16], 181.05, 0);
+        ASSERT_EQ_INT(how, GPUDIAG_GPU_MATCH_HARDWARE);
+        g = gpudiag_gpu_identify("AMD Instinct MI250X", 220, 64, 128.0 * 1073741824.0, &how);
+        ASSERT_EQ_INT(g->sm_count, 220);
+        ASSERT_EQ_INT(how, GPUDIAG_GPU_MATCH_EXACT);
+    }
     /* MI300X vs MI325X: same CUs, memory decides */
     g = gpudiag_gpu_identify("", 304, 64, 192.0 * 1073741824.0, &how);
     ASSERT_TRUE(g != NULL);
