@@ -4,6 +4,7 @@
  * `verbose` adds every step, every finding's evidence and more kernels.
  * Colour (ANSI) only when the caller asks for it.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,17 @@ static const char *sev_color(const tw *w, gpudiag_severity s)
 }
 
 /* Print `s` wrapped at the report width, every line prefixed by `indent`. */
+/* Does a duration's unit start at p ("ms", "us", "s", "µs" ending a word)?  The wrapper keeps it on the
+ * number's line ("6.63 ms", gd_format_us). */
+static int unit_at(const char *p)
+{
+    size_t k = strncmp(p, "\xC2\xB5s", 3) == 0                    ? 3
+               : (p[0] == 'm' || p[0] == 'u') && p[1] == 's' ? 2
+               : p[0] == 's'                                  ? 1
+                                                              : 0;
+    return k && !isalnum((unsigned char)p[k]);
+}
+
 static void wrap(const tw *w, const char *indent, const char *s)
 {
     size_t ind = strlen(indent);
@@ -62,7 +74,7 @@ static void wrap(const tw *w, const char *indent, const char *s)
         size_t take = n;
         if (n > avail) {
             take = avail;
-            while (take > 0 && s[take] != ' ')
+            while (take > 0 && (s[take] != ' ' || (isdigit((unsigned char)s[take - 1]) && unit_at(s + take + 1))))
                 take--;
             if (take == 0)
                 take = avail;
