@@ -189,10 +189,25 @@ unsigned gd_name_flags(actx *a, uint32_t id)
     return v;
 }
 
-const gd_runtime *gd_runtime_for(const actx *a, int64_t correlation)
+const gd_runtime *gd_runtime_of_op(const actx *a, size_t op_index)
 {
-    size_t k = gd_find_i64(a->rt_index, a->nrt_index, sizeof *a->rt_index, correlation);
-    return k < a->nrt_index ? gd_vec_at(&a->t->runtimes, a->rt_index[k].idx) : NULL;
+    uint32_t v = a->rt_of_op[op_index];
+    return v ? gd_vec_at(&a->t->runtimes, v - 1) : NULL;
+}
+
+/* a->rt_of_op from the two indexes sorted by correlation: each op's launch is
+ * the first runtime call with its correlation (a binary search's answer,
+ * found here by one merge instead of a search in every pass). */
+static void link_ops_to_runtimes(actx *a)
+{
+    size_t j = 0;
+    for (size_t k = 0; k < a->ncorr; k++) {
+        int64_t c = a->corr[k].correlation;
+        while (j < a->nrt_index && a->rt_index[j].correlation < c)
+            j++;
+        if (j < a->nrt_index && a->rt_index[j].correlation == c)
+            a->rt_of_op[a->corr[k].op] = a->rt_index[j].idx + 1;
+    }
 }
 
 _Static_assert(GPUDIAG_KCLASS_COUNT <= 16, "kernel class fits the 4 NF_CLASS bits");
@@ -266,7 +281,8 @@ static int build_corr_index(actx *a)
     a->op_is_comm = calloc(n + 1, 1);
     a->nflags = calloc((size_t)t->names.count + 1, sizeof *a->nflags);
     a->rt_index = malloc((t->runtimes.len + 1) * sizeof *a->rt_index);
-    if (!a->corr || !a->op_is_comm || !a->nflags || !a->rt_index)
+    a->rt_of_op = calloc(n + 1, sizeof *a->rt_of_op);
+    if (!a->corr || !a->op_is_comm || !a->nflags || !a->rt_index || !a->rt_of_op)
         return -1;
     size_t m = 0;
     for (size_t i = 0; i < t->runtimes.len; i++) {
@@ -315,6 +331,7 @@ static int build_corr_index(actx *a)
     a->ncorr = k;
     if (gd_radix_sort_i64(a->corr, k, sizeof *a->corr, offsetof(corr_entry, correlation)) != 0)
         qsort(a->corr, k, sizeof *a->corr, cmp_corr); /* stable radix keeps op order within a correlation */
+    link_ops_to_runtimes(a);
     return 0;
 }
 
@@ -484,6 +501,7 @@ static void actx_free(actx *a)
     free(a->steps);
     free(a->nflags);
     free(a->rt_index);
+    free(a->rt_of_op);
 }
 
 gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opts *opts, gpudiag_report **out,

@@ -42,6 +42,8 @@ typedef struct actx {
     uint16_t *nflags;         /* per name id: NF_* bits, classified once (gd_name_flags) */
     rt_corr_entry *rt_index;  /* runtime calls with a correlation, sorted */
     size_t nrt_index;
+    uint32_t *rt_of_op;       /* per gpu op: 1 + index into runtimes of the call that launched it (the
+                               * first call with its correlation), 0: none; gd_runtime_of_op */
     size_t max_gaps;          /* gpudiag_analyze_opts.max_gaps: 0 = keep every idle gap */
     const gpudiag_analyze_opts *opts; /* the caller's options, or NULL (defaults) */
 } actx;
@@ -82,8 +84,11 @@ static inline gpudiag_kernel_class gd_flags_class(unsigned f)
  * (idle.c, which fills the timeline with it). */
 void gd_timeline_bin_max(double *bins, const gpudiag_timeline *tl, int64_t s, int64_t e, double v);
 
-/* The runtime/driver call with this correlation id, or NULL. */
-const struct gd_runtime *gd_runtime_for(const actx *a, int64_t correlation);
+/* The runtime/driver call that launched gpu op op_index (an index into
+ * t->gpu_ops): the first call, in the trace's order, with the op's
+ * correlation id; NULL when the op has none or no call has it.  Looked up
+ * once per op in build_corr_index (a merge of the two sorted indexes). */
+const struct gd_runtime *gd_runtime_of_op(const actx *a, size_t op_index);
 
 /* Idle time: HTA's per-stream idle breakdown and gpudiag's attribution of each
  * device-idle gap inside the steps to a cause (idle.c). Returns 0 or -1 (OOM). */

@@ -44,7 +44,7 @@ int gd_build_comm_sequence(actx *a)
         if (op->kind != GD_GPU_KERNEL || !a->op_is_comm[i] || op->device != dev || op->ts_ns < a->span_s ||
             op->ts_ns >= a->span_e || op->dur_ns == 0)
             continue; /* a zero-length collective carries no timing (CUPTI artefact) */
-        const gd_runtime *rt = (op->flags & GD_GF_HAS_CORR) ? gd_runtime_for(a, op->correlation) : NULL;
+        const gd_runtime *rt = gd_runtime_of_op(a, i);
         ts_dur x = {op->ts_ns, op->dur_ns, (int)gd_coll_kind(&j, op, rt, NULL)};
         if (!gd_vec_push(&v, &x)) {
             gd_vec_free(&v);
@@ -87,7 +87,7 @@ int gd_build_comm_kinds(actx *a)
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
         if (op->kind != GD_GPU_KERNEL || !a->op_is_comm[i] || op->ts_ns < a->span_s || op->ts_ns >= a->span_e)
             continue;
-        const gd_runtime *rt = (op->flags & GD_GF_HAS_CORR) ? gd_runtime_for(a, op->correlation) : NULL;
+        const gd_runtime *rt = gd_runtime_of_op(a, i);
         gpudiag_comm_kind k = gd_coll_kind(&j, op, rt, NULL);
         r->comm_kind_us[k] += ns_to_us(op->dur_ns);
     }

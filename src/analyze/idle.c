@@ -229,7 +229,7 @@ static int stream_breakdown(actx *a)
         size_t nq = 0;
         for (size_t i = i0; i < i1; i++) {
             const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, k[i].idx);
-            const gd_runtime *rt = (op->flags & GD_GF_HAS_CORR) ? gd_runtime_for(a, op->correlation) : NULL;
+            const gd_runtime *rt = gd_runtime_of_op(a, k[i].idx);
             /* HTA idle breakdown: the gap before each op but the first */
             int64_t gap = op->ts_ns - prev_end;
             if (i > i0 && gap > 0) {
@@ -595,7 +595,7 @@ static int first_calls(actx *a, gd_vec *out)
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
         if (op->kind != GD_GPU_KERNEL || !(op->flags & GD_GF_HAS_CORR))
             continue;
-        const gd_runtime *rt = gd_runtime_for(a, op->correlation);
+        const gd_runtime *rt = gd_runtime_of_op(a, i);
         if (!rt)
             continue;
         uint32_t ri = (uint32_t)(rt - rts);
@@ -645,7 +645,7 @@ typedef struct op_launch {
 static void op_info(actx *a, uint32_t idx, op_launch *o)
 {
     const gd_gpu_op *op = gd_vec_at(&a->t->gpu_ops, idx);
-    const gd_runtime *rt = (op->flags & GD_GF_HAS_CORR) ? gd_runtime_for(a, op->correlation) : NULL;
+    const gd_runtime *rt = gd_runtime_of_op(a, idx);
     o->launch = rt ? rt->ts_ns : INT64_MAX;
     o->launch_end = rt ? rt->ts_ns + gd_rt_dur(a->t, rt) : INT64_MAX;
     o->corr = rt ? op->correlation : 0;
@@ -718,8 +718,7 @@ static int graph_replays(actx *a, gd_vec *unrec)
     const gpudiag_trace *t = a->t;
     gpudiag_report *r = a->r;
     for (size_t i = 0; i < t->gpu_ops.len; i++) {
-        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
-        const gd_runtime *rt = (op->flags & GD_GF_HAS_CORR) ? gd_runtime_for(a, op->correlation) : NULL;
+        const gd_runtime *rt = gd_runtime_of_op(a, i);
         if (rt && (gd_name_flags(a, rt->name_id) & NF_GRAPH_LAUNCH))
             r->graph_gpu_ops++;
     }

@@ -208,7 +208,7 @@ int gd_build_launch_stats(actx *a)
     size_t nd = 0, nshort = 0;
     for (size_t i = 0; i < nops; i++) {
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
-        const gd_runtime *rt = (op->flags & GD_GF_HAS_CORR) ? gd_runtime_for(a, op->correlation) : NULL;
+        const gd_runtime *rt = gd_runtime_of_op(a, i);
         if (!rt)
             r->gpu_ops_unlinked++; /* no launch call: HTA's join drops it, gpudiag keeps it */
         if (op->kind != GD_GPU_KERNEL || !rt)

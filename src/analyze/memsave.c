@@ -184,7 +184,7 @@ int gd_build_recompute(actx *a)
         if (op->kind != GD_GPU_KERNEL || op->ts_ns < a->span_s || op->ts_ns >= a->span_e)
             continue;
         all += op->dur_ns;
-        const gd_runtime *rt = win.len && (op->flags & GD_GF_HAS_CORR) ? gd_runtime_for(a, op->correlation) : NULL;
+        const gd_runtime *rt = win.len ? gd_runtime_of_op(a, i) : NULL;
         if (rt && gd_iv_contains(win.data, win.len, rt->ts_ns)) {
             re += op->dur_ns;
             rc->kernels++;

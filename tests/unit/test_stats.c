@@ -18,8 +18,80 @@ static int cmp_key_pos(const void *pa, const void *pb)
     return a[1] < b[1] ? -1 : a[1] > b[1];
 }
 
+/* The oracle for gd_find_i64: the first record whose key equals key, by a scan. */
+static size_t find_scan(const int64_t *rec, size_t n, int64_t key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (rec[2 * i] == key)
+            return i;
+    return n;
+}
+
+static uint64_t lcg_next(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *s >> 11;
+}
+
+/* gd_find_i64 (interpolated and bisecting steps): records of 16 bytes, the
+ * key first.  By hand: keys -5 3 3 3 7 10 11 12 1000 INT64_MAX at 0..9. */
+static void test_find_i64(void)
+{
+    int64_t r[20] = {-5, 0, 3, 1, 3, 2, 3, 3, 7, 4, 10, 5, 11, 6, 12, 7, 1000, 8, INT64_MAX, 9};
+    const size_t n = 10, sz = 2 * sizeof(int64_t);
+    ASSERT_EQ_INT((int)gd_find_i64(r, n, sz, 3), 1); /* the first of three */
+    ASSERT_EQ_INT((int)gd_find_i64(r, n, sz, -5), 0);
+    ASSERT_EQ_INT((int)gd_find_i64(r, n, sz, 12), 7);
+    ASSERT_EQ_INT((int)gd_find_i64(r, n, sz, 1000), 8);
+    ASSERT_EQ_INT((int)gd_find_i64(r, n, sz, INT64_MAX), 9);
+    ASSERT_EQ_INT((int)gd_find_i64(r, n, sz, 4), 10);        /* absent, between */
+    ASSERT_EQ_INT((int)gd_find_i64(r, n, sz, 999), 10);
+    ASSERT_EQ_INT((int)gd_find_i64(r, n, sz, INT64_MIN), 10); /* below all */
+    ASSERT_EQ_INT((int)gd_find_i64(r, n, sz, -6), 10);
+    ASSERT_EQ_INT((int)gd_find_i64(r, 0, sz, 3), 0);         /* empty */
+    ASSERT_EQ_INT((int)gd_find_i64(r + 2, 1, sz, 3), 0);     /* one record */
+    ASSERT_EQ_INT((int)gd_find_i64(r + 2, 1, sz, 2), 1);
+    /* keys 2i for i < 5000: 2i is at i, an odd key is absent */
+    enum { M = 5000 };
+    int64_t *d = malloc(2 * M * sizeof *d);
+    ASSERT_TRUE(d != NULL);
+    for (size_t i = 0; i < M; i++) {
+        d[2 * i] = 2 * (int64_t)i;
+        d[2 * i + 1] = (int64_t)i;
+    }
+    ASSERT_EQ_INT((int)gd_find_i64(d, M, sz, 2 * 1234), 1234);
+    ASSERT_EQ_INT((int)gd_find_i64(d, M, sz, 2 * 4999), 4999);
+    ASSERT_EQ_INT((int)gd_find_i64(d, M, sz, 2 * 1234 + 1), M);
+    ASSERT_EQ_INT((int)gd_find_i64(d, M, sz, 2 * M), M);
+    /* skewed, clustered and repeated keys, huge ones whose differences round
+     * alike in double: every lookup (present, absent, at the ends) as a scan finds */
+    uint64_t seed = 24;
+    for (int round = 0; round < 40; round++) {
+        size_t m = 1 + (size_t)(lcg_next(&seed) % M);
+        int64_t k = round % 4 == 3 ? INT64_MAX - 4 * (int64_t)M : (int64_t)(lcg_next(&seed) % 1000) - 500;
+        for (size_t i = 0; i < m; i++) {
+            uint64_t x = lcg_next(&seed);
+            int64_t step = round % 4 == 0 ? (int64_t)(x % 2)                         /* runs of repeats */
+                           : round % 4 == 1 ? (x % 64 == 0 ? (int64_t)(x % 1000000) : 1) /* jumps */
+                           : round % 4 == 2 ? (int64_t)(x % 3) * (int64_t)(x % 3)      /* uneven */
+                                            : (int64_t)(x % 3);                       /* near INT64_MAX */
+            k += step;
+            d[2 * i] = k;
+            d[2 * i + 1] = (int64_t)i;
+        }
+        for (int q = 0; q < 300; q++) {
+            int64_t key = q < 100 ? d[2 * (lcg_next(&seed) % m)]
+                          : q < 200 ? d[2 * (lcg_next(&seed) % m)] + 1
+                          : d[0] + (int64_t)(lcg_next(&seed) % (uint64_t)(d[2 * (m - 1)] - d[0] + 3)) - 1;
+            ASSERT_EQ_INT((int)gd_find_i64(d, m, sz, key), (int)find_scan(d, m, key));
+        }
+    }
+    free(d);
+}
+
 int main(void)
 {
+    test_find_i64();
     /* durations for people (gd_format_us): 3 significant figures under 1 s, by hand — 6630 us is
      * 6.63 ms (was "0.01 s" in startup_in_window), 66.3 ms, 618.35 ms -> 618 ms, 999.6 ms rounds
      * to 1.00 s, 999.6 us to 1.00 ms, 9.996 ms to 10.0 ms, 6.8 us -> 6.80 us, 538.5 -> 538 us
