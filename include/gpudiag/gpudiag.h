@@ -635,6 +635,9 @@ typedef struct gpudiag_input_info {
     int64_t steps_window_start_ns, steps_window_end_ns; /**< when steps_selected: the window W of the selection
                                        (docs/DEFINITIONS.md "Selecting steps"), trace clock × 1000; what
                                        --trace-out keeps of the trace (events overlapping it) */
+    const char *framework;        /**< traces: "pytorch" when the events show PyTorch, "none" when they show no
+                                       framework (docs/DEFINITIONS.md "Framework"); the findings' fixes follow it;
+                                       static; NULL for a monitoring log */
 } gpudiag_input_info;
 
 /** Activation checkpointing seen in a trace: the kernels that re-run the forward

@@ -370,6 +370,7 @@ static int report_input(const gpudiag_trace *t, gpudiag_report *r)
     r->is_amd = t->is_amd;
     r->has_gpu = t->gpu_ops.len > 0;
     in->legacy_profiler = t->legacy_events > 0;
+    in->framework = gd_trace_framework(t);
     in->legacy_launches = t->legacy_launch_arrows;
     in->profiler_ranges = t->profiler_ranges;
     unanalysed_devices(t, in);

@@ -256,10 +256,15 @@ void gd_rule_memcpy(fbuilder *b)
                          "largest gaps and top kernels say where), keep one memory layout (channels_last end to "
                          "end), use in-place or out= variants, preallocate buffers instead of concatenating, and "
                          "let torch.compile fuse the copies away.")
-             : gd_format("Keep data on the GPU: pin host memory (pin_memory=True) and copy with non_blocking=True "
+             : rf_pytorch(b)
+             ? gd_format("Keep data on the GPU: pin host memory (pin_memory=True) and copy with non_blocking=True "
                          "so transfers overlap compute, avoid .cpu()/.item()/.numpy() inside the step, create "
                          "tensors directly on the device (torch.zeros(..., device='cuda')), and batch many small "
-                         "copies into one."));
+                         "copies into one.")
+             : gd_format("Keep data on the GPU: allocate host buffers pinned (cudaMallocHost) and copy with "
+                         "cudaMemcpyAsync on a stream other than the compute stream so transfers overlap kernels, "
+                         "copy results back only when needed, initialise arrays on the device (cudaMemsetAsync or "
+                         "a kernel) instead of copying them in, and batch many small copies into one."));
 }
 
 void gd_rule_pageable(fbuilder *b)
@@ -281,8 +286,13 @@ void gd_rule_pageable(fbuilder *b)
          gd_format("Copies from or to pageable host memory take %.1f%% of each step (%.1f copies per step); they are "
                    "staged through a bounce buffer and block the host",
                    100.0 * s, (double)r->pageable.count / (double)r->step_count),
-         gd_format("Use pinned memory: DataLoader(pin_memory=True) and tensor.to(device, non_blocking=True) for "
-                   "inputs; for results copied back, copy into a preallocated pinned tensor "
-                   "(torch.empty(..., pin_memory=True).copy_(x, non_blocking=True)) and wait on a CUDA event only "
-                   "when the value is needed. Pinned copies run at full PCIe speed and overlap compute."));
+         rf_pytorch(b)
+             ? gd_format("Use pinned memory: DataLoader(pin_memory=True) and tensor.to(device, non_blocking=True) for "
+                         "inputs; for results copied back, copy into a preallocated pinned tensor "
+                         "(torch.empty(..., pin_memory=True).copy_(x, non_blocking=True)) and wait on a CUDA event "
+                         "only when the value is needed. Pinned copies run at full PCIe speed and overlap compute.")
+             : gd_format("Use pinned memory: allocate the host buffers with cudaMallocHost (or pin existing ones "
+                         "with cudaHostRegister) and copy with cudaMemcpyAsync on a stream, waiting on a CUDA event "
+                         "only when the value is needed. Pinned copies run at full PCIe speed and overlap "
+                         "compute."));
 }

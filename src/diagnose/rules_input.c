@@ -340,17 +340,23 @@ static void input_no_gpu_or_steps(fbuilder *b, const gpudiag_trace *t)
         gd_fb_ev(f, "nvtx_ranges", (double)r->input.nsys.nvtx_ranges);
         gd_fb_text(b, f,
              gd_format("No step ranges in the Nsight Systems export: the whole capture is analysed as one window"),
-             gd_format("Mark each training iteration with an NVTX range (torch.cuda.nvtx.range_push(\"step\") / "
-                       "range_pop(), or nvtx.annotate) and profile with `nsys profile -t cuda,nvtx`; gpudiag "
+             gd_format("Mark each %s iteration with an NVTX range (%s) and profile with `nsys profile -t cuda,nvtx`; "
+                       "gpudiag "
                        "recognises ProfilerStep#N and ranges named iteration, train_step, training_step, "
-                       "train_batch or step, and any other name given with --step-range NAME."));
+                       "train_batch or step, and any other name given with --step-range NAME.",
+                       rf_pytorch(b) ? "training" : "main-loop",
+                       rf_pytorch(b) ? "torch.cuda.nvtx.range_push(\"step\") / range_pop(), or nvtx.annotate"
+                                     : "nvtxRangePushA(\"step\") / nvtxRangePop() around the loop body"));
     } else if (!r->steps_from_profiler) {
         gpudiag_finding *f = rf_add(b, GD_F_no_step_markers, GPUDIAG_SEV_INFO, NAN);
         gd_fb_ev(f, "host_steps", 0);
         gd_fb_text(b, f, gd_format("No ProfilerStep#N markers: the whole trace is analysed as one step"),
-             gd_format("Use torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, warmup=1, "
-                       "active=3)) and call prof.step() once per training iteration, so per-step "
-                       "numbers and the step-time spread can be computed."));
+             rf_pytorch(b) ? gd_format("Use torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, warmup=1, "
+                                       "active=3)) and call prof.step() once per training iteration, so per-step "
+                                       "numbers and the step-time spread can be computed.")
+                           : gd_format("Mark each iteration with a range named step (an NVTX range, or a "
+                                       "ProfilerStep#N annotation), so per-step numbers and the step-time spread can "
+                                       "be computed."));
     }
 }
 

@@ -46,6 +46,14 @@ static inline gpudiag_finding *rf_add(fbuilder *b, gd_finding_id id, gpudiag_sev
     return gd_fb_add(b, c->id, sev, c->kind, c->bottleneck, est_gain);
 }
 
+/* 1 when the trace shows PyTorch (gpudiag_input_info.framework, decided once by
+ * gd_trace_framework; DEFINITIONS "Framework"): a recommendation may name
+ * PyTorch's knobs.  0: no framework seen, the words are framework-neutral. */
+static inline int rf_pytorch(const fbuilder *b)
+{
+    return b->r->input.framework && strcmp(b->r->input.framework, "pytorch") == 0;
+}
+
 /* 1 when an earlier rule added the finding `id` (rules.c runs them in order). */
 static inline int has_finding(const gpudiag_report *r, const char *id)
 {

@@ -78,10 +78,15 @@ void gd_rule_memory_bound(fbuilder *b)
          gd_format("Elementwise, normalisation and reduction kernels take %.1f%% of GPU time: the GPU mostly "
                    "moves memory rather than computes",
                    100.0 * mem),
-         gd_format("Fuse them: torch.compile(model) generates fused Triton kernels for chains of pointwise "
-                   "ops and norms; use fused implementations (apex/Transformer Engine LayerNorm and RMSNorm, "
-                   "fused bias+activation, fused optimizers), channels_last for convolutional nets, and bf16 "
-                   "to halve the bytes moved."));
+         rf_pytorch(b)
+             ? gd_format("Fuse them: torch.compile(model) generates fused Triton kernels for chains of pointwise "
+                         "ops and norms; use fused implementations (apex/Transformer Engine LayerNorm and RMSNorm, "
+                         "fused bias+activation, fused optimizers), channels_last for convolutional nets, and bf16 "
+                         "to halve the bytes moved.")
+             : gd_format("Fuse them: merge consecutive kernels that read and write the same arrays into one (one "
+                         "pass over memory instead of several), keep intermediate values in registers or shared "
+                         "memory, and use narrower types (fp16/bf16) where the precision allows to halve the bytes "
+                         "moved."));
 }
 
 void gd_rule_attention(fbuilder *b)
@@ -167,7 +172,13 @@ void gd_rule_tensor_cores(fbuilder *b)
     gd_fb_ev(f, "compute_capability_major", (double)major);
     gd_fb_text(b, f,
          gd_format("GEMM/convolution kernels (%.1f%% of GPU time) run without Tensor Cores", 100.0 * elig_share),
-         (tcd & (1u << GPUDIAG_DTYPE_BF16))
+         !rf_pytorch(b)
+             ? gd_format("Use Tensor Core math: run the GEMMs and convolutions in %s (cuBLAS cublasGemmEx / "
+                         "cublasLt with a half-precision or TF32 compute type, CUBLAS_TENSOR_OP_MATH; cuDNN "
+                         "CUDNN_TENSOR_OP_MATH), keeping fp32 accumulation, and keep matrix dimensions multiples "
+                         "of 8.",
+                         (tcd & (1u << GPUDIAG_DTYPE_BF16)) ? "bf16/fp16, or at least TF32 for fp32 data," : "fp16")
+         : (tcd & (1u << GPUDIAG_DTYPE_BF16))
              ? gd_format("Use mixed precision: torch.autocast(device_type='cuda', dtype=torch.bfloat16). At "
                          "least allow TF32 for fp32 matmuls and convolutions: "
                          "torch.backends.cuda.matmul.allow_tf32 = True (or "

@@ -137,11 +137,17 @@ void gd_rule_startup(fbuilder *b)
                    "kernel's first launch): %s initialisation, model loading, compilation or autotuning, "
                    "not steady-state training",
                    what, r->steps_from_profiler ? "steps" : "window", r->is_amd ? "HIP (ROCm)" : "CUDA"),
-         gd_format("Record steady-state steps: torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, "
-                   "warmup=2, active=3)) with prof.step() each iteration keeps start-up and compilation out of "
-                   "the trace. This time (%.1f%% of the analysed time) is left out of the host-overhead "
-                   "estimate and the verdict.",
-                   100.0 * share));
+         rf_pytorch(b)
+             ? gd_format("Record steady-state steps: torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, "
+                         "warmup=2, active=3)) with prof.step() each iteration keeps start-up and compilation out of "
+                         "the trace. This time (%.1f%% of the analysed time) is left out of the host-overhead "
+                         "estimate and the verdict.",
+                         100.0 * share)
+             : gd_format("Record steady-state iterations: start the capture after initialisation (nsys profile "
+                         "--capture-range=cudaProfilerApi with cudaProfilerStart/Stop around a few iterations, or "
+                         "--delay) and mark each iteration with an NVTX range (nvtxRangePush/Pop). This time "
+                         "(%.1f%% of the analysed time) is left out of the host-overhead estimate and the verdict.",
+                         100.0 * share));
 }
 
 void gd_rule_stream_wait(fbuilder *b)
@@ -237,12 +243,18 @@ void gd_rule_host_overhead(fbuilder *b)
                        "own %.1f%% of the step while no kernel runs, although the CPU is usually %.1f ms ahead "
                        "(median launch delay)",
                        100.0 * host, r->launch_delay_median_us / 1000.0),
-             gd_format("The idle time sits in a few places, not between every pair of kernels: look at the "
-                       "largest gaps under IDLE GAPS (often the first, warm-up step, the optimizer step, or a "
-                       "host-side computation between phases). Move that host work off the critical path or "
-                       "overlap it (a side CUDA stream, prefetching the next batch to the GPU), %suse "
-                       "torch.compile to cut the Python between kernels.",
-                       training ? "use fused/foreach optimizers (fused=True), and " : "and "));
+             rf_pytorch(b)
+                 ? gd_format("The idle time sits in a few places, not between every pair of kernels: look at the "
+                             "largest gaps under IDLE GAPS (often the first, warm-up step, the optimizer step, or a "
+                             "host-side computation between phases). Move that host work off the critical path or "
+                             "overlap it (a side CUDA stream, prefetching the next batch to the GPU), %suse "
+                             "torch.compile to cut the Python between kernels.",
+                             training ? "use fused/foreach optimizers (fused=True), and " : "and ")
+                 : gd_format("The idle time sits in a few places, not between every pair of kernels: look at the "
+                             "largest gaps under IDLE GAPS (often the first iteration or a host-side computation "
+                             "between phases). Overlap host work with kernels using streams: queue the next "
+                             "kernels before the host work (cudaMemcpyAsync / kernel launches on a second stream, "
+                             "events instead of synchronize), or move that work to the GPU."));
     else if (short_kernels && r->graph_launches > 0)
         host_text(&title, &rec,
              gd_format("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
@@ -250,10 +262,10 @@ void gd_rule_host_overhead(fbuilder *b)
                        100.0 * host, r->median_kernel_us),
              gd_format("The step already replays %s graphs (%llu graph launch%s): the launches left are the "
                        "kernels outside them. Capture those regions too if their shapes are static, fuse elementwise "
-                       "chains (torch.compile), %sand raise the batch size so each kernel does more work. Remove "
-                       "per-step Python work and logging from the hot loop.",
+                       "chains%s, %sand raise the batch size so each kernel does more work. Remove "
+                       "per-step host work and logging from the hot loop.",
                        r->is_amd ? "HIP" : "CUDA", (unsigned long long)r->graph_launches,
-                       r->graph_launches == 1 ? "" : "es", fused));
+                       r->graph_launches == 1 ? "" : "es", rf_pytorch(b) ? " (torch.compile)" : "", fused));
     else if (short_kernels && r->graph_captures > 0)
         host_text(&title, &rec,
              gd_format("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
@@ -261,32 +273,45 @@ void gd_rule_host_overhead(fbuilder *b)
                        100.0 * host, r->median_kernel_us),
              gd_format("The trace captures %s graphs (%llu stream capture%s): launches inside a capture are "
                        "recorded, not run, and are left out. For the launches outside them: fuse elementwise "
-                       "chains (torch.compile) and raise the batch size so each kernel does more work; profile "
+                       "chains%s and raise the batch size so each kernel does more work; profile "
                        "the steps that replay the graphs to judge steady state.",
                        r->is_amd ? "HIP" : "CUDA", (unsigned long long)r->graph_captures,
-                       r->graph_captures == 1 ? "" : "s"));
+                       r->graph_captures == 1 ? "" : "s", rf_pytorch(b) ? " (torch.compile)" : ""));
     else if (short_kernels)
         host_text(&title, &rec,
              gd_format("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
                        "%.1f%% of the step while no kernel runs, and the median kernel lasts only %.1f us",
                        100.0 * host, r->median_kernel_us),
-             gd_format("Launch fewer, larger kernels: torch.compile(model) (mode=\"reduce-overhead\" adds %s"
-                       "), capture the static part of the step with torch.cuda.graphs, %sfuse elementwise chains, "
-                       "and raise the batch size so each kernel does more work. Remove per-step Python work and "
-                       "logging from the hot loop.",
-                       r->is_amd ? "HIP graphs" : "CUDA Graphs", fused));
+             rf_pytorch(b)
+                 ? gd_format("Launch fewer, larger kernels: torch.compile(model) (mode=\"reduce-overhead\" adds %s"
+                             "), capture the static part of the step with torch.cuda.graphs, %sfuse elementwise "
+                             "chains, and raise the batch size so each kernel does more work. Remove per-step Python "
+                             "work and logging from the hot loop.",
+                             r->is_amd ? "HIP graphs" : "CUDA Graphs", fused)
+                 : gd_format("Launch fewer, larger kernels: batch small kernels (fuse consecutive kernels, give each "
+                             "more work per launch), and capture the repeated sequence once in a %s graph "
+                             "(%sStreamBeginCapture / %sGraphInstantiate) and replay it with %sGraphLaunch, one "
+                             "launch per iteration instead of one per kernel. Keep host work out of the launch loop.",
+                             r->is_amd ? "HIP" : "CUDA", r->is_amd ? "hip" : "cuda", r->is_amd ? "hip" : "cuda",
+                             r->is_amd ? "hip" : "cuda"));
     else
         host_text(&title, &rec,
              gd_format("The GPU waits for the CPU: framework ops and launch calls run for %.1f%% of the step "
                        "while no kernel runs",
                        100.0 * host),
-             gd_format("Find the CPU work between kernels (profile with with_stack=True, or py-spy) and move it "
-                       "off the critical path: avoid .item()/.cpu()/print of GPU tensors inside the step, do "
-                       "metrics and logging every N steps, move CPU-side tensor work to the GPU, and use "
-                       "torch.compile to cut Python overhead.%s",
-                       training && r->input.world_size > 1 ? " With DDP, set gradient_as_bucket_view=True and "
-                                                             "static_graph=True when the graph is static."
-                                                           : ""));
+             rf_pytorch(b)
+                 ? gd_format("Find the CPU work between kernels (profile with with_stack=True, or py-spy) and move "
+                             "it off the critical path: avoid .item()/.cpu()/print of GPU tensors inside the step, "
+                             "do metrics and logging every N steps, move CPU-side tensor work to the GPU, and use "
+                             "torch.compile to cut Python overhead.%s",
+                             training && r->input.world_size > 1 ? " With DDP, set gradient_as_bucket_view=True "
+                                                                   "and static_graph=True when the graph is static."
+                                                                 : "")
+                 : gd_format("Find the host work between kernels (nsys profile --sample=cpu, or perf) and take it "
+                             "off the critical path: overlap host work with kernels using streams (launch the next "
+                             "kernels before the host work, cudaMemcpyAsync on a second stream, events instead of "
+                             "synchronize), read results back every N iterations, and move host-side computation "
+                             "to the GPU."));
     if (r->compiled_calls > 0 && rec) {
         /* the model runs torch.compile'd code already (second new-user trial: xDiT told to compile) */
         char *more = gd_format("%s The trace already runs torch.compile'd code (%llu calls of compiled "
@@ -355,11 +380,18 @@ void gd_rule_sync(fbuilder *b)
          gd_format("Host synchronisation drains the GPU: %.1f%% of each step is GPU idle right after a sync call "
                    "(%.1f calls per step)",
                    100.0 * s, (double)r->sync_calls / (double)r->step_count),
-         gd_format("Every .item(), .cpu(), .numpy(), print(tensor), torch.cuda.synchronize() or synchronous "
-                   "cudaMemcpy makes the CPU wait for the GPU, after which the GPU waits for the CPU to launch "
-                   "again. Keep losses and metrics on the GPU and read them every N steps, copy to the host "
-                   "with non_blocking=True into pinned memory, avoid data-dependent Python control flow on "
-                   "GPU values, and remove debugging synchronize calls (set CUDA_LAUNCH_BLOCKING=0)."));
+         rf_pytorch(b)
+             ? gd_format("Every .item(), .cpu(), .numpy(), print(tensor), torch.cuda.synchronize() or synchronous "
+                         "cudaMemcpy makes the CPU wait for the GPU, after which the GPU waits for the CPU to launch "
+                         "again. Keep losses and metrics on the GPU and read them every N steps, copy to the host "
+                         "with non_blocking=True into pinned memory, avoid data-dependent Python control flow on "
+                         "GPU values, and remove debugging synchronize calls (set CUDA_LAUNCH_BLOCKING=0).")
+             : gd_format("Every cudaDeviceSynchronize / cudaStreamSynchronize or synchronous cudaMemcpy makes the "
+                         "host wait for the GPU, after which the GPU waits for the host to launch again. Synchronise "
+                         "only where a result is needed (cudaEventRecord + cudaStreamWaitEvent or "
+                         "cudaEventSynchronize on that event), read results back every N iterations with "
+                         "cudaMemcpyAsync into pinned memory (cudaMallocHost), keep control decisions on the GPU, "
+                         "and remove debugging synchronise calls (CUDA_LAUNCH_BLOCKING=0)."));
 }
 
 void gd_rule_low_util(fbuilder *b)
@@ -394,9 +426,12 @@ void gd_rule_low_util(fbuilder *b)
              gd_format("GPU %d runs kernels only %.2f%% of the time, but %.1f%% of it is start-up/compilation", dev,
                        100.0 * u, 100.0 * ssh),
              gd_format("Too little steady-state work was recorded to judge the utilization (%.1f%% outside "
-                       "start-up). Profile steady-state steps: torch.profiler schedule(wait=1, warmup=1, active=3) "
-                       "with prof.step() each iteration.",
-                       isnan(uss) ? 0.0 : 100.0 * uss));
+                       "start-up). Profile steady-state steps: %s.",
+                       isnan(uss) ? 0.0 : 100.0 * uss,
+                       rf_pytorch(b) ? "torch.profiler schedule(wait=1, warmup=1, active=3) with prof.step() each "
+                                       "iteration"
+                                     : "start the capture after initialisation (nsys --capture-range=cudaProfilerApi "
+                                       "or --delay) and record several iterations"));
         return;
     }
     gd_fb_text(b, f,
@@ -464,8 +499,9 @@ void gd_rule_nsight(fbuilder *b)
              gd_format("Nsight rule cuda_memcpy_sync (CUDA Synchronous Memcpy): %llu synchronous copies "
                        "(%.3g MB, %.1f ms on the GPU) block the host",
                        (unsigned long long)R->memcpy_sync, R->memcpy_sync_bytes / 1e6, R->memcpy_sync_us / 1000.0),
-             gd_format("NVIDIA's advice: use cudaMemcpy*Async with pinned host memory so the host does not wait "
-                       "(in PyTorch: tensor.to(device, non_blocking=True) from pinned memory)."));
+             gd_format("NVIDIA's advice: use cudaMemcpy*Async with pinned host memory so the host does not wait%s.",
+                       rf_pytorch(b) ? " (in PyTorch: tensor.to(device, non_blocking=True) from pinned memory)"
+                                     : " (cudaMallocHost / cudaHostRegister)"));
     }
     if (R->memset_sync) {
         gpudiag_finding *f = rf_add(b, GD_F_nsight_cuda_memset_sync, GPUDIAG_SEV_LOW, NAN);
@@ -489,8 +525,9 @@ void gd_rule_nsight(fbuilder *b)
                        "copies touch pageable memory and so run synchronously (%.3g MB, %.1f ms)",
                        (unsigned long long)R->memcpy_async_pageable, R->memcpy_async_pageable_bytes / 1e6,
                        R->memcpy_async_pageable_us / 1000.0),
-             gd_format("NVIDIA's advice: use pinned host memory for asynchronous copies (PyTorch: "
-                       "DataLoader(pin_memory=True), tensor.pin_memory())."));
+             gd_format("NVIDIA's advice: use pinned host memory for asynchronous copies (%s).",
+                       rf_pytorch(b) ? "PyTorch: DataLoader(pin_memory=True), tensor.pin_memory()"
+                                     : "cudaMallocHost, or cudaHostRegister on an existing buffer"));
     }
     if (R->api_sync) {
         gpudiag_finding *f = rf_add(b, GD_F_nsight_cuda_api_sync, GPUDIAG_SEV_LOW, NAN);

@@ -94,10 +94,26 @@ const char *gd_fix_communication(const gpudiag_finding *f)
     }
 }
 
-/* The verdict's one-line fix for f: the catalogue's fix_fn, else its short_fix. */
-static const char *short_fix(const gpudiag_finding *f)
+/* The catalogue's framework-neutral fixes (findings.def GD_FIX_NEUTRAL rows). */
+static const struct {
+    gd_finding_id id;
+    const char *fix;
+} neutral_fixes[] = {
+#define GD_FIX_NEUTRAL(id, fix) {GD_F_##id, fix},
+#include "diagnose/findings.def"
+#undef GD_FIX_NEUTRAL
+};
+
+/* The verdict's one-line fix for f: for a trace that shows no framework its
+ * GD_FIX_NEUTRAL row (DEFINITIONS "Framework"), else the catalogue's fix_fn,
+ * else its short_fix. */
+static const char *short_fix(const gpudiag_report *r, const gpudiag_finding *f)
 {
     const gd_finding_row *c = catalogue_row(f->id);
+    if (c && r->input.framework && strcmp(r->input.framework, "none") == 0)
+        for (size_t i = 0; i < sizeof neutral_fixes / sizeof *neutral_fixes; i++)
+            if (&gd_catalogue[neutral_fixes[i].id] == c)
+                return neutral_fixes[i].fix;
     const char *fix = c && c->fix_fn ? c->fix_fn(f) : NULL;
     if (!fix && c)
         fix = c->short_fix;
@@ -312,7 +328,7 @@ static char *verdict_no_gpu(const gpudiag_report *r, const gpudiag_trace *t, con
 static char *verdict_cause(const gpudiag_report *r, const gpudiag_finding *top, const char *note)
 {
     return gd_format("%s; could save ~%.0f%% of step time (%s)%s%s", top->title, 100.0 * top->est_gain,
-                     short_fix(top),
+                     short_fix(r, top),
                      r->steps_from_profiler ? "."
                                             : r->input.step_range_missing
                                                   ? ". The --step-range name matched nothing: the window is the "

@@ -201,3 +201,34 @@ void gpudiag_trace_free(gpudiag_trace **tp)
     free(t);
     *tp = NULL;
 }
+
+/* A name PyTorch gives its host ops, ranges or kernels (DEFINITIONS "Framework"). */
+static int pytorch_name(const char *s, size_t n)
+{
+    static const char *const prefix[] = {"aten::", "autograd::", "ProfilerStep#", "Optimizer.", "c10d::", "nccl:",
+                                         "torch", "enumerate(DataLoader)", "triton_poi_", "triton_red_", "triton_per_"};
+    static const char *const inside[] = {"torch/", "at::native::", "at::cuda::", "c10::", "pytorch_flash::",
+                                         "PyTorchMemEff"};
+    for (size_t i = 0; i < sizeof prefix / sizeof *prefix; i++)
+        if (gd_starts_with(s, n, prefix[i]))
+            return 1;
+    for (size_t i = 0; i < sizeof inside / sizeof *inside; i++)
+        if (strstr(s, inside[i]))
+            return 1;
+    return 0;
+}
+
+const char *gd_trace_framework(const gpudiag_trace *t)
+{
+    /* a Kineto trace's steps are its ProfilerStep#N markers unless --step-range named others */
+    if (!t->nsys.present && t->host_steps.len > 0 && !t->step_range[0])
+        return "pytorch";
+    const gd_cpu_op *ops = t->cpu_ops.data;
+    for (size_t i = 0; i < t->cpu_ops.len; i++)
+        if (ops[i].cat == GD_CPU_PYTHON || ops[i].cat == GD_CPU_PYFUNC)
+            return "pytorch";
+    for (uint32_t id = 0; id < t->names.count; id++)
+        if (pytorch_name(gd_strtab_get(&t->names, id), t->names.lens[id]))
+            return "pytorch";
+    return "none";
+}

@@ -294,4 +294,10 @@ int gd_trace_push_cpu_op(struct gpudiag_trace *t, gd_cpu_op *c, uint32_t name_id
  * NULL on OOM.  Free with gpudiag_trace_free(). */
 struct gpudiag_trace *gd_trace_new(const char *path);
 
+/* The framework the trace's events show (docs/DEFINITIONS.md "Framework"):
+ * "pytorch" (aten ops, Python frames, PyTorch's kernels) or "none"; a static
+ * string.  The one place that decides it; the report carries it
+ * (gpudiag_input_info.framework) and the rules' fix texts choose by it. */
+const char *gd_trace_framework(const struct gpudiag_trace *t);
+
 #endif

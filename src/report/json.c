@@ -167,6 +167,8 @@ static void write_inputs(jw *w, const gpudiag_report *r)
     yajl_gen_map_open(w->g);
     kv_str(w, "path", in->path);
     kv_str(w, "format", in->format);
+    if (in->framework)
+        kv_str(w, "framework", in->framework);
     kv_int(w, "bytes", (long long)in->bytes);
     kv_int(w, "events", (long long)in->events);
     kv_bool(w, "truncated", in->truncated);

@@ -1,0 +1,65 @@
+#!/bin/sh
+# test_framework.sh — the framework a trace shows (docs/DEFINITIONS.md "Framework") and the fixes'
+# words that follow it (a new user's trial: the CloverLeaf HPC export was given PyTorch advice).
+# Expected by the definition, by hand:
+#  - tests/data/ok_transfers.json: a Kineto trace with a ProfilerStep#3 marker -> "pytorch"; its
+#    pageable_memcpy advice names pin_memory=True.
+#  - the same events without the marker (python filter below): nothing names PyTorch (kernel
+#    ampere_sgemm_128x64_nn, cudaLaunchKernel/cudaMemcpyAsync, Memcpy rows) -> "none"; no finding's
+#    advice and not the verdict name torch, DataLoader, non_blocking, pin_memory= or .item(), and
+#    pageable_memcpy's advice names cudaMallocHost.
+#  - the same with one cpu_op "aten::copy_" added -> "pytorch" again.
+#  - the shared CloverLeaf export (kernels clover::*, CUDA calls, no NVTX) -> "none"; the verdict's
+#    fix is findings.def's GD_FIX_NEUTRAL row for sync_stall.
+set -u
+GD_TMP_TAG=framework
+# shellcheck source=tests/cli/common.sh
+. "$(cd "$(dirname "$0")" && pwd)/common.sh"
+cd "$TMP" || exit 1
+
+python3 - "$GD_TEST_DATA/ok_transfers.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["traceEvents"] = [e for e in d["traceEvents"] if not e["name"].startswith("ProfilerStep#")]
+json.dump(d, open("nofw.json", "w"))
+d["traceEvents"].append({"ph": "X", "cat": "cpu_op", "name": "aten::copy_", "pid": 1, "tid": 1,
+                         "ts": d["traceEvents"][0]["ts"], "dur": 1})
+json.dump(d, open("aten.json", "w"))
+PY
+
+check() { # FILE FRAMEWORK NEUTRAL(1/0)
+    out="$TMP/$(basename "$1").out"
+    "$GPUDIAG" analyze --json "$1" > "$out" 2>/dev/null
+    python3 - "$out" "$2" "$3" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+fw, neutral = sys.argv[2], sys.argv[3] == "1"
+assert d["inputs"][0]["framework"] == fw, d["inputs"][0].get("framework")
+words = re.compile(r"torch|DataLoader|non_blocking|pin_memory=|\.item\(\)")
+texts = [f["recommendation"] for f in d["findings"]] + [d["verdict"]["summary"]]
+hits = [t for t in texts if words.search(t)]
+if neutral:
+    assert not hits, hits
+else:
+    assert hits, "no PyTorch advice in a PyTorch trace"
+pm = [f["recommendation"] for f in d["findings"] if f["id"] == "pageable_memcpy"]
+if pm:
+    assert ("cudaMallocHost" in pm[0]) == neutral and ("pin_memory=True" in pm[0]) == (not neutral), pm
+PY
+}
+check "$GD_TEST_DATA/ok_transfers.json" pytorch 0 && ok || nok "ok_transfers: pytorch, PyTorch advice"
+check nofw.json none 1 && ok || nok "no marker, no framework: neutral advice"
+check aten.json pytorch 0 && ok || nok "an aten:: op: pytorch"
+
+CL="$GD_SHARED/data/nsys/cloverleaf_cuda_a100.sqlite"
+if [ -f "$CL" ]; then
+    check "$CL" none 1 && ok || nok "CloverLeaf: no framework, neutral advice"
+    python3 -c '
+import json, sys
+v = json.load(open(sys.argv[1]))["verdict"]
+assert v["finding"] == "sync_stall" and "(no device/stream synchronize inside the loop: wait on events)" in v["summary"], v
+' "$TMP/cloverleaf_cuda_a100.sqlite.out" && ok || nok "CloverLeaf: the neutral verdict fix"
+else
+    echo "skip: shared CloverLeaf export not found"
+fi
+finish
