@@ -131,7 +131,7 @@ if [ -f "$MI" ]; then
         && ! grep -q "SMs\|SM efficiency" "$TMP/mi250.html"; then ok; else nok "MI250 page: CUs"; fi
     "$GPUDIAG" analyze --no-color "$MI" > "$TMP/mi250.txt" 2>&1
     if grep -q "AMD Radeon Graphics, 104 CUs" "$TMP/mi250.txt" && grep -q "est. CU efficiency n/a (no blocks per CU)" "$TMP/mi250.txt" \
-        && grep -q "(matched by CU count and memory)" "$TMP/mi250.txt" && ! grep -q "SMs\|SM eff\|SM count" "$TMP/mi250.txt"
+        && grep -q "(matched by CU count and memory" "$TMP/mi250.txt" && ! grep -q "SMs\|SM eff\|SM count" "$TMP/mi250.txt"
     then ok; else nok "MI250 text: CUs"; fi
     # ROCm's words in the advice too: HIP initialisation and HIP graphs, not CUDA's
     sed 's/^ *> *//' "$TMP/mi250.txt" | tr '\n' ' ' | tr -s ' ' > "$TMP/mi250.flat"
