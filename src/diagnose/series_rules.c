@@ -416,11 +416,12 @@ static void rule_memory_headroom(sbuild *b, gpudiag_series_summary *s)
     gd_fb_ev(f, "compute_median", cs(g)->median);
     /* the advice follows the class (DEFINITIONS "Estimated gain of monitoring findings"): a GPU starved
      * of input or held down by its clocks gains nothing from a larger micro-batch until that is fixed */
-    int starved = 0, throttled = 0;
+    int starved = 0, throttled = 0, idle = 0;
     for (size_t i = 0; i < s->gpu_count; i++)
         if (pick_headroom(&s->gpus[i])) {
             starved |= s->gpus[i].bottleneck == GPUDIAG_BN_DATA_PIPELINE;
             throttled |= s->gpus[i].bottleneck == GPUDIAG_BN_THROTTLING;
+            idle |= mostly_idle(&s->gpus[i]);
         }
     gd_fb_ev(f, "data_starved", starved);
     const char *rest = "the micro-batch until memory use is near 85 % and make up the global batch with fewer "
@@ -434,6 +435,10 @@ static void rule_memory_headroom(sbuild *b, gpudiag_series_summary *s)
                              "its input without raising the share of time the GPU works. Feed it first (more "
                              "loader workers, prefetching, pinned host memory, faster storage or decoding); once "
                              "compute is steady, use the free memory: raise %s", rest)
+         : idle ? gd_format("Find out why the GPU idles first: it is idle most of the time (no class: too little "
+                            "work to tell what it waits for), and a larger micro-batch does not help a GPU that "
+                            "has nothing to run. Profile a few steps of the job that should be running on it; once "
+                            "it is busy, use the free memory: raise %s", rest)
          : throttled ? gd_format("Fix the clocks first (see throttling): a larger micro-batch does not help a GPU "
                                  "held below its clocks. Then use the free memory: raise %s", rest)
                      : gd_format("Raise %s", rest));

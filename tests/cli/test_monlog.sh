@@ -113,6 +113,7 @@ grep -q "line 6: 2 data row(s)" "$TMP/cc.err" && ok || nok "columns change warni
 "$GPUDIAG" analyze --json "$DATA/csv_pcie_degraded.csv" > "$TMP/pcie.json" || nok "pcie"
 "$GPUDIAG" analyze --json "$DATA/csv_hw_slowdown_headroom.csv" > "$TMP/hw.json" || nok "hw"
 "$GPUDIAG" analyze --json "$DATA/csv_starved_headroom.csv" > "$TMP/starved.json" || nok "starved"
+"$GPUDIAG" analyze --json "$DATA/csv_idle_headroom.csv" > "$TMP/idlehr.json" || nok "idle headroom"
 "$GPUDIAG" analyze --json "$DATA/dcgmi_misleading.log" > "$TMP/mis.json" 2>/dev/null || nok "misleading"
 "$GPUDIAG" analyze --json "$DATA/prom_two_scrapes.prom" > "$TMP/prom.json" || nok "prom scrapes"
 if python3 - "$TMP" <<'PY'; then ok; else nok "hand-made values"; fi
@@ -165,6 +166,12 @@ checks += [("hw headroom advice", hw_f["recommendation"].startswith("Fix the clo
            ("starved evidence", f[0]["evidence"]["data_starved"] if f else None, 1),
            ("starved advice", f[0]["recommendation"].startswith("Fix the input pipeline first") if f else None, True),
            ("starved not batch first", f[0]["recommendation"].startswith("Raise the micro-batch") if f else None, False)]
+# csv_idle_headroom: utilization.gpu 35 0 40 0 0 repeating (12 of 20 samples 0: median 0 < 10 %, bursts to 40 %),
+# 8192 of 81920 MiB -> mostly idle, no class; memory_headroom asks why it idles before any batch advice
+d = load("idlehr.json"); g = d["series"]["gpus"][0]
+f = [x for x in d["findings"] if x["id"] == "memory_headroom"]
+checks += [("idle hr median", g["metrics"]["gpu_util"]["median"], 0), ("idle hr class", g["bottleneck"], "unknown"),
+           ("idle hr advice", f[0]["recommendation"].startswith("Find out why the GPU idles first") if f else None, True)]
 # dcgmi: GPUTL 95/96/N-A/94, SMACT 0.40/0.42/N-A/0.41; the Switch row is skipped (line 7)
 d = load("mis.json"); s = d["series"]; g = s["gpus"][0]
 checks += [("mis samples", g["samples"], 4), ("mis util n", g["metrics"]["gpu_util"]["n"], 3),
