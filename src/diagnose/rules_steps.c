@@ -178,11 +178,11 @@ void gd_rule_stream_wait(fbuilder *b)
                    100.0 * s, what),
          gd_format("The next op had been launched before the GPU went idle, so faster launching will not help. "
                    "Look at the gaps of cause stream_wait under IDLE GAPS: a stream waiting on an event from "
-                   "another stream (cudaStreamWaitEvent, torch.cuda.Stream.wait_stream / wait_event, "
-                   "record_stream) serialises work that could overlap: record the event right after the work it "
-                   "guards, and move independent work to the waiting stream. Inside a CUDA graph, look for host "
-                   "nodes, event-wait nodes and copies from pageable memory. A wait for another process or an "
-                   "uninstrumented library does not show in the trace."));
+                   "another stream (cudaStreamWaitEvent%s) serialises work that could overlap: record the event "
+                   "right after the work it guards, and move independent work to the waiting stream. Inside a "
+                   "CUDA graph, look for host nodes, event-wait nodes and copies from pageable memory. A wait for "
+                   "another process or an uninstrumented library does not show in the trace.",
+                   rf_pytorch(b) ? ", torch.cuda.Stream.wait_stream / wait_event, record_stream" : ""));
 }
 
 /* The title and recommendation a rule picks, kept until the rule adds to them (gd_fb_text then). */

@@ -17,7 +17,7 @@ GD_TMP_TAG=framework
 . "$(cd "$(dirname "$0")" && pwd)/common.sh"
 cd "$TMP" || exit 1
 
-python3 - "$GD_TEST_DATA/ok_transfers.json" <<'PY'
+python3 - "$GD_TEST_DATA/ok_transfers.json" "$GD_TEST_DATA/ok_queued_work.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 d["traceEvents"] = [e for e in d["traceEvents"] if not e["name"].startswith("ProfilerStep#")]
@@ -25,6 +25,11 @@ json.dump(d, open("nofw.json", "w"))
 d["traceEvents"].append({"ph": "X", "cat": "cpu_op", "name": "aten::copy_", "pid": 1, "tid": 1,
                          "ts": d["traceEvents"][0]["ts"], "dur": 1})
 json.dump(d, open("aten.json", "w"))
+# ok_queued_work without its host ops and annotations (cpu_op, python_function, user_annotation):
+# CUDA calls and kernels only -> "none"; stream_wait and sync_stall fire with neutral words
+d = json.load(open(sys.argv[2]))
+d["traceEvents"] = [e for e in d["traceEvents"] if e.get("cat") not in ("cpu_op", "python_function", "user_annotation")]
+json.dump(d, open("queued_nofw.json", "w"))
 PY
 
 check() { # FILE FRAMEWORK NEUTRAL(1/0)
@@ -50,6 +55,12 @@ PY
 check "$GD_TEST_DATA/ok_transfers.json" pytorch 0 && ok || nok "ok_transfers: pytorch, PyTorch advice"
 check nofw.json none 1 && ok || nok "no marker, no framework: neutral advice"
 check aten.json pytorch 0 && ok || nok "an aten:: op: pytorch"
+check queued_nofw.json none 1 && ok || nok "queued work without host ops: neutral advice"
+python3 -c '
+import json, sys
+ids = [f["id"] for f in json.load(open(sys.argv[1]))["findings"]]
+assert "stream_wait" in ids and "sync_stall" in ids, ids
+' "$TMP/queued_nofw.json.out" && ok || nok "queued work without host ops: stream_wait and sync_stall"
 
 CL="$GD_SHARED/data/nsys/cloverleaf_cuda_a100.sqlite"
 if [ -f "$CL" ]; then
