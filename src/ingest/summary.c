@@ -132,6 +132,15 @@ static int64_t parse_us_as_ns(const char *s)
     return neg ? -v : v;
 }
 
+/* A number as the writer would write it back: beyond a double (1e999, or
+ * 0.1e308333) it is unknown, NaN, since the writer writes null for it (fuzz_summary
+ * found an infinite comm_share that came back null and sorted its rank elsewhere). */
+static double finite_or_nan(const char *buf)
+{
+    double v = strtod(buf, NULL);
+    return isfinite(v) ? v : NAN;
+}
+
 /* A scalar value arrived (number text, string, or neither for null/bool). */
 static int scalar(rd *r, const char *num, const unsigned char *str, size_t len)
 {
@@ -202,13 +211,13 @@ static int scalar(rd *r, const char *num, const unsigned char *str, size_t len)
                 return r->oom = 1, 0;
             in->comm_us = d;
         }
-        ((double *)(uintptr_t)in->comm_us)[in->comm_count++] = num && fits ? strtod(buf, NULL) : NAN;
+        ((double *)(uintptr_t)in->comm_us)[in->comm_count++] = num && fits ? finite_or_nan(buf) : NAN;
         break;
     }
     case AT_RANK_FIELD: {
         gd_rank_input *in = &r->cur->in;
         const char *k = r->key;
-        double v = num && fits ? strtod(buf, NULL) : NAN;
+        double v = num && fits ? finite_or_nan(buf) : NAN;
         if (strcmp(k, "rank") == 0)
             in->rank = num && v >= 0 && v < 1e9 ? (int)v : -1;
         else if (strcmp(k, "world_size") == 0)
