@@ -176,7 +176,7 @@ typedef struct gpudiag_compare_runs {
                                        ones would leave fewer than 2 */
     int tables_all_steps;         /**< 1 when a run left steps out of the steady state but its tables (GPU,
                                        breakdown, idle, findings, kernels) still cover them: a saved report,
-                                       a directory of ranks, or left-out steps between kept ones */
+                                       or left-out steps between kept ones */
 } gpudiag_compare_runs;
 
 /** Finding states across the two sides. */

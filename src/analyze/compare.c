@@ -332,7 +332,9 @@ gpudiag_side *gd_side_combine_ranks(gpudiag_side *const *ranks, size_t n, const 
         m++;
     }
     s->nsteps = m;
+    s->tables_steady = 1; /* the job's tables cover its kept steps when every rank's do */
     for (size_t r = 0; r < n; r++) {
+        s->tables_steady &= ranks[r]->tables_steady;
         s->steady_unsure |= ranks[r]->steady_unsure;
         if (ranks[r]->nexcluded > s->nexcluded) {
             s->nexcluded = ranks[r]->nexcluded;

@@ -104,20 +104,15 @@ static gpudiag_status side_from_trace(gpudiag_trace *t, gpudiag_side **out, gpud
     return gpudiag_side_from_trace(t, &ao, out, err);
 }
 
-/* Read and analyse one trace: its report (side NULL) or its side (out NULL). */
-static int load_trace(const char *path, gpudiag_report **out, gpudiag_side **side)
+/* Read one trace and make its side (side_from_trace). */
+static int load_trace(const char *path, gpudiag_side **side)
 {
     gpudiag_error err;
     memset(&err, 0, sizeof err);
     gpudiag_trace *t = NULL;
     gpudiag_status st = gpudiag_trace_read(path, &t, &err);
-    if (st == GPUDIAG_OK && side) {
+    if (st == GPUDIAG_OK)
         st = side_from_trace(t, side, &err);
-    } else if (st == GPUDIAG_OK) {
-        gpudiag_analyze_opts ao;
-        compare_opts(&ao);
-        st = gpudiag_analyze(t, &ao, out, &err);
-    }
     gpudiag_trace_free(&t);
     if (st != GPUDIAG_OK) {
         print_err(&err);
@@ -135,30 +130,22 @@ static int load_dir(const char *dir, gpudiag_side **out)
     int rc = gd_list_trace_dir(dir, &names, &n);
     if (rc != GD_EXIT_OK)
         return rc;
-    gpudiag_report **reps = calloc(n, sizeof *reps);
-    if (!reps)
+    /* each rank's side with its tables over its kept steps (gpudiag_side_from_trace), then the job */
+    gpudiag_side **sides = calloc(n, sizeof *sides);
+    if (!sides)
         rc = GD_EXIT_INTERNAL;
-    if (rc == GD_EXIT_OK) {
-        for (size_t i = 0; i < n && rc == GD_EXIT_OK; i++)
-            rc = load_trace(names[i], &reps[i], NULL);
-    }
-    if (rc == GD_EXIT_OK) {
-        gpudiag_error err;
-        memset(&err, 0, sizeof err);
-        gpudiag_status st = gpudiag_side_from_ranks((const gpudiag_report *const *)reps, n, dir, out, &err);
-        if (st != GPUDIAG_OK) {
-            print_err(&err);
-            rc = code_for(st);
-        }
-    }
+    for (size_t i = 0; rc == GD_EXIT_OK && i < n; i++)
+        rc = load_trace(names[i], &sides[i]);
+    if (rc == GD_EXIT_OK && !(*out = gd_side_combine_ranks(sides, n, dir)))
+        rc = GD_EXIT_INTERNAL;
     if (rc == GD_EXIT_INTERNAL)
         fprintf(stderr, "%s: error: out of memory\n", prog);
     for (size_t i = 0; i < n; i++) {
-        if (reps)
-            gpudiag_report_free(&reps[i]);
+        if (sides)
+            gpudiag_side_free(&sides[i]);
         free(names[i]);
     }
-    free(reps);
+    free(sides);
     free(names);
     return rc;
 }
@@ -251,7 +238,7 @@ static int load_side(const char *path, gpudiag_side **out)
         }
         return GD_EXIT_OK;
     }
-    return load_trace(path, NULL, out);
+    return load_trace(path, out);
 }
 
 /* 1 when `path` is a monitoring log (plain or gzip), by content as analyze routes it;

@@ -398,8 +398,8 @@ static void text_side(FILE *fp, const gpudiag_comparison *c, int side)
             fprintf(fp, ", ...");
         fputc('\n', fp);
         if (r->tables_all_steps)
-            fprintf(fp, "         the tables below still include them (a saved report, a directory of ranks, or "
-                        "left-out steps between kept ones)\n");
+            fprintf(fp, "         the tables below still include them (a saved report, or left-out steps between "
+                        "kept ones)\n");
         else
             fprintf(fp, "         the tables below cover the same %zu steps\n", r->steps);
     }

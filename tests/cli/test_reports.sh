@@ -214,6 +214,26 @@ PYEOF
 "$GPUDIAG" compare "$GD_TEST_DATA/ok_compare_startup_base.json" "$GD_TEST_DATA/ok_compare_startup_new.json" > "$TMP/cmp_su.txt"
 grep -q "the tables below cover the same 3 steps" "$TMP/cmp_su.txt" ||
     { echo "FAIL: compare text does not say the tables cover the compared steps"; rc=1; }
+# the same as two-rank directories (each rank a copy): every rank's tables over its kept steps, the
+# job's kernels summed over the ranks: 2 x 2700 = 5400 and 2 x 1350 = 2700 us, 6 calls a side,
+# -2700 us / 3 steps = -900 us per step; utilisation the ranks' mean, 0.9 / 0.45
+mkdir -p "$TMP/db" "$TMP/dn"
+for k in 0 1; do
+    cp "$GD_TEST_DATA/ok_compare_startup_base.json" "$TMP/db/rank$k.json"
+    cp "$GD_TEST_DATA/ok_compare_startup_new.json" "$TMP/dn/rank$k.json"
+done
+"$GPUDIAG" compare --json "$TMP/db" "$TMP/dn" > "$TMP/cmp_sud.json"
+python3 - "$TMP/cmp_sud.json" <<'PYEOF' || { echo "FAIL: compare tables over the compared steps, directories"; rc=1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["metrics"]
+assert d["base"]["tables_all_steps"] is False and d["base"]["steps_excluded"] == 1, d["base"]
+assert abs(m["gpu_utilization"]["base"] - 0.9) < 1e-6 and abs(m["gpu_utilization"]["new"] - 0.45) < 1e-6, m["gpu_utilization"]
+assert m["idle.by_cause_share_of_step.startup"]["base"] == 0, m["idle.by_cause_share_of_step.startup"]
+k = d["kernels"]["diff"]
+assert len(k) == 1 and (k[0]["base_calls"], k[0]["new_calls"], k[0]["base_us"], k[0]["new_us"]) == (6, 6, 5400, 2700), k
+assert abs(k[0]["delta_us_per_step"] + 900) < 1e-6, k
+PYEOF
 
 [ "$rc" -eq 0 ] && echo "reports: all passed"
 exit "$rc"
