@@ -12,18 +12,24 @@
 
 /* ---- committing an event ---------------------------------------------- */
 
-static const char *const comm_op_names[] = {
-    "nccl:broadcast", "nccl:reduce", "nccl:all_reduce", "nccl:all_gather", "nccl:reduce_scatter",
-    "gloo:broadcast", "gloo:reduce", "gloo:all_reduce", "gloo:all_gather", "gloo:reduce_scatter",
+#define GD_NAME_LEN(s) {s, sizeof s - 1}
+static const struct { const char *s; size_t len; } comm_op_names[] = {
+    GD_NAME_LEN("nccl:broadcast"), GD_NAME_LEN("nccl:reduce"), GD_NAME_LEN("nccl:all_reduce"),
+    GD_NAME_LEN("nccl:all_gather"), GD_NAME_LEN("nccl:reduce_scatter"),
+    GD_NAME_LEN("gloo:broadcast"), GD_NAME_LEN("gloo:reduce"), GD_NAME_LEN("gloo:all_reduce"),
+    GD_NAME_LEN("gloo:all_gather"), GD_NAME_LEN("gloo:reduce_scatter"),
 };
+#undef GD_NAME_LEN
 
+/* 1 for an NCCL collective op's name, 2 for Gloo's, else 0 (lengths first:
+ * this runs for every CPU op, twice). */
 static int comm_op_kind(const char *n, size_t len)
 {
-    for (size_t i = 0; i < sizeof comm_op_names / sizeof comm_op_names[0]; i++) {
-        size_t l = strlen(comm_op_names[i]);
-        if (l == len && memcmp(n, comm_op_names[i], l) == 0)
+    if (len < 11 || (n[0] != 'n' && n[0] != 'g'))
+        return 0;
+    for (size_t i = 0; i < sizeof comm_op_names / sizeof comm_op_names[0]; i++)
+        if (comm_op_names[i].len == len && memcmp(n, comm_op_names[i].s, len) == 0)
             return i < 5 ? 1 : 2;
-    }
     return 0;
 }
 
@@ -162,6 +168,14 @@ static int event_kept(gpudiag_trace *t, const ev_scratch *e)
     return 1;
 }
 
+/* The id of the event's name in t->names (its hash computed ahead when a
+ * parse thread did it). */
+static uint32_t intern_name(gpudiag_trace *t, const ev_scratch *e, const char *name, size_t nlen)
+{
+    return e->has_name_hash ? gd_strtab_intern_hashed(&t->names, name, nlen, e->name_hash)
+                            : gd_strtab_intern(&t->names, name, nlen);
+}
+
 /* A kernel, memcpy or memset. */
 static int commit_gpu_op(gpudiag_trace *t, const ev_scratch *e, const char *name, size_t nlen)
 {
@@ -202,7 +216,7 @@ static int commit_gpu_op(gpudiag_trace *t, const ev_scratch *e, const char *name
         op.occupancy_pct = (float)e->occ;
         op.flags |= GD_GF_HAS_OCC;
     }
-    op.name_id = gd_strtab_intern(&t->names, name, nlen);
+    op.name_id = intern_name(t, e, name, nlen);
     if (op.name_id == UINT32_MAX || !gd_vec_push(&t->gpu_ops, &op))
         return -1;
     return 0;
@@ -215,7 +229,7 @@ static int commit_runtime(gpudiag_trace *t, const ev_scratch *e, const char *nam
     memset(&rt, 0, sizeof rt);
     rt.ts_ns = e->ts_ns;
     rt.correlation = e->has_corr ? e->correlation : -1;
-    rt.name_id = gd_strtab_intern(&t->names, name, nlen);
+    rt.name_id = intern_name(t, e, name, nlen);
     if (rt.name_id == UINT32_MAX)
         return -1;
     if (!t->is_amd && nlen > 3 && memcmp(name, "hip", 3) == 0)
@@ -281,14 +295,13 @@ static int cpu_op_role(gpudiag_trace *t, const ev_scratch *e, const char *name, 
 }
 
 /* FLOPs of an operator for the roofline (docs/DEFINITIONS.md "Roofline of the kernels"). */
-static int note_op_flops(parser *p, const char *name, size_t nlen)
+static int note_op_flops(gpudiag_trace *t, const ev_scratch *e, const char *name, size_t nlen,
+                         const gd_op_shapes *shapes)
 {
-    gpudiag_trace *t = p->t;
-    const ev_scratch *e = &p->ev;
     gd_op_flops of;
     memset(&of, 0, sizeof of);
     gd_gemm_shape g;
-    int counted = gd_op_gemm_from_shapes(name, nlen, &p->shapes, &g);
+    int counted = gd_op_gemm_from_shapes(name, nlen, shapes, &g);
     int elt = counted ? g.elt : GD_ELT_UNKNOWN;
     if (counted) {
         of.flops = g.flops;
@@ -300,7 +313,7 @@ static int note_op_flops(parser *p, const char *name, size_t nlen)
     if (e->has_flops) {
         if (!counted) {
             of.bytes = NAN;
-            elt = p->shapes.n_types > 0 ? p->shapes.type[0] : GD_ELT_UNKNOWN;
+            elt = shapes->n_types > 0 ? shapes->type[0] : GD_ELT_UNKNOWN;
         }
         of.flops = e->flops; /* the profiler's own count wins */
         of.source = GD_OPF_FLOPS_ARG;
@@ -320,10 +333,9 @@ static int note_op_flops(parser *p, const char *name, size_t nlen)
 }
 
 /* An operator, annotation or Python event: a step marker or a CPU op. */
-static int commit_host(parser *p, const char *name, size_t nlen)
+static int commit_host(gpudiag_trace *t, const ev_scratch *e, const char *name, size_t nlen,
+                       const gd_op_shapes *shapes)
 {
-    gpudiag_trace *t = p->t;
-    const ev_scratch *e = &p->ev;
     if ((e->cat == CAT_OPERATOR || e->cat == CAT_USER_ANNOT) && gd_starts_with(name, nlen, "ProfilerStep#"))
         return commit_host_step(t, e, name, nlen);
     gd_cpu_op op;
@@ -337,15 +349,15 @@ static int commit_host(parser *p, const char *name, size_t nlen)
     if (role < 0)
         return -1;
     op.role = (uint32_t)role;
-    uint32_t nid = gd_strtab_intern(&t->names, name, nlen);
+    uint32_t nid = intern_name(t, e, name, nlen);
     if (nid == UINT32_MAX || gd_trace_push_cpu_op(t, &op, nid, e->dur_ns) != 0)
         return -1;
     if (e->cat != CAT_GPU_ANNOT && e->cat != CAT_PYFUNC &&
         gd_trace_note_comm_call(t, name, nlen, e->coll, e->ts_ns, e->dur_ns, e->has_ext ? e->external_id : -1,
                                 (int32_t)(e->has_tid ? e->tid : 0)) != 0)
         return -1;
-    if (e->cat == CAT_OPERATOR && (e->has_flops || p->shapes.n_in > 0))
-        return note_op_flops(p, name, nlen);
+    if (e->cat == CAT_OPERATOR && (e->has_flops || shapes->n_in > 0))
+        return note_op_flops(t, e, name, nlen, shapes);
     return 0;
 }
 
@@ -366,23 +378,21 @@ static int commit_memory(gpudiag_trace *t, const ev_scratch *e)
     return gd_vec_push(&t->mem_events, &m) ? 0 : -1;
 }
 
-static int commit_event_inner(parser *p)
+static int commit_event_inner(parser *p, ev_scratch *e, const char *name, const gd_op_shapes *shapes)
 {
     gpudiag_trace *t = p->t;
-    ev_scratch *e = &p->ev;
     t->events++;
     if (e->ph)
         t->events_with_ph++;
     if (p->header_only)
         return 0; /* distributedInfo comes after the events: parse on, keep nothing */
-    if (e->ph == 'i' && e->name_len == 8 && memcmp(p->name, "[memory]", 8) == 0)
+    if (e->ph == 'i' && e->name_len == 8 && memcmp(name, "[memory]", 8) == 0)
         return commit_memory(t, e);
     if (!e->has_cat && e->legacy_pid && e->ph == 'X')
         map_legacy(t, e);
     int kept = event_kept(t, e);
     if (kept <= 0)
         return kept;
-    const char *name = p->name;
     size_t nlen = e->name_len;
     switch (e->cat) {
     case CAT_KERNEL:
@@ -404,7 +414,7 @@ static int commit_event_inner(parser *p)
     case CAT_GPU_ANNOT:
     case CAT_PYTHON:
     case CAT_PYFUNC:
-        return commit_host(p, name, nlen);
+        return commit_host(t, e, name, nlen, shapes);
     default:
         t->ignored_events++;
         return 0;
@@ -414,16 +424,16 @@ static int commit_event_inner(parser *p)
 /* Commit the event; when it became a record of the model, keep its start with
  * the offset of its `ts` among the latest / earliest (docs/DEFINITIONS.md
  * "Sanitising the timeline" 2 names the first outlier by it). */
-int gd_kt_commit_event(parser *p)
+int gd_kt_commit_event(parser *p, ev_scratch *e, const char *name, const gd_op_shapes *shapes)
 {
     gpudiag_trace *t = p->t;
     size_t before = t->gpu_ops.len + t->runtimes.len + t->cpu_ops.len + t->host_steps.len;
-    if (commit_event_inner(p) != 0)
+    if (commit_event_inner(p, e, name, shapes) != 0)
         return -1;
     /* cppcheck-suppress knownConditionTrueFalse ; false positive: commit_event_inner pushes through p->t */
     if (t->gpu_ops.len + t->runtimes.len + t->cpu_ops.len + t->host_steps.len == before)
         return 0;
-    gd_ts_at r = {p->ev.ts_ns, p->ev.ts_at1 - 1};
+    gd_ts_at r = {e->ts_ns, e->ts_at1 - 1};
     if (ts_keep(&t->ts_hi_at, &p->ts_hi_bar, 1, &r) != 0 || ts_keep(&t->ts_lo_at, &p->ts_lo_bar, 0, &r) != 0)
         return -1;
     return 0;

@@ -86,6 +86,8 @@ typedef struct ev_scratch {
     int has_mem_dev_id, has_mem_dev_type, mem_bad;
     int64_t mem_bytes, mem_dev_id, mem_dev_type;
     int64_t mem_total_alloc, mem_total_res; /* 0 if absent (the scratch is zeroed): stored +1 */
+    int has_name_hash;    /* name_hash = gd_strtab_hash(name) was computed (by a parse thread) */
+    uint32_t name_hash;
 } ev_scratch;
 
 typedef struct gd_kt_evbuf gd_kt_evbuf;
@@ -142,11 +144,13 @@ int gd_kt_json_number_ok(const char *s, size_t len);
 
 /* ---- kineto_event.c ---------------------------------------------------- */
 
-/* Commit p->ev (with p->name and p->shapes) to p->t at the end of an event
- * object: a GPU op, runtime call, CPU op, step or flops record, or a count of
- * why it was not kept (docs/DEFINITIONS.md "Time and events").  0, or -1 when
- * out of memory. */
-int gd_kt_commit_event(parser *p);
+/* Commit event e (its name: name[0..e->name_len), NUL after; its args'
+ * shapes) to p->t at the end of an event object: a GPU op, runtime call, CPU
+ * op, step or flops record, or a count of why it was not kept
+ * (docs/DEFINITIONS.md "Time and events").  The serial reader passes p->ev,
+ * p->name and p->shapes; the parallel one a parse thread's record, in place
+ * (e may be changed: a legacy event is mapped).  0, or -1 when out of memory. */
+int gd_kt_commit_event(parser *p, ev_scratch *e, const char *name, const gd_op_shapes *shapes);
 
 /* ---- kineto_sax.c ------------------------------------------------------ */
 

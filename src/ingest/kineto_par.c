@@ -128,9 +128,12 @@ int gd_kt_record_event(parser *p)
     r.name_off = b->names_len;
     r.shapes_ix = 0;
     size_t n = p->ev.name_len;
-    if (b->names_len + n > b->names_cap) {
+    /* the commit's work that does not depend on the model, done here: the name's hash */
+    r.ev.name_hash = gd_strtab_hash(p->name, n);
+    r.ev.has_name_hash = 1;
+    if (b->names_len + n + 1 > b->names_cap) {
         size_t nc = b->names_cap ? b->names_cap * 2 : 65536;
-        while (nc < b->names_len + n)
+        while (nc < b->names_len + n + 1)
             nc *= 2;
         char *nn = realloc(b->names, nc);
         if (!nn)
@@ -138,10 +141,9 @@ int gd_kt_record_event(parser *p)
         b->names = nn;
         b->names_cap = nc;
     }
-    if (n) { /* names is NULL until the first name */
-        memcpy(b->names + b->names_len, p->name, n);
-        b->names_len += n;
-    }
+    memcpy(b->names + b->names_len, p->name, n);
+    b->names[b->names_len + n] = '\0'; /* the commit gets the name in place, NUL-terminated as p->name is */
+    b->names_len += n + 1;
     if (p->shapes.n_in > 0 || p->shapes.n_types > 0) {
         if (!gd_vec_push(&b->shapes, &p->shapes))
             return -1;
@@ -364,24 +366,17 @@ static void release_oldest(gd_kt_par *par)
     pthread_mutex_unlock(&par->lock);
 }
 
-/* Commit the events of a clean window through p, in order. */
-static int replay(parser *p, const gd_kt_evbuf *b)
+/* Commit the events of a clean window through p, in order, from the records
+ * where they are (no copy into p's scratch event). */
+static int replay(parser *p, gd_kt_evbuf *b)
 {
+    static const gd_op_shapes no_shapes; /* n_in = n_types = 0 */
     if (b->ts_float)
         *p->ts_float_at = 1;
     for (size_t i = 0; i < b->recs.len; i++) {
-        const kt_rec *r = gd_vec_at(&b->recs, i);
-        p->ev = r->ev;
-        if (r->ev.name_len)
-            memcpy(p->name, b->names + r->name_off, r->ev.name_len);
-        p->name[r->ev.name_len] = '\0';
-        if (r->shapes_ix) {
-            p->shapes = *(const gd_op_shapes *)gd_vec_at(&b->shapes, r->shapes_ix - 1);
-        } else {
-            p->shapes.n_in = 0;
-            p->shapes.n_types = 0;
-        }
-        if (gd_kt_commit_event(p) != 0)
+        kt_rec *r = gd_vec_at(&b->recs, i);
+        const gd_op_shapes *sh = r->shapes_ix ? gd_vec_at(&b->shapes, r->shapes_ix - 1) : &no_shapes;
+        if (gd_kt_commit_event(p, &r->ev, b->names + r->name_off, sh) != 0)
             return -1;
     }
     return 0;

@@ -263,9 +263,9 @@ static int close_container(parser *p)
         p->dim_in = -1;
     if (c == CTX_EVENT) {
 #ifdef GPUDIAG_HAVE_SIMDJSON
-        if ((p->rec ? gd_kt_record_event(p) : gd_kt_commit_event(p)) != 0) {
+        if ((p->rec ? gd_kt_record_event(p) : gd_kt_commit_event(p, &p->ev, p->name, &p->shapes)) != 0) {
 #else
-        if (gd_kt_commit_event(p) != 0) {
+        if (gd_kt_commit_event(p, &p->ev, p->name, &p->shapes) != 0) {
 #endif
             p->oom = 1;
             return 0;

@@ -111,13 +111,22 @@ static int strtab_rehash(gd_strtab *t, size_t new_cap)
     return 0;
 }
 
+uint32_t gd_strtab_hash(const char *s, size_t len)
+{
+    return fnv1a(s, len > UINT32_MAX - 1 ? UINT32_MAX - 1 : len);
+}
+
 uint32_t gd_strtab_intern(gd_strtab *t, const char *s, size_t len)
+{
+    return gd_strtab_intern_hashed(t, s, len, gd_strtab_hash(s, len));
+}
+
+uint32_t gd_strtab_intern_hashed(gd_strtab *t, const char *s, size_t len, uint32_t h)
 {
     if (len > UINT32_MAX - 1)
         len = UINT32_MAX - 1;
     if (t->slot_cap == 0 && strtab_rehash(t, 1024) != 0)
         return UINT32_MAX;
-    uint32_t h = fnv1a(s, len);
     size_t i = h & (t->slot_cap - 1);
     while (t->slots[i]) {
         uint32_t id = t->slots[i] - 1;

@@ -52,6 +52,11 @@ void gd_strtab_init(gd_strtab *t);
 void gd_strtab_free(gd_strtab *t);
 /* Intern s[0..len); returns the id, or UINT32_MAX on OOM. */
 uint32_t gd_strtab_intern(gd_strtab *t, const char *s, size_t len);
+/* The hash gd_strtab_intern computes for s[0..len) (a pure function: another
+ * thread may compute it ahead, as the parallel Kineto reader's parse threads do). */
+uint32_t gd_strtab_hash(const char *s, size_t len);
+/* gd_strtab_intern with h = gd_strtab_hash(s, len) already computed. */
+uint32_t gd_strtab_intern_hashed(gd_strtab *t, const char *s, size_t len, uint32_t h);
 static inline const char *gd_strtab_get(const gd_strtab *t, uint32_t id) { return t->bytes + t->offsets[id]; }
 static inline uint32_t gd_strtab_len(const gd_strtab *t, uint32_t id) { return t->lens[id]; }
 
