@@ -104,7 +104,17 @@ void gd_rule_communication(fbuilder *b)
                                           "%.0f%% of the communication kernel time",
                                           100.0 * s, what[g], 100.0 * gs[g]);
     char *advice;
-    switch (mpi ? G_NONE + 1 : g) {
+    /* G_NONE + 2: NCCL/RCCL kernels in a trace that shows no framework (DEFINITIONS "Framework"):
+     * no DDP/FSDP knobs to name */
+    switch (mpi ? G_NONE + 1 : !rf_pytorch(b) ? G_NONE + 2 : g) {
+    case G_NONE + 2:
+        advice = gd_format(
+            "Overlap the collectives with compute: enqueue each NCCL/RCCL call on its own stream as soon as its "
+            "data is ready and run the work that does not need the result meanwhile, waiting on an event only "
+            "where the result is used; communicate less often and in larger messages (group small calls between "
+            "ncclGroupStart/ncclGroupEnd); check the interconnect with NCCL_DEBUG=INFO (NVLink vs PCIe, IB vs "
+            "TCP).");
+        break;
     case G_NONE + 1:
         advice = gd_format(
             "Overlap MPI with GPU work: post MPI_Irecv/MPI_Isend as soon as the data exists and compute what does "

@@ -9,6 +9,9 @@
 #    advice and not the verdict name torch, DataLoader, non_blocking, pin_memory= or .item(), and
 #    pageable_memcpy's advice names cudaMallocHost.
 #  - the same with one cpu_op "aten::copy_" added -> "pytorch" again.
+#  - ok_comm_kinds.json without host ops, annotations and marker (NCCL kernels only) -> "none";
+#    communication_bound's advice names ncclGroupStart, not DDP/FSDP/no_sync/ZeRO, and the verdict's
+#    fix is its GD_FIX_NEUTRAL row.
 #  - the shared CloverLeaf export (kernels clover::*, CUDA calls, no NVTX) -> "none"; the verdict's
 #    fix is findings.def's GD_FIX_NEUTRAL row for sync_stall.
 set -u
@@ -17,7 +20,7 @@ GD_TMP_TAG=framework
 . "$(cd "$(dirname "$0")" && pwd)/common.sh"
 cd "$TMP" || exit 1
 
-python3 - "$GD_TEST_DATA/ok_transfers.json" "$GD_TEST_DATA/ok_queued_work.json" <<'PY'
+python3 - "$GD_TEST_DATA/ok_transfers.json" "$GD_TEST_DATA/ok_queued_work.json" "$GD_TEST_DATA/ok_comm_kinds.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 d["traceEvents"] = [e for e in d["traceEvents"] if not e["name"].startswith("ProfilerStep#")]
@@ -30,6 +33,11 @@ json.dump(d, open("aten.json", "w"))
 d = json.load(open(sys.argv[2]))
 d["traceEvents"] = [e for e in d["traceEvents"] if e.get("cat") not in ("cpu_op", "python_function", "user_annotation")]
 json.dump(d, open("queued_nofw.json", "w"))
+# ok_comm_kinds (NCCL kernels, communication_bound) without host ops, annotations and its marker
+d = json.load(open(sys.argv[3]))
+d["traceEvents"] = [e for e in d["traceEvents"] if e.get("cat") not in ("cpu_op", "python_function", "user_annotation")
+                    and not e.get("name", "").startswith("ProfilerStep#")]
+json.dump(d, open("comm_nofw.json", "w"))
 PY
 
 check() { # FILE FRAMEWORK NEUTRAL(1/0)
@@ -61,6 +69,16 @@ import json, sys
 ids = [f["id"] for f in json.load(open(sys.argv[1]))["findings"]]
 assert "stream_wait" in ids and "sync_stall" in ids, ids
 ' "$TMP/queued_nofw.json.out" && ok || nok "queued work without host ops: stream_wait and sync_stall"
+
+check comm_nofw.json none 1 && ok || nok "NCCL kernels without host ops: neutral advice"
+python3 -c '
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+f = [f for f in d["findings"] if f["id"] == "communication_bound"]
+assert f and "ncclGroupStart" in f[0]["recommendation"], f
+assert not re.search(r"DDP|FSDP|no_sync|ZeRO", f[0]["recommendation"] + d["verdict"]["summary"]), f
+assert "(overlap communication with computation" in d["verdict"]["summary"], d["verdict"]
+' "$TMP/comm_nofw.json.out" && ok || nok "NCCL kernels without host ops: communication_bound in NCCL words, the neutral verdict fix"
 
 CL="$GD_SHARED/data/nsys/cloverleaf_cuda_a100.sqlite"
 if [ -f "$CL" ]; then
