@@ -895,6 +895,11 @@ typedef struct gpudiag_analyze_opts {
      *  every gap (the JSON report lists at most GPUDIAG_JSON_GAPS) saves 56 bytes per gap,
      *  about 400 MB on a 28 GB trace of 7 M gaps (docs/MEMORY.md). */
     size_t max_gaps;
+    /** Threads the analysis may use where its work splits (issue 24): 0 or 1 = the
+     *  calling thread only; more = the idle-time pass runs its per-stream breakdown
+     *  and CPU-op host sets on a second thread beside the runtime calls' sets (one
+     *  extra thread at most today).  The report is the same whatever the value. */
+    int threads;
 } gpudiag_analyze_opts;
 
 /** The JSON report's idle.gaps[] lists at most this many gaps, the longest. */

@@ -14,6 +14,7 @@
  * Both are linear after one sort per set.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -819,16 +820,16 @@ static int host_call_sets(idle_ctx *ic)
     return 0;
 }
 
-/* Host activity from CPU ops: compilation, warm-up and compiled-code names
+/* Host activity from CPU ops into host[HOST_SETS] (ic->host, or a second
+ * thread's own sets): compilation, warm-up and compiled-code names
  * (classified once per name; r->compiled_calls), TBP's host roles, and the
  * specific activities that can name a gap (data loading, communication,
  * optimizer, coalescing) or else count as other host work.  0, or -1 on
  * allocation failure. */
-static int host_op_sets(idle_ctx *ic)
+static int host_op_sets(idle_ctx *ic, gd_vec *host)
 {
     const gpudiag_trace *t = ic->a->t;
     gpudiag_report *r = ic->a->r;
-    gd_vec *host = ic->host;
     if (t->names.count && !(ic->nclass = calloc(t->names.count, 1)))
         return -1;
     for (size_t i = 0; i < t->cpu_ops.len; i++) {
@@ -1139,6 +1140,73 @@ static int keep_gaps(idle_ctx *ic)
     return lost ? -1 : 0;
 }
 
+/* The part of the host sets run beside host_call_sets (issue 24): the
+ * per-stream breakdown, then the CPU ops' sets into host[] of its own.  The
+ * two sides write disjoint report fields, only this side allocates from the
+ * report's arena, and every name's flags are set before it starts
+ * (gd_name_flags writes its cache on first use). */
+typedef struct idle_side {
+    idle_ctx *ic;
+    gd_vec host[HOST_SETS];
+    int rc;
+} idle_side;
+
+static void *idle_side_run(void *arg)
+{
+    idle_side *sd = arg;
+    sd->rc = stream_breakdown(sd->ic->a) != 0 || host_op_sets(sd->ic, sd->host) != 0 ? -1 : 0;
+    return NULL;
+}
+
+/* The stream breakdown and the host activity sets, merged.  With
+ * opts.threads > 1 the CPU-op side runs on a second thread and its sets are
+ * appended to the runtime-call side's before the merge: a merged set is the
+ * union of what was pushed whatever the order, so the report is the one
+ * thread's.  0, or -1 on allocation failure. */
+static int host_sets(idle_ctx *ic)
+{
+    actx *a = ic->a;
+    int threads = a->opts ? a->opts->threads : 0;
+    idle_side sd;
+    memset(&sd, 0, sizeof sd);
+    sd.ic = ic;
+    for (int h = 0; h < HOST_SETS; h++)
+        gd_vec_init(&sd.host[h], sizeof(gd_iv));
+    pthread_t th;
+    int par = 0;
+    if (threads > 1) {
+        for (uint32_t id = 0; id < a->t->names.count; id++)
+            gd_name_flags(a, id);
+        par = pthread_create(&th, NULL, idle_side_run, &sd) == 0;
+    }
+    int rc;
+    if (par) {
+        rc = host_call_sets(ic);
+        pthread_join(th, NULL);
+        if (rc == 0)
+            rc = sd.rc;
+        for (int h = 0; rc == 0 && h < HOST_SETS; h++) {
+            gd_vec *dst = &ic->host[h];
+            const gd_vec *src = &sd.host[h];
+            if (src->len && gd_vec_reserve(dst, dst->len + src->len) != 0) {
+                rc = -1;
+            } else if (src->len) {
+                memcpy((char *)dst->data + dst->len * dst->elem, src->data, src->len * src->elem);
+                dst->len += src->len;
+            }
+        }
+    } else {
+        rc = stream_breakdown(a) != 0 || host_call_sets(ic) != 0 || host_op_sets(ic, ic->host) != 0 ? -1 : 0;
+    }
+    for (int h = 0; h < HOST_SETS; h++)
+        gd_vec_free(&sd.host[h]);
+    if (rc != 0)
+        return -1;
+    for (int h = 0; h < HOST_SETS; h++)
+        ic->host[h].len = gd_iv_merge(ic->host[h].data, ic->host[h].len);
+    return 0;
+}
+
 int gd_build_idle(actx *a)
 {
     const gpudiag_trace *t = a->t;
@@ -1168,20 +1236,16 @@ int gd_build_idle(actx *a)
         if (!tl->devices)
             goto out;
     }
-    if (stream_breakdown(a) != 0)
-        goto out;
     if (!have_span) {
-        rc = 0;
+        rc = stream_breakdown(a) != 0 ? -1 : 0;
         goto out;
     }
     ic.top = gd_arena_calloc(r->arena, GD_TOP_GAPS, sizeof *ic.top); /* r->top_gaps */
     ic.kept = a->max_gaps ? malloc(a->max_gaps * sizeof *ic.kept) : NULL;
     if (!ic.top || (a->max_gaps && !ic.kept))
         goto out;
-    if (host_call_sets(&ic) != 0 || host_op_sets(&ic) != 0)
+    if (host_sets(&ic) != 0)
         goto out;
-    for (int h = 0; h < HOST_SETS; h++)
-        ic.host[h].len = gd_iv_merge(ic.host[h].data, ic.host[h].len);
     for (size_t di = 0; di < r->device_count; di++)
         if (idle_device(&ic, r->devices[di].id) != 0)
             goto out;

@@ -1003,7 +1003,9 @@ static gpudiag_status read_once_and_analyze(const char *path, const settings *s,
     gd_once_in_close(&o);
     if (st != GPUDIAG_OK)
         return st;
-    st = gpudiag_analyze(t, &s->aopts, r, err);
+    gpudiag_analyze_opts ao = s->aopts;
+    ao.threads = ropts.threads; /* one trace: its analysis may split too (a directory's ranks do not) */
+    st = gpudiag_analyze(t, &ao, r, err);
     gpudiag_trace_free(&t);
     return st;
 }
@@ -1038,7 +1040,9 @@ static gpudiag_status read_and_analyze(const char *path, const settings *s, gpud
     gd_progress_end(bar);
     if (st != GPUDIAG_OK)
         return st;
-    st = gpudiag_analyze(t, &s->aopts, r, err);
+    gpudiag_analyze_opts ao = s->aopts;
+    ao.threads = ropts.threads; /* one trace: its analysis may split too (a directory's ranks do not) */
+    st = gpudiag_analyze(t, &ao, r, err);
     gpudiag_trace_free(&t);
     return st;
 }
