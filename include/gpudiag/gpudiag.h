@@ -166,7 +166,12 @@ typedef struct gpudiag_read_opts {
      *  simdjson parser); so a regular file gets at most one thread per 64 MiB of
      *  JSON (a .gz: 10 x its size on disk), and a small trace is read on the
      *  calling thread.  Ignored without simdjson, for header_only and for an
-     *  Nsight export.  Appended in 0.1 (fields are only ever appended). */
+     *  Nsight export.  With N > 1 a plain .json regular file is memory-mapped
+     *  (GPUDIAG_NO_MMAP=1 in the environment: read(2) instead): a file that
+     *  shrinks while it is read, or an I/O error on its pages, then raises
+     *  SIGBUS in the calling process, as with any mapped file; the gpudiag
+     *  command turns that into exit 3.  Appended in 0.1 (fields are only ever
+     *  appended). */
     int threads;
 } gpudiag_read_opts;
 

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
@@ -73,6 +74,23 @@ typedef struct cli_command {
     int report_only;
 } cli_command;
 
+/* A memory-mapped trace (a regular file read with --jobs > 1, docs/PERFORMANCE.md
+ * "Parallel ingest") that shrinks while it is read, or whose pages cannot be read
+ * (an I/O error on a network file system), raises SIGBUS where read(2) would have
+ * returned short or failed: one line and exit 3 (unreadable input) instead of a
+ * death by signal.  Only async-signal-safe calls; the report is not written (outputs
+ * go through a temporary file renamed at the end, so no file is left half-written). */
+static void on_sigbus(int sig)
+{
+    (void)sig;
+    static const char msg[] = "gpudiag: error: an input file shrank or could not be read while it was being read "
+                              "(SIGBUS: the file is memory-mapped); no report was written; analyse a copy that is "
+                              "not being changed, or set GPUDIAG_NO_MMAP=1 to read it with read(2)\n";
+    ssize_t w = write(2, msg, sizeof msg - 1);
+    (void)w;
+    _exit(GD_EXIT_INPUT);
+}
+
 static const cli_command commands[] = {
     {"analyze", gd_cmd_analyze, NULL, 1},
     {"specs", gd_cmd_specs, NULL, 1},
@@ -130,8 +148,10 @@ int gd_cli_run(int argc, char **argv)
          * instead of a death by signal: exit 5 through gd_stdout_failed() (in
          * finish() at the latest), silent for EPIPE, one line for the others
          * (not for run/watch: their children would inherit the disposition;
-         * serve handles SIGPIPE itself). */
+         * serve handles SIGPIPE itself); and SIGBUS, for a mapped input that shrinks,
+ * becomes exit 3 (on_sigbus). */
         if (c->report_only) {
+            signal(SIGBUS, on_sigbus);
             signal(SIGPIPE, SIG_IGN);
 #ifdef SIGXFSZ
             signal(SIGXFSZ, SIG_IGN);
