@@ -636,7 +636,7 @@ static int kept_range(const gpudiag_report *r, const gpudiag_side *s, int64_t *l
 /* Exchange two fields of n bytes (a pointer, a count). */
 static void swap_field(void *a, void *b, size_t n)
 {
-    unsigned char tmp[sizeof(void *) > sizeof(size_t) ? sizeof(void *) : sizeof(size_t)];
+    unsigned char tmp[sizeof(void *) + sizeof(size_t)]; /* room for either (n is one of the two) */
     memcpy(tmp, a, n);
     memcpy(a, b, n);
     memcpy(b, tmp, n);
