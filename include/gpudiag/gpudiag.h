@@ -876,6 +876,14 @@ typedef struct gpudiag_report {
     /* the collectives of comm_kernel_us (same order and count), for per-rank summaries (issue 22) */
     int64_t *comm_kernel_start_ns; /**< start, trace clock × 1000 (ns); owned by the report */
     unsigned char *comm_kernel_kind; /**< gpudiag_comm_kind of each (DEFINITIONS "Communication"); owned */
+    /** bytes each moved, as NCCL-tests counts a collective's size, from its record_param_comms
+     *  args (DEFINITIONS "Communication", collective bytes); NaN when unknown; owned */
+    double *comm_kernel_bytes;
+    /** µs of each during which no other GPU work ran on its device: its share of the
+     *  Communication role (DEFINITIONS "Communication", exposed wait); owned */
+    double *comm_kernel_exposed_us;
+    /** its process group's size ("Group size"), 0 when unknown; owned */
+    int32_t *comm_kernel_group_size;
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */

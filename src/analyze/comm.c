@@ -18,7 +18,52 @@
 typedef struct ts_dur {
     int64_t ts, dur;
     int kind;
+    int32_t group_size;
+    double bytes;
+    int64_t exposed; /* ns */
 } ts_dur;
+
+/* The GPU work of device dev that hides communication in the step breakdown (the
+ * Kernel, Memcpy and Memset roles, which rank above Communication: DEFINITIONS
+ * "Communication", exposed wait), as a merged set in *out.  0, or -1 on OOM. */
+static int cover_of_device(actx *a, int32_t dev, gd_vec *out)
+{
+    const gpudiag_trace *t = a->t;
+    for (size_t i = 0; i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        if (op->device != dev || (op->kind == GD_GPU_KERNEL && a->op_is_comm[i]))
+            continue;
+        if (gd_iv_push(out, op->ts_ns, op->ts_ns + op->dur_ns))
+            return -1;
+    }
+    out->len = gd_iv_merge(out->data, out->len);
+    return 0;
+}
+
+/* The report's per-collective arrays (comm_kernel_*) from the sorted v. */
+static int fill_sequence(gpudiag_report *r, const gd_vec *v)
+{
+    size_t n = v->len + 1;
+    if (!(r->comm_kernel_us = gd_arena_alloc(r->arena, n * sizeof *r->comm_kernel_us)) ||
+        !(r->comm_kernel_start_ns = gd_arena_alloc(r->arena, n * sizeof *r->comm_kernel_start_ns)) ||
+        !(r->comm_kernel_kind = gd_arena_alloc(r->arena, n)) ||
+        !(r->comm_kernel_bytes = gd_arena_alloc(r->arena, n * sizeof *r->comm_kernel_bytes)) ||
+        !(r->comm_kernel_exposed_us = gd_arena_alloc(r->arena, n * sizeof *r->comm_kernel_exposed_us)) ||
+        !(r->comm_kernel_group_size = gd_arena_alloc(r->arena, n * sizeof *r->comm_kernel_group_size)))
+        return -1;
+    for (size_t i = 0; i < v->len; i++) {
+        const ts_dur *x = &((const ts_dur *)v->data)[i];
+        r->comm_kernel_us[i] = ns_to_us(x->dur);
+        r->comm_kernel_start_ns[i] = x->ts;
+        r->comm_kernel_kind[i] = (unsigned char)x->kind;
+        r->comm_kernel_bytes[i] = x->bytes;
+        r->comm_kernel_exposed_us[i] = ns_to_us(x->exposed);
+        r->comm_kernel_group_size[i] = x->group_size;
+        r->comm_kernel_time_us += r->comm_kernel_us[i];
+    }
+    r->comm_kernel_count = v->len;
+    return 0;
+}
 
 int gd_build_comm_sequence(actx *a)
 {
@@ -34,42 +79,36 @@ int gd_build_comm_sequence(actx *a)
     }
     if (dev == INT32_MAX)
         return 0;
-    gd_vec v;
+    gd_vec v, cover;
     gd_vec_init(&v, sizeof(ts_dur));
+    gd_vec_init(&cover, sizeof(gd_iv));
     gd_coll_join j;
-    if (gd_coll_join_init(&j, t) != 0)
+    int rc = -1;
+    if (cover_of_device(a, (int32_t)dev, &cover) != 0 || gd_coll_join_init(&j, t) != 0) {
+        gd_vec_free(&cover);
         return -1;
+    }
     for (size_t i = 0; i < t->gpu_ops.len; i++) {
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
         if (op->kind != GD_GPU_KERNEL || !a->op_is_comm[i] || op->device != dev || op->ts_ns < a->span_s ||
             op->ts_ns >= a->span_e || op->dur_ns == 0)
             continue; /* a zero-length collective carries no timing (CUPTI artefact) */
         const gd_runtime *rt = gd_runtime_of_op(a, i);
-        ts_dur x = {op->ts_ns, op->dur_ns, (int)gd_coll_kind(&j, op, rt, NULL)};
-        if (!gd_vec_push(&v, &x)) {
-            gd_vec_free(&v);
-            gd_coll_join_free(&j);
-            return -1;
-        }
+        gd_coll_params p;
+        gd_coll_params_of(&j, op, rt, &p);
+        ts_dur x = {op->ts_ns, op->dur_ns, (int)gd_coll_kind(&j, op, rt, NULL), p.group_size, 0, 0};
+        x.bytes = gd_coll_bytes(x.kind, &p);
+        x.exposed = op->dur_ns - gd_iv_cover_len(cover.data, cover.len, op->ts_ns, op->ts_ns + op->dur_ns);
+        if (!gd_vec_push(&v, &x))
+            goto out;
     }
+    if (gd_radix_sort_i64(v.data, v.len, sizeof(ts_dur), offsetof(ts_dur, ts)) == 0)
+        rc = fill_sequence(r, &v);
+out:
     gd_coll_join_free(&j);
-    if (gd_radix_sort_i64(v.data, v.len, sizeof(ts_dur), offsetof(ts_dur, ts)) != 0 ||
-        !(r->comm_kernel_us = gd_arena_alloc(r->arena, (v.len + 1) * sizeof *r->comm_kernel_us)) ||
-        !(r->comm_kernel_start_ns = gd_arena_alloc(r->arena, (v.len + 1) * sizeof *r->comm_kernel_start_ns)) ||
-        !(r->comm_kernel_kind = gd_arena_alloc(r->arena, v.len + 1))) {
-        gd_vec_free(&v);
-        return -1;
-    }
-    for (size_t i = 0; i < v.len; i++) {
-        const ts_dur *x = &((ts_dur *)v.data)[i];
-        r->comm_kernel_us[i] = ns_to_us(x->dur);
-        r->comm_kernel_start_ns[i] = x->ts;
-        r->comm_kernel_kind[i] = (unsigned char)x->kind;
-        r->comm_kernel_time_us += r->comm_kernel_us[i];
-    }
-    r->comm_kernel_count = v.len;
     gd_vec_free(&v);
-    return 0;
+    gd_vec_free(&cover);
+    return rc;
 }
 
 /* Communication kernel time by kind (DEFINITIONS "Communication", collective kinds;

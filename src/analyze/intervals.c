@@ -193,9 +193,9 @@ int gd_iv_push(gd_vec *v, int64_t s, int64_t e)
     return gd_vec_push(v, &iv) ? 0 : -1;
 }
 
-int gd_iv_contains(const gd_iv *a, size_t n, int64_t t)
+/* The first interval of a merged set ending after t (n if none): ends are sorted. */
+static size_t first_ending_after(const gd_iv *a, size_t n, int64_t t)
 {
-    /* first interval ending after t: ends of a merged set are sorted */
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -204,5 +204,22 @@ int gd_iv_contains(const gd_iv *a, size_t n, int64_t t)
         else
             hi = mid;
     }
+    return lo;
+}
+
+int gd_iv_contains(const gd_iv *a, size_t n, int64_t t)
+{
+    size_t lo = first_ending_after(a, n, t);
     return lo < n && a[lo].s <= t;
+}
+
+int64_t gd_iv_cover_len(const gd_iv *a, size_t n, int64_t s, int64_t e)
+{
+    int64_t len = 0;
+    for (size_t i = first_ending_after(a, n, s); i < n && a[i].s < e; i++) {
+        int64_t lo = a[i].s > s ? a[i].s : s, hi = a[i].e < e ? a[i].e : e;
+        if (hi > lo)
+            len += hi - lo;
+    }
+    return len;
 }

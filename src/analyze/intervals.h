@@ -31,6 +31,9 @@ int gd_iv_contains(const gd_iv *a, size_t n, int64_t t);
  * or before the previous end.  Returns the new count. */
 size_t gd_iv_merge(gd_iv *a, size_t n);
 
+/* |a ∩ [s, e)| for a merged set a, by binary search: O(log n + the intervals met). */
+int64_t gd_iv_cover_len(const gd_iv *a, size_t n, int64_t s, int64_t e);
+
 /* Total length of a set. */
 int64_t gd_iv_sum(const gd_iv *a, size_t n);
 

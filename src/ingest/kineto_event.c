@@ -352,9 +352,10 @@ static int commit_host(gpudiag_trace *t, const ev_scratch *e, const char *name, 
     uint32_t nid = intern_name(t, e, name, nlen);
     if (nid == UINT32_MAX || gd_trace_push_cpu_op(t, &op, nid, e->dur_ns) != 0)
         return -1;
+    gd_coll_params cp = {e->in_nelems1 - 1, e->out_nelems1 - 1, e->dtype_size, e->group_size};
     if (e->cat != CAT_GPU_ANNOT && e->cat != CAT_PYFUNC &&
         gd_trace_note_comm_call(t, name, nlen, e->coll, e->ts_ns, e->dur_ns, e->has_ext ? e->external_id : -1,
-                                (int32_t)(e->has_tid ? e->tid : 0)) != 0)
+                                (int32_t)(e->has_tid ? e->tid : 0), &cp) != 0)
         return -1;
     if (e->cat == CAT_OPERATOR && (e->has_flops || shapes->n_in > 0))
         return note_op_flops(t, e, name, nlen, shapes);

@@ -48,6 +48,7 @@ enum key {
     /* args */
     K_CORRELATION, K_EXTERNAL_ID, K_DEVICE, K_STREAM, K_BPS, K_OCC, K_BYTES,
     K_INPUT_DIMS, K_INPUT_TYPE, K_FLOPS, K_COLL_NAME,
+    K_IN_NELEMS, K_OUT_NELEMS, K_DTYPE, K_GROUP_SIZE, /* record_param_comms (collective.h) */
     K_MEM_BYTES, K_MEM_DEV_ID, K_MEM_DEV_TYPE, K_MEM_TOTAL_ALLOC, K_MEM_TOTAL_RES, /* `[memory]` events */
     /* device props */
     K_DP_ID, K_DP_NAME, K_DP_MEM, K_DP_MAJOR, K_DP_MINOR, K_DP_SMS, K_DP_WARP, K_DP_MAXTHR,
@@ -81,6 +82,10 @@ typedef struct ev_scratch {
     int has_flops;
     double flops;         /* args.flops (with_flops=True) */
     int coll;             /* 1 + gpudiag_comm_kind named by args "Collective name", 0 if none */
+    /* args "In msg nelems", "Out msg nelems" (+1: 0 when absent or not a count >= 0),
+     * "dtype" (its size in bytes, 0 when absent or unknown), "Group size" (0 when absent) */
+    int64_t in_nelems1, out_nelems1;
+    int dtype_size, group_size;
     /* `[memory]` events (DEFINITIONS "Memory timeline"): args "Bytes", "Device Id", "Device Type",
      * "Total Allocated", "Total Reserved" */
     int has_mem_dev_id, has_mem_dev_type, mem_bad;

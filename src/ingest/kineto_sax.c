@@ -50,6 +50,7 @@ static int key_for(int ctx, const char *k, size_t len)
             if (KEYIS("bytes")) return K_BYTES;
             if (KEYIS("flops")) return K_FLOPS;
             if (KEYIS("Bytes")) return K_MEM_BYTES;
+            if (KEYIS("dtype")) return K_DTYPE;
             return K_NONE;
         case 6:
             if (KEYIS("device")) return K_DEVICE;
@@ -61,6 +62,7 @@ static int key_for(int ctx, const char *k, size_t len)
         case 10:
             if (KEYIS("Input Dims")) return K_INPUT_DIMS;
             if (KEYIS("Input type")) return K_INPUT_TYPE;
+            if (KEYIS("Group size")) return K_GROUP_SIZE;
             return K_NONE;
         case 11:
             if (KEYIS("correlation")) return K_CORRELATION;
@@ -69,9 +71,11 @@ static int key_for(int ctx, const char *k, size_t len)
             return K_NONE;
         case 13:
             if (KEYIS("blocks per SM")) return K_BPS;
+            if (KEYIS("In msg nelems")) return K_IN_NELEMS;
             return K_NONE;
         case 14:
             if (KEYIS("Total Reserved")) return K_MEM_TOTAL_RES;
+            if (KEYIS("Out msg nelems")) return K_OUT_NELEMS;
             return K_NONE;
         case 15:
             if (KEYIS("Collective name") || KEYIS("collective_name")) return K_COLL_NAME;
@@ -405,6 +409,15 @@ static int cb_number(void *ctx, const char *s, size_t len)
             e->has_ext = 1;
         }
         break;
+    case K_IN_NELEMS:
+    case K_OUT_NELEMS:
+        if (gd_kt_parse_int64(s, len, &v) == 0 && v >= 0 && v < INT64_MAX)
+            *(key == K_IN_NELEMS ? &e->in_nelems1 : &e->out_nelems1) = v + 1;
+        break;
+    case K_GROUP_SIZE:
+        if (gd_kt_parse_int64(s, len, &v) == 0 && v > 0 && v <= INT32_MAX)
+            e->group_size = (int)v;
+        break;
     case K_DEVICE:
         if (gd_kt_parse_int64(s, len, &v) == 0 && v >= INT32_MIN && v <= INT32_MAX) {
             e->device = v;
@@ -573,6 +586,9 @@ static int cb_string(void *ctx, const unsigned char *us, size_t len)
         e->coll = k < 0 ? 0 : k + 1;
         break;
     }
+    case K_DTYPE:
+        e->dtype_size = gd_coll_dtype_size(s, len);
+        break;
     case K_DP_NAME: {
         size_t n = len < sizeof p->dp.name - 1 ? len : sizeof p->dp.name - 1;
         memcpy(p->dp.name, s, n);

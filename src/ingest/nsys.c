@@ -774,7 +774,7 @@ static int row_nvtx(nsr *r, sqlite3_stmt *s)
         op.role = GD_CR_COMM; /* an MPI call is communication, not CPU work */
     uint32_t nid = gd_strtab_intern(&t->names, nlen ? nm : "(unnamed range)", nlen ? nlen : 15);
     if (nid == UINT32_MAX || gd_trace_push_cpu_op(t, &op, nid, end - start) != 0 ||
-        gd_trace_note_comm_call(t, nm, nlen, 0, start, end - start, -1, (int32_t)(col_i64(s, 3, 0) & 0xFFFFFF)) != 0)
+        gd_trace_note_comm_call(t, nm, nlen, 0, start, end - start, -1, (int32_t)(col_i64(s, 3, 0) & 0xFFFFFF), NULL) != 0)
         return -1;
     t->nsys.nvtx_ranges++;
     if (mpi)
@@ -808,7 +808,7 @@ static int row_mpi(nsr *r, sqlite3_stmt *s)
     int k = gd_coll_kind_from_host(nm, nlen);
     /* named "MPI_" for the join: the table says it is an MPI call whatever its text */
     if (gd_trace_note_comm_call(t, "MPI_", 4, 1 + (k < 0 ? GPUDIAG_COMM_OTHER : k), start, end - start, -1,
-                                (int32_t)(col_i64(s, 3, 0) & 0xFFFFFF)) != 0)
+                                (int32_t)(col_i64(s, 3, 0) & 0xFFFFFF), NULL) != 0)
         return -1;
     t->nsys.mpi_calls++;
     return 0;

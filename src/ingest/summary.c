@@ -36,6 +36,8 @@ typedef enum where {
     AT_DURATIONS,  /* ranks[i].collectives.duration_us[] */
     AT_STARTS,     /* ranks[i].collectives.start_us[] */
     AT_KINDS,      /* ranks[i].collectives.kind[] */
+    AT_BYTES,      /* ranks[i].collectives.bytes[] */
+    AT_EXPOSED,    /* ranks[i].collectives.exposed_us[] */
 } where;
 
 typedef struct rd {
@@ -141,6 +143,21 @@ static double finite_or_nan(const char *buf)
     return isfinite(v) ? v : NAN;
 }
 
+/* Append v to the array *a of *n entries (capacity *cap).  0, or -1 when out of memory. */
+static int push_double(double **a, size_t *n, size_t *cap, double v)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 64;
+        double *d = realloc(*a, c * sizeof *d);
+        if (!d)
+            return -1;
+        *a = d;
+        *cap = c;
+    }
+    (*a)[(*n)++] = v;
+    return 0;
+}
+
 /* A scalar value arrived (number text, string, or neither for null/bool). */
 static int scalar(rd *r, const char *num, const unsigned char *str, size_t len)
 {
@@ -149,7 +166,7 @@ static int scalar(rd *r, const char *num, const unsigned char *str, size_t len)
     char buf[64] = "";
     int fits = (num || str) && copy_key(buf, sizeof buf, (const unsigned char *)(num ? num : (const char *)str), len);
     where at = r->at;
-    int in_array = at == AT_DURATIONS || at == AT_STARTS || at == AT_KINDS;
+    int in_array = at == AT_DURATIONS || at == AT_STARTS || at == AT_KINDS || at == AT_BYTES || at == AT_EXPOSED;
     if (!in_array)
         r->at = AT_NONE; /* a key's value is read once */
     if ((in_array || at == AT_RANK_FIELD || at == AT_COUNT) && !r->cur)
@@ -180,6 +197,15 @@ static int scalar(rd *r, const char *num, const unsigned char *str, size_t len)
                     kind = c;
             k->comm_kind[k->nkind++] = (unsigned char)kind;
         }
+        break;
+    }
+    case AT_BYTES:
+    case AT_EXPOSED: {
+        gd_summary_rank *k = r->cur;
+        double v = num && fits ? finite_or_nan(buf) : NAN;
+        if ((at == AT_BYTES ? push_double(&k->comm_bytes, &k->nbytes, &k->bytes_cap, v)
+                            : push_double(&k->comm_exposed_us, &k->nexposed, &k->exposed_cap, v)) != 0)
+            return r->oom = 1, 0;
         break;
     }
     case AT_SCHEMA:
@@ -294,7 +320,8 @@ static int open_container(rd *r, int map)
     int d = r->depth++;
     if (r->ignore_to)
         return 1;
-    if (!(d == 4 && r->cur && !map && (r->at == AT_DURATIONS || r->at == AT_STARTS || r->at == AT_KINDS)))
+    if (!(d == 4 && r->cur && !map &&
+          (r->at == AT_DURATIONS || r->at == AT_STARTS || r->at == AT_KINDS || r->at == AT_BYTES || r->at == AT_EXPOSED)))
         r->at = AT_NONE;
     if (d == 0 && !map)
         return fail(r, "a summary is a JSON object");
@@ -326,10 +353,17 @@ static int open_container(rd *r, int map)
     }
     if (d == 3 && r->cur && strcmp(r->key, "collectives") == 0 && map)
         return 1;
-    if (d == 4 && r->cur && !map &&
-        (strcmp(r->key, "duration_us") == 0 || strcmp(r->key, "start_us") == 0 || strcmp(r->key, "kind") == 0)) {
-        r->at = r->key[0] == 'd' ? AT_DURATIONS : r->key[0] == 's' ? AT_STARTS : AT_KINDS;
-        return 1;
+    if (d == 4 && r->cur && !map) {
+        static const struct {
+            const char *key;
+            where at;
+        } arrays[] = {{"duration_us", AT_DURATIONS}, {"start_us", AT_STARTS}, {"kind", AT_KINDS},
+                      {"bytes", AT_BYTES},           {"exposed_us", AT_EXPOSED}};
+        for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+            if (strcmp(r->key, arrays[i].key) == 0) {
+                r->at = arrays[i].at;
+                return 1;
+            }
     }
     if (d == 1 && (strcmp(r->top, "tool") == 0 || strcmp(r->top, "job") == 0) && map)
         return 1;

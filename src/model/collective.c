@@ -4,6 +4,7 @@
  */
 #include "model/collective.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,8 +109,48 @@ gpudiag_comm_kind gd_coll_kind_from_kernel(const char *s, size_t len)
     return GPUDIAG_COMM_OTHER;
 }
 
+int gd_coll_dtype_size(const char *s, size_t len)
+{
+    static const struct {
+        const char *name;
+        int size;
+    } sizes[] = {{"Float", 4},         {"BFloat16", 2},        {"Half", 2},         {"Double", 8},
+                 {"Long", 8},          {"Int", 4},             {"Short", 2},        {"Char", 1},
+                 {"Byte", 1},          {"Bool", 1},            {"UInt16", 2},       {"UInt32", 4},
+                 {"UInt64", 8},        {"ComplexHalf", 4},     {"ComplexFloat", 8}, {"ComplexDouble", 16},
+                 {"Float8_e4m3fn", 1}, {"Float8_e5m2", 1},     {"Float8_e4m3fnuz", 1}, {"Float8_e5m2fnuz", 1}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        if (strlen(sizes[i].name) == len && memcmp(sizes[i].name, s, len) == 0)
+            return sizes[i].size;
+    return 0;
+}
+
+double gd_coll_bytes(int k, const gd_coll_params *p)
+{
+    int64_t n;
+    switch (k) {
+    case GPUDIAG_COMM_ALL_REDUCE:
+    case GPUDIAG_COMM_BROADCAST:
+    case GPUDIAG_COMM_ALL_TO_ALL:
+    case GPUDIAG_COMM_REDUCE_SCATTER:
+        n = p->in_nelems;
+        break;
+    case GPUDIAG_COMM_ALL_GATHER:
+        n = p->out_nelems;
+        break;
+    case GPUDIAG_COMM_SEND_RECV:
+        n = p->in_nelems > p->out_nelems ? p->in_nelems : p->out_nelems;
+        break;
+    default:
+        return NAN;
+    }
+    if (n < 0 || p->dtype_size <= 0 || n > (INT64_C(1) << 53) / p->dtype_size)
+        return NAN;
+    return (double)n * p->dtype_size;
+}
+
 int gd_trace_note_comm_call(gpudiag_trace *t, const char *name, size_t len, int arg_coll, int64_t ts_ns,
-                            int64_t dur_ns, int64_t external_id, int32_t tid)
+                            int64_t dur_ns, int64_t external_id, int32_t tid, const gd_coll_params *params)
 {
     int k = arg_coll > 0 && arg_coll <= GPUDIAG_COMM_KIND_COUNT ? arg_coll - 1 : gd_coll_kind_from_host(name, len);
     if (k < 0)
@@ -122,6 +163,10 @@ int gd_trace_note_comm_call(gpudiag_trace *t, const char *name, size_t len, int 
     c.tid = tid;
     c.kind = (uint8_t)k;
     c.is_mpi = (uint8_t)gd_coll_is_mpi(name, len);
+    c.in_nelems = params ? params->in_nelems : -1;
+    c.out_nelems = params ? params->out_nelems : -1;
+    c.dtype_size = (uint8_t)(params && params->dtype_size > 0 && params->dtype_size < 256 ? params->dtype_size : 0);
+    c.group_size = params && params->group_size > 0 ? params->group_size : 0;
     return gd_vec_push(&t->comm_calls, &c) ? 0 : -1;
 }
 
@@ -194,8 +239,8 @@ void gd_coll_join_free(gd_coll_join *j)
     memset(j, 0, sizeof *j);
 }
 
-/* The kind of the host call with External id ext (the first one read), -1 if none. */
-static int by_external_id(const gd_coll_join *j, int64_t ext)
+/* The host call with External id ext (the first one read), NULL if none. */
+static const gd_comm_call *call_by_external_id(const gd_coll_join *j, int64_t ext)
 {
     size_t lo = 0, hi = j->n_ext;
     while (lo < hi) {
@@ -206,13 +251,26 @@ static int by_external_id(const gd_coll_join *j, int64_t ext)
             hi = mid;
     }
     if (lo < j->n_ext && j->by_ext[lo].external_id == ext)
-        return call_at(j->t, j->by_ext[lo].idx)->kind;
-    return -1;
+        return call_at(j->t, j->by_ext[lo].idx);
+    return NULL;
 }
 
+/* The kind of the host call with External id ext, -1 if none. */
+static int by_external_id(const gd_coll_join *j, int64_t ext)
+{
+    const gd_comm_call *c = call_by_external_id(j, ext);
+    return c ? c->kind : -1;
+}
+
+/* A call that carries record_param_comms' element counts. */
+static int has_params(const gd_comm_call *c) { return c->in_nelems >= 0 || c->out_nelems >= 0; }
+
+enum { ONLY_ANY = 0, ONLY_MPI, ONLY_PARAMS };
+
 /* The innermost call on thread tid whose span holds ts (the latest start; ties: read
- * first), restricted to MPI calls when mpi_only; NULL if none. */
-static const gd_comm_call *innermost(const gd_coll_join *j, int32_t tid, int64_t ts, int mpi_only)
+ * first), restricted to MPI calls (ONLY_MPI) or calls with counts (ONLY_PARAMS); NULL if
+ * none. */
+static const gd_comm_call *innermost(const gd_coll_join *j, int32_t tid, int64_t ts, int only)
 {
     /* the first entry after (tid, ts) */
     size_t lo = 0, hi = j->n_tid;
@@ -232,7 +290,8 @@ static const gd_comm_call *innermost(const gd_coll_join *j, int32_t tid, int64_t
         if (sp->tid != tid || sp->ts_ns < earliest)
             break;
         const gd_comm_call *c = call_at(j->t, sp->idx);
-        if (c->end_ns >= ts && c->ts_ns >= best && (!mpi_only || c->is_mpi)) {
+        if (c->end_ns >= ts && c->ts_ns >= best &&
+            (only == ONLY_ANY || (only == ONLY_MPI ? c->is_mpi : has_params(c)))) {
             best = c->ts_ns; /* backwards: on a tie the call read first wins */
             found = c;
         }
@@ -242,7 +301,7 @@ static const gd_comm_call *innermost(const gd_coll_join *j, int32_t tid, int64_t
 
 int gd_coll_in_mpi(const gd_coll_join *j, int32_t tid, int64_t ts)
 {
-    return j->n_tid && innermost(j, tid, ts, 1) != NULL;
+    return j->n_tid && innermost(j, tid, ts, ONLY_MPI) != NULL;
 }
 
 gpudiag_comm_kind gd_coll_kind(const gd_coll_join *j, const gd_gpu_op *op, const gd_runtime *rt, int *source)
@@ -255,7 +314,7 @@ gpudiag_comm_kind gd_coll_kind(const gd_coll_join *j, const gd_gpu_op *op, const
         if (op->kind == GD_GPU_KERNEL && (op->flags & GD_GF_HAS_EXT) && j->n_ext)
             k = by_external_id(j, op->external_id);
         if (k < 0 && rt && j->n_tid) {
-            const gd_comm_call *c = innermost(j, gd_rt_tid(j->t, rt), rt->ts_ns, 0);
+            const gd_comm_call *c = innermost(j, gd_rt_tid(j->t, rt), rt->ts_ns, ONLY_ANY);
             k = c ? c->kind : -1;
         }
     }
@@ -266,4 +325,22 @@ gpudiag_comm_kind gd_coll_kind(const gd_coll_join *j, const gd_gpu_op *op, const
     if (source)
         *source = src;
     return (gpudiag_comm_kind)k;
+}
+
+void gd_coll_params_of(const gd_coll_join *j, const gd_gpu_op *op, const gd_runtime *rt, gd_coll_params *out)
+{
+    const gd_comm_call *c = NULL;
+    if (op->kind == GD_GPU_KERNEL && (op->flags & GD_GF_HAS_EXT) && j->n_ext)
+        c = call_by_external_id(j, op->external_id);
+    if ((!c || !has_params(c)) && rt && j->n_tid)
+        c = innermost(j, gd_rt_tid(j->t, rt), rt->ts_ns, ONLY_PARAMS);
+    if (!c || !has_params(c)) {
+        out->in_nelems = out->out_nelems = -1;
+        out->dtype_size = out->group_size = 0;
+        return;
+    }
+    out->in_nelems = c->in_nelems;
+    out->out_nelems = c->out_nelems;
+    out->dtype_size = c->dtype_size;
+    out->group_size = c->group_size;
 }

@@ -52,13 +52,37 @@ int gd_coll_is_mpi(const char *s, size_t len);
  * GPUDIAG_COMM_UNKNOWN (they run any collective); anything else GPUDIAG_COMM_OTHER. */
 gpudiag_comm_kind gd_coll_kind_from_kernel(const char *s, size_t len);
 
+/* The size in bytes of one element of a PyTorch dtype as record_param_comms writes it
+ * in args "dtype" (c10 ScalarType names: "Float" 4, "BFloat16" 2, "Half" 2, "Double" 8,
+ * "Long" 8, "Int" 4, "Short" 2, "Char"/"Byte"/"Bool" 1, "Float8_*" 1, "UInt16" 2,
+ * "UInt32" 4, "UInt64" 8, "ComplexHalf" 4, "ComplexFloat" 8, "ComplexDouble" 16; the exact
+ * spelling).  s: len bytes.  0 for any other name (unknown: no bytes are guessed). */
+int gd_coll_dtype_size(const char *s, size_t len);
+
+/* What record_param_comms says of one collective: element counts (-1 unknown), bytes per
+ * element (0 unknown), the process group's size (0 unknown). */
+typedef struct gd_coll_params {
+    int64_t in_nelems, out_nelems;
+    int dtype_size;
+    int group_size;
+} gd_coll_params;
+
+/* The bytes of a collective of kind k, as NCCL-tests counts a collective's size (the
+ * larger buffer): all_reduce, broadcast, all_to_all: in_nelems; all_gather: out_nelems
+ * (the gathered tensor); reduce_scatter: in_nelems (the tensor scattered); send_recv:
+ * the larger of the two (a send names its input, a recv its output); times dtype_size.
+ * NaN when k is other or unknown, the count needed or the dtype is unknown, or the
+ * product passes 2^53 (DEFINITIONS "Communication", collective bytes). */
+double gd_coll_bytes(int k, const gd_coll_params *p);
+
 /* Keep a host call (a framework op, annotation, NVTX range or MPI call named name, len
  * bytes) in t->comm_calls when it names a collective: arg_coll (1 + the kind its
  * "Collective name" arg names, 0 if none) first, else its name (gd_coll_kind_from_host).
  * ts_ns/dur_ns: its span in ns on the trace clock; external_id: -1 if absent; tid: its
- * thread.  Returns 0 (kept or not a collective), or -1 when out of memory. */
+ * thread; params: its record_param_comms args (NULL: none known).  Returns 0 (kept or not
+ * a collective), or -1 when out of memory. */
 int gd_trace_note_comm_call(gpudiag_trace *t, const char *name, size_t len, int arg_coll, int64_t ts_ns,
-                            int64_t dur_ns, int64_t external_id, int32_t tid);
+                            int64_t dur_ns, int64_t external_id, int32_t tid, const gd_coll_params *params);
 
 /* Index over t->comm_calls for gd_coll_kind (built once per analysis). */
 typedef struct gd_coll_ext {
@@ -93,5 +117,11 @@ int gd_coll_in_mpi(const gd_coll_join *j, int32_t tid, int64_t ts);
 /* The kind of communication kernel op (an element of t->gpu_ops) whose launch call is rt
  * (NULL when none is joined).  *source (may be NULL) is set to an enum gd_coll_source. */
 gpudiag_comm_kind gd_coll_kind(const gd_coll_join *j, const gd_gpu_op *op, const gd_runtime *rt, int *source);
+
+/* The record_param_comms args of communication kernel op (launch call rt, NULL when none
+ * is joined), joined as the kind is: the host call with the kernel's External id when it
+ * carries them, else the innermost call carrying them on the launch call's thread whose
+ * span holds the launch.  *out: counts -1, sizes 0 when no call carries them. */
+void gd_coll_params_of(const gd_coll_join *j, const gd_gpu_op *op, const gd_runtime *rt, gd_coll_params *out);
 
 #endif

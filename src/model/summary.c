@@ -58,6 +58,8 @@ static void rank_free(gd_summary_rank *k)
     free(k->src);
     free(k->comm_start_ns);
     free(k->comm_kind);
+    free(k->comm_bytes);
+    free(k->comm_exposed_us);
     free(k->steps_window);
 }
 
@@ -106,6 +108,18 @@ gpudiag_status gpudiag_summary_add_report(gpudiag_summary *s, const gpudiag_repo
             memcpy(k->comm_start_ns, r->comm_kernel_start_ns, k->in.comm_count * sizeof *k->comm_start_ns);
             memcpy(k->comm_kind, r->comm_kernel_kind, k->in.comm_count);
             k->nstart = k->nkind = k->in.comm_count;
+        } else {
+            comm = NULL; /* out of memory: said below */
+        }
+    }
+    if (comm && k->in.comm_count && r->comm_kernel_bytes && r->comm_kernel_exposed_us) {
+        size_t sz = k->in.comm_count * sizeof(double);
+        k->comm_bytes = malloc(sz);
+        k->comm_exposed_us = malloc(sz);
+        if (k->comm_bytes && k->comm_exposed_us) {
+            memcpy(k->comm_bytes, r->comm_kernel_bytes, sz);
+            memcpy(k->comm_exposed_us, r->comm_kernel_exposed_us, sz);
+            k->nbytes = k->nexposed = k->in.comm_count;
         } else {
             comm = NULL; /* out of memory: said below */
         }

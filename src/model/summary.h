@@ -36,6 +36,12 @@ typedef struct gd_summary_rank {
     unsigned char *comm_kind;
     size_t comm_cap2; /* reader: capacity of the two arrays */
     size_t nstart, nkind; /* reader: entries read */
+    /* the collectives' bytes and exposed wait (µs), NaN where unknown, nbytes / nexposed
+     * of each (owned; an array whose count is not in.comm_count is unknown as a whole:
+     * a summary written before they were) */
+    double *comm_bytes, *comm_exposed_us;
+    size_t nbytes, nexposed;
+    size_t bytes_cap, exposed_cap; /* reader: capacities */
 } gd_summary_rank;
 
 /* FNV-1a (64 bit) over bytes, continuing from h (GD_SUMMARY_HASH_INIT to start). */

@@ -94,7 +94,10 @@ typedef struct gd_comm_call {
     int32_t tid;
     uint8_t kind;              /* gpudiag_comm_kind */
     uint8_t is_mpi;            /* an MPI call (MPI_*) */
-    uint16_t pad;
+    uint8_t dtype_size;        /* args "dtype" as bytes per element (gd_coll_dtype_size), 0 unknown */
+    uint8_t pad;
+    int32_t group_size;        /* args "Group size", 0 unknown */
+    int64_t in_nelems, out_nelems; /* args "In msg nelems" / "Out msg nelems", -1 unknown */
 } gd_comm_call;
 
 /* The thread of runtime calls [first, the next run's first): a runtime call's

@@ -1403,6 +1403,18 @@ static gpudiag_status write_summary_rank(jw *w, const gd_summary_rank *k, gpudia
     for (size_t j = 0; both && j < in->comm_count; j++)
         str(w, gpudiag_comm_kind_name((gpudiag_comm_kind)k->comm_kind[j]));
     yajl_gen_array_close(w->g);
+    /* bytes and exposed wait: both or neither (empty: a summary written before they were) */
+    int more = k->comm_bytes && k->comm_exposed_us && k->nbytes == in->comm_count && k->nexposed == in->comm_count;
+    key(w, "bytes");
+    yajl_gen_array_open(w->g);
+    for (size_t j = 0; more && j < in->comm_count; j++)
+        num_exact(w, k->comm_bytes[j]);
+    yajl_gen_array_close(w->g);
+    key(w, "exposed_us");
+    yajl_gen_array_open(w->g);
+    for (size_t j = 0; more && j < in->comm_count; j++)
+        num_exact(w, k->comm_exposed_us[j]);
+    yajl_gen_array_close(w->g);
     yajl_gen_map_close(w->g);
     key(w, "report");
     gpudiag_status st = write_rank_report(w, k, err);

@@ -14,6 +14,21 @@
 # 4. Rank from the environment for a trace without distributedInfo.
 # 5. The shared rank traces (a100_nccl_2rank_rank0 as 3 ranks by gen_ranks.py, and
 #    the two a100_8rank files, which are not one job): byte-identical job views.
+# 6. Bytes and exposed wait per collective (DEFINITIONS "Communication", collective bytes,
+#    exposed wait): tests/data/ranks_coll (SOURCES.md), by hand, each rank one step
+#    [1000,1400), a GEMM [1100,1200) and a DtoD copy [1355,1360) on stream 7:
+#    all-reduce 1,048,576 Float = 4,194,304 B at [1150,1250), the GEMM over its first
+#    half -> exposed 50 us; all-gather In 1024 / Out 2048 BFloat16 -> the output,
+#    4096 B, [1300,1320) (rank 1: 1330) alone -> 20 (30); broadcast of 256 QUInt4x2
+#    (a dtype outside the table) -> bytes null, [1350,1360) with the copy over its
+#    last 5 -> 5.  Rank 0's kernels carry nccl:*'s External id (the counts from the
+#    record_param_comms op holding the launch), rank 1's record_param_comms' own.
+#    Merged and merged again they stay; merge --json = analyze --json DIR.
+#    a100_nccl_2rank_rank0's first three collectives, from the trace by a few lines of
+#    python (kernel start, record_param_comms by External id, other GPU ops of device 0):
+#    broadcast 53120 Float = 212480 B, exposed 30.975 (= its duration); broadcast 53
+#    Long = 424 B, 7.775; all-reduce 2049000 Float = 8196000 B, 3306.963 us of which
+#    457.659 under other kernels -> 2849.304 (2849.303 from integer ns).
 set -u
 GD_TMP_TAG=merge
 # shellcheck source=tests/cli/common.sh
@@ -40,8 +55,13 @@ r = a["ranks"][0]
 assert len(a["ranks"]) == 1 and r["rank"] == 0 and r["rank_source"] == "trace" and r["world_size"] == 4, r
 assert r["path"] == "syn/rank000.json" and r["steps"] == 1, r
 # starts by hand: the all-reduce moved 40 us earlier (2100 -> 2060), the all-gather to 2200
+# exposed by hand: the all-reduce [2060,2200) under the GEMM [2030,2130) for 70 us and the clamp
+# [2160,2190) for 30 -> 40; the all-gather alone -> 80; no record_param_comms: bytes unknown
 assert r["collectives"] == {"count": 2, "duration_us": [140, 80], "start_us": [2060, 2200],
-                            "kind": ["all_reduce", "all_gather"]}, r["collectives"]
+                            "kind": ["all_reduce", "all_gather"], "bytes": [None, None],
+                            "exposed_us": [40, 80]}, r["collectives"]
+# rank 2: the all-reduce [2100,2200): 30 + 30 under compute -> 40; the all-gather 60
+assert b["ranks"][0]["collectives"]["exposed_us"] == [40, 60], b["ranks"][0]["collectives"]
 assert b["ranks"][0]["collectives"]["duration_us"] == [100, 60], b["ranks"][0]["collectives"]
 assert b["ranks"][0]["collectives"]["start_us"] == [2100, 2220], b["ranks"][0]["collectives"]
 assert r["report"]["schema"] == "gpudiag.report/1" and len(r["report"]["steps"]) == 1
@@ -182,8 +202,41 @@ assert got == [(5, "RANK"), (3, "SLURM_PROCID"), (None, None), (6, "JOB_COMPLETI
                (None, None), (2, "SLURM_PROCID")], got
 PY
 
+# bytes and exposed wait per collective (6. above)
+summarise "$GD_TEST_DATA/ranks_coll" scoll && "$GPUDIAG" merge --summary coll_all.json scoll > /dev/null &&
+    "$GPUDIAG" merge --summary coll_again.json coll_all.json > /dev/null && ok || nok "ranks_coll summaries"
+python3 - coll_all.json coll_again.json <<'PY' && ok || nok "ranks_coll bytes and exposed wait"
+import json, sys
+for p in sys.argv[1:]:
+    c = {r["rank"]: r["collectives"] for r in json.load(open(p))["ranks"]}
+    assert c[0]["kind"] == ["all_reduce", "all_gather", "broadcast"], c[0]
+    assert c[0]["bytes"] == [4194304, 4096, None] and c[1]["bytes"] == [4194304, 4096, None], c
+    assert c[0]["exposed_us"] == [50, 20, 5] and c[1]["exposed_us"] == [50, 30, 5], c
+PY
+"$GPUDIAG" analyze --json "$GD_TEST_DATA/ranks_coll" > coll_dir.json
+"$GPUDIAG" merge --json coll_all.json | cmp -s - coll_dir.json && ok || nok "ranks_coll: merge --json differs from analyze --json DIR"
+# a summary written before bytes and exposed_us: read, merged, written back without them
+python3 - coll_all.json coll_old.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["ranks"]:
+    del r["collectives"]["bytes"], r["collectives"]["exposed_us"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$GPUDIAG" merge --summary coll_old2.json coll_old.json > /dev/null &&
+    python3 -c 'import json,sys; assert all(r["collectives"]["bytes"] == [] and r["collectives"]["exposed_us"] == [] for r in json.load(open(sys.argv[1]))["ranks"])' coll_old2.json &&
+    ok || nok "an older summary: bytes and exposed_us empty"
+
 # the shared rank traces: byte-identical job views
 if [ -d "$GD_SHARED/data/traces" ]; then
+    "$GPUDIAG" analyze --summary a100.sum.json "$GD_SHARED/data/traces/a100_nccl_2rank_rank0.json.gz" > /dev/null
+    python3 - a100.sum.json <<'PY' && ok || nok "a100_nccl_2rank_rank0: first three collectives"
+import json, sys
+c = json.load(open(sys.argv[1]))["ranks"][0]["collectives"]
+assert c["kind"][:3] == ["broadcast", "broadcast", "all_reduce"], c["kind"][:3]
+assert c["bytes"][:3] == [212480, 424, 8196000], c["bytes"][:3]
+assert [abs(x - y) < 0.0015 for x, y in zip(c["exposed_us"][:3], [30.975, 7.775, 2849.304])] == [True] * 3, c["exposed_us"][:3]
+PY
     T="$GD_SHARED/data/traces"
     python3 "$GEN" "$T/a100_nccl_2rank_rank0.json.gz" nccl --ranks 3 --straggler 1 --delay-us 500 > /dev/null
     mkdir -p r8 && cp "$T/a100_8rank_rank3_control.json.gz" "$T/a100_8rank_rank3_test.json.gz" r8/
