@@ -909,9 +909,10 @@ typedef struct gpudiag_analyze_opts {
      *  about 400 MB on a 28 GB trace of 7 M gaps (docs/MEMORY.md). */
     size_t max_gaps;
     /** Threads the analysis may use where its work splits (issue 24): 0 or 1 = the
-     *  calling thread only; more = the idle-time pass runs its per-stream breakdown
-     *  and CPU-op host sets on a second thread beside the runtime calls' sets (one
-     *  extra thread at most today).  The report is the same whatever the value. */
+     *  calling thread only; more = launch statistics run beside the idle-time pass,
+     *  which runs its per-stream breakdown and CPU-op host sets beside the runtime
+     *  calls' sets (two extra threads at most today).  The report is the same
+     *  whatever the value. */
     int threads;
 } gpudiag_analyze_opts;
 

@@ -14,6 +14,7 @@
  * steady.c, mfu.c, roofline.c) and gd_diagnose.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -462,6 +463,45 @@ static int pass_shares(actx *a)
 
 static int pass_roofline(actx *a) { return gd_build_roofline(a->t, a->r, a->opts); }
 
+void gd_name_flags_all(actx *a)
+{
+    for (uint32_t id = 0; id < a->t->names.count; id++)
+        gd_name_flags(a, id);
+}
+
+typedef struct launch_job {
+    actx *a;
+    int rc;
+} launch_job;
+
+static void *launch_run(void *arg)
+{
+    launch_job *j = arg;
+    j->rc = gd_build_launch_stats(j->a);
+    return NULL;
+}
+
+/* Launch statistics and idle time (issue 24): neither reads what the other
+ * writes, and only idle allocates from the report's arena, so with
+ * opts.threads > 1 launch statistics runs on a second thread while idle runs
+ * here (idle splits again inside).  Every name's flags are classified first:
+ * gd_name_flags fills its cache on first use. */
+static int pass_launch_idle(actx *a)
+{
+    launch_job j = {a, 0};
+    pthread_t th;
+    int par = a->opts && a->opts->threads > 1;
+    if (par) {
+        gd_name_flags_all(a);
+        par = pthread_create(&th, NULL, launch_run, &j) == 0;
+    }
+    if (!par)
+        return gd_build_launch_stats(a) != 0 || gd_build_idle(a) != 0 ? -1 : 0;
+    int rc = gd_build_idle(a);
+    pthread_join(th, NULL);
+    return rc != 0 || j.rc != 0 ? -1 : 0;
+}
+
 static int pass_diagnose(actx *a) { return gd_diagnose(a->t, a->r); }
 
 /* The passes in the order they run: each reads what the rows above it filled
@@ -477,8 +517,7 @@ static const struct {
     {"step breakdown", gd_build_breakdown},
     {"devices", gd_build_devices},
     {"kernels", gd_build_kernels},
-    {"launch statistics", gd_build_launch_stats},
-    {"idle", gd_build_idle},
+    {"launch statistics, idle", pass_launch_idle}, /* side by side with opts.threads > 1 */
     {"transfers", pass_transfers},
     {"communication kinds", gd_build_comm_kinds},
     {"communication sequence", gd_build_comm_sequence},

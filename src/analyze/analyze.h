@@ -64,8 +64,12 @@ enum gd_name_flag {
     NF_DONE = 1u << 15
 };
 
-/* The NF_* bits of a name id. */
+/* The NF_* bits of a name id, classified on first use (a->nflags caches them:
+ * not safe from two threads until gd_name_flags_all ran). */
 unsigned gd_name_flags(actx *a, uint32_t id);
+/* Classify every name of the trace now, so that threads may call
+ * gd_name_flags side by side afterwards (it then only reads). */
+void gd_name_flags_all(actx *a);
 
 /* The copy direction encoded in a name's flags. */
 static inline gpudiag_copy_kind gd_flags_copy_kind(unsigned f)

@@ -1175,8 +1175,7 @@ static int host_sets(idle_ctx *ic)
     pthread_t th;
     int par = 0;
     if (threads > 1) {
-        for (uint32_t id = 0; id < a->t->names.count; id++)
-            gd_name_flags(a, id);
+        gd_name_flags_all(a);
         par = pthread_create(&th, NULL, idle_side_run, &sd) == 0;
     }
     int rc;
