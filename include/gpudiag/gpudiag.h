@@ -884,6 +884,11 @@ typedef struct gpudiag_report {
     double *comm_kernel_exposed_us;
     /** its process group's size ("Group size"), 0 when unknown; owned */
     int32_t *comm_kernel_group_size;
+    /** Kernel, copy and memset launch calls of the whole trace (cudaLaunchKernel, cuLaunchKernel,
+     *  cudaMemcpyAsync, cudaMemsetAsync and their HIP kin; not graph launches): with no GPU op they
+     *  mean the profiler lost the device records (DEFINITIONS "Time and events", launch calls
+     *  without GPU records; finding input_gpu_records_dropped).  0 for a monitoring log. */
+    uint64_t gpu_launch_calls;
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */

@@ -725,7 +725,9 @@ static int graph_replays(actx *a, gd_vec *unrec)
     }
     for (size_t i = 0; i < t->runtimes.len; i++) {
         const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
-        if (!(gd_name_flags(a, rt->name_id) & NF_GRAPH_LAUNCH))
+        unsigned nf = gd_name_flags(a, rt->name_id);
+        r->gpu_launch_calls += (nf & NF_QLAUNCH) != 0; /* DEFINITIONS launch calls without GPU records */
+        if (!(nf & NF_GRAPH_LAUNCH))
             continue;
         r->graph_launches++;
         if (rt->correlation >= 0 && gd_corr_find(a->corr, a->ncorr, rt->correlation) < a->ncorr)

@@ -271,6 +271,29 @@ static void input_gpu_inferred(fbuilder *b)
     }
 }
 
+/* Launch calls but no GPU op: the profiler lost the device records (DEFINITIONS
+ * "Time and events", launch calls without GPU records; kineto#996, pytorch#192021). */
+static void input_gpu_records_dropped(fbuilder *b, const gpudiag_trace *t)
+{
+    gpudiag_report *r = b->r;
+    gpudiag_finding *f = rf_add(b, GD_F_input_gpu_records_dropped, GPUDIAG_SEV_HIGH, NAN);
+    double rt_us = r->step_count ? r->avg_role_us[GPUDIAG_ROLE_RUNTIME] : NAN;
+    gd_fb_ev(f, "launch_calls", (double)r->gpu_launch_calls);
+    gd_fb_ev(f, "runtime_us_per_step", rt_us);
+    gd_fb_ev(f, "cpu_ops", (double)t->cpu_ops.len);
+    char per_step[96] = "";
+    if (rt_us > 0)
+        snprintf(per_step, sizeof per_step, " (%.1f ms of runtime calls per step)", rt_us / 1000.0);
+    gd_fb_text(b, f,
+         gd_format("No GPU records, yet %llu kernel/copy/memset launch call%s%s: the GPU ran work the profiler did "
+                   "not record, so whether it is busy or waiting cannot be told",
+                   (unsigned long long)r->gpu_launch_calls, r->gpu_launch_calls == 1 ? "" : "s", per_step),
+         gd_format("The device activity was lost, not absent: CUDA activities not enabled, the CUPTI activity "
+                   "buffer overflowed, or a known Kineto bug dropped the records (pytorch/kineto#996). Profile "
+                   "again with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], a shorter window "
+                   "(schedule(wait=1, warmup=1, active=2)), and a newer PyTorch if the kernels are still missing."));
+}
+
 /* No GPU activity (cpu_only_trace, unless another note says why), else no step
  * markers (no_step_markers). */
 static void input_no_gpu_or_steps(fbuilder *b, const gpudiag_trace *t)
@@ -282,6 +305,8 @@ static void input_no_gpu_or_steps(fbuilder *b, const gpudiag_trace *t)
         /* input_profiler_ranges above says it: the GPU ran, its times were not recorded */
     } else if (!r->has_gpu && r->graph_launches_unrecorded > 0 && !r->input.truncated) {
         /* input_graph_replays_unrecorded (gd_rule_graph_replays) says it: the GPU work ran in graphs */
+    } else if (!r->has_gpu && r->gpu_launch_calls > 0 && !r->input.truncated) {
+        input_gpu_records_dropped(b, t);
     } else if (!r->has_gpu && r->input.legacy_profiler && !r->input.truncated) {
         /* DEFINITIONS "Time and events": the legacy autograd profiler records no GPU activity */
         gpudiag_finding *f = rf_add(b, GD_F_cpu_only_trace, GPUDIAG_SEV_INFO, NAN);

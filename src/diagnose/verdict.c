@@ -292,6 +292,13 @@ static char *verdict_no_gpu(const gpudiag_report *r, const gpudiag_trace *t, con
                       "record graph kernels and profile again.",
                       (unsigned long long)r->graph_launches_unrecorded, r->graph_launches_unrecorded == 1 ? "" : "es",
                       r->step_count, r->step_count == 1 ? "" : "s");
+    } else if (r->gpu_launch_calls > 0 && !r->input.profiler_ranges && !r->input.unanalysed_device_events) {
+        *on = "input_gpu_records_dropped";
+        v = gd_format("The trace holds %llu kernel/copy/memset launch call%s but no GPU record: the profiler lost "
+                      "the device activity, so whether the GPU is busy or waiting cannot be told from it (%zu host "
+                      "step%s); profile again with CUDA activities on.",
+                      (unsigned long long)r->gpu_launch_calls, r->gpu_launch_calls == 1 ? "" : "s", r->step_count,
+                      r->step_count == 1 ? "" : "s");
     } else if (r->input.profiler_ranges > 0) {
         *on = "input_profiler_ranges";
         v = gd_format("The trace was recorded with the CUPTI range profiler: %llu kernel counter range%s but no "
