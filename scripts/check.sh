@@ -34,6 +34,11 @@ if ! cppcheck --enable=warning,style,performance,portability --suppress=variable
   [ "${GPUDIAG_LINT_STRICT:-1}" = 1 ] && exit 1
 fi
 
+echo "== parallel ingest under ThreadSanitizer (the parse threads, the analysis' second thread)"
+CC=clang CXX=clang++ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF -DGPUDIAG_SANITIZER=thread >/dev/null
+cmake --build build-tsan -j"$jobs" --target gpudiag-cli
+TSAN_OPTIONS=halt_on_error=1:exitcode=66 GPUDIAG="$PWD/build-tsan/gpudiag" sh tests/cli/test_parallel_ingest.sh
+
 echo "== valgrind (memcheck) over representative runs"
 vg() {
   valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
