@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: build with warnings as errors and run every test, then
 # build again with AddressSanitizer + UndefinedBehaviorSanitizer and run the
-# whole suite once more; then static analysis (cppcheck), a valgrind pass
+# whole suite once more; then static analysis (cppcheck), the parallel-ingest
+# test under ThreadSanitizer, a valgrind pass
 # over a few representative runs, and every libFuzzer target for a short
 # time (docs/FUZZING.md).  Exits non-zero on the first failure.
 # Usage: scripts/check.sh   (after scripts/bootstrap.sh)
