@@ -327,8 +327,10 @@ typedef struct gpudiag_gpu_summary {
     size_t warmup_samples;        /**< leading idle samples left out of the statistics (warm-up); 0 none */
     size_t teardown_samples;      /**< trailing idle samples left out (tear-down); 0 none */
     double excluded_us;           /**< time those samples span, µs (first→first kept, last kept→last) */
-    int bandwidth_unreported;     /**< 1: the bandwidth metric reads exactly 0 in every sample while the GPU
-                                       computes; taken as not reported (bandwidth unknown) */
+    int bandwidth_unreported;     /**< 1: DRAM active (DCGM) reads exactly 0 in every sample while the GPU
+                                       computes; taken as not reported (memory-controller busy stands in
+                                       when logged, else bandwidth unknown). A memory-controller busy of 0
+                                       is a measured value and never sets this */
     int mem_total_from_spec;      /**< 1: the log has no memory total; mem_used_share uses the GPU table's
                                        memory label (GiB) of the GPU's name */
     double temp_at_slowdown_share;/**< samples whose GPU temperature is at or above the slowdown temperature ÷

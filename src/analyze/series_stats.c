@@ -307,9 +307,11 @@ static void stats_view(const gpudiag_gpu_series *full, gpudiag_gpu_summary *o, g
 
 /* A GPU's identity, sample count, duration (the whole log), median interval
  * and per-metric statistics over the view x, and the metrics that stand for
- * compute and bandwidth: a bandwidth metric exactly 0 in every sample while
- * the GPU computes is not reported by the driver (DCGM DRAMA 0.000
- * throughout), unknown rather than "low" (o->bandwidth_unreported). */
+ * compute and bandwidth: DRAM active exactly 0 in every sample while the GPU
+ * computes is not reported by the driver (DCGM DRAMA 0.000 throughout), so
+ * memory-controller busy stands in when logged, else bandwidth is unknown
+ * rather than "low" (o->bandwidth_unreported); a memory-controller busy of 0
+ * is a measured value. */
 static void gpu_stats(const gpudiag_gpu_series *full, const gpudiag_gpu_series *x, gpudiag_gpu_summary *o,
                       double *scratch)
 {
@@ -347,13 +349,11 @@ static void gpu_stats(const gpudiag_gpu_series *full, const gpudiag_gpu_series *
                           : st[GPUDIAG_M_MEM_UTIL].n  ? GPUDIAG_M_MEM_UTIL
                                                       : GPUDIAG_M_COUNT;
     if (o->compute_metric < GPUDIAG_M_COUNT && st[o->compute_metric].max >= GD_SERIES_WORK_MIN) {
+        /* only DCGM's DRAM active: memory-controller busy (nvidia-smi, dmon, amd-smi) reports a 0 it
+         * measured, a value like any other (DEFINITIONS "A metric that reads 0 throughout") */
         if (o->bandwidth_metric == GPUDIAG_M_DRAM_ACTIVE && st[GPUDIAG_M_DRAM_ACTIVE].max == 0) {
             o->bandwidth_unreported = 1;
-            o->bandwidth_metric = st[GPUDIAG_M_MEM_UTIL].n && st[GPUDIAG_M_MEM_UTIL].max > 0 ? GPUDIAG_M_MEM_UTIL
-                                                                                            : GPUDIAG_M_COUNT;
-        } else if (o->bandwidth_metric == GPUDIAG_M_MEM_UTIL && st[GPUDIAG_M_MEM_UTIL].max == 0) {
-            o->bandwidth_unreported = 1;
-            o->bandwidth_metric = GPUDIAG_M_COUNT;
+            o->bandwidth_metric = st[GPUDIAG_M_MEM_UTIL].n ? GPUDIAG_M_MEM_UTIL : GPUDIAG_M_COUNT;
         }
     }
 }

@@ -41,7 +41,12 @@
 #define GD_SERIES_HANG_UTIL_MIN 0.95     /* GPU-Util median at or above */
 #define GD_SERIES_HANG_SMACT_MAX 0.10    /* SM active median at or below */
 #define GD_SERIES_HANG_POWER_MAX 0.30    /* power median ÷ power limit at or below (when both are logged) */
-#define GD_SERIES_HANG_MIN_US 60e6       /* for at least a minute of log */
+#define GD_SERIES_HANG_MIN_US 60e6       /* for at least a minute of log (observed span: last - first + interval) */
+/* ... without SM active (nvidia-smi, dmon: GPU-Util, memory-controller busy, power only): a busy GEMM or
+ * convolution reads and writes memory and draws well over half its limit; a collective kernel polling a
+ * flag does neither (NVIDIA/nccl#1033, cupy#3557: GPUs pegged at 100 % "temperature low" while a peer
+ * skipped the collective; nccl#968, pytorch#118369) */
+#define GD_SERIES_HANG_MEMUTIL_MAX 0.02  /* memory-controller busy median at or below (0-2 %: "about 0") */
 #define GD_SERIES_PROF_UNREPORTED_UTIL 0.50 /* GPU-Util median at which all-zero profiling fields are "not reported" */
 #define GD_SERIES_TENSOR_HIGH 0.50       /* tensor active ≥ 50 % with compute high: Tensor-Core-bound */
 

@@ -151,14 +151,49 @@ static int pick_sawtooth(const gpudiag_gpu_summary *g)
     return !isnan(g->dip_period_us) && !isnan(g->traffic_corr) && g->traffic_corr <= -GD_SERIES_TRAFFIC_CORR;
 }
 static int pick_dips(const gpudiag_gpu_summary *g) { return !isnan(g->dip_period_us) && !pick_sawtooth(g); }
+/* GPU-Util pegged with the SMs (or, without SM active, memory traffic) and power near idle for a minute
+ * or more: the pattern of a hung collective (DEFINITIONS "GPU-Util busy, SMs not"); power ÷ limit into
+ * *pshare (NaN unknown). Without SM active the power must be logged: GPU-Util and a quiet memory
+ * controller alone also fit a compute-only kernel. */
+static int hang_signature(const gpudiag_gpu_summary *g, double *pshare)
+{
+    const gpudiag_metric_stats *u = &g->stats[GPUDIAG_M_GPU_UTIL], *a = &g->stats[GPUDIAG_M_SM_ACTIVE],
+                               *m = &g->stats[GPUDIAG_M_MEM_UTIL], *p = &g->stats[GPUDIAG_M_POWER_W],
+                               *l = &g->stats[GPUDIAG_M_POWER_LIMIT_W];
+    *pshare = p->n && l->n && l->median > 0 ? p->median / l->median : NAN;
+    /* each sample reports the period before it: n samples 1 s apart observe n seconds */
+    double span = g->duration_us + (isnan(g->interval_us) ? 0 : g->interval_us);
+    int quiet = a->n ? a->median <= GD_SERIES_HANG_SMACT_MAX
+                     : m->n && m->median <= GD_SERIES_HANG_MEMUTIL_MAX && p->n;
+    return u->n && u->median >= GD_SERIES_HANG_UTIL_MIN && quiet && span >= GD_SERIES_HANG_MIN_US &&
+           !(*pshare > GD_SERIES_HANG_POWER_MAX);
+}
+
 static int pick_misleading(const gpudiag_gpu_summary *g)
 {
     const gpudiag_metric_stats *u = &g->stats[GPUDIAG_M_GPU_UTIL], *a = &g->stats[GPUDIAG_M_SM_ACTIVE],
                                *t = &g->stats[GPUDIAG_M_TENSOR_ACTIVE];
     if (!u->n || u->median < GD_SERIES_UTIL_MISLEADING)
         return 0;
+    double pshare;
     return (a->n && a->median < GD_SERIES_SMACT_EFFECTIVE && u->median - a->median >= GD_SERIES_UTIL_SMACT_GAP) ||
-           (t->n && t->median < GD_SERIES_TENSOR_LOW);
+           (t->n && t->median < GD_SERIES_TENSOR_LOW) || hang_signature(g, &pshare);
+}
+/* some GPU of the log (not a MIG parent) shows the hung-collective pattern */
+static int any_hang(const gpudiag_series_summary *s)
+{
+    double pshare;
+    for (size_t i = 0; i < s->gpu_count; i++)
+        if (pick_misleading(&s->gpus[i]) && hang_signature(&s->gpus[i], &pshare))
+            return 1;
+    return 0;
+}
+/* a GPU doing no work beside pegged ones: the rank a hung collective may wait for */
+static int pick_idle_peer(const gpudiag_gpu_summary *g)
+{
+    const gpudiag_metric_stats *u = &g->stats[GPUDIAG_M_GPU_UTIL];
+    return g->idle_holding_memory || (cstats(g) && cstats(g)->n && cstats(g)->max < GD_SERIES_WORK_MIN &&
+                                      (!u->n || u->max < GD_SERIES_WORK_MIN));
 }
 static int pick_headroom(const gpudiag_gpu_summary *g)
 {
@@ -241,6 +276,14 @@ static void classify(gpudiag_gpu_summary *g)
         return;
     if (mostly_idle(g)) /* short bursts in an idle log: too little work to tell what it waits for */
         return;
+    /* GPU-Util pegged with memory traffic and power near idle (no SM active logged): busy time, not load —
+     * rule 7, never compute (DEFINITIONS "GPU-Util busy, SMs not — or a hung collective") */
+    double pshare;
+    if (busy_time_only(g) && hang_signature(g, &pshare)) {
+        g->bottleneck = GPUDIAG_BN_HOST_LAUNCH;
+        g->pipeline = "operator_scheduling";
+        return;
+    }
     /* compute high and healthy: p10 and low share pass too (dips are a pattern, below) */
     if (g->compute_level && strcmp(g->compute_level, "high") == 0 && g->health_p10_ok != 0 && g->health_low_ok != 0) {
         g->bottleneck = GPUDIAG_BN_COMPUTE;
@@ -339,17 +382,6 @@ static void rule_utilization_dips(sbuild *b, gpudiag_series_summary *s)
                    "or checkpoint interval, make those asynchronous."));
 }
 
-/* GPU-Util pegged, SM active near 0, power near idle (or not logged) for minutes: the pattern of a
- * hung collective (DEFINITIONS "GPU-Util busy, SMs not"); power ÷ limit into *pshare (NaN unknown). */
-static int hang_signature(const gpudiag_gpu_summary *g, double *pshare)
-{
-    const gpudiag_metric_stats *u = &g->stats[GPUDIAG_M_GPU_UTIL], *a = &g->stats[GPUDIAG_M_SM_ACTIVE],
-                               *p = &g->stats[GPUDIAG_M_POWER_W], *l = &g->stats[GPUDIAG_M_POWER_LIMIT_W];
-    *pshare = p->n && l->n && l->median > 0 ? p->median / l->median : NAN;
-    return u->n && u->median >= GD_SERIES_HANG_UTIL_MIN && a->n && a->median <= GD_SERIES_HANG_SMACT_MAX &&
-           g->duration_us >= GD_SERIES_HANG_MIN_US && !(*pshare > GD_SERIES_HANG_POWER_MAX);
-}
-
 static void rule_gpu_util_misleading(sbuild *b, gpudiag_series_summary *s)
 {
     char gpus[2048];
@@ -358,7 +390,7 @@ static void rule_gpu_util_misleading(sbuild *b, gpudiag_series_summary *s)
         return;
     const gpudiag_gpu_summary *g = &s->gpus[first];
     const gpudiag_metric_stats *a = &g->stats[GPUDIAG_M_SM_ACTIVE], *t = &g->stats[GPUDIAG_M_TENSOR_ACTIVE],
-                               *p = &g->stats[GPUDIAG_M_POWER_W];
+                               *p = &g->stats[GPUDIAG_M_POWER_W], *m = &g->stats[GPUDIAG_M_MEM_UTIL];
     gpudiag_finding *f = add(b, GD_S_gpu_util_misleading, GPUDIAG_SEV_MEDIUM);
     gd_fb_ev(f, "gpu_index", g->index);
     gd_fb_ev(f, "gpu_util_median", g->stats[GPUDIAG_M_GPU_UTIL].median);
@@ -369,10 +401,15 @@ static void rule_gpu_util_misleading(sbuild *b, gpudiag_series_summary *s)
     gd_fb_ev(f, "possible_hang", hang);
     if (!isnan(pshare))
         gd_fb_ev(f, "power_limit_share", pshare);
+    int no_sm = !a->n && !t->n; /* nvidia-smi, dmon: flagged by the hang pattern alone */
+    if (no_sm)
+        gd_fb_ev(f, "mem_util_median", m->median);
     /* only the fields the log has: an absent one is not "nan %" */
     char sm[48] = "", tc[48] = "", pw[64] = "";
     if (a->n)
         snprintf(sm, sizeof sm, "SM active %.0f %%", 100 * a->median);
+    else if (no_sm)
+        snprintf(sm, sizeof sm, "memory controller %.0f %%", 100 * m->median);
     if (t->n)
         snprintf(tc, sizeof tc, "%stensor active %.0f %%", a->n ? ", " : "", 100 * t->median);
     if (hang && p->n)
@@ -383,7 +420,7 @@ static void rule_gpu_util_misleading(sbuild *b, gpudiag_series_summary *s)
                           "Tensor Core paths, fused kernels (torch.compile, FlashAttention).");
     if (hang) {
         char *more = gd_format(
-             "GPU-Util pegged with the SMs almost idle%s for %.1f min is also what a hung collective looks like: "
+             "GPU-Util pegged with %s%s for %.1f min is also what a hung collective looks like: "
              "an NCCL/RCCL kernel spins on the few SMs of its channels waiting for a peer that never arrives (a "
              "rank that crashed, diverged or skipped the collective), and stays so until a timeout. The log "
              "alone cannot tell the two apart: check whether the job still makes progress (step counter, loss "
@@ -392,7 +429,8 @@ static void rule_gpu_util_misleading(sbuild *b, gpudiag_series_summary *s)
              "the GPUs (a shorter init_process_group timeout; TORCH_NCCL_DUMP_ON_TIMEOUT=1 with "
              "TORCH_NCCL_TRACE_BUFFER_SIZE > 0 dumps the flight recorder; TORCH_NCCL_DESYNC_DEBUG=1 names "
              "the rank out of step). %s",
-             p->n ? " and power near idle" : "", g->duration_us / 60e6, rec);
+             no_sm ? "no memory traffic" : "the SMs almost idle", p->n ? " and power near idle" : "",
+             g->duration_us / 60e6, rec);
         free(rec);
         rec = more;
     }
@@ -689,10 +727,14 @@ static void rule_idle_gpu_holding_memory(sbuild *b, gpudiag_series_summary *s)
                          "device (torch.cuda.set_device before any CUDA call) does the same.",
                          g->k8s_namespace, g->k8s_namespace[0] ? "/" : "", g->pod, g->k8s_namespace[0] ? " -n " : "",
                          g->k8s_namespace, g->pod)
-             : gd_format("A process reserved the GPU and does not use it: a job started with more GPUs than it "
+             : gd_format("%sA process reserved the GPU and does not use it: a job started with more GPUs than it "
                    "uses (check --num_gpus / CUDA_VISIBLE_DEVICES / world size), a context created on the wrong "
                    "device (torch.cuda.set_device before any CUDA call), or a stale process (nvidia-smi "
-                   "--query-compute-apps=pid,used_memory --format=csv)."));
+                   "--query-compute-apps=pid,used_memory --format=csv).",
+                   any_hang(s) ? "Other GPUs of this log show the hung-collective pattern (gpu_util_misleading): this "
+                                 "one may be the rank they wait for, one that crashed, exited or never reached the "
+                                 "collective; check its process first (is it alive, what does py-spy dump show). "
+                               : ""));
 }
 
 /* The rules in the catalogue's order (series_findings.def's rule column). */
@@ -865,15 +907,38 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
             snprintf(idle, sizeof idle, "; %zu idle, holding memory", idle_mem);
         /* the hung-collective pattern is named beside the class, not instead of it: a log cannot tell */
         const char *hang = "";
+        int hang_seen = 0;
         for (size_t i = 0; i < s->gpu_count; i++) {
             double pshare;
-            if (s->gpus[i].bottleneck == best && !mig_parent(s, &s->gpus[i]) && pick_misleading(&s->gpus[i]) &&
-                hang_signature(&s->gpus[i], &pshare))
-                hang = "; or a hung NCCL/RCCL collective (GPU-Util pegged, SMs and power near idle for minutes: "
-                       "see gpu_util_misleading)";
+            const gpudiag_gpu_summary *g = &s->gpus[i];
+            if (g->bottleneck == best && !mig_parent(s, g) && pick_misleading(g) && hang_signature(g, &pshare)) {
+                hang_seen = 1;
+                if (g->stats[GPUDIAG_M_SM_ACTIVE].n) {
+                    hang = "; or a hung NCCL/RCCL collective (GPU-Util pegged, SMs and power near idle for "
+                           "minutes: see gpu_util_misleading)";
+                } else { /* GPU-Util is all the log says of compute: neither reading is the verdict's */
+                    hang = "";
+                    sentence = "GPU-Util pegged while memory traffic and power stay near idle for a minute or "
+                               "more: kernels too small to load the GPU, or a hung NCCL/RCCL collective waiting "
+                               "for a peer (see gpu_util_misleading); a log cannot tell which: check whether the "
+                               "job still makes progress";
+                    break;
+                }
+            }
         }
-        r->verdict = gd_format("%s%s — %s%s%s%s%s", s->snapshot ? "Snapshot: " : "", sentence, who, tensor, others,
-                               idle, hang);
+        /* a hang waits for a peer: an idle GPU beside the pegged ones may be the rank that is missing */
+        char peers[512] = "";
+        size_t first_peer = 0;
+        if (hang_seen) {
+            size_t np = list_gpus(s, pick_idle_peer, peers + 2, sizeof peers - 2, &first_peer);
+            if (np) {
+                memcpy(peers, "; ", 2);
+                snprintf(peers + strlen(peers), sizeof peers - strlen(peers),
+                         " did no work: possibly the rank that crashed, exited or never reached the collective");
+            }
+        }
+        r->verdict = gd_format("%s%s — %s%s%s%s%s%s", s->snapshot ? "Snapshot: " : "", sentence, who, tensor, others,
+                               idle, hang, peers);
     }
     r->verdict = gd_arena_take(r->arena, (char *)(uintptr_t)r->verdict); /* the report owns it */
     if (!r->verdict)

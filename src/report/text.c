@@ -842,8 +842,16 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
     put_clean(w->fp, r->input.path ? r->input.path : "-", 4096);
     char counts[96];
     gd_series_samples_phrase(s, counts, sizeof counts);
-    fprintf(w->fp, "  (%s monitoring log, %s%s%s)\n", s->format, counts, s->snapshot ? ", a snapshot" : "",
-            s->time_source == GPUDIAG_TIME_ASSUMED && !s->snapshot ? ", times assumed from the sample order" : "");
+    /* no time column: say the interval the reader assumed (dmon -d 1, dcgmi -d 1000, the exporter's 30 s) */
+    char assumed[96] = "";
+    if (s->time_source == GPUDIAG_TIME_ASSUMED && !s->snapshot) {
+        if (s->gpu_count && !isnan(s->gpus[0].interval_us))
+            snprintf(assumed, sizeof assumed, ", times assumed %g s apart (the tool's default) from the sample order",
+                     s->gpus[0].interval_us / 1e6);
+        else
+            snprintf(assumed, sizeof assumed, ", times assumed from the sample order");
+    }
+    fprintf(w->fp, "  (%s monitoring log, %s%s%s)\n", s->format, counts, s->snapshot ? ", a snapshot" : "", assumed);
     if (s->first_skipped_line > 0)
         fprintf(w->fp, "%swarning:%s %llu row(s) left out, first at line %lld\n", c_yellow(w), c_off(w),
                 (unsigned long long)s->skipped_rows, (long long)s->first_skipped_line);
@@ -947,7 +955,7 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
         fprintf(w->fp, "    memory %s%s  compute %s  bandwidth %s%s", g->memory_level ? g->memory_level : "n/a", mem,
                 g->compute_level ? g->compute_level : "n/a", g->bandwidth_level ? g->bandwidth_level : "n/a", bw);
         if (g->bandwidth_unreported)
-            fprintf(w->fp, "  (DRAM/memory activity reads 0 in every sample while computing: not reported)");
+            fprintf(w->fp, "  (DRAM active reads 0 in every sample while computing: not reported)");
         if (g->profiling_unreported)
             fprintf(w->fp, "  (SM/GR/tensor active read 0 in every sample while GPU-Util is busy: not reported)");
         if (g->stats[GPUDIAG_M_TENSOR_ACTIVE].n) {

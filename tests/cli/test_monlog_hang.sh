@@ -1,0 +1,84 @@
+#!/bin/sh
+# test_monlog_hang.sh — a hung NCCL collective in logs without SM active (nvidia-smi, dmon), and a
+# measured 0 % memory-controller busy read as a value (DEFINITIONS "GPU-Util busy, SMs not — or a
+# hung collective", "A metric that reads 0 throughout"). Expected values derived by hand below.
+GD_TMP_TAG=monloghang
+# shellcheck source=tests/cli/common.sh
+. "$(cd "$(dirname "$0")" && pwd)/common.sh"
+DATA="$GD_TEST_DATA/monlog"
+js() { "$GPUDIAG" analyze --json "$1" > "$2" 2> "$TMP/err" || nok "$1: exit $? $(cat "$TMP/err")"; }
+
+# smi_csv_nccl_hang.csv: 7 samples 10 s apart (23:17:00 .. 23:18:00): duration 60 s, interval 10 s,
+# observed span 70 s >= 60. GPUs 0, 1, 3: GPU-Util 100 % (median 1.00 >= 0.95), utilization.memory 0 %
+# (median 0 <= 0.02: a measured 0, so bandwidth "low", not unreported), power 70.5 of 400 W
+# (0.17625 <= 0.30) -> possible_hang 1, class host_launch (never compute), title "GPU-Util 100 % but
+# memory controller 0 %, power 70 W (18 % of its limit)". GPU 2: 0 %, 2987 MiB held -> idle holding
+# memory, named in the verdict as the rank that may be missing.
+js "$DATA/smi_csv_nccl_hang.csv" "$TMP/smi.json"
+if python3 - "$TMP/smi.json" <<'PY'; then ok; else nok "nvidia-smi: hung collective"; fi
+import json, sys
+d = json.load(open(sys.argv[1])); v = d["verdict"]; gs = d["series"]["gpus"]
+ids = [f["id"] for f in d["findings"]]
+assert v["bottleneck"] == "host_launch", v
+s = v["summary"]
+assert "hung NCCL/RCCL collective" in s and "cannot tell" in s and "GPU 2 did no work: possibly the rank" in s, s
+assert not s.startswith("GPU-Util is high"), s
+for i in (0, 1, 3):
+    g = gs[i]
+    assert g["bottleneck"] == "host_launch" and g["bandwidth_unreported"] is False, g
+    assert g["indicators"]["bandwidth"] == "low" and g["bandwidth_metric"] == "mem_util", g["indicators"]
+assert gs[2]["idle_holding_memory"] is True
+f = [x for x in d["findings"] if x["id"] == "gpu_util_misleading"][0]
+e = f["evidence"]
+assert f["title"] == "GPU 0, GPU 1, GPU 3: GPU-Util 100 % but memory controller 0 %, power 70 W (18 % of its limit): busy is not full load", f["title"]
+assert e["possible_hang"] == 1 and abs(e["power_limit_share"] - 0.17625) < 1e-9 and e["mem_util_median"] == 0, e
+assert "no memory traffic" in f["recommendation"] and "py-spy dump" in f["recommendation"], f["recommendation"]
+h = [x for x in d["findings"] if x["id"] == "idle_gpu_holding_memory"][0]
+assert "may be the rank they wait for" in h["recommendation"], h["recommendation"]
+PY
+
+# the same log with 1 % memory-controller busy -> median 0.01 <= 0.02: still the pattern; with 3 %
+# (0.03 > 0.02) or with power 250 W (0.625 > 0.30): a busy GPU, compute, no hang.
+sed 's/, 100 %, 0 %,/, 100 %, 3 %,/' "$DATA/smi_csv_nccl_hang.csv" > "$TMP/mem3.csv"
+sed 's/70.5 W/250.0 W/' "$DATA/smi_csv_nccl_hang.csv" > "$TMP/pw250.csv"
+sed 's/, 100 %, 0 %,/, 100 %, 1 %,/' "$DATA/smi_csv_nccl_hang.csv" > "$TMP/mem1.csv"
+for c in mem3 pw250 mem1; do js "$TMP/$c.csv" "$TMP/$c.json"; done
+if python3 - "$TMP/mem3.json" "$TMP/pw250.json" "$TMP/mem1.json" <<'PY'; then ok; else nok "nvidia-smi: hang thresholds"; fi
+import json, sys
+for p in sys.argv[1:3]:
+    d = json.load(open(p))
+    assert d["verdict"]["bottleneck"] == "compute" and "hung" not in d["verdict"]["summary"], (p, d["verdict"])
+    assert "gpu_util_misleading" not in [f["id"] for f in d["findings"]], p
+d = json.load(open(sys.argv[3]))
+assert d["verdict"]["bottleneck"] == "host_launch" and "hung NCCL/RCCL" in d["verdict"]["summary"], d["verdict"]
+PY
+
+# no power column: GPU-Util and a quiet memory controller alone fit a compute-only kernel -> no hang
+cut -d, -f1-7 "$DATA/smi_csv_nccl_hang.csv" > "$TMP/nopower.csv"
+js "$TMP/nopower.csv" "$TMP/nopower.json"
+if python3 - "$TMP/nopower.json" <<'PY'; then ok; else nok "nvidia-smi: no power, no hang"; fi
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"]["bottleneck"] == "compute" and "hung" not in d["verdict"]["summary"], d["verdict"]
+PY
+
+# dmon_nccl_hang.log: no time column, 60 samples of 4 GPUs -> times assumed 1 s apart: duration 59 s,
+# interval 1 s, span 60 s >= 60. sm 100 %, mem 0 %, pwr 71 W (no limit: share unknown, not a bar)
+# -> possible_hang 1, host_launch; GPU 2 sm 0 %, no memory columns -> idle, named as the missing rank.
+# 59 samples (span 59 s < 60) -> no hang: GPU-Util alone, compute.
+js "$DATA/dmon_nccl_hang.log" "$TMP/dmon.json"
+head -n $((2 + 59 * 4)) "$DATA/dmon_nccl_hang.log" > "$TMP/dmon59.log"
+js "$TMP/dmon59.log" "$TMP/dmon59.json"
+if python3 - "$TMP/dmon.json" "$TMP/dmon59.json" <<'PY'; then ok; else nok "dmon: hung collective"; fi
+import json, sys
+d = json.load(open(sys.argv[1])); v = d["verdict"]
+assert v["bottleneck"] == "host_launch" and "hung NCCL/RCCL collective" in v["summary"], v
+assert "GPU 2 did no work" in v["summary"], v
+f = [x for x in d["findings"] if x["id"] == "gpu_util_misleading"][0]
+assert f["evidence"]["possible_hang"] == 1 and "power_limit_share" not in f["evidence"], f["evidence"]
+assert f["title"] == "GPU 0, GPU 1, GPU 3: GPU-Util 100 % but memory controller 0 %, power 71 W: busy is not full load", f["title"]
+d = json.load(open(sys.argv[2]))
+assert d["verdict"]["bottleneck"] == "compute" and "hung" not in d["verdict"]["summary"], d["verdict"]
+PY
+
+finish
