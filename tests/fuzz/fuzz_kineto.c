@@ -15,7 +15,8 @@
  * 128-byte windows (issue 24) and checks that the status, the message and
  * its offset, and the JSON report are the same byte for byte; and a third
  * time so from a temporary file, where a plain input's windows are parsed in
- * the workers' maps of the file instead of copied (kineto_par.c).
+ * the workers' maps of the file instead of copied (kineto_par.c).  The
+ * 2-thread reads are also analysed with gpudiag_analyze_opts.threads = 2.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -93,12 +94,16 @@ static gpudiag_status read_file(const uint8_t *data, size_t size, int threads, g
     return st;
 }
 
-/* The JSON report of t (not freed), or NULL when the analysis fails. */
-static char *report_json(const gpudiag_trace *t, size_t *len)
+/* The JSON report of t (not freed) analysed on `threads` threads, or NULL
+ * when the analysis fails. */
+static char *report_json(const gpudiag_trace *t, size_t *len, int threads)
 {
     gpudiag_error err;
     gpudiag_report *r = NULL;
-    if (gpudiag_analyze(t, NULL, &r, &err) != GPUDIAG_OK)
+    gpudiag_analyze_opts ao;
+    memset(&ao, 0, sizeof ao);
+    ao.threads = threads; /* > 1: the analysis' split passes too (issue 24) */
+    if (gpudiag_analyze(t, &ao, &r, &err) != GPUDIAG_OK)
         return NULL;
     char *buf = NULL;
     FILE *mem = open_memstream(&buf, len);
@@ -164,7 +169,7 @@ static void check_parallel_one(const uint8_t *data, size_t size, gpudiag_status 
         return;
     }
     size_t l1 = 0, l2 = 0;
-    char *j1 = report_json(t, &l1), *j2 = report_json(t2, &l2);
+    char *j1 = report_json(t, &l1, 1), *j2 = report_json(t2, &l2, 2);
     if (j1 && j2) {
         l1 = drop_yajl_words(j1, l1);
         l2 = drop_yajl_words(j2, l2);
