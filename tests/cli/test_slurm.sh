@@ -92,6 +92,13 @@ d = json.load(open(sys.argv[1])); s = d["stragglers"]
 assert s["straggler"] == 2 and abs(s["wait_us_per_step"] - 60) < 1e-9, s
 jobs = {json.load(open(p))["job"]["id"] for p in glob.glob(sys.argv[3] + "/*.json")}
 assert jobs == {"slurm:" + sys.argv[2]}, jobs   # every task names the array's job
+# each task's collectives keep their exposed wait (test_merge.sh derives it: the all-reduce 40 us
+# outside compute on every rank, the all-gather alone, 60 us on rank 2 and 80 on the others) and
+# their bytes (unknown: ok_nccl_overlap has no record_param_comms)
+for p in glob.glob(sys.argv[3] + "/*.json"):
+    r = json.load(open(p))["ranks"][0]
+    want = [40, 60] if r["rank"] == 2 else [40, 80]
+    assert r["collectives"]["exposed_us"] == want and r["collectives"]["bytes"] == [None, None], (p, r["collectives"])
 PY
 grep -q "Rank 2 is the straggler" "$D/out/merge.out" && ok || nok "the merge job's text: $(head -3 "$D/out/merge.out" 2>&1)"
 finish
