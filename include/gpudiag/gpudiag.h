@@ -889,6 +889,19 @@ typedef struct gpudiag_report {
      *  mean the profiler lost the device records (DEFINITIONS "Time and events", launch calls
      *  without GPU records; finding input_gpu_records_dropped).  0 for a monitoring log. */
     uint64_t gpu_launch_calls;
+    /** algorithm bandwidth of those collectives, NCCL-tests' algbw: their bytes summed ÷ their
+     *  durations summed, over those with known bytes, GB/s (10^9 B/s); a lower bound of the
+     *  link's rate, since a duration holds the wait for the other ranks (DEFINITIONS
+     *  "Communication", bandwidth); NaN when no collective has known bytes */
+    double comm_alg_gb_per_s;
+    /** NCCL-tests' bus bandwidth of the same: each one's bytes × 2(n−1)/n (all-reduce),
+     *  (n−1)/n (all-gather, reduce-scatter, all-to-all), 1 (broadcast, send/recv), n its group
+     *  size, summed ÷ their durations summed, over those whose bytes and factor are known,
+     *  GB/s; NaN when none */
+    double comm_bus_gb_per_s;
+    /** the GPU-to-GPU link's rate per direction of the first device the GPU table names
+     *  (its nvlink_bw_gbs_total ÷ 2: NVLink, Infinity Fabric), GB/s; NaN when unknown */
+    double nvlink_gb_per_s;
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */

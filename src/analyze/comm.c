@@ -40,6 +40,27 @@ static int cover_of_device(actx *a, int32_t dev, gd_vec *out)
     return 0;
 }
 
+/* NCCL-tests' algbw and busbw of the sequence (DEFINITIONS "Communication", bandwidth):
+ * bytes over duration summed over the collectives where they are known. */
+static void comm_bandwidth(gpudiag_report *r)
+{
+    double bytes = 0, us = 0, bus = 0, bus_us = 0;
+    for (size_t i = 0; i < r->comm_kernel_count; i++) {
+        double b = r->comm_kernel_bytes[i], f = gd_coll_bus_factor(r->comm_kernel_kind[i], r->comm_kernel_group_size[i]);
+        if (isnan(b) || !(r->comm_kernel_us[i] > 0))
+            continue;
+        bytes += b;
+        us += r->comm_kernel_us[i];
+        if (!isnan(f)) {
+            bus += b * f;
+            bus_us += r->comm_kernel_us[i];
+        }
+    }
+    /* bytes per µs ÷ 1e3 = GB/s */
+    r->comm_alg_gb_per_s = us > 0 ? bytes / us / 1e3 : NAN;
+    r->comm_bus_gb_per_s = bus_us > 0 ? bus / bus_us / 1e3 : NAN;
+}
+
 /* The report's per-collective arrays (comm_kernel_*) from the sorted v. */
 static int fill_sequence(gpudiag_report *r, const gd_vec *v)
 {
@@ -62,6 +83,7 @@ static int fill_sequence(gpudiag_report *r, const gd_vec *v)
         r->comm_kernel_time_us += r->comm_kernel_us[i];
     }
     r->comm_kernel_count = v->len;
+    comm_bandwidth(r);
     return 0;
 }
 

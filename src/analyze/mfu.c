@@ -251,6 +251,8 @@ void gd_build_mfu(gpudiag_report *r, const gpudiag_analyze_opts *opts)
         d->peak_tflops = peak;
         d->mem_bw_gbs = bw;
         d->pcie_gbs_per_dir = g ? g->pcie_bw_gbs_per_dir : NAN;
+        if (g && g->nvlink_bw_gbs_total > 0 && isnan(r->nvlink_gb_per_s))
+            r->nvlink_gb_per_s = g->nvlink_bw_gbs_total / 2; /* both directions summed in the table */
         d->ridge = peak > 0 && bw > 0 ? peak * 1e3 / bw : NAN;
         if (isnan(first_peak) && d->kernel_count > 0 && peak > 0) {
             first_peak = peak;

@@ -66,6 +66,13 @@ void gd_rule_communication(fbuilder *b)
     gd_fb_ev(f, "comm_us_per_step", r->avg_role_us[GPUDIAG_ROLE_COMMUNICATION]);
     gd_fb_ev(f, "comm_overlap", r->comm_overlap);
     gd_fb_ev(f, "step_time_us", r->avg_step_us);
+    /* what the collectives moved, as NCCL-tests rates it, beside the GPU link's peak (a lower
+     * bound: a duration holds the wait for the other ranks; DEFINITIONS "Communication", bandwidth) */
+    if (!isnan(r->comm_alg_gb_per_s)) {
+        gd_fb_ev(f, "collective_algbw_gb_per_s", r->comm_alg_gb_per_s);
+        gd_fb_ev(f, "collective_busbw_gb_per_s", r->comm_bus_gb_per_s);
+        gd_fb_ev(f, "gpu_link_gb_per_s", r->nvlink_gb_per_s);
+    }
     /* the dominant kind of collective picks the advice (DEFINITIONS "Communication", collective kinds):
      * all-gather and reduce-scatter together are FSDP / ZeRO-3 sharding */
     /* the shares are NaN when no communication kernel time is known by kind */

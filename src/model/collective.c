@@ -149,6 +149,19 @@ double gd_coll_bytes(int k, const gd_coll_params *p)
     return (double)n * p->dtype_size;
 }
 
+double gd_coll_bus_factor(int k, int n)
+{
+    if (k == GPUDIAG_COMM_BROADCAST || k == GPUDIAG_COMM_SEND_RECV)
+        return 1.0;
+    if (n < 1)
+        return NAN;
+    if (k == GPUDIAG_COMM_ALL_REDUCE)
+        return 2.0 * (n - 1) / n;
+    if (k == GPUDIAG_COMM_ALL_GATHER || k == GPUDIAG_COMM_REDUCE_SCATTER || k == GPUDIAG_COMM_ALL_TO_ALL)
+        return (double)(n - 1) / n;
+    return NAN;
+}
+
 int gd_trace_note_comm_call(gpudiag_trace *t, const char *name, size_t len, int arg_coll, int64_t ts_ns,
                             int64_t dur_ns, int64_t external_id, int32_t tid, const gd_coll_params *params)
 {

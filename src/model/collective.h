@@ -75,6 +75,11 @@ typedef struct gd_coll_params {
  * product passes 2^53 (DEFINITIONS "Communication", collective bytes). */
 double gd_coll_bytes(int k, const gd_coll_params *p);
 
+/* NCCL-tests' bus bandwidth factor of a collective of kind k over n ranks: all_reduce
+ * 2(n-1)/n; all_gather, reduce_scatter, all_to_all (n-1)/n; broadcast, send_recv 1.  NaN
+ * for other / unknown kinds, or n unknown (< 1) where the factor needs it. */
+double gd_coll_bus_factor(int k, int n);
+
 /* Keep a host call (a framework op, annotation, NVTX range or MPI call named name, len
  * bytes) in t->comm_calls when it names a collective: arg_coll (1 + the kind its
  * "Collective name" arg names, 0 if none) first, else its name (gd_coll_kind_from_host).

@@ -215,6 +215,17 @@ for p in sys.argv[1:]:
 PY
 "$GPUDIAG" analyze --json "$GD_TEST_DATA/ranks_coll" > coll_dir.json
 "$GPUDIAG" merge --json coll_all.json | cmp -s - coll_dir.json && ok || nok "ranks_coll: merge --json differs from analyze --json DIR"
+# communication_bound's rates for rank 0 (DEFINITIONS "Communication", bandwidth), by hand: the
+# all-reduce 4194304 B and the all-gather 4096 B in 100 + 20 us: algbw 4198400 / 120 us = 34.9867
+# GB/s (the all-reduce alone: 41.94); busbw (4194304 x 2(2-1)/2 + 4096 x (2-1)/2) / 120 us =
+# 34.9696; the broadcast (bytes unknown) out of both; A100 NVLink 600 GB/s both ways -> 300
+"$GPUDIAG" analyze --json "$GD_TEST_DATA/ranks_coll/rank0.json" > coll_r0.json
+python3 - coll_r0.json <<'PY' && ok || nok "ranks_coll rank 0: algbw, busbw, link"
+import json, sys
+f = [f for f in json.load(open(sys.argv[1]))["findings"] if f["id"] == "communication_bound"][0]["evidence"]
+assert abs(f["collective_algbw_gb_per_s"] - 34.9867) < 1e-4 and abs(f["collective_busbw_gb_per_s"] - 34.9696) < 1e-4, f
+assert f["gpu_link_gb_per_s"] == 300, f
+PY
 # a summary written before bytes and exposed_us: read, merged, written back without them
 python3 - coll_all.json coll_old.json <<'PY'
 import json, sys
