@@ -10,15 +10,35 @@
 
 #include "diagnose/rules_internal.h"
 
-/* The group with >= GD_COMM_KIND_DOMINANT of the communication kernel time
- * (the largest; ties: the first), G_NONE when none. */
-int gd_comm_dominant(const double gs[G_NONE])
+/* The group with the largest share of the communication kernel time (ties:
+ * the first), G_NONE when every share is 0 or NaN (DEFINITIONS
+ * "Communication", dominant kind); *second: the next largest (G_NONE when
+ * none; may be NULL). */
+int gd_comm_dominant(const double gs[G_NONE], int *second)
 {
-    int g = G_NONE;
-    for (int k = 0; k < G_NONE; k++)
-        if (gs[k] >= GD_COMM_KIND_DOMINANT && (g == G_NONE || gs[k] > gs[g]))
+    int g = G_NONE, g2 = G_NONE;
+    for (int k = 0; k < G_NONE; k++) {
+        if (!(gs[k] > 0))
+            continue;
+        if (g == G_NONE || gs[k] > gs[g]) {
+            g2 = g;
             g = k;
+        } else if (g2 == G_NONE || gs[k] > gs[g2]) {
+            g2 = k;
+        }
+    }
+    if (second)
+        *second = g2;
     return g;
+}
+
+/* The group whose advice the finding and the verdict's fix give: the largest,
+ * G_NONE when none or when the second largest ties it (DEFINITIONS
+ * "Communication", dominant kind). */
+int gd_comm_advice_group(const double gs[G_NONE])
+{
+    int g2, g = gd_comm_dominant(gs, &g2);
+    return g2 != G_NONE && gs[g2] >= gs[g] ? G_NONE : g;
 }
 
 /* Device-idle time in the host side of coalesced collectives (DEFINITIONS
@@ -77,7 +97,7 @@ void gd_rule_communication(fbuilder *b)
      * all-gather and reduce-scatter together are FSDP / ZeRO-3 sharding */
     /* the shares are NaN when no communication kernel time is known by kind */
     int kinds = !isnan(r->comm_kind_share[GPUDIAG_COMM_ALL_REDUCE]);
-    int g = G_NONE;
+    int g = G_NONE, g2 = G_NONE;
     double gs[G_NONE] = {0};
     if (kinds) {
         static const char *const keys[GPUDIAG_COMM_KIND_COUNT] = {
@@ -93,7 +113,7 @@ void gd_rule_communication(fbuilder *b)
         gs[G_P2P] = r->comm_kind_share[GPUDIAG_COMM_SEND_RECV];
         gs[G_BROADCAST] = r->comm_kind_share[GPUDIAG_COMM_BROADCAST];
         gs[G_UNKNOWN] = r->comm_kind_share[GPUDIAG_COMM_UNKNOWN];
-        g = gd_comm_dominant(gs);
+        g = gd_comm_dominant(gs, &g2);
     }
     static const char *const what[G_NONE] = {
         "all-reduce", "all-gather/reduce-scatter (sharded data parallel: FSDP, ZeRO-3)",
@@ -107,13 +127,21 @@ void gd_rule_communication(fbuilder *b)
                                   "while the host is in MPI calls",
                                   100.0 * s)
                 : g == G_NONE ? gd_format("Communication not hidden behind compute takes %.1f%% of each step", 100.0 * s)
-                              : gd_format("Communication not hidden behind compute takes %.1f%% of each step; %s is "
-                                          "%.0f%% of the communication kernel time",
-                                          100.0 * s, what[g], 100.0 * gs[g]);
+                : gs[g] >= GD_COMM_KIND_DOMINANT
+                    ? gd_format("Communication not hidden behind compute takes %.1f%% of each step; %s is "
+                                "%.0f%% of the communication kernel time",
+                                100.0 * s, what[g], 100.0 * gs[g])
+                : g2 == G_NONE
+                    ? gd_format("Communication not hidden behind compute takes %.1f%% of each step; no kind of "
+                                "collective holds half of the communication kernel time: %s %.0f%%",
+                                100.0 * s, what[g], 100.0 * gs[g])
+                    : gd_format("Communication not hidden behind compute takes %.1f%% of each step; no kind of "
+                                "collective holds half of the communication kernel time: %s %.0f%%, %s %.0f%%",
+                                100.0 * s, what[g], 100.0 * gs[g], what[g2], 100.0 * gs[g2]);
     char *advice;
     /* G_NONE + 2: NCCL/RCCL kernels in a trace that shows no framework (DEFINITIONS "Framework"):
      * no DDP/FSDP knobs to name */
-    switch (mpi ? G_NONE + 1 : !rf_pytorch(b) ? G_NONE + 2 : g) {
+    switch (mpi ? G_NONE + 1 : !rf_pytorch(b) ? G_NONE + 2 : gd_comm_advice_group(gs)) {
     case G_NONE + 2:
         advice = gd_format(
             "Overlap the collectives with compute: enqueue each NCCL/RCCL call on its own stream as soon as its "
@@ -183,6 +211,17 @@ void gd_rule_communication(fbuilder *b)
             "compress gradients to bf16 with a DDP comm hook, enable FSDP/ZeRO prefetch, and check the "
             "interconnect with NCCL_DEBUG=INFO (NVLink vs PCIe, IB vs TCP).");
         break;
+    }
+    /* a mix (DEFINITIONS "Communication", dominant kind): the advice starts with the largest group */
+    if (!mpi && rf_pytorch(b) && gd_comm_advice_group(gs) != G_NONE && gs[g] < GD_COMM_KIND_DOMINANT && advice) {
+        static const char *const short_what[G_NONE] = {"all-reduce", "all-gather/reduce-scatter", "all-to-all",
+                                                       "send/recv", "broadcast", "unnamed collectives"};
+        char *mix = gd_format("No kind of collective dominates; start with the largest, %s (%.0f%%): %s",
+                              short_what[g], 100.0 * gs[g], advice);
+        if (mix) {
+            free(advice);
+            advice = mix;
+        }
     }
     /* one rank of several: a collective kernel runs until the last rank joins, so its time holds the wait
      * for the slowest rank (DEFINITIONS "Communication", what one rank's trace cannot tell) */

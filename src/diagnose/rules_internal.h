@@ -83,9 +83,14 @@ static inline double role_share(const gpudiag_report *r, gpudiag_role role)
  * reduce-scatter together are FSDP / ZeRO-3 sharding. */
 enum { G_ALL_REDUCE, G_SHARDED, G_ALL_TO_ALL, G_P2P, G_BROADCAST, G_UNKNOWN, G_NONE };
 
-/* rules_comm.c: the group with >= GD_COMM_KIND_DOMINANT of the communication
- * kernel time (the largest; ties: the first), G_NONE when none. */
-int gd_comm_dominant(const double gs[G_NONE]);
+/* rules_comm.c: the group with the largest share of the communication kernel
+ * time (ties: the first), G_NONE when none is > 0; *second (may be NULL) the
+ * next largest.  One choice for the finding's advice and the verdict's fix
+ * (DEFINITIONS "Communication", dominant kind). */
+int gd_comm_dominant(const double gs[G_NONE], int *second);
+/* rules_comm.c: the group whose advice communication_bound and the verdict's fix
+ * give: gd_comm_dominant's, G_NONE when none or when the second ties it. */
+int gd_comm_advice_group(const double gs[G_NONE]);
 /* rules_comm.c: device-idle time in the host side of coalesced collectives ÷
  * devices, as a share (0..1) of the analysed time; 0 when none. */
 double gd_collective_host_share(const gpudiag_report *r);

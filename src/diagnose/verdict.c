@@ -78,7 +78,7 @@ const char *gd_fix_communication(const gpudiag_finding *f)
                          evidence(f, "all_gather_share") + evidence(f, "reduce_scatter_share"),
                          evidence(f, "all_to_all_share"), evidence(f, "send_recv_share"),
                          evidence(f, "broadcast_share"), evidence(f, "unknown_comm_share")};
-    switch (gd_comm_dominant(gs)) {
+    switch (gd_comm_advice_group(gs)) {
     case G_SHARDED:
         return "prefetch FSDP all-gathers, limit_all_gathers, larger wrap units";
     case G_P2P:
@@ -89,6 +89,9 @@ const char *gd_fix_communication(const gpudiag_finding *f)
         return "broadcast_buffers=False, broadcast parameters once";
     case G_UNKNOWN:
         return "overlap collectives with compute, communicate less often";
+    case G_NONE:
+        /* kinds known, none leads (a tie): no one kind to name; kinds unknown: the catalogue's */
+        return isnan(gs[G_ALL_REDUCE]) ? NULL : "overlap collectives with compute, communicate less often";
     default:
         return NULL; /* all-reduce: the catalogue's short_fix */
     }

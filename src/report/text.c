@@ -624,6 +624,33 @@ static void lora_line(const tw *w, const gpudiag_report *r)
             100.0 * lo->share_of_gemm_time, lo->kernel_us > 0 ? lo->flops / lo->kernel_us / 1e6 : NAN);
 }
 
+
+/* The COMMUNICATION section's "by kind" line: each kind of collective with a
+ * non-zero share of the communication kernel time, largest first (ties: kind
+ * order), as summary.comm_kernel_us_by_kind (DEFINITIONS "Communication",
+ * dominant kind); nothing when the kinds are unknown. */
+static void comm_by_kind(const tw *w, const gpudiag_report *r)
+{
+    int order[GPUDIAG_COMM_KIND_COUNT] = {0}, n = 0;
+    for (int k = 0; k < GPUDIAG_COMM_KIND_COUNT; k++) {
+        if (!(r->comm_kind_share[k] > 0))
+            continue;
+        int j = n++;
+        for (; j > 0 && r->comm_kind_share[order[j - 1]] < r->comm_kind_share[k]; j--)
+            order[j] = order[j - 1];
+        order[j] = k;
+    }
+    if (n == 0)
+        return;
+    fputs("  by kind:", w->fp);
+    for (int i = 0; i < n; i++)
+    {
+        double p = 100.0 * r->comm_kind_share[order[i]];
+        fprintf(w->fp, p < 0.5 ? "%s %s <1%%" : "%s %s %.0f%%", i ? "," : "",
+                gpudiag_comm_kind_name((gpudiag_comm_kind)order[i]), p);
+    }
+    fputs(" of the collective kernel time\n", w->fp);
+}
 /* What memory savings cost (DEFINITIONS "Memory savings and what they cost"):
  * printed only where the trace shows the technique. */
 static void memory_savings(const tw *w, const gpudiag_report *r)
@@ -693,6 +720,7 @@ static void details(const tw *w, const gpudiag_report *r)
         pct(c, sizeof c, r->comm_overlap);
         fprintf(w->fp, "%s of collective kernels per step (%zu kernels)\n", a, r->comm_kernel_count);
         fprintf(w->fp, "  exposed (no compute running) %s of the step; overlapped with compute %s (HTA)\n", b, c);
+        comm_by_kind(w, r);
     }
 
     fprintf(w->fp, "%sTRANSFERS%s  ", c_bold(w), c_off(w));

@@ -15,10 +15,20 @@
 #   K7 ncclDevKernel_AllReduce, no host call: the name           -> all_reduce     100
 #   K8 ncclKernel_AllReduce with args "Collective name" barrier  -> other           20
 #   totals: all_reduce 300, all_gather 100, all_to_all 300, send_recv 150, other 20,
-#   unknown 300 (of 1170: 0.256410, no kind >= 50 %: the general advice).  comm_share: the
+#   unknown 300 (of 1170: 0.256410 each; the largest groups tie, so no kind picks: the general
+#   advice, the title names all-reduce 26% and all-to-all 26% (group order), the verdict's fix
+#   names no kind).  comm_share: the
 #   kernels 1170 us + host nccl:all_reduce annotations while the GPU idles ([1040,1060] 20,
 #   [1202,1207] 5) = 1195 / 2000 = 0.5975.  Before: K1 other, K2/K4/K5 send_recv, K6
 #   all_to_all (its thread was not checked), K8 all_reduce.
+# tests/data/ok_comm_mix.json — step [1000,3000]; three collective kernels on stream 20 named by
+#   args "Collective name": alltoall_base 450 [1100,1550], allreduce 300 [1650,1950], allgather
+#   250 [2050,2300]: shares 0.45 / 0.30 / 0.25, none >= 50 % but all-to-all the single largest
+#   (HTA's trace_filter_sampled_rank-0: all_to_all 46 %, all_reduce 27 %, all_gather 27 %, got
+#   "overlap all-reduce with backward"). comm_share 1000 / 2000 = 0.5. Expected: the title names
+#   all-to-all 45% and all-reduce 30%, the advice starts "No kind of collective dominates; start
+#   with the largest, all-to-all (45%)", the verdict's fix is the all-to-all one, and the text
+#   COMMUNICATION section says "by kind: all_to_all 45%, all_reduce 30%, all_gather 25%".
 # tests/data/warn_comm_cut.json — the same file cut inside K7's event: K1..K6 keep their
 #   kinds (all_reduce 200, all_gather 100, all_to_all 300, send_recv 150, unknown 300, other 0).
 # tests/data/ok_comm_unknown.json — step [1000,2000]: GEMM 290, a SendRecv kernel [1310,1710]
@@ -43,7 +53,12 @@ checks = [
     ("other", k["other"], 20), ("unknown", k["unknown"], 300),
     ("comm share", d["summary"]["comm_share"], 0.5975),
     ("unknown share", c.get("evidence", {}).get("unknown_comm_share"), 0.256410),
-    ("no dominant kind", c.get("title"), "Communication not hidden behind compute takes 59.8% of each step"),
+    ("no dominant kind", c.get("title"), "Communication not hidden behind compute takes 59.8% of each step; no "
+     "kind of collective holds half of the communication kernel time: all-reduce 26%, all-to-all (embedding "
+     "sharding, mixture-of-experts) 26%"),
+    ("tie: no kind's advice", c.get("recommendation", "").startswith("Overlap and shrink collectives"), True),
+    ("tie: kind-neutral fix", d["verdict"]["summary"].endswith("(overlap collectives with compute, communicate "
+     "less often)."), True),
     ("no pipeline advice", "micro-batches per step" in c.get("recommendation", ""), False),
 ]
 sys.path.insert(0, os.environ["GD_CLI_DIR"])
@@ -92,6 +107,34 @@ valcheck.run(checks, sys.argv[2], 1e-05)
 EOF2
 )
 check_both_readers "$GD_TEST_DATA/ok_comm_unknown.json" "$PY_UNK" || rc=1
+
+PY_MIX=$(cat <<'EOF2'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+c = {x["id"]: x for x in d["findings"]}.get("communication_bound", {})
+checks = [
+    ("comm share", d["summary"]["comm_share"], 0.5),
+    ("all_to_all share", c.get("evidence", {}).get("all_to_all_share"), 0.45),
+    ("title", c.get("title"), "Communication not hidden behind compute takes 50.0% of each step; no kind of "
+     "collective holds half of the communication kernel time: all-to-all (embedding sharding, "
+     "mixture-of-experts) 45%, all-reduce 30%"),
+    ("advice", c.get("recommendation", "").startswith("No kind of collective dominates; start with the largest, "
+     "all-to-all (45%): Overlap and shrink the all-to-all"), True),
+    ("fix", d["verdict"]["summary"].endswith("(overlap the all-to-all with compute, send fewer bytes, balance "
+     "the shards)."), True),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-05)
+EOF2
+)
+check_both_readers "$GD_TEST_DATA/ok_comm_mix.json" "$PY_MIX" || rc=1
+"$GPUDIAG" analyze --no-progress --width 200 "$GD_TEST_DATA/ok_comm_mix.json" > "$TMP/mix.txt" 2>&1 || true
+if grep -q "^  by kind: all_to_all 45%, all_reduce 30%, all_gather 25% of the collective kernel time$" "$TMP/mix.txt"; then
+  echo "mix by kind: passed"
+else
+  echo "FAIL: the COMMUNICATION by-kind line"; rc=1
+fi
 
 # a100_8rank_rank3_test (shared): 42 ncclKernel_SendRecv kernels launched inside
 #   nccl:all_to_all (148554 us), AllReduce kernels 92082 us, and one SendRecv kernel of
