@@ -538,6 +538,10 @@ static int par_run(reader *r)
             reader_fail(r, GPUDIAG_ERR_NOMEM, (int64_t)s, "%s", "out of memory");
             return -1;
         }
+        if (m == 1) {
+            r->p.t->par_windows++;
+            r->p.t->par_bytes += e - s;
+        }
         if (m == 0) {
             if (!r->map)
                 return par_restore(r);

@@ -254,6 +254,10 @@ struct gpudiag_trace {
     int64_t time_outlier_gap_ns;  /* the smallest distance between an outlier and the bulk */
     uint64_t duration_outliers;   /* GPU ops whose end was cut at the rest's last end (sanitize.c rule 2b) */
     int64_t duration_outlier_removed_ns; /* the time cut off them */
+    /* reader diagnostics, never in a report (a report does not depend on --jobs): the
+     * windows of the events array parsed on parse threads and merged, and their bytes
+     * (kineto.c par_run; tests/unit/test_kineto.c checks that the parallel path is taken) */
+    uint64_t par_windows, par_bytes;
 };
 
 /* The duration of side-table entry idx (binary search); 0 if absent (never,

@@ -280,6 +280,50 @@ static void test_sj_stale_padding(void)
 }
 #endif
 
+/* Issue 24: the parallel path is really taken (a window that fails falls back to the
+ * serial reader silently, and the report is the same either way, so only these
+ * counters show it).  ok_two_steps.json: the traceEvents array holds 31 events, one per
+ * line, every line longer than the 64-byte windows asked for, so each window is one
+ * event; all but the last merge from a parse thread (the last one's window reaches the
+ * array's ']', which the serial reader takes): 30 windows, and their bytes run from
+ * the byte after the array's '[' (the parallel phase starts where the reader stands)
+ * to the last event's '{'. */
+static void test_parallel_taken(void)
+{
+    static const char *const modes[] = {NULL, "1"}; /* mapped, then GPUDIAG_NO_MMAP (copied) */
+    FILE *fp = fopen(GD_TEST_DATA "/ok_two_steps.json", "rb");
+    ASSERT_TRUE(fp != NULL);
+    char text[16384];
+    size_t n = fread(text, 1, sizeof text - 1, fp);
+    fclose(fp);
+    text[n] = '\0';
+    const char *first = strchr(strstr(text, "\"traceEvents\""), '[') + 1;
+    const char *last = first;
+    for (const char *q = first; (q = strstr(q + 1, "\n  {")) != NULL;)
+        last = q + 3;
+    uint64_t want_bytes = (uint64_t)(last - first);
+    setenv("GPUDIAG_PARSE_WINDOW", "64", 1);
+    for (size_t m = 0; m < 2; m++) {
+        if (modes[m])
+            setenv("GPUDIAG_NO_MMAP", modes[m], 1);
+        gpudiag_read_opts o;
+        memset(&o, 0, sizeof o);
+        o.threads = 2;
+        gpudiag_trace *t = NULL;
+        gpudiag_error err;
+        ASSERT_EQ_INT(gpudiag_trace_read_opts(GD_TEST_DATA "/ok_two_steps.json", &o, &t, &err), GPUDIAG_OK);
+#ifdef GPUDIAG_HAVE_SIMDJSON
+        ASSERT_EQ_INT(t->par_windows, 30);
+        ASSERT_EQ_INT(t->par_bytes, want_bytes);
+#else
+        ASSERT_EQ_INT(t->par_windows, 0); /* no simdjson: no parse threads */
+#endif
+        gpudiag_trace_free(&t);
+    }
+    unsetenv("GPUDIAG_NO_MMAP");
+    unsetenv("GPUDIAG_PARSE_WINDOW");
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir))
@@ -293,6 +337,7 @@ int main(void)
     test_zero_length_step();
     test_long_durations();
     test_errors();
+    test_parallel_taken();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
     if (system(cmd) != 0)
