@@ -93,6 +93,12 @@ int gd_lines_next(gd_lines *l, const char **s, size_t *n, gpudiag_error *err)
             l->line_no++;
             if (len && start[len - 1] == '\r')
                 len--;
+            /* a UTF-8 byte-order mark before the first line (Excel, PowerShell's Out-File): not part of the
+             * header, as the Kineto reader skips it; offsets still count its bytes */
+            if (l->line_no == 1 && len >= 3 && memcmp(start, "\xEF\xBB\xBF", 3) == 0) {
+                start += 3;
+                len -= 3;
+            }
             *s = start;
             *n = len;
             return 1;
@@ -288,8 +294,10 @@ double gd_parse_value(const char *s, size_t n, int *ok)
     }
     if (!isfinite(v))
         return INFINITY; /* "1e999": out of range, counted by gd_values_validate() */
-    /* DCGM blank sentinels: int64 0x7ffffffffffffff0.. and double 2^47 + 0..3 (dcgm_structs.h) */
-    if (v >= 9.2233720368547e18 || (v >= 140737488355328.0 && v <= 140737488355331.0))
+    /* DCGM blank sentinels: int64 0x7ffffffffffffff0.. (all 2^63 as a double) and double 2^47 + 0..3
+     * (dcgm_structs.h); any other large number is a value, out of range for its field and counted by
+     * gd_values_validate() as "-5 %" is, never dropped unseen */
+    if ((v >= 9.2233720368547e18 && v <= 9.2233720368548e18) || (v >= 140737488355328.0 && v <= 140737488355331.0))
         return NAN;
     return v;
 }
@@ -411,6 +419,8 @@ int gd_value_valid(int m, double x)
     case GPUDIAG_M_POWER_W:
     case GPUDIAG_M_POWER_LIMIT_W: return x >= 0 && x <= 2 * GD_MON_BOARD_POWER_MAX_W;
     case GPUDIAG_M_CLOCK_REASONS: return x >= 0 && x == floor(x);
+    case GPUDIAG_M_MEM_USED_BYTES:
+    case GPUDIAG_M_MEM_TOTAL_BYTES: return x >= 0 && x <= GD_MON_MEM_BYTES_MAX;
     default: return x >= 0;
     }
 }
@@ -510,6 +520,10 @@ gpudiag_log_format gpudiag_log_format_sniff(const char *buf, size_t len)
 {
     const gd_input_format *best = NULL;
     long best_at = -1;
+    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) { /* a UTF-8 BOM: gd_lines_next skips it too */
+        buf += 3;
+        len -= 3;
+    }
     for (size_t i = 0; i < gd_format_count; i++) {
         const gd_input_format *f = gd_formats[i];
         if (f->kind != GD_FMT_LOG || !f->sniff)

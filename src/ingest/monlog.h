@@ -101,10 +101,13 @@ void gd_values_validate(gpudiag_series *s, double v[GPUDIAG_M_COUNT], uint64_t l
 #define GD_MON_CLOCK_MAX_MHZ 5000.0
 #define GD_MON_MEM_CLOCK_MAX_MHZ 20000.0
 #define GD_MON_BOARD_POWER_MAX_W 1200.0
+/* device memory of one GPU: the largest boards hold ~288 GB; 1 PiB is no GPU's */
+#define GD_MON_MEM_BYTES_MAX 1125899906842624.0
 
 /* 1 when x (in metric m's unit) is possible: NaN (missing) is; ±inf, a fraction outside 0..1, a
  * negative amount, a temperature below absolute zero or above GD_MON_TEMP_MAX_C, an SM clock above
- * GD_MON_CLOCK_MAX_MHZ (memory clock GD_MON_MEM_CLOCK_MAX_MHZ), a power above twice GD_MON_BOARD_POWER_MAX_W, or a fractional reason mask
+ * GD_MON_CLOCK_MAX_MHZ (memory clock GD_MON_MEM_CLOCK_MAX_MHZ), a power above twice GD_MON_BOARD_POWER_MAX_W,
+ * device memory above GD_MON_MEM_BYTES_MAX, or a fractional reason mask
  * are not.  m is a gpudiag_metric. */
 int gd_value_valid(int m, double x);
 

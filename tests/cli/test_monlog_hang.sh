@@ -81,4 +81,35 @@ d = json.load(open(sys.argv[2]))
 assert d["verdict"]["bottleneck"] == "compute" and "hung" not in d["verdict"]["summary"], d["verdict"]
 PY
 
+# log input handling (DEFINITIONS "Invalid monitoring values", the byte-order mark): in a copy of
+# nvsmi_query_csv_l5_v100_training_steady.csv, line 3's utilization.gpu 99 % made 99999999999999999999999 %
+# (1e23 %, far from DCGM's 2^63 sentinel) warns exactly as -5 % does: "line 3: 1 out-of-range value(s)";
+# 17 samples either way (the row is kept). A UTF-8 BOM before the header: the same report as the file.
+V100="$GD_SHARED/data/logs/nvsmi_query_csv_l5_v100_training_steady.csv"
+if [ -f "$V100" ]; then
+    sed '3s/, 99 %, 90 %/, 99999999999999999999999 %, 90 %/' "$V100" > "$TMP/big.csv"
+    sed '3s/, 99 %, 90 %/, -5 %, 90 %/' "$V100" > "$TMP/neg.csv"
+    printf '\357\273\277' | cat - "$V100" > "$TMP/bom.csv"
+    cp "$V100" "$TMP/plain.csv"
+    for c in big neg; do
+        "$GPUDIAG" analyze --json "$TMP/$c.csv" > "$TMP/$c.json" 2> "$TMP/$c.err" || nok "$c: exit $?"
+        if grep -q "$c.csv: line 3: 1 out-of-range value(s)" "$TMP/$c.err"; then ok; else nok "$c: no warning: $(cat "$TMP/$c.err")"; fi
+    done
+    if python3 - "$TMP/big.json" "$TMP/neg.json" <<'PY'; then ok; else nok "big and negative: same counts"; fi
+import json, sys
+a, b = (json.load(open(p))["series"] for p in sys.argv[1:])
+assert a["invalid_values"] == b["invalid_values"] == 1 and a["first_invalid_line"] == b["first_invalid_line"] == 3, (a["invalid_values"], b["invalid_values"])
+assert a["gpus"][0]["samples"] == b["gpus"][0]["samples"] == 17
+PY
+    js "$TMP/bom.csv" "$TMP/bom.json"
+    js "$TMP/plain.csv" "$TMP/plain.json"
+    if python3 - "$TMP/bom.json" "$TMP/plain.json" <<'PY'; then ok; else nok "BOM: same report"; fi
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+for d in (a, b):
+    d["inputs"][0].pop("path"); d["inputs"][0].pop("bytes")
+assert a == b
+PY
+fi
+
 finish
