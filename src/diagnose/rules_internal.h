@@ -54,6 +54,15 @@ static inline int rf_pytorch(const fbuilder *b)
     return b->r->input.framework && strcmp(b->r->input.framework, "pytorch") == 0;
 }
 
+/* 1 when the window has at most one step (one ProfilerStep, or no step markers:
+ * the whole capture): a one-off cost cannot be told from a per-step one
+ * (DEFINITIONS "Start-up in the window", one-off gaps; the verdict's one-step
+ * sentence and gd_rule_one_off_gaps). */
+static inline int gd_one_step_window(const gpudiag_report *r)
+{
+    return r->step_count <= 1;
+}
+
 /* 1 when an earlier rule added the finding `id` (rules.c runs them in order). */
 static inline int has_finding(const gpudiag_report *r, const char *id)
 {

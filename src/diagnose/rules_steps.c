@@ -541,3 +541,62 @@ void gd_rule_nsight(fbuilder *b)
                        "(cudaStreamWaitEvent, cudaEventSynchronize) so only the dependent work waits."));
     }
 }
+
+/* The longest gap of `cause` among r->gaps (summed over devices as
+ * idle_cause_us), its host op from top_gaps when listed there (else NULL). */
+static const gpudiag_gap *longest_gap_of(const gpudiag_report *r, gpudiag_idle_cause cause, const char **op)
+{
+    const gpudiag_gap *best = NULL;
+    for (size_t i = 0; i < r->gaps_kept; i++)
+        if (r->gaps[i].cause == cause && (!best || r->gaps[i].duration_us > best->duration_us))
+            best = &r->gaps[i];
+    *op = NULL;
+    for (size_t i = 0; best && i < r->top_gap_count; i++)
+        if (r->top_gaps[i].start_ns == best->start_ns && r->top_gaps[i].device == best->device)
+            *op = r->top_gaps[i].cpu_op;
+    return best;
+}
+
+/* One-off gaps (DEFINITIONS "Start-up in the window"): in a window of one
+ * step, a cause finding whose idle cause has one gap holding most of its time
+ * drops one severity and says its estimate rests on that gap.  Runs after the
+ * rules that add those findings. */
+void gd_rule_one_off_gaps(fbuilder *b)
+{
+    static const struct {
+        gd_finding_id id;
+        gpudiag_idle_cause cause;
+    } rest_on[] = {
+        {GD_F_host_launch_bound, GPUDIAG_IDLE_HOST_LAUNCH}, {GD_F_host_overhead, GPUDIAG_IDLE_HOST_LAUNCH},
+        {GD_F_stream_wait, GPUDIAG_IDLE_STREAM_WAIT},       {GD_F_sync_stall, GPUDIAG_IDLE_SYNC},
+        {GD_F_dataloader_stall, GPUDIAG_IDLE_DATALOADER},
+    };
+    gpudiag_report *r = b->r;
+    if (!gd_one_step_window(r))
+        return;
+    for (size_t i = 0; i < r->finding_count; i++) {
+        gpudiag_finding *f = &r->findings[i];
+        size_t k = 0;
+        while (k < sizeof rest_on / sizeof *rest_on && strcmp(f->id, gd_catalogue[rest_on[k].id].id) != 0)
+            k++;
+        if (k == sizeof rest_on / sizeof *rest_on)
+            continue;
+        double total = r->idle_cause_us[rest_on[k].cause];
+        const char *op;
+        const gpudiag_gap *g = longest_gap_of(r, rest_on[k].cause, &op);
+        if (!g || !(total > 0) || !(g->duration_us >= GD_ONE_OFF_GAP_SHARE * total))
+            continue;
+        double share = g->duration_us / total;
+        if (f->severity > GPUDIAG_SEV_LOW)
+            f->severity = (gpudiag_severity)(f->severity - 1);
+        gd_fb_ev(f, "one_off_gap_us", g->duration_us);
+        gd_fb_ev(f, "one_off_gap_share", share);
+        char len[32];
+        gd_format_us(len, sizeof len, g->duration_us, "us");
+        gd_fb_text(b, f,
+                   gd_format("%s; the estimate rests on one gap of %s (%.0f%% of this idle time%s%s) in a window "
+                             "of one step, so a one-off (a first call) cannot be told from a per-step cost",
+                             f->title, len, 100.0 * share, op ? ", host in " : "", op ? op : ""),
+                   gd_format("%s", f->recommendation));
+    }
+}

@@ -442,7 +442,7 @@ void gd_verdict(fbuilder *b, const gpudiag_trace *t)
                       "recorded to judge; profile steady-state steps (torch.profiler schedule with wait and "
                       "warmup).%s",
                       100.0 * (1.0 - r->gpu_utilization), r->steps_from_profiler ? "step" : "window", sdur,
-                      r->step_count <= 1 ? " With one step, host work that every call repeats before its first "
+                      gd_one_step_window(r) ? " With one step, host work that every call repeats before its first "
                                            "kernel (input decoding, preprocessing, tokenisation) cannot be told "
                                            "from start-up: if the job does it per call, it is a data-pipeline "
                                            "stall, not start-up."
