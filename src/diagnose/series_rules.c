@@ -323,6 +323,14 @@ static void rule_low_gpu_utilization(sbuild *b, gpudiag_series_summary *s)
     gpudiag_severity sev = c->median < 0.3   ? GPUDIAG_SEV_HIGH
                            : c->median < 0.5 ? GPUDIAG_SEV_MEDIUM
                                              : GPUDIAG_SEV_LOW;
+    /* a short look says less: one level lower, and the title says why */
+    int few = g->samples < GD_SERIES_FEW_SAMPLES;
+    if (few && sev > GPUDIAG_SEV_LOW)
+        sev = (gpudiag_severity)(sev - 1);
+    char fewtxt[80] = "";
+    if (few)
+        snprintf(fewtxt, sizeof fewtxt, "; %zu samples (fewer than %d): low confidence", g->samples,
+                 GD_SERIES_FEW_SAMPLES);
     double gain =
         isnan(gain_dips(g, c)) || gain_to_target(c) > gain_dips(g, c) ? gain_to_target(c) : gain_dips(g, c);
     gpudiag_finding *f = add_gain_bn(b, GD_S_low_gpu_utilization, sev, g->bottleneck, gain);
@@ -334,12 +342,16 @@ static void rule_low_gpu_utilization(sbuild *b, gpudiag_series_summary *s)
     gd_fb_ev(f, "jitter", c->jitter);
     gd_fb_text(b, f,
          gd_format("%s below common health targets for training: %s median %.0f %% (target >= 70 %%), p10 %.0f %% "
-                   "(>= 40 %%), %.0f %% of samples under 30 %% (< 10 %%)",
-                   gpus, gpudiag_metric_name(g->compute_metric), 100 * c->median, 100 * c->p10, 100 * c->low_share),
+                   "(>= 40 %%), %.0f %% of samples under 30 %% (< 10 %%)%s",
+                   gpus, gpudiag_metric_name(g->compute_metric), 100 * c->median, 100 * c->p10, 100 * c->low_share,
+                   fewtxt),
          gd_format("The targets (median >= 70 %%, p10 >= 40 %%, under 30 %% less than 10 %% of the time) are a "
                    "rule of thumb from practitioners' guides to GPU utilisation in LLM training: a GPU that "
-                   "meets them is kept busy. Follow the verdict's pipeline first; profile a few steps "
-                   "(torch.profiler) and run `gpudiag analyze` on the trace to see where the GPU waits."));
+                   "meets them is kept busy. The estimated gain is a prior from that rule, not a measurement: it "
+                   "assumes the work could keep the GPU busy 70 %% of the time (an inference server between "
+                   "requests cannot). Follow the verdict's pipeline first; profile a few steps "
+                   "(torch.profiler, Nsight Systems) and run `gpudiag analyze` on the trace to see where the GPU "
+                   "waits."));
 }
 
 static void rule_communication_sawtooth(sbuild *b, gpudiag_series_summary *s)
@@ -753,8 +765,9 @@ static void rules(sbuild *b, gpudiag_series_summary *s)
 static const char *bn_sentence(gpudiag_bottleneck bn)
 {
     switch (bn) {
-    case GPUDIAG_BN_DATA_PIPELINE: return "the GPU waits for work (data supply first: DataLoader workers, prefetch, pinned memory, host syncs)";
-    case GPUDIAG_BN_HOST_LAUNCH: return "steady but moderate compute: kernels too small or launch-bound (larger batch, torch.compile, CUDA Graphs)";
+    /* a log names no framework and cannot tell training from inference (DEFINITIONS "Classification") */
+    case GPUDIAG_BN_DATA_PIPELINE: return "the GPU waits between bursts of work: host-side input, scheduling or requests (if this is a training job's input pipeline: DataLoader workers, prefetch, pinned memory, host syncs)";
+    case GPUDIAG_BN_HOST_LAUNCH: return "steady but moderate compute: kernels too small or launch-bound (more work per launch: a larger batch or more concurrent requests, fused kernels, captured graphs, e.g. CUDA Graphs, torch.compile, TensorRT)";
     case GPUDIAG_BN_COMMUNICATION: return "compute stalls on communication (overlap gradient sync with backward)";
     case GPUDIAG_BN_MEMORY_BANDWIDTH: return "memory traffic is high while compute is low: bandwidth-bound kernels (fuse them, FlashAttention)";
     case GPUDIAG_BN_MEMORY_TRANSFER: return "host-device transfers limit the GPU";
@@ -848,6 +861,7 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
                                        gpudiag_bottleneck_name((gpudiag_bottleneck)bn), votes[bn]);
         /* tensor activity of the first GPU with the verdict's class (DEFINITIONS "Monitoring series") */
         char tensor[160] = "";
+        int tensor_bound = 0; /* compute high on Tensor Cores: advising Tensor Cores would be wrong */
         for (size_t i = 0; i < s->gpu_count; i++) {
             const gpudiag_gpu_summary *g = &s->gpus[i];
             const gpudiag_metric_stats *t = &g->stats[GPUDIAG_M_TENSOR_ACTIVE];
@@ -858,6 +872,7 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
                      : t->median >= GD_SERIES_TENSOR_HIGH     ? ": compute-bound on Tensor Cores"
                      : t->median < GD_SERIES_TENSOR_LOW       ? ": little of it on Tensor Cores (mixed precision, TF32)"
                                                               : "");
+            tensor_bound = best == GPUDIAG_BN_COMPUTE && t->median >= GD_SERIES_TENSOR_HIGH;
             break;
         }
         /* GPU-Util alone (dmon sm, utilization.gpu) says a kernel was running, not that the SMs
@@ -884,6 +899,9 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
             soft_throttle ? "clocks run below their maximum under load with no HW or thermal slowdown recorded "
                             "(the power cap, or no reason data): check power.draw against power.limit and "
                             "power.max_limit before tuning the model"
+            : tensor_bound ? "compute is high and the Tensor Cores are busy: the GPU is compute-saturated on the "
+                             "right units; what is left is less work (an algorithmic change, a smaller or more "
+                             "efficient model) or more GPUs"
             : !util_only ? bn_sentence(best)
             : !n_gr    ? "GPU-Util is high: a kernel was running most of the time, which does not say the SMs "
                          "are busy; collect DCGM profiling metrics (SM active, tensor active: dcgmi dmon -e "
@@ -937,8 +955,18 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
                          " did no work: possibly the rank that crashed, exited or never reached the collective");
             }
         }
-        r->verdict = gd_format("%s%s — %s%s%s%s%s%s", s->snapshot ? "Snapshot: " : "", sentence, who, tensor, others,
-                               idle, hang, peers);
+        /* a short look: fewer than GD_SERIES_FEW_SAMPLES samples on a GPU of the verdict's class */
+        size_t fewest = 0;
+        for (size_t i = 0; i < s->gpu_count; i++)
+            if (s->gpus[i].bottleneck == best && !mig_parent(s, &s->gpus[i]) &&
+                (!fewest || s->gpus[i].samples < fewest))
+                fewest = s->gpus[i].samples;
+        char few[96] = "";
+        if (!s->snapshot && fewest && fewest < GD_SERIES_FEW_SAMPLES)
+            snprintf(few, sizeof few, "; only %zu samples (fewer than %d): a short look, low confidence", fewest,
+                     GD_SERIES_FEW_SAMPLES);
+        r->verdict = gd_format("%s%s — %s%s%s%s%s%s%s", s->snapshot ? "Snapshot: " : "", sentence, who, tensor,
+                               others, idle, hang, peers, few);
     }
     r->verdict = gd_arena_take(r->arena, (char *)(uintptr_t)r->verdict); /* the report owns it */
     if (!r->verdict)

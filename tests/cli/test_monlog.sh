@@ -132,10 +132,11 @@ checks += [("cc samples", g["samples"], 4), ("cc skipped", s["skipped_rows"], 2)
            ("cc util median", g["metrics"]["gpu_util"]["median"], 0.6), ("cc pwr n", g["metrics"]["power_w"]["n"], 2),
            ("cc pwr mean", g["metrics"]["power_w"]["mean"], 100.5), ("cc pclk mean", g["metrics"]["sm_clock_mhz"]["mean"], 1405),
            ("cc input finding", "input_skipped_rows" in fids(d), True),
-           # the target and where it comes from in the user's words (sorted 0.5, 0.6, 0.8: p10 = 0.5 + 0.2 x 0.1)
+           # the target and where it comes from in the user's words (sorted 0.5, 0.6, 0.8: p10 = 0.5 + 0.2 x 0.1);
+           # 4 samples < 30: a short look, said in the title
            ("cc low util title", [x["title"] for x in d["findings"] if x["id"] == "low_gpu_utilization"],
             ["GPU 0 below common health targets for training: gpu_util median 60 % (target >= 70 %), p10 52 % "
-             "(>= 40 %), 0 % of samples under 30 % (< 10 %)"])]
+             "(>= 40 %), 0 % of samples under 30 % (< 10 %); 4 samples (fewer than 30): low confidence"])]
 # PCIe gen 3 of 4 while GPU 0 is at 90 %: degraded; GPU 1 drops to gen 1 / x8 only when idle: not
 d = load("pcie.json")
 gs = {x["index"]: x for x in d["series"]["gpus"]}
@@ -509,11 +510,12 @@ checks = [
     ("csv g0 mem util", c0["mem_util"]["mean"], 0.405),
     ("csv GB mem used", gb["series"]["gpus"][0]["metrics"]["mem_used_bytes"]["mean"], 146.5 * 2**30),
     ("csv no total: no mem used", "mem_used_bytes" in nt["series"]["gpus"][0]["metrics"], False),
-    # GPU 1 at 0.14 (0.1 % memory used): low_gpu_utilization high, gain 1 - 0.14 / 0.70 = 0.80;
+    # GPU 1 at 0.14 (0.1 % memory used): low_gpu_utilization high, one level lower (medium) for its
+    # 2 samples (< 30: a short look), gain 1 - 0.14 / 0.70 = 0.80;
     # memory_headroom low with no gain (the idle time is low_gpu_utilization's), so ranked after it
     ("txt ranking", [f["id"] for f in t["findings"]], ["low_gpu_utilization", "memory_headroom", "input_columns_ignored"]),
     ("txt low util sev/gain", [(f["severity"], round(f["est_gain"], 6)) for f in t["findings"]
-                               if f["id"] == "low_gpu_utilization"], [("high", 0.8)]),
+                               if f["id"] == "low_gpu_utilization"], [("medium", 0.8)]),
     ("txt headroom sev/gain", [(f["severity"], f.get("est_gain")) for f in t["findings"] if f["id"] == "memory_headroom"],
      [("low", None)]),
 ]

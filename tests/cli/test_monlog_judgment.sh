@@ -1,0 +1,62 @@
+#!/bin/sh
+# test_monlog_judgment.sh — a monitoring log's verdict words (DEFINITIONS "The verdict's words for a
+# log", "Few samples") on the shared logs a new user read; expected values derived by hand below.
+GD_TMP_TAG=monlogjudg
+# shellcheck source=tests/cli/common.sh
+. "$(cd "$(dirname "$0")" && pwd)/common.sh"
+LOGS="$GD_SHARED/data/logs"
+js() { "$GPUDIAG" analyze --json "$1" > "$2" 2> "$TMP/err" || nok "$1: exit $? $(cat "$TMP/err")"; }
+
+# nvsmi_query_csv_l1_inference_job_gaps.csv: LLM inference, 8 samples (< 30): data_pipeline in neutral
+# words ("if this is a training job's input pipeline"), "only 8 samples (fewer than 30)";
+# low_gpu_utilization: gpu_util median 0.36 (0.30..0.50: medium) one level lower -> low; gain
+# 1 - mean / 0.70 stays (0.35), its advice calls it a prior.
+if [ -f "$LOGS/nvsmi_query_csv_l1_inference_job_gaps.csv" ]; then
+    js "$LOGS/nvsmi_query_csv_l1_inference_job_gaps.csv" "$TMP/inf.json"
+    if python3 - "$TMP/inf.json" <<'PY'; then ok; else nok "inference log: neutral words, few samples"; fi
+import json, sys
+d = json.load(open(sys.argv[1])); v = d["verdict"]; s = v["summary"]
+assert v["bottleneck"] == "data_pipeline", v
+assert "if this is a training job's input pipeline" in s and "waits between bursts of work" in s, s
+assert "(data supply first: DataLoader" not in s, s
+assert "only 8 samples (fewer than 30): a short look, low confidence" in s, s
+f = [x for x in d["findings"] if x["id"] == "low_gpu_utilization"][0]
+assert f["severity"] == "low" and abs(f["est_gain"] - 0.35) < 0.01, (f["severity"], f["est_gain"])
+assert f["title"].endswith("; 8 samples (fewer than 30): low confidence"), f["title"]
+assert "is a prior" in f["recommendation"], f["recommendation"]
+PY
+fi
+# dcgmi_dmon_triton_t4_resnet_1inst.log: TensorRT on Triton, 3 samples: host_launch; torch.compile
+# only as an example beside framework-neutral knobs and TensorRT.
+if [ -f "$LOGS/dcgmi_dmon_triton_t4_resnet_1inst.log" ]; then
+    js "$LOGS/dcgmi_dmon_triton_t4_resnet_1inst.log" "$TMP/trt.json"
+    if python3 - "$TMP/trt.json" <<'PY'; then ok; else nok "triton log: framework-neutral host_launch"; fi
+import json, sys
+d = json.load(open(sys.argv[1])); v = d["verdict"]; s = v["summary"]
+assert v["bottleneck"] == "host_launch", v
+assert "(larger batch, torch.compile, CUDA Graphs)" not in s, s
+i = s.index("e.g."); assert i < s.index("torch.compile") and "TensorRT" in s and "concurrent requests" in s, s
+assert "only 3 samples (fewer than 30)" in s, s
+PY
+fi
+# dcgmi_dmon_e1001_1004_1005_a100_tensor_ramp.log: tensor active median 0.93 >= 0.50 with compute
+# high: saturated on the right units, never "Tensor Cores, mixed precision" as the fix.
+if [ -f "$LOGS/dcgmi_dmon_e1001_1004_1005_a100_tensor_ramp.log" ]; then
+    js "$LOGS/dcgmi_dmon_e1001_1004_1005_a100_tensor_ramp.log" "$TMP/tc.json"
+    if python3 - "$TMP/tc.json" <<'PY'; then ok; else nok "tensor ramp: no Tensor Core advice"; fi
+import json, sys
+d = json.load(open(sys.argv[1])); v = d["verdict"]; s = v["summary"]
+assert v["bottleneck"] == "compute", v
+assert "Tensor Cores, mixed precision" not in s and "compute-saturated on the right units" in s, s
+assert "tensor active 93 %: compute-bound on Tensor Cores" in s, s
+PY
+fi
+# 30 samples or more: no short-look note (tests/data/monlog/dmon_nccl_hang.log: 60 samples)
+js "$GD_TEST_DATA/monlog/dmon_nccl_hang.log" "$TMP/long.json"
+if python3 - "$TMP/long.json" <<'PY'; then ok; else nok "60 samples: no short-look note"; fi
+import json, sys
+s = json.load(open(sys.argv[1]))["verdict"]["summary"]
+assert "fewer than 30" not in s, s
+PY
+
+finish
