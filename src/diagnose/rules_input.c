@@ -271,6 +271,39 @@ static void input_gpu_inferred(fbuilder *b)
     }
 }
 
+/* Dense python_function events: the Python tracer (with_stack) inflates host
+ * time (DEFINITIONS "Time and events", Python tracer on).  Medium when a host
+ * finding may follow (gd_rule_host_overhead adds its caveat). */
+static void input_python_tracer(fbuilder *b, const gpudiag_trace *t)
+{
+    gpudiag_report *r = b->r;
+    if (!r->step_count || !r->steps)
+        return;
+    int64_t s = (int64_t)(r->steps[0].start_us * 1000.0), e = (int64_t)(r->steps[r->step_count - 1].end_us * 1000.0);
+    if (e <= s)
+        return;
+    uint64_t n = 0;
+    for (size_t i = 0; i < t->cpu_ops.len; i++) {
+        const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
+        n += c->cat == GD_CPU_PYFUNC && c->ts_ns >= s && c->ts_ns < e;
+    }
+    double ms = (double)(e - s) / 1e6, per_ms = (double)n / ms;
+    if (!(per_ms >= GD_PYTRACER_DENSE_PER_MS))
+        return;
+    gpudiag_finding *f = rf_add(b, GD_F_input_python_tracer, GPUDIAG_SEV_LOW, NAN);
+    gd_fb_ev(f, "python_function_events", (double)n);
+    gd_fb_ev(f, "events_per_ms", per_ms);
+    gd_fb_ev(f, "window_ms", ms);
+    gd_fb_text(b, f,
+         gd_format("The Python tracer was on (with_stack=True): %llu python_function events in %.1f ms of %s, "
+                   "%.0f per ms, so host time is inflated by the profiler itself",
+                   (unsigned long long)n, ms, r->steps_from_profiler ? "steps" : "the window", per_ms),
+         gd_format("Recording every Python call runs on the host thread being measured (PyTorch documents that "
+                   "stack tracing adds overhead), so CPU Exec and launch times, and the host findings built on "
+                   "them, read higher than without the profiler. Profile again with with_stack=False (and no "
+                   "Python tracer in experimental_config) before acting on host findings."));
+}
+
 /* Launch calls but no GPU op: the profiler lost the device records (DEFINITIONS
  * "Time and events", launch calls without GPU records; kineto#996, pytorch#192021). */
 static void input_gpu_records_dropped(fbuilder *b, const gpudiag_trace *t)
@@ -468,6 +501,7 @@ void gd_rule_input(fbuilder *b, const gpudiag_trace *t)
     input_unanalysed(b, t);
     input_profiler_ranges(b, t);
     input_gpu_inferred(b);
+    input_python_tracer(b, t);
     input_no_gpu_or_steps(b, t);
     input_steps(b);
     input_schema_gaps(b);

@@ -192,6 +192,24 @@ static void host_text(char **title, char **rec, char *t, char *r)
     *rec = r;
 }
 
+/* The Python tracer inflates host time (DEFINITIONS "Time and events", Python
+ * tracer on): when input_python_tracer is in the report, the host finding f
+ * says its share is an upper bound and the note becomes medium. */
+static void python_tracer_caveat(fbuilder *b, gpudiag_finding *f)
+{
+    gpudiag_report *r = b->r;
+    gpudiag_finding *py = NULL;
+    for (size_t i = 0; i < r->finding_count && !py; i++)
+        if (strcmp(r->findings[i].id, gd_catalogue[GD_F_input_python_tracer].id) == 0)
+            py = &r->findings[i];
+    if (!py || !f)
+        return;
+    py->severity = GPUDIAG_SEV_MEDIUM;
+    gd_fb_append(b, f,
+                 gd_format("(The Python tracer was on, input_python_tracer: host time is inflated by the profiler, "
+                           "so this share is an upper bound; profile with with_stack=False to size it.)"));
+}
+
 void gd_rule_host_overhead(fbuilder *b)
 {
     gpudiag_report *r = b->r;
@@ -335,6 +353,7 @@ void gd_rule_host_overhead(fbuilder *b)
         rec = more;
     }
     gd_fb_text(b, f, title, rec);
+    python_tracer_caveat(b, f);
 }
 
 void gd_rule_optimizer(fbuilder *b)
