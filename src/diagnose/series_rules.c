@@ -18,6 +18,7 @@
 #include "analyze/series_stats.h"
 #include "diagnose/fbuild.h"
 #include "model/report.h"
+#include "model/series_internal.h"
 #include "util/util.h"
 
 typedef gd_fbuild sbuild;
@@ -831,8 +832,9 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
             best = (gpudiag_bottleneck)bn;
     r->bottleneck = best;
     if (s->snapshot && best == GPUDIAG_BN_UNKNOWN) {
-        r->verdict = gd_format("A snapshot of %zu GPU%s: one sample: no time series to classify%s", s->gpu_count,
-                               s->gpu_count == 1 ? "" : "s",
+        char who[128];
+        gd_series_gpus_phrase(s, who, sizeof who); /* physical GPUs and MIG instances apart */
+        r->verdict = gd_format("A snapshot of %s: one sample: no time series to classify%s", who,
                                r->finding_count ? "; see the findings" : "");
     } else if (best == GPUDIAG_BN_UNKNOWN && voters && no_compute == voters) {
         /* nothing to say idle with: every value of every compute indicator was

@@ -237,3 +237,66 @@ gpudiag_status gpudiag_series_append(gpudiag_series *s, size_t gpu, int64_t t_us
     x->count++;
     return GPUDIAG_OK;
 }
+
+/* The parent of instance g: the physical GPU of the same host and index, or (an instance that names
+ * no GPU) the log's only physical GPU; NULL when the log holds no such entity. */
+static const gpudiag_gpu_summary *parent_in_log(const gpudiag_series_summary *s, const gpudiag_gpu_summary *g,
+                                                size_t nphys)
+{
+    for (size_t j = 0; j < s->gpu_count; j++) {
+        const gpudiag_gpu_summary *p = &s->gpus[j];
+        if (p->kind != GPUDIAG_ENTITY_GPU)
+            continue;
+        if (g->index < 0 ? nphys == 1 : p->index == g->index && strcmp(p->hostname, g->hostname) == 0)
+            return p;
+    }
+    return NULL;
+}
+
+void gd_series_gpus_phrase(const gpudiag_series_summary *s, char *buf, size_t len)
+{
+    if (!len)
+        return;
+    size_t nphys = 0, ninst = 0, unnamed = 0;
+    for (size_t i = 0; i < s->gpu_count; i++) {
+        nphys += s->gpus[i].kind == GPUDIAG_ENTITY_GPU;
+        ninst += s->gpus[i].kind != GPUDIAG_ENTITY_GPU;
+    }
+    /* physical GPUs: the whole GPUs in the log, and each other (host, index) its instances name;
+     * split: the GPUs that hold instances */
+    size_t phys = nphys, split = 0;
+    for (size_t i = 0; i < s->gpu_count; i++) {
+        const gpudiag_gpu_summary *g = &s->gpus[i];
+        if (g->kind == GPUDIAG_ENTITY_GPU)
+            continue;
+        const gpudiag_gpu_summary *p = parent_in_log(s, g, nphys);
+        if (!p && g->index < 0) {
+            unnamed++;
+            continue;
+        }
+        int seen = 0; /* the first instance of its parent counts it */
+        for (size_t j = 0; j < i && !seen; j++) {
+            const gpudiag_gpu_summary *o = &s->gpus[j];
+            seen = o->kind != GPUDIAG_ENTITY_GPU && parent_in_log(s, o, nphys) == p &&
+                   (p || (o->index == g->index && strcmp(o->hostname, g->hostname) == 0));
+        }
+        if (!seen) {
+            split++;
+            phys += !p;
+        }
+    }
+    if (!ninst)
+        snprintf(buf, len, "%zu GPU%s", s->gpu_count, s->gpu_count == 1 ? "" : "s");
+    else if (unnamed && !phys)
+        snprintf(buf, len, "%zu MIG instance%s (their GPUs not named)", ninst, ninst == 1 ? "" : "s");
+    else if (unnamed)
+        snprintf(buf, len, "%zu GPU%s and %zu MIG instance%s", phys, phys == 1 ? "" : "s", ninst,
+                 ninst == 1 ? "" : "s");
+    else if (split == phys)
+        snprintf(buf, len, "%zu GPU%s split into %zu MIG instance%s", phys, phys == 1 ? "" : "s", ninst,
+                 ninst == 1 ? "" : "s");
+    else if (split == 1)
+        snprintf(buf, len, "%zu GPUs, one split into %zu MIG instance%s", phys, ninst, ninst == 1 ? "" : "s");
+    else
+        snprintf(buf, len, "%zu GPUs, %zu split into %zu MIG instance%s", phys, split, ninst, ninst == 1 ? "" : "s");
+}

@@ -3,7 +3,10 @@
  */
 #include "report/series_words.h"
 
+#include "model/series_internal.h"
+
 #include <stdio.h>
+#include <string.h>
 
 const char *gd_plural(unsigned long long n)
 {
@@ -22,12 +25,16 @@ void gd_series_samples_phrase(const gpudiag_series_summary *s, char *buf, size_t
         hi = n > hi ? n : hi;
     }
     size_t g = s->gpu_count;
+    char who[128];
+    gd_series_gpus_phrase(s, who, sizeof who); /* physical GPUs and MIG instances apart */
+    const char *sep = strstr(who, "MIG") ? ";" : ","; /* "each" is per GPU or instance */
     if (g == 0)
         snprintf(buf, len, "0 GPUs");
     else if (g == 1)
-        snprintf(buf, len, "1 GPU, %zu sample%s", total, gd_plural(total));
+        snprintf(buf, len, "%s%s %zu sample%s", who, sep, total, gd_plural(total));
     else if (lo == hi)
-        snprintf(buf, len, "%zu GPUs, %zu sample%s each", g, lo, gd_plural(lo));
+        snprintf(buf, len, "%s%s %zu sample%s each", who, sep, lo, gd_plural(lo));
     else
-        snprintf(buf, len, "%zu GPUs, %zu sample%s in all (%zu to %zu per GPU)", g, total, gd_plural(total), lo, hi);
+        snprintf(buf, len, "%s%s %zu sample%s in all (%zu to %zu per %s)", who, sep, total, gd_plural(total), lo, hi,
+                 *sep == ';' ? "GPU or instance" : "GPU");
 }

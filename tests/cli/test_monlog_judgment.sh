@@ -59,4 +59,23 @@ s = json.load(open(sys.argv[1]))["verdict"]["summary"]
 assert "fewer than 30" not in s, s
 PY
 
+# MIG counted apart (DEFINITIONS "Monitoring series", MIG): prom_8xA800_cut.prom.gz has GPUs 1-7 whole
+# and GPU_I_ID 3, 5, 6 of gpu="0" (no row of GPU 0 itself): 7 + 1 parent = 8 GPUs, one split into 3
+# MIG instances (10 entities, was "A snapshot of 10 GPUs").
+"$GPUDIAG" analyze "$GD_TEST_DATA/monlog/prom_8xA800_cut.prom.gz" > "$TMP/mig.txt" 2>&1
+"$GPUDIAG" analyze --json "$GD_TEST_DATA/monlog/prom_8xA800_cut.prom.gz" > "$TMP/mig.json" 2>/dev/null
+if grep -q "(prom monitoring log, 8 GPUs, one split into 3 MIG instances; 1 sample each, a snapshot)" "$TMP/mig.txt" &&
+   python3 - "$TMP/mig.json" <<'PY'; then ok; else nok "MIG: 8 GPUs, one split into 3 MIG instances"; fi
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["series"]["gpus"]) == 10
+assert d["verdict"]["summary"].startswith("A snapshot of 8 GPUs, one split into 3 MIG instances: one sample"), d["verdict"]
+PY
+# dcgmi_dmon_e1001_1004_mig_group_gpu_and_gi.log: GPU 0 and its GPU-I 0, GPU-I 1 (3 entities): the
+# parent has its own row -> 1 GPU split into 2 MIG instances.
+if [ -f "$LOGS/dcgmi_dmon_e1001_1004_mig_group_gpu_and_gi.log" ]; then
+    if "$GPUDIAG" analyze "$LOGS/dcgmi_dmon_e1001_1004_mig_group_gpu_and_gi.log" 2>&1 | head -1 |
+        grep -q "(dcgmi monitoring log, 1 GPU split into 2 MIG instances; 9 samples each"; then ok; else nok "MIG: dcgmi group"; fi
+fi
+
 finish
