@@ -161,7 +161,8 @@ static void usage_analyze(FILE *fp)
             "                        (rank from distributedInfo, else RANK, SLURM_PROCID,\n"
             "                        OMPI_COMM_WORLD_RANK or JOB_COMPLETION_INDEX); one PATH only\n"
             "                        (--save and --summary gzip when FILE ends in .gz; compare and\n"
-            "                        merge read either)\n"
+            "                        merge read either; an existing FILE is replaced, as with\n"
+            "                        --html and --trace-out; an input FILE is refused)\n"
             );
     usage_format(fp);
     fprintf(fp,

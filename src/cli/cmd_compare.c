@@ -17,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
+#include "cli/progress.h"
 #include "gpudiag/compare.h"
 #include "gpudiag/gpudiag.h"
 #include "gpudiag/series.h"
@@ -26,7 +27,11 @@
 #include "ingest/once.h"
 #include "util/util.h"
 
-enum { OPT_METRIC = 200, OPT_THRESHOLD, OPT_ALPHA, OPT_FULL_NAMES, OPT_RUNS, OPT_JSON };
+enum { OPT_METRIC = 200, OPT_THRESHOLD, OPT_ALPHA, OPT_FULL_NAMES, OPT_RUNS, OPT_JSON, OPT_NO_PROGRESS };
+
+/* 0 with --no-progress: no bar while a trace file is read (README: the bar is
+ * drawn on a terminal's stderr when reading takes over a second) */
+static int show_progress = 1;
 
 static const char *prog = "gpudiag";
 
@@ -63,6 +68,8 @@ void gd_usage_compare(FILE *fp)
             "      --full-names      kernel diff by whole kernel names (default: HTA short names)\n"
             "      --runs            several runs per side, BASE runs, then '--', then NEW runs\n"
             "                        (a file named twice on one side is refused: a run counts once)\n"
+            "      --no-progress     no progress bar while a trace file is read (drawn on a\n"
+            "                        terminal's stderr when reading takes over a second)\n"
             "  -v, --verbose         list every kernel of the diff\n"
             "  -h, --help            show this help and exit\n"
             "\n"
@@ -110,7 +117,17 @@ static int load_trace(const char *path, gpudiag_side **side)
     gpudiag_error err;
     memset(&err, 0, sizeof err);
     gpudiag_trace *t = NULL;
-    gpudiag_status st = gpudiag_trace_read(path, &t, &err);
+    struct stat sb;
+    uint64_t size = stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : 0;
+    gd_progress *bar = gd_progress_new(show_progress, 1, size);
+    gpudiag_read_opts ro;
+    memset(&ro, 0, sizeof ro);
+    if (bar) {
+        ro.progress = gd_progress_cb;
+        ro.progress_ctx = gd_progress_slot_at(bar, 0);
+    }
+    gpudiag_status st = gpudiag_trace_read_opts(path, &ro, &t, &err);
+    gd_progress_end(bar);
     if (st == GPUDIAG_OK)
         st = side_from_trace(t, side, &err);
     gpudiag_trace_free(&t);
@@ -426,6 +443,7 @@ static const struct option compare_longopts[] = {
     {"alpha", required_argument, NULL, OPT_ALPHA},
     {"full-names", no_argument, NULL, OPT_FULL_NAMES},
     {"runs", no_argument, NULL, OPT_RUNS},
+    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -458,6 +476,7 @@ static int parse_compare(int argc, char **argv, compare_settings *s)
         case OPT_JSON: s->json = 1; break;
         case OPT_FULL_NAMES: s->o.full_names = 1; break;
         case OPT_RUNS: s->runs = 1; break;
+        case OPT_NO_PROGRESS: show_progress = 0; break;
         case 'v': s->verbose = 1; break;
         case OPT_METRIC: {
             int m = gpudiag_compare_metric_parse(optarg);

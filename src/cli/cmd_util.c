@@ -408,6 +408,23 @@ static int is_summary_name(const char *n)
     return (l > 5 && strcmp(n + l - 5, ".json") == 0) || (l > 8 && strcmp(n + l - 8, ".json.gz") == 0);
 }
 
+/* dir + "/" + name, malloc'd (NULL on OOM), with dir's trailing slashes
+ * dropped ("ranks/" and "ranks" give the same "ranks/x.json.gz"; "/" stays
+ * "/"): the one place a directory's file paths are made, so reports name a
+ * file the same whichever way the directory was typed. */
+static char *join_path(const char *dir, const char *name)
+{
+    size_t dl = strlen(dir);
+    while (dl > 1 && dir[dl - 1] == '/')
+        dl--;
+    int root = dl == 1 && dir[0] == '/';
+    size_t len = dl + strlen(name) + 2;
+    char *p = malloc(len);
+    if (p)
+        snprintf(p, len, "%.*s%s%s", (int)dl, dir, root ? "" : "/", name);
+    return p;
+}
+
 /* gd_list_trace_dir, or with summaries set gd_list_summary_dir */
 static gd_exit list_dir(const char *dir, int summaries, char ***names_out, size_t *n_out)
 {
@@ -431,10 +448,8 @@ static gd_exit list_dir(const char *dir, int summaries, char ***names_out, size_
                 goto oom;
             names = nn;
         }
-        size_t len = strlen(dir) + strlen(de->d_name) + 2;
-        if (!(names[n] = malloc(len)))
+        if (!(names[n] = join_path(dir, de->d_name)))
             goto oom;
-        snprintf(names[n], len, "%s/%s", dir, de->d_name);
         /* regular files only (a symlink to one counts): opening a FIFO
          * blocks until a writer comes, which hung `analyze DIR` (new-user
          * trial of issue 19); a FIFO named on the command line is still read */
