@@ -117,8 +117,8 @@ static void usage_format(FILE *fp)
             len += (size_t)snprintf(text + len, sizeof text - len, ", %s", gd_formats[i]->name);
     if (len < sizeof text)
         snprintf(text + len, sizeof text - len,
-                 " (traces), %s (monitoring logs: %s); standard input is read as a trace unless --format names a "
-                 "log format.  An explicit format is never overruled: an SQLite file given kineto or a log format, "
+                 " (traces), %s (monitoring logs: %s); standard input is told by its head as a file is.  "
+                 "An explicit format is never overruled: an SQLite file given kineto or a log format, "
                  "or a file without the SQLite header given nsys, exits 3 (byte 0)",
                  gd_format_list(names, sizeof names, 0, ", ", ", "), gd_format_whats(whats, sizeof whats));
     fputs("      --format F        ", fp);
@@ -1014,7 +1014,8 @@ static gpudiag_status read_once_and_analyze(const char *path, const settings *s,
 /* Read and analyse one file with the reader route() picks. */
 static gpudiag_status read_and_analyze(const char *path, const settings *s, gpudiag_report **r, gpudiag_error *err)
 {
-    if (gd_path_read_once(path))
+    /* standard input with no --format is sniffed as a file is: its head tells a log from a trace */
+    if (gd_path_read_once(path) || (strcmp(path, "-") == 0 && s->format == FMT_AUTO))
         return read_once_and_analyze(path, s, r, err);
     gpudiag_status st = check_format(path, s->format, err);
     if (st != GPUDIAG_OK)

@@ -52,7 +52,7 @@ static int replay_close(void *c)
 gpudiag_status gd_once_in_open(gd_once_in *o, const char *path, gpudiag_error *err)
 {
     memset(o, 0, sizeof *o);
-    FILE *src = fopen(path, "rb");
+    FILE *src = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb"); /* "-": standard input, read once too */
     if (!src)
         return gd_set_error(err, errno == ENOMEM ? GPUDIAG_ERR_NOMEM : GPUDIAG_ERR_IO, path, -1, "cannot open: %s",
                             strerror(errno));

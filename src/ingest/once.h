@@ -33,7 +33,8 @@ typedef struct gd_once_in {
     size_t n;
 } gd_once_in;
 
-/* Open path, read its head and set up the replaying stream.  GPUDIAG_OK, or
+/* Open path ("-": standard input, closed with the stream), read its head and
+ * set up the replaying stream.  GPUDIAG_OK, or
  * GPUDIAG_ERR_IO (cannot open, read error; err names path) or
  * GPUDIAG_ERR_NOMEM.  Close with gd_once_in_close(), also after a reader
  * failed. */

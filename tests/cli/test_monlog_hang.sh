@@ -112,4 +112,13 @@ assert a == b
 PY
 fi
 
+# standard input with no --format is sniffed as a file is (was "not a trace: lexical error"): the
+# dmon form read from a pipe gives the same verdict as the file
+cat "$DATA/dmon_nccl_hang.log" | "$GPUDIAG" analyze --json - > "$TMP/stdin.json" 2> "$TMP/stdin.err" || nok "stdin dmon: exit $? $(cat "$TMP/stdin.err")"
+if python3 - "$TMP/stdin.json" "$TMP/dmon.json" <<'PY'; then ok; else nok "stdin dmon: same verdict as the file"; fi
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a["verdict"] == b["verdict"] and a["inputs"][0]["path"] == "-", (a["verdict"], a["inputs"][0])
+PY
+
 finish
