@@ -30,6 +30,7 @@
 #include "gpudiag/html.h"
 #include "gpudiag/series.h"
 #include "ingest/formats.h"
+#include "ingest/input.h"
 #include "ingest/kineto.h"
 #include "ingest/monlog.h"
 #include "ingest/once.h"
@@ -975,7 +976,8 @@ static gpudiag_status read_once_and_analyze(const char *path, const settings *s,
         return st;
     if (gd_once_in_is_sqlite(&o) || s->format == FMT_NSYS) {
         if (gd_once_in_is_sqlite(&o))
-            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, 0, "%s", GD_ONCE_SQLITE_MESSAGE);
+            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, 0, "%s",
+                              strcmp(path, "-") == 0 ? GD_STDIN_SQLITE_MESSAGE : GD_ONCE_SQLITE_MESSAGE);
         else
             st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, 0,
                               "--format nsys, but this is not an Nsight Systems export (no SQLite header \"SQLite "

@@ -67,9 +67,7 @@ int gd_input_open_fp(gd_input *in, FILE *fp, int owns_fp)
         {"PK\x03\x04", 4, "zip", "unzip"},
     };
     if (n >= 16 && memcmp(in->inbuf, "SQLite format 3", 16) == 0) {
-        snprintf(in->message, sizeof in->message,
-                 "an SQLite database (an Nsight Systems export?) on standard input: give the .sqlite file's path "
-                 "instead of '-' (SQLite needs a file it can seek in)");
+        snprintf(in->message, sizeof in->message, "%s", GD_STDIN_SQLITE_MESSAGE);
         gd_input_close(in);
         in->unsupported = 1;
         return -1;

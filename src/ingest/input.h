@@ -64,4 +64,10 @@ uint64_t gd_input_size_estimate(const gd_input *in);
 int gd_input_seek(gd_input *in, uint64_t off);
 void gd_input_close(gd_input *in);
 
+/* An SQLite database on standard input: the reader's message (also when the CLI's read-once
+ * path meets one on '-'). */
+#define GD_STDIN_SQLITE_MESSAGE                                                                        \
+    "an SQLite database (an Nsight Systems export?) on standard input: give the .sqlite file's path " \
+    "instead of '-' (SQLite needs a file it can seek in)"
+
 #endif
