@@ -47,6 +47,8 @@
  * flag does neither (NVIDIA/nccl#1033, cupy#3557: GPUs pegged at 100 % "temperature low" while a peer
  * skipped the collective; nccl#968, pytorch#118369) */
 #define GD_SERIES_HANG_MEMUTIL_MAX 0.02  /* memory-controller busy median at or below (0-2 %: "about 0") */
+#define GD_SERIES_HANG_MEM_USED_MIN 67108864.0 /* bytes: below 64 MiB used no process holds the GPU
+                                                (a CUDA context alone takes more), so nothing can hang on it */
 #define GD_SERIES_PROF_UNREPORTED_UTIL 0.50 /* GPU-Util median at which all-zero profiling fields are "not reported" */
 #define GD_SERIES_FEW_SAMPLES 30        /* fewer samples on a GPU: a short look, low confidence (verdict, low_gpu_utilization) */
 #define GD_SERIES_TENSOR_HIGH 0.50       /* tensor active ≥ 50 % with compute high: Tensor-Core-bound */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analyze/passes.h"
+#include "gpudiag/specs.h"
 #include "analyze/series_stats.h"
 #include "diagnose/fbuild.h"
 #include "model/report.h"
@@ -152,22 +153,54 @@ static int pick_sawtooth(const gpudiag_gpu_summary *g)
     return !isnan(g->dip_period_us) && !isnan(g->traffic_corr) && g->traffic_corr <= -GD_SERIES_TRAFFIC_CORR;
 }
 static int pick_dips(const gpudiag_gpu_summary *g) { return !isnan(g->dip_period_us) && !pick_sawtooth(g); }
-/* GPU-Util pegged with the SMs (or, without SM active, memory traffic) and power near idle for a minute
- * or more: the pattern of a hung collective (DEFINITIONS "GPU-Util busy, SMs not"); power ÷ limit into
- * *pshare (NaN unknown). Without SM active the power must be logged: GPU-Util and a quiet memory
- * controller alone also fit a compute-only kernel. */
-static int hang_signature(const gpudiag_gpu_summary *g, double *pshare)
+/* The power a GPU's draw is measured against (DEFINITIONS "GPU-Util busy, SMs not"): its logged
+ * power limit, else the GPU table's TDP for its name; NaN when neither is known (dmon logs neither). */
+static double power_ref_w(const gpudiag_gpu_summary *g)
+{
+    const gpudiag_metric_stats *l = &g->stats[GPUDIAG_M_POWER_LIMIT_W];
+    if (l->n && l->median > 0)
+        return l->median;
+    const gpudiag_gpu_spec *sp = g->name[0] ? gpudiag_gpu_find(g->name) : NULL;
+    return sp && sp->tdp_w > 0 ? sp->tdp_w : NAN;
+}
+
+/* GPU-Util pegged, SMs (or, without SM active, the memory controller) quiet, for a minute or more,
+ * on a GPU some process holds (memory used, where logged, >= 64 MiB): the shape of a hung collective
+ * before the power is looked at (DEFINITIONS "GPU-Util busy, SMs not"). */
+static int hang_shape(const gpudiag_gpu_summary *g)
 {
     const gpudiag_metric_stats *u = &g->stats[GPUDIAG_M_GPU_UTIL], *a = &g->stats[GPUDIAG_M_SM_ACTIVE],
-                               *m = &g->stats[GPUDIAG_M_MEM_UTIL], *p = &g->stats[GPUDIAG_M_POWER_W],
-                               *l = &g->stats[GPUDIAG_M_POWER_LIMIT_W];
-    *pshare = p->n && l->n && l->median > 0 ? p->median / l->median : NAN;
+                               *m = &g->stats[GPUDIAG_M_MEM_UTIL], *used = &g->stats[GPUDIAG_M_MEM_USED_BYTES];
     /* each sample reports the period before it: n samples 1 s apart observe n seconds */
     double span = g->duration_us + (isnan(g->interval_us) ? 0 : g->interval_us);
-    int quiet = a->n ? a->median <= GD_SERIES_HANG_SMACT_MAX
-                     : m->n && m->median <= GD_SERIES_HANG_MEMUTIL_MAX && p->n;
-    return u->n && u->median >= GD_SERIES_HANG_UTIL_MIN && quiet && span >= GD_SERIES_HANG_MIN_US &&
-           !(*pshare > GD_SERIES_HANG_POWER_MAX);
+    int quiet = a->n ? a->median <= GD_SERIES_HANG_SMACT_MAX : m->n && m->median <= GD_SERIES_HANG_MEMUTIL_MAX;
+    int held = !(used->n && used->median < GD_SERIES_HANG_MEM_USED_MIN);
+    return u->n && u->median >= GD_SERIES_HANG_UTIL_MIN && quiet && held && span >= GD_SERIES_HANG_MIN_US;
+}
+
+/* The pattern of a hung collective: hang_shape() and power near idle; power ÷ reference into *pshare
+ * (NaN unknown).  Without SM active the power and a reference for it (power_ref_w) must be known:
+ * GPU-Util and a quiet memory controller alone also fit a compute-only kernel, and a healthy GPU at
+ * 87 % of its TDP was called hung when a missing limit counted as "near idle" (a new user's
+ * dcgm-exporter scrape without DCGM_FI_DEV_POWER_MGMT_LIMIT). */
+static int hang_signature(const gpudiag_gpu_summary *g, double *pshare)
+{
+    const gpudiag_metric_stats *a = &g->stats[GPUDIAG_M_SM_ACTIVE], *p = &g->stats[GPUDIAG_M_POWER_W];
+    double ref = power_ref_w(g);
+    *pshare = p->n && !isnan(ref) ? p->median / ref : NAN;
+    if (!hang_shape(g))
+        return 0;
+    if (!a->n && isnan(*pshare))
+        return 0;
+    return !(*pshare > GD_SERIES_HANG_POWER_MAX);
+}
+
+/* hang_shape() without SM active and without a power reference: a compute-only kernel and a hung
+ * collective cannot be told apart; the verdict says so instead of choosing. */
+static int hang_undecided(const gpudiag_gpu_summary *g)
+{
+    double pshare;
+    return hang_shape(g) && !g->stats[GPUDIAG_M_SM_ACTIVE].n && !hang_signature(g, &pshare) && isnan(pshare);
 }
 
 static int pick_misleading(const gpudiag_gpu_summary *g)
@@ -931,6 +964,10 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
         for (size_t i = 0; i < s->gpu_count; i++) {
             double pshare;
             const gpudiag_gpu_summary *g = &s->gpus[i];
+            if (g->bottleneck == best && !mig_parent(s, g) && !hang_seen && hang_undecided(g))
+                hang = "; GPU-Util pegged with a quiet memory controller also fits a hung NCCL/RCCL collective, "
+                       "which this log cannot tell apart without the power draw and a limit to compare it with "
+                       "(log power.draw and power.limit): check whether the job still makes progress";
             if (g->bottleneck == best && !mig_parent(s, g) && pick_misleading(g) && hang_signature(g, &pshare)) {
                 hang_seen = 1;
                 if (g->stats[GPUDIAG_M_SM_ACTIVE].n) {

@@ -54,31 +54,51 @@ assert d["verdict"]["bottleneck"] == "host_launch" and "hung NCCL/RCCL" in d["ve
 PY
 
 # no power column: GPU-Util and a quiet memory controller alone fit a compute-only kernel -> no hang
+# claimed, gpu_util_misleading silent; the verdict says the log cannot tell the two apart
 cut -d, -f1-7 "$DATA/smi_csv_nccl_hang.csv" > "$TMP/nopower.csv"
 js "$TMP/nopower.csv" "$TMP/nopower.json"
 if python3 - "$TMP/nopower.json" <<'PY'; then ok; else nok "nvidia-smi: no power, no hang"; fi
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["verdict"]["bottleneck"] == "compute" and "hung" not in d["verdict"]["summary"], d["verdict"]
+v = d["verdict"]
+assert v["bottleneck"] == "compute" and "cannot tell apart without the power draw" in v["summary"], v
+assert "gpu_util_misleading" not in [f["id"] for f in d["findings"]], d["findings"]
 PY
 
-# dmon_nccl_hang.log: no time column, 60 samples of 4 GPUs -> times assumed 1 s apart: duration 59 s,
-# interval 1 s, span 60 s >= 60. sm 100 %, mem 0 %, pwr 71 W (no limit: share unknown, not a bar)
-# -> possible_hang 1, host_launch; GPU 2 sm 0 %, no memory columns -> idle, named as the missing rank.
-# 59 samples (span 59 s < 60) -> no hang: GPU-Util alone, compute.
+# dmon_nccl_hang.log: no time column, 60 samples of 4 GPUs -> times assumed 1 s apart: span 60 s.
+# sm 100 %, mem 0 %, pwr 71 W, but dmon logs neither a power limit nor a GPU name (no TDP from the
+# GPU table): 71 W cannot be compared with anything, so no hang is claimed and the verdict says it
+# cannot tell (a second new user's healthy dmon log at 250-300 W was called hung when a missing
+# limit counted as "near idle"). 59 samples: the same pattern too short, no sentence.
 js "$DATA/dmon_nccl_hang.log" "$TMP/dmon.json"
 head -n $((2 + 59 * 4)) "$DATA/dmon_nccl_hang.log" > "$TMP/dmon59.log"
 js "$TMP/dmon59.log" "$TMP/dmon59.json"
-if python3 - "$TMP/dmon.json" "$TMP/dmon59.json" <<'PY'; then ok; else nok "dmon: hung collective"; fi
+if python3 - "$TMP/dmon.json" "$TMP/dmon59.json" <<'PY'; then ok; else nok "dmon: cannot tell a hang without a power reference"; fi
 import json, sys
 d = json.load(open(sys.argv[1])); v = d["verdict"]
-assert v["bottleneck"] == "host_launch" and "hung NCCL/RCCL collective" in v["summary"], v
-assert "GPU 2 did no work" in v["summary"], v
-f = [x for x in d["findings"] if x["id"] == "gpu_util_misleading"][0]
-assert f["evidence"]["possible_hang"] == 1 and "power_limit_share" not in f["evidence"], f["evidence"]
-assert f["title"] == "GPU 0, GPU 1, GPU 3: GPU-Util 100 % but memory controller 0 %, power 71 W: busy is not full load", f["title"]
+assert v["bottleneck"] == "compute" and "cannot tell apart without the power draw and a limit" in v["summary"], v
+assert "gpu_util_misleading" not in [f["id"] for f in d["findings"]], d["findings"]
 d = json.load(open(sys.argv[2]))
 assert d["verdict"]["bottleneck"] == "compute" and "hung" not in d["verdict"]["summary"], d["verdict"]
+PY
+
+# no power.limit column: the GPU table's TDP for the logged name is the reference (A100-SXM4-40GB,
+# 400 W): 70.5 W -> 0.17625, the pattern; 347 W -> 0.8675, a busy GPU (a new user's dcgm-exporter
+# scrape at 300-380 W was called hung). memory.used 0 MiB (< 64 MiB: no process holds the GPU,
+# nothing can hang on it) -> no hang.
+cut -d, -f1-8 "$DATA/smi_csv_nccl_hang.csv" > "$TMP/nolimit.csv"
+sed 's/70.5 W/347.0 W/' "$TMP/nolimit.csv" > "$TMP/nolimit347.csv"
+sed 's/2987 MiB/0 MiB/' "$DATA/smi_csv_nccl_hang.csv" > "$TMP/noproc.csv"
+for c in nolimit nolimit347 noproc; do js "$TMP/$c.csv" "$TMP/$c.json"; done
+if python3 - "$TMP/nolimit.json" "$TMP/nolimit347.json" "$TMP/noproc.json" <<'PY'; then ok; else nok "nvidia-smi: TDP as the power reference, a GPU no process holds"; fi
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [x for x in d["findings"] if x["id"] == "gpu_util_misleading"][0]
+assert f["evidence"]["possible_hang"] == 1 and abs(f["evidence"]["power_limit_share"] - 0.17625) < 1e-9, f["evidence"]
+for p in sys.argv[2:]:
+    d = json.load(open(p))
+    assert "hung" not in d["verdict"]["summary"], (p, d["verdict"])
+    assert all(x["evidence"].get("possible_hang", 0) == 0 for x in d["findings"] if x["id"] == "gpu_util_misleading"), p
 PY
 
 # log input handling (DEFINITIONS "Invalid monitoring values", the byte-order mark): in a copy of
