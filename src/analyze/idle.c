@@ -723,10 +723,16 @@ static int graph_replays(actx *a, gd_vec *unrec)
         if (rt && (gd_name_flags(a, rt->name_id) & NF_GRAPH_LAUNCH))
             r->graph_gpu_ops++;
     }
+    /* launch calls count inside the steps only: a CPU-only training loop with a few launches before its
+     * first step (a warm-up, a .to('cuda') probe) is not a trace whose GPU records were lost (a new
+     * user's 5 CPU-only steps after 3 stray launches were called "GPU records dropped") */
+    int64_t lo = r->step_count ? r->steps[0].start_ns : INT64_MIN;
+    int64_t hi = r->step_count ? r->steps[r->step_count - 1].end_ns : INT64_MAX;
     for (size_t i = 0; i < t->runtimes.len; i++) {
         const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
         unsigned nf = gd_name_flags(a, rt->name_id);
-        r->gpu_launch_calls += (nf & NF_QLAUNCH) != 0; /* DEFINITIONS launch calls without GPU records */
+        /* DEFINITIONS launch calls without GPU records */
+        r->gpu_launch_calls += (nf & NF_QLAUNCH) != 0 && rt->ts_ns >= lo && rt->ts_ns <= hi;
         if (!(nf & NF_GRAPH_LAUNCH))
             continue;
         r->graph_launches++;

@@ -10,7 +10,8 @@
 # Expected: launch_calls 3 (the sync is not one), runtime per step (50 + 40 + 30 + 100) / 2 =
 # 110 us, severity high, the verdict unknown resting on input_gpu_records_dropped, no
 # cpu_only_trace and no "model.to" in the report. The same file cut after the second launch call
-# (truncated: the GPU events may be in the missing part) keeps cpu_only_trace.
+# (truncated: the GPU events may be in the missing part) keeps cpu_only_trace. Launch calls count
+# inside the steps only: the three moved before the first step leave a CPU-only trace.
 set -eu
 GD_TMP_TAG=dropped
 # shellcheck source=tests/cli/common.sh
@@ -46,5 +47,26 @@ sys.exit(0 if "cpu_only_trace" in ids and "input_gpu_records_dropped" not in ids
     echo "cut trace: passed"
 else
     echo "FAIL: cut trace"; rc=1
+fi
+# the three launch calls moved before the first step (ts 100, 150, 200: a warm-up before a CPU-only
+# loop; a second new user's 5 CPU-only steps after 3 stray launches were called "dropped"): launch
+# calls count inside the steps only -> 0, so cpu_only_trace and no input_gpu_records_dropped
+python3 - "$GD_TEST_DATA/ok_gpu_records_dropped.json" "$TMP/before.json" <<'EOF3'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ts = iter([100, 150, 200])
+for e in d["traceEvents"]:
+    if e.get("name") in ("cudaLaunchKernel", "cudaMemcpyAsync"):
+        e["ts"] = next(ts)
+json.dump(d, open(sys.argv[2], "w"))
+EOF3
+"$GPUDIAG" analyze --json "$TMP/before.json" > "$TMP/before.out.json" || true
+if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); ids = [x["id"] for x in d["findings"]]
+sys.exit(0 if "cpu_only_trace" in ids and "input_gpu_records_dropped" not in ids else 1)' "$TMP/before.out.json"; then
+    echo "launches before the first step: passed"
+else
+    echo "FAIL: launches before the first step"; rc=1
 fi
 exit $rc
