@@ -206,7 +206,8 @@ void gpudiag_trace_free(gpudiag_trace **tp)
 static int pytorch_name(const char *s, size_t n)
 {
     static const char *const prefix[] = {"aten::", "autograd::", "ProfilerStep#", "Optimizer.", "c10d::", "nccl:",
-                                         "torch", "enumerate(DataLoader)", "triton_poi_", "triton_red_", "triton_per_"};
+                                         "torch", "enumerate(DataLoader)", "triton_poi_", "triton_red_", "triton_per_",
+                                         "triton_tem_", "triton_for_"};
     static const char *const inside[] = {"torch/", "at::native::", "at::cuda::", "c10::", "pytorch_flash::",
                                          "PyTorchMemEff"};
     for (size_t i = 0; i < sizeof prefix / sizeof *prefix; i++)
