@@ -337,8 +337,14 @@ static char *verdict_no_gpu(const gpudiag_report *r, const gpudiag_trace *t, con
  * its one-line fix; note: the start-up sentence (may be ""). */
 static char *verdict_cause(const gpudiag_report *r, const gpudiag_finding *top, const char *note)
 {
-    return gd_format("%s; could save ~%.0f%% of step time (%s)%s%s", top->title, 100.0 * top->est_gain,
-                     short_fix(r, top),
+    /* an estimate resting on one gap in a one-step window (rules_steps.c, evidence one_off_gap_share)
+     * is a ceiling that holds only if the gap recurs every step (a second new user: "could save ~75%"
+     * beside "a one-off cannot be told" read as a promise) */
+    int one_off = 0;
+    for (size_t i = 0; i < top->evidence_count; i++)
+        one_off |= strcmp(top->evidence[i].key, "one_off_gap_share") == 0;
+    return gd_format("%s; could save %s~%.0f%% of step time%s (%s)%s%s", top->title, one_off ? "up to " : "",
+                     100.0 * top->est_gain, one_off ? " if that gap recurs every step" : "", short_fix(r, top),
                      r->steps_from_profiler ? "."
                                             : r->input.step_range_missing
                                                   ? ". The --step-range name matched nothing: the window is the "
