@@ -970,17 +970,19 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
                        "(log power.draw and power.limit): check whether the job still makes progress";
             if (g->bottleneck == best && !mig_parent(s, g) && pick_misleading(g) && hang_signature(g, &pshare)) {
                 hang_seen = 1;
-                if (g->stats[GPUDIAG_M_SM_ACTIVE].n) {
-                    hang = "; or a hung NCCL/RCCL collective (GPU-Util pegged, SMs and power near idle for "
-                           "minutes: see gpu_util_misleading)";
-                } else { /* GPU-Util is all the log says of compute: neither reading is the verdict's */
-                    hang = "";
-                    sentence = "GPU-Util pegged while memory traffic and power stay near idle for a minute or "
-                               "more: kernels too small to load the GPU, or a hung NCCL/RCCL collective waiting "
-                               "for a peer (see gpu_util_misleading); a log cannot tell which: check whether the "
-                               "job still makes progress";
-                    break;
-                }
+                /* neither reading is the verdict's: SMs at a few % are not "moderate compute" (a second new
+                 * user's dcgmi log at SM active 1.5 % read "steady but moderate compute") */
+                hang = "";
+                sentence = g->stats[GPUDIAG_M_SM_ACTIVE].n
+                               ? "GPU-Util pegged while SM activity and power stay near idle for a minute or more: "
+                                 "kernels too small to load the GPU, or a hung NCCL/RCCL collective waiting for a "
+                                 "peer (see gpu_util_misleading); a log cannot tell which: check whether the job "
+                                 "still makes progress"
+                               : "GPU-Util pegged while memory traffic and power stay near idle for a minute or "
+                                 "more: kernels too small to load the GPU, or a hung NCCL/RCCL collective waiting "
+                                 "for a peer (see gpu_util_misleading); a log cannot tell which: check whether the "
+                                 "job still makes progress";
+                break;
             }
         }
         /* a hang waits for a peer: an idle GPU beside the pegged ones may be the rank that is missing */
