@@ -224,6 +224,10 @@ static int scalar(rd *r, const char *num, const unsigned char *str, size_t len)
         }
         break;
     case AT_JOB_ID:
+        /* the last id given wins (a document may name its job twice: fuzz_summary found the first
+         * one leaked) */
+        free(r->s->job);
+        r->s->job = NULL;
         if (str && len && !(r->s->job = gd_utf8_clean((const char *)str, len)))
             r->oom = 1;
         break;
