@@ -88,7 +88,9 @@ int gd_input_open_fp(gd_input *in, FILE *fp, int owns_fp)
 #ifdef GPUDIAG_HAVE_ISAL
         const char *noisal = getenv("GPUDIAG_NO_ISAL");
         if (!(noisal && noisal[0])) {
-            struct inflate_state *st = malloc(sizeof *st);
+            struct inflate_state *st = calloc(1, sizeof *st); /* zeroed: isal_inflate_init leaves
+                fields it does not use at first (hist_bits, ...) as they were, and ASan's malloc fill
+                (0xbe) then made a corrupt stream read as a clean end: fuzz_gzip, CI 2026-12-03 */
             if (!st) {
                 snprintf(in->message, sizeof in->message, "out of memory");
                 gd_input_close(in);
@@ -147,11 +149,80 @@ static const char *isal_error(int rc)
     }
 }
 
+/* Length of the gzip member header (RFC 1952 2.3.1: 10 bytes, then FEXTRA, FNAME, FCOMMENT,
+ * FHCRC) at b[0..n), or 0 when it does not end within those bytes. */
+static size_t gz_header_len(const unsigned char *b, size_t n)
+{
+    if (n < 10)
+        return 0;
+    unsigned flg = b[3];
+    size_t pos = 10;
+    if (flg & 0x04) { /* FEXTRA */
+        if (n < pos + 2)
+            return 0;
+        pos += 2 + ((size_t)b[pos] | (size_t)b[pos + 1] << 8);
+    }
+    for (unsigned f = 0x08; f <= 0x10; f <<= 1) /* FNAME, then FCOMMENT: zero-terminated */
+        if (flg & f) {
+            const unsigned char *z = pos < n ? memchr(b + pos, 0, n - pos) : NULL;
+            if (!z)
+                return 0;
+            pos = (size_t)(z - b) + 1;
+        }
+    if (flg & 0x02) /* FHCRC */
+        pos += 2;
+    return pos <= n ? pos : 0;
+}
+
+/* At a member's start, have its whole header in the input buffer (moving what is left to the
+ * front, growing the buffer up to 16 MiB, reading more) before ISA-L sees it: ISA-L 2.30 given a
+ * header split across calls (a long FNAME over a chunk boundary) reported a clean, empty end where
+ * the stream was corrupt (fuzz_gzip with the fuzz build's 512-byte chunks, CI 2026-12-03).  0, or
+ * -1 on a read error or out of memory (message set). */
+static int isal_whole_header(gd_input *in)
+{
+    while (!in->file_eof && !gz_header_len(in->zs.next_in, in->zs.avail_in)) {
+        size_t have = in->zs.avail_in;
+        if (have == in->inbuf_cap) {
+            if (in->inbuf_cap >= (16u << 20))
+                return 0; /* a header this long: ISA-L gets it in parts */
+            unsigned char *nb = malloc(in->inbuf_cap * 2);
+            if (!nb) {
+                snprintf(in->message, sizeof in->message, "out of memory");
+                return -1;
+            }
+            memcpy(nb, in->zs.next_in, have);
+            free(in->inbuf);
+            in->inbuf = nb;
+            in->inbuf_cap *= 2;
+        } else {
+            memmove(in->inbuf, in->zs.next_in, have);
+        }
+        size_t n = fread(in->inbuf + have, 1, in->inbuf_cap - have, in->fp);
+        if (n < in->inbuf_cap - have) {
+            if (ferror(in->fp)) {
+                snprintf(in->message, sizeof in->message, "read error: %s", strerror(errno));
+                return -1;
+            }
+            in->file_eof = 1;
+        }
+        in->file_bytes += n;
+        in->zs.next_in = in->inbuf;
+        in->zs.avail_in = (uInt)(have + n);
+    }
+    return 0;
+}
+
 static gd_input_status read_isal(gd_input *in, unsigned char *buf, size_t cap, size_t *got)
 {
     struct inflate_state *st = in->isal;
     size_t produced = 0;
     while (produced < cap) {
+        if (in->member_start && isal_whole_header(in) != 0) {
+            *got = produced;
+            in->out_bytes += produced;
+            return GD_IN_IOERR;
+        }
         /* RFC 1952: a header with reserved FLG bits set must be refused (zlib
          * does; ISA-L waits for more bytes: found by tests/fuzz/fuzz_gzip) */
         if (in->member_start && in->zs.avail_in >= 4) {
