@@ -117,12 +117,15 @@ int gd_input_open_fp(gd_input *in, FILE *fp, int owns_fp)
     return 0;
 }
 
-static int refill(gd_input *in)
+/* Read after the first `have` bytes of the input buffer (bytes the caller kept there) up to its
+ * capacity; the buffer then holds have + n unread bytes.  1 if bytes were read, 0 at the end of
+ * the file, -1 on a read error (message set). */
+static int refill_after(gd_input *in, size_t have)
 {
     if (in->file_eof)
         return 0;
-    size_t n = fread(in->inbuf, 1, in->inbuf_cap, in->fp);
-    if (n < in->inbuf_cap) {
+    size_t n = fread(in->inbuf + have, 1, in->inbuf_cap - have, in->fp);
+    if (n < in->inbuf_cap - have) {
         if (ferror(in->fp)) {
             snprintf(in->message, sizeof in->message, "read error: %s", strerror(errno));
             return -1;
@@ -131,9 +134,11 @@ static int refill(gd_input *in)
     }
     in->file_bytes += n;
     in->zs.next_in = in->inbuf;
-    in->zs.avail_in = (uInt)n;
+    in->zs.avail_in = (uInt)(have + n);
     return (int)(n > 0);
 }
+
+static int refill(gd_input *in) { return refill_after(in, 0); }
 
 #ifdef GPUDIAG_HAVE_ISAL
 static const char *isal_error(int rc)
@@ -198,17 +203,8 @@ static int isal_whole_header(gd_input *in)
         } else {
             memmove(in->inbuf, in->zs.next_in, have);
         }
-        size_t n = fread(in->inbuf + have, 1, in->inbuf_cap - have, in->fp);
-        if (n < in->inbuf_cap - have) {
-            if (ferror(in->fp)) {
-                snprintf(in->message, sizeof in->message, "read error: %s", strerror(errno));
-                return -1;
-            }
-            in->file_eof = 1;
-        }
-        in->file_bytes += n;
-        in->zs.next_in = in->inbuf;
-        in->zs.avail_in = (uInt)(have + n);
+        if (refill_after(in, have) < 0)
+            return -1;
     }
     return 0;
 }
