@@ -97,7 +97,8 @@ typedef struct reader {
     size_t window;          /* bytes per parallel window (about) */
     gd_kt_par *par;         /* the parallel parsers, once the events array opened */
     /* A plain regular file in the parallel phase: mapped read-only here to
-     * cut windows, which the workers map themselves (no read(), no copy). */
+     * cut windows, which the workers read themselves (pread(): the copy out of
+     * the page cache runs on the parse threads, not here). */
     const unsigned char *map; /* the whole file, NULL: windows are copied from data */
     size_t map_len;
     size_t map_dropped;     /* bytes at the front of map already unmapped (whole pages) */
@@ -384,15 +385,13 @@ static int line_event_cut(const unsigned char *d, size_t from, size_t pos, size_
  * the first event that starts a line at or after next + r->window.  1 with
  * *len; 0 when none can be cut from what the buffer holds or can take now
  * (at the end of input, or with the buffer full); -1 on a read error.  From
- * the file's map (r->map): 0 also when fewer than GD_SJ_PADDING bytes of the
- * file would follow the window (the serial reader reads that tail). */
+ * the file's map (r->map) when there is one. */
 static int next_window(reader *r, uint64_t next, size_t *len)
 {
     if (r->map) {
         size_t from = (size_t)next, cut;
         if (from + r->window >= r->map_len ||
-            !line_event_cut(r->map, from, from + r->window, r->map_len, 1, &cut) ||
-            cut + GD_SJ_PADDING > r->map_len)
+            !line_event_cut(r->map, from, from + r->window, r->map_len, 1, &cut))
             return 0;
         *len = cut - from;
         return 1;
@@ -427,7 +426,7 @@ static void map_input(reader *r)
     if (m == MAP_FAILED)
         return;
     posix_madvise(m, (size_t)sb.st_size, POSIX_MADV_SEQUENTIAL);
-    posix_fadvise(fileno(r->in.fp), 0, 0, POSIX_FADV_SEQUENTIAL); /* the workers' maps read ahead more */
+    posix_fadvise(fileno(r->in.fp), 0, 0, POSIX_FADV_SEQUENTIAL); /* the workers' reads read ahead more */
     r->map = m;
     r->map_len = (size_t)sb.st_size;
 }

@@ -179,7 +179,7 @@ typedef struct gd_kt_par gd_kt_par;
  * parser whose context stack is copied from proto's (the driver's parser,
  * stopped at the '[' of the events array; it must outlive the pool).  fd: a
  * plain regular file whose byte ranges gd_kt_par_submit() may name instead
- * of bytes (the workers map them; the input's offsets are the file's), or
+ * of bytes (the workers pread them; the input's offsets are the file's), or
  * -1.  NULL when out of memory or a thread cannot start. */
 gd_kt_par *gd_kt_par_new(int threads, const parser *proto, int fd);
 /* Stop and join the threads; free everything.  NULL: no-op. */
@@ -189,10 +189,9 @@ int gd_kt_par_full(const gd_kt_par *par);
 /* Windows submitted and not merged. */
 size_t gd_kt_par_inflight(const gd_kt_par *par);
 /* Queue a copy of bytes[0..len), the input's bytes from offset abs_start, for
- * parsing; it must start at an event.  bytes NULL: the file's bytes
- * [abs_start, abs_start + len) are parsed where they are (a pool made with a
- * file; abs_start >= 1 and GD_SJ_PADDING bytes of the file must follow the
- * window: the shim writes around it in the worker's private map).  Only when
+ * parsing; it must start at an event.  bytes NULL: the worker reads the
+ * file's bytes [abs_start, abs_start + len) into its slot (a pool made with a
+ * file).  Only when
  * !gd_kt_par_full().  0, or -1 when out of memory (or a range without a
  * file). */
 int gd_kt_par_submit(gd_kt_par *par, const unsigned char *bytes, size_t len, uint64_t abs_start);

@@ -19,25 +19,23 @@
  * moves on); when the serial reader must take over, gd_kt_par_take() hands
  * the bytes of the windows in flight back, oldest first.
  *
- * A plain regular file is not copied at all (gd_kt_par_new() with its fd):
- * the driver submits byte ranges, and the worker maps its window privately
- * (MAP_PRIVATE, its own mapping, so the '[' / ']' and blanks the simdjson
- * shim writes around a window copy only the one or two pages they touch and
- * never reach the neighbouring window another thread is parsing), parses it
- * in place and unmaps it.  If the map fails the worker reads the range with
- * pread() into its slot.  The driver re-reads from the file when the serial
- * reader takes over.
+ * A plain regular file is not copied by the driver (gd_kt_par_new() with its
+ * fd): the driver submits byte ranges, and the worker reads its window with
+ * pread() into its slot, so the copy out of the page cache runs on the
+ * parse threads.  (Mapping each window privately instead, as first built,
+ * cost more: a page fault per 64 KiB and a TLB shootdown per unmap across
+ * the threads; docs/PERFORMANCE.md, step 4.)  The driver re-reads from the
+ * file when the serial reader takes over.
  *
  * Memory: 2 x threads windows in flight, each holding its bytes (a window is
  * ~1 MiB plus the rest of the line-start event it ends before) and its
  * records (~0.6 x its bytes for Kineto's events), plus one simdjson parser
  * per thread (a few times the window).
  */
-#define _POSIX_C_SOURCE 200809L /* pread, sysconf */
+#define _POSIX_C_SOURCE 200809L /* pread */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "ingest/kineto_int.h"
@@ -62,19 +60,25 @@ struct gd_kt_evbuf {
 
 enum slot_state { SLOT_FREE = 0, SLOT_QUEUED, SLOT_BUSY, SLOT_DONE };
 
+/* Slots and workers each start on a cache-line pair of their own: a parse
+ * thread writes its slot's record counts and its parser's state at every
+ * event, and another thread reading a neighbour on the same line would make
+ * each of those writes a cache miss (false sharing). */
+#define GD_PAR_LINE 128
+
 typedef struct kt_slot {
-    int state;
+    _Alignas(GD_PAR_LINE) int state;
     unsigned char *alloc; /* 1 + cap + GD_SJ_PADDING */
     size_t cap, len;
     uint64_t abs_start;   /* byte offset of the window's first byte in the input */
-    int in_file;          /* the bytes are the file's [abs_start, +len): the worker maps them */
+    int in_file;          /* the bytes are the file's [abs_start, +len): the worker reads them */
     int res;              /* gd_sj_events() result; -1: the file's bytes could not be read */
     size_t consumed;
     gd_kt_evbuf out;
 } kt_slot;
 
 typedef struct kt_worker {
-    gd_kt_par *par;
+    _Alignas(GD_PAR_LINE) gd_kt_par *par;
     pthread_t th;
     int started;
     parser p;
@@ -94,8 +98,7 @@ struct gd_kt_par {
     kt_worker *workers;
     int nworkers;
     const parser *proto;   /* the driver's parser: its context stack at the events array */
-    int fd;                /* the plain file windows are mapped from (gd_kt_par_submit_range), -1: none */
-    size_t page;           /* the page size, for mapping */
+    int fd;                /* the plain file windows are read from (gd_kt_par_submit with no bytes), -1: none */
 };
 
 static void evbuf_init(gd_kt_evbuf *b)
@@ -166,21 +169,12 @@ static int slot_reserve(kt_slot *s, size_t len)
     return 0;
 }
 
-/* The window of an in_file slot: the file's bytes [abs_start - 1, abs_start +
- * len + GD_SJ_PADDING) mapped privately and writable (*map, *map_len: what
- * to unmap), or, when the map fails, read into the slot (*map NULL).  The
- * window's first byte, or NULL when the bytes cannot be read. */
-static unsigned char *file_window(const gd_kt_par *par, kt_slot *s, void **map, size_t *map_len)
+/* The window of an in_file slot: the file's bytes [abs_start, abs_start +
+ * len) read with pread() into the slot, the worker's own copy (the shim
+ * writes a '[' before it and blanks after it).  The window's first byte, or
+ * NULL when the bytes cannot be read. */
+static unsigned char *file_window(const gd_kt_par *par, kt_slot *s)
 {
-    uint64_t off = (s->abs_start - 1) / par->page * par->page;
-    size_t ml = (size_t)(s->abs_start + s->len + GD_SJ_PADDING - off);
-    void *m = mmap(NULL, ml, PROT_READ | PROT_WRITE, MAP_PRIVATE, par->fd, (off_t)off);
-    if (m != MAP_FAILED) {
-        *map = m;
-        *map_len = ml;
-        return (unsigned char *)m + (s->abs_start - off);
-    }
-    *map = NULL;
     if (slot_reserve(s, s->len) != 0)
         return NULL;
     size_t have = 0;
@@ -198,9 +192,7 @@ static void parse_slot(kt_worker *w, kt_slot *s)
 {
     parser *p = &w->p;
     const parser *proto = w->par->proto;
-    void *map = NULL;
-    size_t map_len = 0;
-    unsigned char *win = s->in_file ? file_window(w->par, s, &map, &map_len) : s->alloc + 1;
+    unsigned char *win = s->in_file ? file_window(w->par, s) : s->alloc + 1;
     evbuf_clear(&s->out);
     s->consumed = 0;
     if (!win) {
@@ -223,8 +215,6 @@ static void parse_slot(kt_worker *w, kt_slot *s)
     p->buf_base = &s->abs_start;
     s->res = gd_sj_events(w->sj, win, s->len, &gd_kt_sj_callbacks, p, &s->consumed);
     p->buf_data = NULL;
-    if (map)
-        munmap(map, map_len);
 }
 
 static void *worker_main(void *arg)
@@ -250,21 +240,31 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* n zeroed elements of size (a multiple of GD_PAR_LINE) on a GD_PAR_LINE
+ * boundary; free() frees it.  NULL on OOM. */
+static void *aligned_calloc(size_t n, size_t size)
+{
+    if (n == 0 || size > SIZE_MAX / n)
+        return NULL;
+    void *m = aligned_alloc(GD_PAR_LINE, n * size);
+    if (m)
+        memset(m, 0, n * size);
+    return m;
+}
+
 gd_kt_par *gd_kt_par_new(int threads, const parser *proto, int fd)
 {
     gd_kt_par *par = calloc(1, sizeof *par);
     if (!par)
         return NULL;
-    long pg = sysconf(_SC_PAGESIZE);
-    par->page = pg > 0 ? (size_t)pg : 4096;
     par->fd = fd;
     pthread_mutex_init(&par->lock, NULL);
     pthread_cond_init(&par->work, NULL);
     pthread_cond_init(&par->done, NULL);
     par->proto = proto;
     par->nslots = 2 * (size_t)threads;
-    par->slots = calloc(par->nslots, sizeof *par->slots);
-    par->workers = calloc((size_t)threads, sizeof *par->workers);
+    par->slots = aligned_calloc(par->nslots, sizeof *par->slots);
+    par->workers = aligned_calloc((size_t)threads, sizeof *par->workers);
     if (!par->slots || !par->workers) {
         gd_kt_par_free(par);
         return NULL;
@@ -326,8 +326,8 @@ size_t gd_kt_par_inflight(const gd_kt_par *par)
 
 int gd_kt_par_submit(gd_kt_par *par, const unsigned char *bytes, size_t len, uint64_t abs_start)
 {
-    if (!bytes && (par->fd < 0 || abs_start == 0))
-        return -1; /* a file window needs the file, and the byte before it for the shim's '[' */
+    if (!bytes && par->fd < 0)
+        return -1; /* a file window needs the file */
     /* the slot after the newest one is free: only the driver's thread submits and merges */
     kt_slot *s = &par->slots[(par->head + par->count) % par->nslots];
     if (bytes) {
