@@ -15,6 +15,7 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -196,9 +197,17 @@ const gd_runtime *gd_runtime_of_op(const actx *a, size_t op_index)
     return v ? gd_vec_at(&a->t->runtimes, v - 1) : NULL;
 }
 
-/* a->rt_of_op from the two indexes sorted by correlation: each op's launch is
- * the first runtime call with its correlation (a binary search's answer,
- * found here by one merge instead of a search in every pass). */
+size_t gd_corr_of_runtime(const actx *a, size_t rt_index)
+{
+    uint32_t v = a->corr_of_rt[rt_index];
+    return v ? v - 1 : a->ncorr;
+}
+
+/* a->rt_of_op and a->corr_of_rt from the two indexes sorted by correlation:
+ * each op's launch is the first runtime call with its correlation, and each
+ * call's ops start at the first index entry with its correlation (a binary
+ * search's answers, found here by one merge each instead of a search in
+ * every pass). */
 static void link_ops_to_runtimes(actx *a)
 {
     size_t j = 0;
@@ -208,6 +217,14 @@ static void link_ops_to_runtimes(actx *a)
             j++;
         if (j < a->nrt_index && a->rt_index[j].correlation == c)
             a->rt_of_op[a->corr[k].op] = a->rt_index[j].idx + 1;
+    }
+    size_t k = 0;
+    for (j = 0; j < a->nrt_index; j++) {
+        int64_t c = a->rt_index[j].correlation;
+        while (k < a->ncorr && a->corr[k].correlation < c)
+            k++;
+        if (k < a->ncorr && a->corr[k].correlation == c)
+            a->corr_of_rt[a->rt_index[j].idx] = (uint32_t)k + 1;
     }
 }
 
@@ -283,7 +300,8 @@ static int build_corr_index(actx *a)
     a->nflags = calloc((size_t)t->names.count + 1, sizeof *a->nflags);
     a->rt_index = malloc((t->runtimes.len + 1) * sizeof *a->rt_index);
     a->rt_of_op = calloc(n + 1, sizeof *a->rt_of_op);
-    if (!a->corr || !a->op_is_comm || !a->nflags || !a->rt_index || !a->rt_of_op)
+    a->corr_of_rt = calloc(t->runtimes.len + 1, sizeof *a->corr_of_rt);
+    if (!a->corr || !a->op_is_comm || !a->nflags || !a->rt_index || !a->rt_of_op || !a->corr_of_rt)
         return -1;
     size_t m = 0;
     for (size_t i = 0; i < t->runtimes.len; i++) {
@@ -469,70 +487,115 @@ void gd_name_flags_all(actx *a)
         gd_name_flags(a, id);
 }
 
-typedef struct launch_job {
-    actx *a;
-    int rc;
-} launch_job;
-
-static void *launch_run(void *arg)
-{
-    launch_job *j = arg;
-    j->rc = gd_build_launch_stats(j->a);
-    return NULL;
-}
-
-/* Launch statistics and idle time (issue 24): neither reads what the other
- * writes, and only idle allocates from the report's arena, so with
- * opts.threads > 1 launch statistics runs on a second thread while idle runs
- * here (idle splits again inside).  Every name's flags are classified first:
- * gd_name_flags fills its cache on first use. */
-static int pass_launch_idle(actx *a)
-{
-    launch_job j = {a, 0};
-    pthread_t th;
-    int par = a->opts && a->opts->threads > 1;
-    if (par) {
-        gd_name_flags_all(a);
-        par = pthread_create(&th, NULL, launch_run, &j) == 0;
-    }
-    if (!par)
-        return gd_build_launch_stats(a) != 0 || gd_build_idle(a) != 0 ? -1 : 0;
-    int rc = gd_build_idle(a);
-    pthread_join(th, NULL);
-    return rc != 0 || j.rc != 0 ? -1 : 0;
-}
-
 static int pass_diagnose(actx *a) { return gd_diagnose(a->t, a->r); }
 
 /* The passes in the order they run: each reads what the rows above it filled
  * (passes.h and analyze.h say which), and returns 0, or -1 on allocation
- * failure.  A new pass is one row here and its file. */
+ * failure.  A new pass is one row here and its file.
+ *
+ * side: consecutive rows with the same nonzero side read nothing the others
+ * of their run write, so with opts.threads > 1 they run side by side on up
+ * to that many threads, each taking the next row in order (issue 24;
+ * docs/PERFORMANCE.md): they write different
+ * report fields (and different members of the same r->steps[] entries), take
+ * their memory from the report's arena (which is safe across threads) or
+ * their own, and read actx only after the rows above filled it.  Every
+ * name's class flags are computed before the first such run (gd_name_flags
+ * fills its cache on first use).  A row whose inputs are written in its run
+ * gets side 0 or another run after it. */
 static const struct {
     /* cppcheck-suppress unusedStructMember ; names the row for its reader and a debugger */
     const char *name;
     int (*fn)(actx *a);
+    int side;
 } passes[] = {
-    {"correlation index", build_corr_index},
-    {"steps", gd_build_steps},
-    {"step breakdown", gd_build_breakdown},
-    {"devices", gd_build_devices},
-    {"kernels", gd_build_kernels},
-    {"launch statistics, idle", pass_launch_idle}, /* side by side with opts.threads > 1 */
-    {"transfers", pass_transfers},
-    {"communication kinds", gd_build_comm_kinds},
-    {"communication sequence", gd_build_comm_sequence},
-    {"memory", gd_build_memory},
-    {"summary", pass_summary},
-    {"steady state", pass_steady},
-    {"mfu", pass_mfu},
-    {"recompute", gd_build_recompute},
-    {"shares and rates", pass_shares},
-    {"lora", gd_build_lora},
-    {"accumulation", gd_build_accumulation},
-    {"offload", gd_build_offload},
-    {"roofline", pass_roofline},
-    {"diagnosis", pass_diagnose},
+    {"correlation index", build_corr_index, 0},
+    {"steps", gd_build_steps, 0},
+    {"kernels", gd_build_kernels, 0},
+    {"idle: setup", gd_idle_begin, 0},
+    /* side 1: after steps, kernels (lora reads the GEMM class time) and the idle setup; the
+     * longest first, as threads take them in order */
+    {"idle: host ops", gd_idle_host_ops, 1},
+    {"idle: host calls", gd_idle_host_calls, 1},
+    {"step breakdown", gd_build_breakdown, 1},
+    {"launch statistics", gd_build_launch_stats, 1},
+    {"idle: stream breakdown", gd_idle_streams, 1},
+    {"lora", gd_build_lora, 1},
+    {"devices", gd_build_devices, 1},
+    {"accumulation", gd_build_accumulation, 1},
+    {"mfu", pass_mfu, 0}, /* after the breakdown (r->avg_step_us) and devices */
+    /* side 2: the gaps read r->devices[].id, the roofline r->mfu_dtype and the devices' GPUs */
+    {"idle: gaps", gd_idle_gaps, 2},
+    {"roofline", pass_roofline, 2},
+    {"transfers", pass_transfers, 0},
+    {"communication kinds", gd_build_comm_kinds, 0},
+    {"communication sequence", gd_build_comm_sequence, 0},
+    {"summary", pass_summary, 0},
+    {"steady state", pass_steady, 0},
+    {"recompute", gd_build_recompute, 0},
+    {"shares and rates", pass_shares, 0},
+    {"memory", gd_build_memory, 0}, /* after the gaps (the timeline's bins) */
+    {"offload", gd_build_offload, 0},
+    {"diagnosis", pass_diagnose, 0},
 };
+
+/* A run of rows side by side: threads take the next row in table order. */
+typedef struct side_run {
+    actx *a;
+    size_t to;
+    atomic_size_t next;   /* the next row to take */
+    atomic_int failed;
+} side_run;
+
+static void *side_worker(void *arg)
+{
+    side_run *sr = arg;
+    for (size_t i; (i = atomic_fetch_add(&sr->next, 1)) < sr->to;)
+        if (passes[i].fn(sr->a) != 0)
+            atomic_store(&sr->failed, 1);
+    return NULL;
+}
+
+/* Run passes[from, to) side by side on up to opts.threads threads (this one
+ * among them; fewer when a thread cannot start).  0, or -1 when any failed. */
+static int run_side_by_side(actx *a, size_t from, size_t to)
+{
+    side_run sr = {.a = a, .to = to};
+    atomic_init(&sr.next, from);
+    atomic_init(&sr.failed, 0);
+    size_t want = to - from;
+    if ((size_t)a->opts->threads < want)
+        want = (size_t)a->opts->threads;
+    pthread_t th[sizeof passes / sizeof passes[0]];
+    size_t started = 0;
+    while (started + 1 < want && pthread_create(&th[started], NULL, side_worker, &sr) == 0)
+        started++;
+    side_worker(&sr);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    return atomic_load(&sr.failed) ? -1 : 0;
+}
+
+/* Every row of passes[] in order; runs of one side together when threads > 1. */
+static int run_passes(actx *a)
+{
+    int par = a->opts && a->opts->threads > 1, flags_done = 0;
+    const size_t n = sizeof passes / sizeof passes[0];
+    for (size_t i = 0; i < n;) {
+        size_t k = i + 1;
+        if (par && passes[i].side)
+            while (k < n && passes[k].side == passes[i].side)
+                k++;
+        if (k - i > 1 && !flags_done) {
+            gd_name_flags_all(a);
+            flags_done = 1;
+        }
+        if ((k - i > 1 ? run_side_by_side(a, i, k) : passes[i].fn(a)) != 0)
+            return -1;
+        i = k;
+    }
+    return 0;
+}
 
 static void actx_free(actx *a)
 {
@@ -542,6 +605,8 @@ static void actx_free(actx *a)
     free(a->nflags);
     free(a->rt_index);
     free(a->rt_of_op);
+    free(a->corr_of_rt);
+    gd_idle_free(a);
 }
 
 gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opts *opts, gpudiag_report **out,
@@ -563,9 +628,7 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
     a.opts = opts;
     a.max_gaps = opts ? opts->max_gaps : 0;
 
-    int failed = report_input(t, r);
-    for (size_t i = 0; !failed && i < sizeof passes / sizeof passes[0]; i++)
-        failed = passes[i].fn(&a) != 0;
+    int failed = report_input(t, r) != 0 || run_passes(&a) != 0;
     actx_free(&a);
     if (failed) {
         gpudiag_report_free(&r);

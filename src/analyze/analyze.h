@@ -44,6 +44,9 @@ typedef struct actx {
     size_t nrt_index;
     uint32_t *rt_of_op;       /* per gpu op: 1 + index into runtimes of the call that launched it (the
                                * first call with its correlation), 0: none; gd_runtime_of_op */
+    uint32_t *corr_of_rt;     /* per runtime call: 1 + the first index into corr with its correlation,
+                               * 0: none; gd_corr_of_runtime */
+    struct idle_ctx *idle;    /* the idle rows' working state, gd_idle_begin to gd_idle_gaps (idle.c) */
     size_t max_gaps;          /* gpudiag_analyze_opts.max_gaps: 0 = keep every idle gap */
     const gpudiag_analyze_opts *opts; /* the caller's options, or NULL (defaults) */
 } actx;
@@ -94,9 +97,29 @@ void gd_timeline_bin_max(double *bins, const gpudiag_timeline *tl, int64_t s, in
  * once per op in build_corr_index (a merge of the two sorted indexes). */
 const struct gd_runtime *gd_runtime_of_op(const actx *a, size_t op_index);
 
-/* Idle time: HTA's per-stream idle breakdown and gpudiag's attribution of each
- * device-idle gap inside the steps to a cause (idle.c). Returns 0 or -1 (OOM). */
-int gd_build_idle(actx *a);
+/* The first index into a->corr of the GPU ops with runtime call rt_index's
+ * correlation id (an index into t->runtimes; the ops follow while the
+ * correlation matches), or a->ncorr when none: gd_corr_find's answer, looked
+ * up once per call in build_corr_index. */
+size_t gd_corr_of_runtime(const actx *a, size_t rt_index);
+
+/* Idle time (idle.c): HTA's per-stream idle breakdown and gpudiag's
+ * attribution of each device-idle gap inside the steps to a cause, as five
+ * rows of the passes (issue 24: the middle three run side by side with
+ * opts.threads > 1).  gd_idle_begin makes a->idle (the timeline's frame, the
+ * gap arrays); gd_idle_streams is the per-stream breakdown (r->stream_idle);
+ * gd_idle_host_calls the graph replays and the host activity of runtime
+ * calls and MPI calls, gd_idle_host_ops that of CPU ops, each into sets of
+ * its own, merged; gd_idle_gaps joins the sets, walks each device's gaps,
+ * labels the top ones and frees a->idle.  The middle three only after
+ * gd_idle_begin, and gd_idle_gaps after all three.  Each returns 0 or -1
+ * (OOM); on failure gd_idle_free (actx's free) frees what is left. */
+int gd_idle_begin(actx *a);
+int gd_idle_streams(actx *a);
+int gd_idle_host_calls(actx *a);
+int gd_idle_host_ops(actx *a);
+int gd_idle_gaps(actx *a);
+void gd_idle_free(actx *a);
 
 /* mean/median/p90/min/max/stddev (population) of n values; NaN when n == 0.
  * Quantiles interpolate linearly between closest ranks. */
@@ -149,7 +172,7 @@ gpudiag_status gd_cluster_analyze_inputs(const gd_rank_input *in, size_t n, gpud
                                          gpudiag_error *err);
 
 /* Per step: startup_idle_us and unexplained_tail_us from the report's idle
- * gaps (steady.c; DEFINITIONS "Steady state of a run").  After gd_build_idle. */
+ * gaps (steady.c; DEFINITIONS "Steady state of a run").  After gd_idle_gaps. */
 void gd_build_steady(gpudiag_report *r);
 
 /* Read a monitoring log of format lf (not GPUDIAG_LOG_AUTO) with

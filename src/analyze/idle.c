@@ -14,7 +14,6 @@
  * Both are linear after one sort per set.
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -736,7 +735,7 @@ static int graph_replays(actx *a, gd_vec *unrec)
         if (!(nf & NF_GRAPH_LAUNCH))
             continue;
         r->graph_launches++;
-        if (rt->correlation >= 0 && gd_corr_find(a->corr, a->ncorr, rt->correlation) < a->ncorr)
+        if (gd_corr_of_runtime(a, i) < a->ncorr)
             continue;
         r->graph_launches_unrecorded++;
         if (!gd_vec_push(unrec, &rt->ts_ns))
@@ -753,6 +752,8 @@ static int graph_replays(actx *a, gd_vec *unrec)
 typedef struct idle_ctx {
     actx *a;
     gd_vec host[HOST_SETS];  /* gd_iv: host activity by kind (HOST_*), merged */
+    gd_vec ops[HOST_SETS];   /* gd_iv: the CPU ops' part of host[], until gd_idle_gaps joins it */
+    int have_span;           /* steps, GPU ops and a span: the gaps are attributed */
     gd_vec busy, idle;       /* gd_iv: one device's busy time and its gaps in the steps span */
     gd_vec dops;             /* dev_op: one device's GPU ops by start */
     gd_vec waits;            /* int64_t: starts of cudaStreamWaitEvent-like calls, sorted */
@@ -774,8 +775,10 @@ static void idle_ctx_free(idle_ctx *ic)
     gd_vec_free(&ic->dops);
     gd_vec_free(&ic->waits);
     gd_vec_free(&ic->unrec);
-    for (int h = 0; h < HOST_SETS; h++)
+    for (int h = 0; h < HOST_SETS; h++) {
         gd_vec_free(&ic->host[h]);
+        gd_vec_free(&ic->ops[h]);
+    }
     gd_vec_free(&ic->busy);
     gd_vec_free(&ic->idle);
     free(ic->kept);
@@ -1148,118 +1151,119 @@ static int keep_gaps(idle_ctx *ic)
     return lost ? -1 : 0;
 }
 
-/* The part of the host sets run beside host_call_sets (issue 24): the
- * per-stream breakdown, then the CPU ops' sets into host[] of its own.  The
- * two sides write disjoint report fields, only this side allocates from the
- * report's arena, and every name's flags are set before it starts
- * (gd_name_flags writes its cache on first use). */
-typedef struct idle_side {
-    idle_ctx *ic;
-    gd_vec host[HOST_SETS];
-    int rc;
-} idle_side;
-
-static void *idle_side_run(void *arg)
+/* Merge each of sets[HOST_SETS] (a side's own sets, merged on its thread:
+ * gd_idle_gaps then joins two merged runs linearly). */
+static void merge_sets(gd_vec *sets)
 {
-    idle_side *sd = arg;
-    sd->rc = stream_breakdown(sd->ic->a) != 0 || host_op_sets(sd->ic, sd->host) != 0 ? -1 : 0;
-    return NULL;
+    for (int h = 0; h < HOST_SETS; h++)
+        sets[h].len = gd_iv_merge(sets[h].data, sets[h].len);
 }
 
-/* The stream breakdown and the host activity sets, merged.  With
- * opts.threads > 1 the CPU-op side runs on a second thread and its sets are
- * appended to the runtime-call side's before the merge: a merged set is the
- * union of what was pushed whatever the order, so the report is the one
- * thread's.  0, or -1 on allocation failure. */
-static int host_sets(idle_ctx *ic)
+void gd_idle_free(actx *a)
 {
-    actx *a = ic->a;
-    int threads = a->opts ? a->opts->threads : 0;
-    idle_side sd;
-    memset(&sd, 0, sizeof sd);
-    sd.ic = ic;
-    for (int h = 0; h < HOST_SETS; h++)
-        gd_vec_init(&sd.host[h], sizeof(gd_iv));
-    pthread_t th;
-    int par = 0;
-    if (threads > 1) {
-        gd_name_flags_all(a);
-        par = pthread_create(&th, NULL, idle_side_run, &sd) == 0;
-    }
-    int rc;
-    if (par) {
-        rc = host_call_sets(ic);
-        pthread_join(th, NULL);
-        if (rc == 0)
-            rc = sd.rc;
-        for (int h = 0; rc == 0 && h < HOST_SETS; h++) {
-            gd_vec *dst = &ic->host[h];
-            const gd_vec *src = &sd.host[h];
-            if (src->len && gd_vec_reserve(dst, dst->len + src->len) != 0) {
-                rc = -1;
-            } else if (src->len) {
-                memcpy((char *)dst->data + dst->len * dst->elem, src->data, src->len * src->elem);
-                dst->len += src->len;
-            }
-        }
-    } else {
-        rc = stream_breakdown(a) != 0 || host_call_sets(ic) != 0 || host_op_sets(ic, ic->host) != 0 ? -1 : 0;
-    }
-    for (int h = 0; h < HOST_SETS; h++)
-        gd_vec_free(&sd.host[h]);
-    if (rc != 0)
-        return -1;
-    for (int h = 0; h < HOST_SETS; h++)
-        ic->host[h].len = gd_iv_merge(ic->host[h].data, ic->host[h].len);
-    return 0;
+    if (!a->idle)
+        return;
+    idle_ctx_free(a->idle);
+    free(a->idle);
+    a->idle = NULL;
 }
 
-int gd_build_idle(actx *a)
+int gd_idle_begin(actx *a)
 {
     const gpudiag_trace *t = a->t;
     gpudiag_report *r = a->r;
-    idle_ctx ic;
-    memset(&ic, 0, sizeof ic);
-    ic.a = a;
-    for (int h = 0; h < HOST_SETS; h++)
-        gd_vec_init(&ic.host[h], sizeof(gd_iv));
-    gd_vec_init(&ic.busy, sizeof(gd_iv));
-    gd_vec_init(&ic.idle, sizeof(gd_iv));
-    gd_vec_init(&ic.all, sizeof(gpudiag_gap));
-    gd_vec_init(&ic.dops, sizeof(dev_op));
-    gd_vec_init(&ic.waits, sizeof(int64_t));
-    gd_vec_init(&ic.unrec, sizeof(int64_t));
-    int rc = -1;
-    if (graph_replays(a, &ic.unrec) != 0)
-        goto out;
+    idle_ctx *ic = calloc(1, sizeof *ic);
+    if (!ic)
+        return -1;
+    a->idle = ic;
+    ic->a = a;
+    for (int h = 0; h < HOST_SETS; h++) {
+        gd_vec_init(&ic->host[h], sizeof(gd_iv));
+        gd_vec_init(&ic->ops[h], sizeof(gd_iv));
+    }
+    gd_vec_init(&ic->busy, sizeof(gd_iv));
+    gd_vec_init(&ic->idle, sizeof(gd_iv));
+    gd_vec_init(&ic->all, sizeof(gpudiag_gap));
+    gd_vec_init(&ic->dops, sizeof(dev_op));
+    gd_vec_init(&ic->waits, sizeof(int64_t));
+    gd_vec_init(&ic->unrec, sizeof(int64_t));
+    ic->have_span = a->nsteps && t->gpu_ops.len > 0 && a->span_e > a->span_s;
+    if (!ic->have_span)
+        return 0;
     gpudiag_timeline *tl = &r->timeline;
-    int have_span = a->nsteps && t->gpu_ops.len > 0 && a->span_e > a->span_s;
-    if (have_span) {
-        tl->start_ns = a->span_s;
-        tl->end_ns = a->span_e;
-        tl->bins = GPUDIAG_TIMELINE_BINS;
-        tl->bin_us = ns_to_us(a->span_e - a->span_s) / (double)tl->bins;
-        tl->devices = gd_arena_calloc(r->arena, r->device_count + 1, sizeof *tl->devices);
-        if (!tl->devices)
-            goto out;
+    tl->start_ns = a->span_s;
+    tl->end_ns = a->span_e;
+    tl->bins = GPUDIAG_TIMELINE_BINS;
+    tl->bin_us = ns_to_us(a->span_e - a->span_s) / (double)tl->bins;
+    ic->top = gd_arena_calloc(r->arena, GD_TOP_GAPS, sizeof *ic->top); /* r->top_gaps */
+    ic->kept = a->max_gaps ? malloc(a->max_gaps * sizeof *ic->kept) : NULL;
+    return ic->top && (!a->max_gaps || ic->kept) ? 0 : -1;
+}
+
+int gd_idle_streams(actx *a) { return stream_breakdown(a); }
+
+int gd_idle_host_calls(actx *a)
+{
+    idle_ctx *ic = a->idle;
+    if (graph_replays(a, &ic->unrec) != 0)
+        return -1;
+    if (!ic->have_span)
+        return 0;
+    if (host_call_sets(ic) != 0)
+        return -1;
+    merge_sets(ic->host);
+    return 0;
+}
+
+int gd_idle_host_ops(actx *a)
+{
+    idle_ctx *ic = a->idle;
+    if (!ic->have_span)
+        return 0;
+    if (host_op_sets(ic, ic->ops) != 0)
+        return -1;
+    merge_sets(ic->ops);
+    return 0;
+}
+
+/* The CPU ops' sets joined to the calls' ones: two merged runs, so
+ * gd_iv_merge joins them linearly (merge(merge(A) ∪ merge(B)) = merge(A ∪
+ * B): the sets are the same whichever thread built which).  0, or -1 on
+ * allocation failure. */
+static int join_sets(idle_ctx *ic)
+{
+    for (int h = 0; h < HOST_SETS; h++) {
+        gd_vec *dst = &ic->host[h];
+        const gd_vec *src = &ic->ops[h];
+        if (!src->len)
+            continue;
+        if (gd_vec_reserve(dst, dst->len + src->len) != 0)
+            return -1;
+        memcpy((char *)dst->data + dst->len * dst->elem, src->data, src->len * src->elem);
+        dst->len = gd_iv_merge(dst->data, dst->len + src->len);
     }
-    if (!have_span) {
-        rc = stream_breakdown(a) != 0 ? -1 : 0;
+    return 0;
+}
+
+int gd_idle_gaps(actx *a)
+{
+    idle_ctx *ic = a->idle;
+    gpudiag_report *r = a->r;
+    int rc = -1;
+    if (!ic->have_span) {
+        rc = 0;
         goto out;
     }
-    ic.top = gd_arena_calloc(r->arena, GD_TOP_GAPS, sizeof *ic.top); /* r->top_gaps */
-    ic.kept = a->max_gaps ? malloc(a->max_gaps * sizeof *ic.kept) : NULL;
-    if (!ic.top || (a->max_gaps && !ic.kept))
-        goto out;
-    if (host_sets(&ic) != 0)
+    r->timeline.devices = gd_arena_calloc(r->arena, r->device_count + 1, sizeof *r->timeline.devices);
+    if (!r->timeline.devices || join_sets(ic) != 0)
         goto out;
     for (size_t di = 0; di < r->device_count; di++)
-        if (idle_device(&ic, r->devices[di].id) != 0)
+        if (idle_device(ic, r->devices[di].id) != 0)
             goto out;
-    if (label_top_gaps(&ic) != 0 || keep_gaps(&ic) != 0)
+    if (label_top_gaps(ic) != 0 || keep_gaps(ic) != 0)
         goto out;
     rc = 0;
 out:
-    idle_ctx_free(&ic);
+    gd_idle_free(a);
     return rc;
 }

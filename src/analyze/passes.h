@@ -56,7 +56,7 @@ int gd_build_recompute(actx *a);
 
 /* Memory timeline per GPU from the `[memory]` events and the allocator's
  * calls inside the steps (memory.c; include/gpudiag/memory.h): r->memory.
- * After gd_build_steps, gd_build_devices and gd_build_idle (the timeline's
+ * After gd_build_steps, gd_build_devices and gd_idle_gaps (the timeline's
  * bins).  0, or -1 on allocation failure (r->memory may be partly filled;
  * gpudiag_report_free frees it). */
 int gd_build_memory(actx *a);

@@ -179,7 +179,7 @@ static int match_runtimes(actx *a, step_match *m)
             const gd_runtime *rt = gd_vec_at(&t->runtimes, rts[ir].idx);
             uint32_t before = m->matched[is];
             if (rt->correlation >= 0) {
-                for (size_t k = gd_corr_find(a->corr, a->ncorr, rt->correlation);
+                for (size_t k = gd_corr_of_runtime(a, rts[ir].idx);
                      k < a->ncorr && a->corr[k].correlation == rt->correlation; k++) {
                     const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, a->corr[k].op);
                     if (op->ts_ns < m->dev_min[is])

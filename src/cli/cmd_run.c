@@ -220,7 +220,9 @@ static int run_report(const gpudiag_series *all, const gpudiag_sampler *s, const
         if (gpudiag_report_write_text(r, stderr, &topts, &err) != GPUDIAG_OK)
             goto out;
     }
-    if ((json && write_report_file(r, json, 0) != 0) | (html && write_report_file(r, html, 1) != 0))
+    int unwritten = json && write_report_file(r, json, 0) != 0; /* the HTML is written even then */
+    unwritten |= html && write_report_file(r, html, 1) != 0;
+    if (unwritten)
         goto out;
     rc = 0;
 out:

@@ -3,6 +3,7 @@
  */
 #include "util/arena.h"
 
+#include <pthread.h>
 #include <stdalign.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -27,6 +28,7 @@ typedef struct sblock {
 } sblock;
 
 struct gd_arena {
+    pthread_mutex_t lock; /* every call takes it: passes that run side by side share the report's arena */
     link ring;       /* sentinel of the linked allocations */
     sblock *strings; /* newest string block first */
     void **adopted;  /* malloc'd buffers handed over */
@@ -36,8 +38,13 @@ struct gd_arena {
 gd_arena *gd_arena_new(void)
 {
     gd_arena *a = calloc(1, sizeof *a);
-    if (a)
-        a->ring.h.prev = a->ring.h.next = &a->ring;
+    if (!a)
+        return NULL;
+    if (pthread_mutex_init(&a->lock, NULL) != 0) {
+        free(a);
+        return NULL;
+    }
+    a->ring.h.prev = a->ring.h.next = &a->ring;
     return a;
 }
 
@@ -56,6 +63,7 @@ void gd_arena_free(gd_arena *a)
     for (size_t i = 0; i < a->nadopted; i++)
         free(a->adopted[i]);
     free(a->adopted);
+    pthread_mutex_destroy(&a->lock);
     free(a);
 }
 
@@ -75,7 +83,9 @@ void *gd_arena_alloc(gd_arena *a, size_t n)
     if (!l)
         return NULL;
     l->h.size = n;
+    pthread_mutex_lock(&a->lock);
     ring_insert(a, l);
+    pthread_mutex_unlock(&a->lock);
     return l + 1;
 }
 
@@ -93,16 +103,20 @@ void *gd_arena_realloc(gd_arena *a, void *p, size_t n)
     if (!a || n > SIZE_MAX - sizeof(link))
         return NULL;
     link *old = (link *)p - 1;
+    pthread_mutex_lock(&a->lock); /* another thread's insert or release may relink old's neighbours */
     link *prev = old->h.prev, *next = old->h.next;
     size_t had = old->h.size;
     link *l = realloc(old, sizeof(link) + n);
+    if (l) {
+        l->h.size = n;
+        prev->h.next = l;
+        next->h.prev = l;
+    }
+    pthread_mutex_unlock(&a->lock);
     if (!l)
         return NULL; /* old is still linked where it was */
     if (n > had)
         memset((char *)(l + 1) + had, 0, n - had);
-    l->h.size = n;
-    prev->h.next = l;
-    next->h.prev = l;
     return l + 1;
 }
 
@@ -112,8 +126,10 @@ void gd_arena_release(gd_arena *a, void *p)
     if (!a || !p)
         return;
     link *l = (link *)p - 1;
+    pthread_mutex_lock(&a->lock);
     l->h.prev->h.next = l->h.next;
     l->h.next->h.prev = l->h.prev;
+    pthread_mutex_unlock(&a->lock);
     free(l);
 }
 
@@ -125,10 +141,12 @@ void *gd_arena_adopt(gd_arena *a, void *p)
         free(p);
         return NULL;
     }
+    pthread_mutex_lock(&a->lock);
     if (a->nadopted == a->capadopted) {
         size_t cap = a->capadopted ? 2 * a->capadopted : 8;
         void **v = realloc(a->adopted, cap * sizeof *v);
         if (!v) {
+            pthread_mutex_unlock(&a->lock);
             free(p);
             return NULL;
         }
@@ -136,6 +154,7 @@ void *gd_arena_adopt(gd_arena *a, void *p)
         a->capadopted = cap;
     }
     a->adopted[a->nadopted++] = p;
+    pthread_mutex_unlock(&a->lock);
     return p;
 }
 
@@ -172,7 +191,9 @@ char *gd_arena_strdup(gd_arena *a, const char *s)
     if (!a || !s)
         return NULL;
     size_t n = strlen(s) + 1;
+    pthread_mutex_lock(&a->lock);
     char *d = string_space(a, n);
+    pthread_mutex_unlock(&a->lock);
     if (d)
         memcpy(d, s, n);
     return d;

@@ -18,6 +18,9 @@
  *     gd_arena_adopt.
  * Every function returns NULL (or does nothing) when a is NULL; allocation
  * failures are returned, never fatal.  Memory is zeroed (strings excepted).
+ * Threads may allocate from one arena side by side (a mutex guards it: the
+ * analysis passes that run side by side share the report's arena); growing
+ * or releasing one allocation stays its owner's, as with malloc.
  */
 #ifndef GD_UTIL_ARENA_H
 #define GD_UTIL_ARENA_H
