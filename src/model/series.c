@@ -288,15 +288,21 @@ void gd_series_gpus_phrase(const gpudiag_series_summary *s, char *buf, size_t le
     if (!ninst)
         snprintf(buf, len, "%zu GPU%s", s->gpu_count, s->gpu_count == 1 ? "" : "s");
     else if (unnamed && !phys)
-        snprintf(buf, len, "%zu MIG instance%s (their GPUs not named)", ninst, ninst == 1 ? "" : "s");
+        snprintf(buf, len, "%zu MIG instance%s (%s not named)", ninst, ninst == 1 ? "" : "s",
+                 ninst == 1 ? "its GPU" : "their GPUs");
     else if (unnamed)
         snprintf(buf, len, "%zu GPU%s and %zu MIG instance%s", phys, phys == 1 ? "" : "s", ninst,
                  ninst == 1 ? "" : "s");
+    else if (ninst == split && split == phys) /* one instance on each: nothing is seen split */
+        snprintf(buf, len, "%zu GPU%s with a MIG instance%s", phys, phys == 1 ? "" : "s", phys == 1 ? "" : " each");
+    else if (ninst == 1)
+        snprintf(buf, len, "%zu GPUs, one with a MIG instance", phys);
+    else if (ninst == split)
+        snprintf(buf, len, "%zu GPUs, %zu with a MIG instance each", phys, split);
     else if (split == phys)
-        snprintf(buf, len, "%zu GPU%s split into %zu MIG instance%s", phys, phys == 1 ? "" : "s", ninst,
-                 ninst == 1 ? "" : "s");
+        snprintf(buf, len, "%zu GPU%s split into %zu MIG instances", phys, phys == 1 ? "" : "s", ninst);
     else if (split == 1)
-        snprintf(buf, len, "%zu GPUs, one split into %zu MIG instance%s", phys, ninst, ninst == 1 ? "" : "s");
+        snprintf(buf, len, "%zu GPUs, one split into %zu MIG instances", phys, ninst);
     else
-        snprintf(buf, len, "%zu GPUs, %zu split into %zu MIG instance%s", phys, split, ninst, ninst == 1 ? "" : "s");
+        snprintf(buf, len, "%zu GPUs, %zu split into %zu MIG instances", phys, split, ninst);
 }

@@ -78,4 +78,30 @@ if [ -f "$LOGS/dcgmi_dmon_e1001_1004_mig_group_gpu_and_gi.log" ]; then
         grep -q "(dcgmi monitoring log, 1 GPU split into 2 MIG instances; 9 samples each"; then ok; else nok "MIG: dcgmi group"; fi
 fi
 
+# MIG wording by count (DEFINITIONS "Monitoring series", MIG), hand-made one-scrape exporter logs:
+# GPU 0 whole + one instance (GI 3) of GPU 1 -> 2 GPUs, the second with one instance: "2 GPUs, one
+# with a MIG instance" (was "2 GPUs, one split into 1 MIG instance", the shared
+# dcgm_exporter_metrics_lowercase_hostname_mixed_gpus_excerpt.prom); + GI 4 of GPU 1 -> "2 GPUs, one
+# split into 2 MIG instances"; GPU 0 whole + GI 1 of GPU 1 + GI 2 of GPU 2 -> "3 GPUs, 2 with a MIG
+# instance each"; GI 3 of GPU 1 alone -> "1 GPU with a MIG instance".
+mig_line() { # gpu uuid gi
+    printf 'DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu="%s",UUID="GPU-%s",modelName="NVIDIA A30",GPU_I_PROFILE="1g.6gb",GPU_I_ID="%s",Hostname="h"} 0.5\n' "$1" "$2" "$3"
+}
+whole='DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu="0",UUID="GPU-a0",modelName="NVIDIA A30",Hostname="h"} 0.5'
+mig_case() { # expected phrase, suffix; the log is $TMP/mig_case.prom (not a pipe: nok counts here)
+    if "$GPUDIAG" analyze "$TMP/mig_case.prom" 2>&1 | head -1 | grep -qF "(prom monitoring log, $1; 1 sample$2, a snapshot)"; then
+        ok
+    else
+        nok "MIG words: $1 ($("$GPUDIAG" analyze "$TMP/mig_case.prom" 2>&1 | head -1))"
+    fi
+}
+{ echo "$whole"; mig_line 1 a1 3; } > "$TMP/mig_case.prom"
+mig_case "2 GPUs, one with a MIG instance" " each"
+{ echo "$whole"; mig_line 1 a1 3; mig_line 1 a1 4; } > "$TMP/mig_case.prom"
+mig_case "2 GPUs, one split into 2 MIG instances" " each"
+{ echo "$whole"; mig_line 1 a1 1; mig_line 2 a2 2; } > "$TMP/mig_case.prom"
+mig_case "3 GPUs, 2 with a MIG instance each" " each"
+mig_line 1 a1 3 > "$TMP/mig_case.prom"
+mig_case "1 GPU with a MIG instance" ""
+
 finish
