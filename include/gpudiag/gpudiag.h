@@ -902,6 +902,13 @@ typedef struct gpudiag_report {
     /** the GPU-to-GPU link's rate per direction of the first device the GPU table names
      *  (its nvlink_bw_gbs_total ÷ 2: NVLink, Infinity Fabric), GB/s; NaN when unknown */
     double nvlink_gb_per_s;
+    /** the collectives' exposed wait per step: comm_kernel_exposed_us summed ÷ steps, µs (the
+     *  collective kernels of the first device with any, starting inside the steps span, while no
+     *  other GPU op runs on that device).  Not avg_role_us[GPUDIAG_ROLE_COMMUNICATION], the step
+     *  breakdown's Communication role, which also counts the host's nccl:/gloo: calls while no GPU
+     *  op runs, all devices, clipped to the steps (DEFINITIONS "Communication", exposed
+     *  communication: two numbers).  0 with steps and no collective; NaN without steps. */
+    double comm_kernel_exposed_us_per_step;
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */

@@ -61,10 +61,12 @@ static void comm_bandwidth(gpudiag_report *r)
     r->comm_bus_gb_per_s = bus_us > 0 ? bus / bus_us / 1e3 : NAN;
 }
 
-/* The report's per-collective arrays (comm_kernel_*) from the sorted v. */
-static int fill_sequence(gpudiag_report *r, const gd_vec *v)
+/* The report's per-collective arrays (comm_kernel_*) from the sorted v, and their exposed
+ * wait per step over nsteps steps. */
+static int fill_sequence(gpudiag_report *r, const gd_vec *v, size_t nsteps)
 {
     size_t n = v->len + 1;
+    double exposed = 0;
     if (!(r->comm_kernel_us = gd_arena_alloc(r->arena, n * sizeof *r->comm_kernel_us)) ||
         !(r->comm_kernel_start_ns = gd_arena_alloc(r->arena, n * sizeof *r->comm_kernel_start_ns)) ||
         !(r->comm_kernel_kind = gd_arena_alloc(r->arena, n)) ||
@@ -81,7 +83,9 @@ static int fill_sequence(gpudiag_report *r, const gd_vec *v)
         r->comm_kernel_exposed_us[i] = ns_to_us(x->exposed);
         r->comm_kernel_group_size[i] = x->group_size;
         r->comm_kernel_time_us += r->comm_kernel_us[i];
+        exposed += r->comm_kernel_exposed_us[i];
     }
+    r->comm_kernel_exposed_us_per_step = exposed / (double)nsteps;
     r->comm_kernel_count = v->len;
     comm_bandwidth(r);
     return 0;
@@ -93,6 +97,7 @@ int gd_build_comm_sequence(actx *a)
     gpudiag_report *r = a->r;
     if (!a->nsteps)
         return 0;
+    r->comm_kernel_exposed_us_per_step = 0; /* until a collective is found */
     int dev = INT32_MAX;
     for (size_t i = 0; i < t->gpu_ops.len; i++) {
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
@@ -125,7 +130,7 @@ int gd_build_comm_sequence(actx *a)
             goto out;
     }
     if (gd_radix_sort_i64(v.data, v.len, sizeof(ts_dur), offsetof(ts_dur, ts)) == 0)
-        rc = fill_sequence(r, &v);
+        rc = fill_sequence(r, &v, a->nsteps);
 out:
     gd_coll_join_free(&j);
     gd_vec_free(&v);

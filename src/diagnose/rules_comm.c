@@ -83,6 +83,8 @@ void gd_rule_communication(fbuilder *b)
         return;
     gpudiag_finding *f = rf_add(b, GD_F_communication_bound, sev_for_share(s), s);
     gd_fb_ev(f, "comm_share", s);
+    /* the breakdown's Communication role, host calls included (DEFINITIONS "Communication", two
+     * numbers; the collective kernels alone are summary.comm_kernel_exposed_us_per_step) */
     gd_fb_ev(f, "comm_us_per_step", r->avg_role_us[GPUDIAG_ROLE_COMMUNICATION]);
     gd_fb_ev(f, "comm_overlap", r->comm_overlap);
     gd_fb_ev(f, "step_time_us", r->avg_step_us);

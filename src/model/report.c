@@ -22,7 +22,7 @@ gpudiag_report *gd_report_new(void)
     r->mfu = r->hfu = r->short_kernel_share = r->median_kernel_us = r->launch_delay_median_us = NAN;
     r->optimizer_time_us = r->matmul_tensor_core_share = NAN;
     r->avg_step_us = NAN;
-    r->comm_alg_gb_per_s = r->comm_bus_gb_per_s = r->nvlink_gb_per_s = NAN;
+    r->comm_alg_gb_per_s = r->comm_bus_gb_per_s = r->nvlink_gb_per_s = r->comm_kernel_exposed_us_per_step = NAN;
     for (int i = 0; i < GPUDIAG_ROLE_COUNT; i++)
         r->avg_role_us[i] = NAN;
     r->step_time.mean = r->step_time.median = r->step_time.p90 = NAN;

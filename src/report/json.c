@@ -408,6 +408,7 @@ static void write_summary(jw *w, const gpudiag_report *r)
     kv_num(w, "non_compute_share", r->non_compute_share);
     kv_num(w, "comm_share", r->comm_share);
     kv_num(w, "comm_overlap", r->comm_overlap);
+    kv_us(w, "comm_kernel_exposed_us_per_step", r->comm_kernel_exposed_us_per_step);
     key(w, "comm_kernel_us_by_kind");
     yajl_gen_map_open(w->g);
     for (int c = 0; c < GPUDIAG_COMM_KIND_COUNT; c++)

@@ -719,7 +719,13 @@ static void details(const tw *w, const gpudiag_report *r)
         pct(b, sizeof b, r->comm_share);
         pct(c, sizeof c, r->comm_overlap);
         fprintf(w->fp, "%s of collective kernels per step (%zu kernels)\n", a, r->comm_kernel_count);
-        fprintf(w->fp, "  exposed (no compute running) %s of the step; overlapped with compute %s (HTA)\n", b, c);
+        /* two exposed numbers, each named (DEFINITIONS "Communication", exposed communication) */
+        ms(a, sizeof a, r->avg_role_us[GPUDIAG_ROLE_COMMUNICATION]);
+        fprintf(w->fp, "  exposed (no other GPU op running) %s of the step, %s per step with host communication calls\n", b,
+                a);
+        ms(a, sizeof a, r->comm_kernel_exposed_us_per_step);
+        fprintf(w->fp, "  (the breakdown's communication row), %s in the collective kernels alone\n", a);
+        fprintf(w->fp, "  overlapped with compute %s (HTA)\n", c);
         comm_by_kind(w, r);
     }
 
