@@ -1053,6 +1053,11 @@ typedef struct gpudiag_rank {
     double all_to_all_share;            /**< that / step_time_us (fraction 0..1); NaN when unknown */
     double all_to_all_wait_us_per_step; /**< of that, the wait for the last rank (as comm_wait over the all-to-alls
                                              matched by position); NaN when < 2 ranks run all-to-alls */
+    /** appended: the collectives' exposed wait per step, µs (the report's
+     *  comm_kernel_exposed_us_per_step; a summary's collectives.exposed_us summed ÷ steps;
+     *  DEFINITIONS "Communication", exposed communication: two numbers); 0 without collectives,
+     *  NaN when unknown (a summary written before exposed_us) */
+    double comm_exposed_us_per_step;
 } gpudiag_rank;
 
 /** Reasons a directory's traces may not be one job (gpudiag_cluster.mixed_job;

@@ -162,6 +162,9 @@ typedef struct gd_rank_input {
     /* gpudiag_comm_kind of each of comm_us (comm_count of them); NULL when unknown
      * (a summary that lists durations only): the all-to-all numbers are then NaN */
     const unsigned char *comm_kind;
+    /* the exposed wait of each of comm_us (µs; DEFINITIONS "Communication", exposed wait); NULL when
+     * unknown (a summary written before exposed_us): comm_exposed_us_per_step is then NaN */
+    const double *comm_exposed_us;
 } gd_rank_input;
 
 /* Fill in from a report (pointers borrow from r). */

@@ -206,6 +206,12 @@ static int cluster_ranks(const gd_rank_input *in, size_t n, gpudiag_cluster *c, 
         for (size_t j = 0; j < r->comm_count; j++)
             sum += r->comm_us[j];
         k->comm_time_us_per_step = r->steps ? sum / (double)r->steps : NAN;
+        /* the collectives' exposed wait (DEFINITIONS "Communication", two numbers); 0 without collectives */
+        double exposed = 0;
+        for (size_t j = 0; r->comm_exposed_us && j < r->comm_count; j++)
+            exposed += r->comm_exposed_us[j];
+        k->comm_exposed_us_per_step =
+            r->steps && (r->comm_exposed_us || r->comm_count == 0) ? exposed / (double)r->steps : NAN;
         k->comm_wait_us_per_step = NAN;
         k->bottleneck = r->bottleneck;
         /* ranks without collectives (CPU-only files, idle ranks) take no part */
@@ -608,6 +614,7 @@ void gd_rank_input_from_report(const gpudiag_report *r, gd_rank_input *in)
     in->comm_count = r->comm_kernel_count;
     in->comm_us = r->comm_kernel_us;
     in->comm_kind = r->comm_kernel_kind;
+    in->comm_exposed_us = r->comm_kernel_exposed_us;
 }
 
 gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, size_t n, gpudiag_cluster **out,

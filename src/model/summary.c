@@ -101,6 +101,7 @@ gpudiag_status gpudiag_summary_add_report(gpudiag_summary *s, const gpudiag_repo
         memcpy(comm, k->in.comm_us, k->in.comm_count * sizeof *comm);
     k->in.comm_us = comm;
     k->in.comm_kind = NULL; /* borrowed from r: gpudiag_summary_cluster points it at k->comm_kind */
+    k->in.comm_exposed_us = NULL; /* likewise, at k->comm_exposed_us */
     if (k->in.comm_count && r->comm_kernel_start_ns && r->comm_kernel_kind) {
         k->comm_start_ns = malloc(k->in.comm_count * sizeof *k->comm_start_ns);
         k->comm_kind = malloc(k->in.comm_count);
@@ -289,6 +290,7 @@ gpudiag_status gpudiag_summary_cluster(gpudiag_summary *s, gpudiag_cluster **out
         const gd_summary_rank *k = &s->ranks[i];
         in[i] = k->in;
         in[i].comm_kind = k->comm_kind && k->nkind == k->in.comm_count ? k->comm_kind : NULL;
+        in[i].comm_exposed_us = k->comm_exposed_us && k->nexposed == k->in.comm_count ? k->comm_exposed_us : NULL;
     }
     gpudiag_status st = gd_cluster_analyze_inputs(in, s->count, out, err);
     free(in);

@@ -1484,6 +1484,7 @@ static gpudiag_status write_cluster(jw *w, const gpudiag_cluster *c, const gpudi
         kv_us(w, "all_to_all_us_per_step", k->all_to_all_us_per_step);
         kv_num(w, "all_to_all_share", k->all_to_all_share);
         kv_us(w, "all_to_all_wait_us_per_step", k->all_to_all_wait_us_per_step);
+        kv_us(w, "comm_exposed_us_per_step", k->comm_exposed_us_per_step);
         yajl_gen_map_close(w->g);
     }
     yajl_gen_array_close(w->g);

@@ -1089,24 +1089,29 @@ gpudiag_status gpudiag_cluster_write_text(const gpudiag_cluster *c, FILE *fp, co
     if (c->missing_ranks > 0)
         fprintf(fp, "  note: %d of the job's %d ranks are not here and are not compared\n", c->missing_ranks,
                 c->world_size);
-    fprintf(fp, "  %5s %10s %7s %7s %12s %12s  %-15s %s\n", "rank", "step ms", "util", "comm", "comm us/step",
-            "wait us/step", "verdict", "trace");
+    /* coll: the collective kernels' whole time; exposed: theirs with no other GPU op running (DEFINITIONS
+     * "Communication", exposed communication: two numbers) */
+    fprintf(fp, "  %5s %10s %7s %7s %12s %15s %12s  %-15s %s\n", "rank", "step ms", "util", "comm", "coll us/step",
+            "exposed us/step", "wait us/step", "verdict", "trace");
     for (size_t i = 0; i < c->rank_count; i++) {
         const gpudiag_rank *k = &c->ranks[i];
         char u[32], cs[32];
         pct(u, sizeof u, k->gpu_utilization);
         pct(cs, sizeof cs, k->comm_share);
-        char st[32], ct[32], wt[32];
+        char st[32], ct[32], et[32], wt[32];
         num_or_na(st, sizeof st, k->step_time_us / 1000.0, 2);
         num_or_na(ct, sizeof ct, k->comm_time_us_per_step, 1);
+        num_or_na(et, sizeof et, k->comm_exposed_us_per_step, 1);
         num_or_na(wt, sizeof wt, k->comm_wait_us_per_step, 1);
         char rk[24];
         snprintf(rk, sizeof rk, "%d%s", k->rank, k->rank_inferred ? "*" : "");
-        fprintf(fp, "  %5s %10s %7s %7s %12s %12s  %-15s ", rk, st, u, cs, ct, wt,
+        fprintf(fp, "  %5s %10s %7s %7s %12s %15s %12s  %-15s ", rk, st, u, cs, ct, et, wt,
                 gpudiag_bottleneck_name(k->bottleneck));
         put_clean(fp, k->path, 200);
         fputc('\n', fp);
     }
+    fprintf(fp, "  comm: exposed communication / step (the breakdown's, host calls included); coll: collective\n"
+                "  kernel time; exposed: of it, with no other GPU op running; wait: for the last rank to join\n");
     int any_inferred = 0;
     for (size_t i = 0; i < c->rank_count; i++)
         any_inferred |= c->ranks[i].rank_inferred;

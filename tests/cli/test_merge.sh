@@ -76,7 +76,16 @@ import json, sys
 d = json.load(open(sys.argv[1])); s = d["stragglers"]
 assert s["straggler"] == 2 and abs(s["wait_us_per_step"] - 60) < 1e-9, s
 assert {r["rank"]: r["comm_wait_us_per_step"] for r in d["ranks"]} == {0: 60, 1: 60, 2: 0, 3: 60}
+# the table's two collective columns (DEFINITIONS "Communication", exposed communication: two
+# numbers), by hand from the exposed waits above, one step: coll 140 + 80 = 220 (rank 2: 100 + 60
+# = 160), exposed 40 + 80 = 120 (rank 2: 40 + 60 = 100)
+assert {r["rank"]: r["comm_time_us_per_step"] for r in d["ranks"]} == {0: 220, 1: 220, 2: 160, 3: 220}
+assert {r["rank"]: r["comm_exposed_us_per_step"] for r in d["ranks"]} == {0: 120, 1: 120, 2: 100, 3: 120}
 PY
+"$GPUDIAG" merge sum > merge.txt
+grep -q "rank    step ms    util    comm coll us/step exposed us/step wait us/step" merge.txt &&
+    grep -q "^      2       0.30   76.7%   36.7%        160.0           100.0          0.0  communication" merge.txt &&
+    grep -q "coll: collective" merge.txt && ok || nok "merge's table: coll and exposed us/step, named"
 "$GPUDIAG" merge -o mo.json sum > /dev/null && cmp -s mo.json dirsave.json && ok ||
     nok "merge -o differs from analyze --save DIR"
 # associative: (0+3) + (2+1) = all = a directory's summary
@@ -237,6 +246,17 @@ PY
 "$GPUDIAG" merge --summary coll_old2.json coll_old.json > /dev/null &&
     python3 -c 'import json,sys; assert all(r["collectives"]["bytes"] == [] and r["collectives"]["exposed_us"] == [] for r in json.load(open(sys.argv[1]))["ranks"])' coll_old2.json &&
     ok || nok "an older summary: bytes and exposed_us empty"
+# exposed per step in the table: rank 0 50 + 20 + 5 = 75 us, rank 1 50 + 30 + 5 = 85 (one step);
+# from the older summary unknown (null, n/a), never 0
+"$GPUDIAG" merge --json coll_all.json > coll_m.json && "$GPUDIAG" merge --json coll_old.json > coll_mo.json &&
+    python3 - coll_m.json coll_mo.json <<'PY' && ok || nok "ranks_coll: exposed us/step 75 / 85; older summary null"
+import json, sys
+a, b = ({r["rank"]: r["comm_exposed_us_per_step"] for r in json.load(open(p))["ranks"]} for p in sys.argv[1:3])
+assert a == {0: 75, 1: 85}, a
+assert b == {0: None, 1: None}, b
+PY
+"$GPUDIAG" merge coll_old.json | grep -q "^      1       0.40   47.5%   36.2%        140.0             n/a" && ok ||
+    nok "older summary: exposed us/step n/a in the table"
 
 # the shared rank traces: byte-identical job views
 if [ -d "$GD_SHARED/data/traces" ]; then
