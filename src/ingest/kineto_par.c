@@ -43,20 +43,31 @@
 
 #ifdef GPUDIAG_HAVE_SIMDJSON
 
-/* One recorded event. */
-typedef struct kt_rec {
-    ev_scratch ev;
-    size_t name_off;   /* into the window's names */
-    size_t shapes_ix;  /* 1 + index into the window's shapes, 0: none */
-} kt_rec;
-
+/* The recorded events of a window: one stream of 8-byte words, record after
+ * record (rec_append / replay).  A record is
+ *   - a head word: bit w set for each nonzero 8-byte word w of the event's
+ *     ev_scratch (which the state machine zeroes at each event's start, so
+ *     most words are 0), bit 63 when shapes follow;
+ *   - those nonzero words, in order;
+ *   - with shapes: a word n_in | n_types << 32, the first min(n_in, 8) ranks
+ *     as int32 pairs, each kept input's first min(rank, 6) dims, and one word
+ *     of the first min(n_types, 8) types: exactly what the serial reader's
+ *     consumers read of gd_op_shapes;
+ *   - the name (ev.name_len bytes), NUL-terminated, padded to a word.
+ * About a third of the 344-byte ev_scratch, and a fifth of the 432-byte
+ * shapes, for Kineto's events: the parse threads write, and the merge reads,
+ * that much less (docs/PERFORMANCE.md, step 5). */
 struct gd_kt_evbuf {
-    gd_vec recs;       /* kt_rec */
-    gd_vec shapes;     /* gd_op_shapes */
-    char *names;
-    size_t names_len, names_cap;
+    uint64_t *w;       /* the words */
+    size_t len, cap;   /* in words */
+    size_t nrec;
     int ts_float;      /* a `ts` with a fraction was read (the serial reader's t->ts_is_float) */
 };
+
+#define EV_WORDS (sizeof(ev_scratch) / 8)
+#define REC_SHAPES (1ull << 63)
+_Static_assert(sizeof(ev_scratch) % 8 == 0 && EV_WORDS < 63, "ev_scratch is whole words, a head word's bits");
+_Static_assert(GD_OPF_MAX_IN <= 8, "one word holds the kept inputs' types");
 
 enum slot_state { SLOT_FREE = 0, SLOT_QUEUED, SLOT_BUSY, SLOT_DONE };
 
@@ -104,55 +115,111 @@ struct gd_kt_par {
 static void evbuf_init(gd_kt_evbuf *b)
 {
     memset(b, 0, sizeof *b);
-    gd_vec_init(&b->recs, sizeof(kt_rec));
-    gd_vec_init(&b->shapes, sizeof(gd_op_shapes));
 }
 
 static void evbuf_clear(gd_kt_evbuf *b)
 {
-    b->recs.len = 0;
-    b->shapes.len = 0;
-    b->names_len = 0;
+    b->len = 0;
+    b->nrec = 0;
     b->ts_float = 0;
 }
 
 static void evbuf_free(gd_kt_evbuf *b)
 {
-    gd_vec_free(&b->recs);
-    gd_vec_free(&b->shapes);
-    free(b->names);
+    free(b->w);
+}
+
+/* Room for n more words; 0, or -1 when out of memory. */
+static int evbuf_reserve(gd_kt_evbuf *b, size_t n)
+{
+    if (b->len + n <= b->cap)
+        return 0;
+    size_t nc = b->cap ? b->cap * 2 : 16384;
+    while (nc < b->len + n)
+        nc *= 2;
+    uint64_t *nw = realloc(b->w, nc * sizeof *nw);
+    if (!nw)
+        return -1;
+    b->w = nw;
+    b->cap = nc;
+    return 0;
+}
+
+/* The kept part of sh (see gd_kt_evbuf) at w; the words written. */
+static size_t pack_shapes(uint64_t *w, const gd_op_shapes *sh)
+{
+    size_t k = 0;
+    w[k++] = (uint64_t)(uint32_t)sh->n_in | (uint64_t)(uint32_t)sh->n_types << 32;
+    int ni = sh->n_in < GD_OPF_MAX_IN ? sh->n_in : GD_OPF_MAX_IN;
+    for (int i = 0; i < ni; i += 2)
+        w[k++] = (uint64_t)(uint32_t)sh->rank[i] | (i + 1 < ni ? (uint64_t)(uint32_t)sh->rank[i + 1] << 32 : 0);
+    for (int i = 0; i < ni; i++) {
+        int nd = sh->rank[i] < GD_OPF_MAX_RANK ? sh->rank[i] : GD_OPF_MAX_RANK;
+        for (int d = 0; d < nd; d++)
+            memcpy(&w[k++], &sh->dim[i][d], 8);
+    }
+    if (sh->n_types > 0) {
+        uint64_t t = 0;
+        memcpy(&t, sh->type, GD_OPF_MAX_IN);
+        w[k++] = t;
+    }
+    return k;
+}
+
+/* pack_shapes' words at w back into *sh; the words read. */
+static size_t unpack_shapes(const uint64_t *w, gd_op_shapes *sh)
+{
+    size_t k = 0;
+    sh->n_in = (int)(uint32_t)w[k];
+    sh->n_types = (int)(uint32_t)(w[k++] >> 32);
+    int ni = sh->n_in < GD_OPF_MAX_IN ? sh->n_in : GD_OPF_MAX_IN;
+    for (int i = 0; i < ni; i += 2) {
+        sh->rank[i] = (int)(uint32_t)w[k];
+        if (i + 1 < ni)
+            sh->rank[i + 1] = (int)(uint32_t)(w[k] >> 32);
+        k++;
+    }
+    for (int i = 0; i < ni; i++) {
+        int nd = sh->rank[i] < GD_OPF_MAX_RANK ? sh->rank[i] : GD_OPF_MAX_RANK;
+        for (int d = 0; d < nd; d++)
+            memcpy(&sh->dim[i][d], &w[k++], 8);
+    }
+    if (sh->n_types > 0)
+        memcpy(sh->type, &w[k++], GD_OPF_MAX_IN);
+    return k;
 }
 
 int gd_kt_record_event(parser *p)
 {
     gd_kt_evbuf *b = p->rec;
-    kt_rec r;
-    r.ev = p->ev;
-    r.name_off = b->names_len;
-    r.shapes_ix = 0;
     size_t n = p->ev.name_len;
     /* the commit's work that does not depend on the model, done here: the name's hash */
-    r.ev.name_hash = gd_strtab_hash(p->name, n);
-    r.ev.has_name_hash = 1;
-    if (b->names_len + n + 1 > b->names_cap) {
-        size_t nc = b->names_cap ? b->names_cap * 2 : 65536;
-        while (nc < b->names_len + n + 1)
-            nc *= 2;
-        char *nn = realloc(b->names, nc);
-        if (!nn)
-            return -1;
-        b->names = nn;
-        b->names_cap = nc;
+    p->ev.name_hash = gd_strtab_hash(p->name, n);
+    p->ev.has_name_hash = 1;
+    int shapes = p->shapes.n_in > 0 || p->shapes.n_types > 0;
+    /* the most a record takes: head, every word, shapes (head, ranks, dims, types), the name */
+    size_t most = 2 + EV_WORDS + (shapes ? 2 + GD_OPF_MAX_IN / 2 + GD_OPF_MAX_IN * GD_OPF_MAX_RANK : 0) + n / 8 + 1;
+    if (evbuf_reserve(b, most) != 0)
+        return -1;
+    uint64_t *w = b->w + b->len, head = shapes ? REC_SHAPES : 0;
+    size_t k = 1;
+    const unsigned char *ev = (const unsigned char *)&p->ev;
+    for (size_t i = 0; i < EV_WORDS; i++) { /* branch-free: which words are set varies by event */
+        uint64_t v;
+        memcpy(&v, ev + 8 * i, 8);
+        w[k] = v;
+        head |= (uint64_t)(v != 0) << i;
+        k += v != 0;
     }
-    memcpy(b->names + b->names_len, p->name, n);
-    b->names[b->names_len + n] = '\0'; /* the commit gets the name in place, NUL-terminated as p->name is */
-    b->names_len += n + 1;
-    if (p->shapes.n_in > 0 || p->shapes.n_types > 0) {
-        if (!gd_vec_push(&b->shapes, &p->shapes))
-            return -1;
-        r.shapes_ix = b->shapes.len;
-    }
-    return gd_vec_push(&b->recs, &r) ? 0 : -1;
+    w[0] = head;
+    if (shapes)
+        k += pack_shapes(w + k, &p->shapes);
+    w[k + n / 8] = 0; /* the NUL and the padding */
+    memcpy(w + k, p->name, n);
+    k += n / 8 + 1;
+    b->len += k;
+    b->nrec++;
+    return 0;
 }
 
 /* Room for len bytes (and the shim's byte before and padding after) in s. */
@@ -366,17 +433,29 @@ static void release_oldest(gd_kt_par *par)
     pthread_mutex_unlock(&par->lock);
 }
 
-/* Commit the events of a clean window through p, in order, from the records
- * where they are (no copy into p's scratch event). */
-static int replay(parser *p, gd_kt_evbuf *b)
+/* Commit the events of a clean window through p, in order: each record
+ * unpacked into p's scratch event and shapes, as the serial reader would
+ * have left them, its name where it is in the record. */
+static int replay(parser *p, const gd_kt_evbuf *b)
 {
     static const gd_op_shapes no_shapes; /* n_in = n_types = 0 */
     if (b->ts_float)
         *p->ts_float_at = 1;
-    for (size_t i = 0; i < b->recs.len; i++) {
-        kt_rec *r = gd_vec_at(&b->recs, i);
-        const gd_op_shapes *sh = r->shapes_ix ? gd_vec_at(&b->shapes, r->shapes_ix - 1) : &no_shapes;
-        if (gd_kt_commit_event(p, &r->ev, b->names + r->name_off, sh) != 0)
+    const uint64_t *w = b->w;
+    unsigned char *ev = (unsigned char *)&p->ev;
+    for (size_t r = 0; r < b->nrec; r++) {
+        uint64_t head = *w++;
+        memset(ev, 0, sizeof p->ev);
+        for (uint64_t m = head & ~REC_SHAPES; m; m &= m - 1)
+            memcpy(ev + 8 * (size_t)__builtin_ctzll(m), w++, 8);
+        const gd_op_shapes *sh = &no_shapes;
+        if (head & REC_SHAPES) {
+            w += unpack_shapes(w, &p->shapes);
+            sh = &p->shapes;
+        }
+        const char *name = (const char *)w;
+        w += p->ev.name_len / 8 + 1;
+        if (gd_kt_commit_event(p, &p->ev, name, sh) != 0)
             return -1;
     }
     return 0;
