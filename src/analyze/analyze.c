@@ -479,7 +479,9 @@ static int pass_shares(actx *a)
     return 0;
 }
 
-static int pass_roofline(actx *a) { return gd_build_roofline(a->t, a->r, a->opts); }
+static int pass_roofline(actx *a) { return gd_build_roofline(a->t, &a->opk, a->r, a->opts); }
+
+static int pass_op_join(actx *a) { return gd_join_op_kernels(a, &a->opk); }
 
 void gd_name_flags_all(actx *a)
 {
@@ -513,20 +515,25 @@ static const struct {
     {"steps", gd_build_steps, 0},
     {"kernels", gd_build_kernels, 0},
     {"idle: setup", gd_idle_begin, 0},
-    /* side 1: after steps, kernels (lora reads the GEMM class time) and the idle setup; the
-     * longest first, as threads take them in order */
+    /* side 1: after steps, kernels and the idle setup; the longest first, as threads take them
+     * in order */
     {"idle: host ops", gd_idle_host_ops, 1},
     {"idle: host calls", gd_idle_host_calls, 1},
     {"step breakdown", gd_build_breakdown, 1},
     {"launch statistics", gd_build_launch_stats, 1},
     {"idle: stream breakdown", gd_idle_streams, 1},
-    {"lora", gd_build_lora, 1},
+    {"idle: device ops", gd_idle_device_ops, 1},
+    {"op kernels", pass_op_join, 1},
     {"devices", gd_build_devices, 1},
     {"accumulation", gd_build_accumulation, 1},
     {"mfu", pass_mfu, 0}, /* after the breakdown (r->avg_step_us) and devices */
-    /* side 2: the gaps read r->devices[].id, the roofline r->mfu_dtype and the devices' GPUs */
+    /* side 2: the gaps read r->devices[].id; the roofline the op join, r->mfu_dtype and the
+     * devices' GPUs; lora the op join and the GEMM class time; memory the devices' GPUs, the
+     * steps and the timeline's frame (idle setup), not its bins */
     {"idle: gaps", gd_idle_gaps, 2},
     {"roofline", pass_roofline, 2},
+    {"memory", gd_build_memory, 2},
+    {"lora", gd_build_lora, 2},
     {"transfers", pass_transfers, 0},
     {"communication kinds", gd_build_comm_kinds, 0},
     {"communication sequence", gd_build_comm_sequence, 0},
@@ -534,7 +541,6 @@ static const struct {
     {"steady state", pass_steady, 0},
     {"recompute", gd_build_recompute, 0},
     {"shares and rates", pass_shares, 0},
-    {"memory", gd_build_memory, 0}, /* after the gaps (the timeline's bins) */
     {"offload", gd_build_offload, 0},
     {"diagnosis", pass_diagnose, 0},
 };
@@ -607,6 +613,7 @@ static void actx_free(actx *a)
     free(a->rt_of_op);
     free(a->corr_of_rt);
     gd_idle_free(a);
+    gd_op_join_free(&a->opk);
 }
 
 gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opts *opts, gpudiag_report **out,

@@ -10,6 +10,7 @@
 #include "gpudiag/gpudiag.h"
 #include "gpudiag/series.h"
 #include "analyze/intervals.h"
+#include "analyze/roofline.h" /* gd_op_join */
 
 struct gpudiag_trace;
 
@@ -47,6 +48,7 @@ typedef struct actx {
     uint32_t *corr_of_rt;     /* per runtime call: 1 + the first index into corr with its correlation,
                                * 0: none; gd_corr_of_runtime */
     struct idle_ctx *idle;    /* the idle rows' working state, gd_idle_begin to gd_idle_gaps (idle.c) */
+    gd_op_join opk;           /* the counted ops joined to their kernels (gd_join_op_kernels): roofline, lora */
     size_t max_gaps;          /* gpudiag_analyze_opts.max_gaps: 0 = keep every idle gap */
     const gpudiag_analyze_opts *opts; /* the caller's options, or NULL (defaults) */
 } actx;
@@ -104,20 +106,22 @@ const struct gd_runtime *gd_runtime_of_op(const actx *a, size_t op_index);
 size_t gd_corr_of_runtime(const actx *a, size_t rt_index);
 
 /* Idle time (idle.c): HTA's per-stream idle breakdown and gpudiag's
- * attribution of each device-idle gap inside the steps to a cause, as five
- * rows of the passes (issue 24: the middle three run side by side with
+ * attribution of each device-idle gap inside the steps to a cause, as six
+ * rows of the passes (issue 24: the middle four run side by side with
  * opts.threads > 1).  gd_idle_begin makes a->idle (the timeline's frame, the
  * gap arrays); gd_idle_streams is the per-stream breakdown (r->stream_idle);
  * gd_idle_host_calls the graph replays and the host activity of runtime
  * calls and MPI calls, gd_idle_host_ops that of CPU ops, each into sets of
- * its own, merged; gd_idle_gaps joins the sets, walks each device's gaps,
- * labels the top ones and frees a->idle.  The middle three only after
- * gd_idle_begin, and gd_idle_gaps after all three.  Each returns 0 or -1
+ * its own, merged; gd_idle_device_ops sorts the GPU ops by device, then
+ * start; gd_idle_gaps joins the sets, walks each device's gaps,
+ * labels the top ones and frees a->idle.  The middle four only after
+ * gd_idle_begin, and gd_idle_gaps after all four.  Each returns 0 or -1
  * (OOM); on failure gd_idle_free (actx's free) frees what is left. */
 int gd_idle_begin(actx *a);
 int gd_idle_streams(actx *a);
 int gd_idle_host_calls(actx *a);
 int gd_idle_host_ops(actx *a);
+int gd_idle_device_ops(actx *a);
 int gd_idle_gaps(actx *a);
 void gd_idle_free(actx *a);
 

@@ -658,24 +658,6 @@ static void op_info(actx *a, uint32_t idx, op_launch *o)
         o->queued = o->launch;
 }
 
-/* The device's GPU ops into *out (reused), sorted by start. */
-static int device_ops(actx *a, int dev, gd_vec *out)
-{
-    const gpudiag_trace *t = a->t;
-    out->len = 0;
-    for (size_t i = 0; i < t->gpu_ops.len; i++) {
-        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
-        if (op->device != dev)
-            continue;
-        dev_op d = {op->ts_ns, (uint32_t)i, 0};
-        if (!gd_vec_push(out, &d))
-            return -1;
-    }
-    if (out->len && gd_radix_sort_i64(out->data, out->len, sizeof(dev_op), offsetof(dev_op, ts)) != 0)
-        return -1;
-    return 0;
-}
-
 /* Any of the sorted times ts[0..n) in [lo, hi]. */
 static int any_in(const int64_t *ts, size_t n, int64_t lo, int64_t hi)
 {
@@ -755,7 +737,12 @@ typedef struct idle_ctx {
     gd_vec ops[HOST_SETS];   /* gd_iv: the CPU ops' part of host[], until gd_idle_gaps joins it */
     int have_span;           /* steps, GPU ops and a span: the gaps are attributed */
     gd_vec busy, idle;       /* gd_iv: one device's busy time and its gaps in the steps span */
-    gd_vec dops;             /* dev_op: one device's GPU ops by start */
+    dev_op *dops;            /* every GPU op by device, then start (sort_device_ops) */
+    uint32_t *dev_id;        /* the devices of the GPU ops (as uint32_t), ndev of them */
+    size_t *dev_start;       /* device d's ops: dops[dev_start[d], dev_start[d + 1]) */
+    size_t ndev;
+    const dev_op *dop;       /* the device being walked: its ops by start */
+    size_t ndop;
     gd_vec waits;            /* int64_t: starts of cudaStreamWaitEvent-like calls, sorted */
     gd_vec unrec;            /* int64_t: launches of graph replays with no GPU op (graph_replays) */
     gd_vec all;              /* gpudiag_gap: every gap, when max_gaps does not limit them */
@@ -768,11 +755,101 @@ typedef struct idle_ctx {
     int has_mpi;
 } idle_ctx;
 
+/* Every GPU op as a dev_op (pad: its device), sorted by device, then start
+ * (ties in trace order), into ic->dops: each device's ops are one slice,
+ * found by dev_slice.  One stable radix sort by start and one counting pass
+ * by device.  0, or -1 on allocation failure. */
+static int sort_device_ops(idle_ctx *ic)
+{
+    const gpudiag_trace *t = ic->a->t;
+    size_t n = t->gpu_ops.len;
+    dev_op *by_ts = malloc((n + 1) * sizeof *by_ts);
+    ic->dops = malloc((n + 1) * sizeof *ic->dops);
+    if (!by_ts || !ic->dops) {
+        free(by_ts);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        by_ts[i] = (dev_op){op->ts_ns, (uint32_t)i, (uint32_t)op->device};
+    }
+    if (n && gd_radix_sort_i64(by_ts, n, sizeof(dev_op), offsetof(dev_op, ts)) != 0) {
+        free(by_ts);
+        return -1;
+    }
+    /* the distinct devices (a handful; GPU ops name one device each) and where each slice starts */
+    int rc = 0;
+    size_t nd = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        size_t d = 0;
+        while (d < nd && ic->dev_id[d] != by_ts[i].pad)
+            d++;
+        if (d == nd) {
+            uint32_t *ids = realloc(ic->dev_id, (nd + 1) * sizeof *ids);
+            size_t *cnt = realloc(ic->dev_start, (nd + 2) * sizeof *cnt);
+            if (ids)
+                ic->dev_id = ids;
+            if (cnt)
+                ic->dev_start = cnt;
+            if (!ids || !cnt) {
+                rc = -1;
+                break;
+            }
+            ic->dev_id[nd] = by_ts[i].pad;
+            ic->dev_start[nd] = 0;
+            nd++;
+        }
+        ic->dev_start[d]++;
+    }
+    ic->ndev = nd;
+    if (rc == 0) {
+        size_t at = 0; /* counts to starts */
+        for (size_t d = 0; d < nd; d++) {
+            size_t c = ic->dev_start[d];
+            ic->dev_start[d] = at;
+            at += c;
+        }
+        size_t *next = malloc((nd + 1) * sizeof *next);
+        if (!next) {
+            rc = -1;
+        } else {
+            memcpy(next, ic->dev_start, nd * sizeof *next);
+            size_t d = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (ic->dev_id[d] != by_ts[i].pad) /* runs of one device are common: try the last one first */
+                    for (d = 0; ic->dev_id[d] != by_ts[i].pad; d++)
+                        ;
+                ic->dops[next[d]++] = by_ts[i];
+            }
+            if (nd)
+                ic->dev_start[nd] = n;
+            free(next);
+        }
+    }
+    free(by_ts);
+    return rc;
+}
+
+/* Device dev's ops in ic->dops, by start: *n of them from the returned
+ * index (0 ops when the device ran none). */
+static size_t dev_slice(const idle_ctx *ic, int dev, size_t *n)
+{
+    for (size_t d = 0; d < ic->ndev; d++)
+        if (ic->dev_id[d] == (uint32_t)dev) {
+            *n = ic->dev_start[d + 1] - ic->dev_start[d];
+            return ic->dev_start[d];
+        }
+    *n = 0;
+    return 0;
+}
+
 static void idle_ctx_free(idle_ctx *ic)
 {
     gd_coll_join_free(&ic->mpi);
     gd_vec_free(&ic->all);
-    gd_vec_free(&ic->dops);
+    free(ic->dops);
+    free(ic->dev_id);
+    free(ic->dev_start);
     gd_vec_free(&ic->waits);
     gd_vec_free(&ic->unrec);
     for (int h = 0; h < HOST_SETS; h++) {
@@ -899,8 +976,8 @@ static void gap_neighbours(idle_ctx *ic, gap_cursor *cur, const gd_iv *gap, op_l
                            const op_launch **nx, const op_launch **pv)
 {
     actx *a = ic->a;
-    const dev_op *dop = ic->dops.data;
-    size_t nd = ic->dops.len;
+    const dev_op *dop = ic->dop;
+    size_t nd = ic->ndop;
     while (cur->dp < nd && dop[cur->dp].ts < gap->e) {
         const gd_gpu_op *op = gd_vec_at(&a->t->gpu_ops, dop[cur->dp].idx);
         if (cur->prev == SIZE_MAX || op->ts_ns + op->dur_ns > cur->prev_end) {
@@ -1061,10 +1138,12 @@ static int idle_device(idle_ctx *ic, int dev)
     actx *a = ic->a;
     const gpudiag_trace *t = a->t;
     gpudiag_timeline *tl = &a->r->timeline;
+    size_t from = dev_slice(ic, dev, &ic->ndop);
+    ic->dop = ic->dops + from;
     ic->busy.len = 0;
-    for (size_t i = 0; i < t->gpu_ops.len; i++) {
-        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
-        if (op->device == dev && gd_iv_push(&ic->busy, op->ts_ns, op->ts_ns + op->dur_ns))
+    for (size_t i = 0; i < ic->ndop; i++) { /* by start: each push joins the tail or follows it */
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, ic->dop[i].idx);
+        if (gd_iv_push(&ic->busy, op->ts_ns, op->ts_ns + op->dur_ns))
             return -1;
     }
     ic->busy.len = gd_iv_merge(ic->busy.data, ic->busy.len);
@@ -1082,8 +1161,6 @@ static int idle_device(idle_ctx *ic, int dev)
         return -1;
     gd_iv span = {a->span_s, a->span_e};
     ic->idle.len = gd_iv_subtract(&span, 1, ic->busy.data, ic->busy.len, ic->idle.data);
-    if (device_ops(a, dev, &ic->dops) != 0)
-        return -1;
     gap_cursor cur;
     memset(&cur, 0, sizeof cur);
     cur.prev = SIZE_MAX;
@@ -1184,7 +1261,6 @@ int gd_idle_begin(actx *a)
     gd_vec_init(&ic->busy, sizeof(gd_iv));
     gd_vec_init(&ic->idle, sizeof(gd_iv));
     gd_vec_init(&ic->all, sizeof(gpudiag_gap));
-    gd_vec_init(&ic->dops, sizeof(dev_op));
     gd_vec_init(&ic->waits, sizeof(int64_t));
     gd_vec_init(&ic->unrec, sizeof(int64_t));
     ic->have_span = a->nsteps && t->gpu_ops.len > 0 && a->span_e > a->span_s;
@@ -1201,6 +1277,12 @@ int gd_idle_begin(actx *a)
 }
 
 int gd_idle_streams(actx *a) { return stream_breakdown(a); }
+
+int gd_idle_device_ops(actx *a)
+{
+    idle_ctx *ic = a->idle;
+    return ic->have_span ? sort_device_ops(ic) : 0;
+}
 
 int gd_idle_host_calls(actx *a)
 {

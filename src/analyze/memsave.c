@@ -207,17 +207,12 @@ int gd_build_lora(actx *a)
     gpudiag_lora_seen *lo = &a->r->lora;
     memset(lo, 0, sizeof *lo);
     lo->share_of_gemm_time = NAN;
-    size_t no = t->op_flops.len;
+    size_t no = a->opk.no;
     if (no == 0)
         return 0;
     lo->shapes_recorded = 1;
-    gd_op_flops *ops = malloc(no * sizeof *ops);
-    int64_t *best = malloc(no * sizeof *best);
-    if (!ops || !best || gd_join_op_kernels(t, ops, best) != 0) {
-        free(ops);
-        free(best);
-        return -1;
-    }
+    const gd_op_flops *ops = a->opk.ops;
+    const int64_t *best = a->opk.best;
     /* ranks seen both ways, width -> r and r -> width: an A and B pair */
     uint64_t down = 0, up = 0;
     for (size_t j = 0; j < no; j++)
@@ -234,8 +229,6 @@ int gd_build_lora(actx *a)
         if (!lo->rank || ops[j].adapter_rank < lo->rank)
             lo->rank = ops[j].adapter_rank;
     }
-    free(ops);
-    free(best);
     lo->kernel_us = ns_to_us(ns);
     double gemm = a->r->class_time_us[GPUDIAG_KCLASS_GEMM];
     lo->share_of_gemm_time = gemm > 0 ? fmin(1.0, lo->kernel_us / gemm) : NAN;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/analyze.h"
 #include "analyze/kclass.h"
 #include "analyze/roofline.h"
 #include "gpudiag/roofline.h"
@@ -132,21 +133,15 @@ static int ncu_names(const char *n, size_t nl, const char *k, size_t kl)
 }
 
 /* The working set of gd_build_roofline: per name id an aggregate (then ncu's
- * standalone kernels after nn), the ops with FLOPs and the kernel each gave
- * them to, and the indexes that join them.  Freed by rctx_free. */
+ * standalone kernels after nn), and the ops joined to kernels (borrowed from
+ * the analysis' one join).  Freed by rctx_free. */
 typedef struct rctx {
     const gpudiag_trace *t;
     uint32_t nn;            /* trace names */
     ragg *agg;              /* nn + ncu rows + 1 entries */
-    gd_op_flops *ops;       /* the trace's ops with FLOPs, by thread then start */
-    size_t no;
-    int64_t *best;          /* per op: the GPU op (index) its FLOPs go to, -1 none */
+    const gd_op_join *join;
     int64_t *trace_time;    /* per name: kernel time, ns */
     uint64_t *trace_calls;  /* per name: kernel launches */
-    keyidx *byext;          /* External id -> index into ops (innermost ops only) */
-    size_t nx;
-    keyidx *rts;            /* correlation -> index into runtimes */
-    size_t nrt;
     size_t nstand;          /* standalone ncu entries at agg[nn..] */
     uint64_t ncu_matched;   /* ncu rows that named a trace kernel */
 } rctx;
@@ -154,93 +149,63 @@ typedef struct rctx {
 static void rctx_free(rctx *c)
 {
     free(c->agg);
-    free(c->ops);
-    free(c->best);
     free(c->trace_time);
     free(c->trace_calls);
-    free(c->byext);
-    free(c->rts);
 }
 
-/* Allocate c's arrays, copy and sort the ops, set `inner` on each op that
- * encloses another op of its thread (FLOPs count at the innermost ops, those
- * without it), and build the two join indexes.  0, or -1 on allocation
- * failure. */
-static int rctx_init(rctx *c, const gpudiag_trace *t, size_t nncu)
+/* Allocate c's arrays.  0, or -1 on allocation failure. */
+static int rctx_init(rctx *c, const gpudiag_trace *t, const gd_op_join *join, size_t nncu)
 {
     c->t = t;
+    c->join = join;
     c->nn = t->names.count;
     c->agg = calloc((size_t)c->nn + nncu + 1, sizeof *c->agg);
-    c->ops = malloc((t->op_flops.len + 1) * sizeof *c->ops);
-    c->best = malloc((t->op_flops.len + 1) * sizeof *c->best);
     c->trace_time = calloc((size_t)c->nn + 1, sizeof *c->trace_time);
     c->trace_calls = calloc((size_t)c->nn + 1, sizeof *c->trace_calls);
-    c->byext = malloc((t->op_flops.len + 1) * sizeof *c->byext);
-    c->rts = malloc((t->runtimes.len + 1) * sizeof *c->rts);
-    if (!c->agg || !c->ops || !c->best || !c->trace_time || !c->trace_calls || !c->byext || !c->rts)
+    if (!c->agg || !c->trace_time || !c->trace_calls)
         return -1;
     for (uint32_t i = 0; i < c->nn; i++) {
         c->agg[i].elt = GD_ELT_UNKNOWN;
         c->agg[i].dt = -1;
     }
-    gd_op_flops *ops = c->ops;
-    size_t no = c->no = t->op_flops.len;
-    if (no)
-        memcpy(ops, t->op_flops.data, no * sizeof *ops);
-    qsort(ops, no, sizeof *ops, cmp_opf_span);
-    for (size_t j = 0; j < no; j++) {
-        c->best[j] = -1;
-        ops[j].inner = 0;
-        int64_t end = ops[j].ts_ns + ops[j].dur_ns;
-        for (size_t k = j + 1; k < no && k < j + 64 && ops[k].tid == ops[j].tid && ops[k].ts_ns < end; k++)
-            if (ops[k].ts_ns + ops[k].dur_ns <= end) {
-                ops[j].inner = 1;
-                break;
-            }
-    }
-    for (size_t j = 0; j < no; j++)
-        if (ops[j].external_id >= 0 && !ops[j].inner)
-            c->byext[c->nx++] = (keyidx){ops[j].external_id, j};
-    qsort(c->byext, c->nx, sizeof *c->byext, cmp_keyidx);
-    for (size_t i = 0; i < t->runtimes.len; i++) {
-        const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
-        if (rt->correlation >= 0) {
-            c->rts[c->nrt++] = (keyidx){rt->correlation, i};
-        }
-    }
-    qsort(c->rts, c->nrt, sizeof *c->rts, cmp_keyidx);
     return 0;
 }
 
-/* The op (index into c->ops) that launched kernel k: the last op of the
- * launch call's thread starting at or before the call and still running at
- * it, else the (first) op with the kernel's External id; SIZE_MAX if none. */
-static size_t op_of_kernel(const rctx *c, const gd_gpu_op *k)
+/* The join's index of the innermost ops by External id. */
+typedef struct jctx {
+    const actx *a;
+    gd_op_join *j;
+    keyidx *byext;          /* External id -> index into j->ops (innermost ops only) */
+    size_t nx;
+} jctx;
+
+/* The op (index into j->ops) that launched kernel k (index ki into gpu_ops):
+ * the last op of the launch call's thread starting at or before the call and
+ * still running at it, else the (first) op with the kernel's External id;
+ * SIZE_MAX if none. */
+static size_t op_of_kernel(const jctx *c, const gd_gpu_op *k, size_t ki)
 {
-    const gpudiag_trace *t = c->t;
-    const gd_op_flops *ops = c->ops;
+    const gpudiag_trace *t = c->a->t;
+    const gd_op_flops *ops = c->j->ops;
     size_t hit = SIZE_MAX;
-    if (k->flags & GD_GF_HAS_CORR) {
-        size_t rc = gd_find_i64(c->rts, c->nrt, sizeof *c->rts, k->correlation);
-        if (rc < c->nrt) {
-            const gd_runtime *rt = gd_vec_at(&t->runtimes, c->rts[rc].idx);
-            const int32_t rtid = gd_rt_tid(t, rt);
-            size_t lo = 0, hi = c->no;
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (ops[mid].tid < rtid || (ops[mid].tid == rtid && ops[mid].ts_ns <= rt->ts_ns))
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            for (size_t n = 0; lo > 0 && n < 8; n++, lo--) {
-                const gd_op_flops *o = &ops[lo - 1];
-                if (o->tid != rtid)
-                    break;
-                if (!o->inner && rt->ts_ns < o->ts_ns + o->dur_ns) {
-                    hit = lo - 1;
-                    break;
-                }
+    const gd_runtime *rt = gd_runtime_of_op(c->a, ki); /* the first call with the kernel's correlation */
+    if (rt) {
+        const int32_t rtid = gd_rt_tid(t, rt);
+        size_t lo = 0, hi = c->j->no;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (ops[mid].tid < rtid || (ops[mid].tid == rtid && ops[mid].ts_ns <= rt->ts_ns))
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (size_t n = 0; lo > 0 && n < 8; n++, lo--) {
+            const gd_op_flops *o = &ops[lo - 1];
+            if (o->tid != rtid)
+                break;
+            if (!o->inner && rt->ts_ns < o->ts_ns + o->dur_ns) {
+                hit = lo - 1;
+                break;
             }
         }
     }
@@ -253,35 +218,58 @@ static size_t op_of_kernel(const rctx *c, const gd_gpu_op *k)
     return hit;
 }
 
-/* Kernel k (index i into gpu_ops) to the op that launched it, if any: an
- * op's FLOPs go to the longest kernel it launched (c->best). */
-static void pick_best(rctx *c, const gd_gpu_op *k, size_t i)
+void gd_op_join_free(gd_op_join *j)
 {
-    size_t hit = op_of_kernel(c, k);
-    if (hit == SIZE_MAX)
-        return;
-    if (c->best[hit] < 0 || k->dur_ns > ((const gd_gpu_op *)gd_vec_at(&c->t->gpu_ops, (size_t)c->best[hit]))->dur_ns)
-        c->best[hit] = (int64_t)i;
+    free(j->ops);
+    free(j->best);
+    memset(j, 0, sizeof *j);
 }
 
-int gd_join_op_kernels(const gpudiag_trace *t, gd_op_flops *ops, int64_t *best)
+int gd_join_op_kernels(const actx *a, gd_op_join *j)
 {
-    rctx c;
-    memset(&c, 0, sizeof c);
-    if (rctx_init(&c, t, 0) != 0) {
-        rctx_free(&c);
+    const gpudiag_trace *t = a->t;
+    memset(j, 0, sizeof *j);
+    size_t no = t->op_flops.len;
+    if (no == 0)
+        return 0;
+    jctx c = {a, j, malloc(no * sizeof(keyidx)), 0};
+    j->ops = malloc(no * sizeof *j->ops);
+    j->best = malloc(no * sizeof *j->best);
+    if (!c.byext || !j->ops || !j->best) {
+        free(c.byext);
+        gd_op_join_free(j);
         return -1;
     }
-    for (size_t i = 0; c.no && i < t->gpu_ops.len; i++) {
+    j->no = no;
+    gd_op_flops *ops = j->ops;
+    memcpy(ops, t->op_flops.data, no * sizeof *ops);
+    qsort(ops, no, sizeof *ops, cmp_opf_span);
+    /* `inner` on each op that encloses another op of its thread: FLOPs count at the innermost ops */
+    for (size_t i = 0; i < no; i++) {
+        j->best[i] = -1;
+        ops[i].inner = 0;
+        int64_t end = ops[i].ts_ns + ops[i].dur_ns;
+        for (size_t k = i + 1; k < no && k < i + 64 && ops[k].tid == ops[i].tid && ops[k].ts_ns < end; k++)
+            if (ops[k].ts_ns + ops[k].dur_ns <= end) {
+                ops[i].inner = 1;
+                break;
+            }
+    }
+    for (size_t i = 0; i < no; i++)
+        if (ops[i].external_id >= 0 && !ops[i].inner)
+            c.byext[c.nx++] = (keyidx){ops[i].external_id, i};
+    qsort(c.byext, c.nx, sizeof *c.byext, cmp_keyidx);
+    /* an op's FLOPs go to the longest kernel it launched */
+    for (size_t i = 0; i < t->gpu_ops.len; i++) {
         const gd_gpu_op *k = gd_vec_at(&t->gpu_ops, i);
-        if (k->kind == GD_GPU_KERNEL)
-            pick_best(&c, k, i);
+        if (k->kind != GD_GPU_KERNEL)
+            continue;
+        size_t hit = op_of_kernel(&c, k, i);
+        if (hit != SIZE_MAX &&
+            (j->best[hit] < 0 || k->dur_ns > ((const gd_gpu_op *)gd_vec_at(&t->gpu_ops, (size_t)j->best[hit]))->dur_ns))
+            j->best[hit] = (int64_t)i;
     }
-    if (c.no) {
-        memcpy(ops, c.ops, c.no * sizeof *ops);
-        memcpy(best, c.best, c.no * sizeof *best);
-    }
-    rctx_free(&c);
+    free(c.byext);
     return 0;
 }
 
@@ -291,32 +279,30 @@ int gd_join_op_kernels(const gpudiag_trace *t, gd_op_flops *ops, int64_t *best)
 static void join_kernels(rctx *c)
 {
     const gpudiag_trace *t = c->t;
+    const gd_op_join *jn = c->join;
     for (size_t i = 0; i < t->gpu_ops.len; i++) {
         const gd_gpu_op *k = gd_vec_at(&t->gpu_ops, i);
         if (k->kind != GD_GPU_KERNEL)
             continue;
         c->trace_time[k->name_id] += k->dur_ns;
         c->trace_calls[k->name_id]++;
-        if (c->no == 0)
-            continue;
-        pick_best(c, k, i);
     }
-    for (size_t j = 0; j < c->no; j++) {
-        if (c->best[j] < 0)
+    for (size_t j = 0; j < jn->no; j++) {
+        if (jn->best[j] < 0)
             continue;
-        const gd_gpu_op *k = gd_vec_at(&t->gpu_ops, (size_t)c->best[j]);
+        const gd_gpu_op *k = gd_vec_at(&t->gpu_ops, (size_t)jn->best[j]);
         ragg *g = &c->agg[k->name_id];
         if (g->calls == 0) {
-            g->elt = c->ops[j].elt;
-            g->source = c->ops[j].source == GD_OPF_FLOPS_ARG ? "flops_arg" : "shapes";
+            g->elt = jn->ops[j].elt;
+            g->source = jn->ops[j].source == GD_OPF_FLOPS_ARG ? "flops_arg" : "shapes";
         }
         g->calls++;
         g->time_ns += k->dur_ns;
-        g->flops += c->ops[j].flops;
-        if (isnan(c->ops[j].bytes))
+        g->flops += jn->ops[j].flops;
+        if (isnan(jn->ops[j].bytes))
             g->bytes_unknown = 1;
         else
-            g->bytes += c->ops[j].bytes;
+            g->bytes += jn->ops[j].bytes;
     }
 }
 
@@ -515,7 +501,8 @@ static int fill_roofline(gpudiag_report *r, const gpudiag_analyze_opts *opts, co
     return 0;
 }
 
-int gd_build_roofline(const gpudiag_trace *t, gpudiag_report *r, const gpudiag_analyze_opts *opts)
+int gd_build_roofline(const gpudiag_trace *t, const gd_op_join *join, gpudiag_report *r,
+                      const gpudiag_analyze_opts *opts)
 {
     const gpudiag_ncu *ncu = opts ? opts->ncu : NULL;
     if (t->op_flops.len == 0 && (!ncu || ncu->count == 0))
@@ -523,7 +510,7 @@ int gd_build_roofline(const gpudiag_trace *t, gpudiag_report *r, const gpudiag_a
     rctx c;
     memset(&c, 0, sizeof c);
     int rc = -1;
-    if (rctx_init(&c, t, ncu ? ncu->count : 0) != 0)
+    if (rctx_init(&c, t, join, ncu ? ncu->count : 0) != 0)
         goto out;
     join_kernels(&c);
     if (ncu)
