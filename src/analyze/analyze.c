@@ -40,7 +40,7 @@ void gd_stats_compute(const double *values, size_t n, gpudiag_stats_us *out)
     if (!v)
         return;
     memcpy(v, values, n * sizeof *v);
-    qsort(v, n, sizeof *v, gd_cmp_double);
+    gd_sort_doubles(v, n);
     double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += v[i];

@@ -588,6 +588,37 @@ int gd_cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+void gd_sort_doubles(double *v, size_t n)
+{
+    if (n >= 4096) {
+        /* IEEE-754 bits made an order-preserving signed key: a negative
+         * number's bits flipped, a positive one's sign bit set, then offset to
+         * signed.  Skipped for a NaN (unordered) and a -0.0 (it would sort
+         * before +0.0, which qsort leaves in input order). */
+        unsigned char *raw = (unsigned char *)v; /* the keys in place of the numbers, through memcpy */
+        size_t i = 0;
+        for (; i < n; i++) {
+            uint64_t b;
+            memcpy(&b, raw + 8 * i, 8);
+            if (isnan(v[i]) || b == 0x8000000000000000ull)
+                break;
+            uint64_t key = ((b >> 63) ? ~b : b | 0x8000000000000000ull) ^ 0x8000000000000000ull;
+            memcpy(raw + 8 * i, &key, 8);
+        }
+        int sorted = i == n && gd_radix_sort_i64(raw, n, 8, 0) == 0;
+        for (size_t j = 0; j < i; j++) { /* back to numbers, sorted or not */
+            uint64_t u;
+            memcpy(&u, raw + 8 * j, 8);
+            u ^= 0x8000000000000000ull;
+            uint64_t b = (u >> 63) ? u & 0x7fffffffffffffffull : ~u;
+            memcpy(raw + 8 * j, &b, 8);
+        }
+        if (sorted)
+            return;
+    }
+    qsort(v, n, sizeof *v, gd_cmp_double);
+}
+
 char *gd_format_bytes(char *b, size_t n, double bytes)
 {
     if (bytes >= 1073741824.0)
