@@ -21,6 +21,7 @@
 #define GD_ONE_OFF_GAP_SHARE 0.5       /* one gap with this share of its cause's idle time, one step: a one-off (DEFINITIONS "Start-up in the window") */
 #define GD_PYTRACER_DENSE_PER_MS 10.0  /* python_function events per ms of the steps span: the Python tracer inflates host time (DEFINITIONS "Time and events") */
 #define GD_COMM_KIND_DOMINANT 0.5      /* below this share the largest kind of collective is called one of a mix */
+#define GD_COMM_KIND_NEAR_TIE 0.01     /* the two largest kinds' shares within this (1 percentage point): about equal */
 #define GD_FIRST_CALL_MIN_US 1000.0     /* a first call (first of its API, or first launch of its kernel) this long ... */
 #define GD_FIRST_CALL_MEDIAN_X 10.0     /* ... and this many times its API's median is one-off start-up */
 #define GD_STARTUP_SHARE_MIN 0.01        /* start-up + compilation share reported (startup_in_window) */

@@ -32,13 +32,57 @@ int gd_comm_dominant(const double gs[G_NONE], int *second)
     return g;
 }
 
-/* The group whose advice the finding and the verdict's fix give: the largest,
- * G_NONE when none or when the second largest ties it (DEFINITIONS
- * "Communication", dominant kind). */
+/* How many groups are about equal to the largest (within GD_COMM_KIND_NEAR_TIE, itself
+ * included); 0 when none is > 0. */
+static int near_largest(const double gs[G_NONE])
+{
+    int a = gd_comm_dominant(gs, NULL), n = 0;
+    for (int k = 0; a != G_NONE && k < G_NONE; k++)
+        /* 1e-9: shares exactly one point apart (0.26 - 0.25) are within it */
+        n += gs[k] > 0 && gs[a] - gs[k] <= GD_COMM_KIND_NEAR_TIE + 1e-9;
+    return n;
+}
+
+/* Exactly two groups about equal at the top (DEFINITIONS "Communication", dominant kind). */
+int gd_comm_near_tie(const double gs[G_NONE], int *g, int *g2)
+{
+    if (near_largest(gs) != 2)
+        return 0;
+    *g = gd_comm_dominant(gs, g2);
+    return 1;
+}
+
+/* The group whose advice alone the finding and the verdict's fix give: the
+ * largest, G_NONE when none or when another is about equal to it. */
 int gd_comm_advice_group(const double gs[G_NONE])
 {
-    int g2, g = gd_comm_dominant(gs, &g2);
-    return g2 != G_NONE && gs[g2] >= gs[g] ? G_NONE : g;
+    return near_largest(gs) == 1 ? gd_comm_dominant(gs, NULL) : G_NONE;
+}
+
+int gd_comm_group_shares(const gpudiag_report *r, double gs[G_NONE])
+{
+    const double *k = r->comm_kind_share;
+    gs[G_ALL_REDUCE] = k[GPUDIAG_COMM_ALL_REDUCE];
+    gs[G_SHARDED] = k[GPUDIAG_COMM_ALL_GATHER] + k[GPUDIAG_COMM_REDUCE_SCATTER];
+    gs[G_ALL_TO_ALL] = k[GPUDIAG_COMM_ALL_TO_ALL];
+    gs[G_P2P] = k[GPUDIAG_COMM_SEND_RECV];
+    gs[G_BROADCAST] = k[GPUDIAG_COMM_BROADCAST];
+    gs[G_UNKNOWN] = k[GPUDIAG_COMM_UNKNOWN];
+    /* the shares are NaN when no communication kernel time is known by kind */
+    return !isnan(k[GPUDIAG_COMM_ALL_REDUCE]);
+}
+
+const char *gd_comm_group_fix(int g)
+{
+    static const char *const fix[G_NONE + 1] = {
+        "overlap all-reduce with backward, communicate less often",
+        "prefetch FSDP all-gathers, limit_all_gathers, larger wrap units",
+        "overlap the all-to-all with compute, send fewer bytes, balance the shards",
+        "more micro-batches, an interleaved pipeline schedule, overlap send/recv with compute",
+        "broadcast_buffers=False, broadcast parameters once",
+        "overlap collectives with compute, communicate less often",
+        "overlap collectives with compute, communicate less often"};
+    return fix[g >= 0 && g <= G_NONE ? g : G_NONE];
 }
 
 /* Device-idle time in the host side of coalesced collectives (DEFINITIONS
@@ -73,92 +117,15 @@ void gd_rule_collective_host(fbuilder *b)
                    "buffers few and large, or register them as non-persistent state outside the module."));
 }
 
-void gd_rule_communication(fbuilder *b)
+static const char *const short_what[G_NONE] = {"all-reduce", "all-gather/reduce-scatter", "all-to-all",
+                                               "send/recv", "broadcast", "unnamed collectives"};
+
+/* communication_bound's advice for one group of collective kinds (G_NONE: the general advice),
+ * allocated (NULL on OOM). */
+static char *group_advice(int g)
 {
-    gpudiag_report *r = b->r;
-    double s = r->comm_share;
-    /* TBP's "> 10 % communication", or communication that compute barely hides */
-    int poorly_overlapped = !isnan(r->comm_overlap) && r->comm_overlap < GD_COMM_OVERLAP_MIN && s > GD_COMM_SHARE_LOW;
-    if (isnan(s) || !(s > GD_COMM_SHARE_MIN || poorly_overlapped))
-        return;
-    gpudiag_finding *f = rf_add(b, GD_F_communication_bound, sev_for_share(s), s);
-    gd_fb_ev(f, "comm_share", s);
-    /* the breakdown's Communication role, host calls included (DEFINITIONS "Communication", two
-     * numbers; the collective kernels alone are summary.comm_kernel_exposed_us_per_step) */
-    gd_fb_ev(f, "comm_us_per_step", r->avg_role_us[GPUDIAG_ROLE_COMMUNICATION]);
-    gd_fb_ev(f, "comm_overlap", r->comm_overlap);
-    gd_fb_ev(f, "step_time_us", r->avg_step_us);
-    /* what the collectives moved, as NCCL-tests rates it, beside the GPU link's peak (a lower
-     * bound: a duration holds the wait for the other ranks; DEFINITIONS "Communication", bandwidth) */
-    if (!isnan(r->comm_alg_gb_per_s)) {
-        gd_fb_ev(f, "collective_algbw_gb_per_s", r->comm_alg_gb_per_s);
-        gd_fb_ev(f, "collective_busbw_gb_per_s", r->comm_bus_gb_per_s);
-        gd_fb_ev(f, "gpu_link_gb_per_s", r->nvlink_gb_per_s);
-    }
-    /* the dominant kind of collective picks the advice (DEFINITIONS "Communication", collective kinds):
-     * all-gather and reduce-scatter together are FSDP / ZeRO-3 sharding */
-    /* the shares are NaN when no communication kernel time is known by kind */
-    int kinds = !isnan(r->comm_kind_share[GPUDIAG_COMM_ALL_REDUCE]);
-    int g = G_NONE, g2 = G_NONE;
-    double gs[G_NONE] = {0};
-    if (kinds) {
-        static const char *const keys[GPUDIAG_COMM_KIND_COUNT] = {
-#define GPUDIAG_COMM_KIND_ROW(e, name, share_key) share_key,
-#include "gpudiag/comm_kinds.def"
-#undef GPUDIAG_COMM_KIND_ROW
-        };
-        for (int k = 0; k < GPUDIAG_COMM_KIND_COUNT; k++)
-            gd_fb_ev(f, keys[k], r->comm_kind_share[k]);
-        gs[G_ALL_REDUCE] = r->comm_kind_share[GPUDIAG_COMM_ALL_REDUCE];
-        gs[G_SHARDED] = r->comm_kind_share[GPUDIAG_COMM_ALL_GATHER] + r->comm_kind_share[GPUDIAG_COMM_REDUCE_SCATTER];
-        gs[G_ALL_TO_ALL] = r->comm_kind_share[GPUDIAG_COMM_ALL_TO_ALL];
-        gs[G_P2P] = r->comm_kind_share[GPUDIAG_COMM_SEND_RECV];
-        gs[G_BROADCAST] = r->comm_kind_share[GPUDIAG_COMM_BROADCAST];
-        gs[G_UNKNOWN] = r->comm_kind_share[GPUDIAG_COMM_UNKNOWN];
-        g = gd_comm_dominant(gs, &g2);
-    }
-    static const char *const what[G_NONE] = {
-        "all-reduce", "all-gather/reduce-scatter (sharded data parallel: FSDP, ZeRO-3)",
-        "all-to-all (embedding sharding, mixture-of-experts)", "point-to-point send/recv (pipeline parallelism)",
-        "broadcast", "a collective this trace cannot name (SendRecv/Generic kernels without their launching call)"};
-    /* no collective kernels, MPI calls on the host: the GPU waits for MPI (an HPC code) */
-    int mpi = !kinds && r->input.nsys.mpi_calls > 0;
-    if (mpi)
-        gd_fb_ev(f, "mpi_calls", (double)r->input.nsys.mpi_calls);
-    char *title = mpi ? gd_format("Communication not hidden behind compute takes %.1f%% of each step: the GPU waits "
-                                  "while the host is in MPI calls",
-                                  100.0 * s)
-                : g == G_NONE ? gd_format("Communication not hidden behind compute takes %.1f%% of each step", 100.0 * s)
-                : gs[g] >= GD_COMM_KIND_DOMINANT
-                    ? gd_format("Communication not hidden behind compute takes %.1f%% of each step; %s is "
-                                "%.0f%% of the communication kernel time",
-                                100.0 * s, what[g], 100.0 * gs[g])
-                : g2 == G_NONE
-                    ? gd_format("Communication not hidden behind compute takes %.1f%% of each step; no kind of "
-                                "collective holds half of the communication kernel time: %s %.0f%%",
-                                100.0 * s, what[g], 100.0 * gs[g])
-                    : gd_format("Communication not hidden behind compute takes %.1f%% of each step; no kind of "
-                                "collective holds half of the communication kernel time: %s %.0f%%, %s %.0f%%",
-                                100.0 * s, what[g], 100.0 * gs[g], what[g2], 100.0 * gs[g2]);
     char *advice;
-    /* G_NONE + 2: NCCL/RCCL kernels in a trace that shows no framework (DEFINITIONS "Framework"):
-     * no DDP/FSDP knobs to name */
-    switch (mpi ? G_NONE + 1 : !rf_pytorch(b) ? G_NONE + 2 : gd_comm_advice_group(gs)) {
-    case G_NONE + 2:
-        advice = gd_format(
-            "Overlap the collectives with compute: enqueue each NCCL/RCCL call on its own stream as soon as its "
-            "data is ready and run the work that does not need the result meanwhile, waiting on an event only "
-            "where the result is used; communicate less often and in larger messages (group small calls between "
-            "ncclGroupStart/ncclGroupEnd); check the interconnect with NCCL_DEBUG=INFO (NVLink vs PCIe, IB vs "
-            "TCP).");
-        break;
-    case G_NONE + 1:
-        advice = gd_format(
-            "Overlap MPI with GPU work: post MPI_Irecv/MPI_Isend as soon as the data exists and compute what does "
-            "not need it (the interior of the domain) while the messages travel, waiting (MPI_Wait) only right "
-            "before the data is used; use CUDA-aware MPI (GPUDirect RDMA) so device buffers are sent without "
-            "host staging copies; send fewer, larger messages; check the network and the GPU-NIC affinity.");
-        break;
+    switch (g) {
     case G_SHARDED:
         advice = gd_format(
             "Hide the all-gathers behind compute: FSDP(forward_prefetch=True, backward_prefetch="
@@ -214,10 +181,104 @@ void gd_rule_communication(fbuilder *b)
             "interconnect with NCCL_DEBUG=INFO (NVLink vs PCIe, IB vs TCP).");
         break;
     }
+    return advice;
+}
+
+void gd_rule_communication(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    double s = r->comm_share;
+    /* TBP's "> 10 % communication", or communication that compute barely hides */
+    int poorly_overlapped = !isnan(r->comm_overlap) && r->comm_overlap < GD_COMM_OVERLAP_MIN && s > GD_COMM_SHARE_LOW;
+    if (isnan(s) || !(s > GD_COMM_SHARE_MIN || poorly_overlapped))
+        return;
+    gpudiag_finding *f = rf_add(b, GD_F_communication_bound, sev_for_share(s), s);
+    gd_fb_ev(f, "comm_share", s);
+    /* the breakdown's Communication role, host calls included (DEFINITIONS "Communication", two
+     * numbers; the collective kernels alone are summary.comm_kernel_exposed_us_per_step) */
+    gd_fb_ev(f, "comm_us_per_step", r->avg_role_us[GPUDIAG_ROLE_COMMUNICATION]);
+    gd_fb_ev(f, "comm_overlap", r->comm_overlap);
+    gd_fb_ev(f, "step_time_us", r->avg_step_us);
+    /* what the collectives moved, as NCCL-tests rates it, beside the GPU link's peak (a lower
+     * bound: a duration holds the wait for the other ranks; DEFINITIONS "Communication", bandwidth) */
+    if (!isnan(r->comm_alg_gb_per_s)) {
+        gd_fb_ev(f, "collective_algbw_gb_per_s", r->comm_alg_gb_per_s);
+        gd_fb_ev(f, "collective_busbw_gb_per_s", r->comm_bus_gb_per_s);
+        gd_fb_ev(f, "gpu_link_gb_per_s", r->nvlink_gb_per_s);
+    }
+    /* the dominant kind of collective picks the advice (DEFINITIONS "Communication", collective kinds):
+     * all-gather and reduce-scatter together are FSDP / ZeRO-3 sharding */
+    double gs[G_NONE];
+    int kinds = gd_comm_group_shares(r, gs);
+    int g = G_NONE, g2 = G_NONE, t1 = G_NONE, t2 = G_NONE;
+    if (kinds) {
+        static const char *const keys[GPUDIAG_COMM_KIND_COUNT] = {
+#define GPUDIAG_COMM_KIND_ROW(e, name, share_key) share_key,
+#include "gpudiag/comm_kinds.def"
+#undef GPUDIAG_COMM_KIND_ROW
+        };
+        for (int k = 0; k < GPUDIAG_COMM_KIND_COUNT; k++)
+            gd_fb_ev(f, keys[k], r->comm_kind_share[k]);
+        g = gd_comm_dominant(gs, &g2);
+    }
+    /* the two largest about equal (DEFINITIONS "Communication", dominant kind): both named, both advised */
+    int tie = kinds && gd_comm_near_tie(gs, &t1, &t2);
+    static const char *const what[G_NONE] = {
+        "all-reduce", "all-gather/reduce-scatter (sharded data parallel: FSDP, ZeRO-3)",
+        "all-to-all (embedding sharding, mixture-of-experts)", "point-to-point send/recv (pipeline parallelism)",
+        "broadcast", "a collective this trace cannot name (SendRecv/Generic kernels without their launching call)"};
+    /* no collective kernels, MPI calls on the host: the GPU waits for MPI (an HPC code) */
+    int mpi = !kinds && r->input.nsys.mpi_calls > 0;
+    if (mpi)
+        gd_fb_ev(f, "mpi_calls", (double)r->input.nsys.mpi_calls);
+    char *title = mpi ? gd_format("Communication not hidden behind compute takes %.1f%% of each step: the GPU waits "
+                                  "while the host is in MPI calls",
+                                  100.0 * s)
+                : g == G_NONE ? gd_format("Communication not hidden behind compute takes %.1f%% of each step", 100.0 * s)
+                : tie ? gd_format("Communication not hidden behind compute takes %.1f%% of each step; %s and %s, about "
+                                  "equal, hold %.1f%% and %.1f%% of the communication kernel time",
+                                  100.0 * s, what[t1], what[t2], 100.0 * gs[t1], 100.0 * gs[t2])
+                : gs[g] >= GD_COMM_KIND_DOMINANT
+                    ? gd_format("Communication not hidden behind compute takes %.1f%% of each step; %s is "
+                                "%.0f%% of the communication kernel time",
+                                100.0 * s, what[g], 100.0 * gs[g])
+                : g2 == G_NONE
+                    ? gd_format("Communication not hidden behind compute takes %.1f%% of each step; no kind of "
+                                "collective holds half of the communication kernel time: %s %.0f%%",
+                                100.0 * s, what[g], 100.0 * gs[g])
+                    : gd_format("Communication not hidden behind compute takes %.1f%% of each step; no kind of "
+                                "collective holds half of the communication kernel time: %s %.0f%%, %s %.0f%%",
+                                100.0 * s, what[g], 100.0 * gs[g], what[g2], 100.0 * gs[g2]);
+    char *advice;
+    if (mpi) {
+        advice = gd_format(
+            "Overlap MPI with GPU work: post MPI_Irecv/MPI_Isend as soon as the data exists and compute what does "
+            "not need it (the interior of the domain) while the messages travel, waiting (MPI_Wait) only right "
+            "before the data is used; use CUDA-aware MPI (GPUDirect RDMA) so device buffers are sent without "
+            "host staging copies; send fewer, larger messages; check the network and the GPU-NIC affinity.");
+    } else if (!rf_pytorch(b)) {
+        /* NCCL/RCCL kernels in a trace that shows no framework (DEFINITIONS "Framework"): no DDP/FSDP knobs */
+        advice = gd_format(
+            "Overlap the collectives with compute: enqueue each NCCL/RCCL call on its own stream as soon as its "
+            "data is ready and run the work that does not need the result meanwhile, waiting on an event only "
+            "where the result is used; communicate less often and in larger messages (group small calls between "
+            "ncclGroupStart/ncclGroupEnd); check the interconnect with NCCL_DEBUG=INFO (NVLink vs PCIe, IB vs "
+            "TCP).");
+    } else if (tie) {
+        /* about equal (DEFINITIONS "Communication", dominant kind): both groups' advice, the larger first */
+        char *a1 = group_advice(t1), *a2 = group_advice(t2);
+        advice = a1 && a2 ? gd_format("Two kinds of collective take about equal time, %s (%.1f%%) and %s (%.1f%%): "
+                                      "work on both. 1. %s: %s 2. %s: %s",
+                                      short_what[t1], 100.0 * gs[t1], short_what[t2], 100.0 * gs[t2],
+                                      short_what[t1], a1, short_what[t2], a2)
+                          : NULL;
+        free(a1);
+        free(a2);
+    } else {
+        advice = group_advice(gd_comm_advice_group(gs));
+    }
     /* a mix (DEFINITIONS "Communication", dominant kind): the advice starts with the largest group */
     if (!mpi && rf_pytorch(b) && gd_comm_advice_group(gs) != G_NONE && gs[g] < GD_COMM_KIND_DOMINANT && advice) {
-        static const char *const short_what[G_NONE] = {"all-reduce", "all-gather/reduce-scatter", "all-to-all",
-                                                       "send/recv", "broadcast", "unnamed collectives"};
         char *mix = gd_format("No kind of collective dominates; start with the largest, %s (%.0f%%): %s",
                               short_what[g], 100.0 * gs[g], advice);
         if (mix) {

@@ -32,7 +32,8 @@ typedef struct {
     gd_finding_kind kind;
     gpudiag_bottleneck bottleneck;
     const char *short_fix;                           /* NULL: "see findings" */
-    const char *(*fix_fn)(const gpudiag_finding *f); /* NULL, or a fix for this f (NULL: short_fix) */
+    /* NULL, or a fix for this f in report r (NULL: short_fix): static, or written to buf[cap] */
+    const char *(*fix_fn)(const gpudiag_report *r, const gpudiag_finding *f, char *buf, size_t cap);
 } gd_finding_row;
 
 /* The rows of findings.def, indexed by gd_finding_id (rules.c). */
@@ -97,9 +98,21 @@ enum { G_ALL_REDUCE, G_SHARDED, G_ALL_TO_ALL, G_P2P, G_BROADCAST, G_UNKNOWN, G_N
  * next largest.  One choice for the finding's advice and the verdict's fix
  * (DEFINITIONS "Communication", dominant kind). */
 int gd_comm_dominant(const double gs[G_NONE], int *second);
-/* rules_comm.c: the group whose advice communication_bound and the verdict's fix
- * give: gd_comm_dominant's, G_NONE when none or when the second ties it. */
+/* rules_comm.c: 1 when exactly two groups are about equal at the top (shares within
+ * GD_COMM_KIND_NEAR_TIE of the largest, ties included), then *g and *g2 the two
+ * (gd_comm_dominant's order); else 0 (three or more: no leader, the general advice;
+ * DEFINITIONS "Communication", dominant kind). */
+int gd_comm_near_tie(const double gs[G_NONE], int *g, int *g2);
+/* rules_comm.c: the group whose advice alone communication_bound and the verdict's fix
+ * give: gd_comm_dominant's, G_NONE when none or when the second is about equal
+ * (gd_comm_near_tie: then both groups' advice). */
 int gd_comm_advice_group(const double gs[G_NONE]);
+/* rules_comm.c: each group's share of the communication kernel time from r->comm_kind_share
+ * into gs (the one place both the rule and the verdict read them); 1 when the kinds are
+ * known, 0 when not (gs then NaN). */
+int gd_comm_group_shares(const gpudiag_report *r, double gs[G_NONE]);
+/* rules_comm.c: the verdict's short fix for one group (G_NONE: the general one), a static string. */
+const char *gd_comm_group_fix(int g);
 /* rules_comm.c: device-idle time in the host side of coalesced collectives ÷
  * devices, as a share (0..1) of the analysed time; 0 when none. */
 double gd_collective_host_share(const gpudiag_report *r);
@@ -137,10 +150,11 @@ void gd_rule_input(fbuilder *b, const gpudiag_trace *t); /* rules_input.c */
 
 /* ---- ranking and verdict (verdict.c) ----------------------------------- */
 
-/* The verdict's evidence-dependent fixes (findings.def's fix_fn column). */
-const char *gd_fix_memcpy(const gpudiag_finding *f);
-const char *gd_fix_host_launch(const gpudiag_finding *f);
-const char *gd_fix_communication(const gpudiag_finding *f);
+/* The verdict's evidence-dependent fixes (findings.def's fix_fn column): a static string, or
+ * buf[cap] written, or NULL (the catalogue's short_fix). */
+const char *gd_fix_memcpy(const gpudiag_report *r, const gpudiag_finding *f, char *buf, size_t cap);
+const char *gd_fix_host_launch(const gpudiag_report *r, const gpudiag_finding *f, char *buf, size_t cap);
+const char *gd_fix_communication(const gpudiag_report *r, const gpudiag_finding *f, char *buf, size_t cap);
 /* Sort r->findings: causes with an estimate (by est_gain), causes without,
  * symptoms, notes; then severity, then id. */
 void gd_rank_findings(gpudiag_report *r);

@@ -57,44 +57,36 @@ static double evidence(const gpudiag_finding *f, const char *key)
     return NAN;
 }
 
-const char *gd_fix_memcpy(const gpudiag_finding *f)
+const char *gd_fix_memcpy(const gpudiag_report *r, const gpudiag_finding *f, char *buf, size_t cap)
 {
+    (void)r, (void)buf, (void)cap;
     return evidence(f, "d2d_copy_time_share") > 0.5 ? "avoid device-side copies: .contiguous(), torch.cat, .clone()"
                                                     : NULL;
 }
 
-const char *gd_fix_host_launch(const gpudiag_finding *f)
+const char *gd_fix_host_launch(const gpudiag_report *r, const gpudiag_finding *f, char *buf, size_t cap)
 {
+    (void)r, (void)buf, (void)cap;
     return evidence(f, "graph_launches") > 0 || evidence(f, "graph_captures") > 0 ? "launch fewer, larger kernels outside the graphs: fusion, bigger batch"
                                              : NULL;
 }
 
-const char *gd_fix_communication(const gpudiag_finding *f)
+const char *gd_fix_communication(const gpudiag_report *r, const gpudiag_finding *f, char *buf, size_t cap)
 {
     if (evidence(f, "mpi_calls") > 0)
         return "overlap MPI with GPU work: Isend/Irecv early, wait late, CUDA-aware MPI";
-    /* the dominant kind, as gd_rule_communication chose it (NaN evidence: none) */
-    double gs[G_NONE] = {evidence(f, "all_reduce_share"),
-                         evidence(f, "all_gather_share") + evidence(f, "reduce_scatter_share"),
-                         evidence(f, "all_to_all_share"), evidence(f, "send_recv_share"),
-                         evidence(f, "broadcast_share"), evidence(f, "unknown_comm_share")};
-    switch (gd_comm_advice_group(gs)) {
-    case G_SHARDED:
-        return "prefetch FSDP all-gathers, limit_all_gathers, larger wrap units";
-    case G_P2P:
-        return "more micro-batches, an interleaved pipeline schedule, overlap send/recv with compute";
-    case G_ALL_TO_ALL:
-        return "overlap the all-to-all with compute, send fewer bytes, balance the shards";
-    case G_BROADCAST:
-        return "broadcast_buffers=False, broadcast parameters once";
-    case G_UNKNOWN:
-        return "overlap collectives with compute, communicate less often";
-    case G_NONE:
-        /* kinds known, none leads (a tie): no one kind to name; kinds unknown: the catalogue's */
-        return isnan(gs[G_ALL_REDUCE]) ? NULL : "overlap collectives with compute, communicate less often";
-    default:
-        return NULL; /* all-reduce: the catalogue's short_fix */
+    /* the group(s) gd_rule_communication chose, from the report's shares (its evidence may be
+     * cut at GPUDIAG_MAX_EVIDENCE when bytes are known) */
+    double gs[G_NONE];
+    int g, g2;
+    if (!gd_comm_group_shares(r, gs))
+        return NULL; /* kinds unknown: the catalogue's */
+    if (gd_comm_near_tie(gs, &g, &g2)) {
+        snprintf(buf, cap, "%s; %s", gd_comm_group_fix(g), gd_comm_group_fix(g2));
+        return buf;
     }
+    g = gd_comm_advice_group(gs);
+    return gd_comm_group_fix(g);
 }
 
 /* The catalogue's framework-neutral fixes (findings.def GD_FIX_NEUTRAL rows). */
@@ -110,14 +102,14 @@ static const struct {
 /* The verdict's one-line fix for f: for a trace that shows no framework its
  * GD_FIX_NEUTRAL row (DEFINITIONS "Framework"), else the catalogue's fix_fn,
  * else its short_fix. */
-static const char *short_fix(const gpudiag_report *r, const gpudiag_finding *f)
+static const char *short_fix(const gpudiag_report *r, const gpudiag_finding *f, char *buf, size_t cap)
 {
     const gd_finding_row *c = catalogue_row(f->id);
     if (c && r->input.framework && strcmp(r->input.framework, "none") == 0)
         for (size_t i = 0; i < sizeof neutral_fixes / sizeof *neutral_fixes; i++)
             if (&gd_catalogue[neutral_fixes[i].id] == c)
                 return neutral_fixes[i].fix;
-    const char *fix = c && c->fix_fn ? c->fix_fn(f) : NULL;
+    const char *fix = c && c->fix_fn ? c->fix_fn(r, f, buf, cap) : NULL;
     if (!fix && c)
         fix = c->short_fix;
     return fix ? fix : "see findings";
@@ -341,10 +333,12 @@ static char *verdict_cause(const gpudiag_report *r, const gpudiag_finding *top, 
      * is a ceiling that holds only if the gap recurs every step (a second new user: "could save ~75%"
      * beside "a one-off cannot be told" read as a promise) */
     int one_off = 0;
+    char fixbuf[256];
     for (size_t i = 0; i < top->evidence_count; i++)
         one_off |= strcmp(top->evidence[i].key, "one_off_gap_share") == 0;
     return gd_format("%s; could save %s~%.0f%% of step time%s (%s)%s%s", top->title, one_off ? "up to " : "",
-                     100.0 * top->est_gain, one_off ? " if that gap recurs every step" : "", short_fix(r, top),
+                     100.0 * top->est_gain, one_off ? " if that gap recurs every step" : "",
+                     short_fix(r, top, fixbuf, sizeof fixbuf),
                      r->steps_from_profiler ? "."
                                             : r->input.step_range_missing
                                                   ? ". The --step-range name matched nothing: the window is the "

@@ -15,9 +15,9 @@
 #   K7 ncclDevKernel_AllReduce, no host call: the name           -> all_reduce     100
 #   K8 ncclKernel_AllReduce with args "Collective name" barrier  -> other           20
 #   totals: all_reduce 300, all_gather 100, all_to_all 300, send_recv 150, other 20,
-#   unknown 300 (of 1170: 0.256410 each; the largest groups tie, so no kind picks: the general
+#   unknown 300 (of 1170: 0.256410 each; three groups tie, so no kind picks: the general
 #   advice, the title names all-reduce 26% and all-to-all 26% (group order), the verdict's fix
-#   names no kind).  comm_share: the
+#   names no kind; two about equal would get both kinds' advice, ok_comm_near_tie below).  comm_share: the
 #   kernels 1170 us + host nccl:all_reduce annotations while the GPU idles ([1040,1060] 20,
 #   [1202,1207] 5) = 1195 / 2000 = 0.5975.  Before: K1 other, K2/K4/K5 send_recv, K6
 #   all_to_all (its thread was not checked), K8 all_reduce.
@@ -29,6 +29,14 @@
 #   all-to-all 45% and all-reduce 30%, the advice starts "No kind of collective dominates; start
 #   with the largest, all-to-all (45%)", the verdict's fix is the all-to-all one, and the text
 #   COMMUNICATION section says "by kind: all_to_all 45%, all_reduce 30%, all_gather 25%".
+# tests/data/ok_comm_near_tie.json — step [1000,3000]; four collectives back to back on stream 20,
+#   no host calls: AllReduce 260 [1100,1360], SendRecv with "Collective name" all_to_all 259
+#   [1360,1619], AllGather 241 [1619,1860], Broadcast 240 [1860,2100]: of 1000 us, all-reduce
+#   0.260, all-to-all 0.259 (0.1 point apart: about equal, DEFINITIONS "Communication", dominant
+#   kind), sharded 0.241 (1.9 points below: not), broadcast 0.240; comm_share 1000 / 2000 = 0.5.
+#   Expected: the title names both with one decimal ("about equal, hold 26.0% and 25.9%"), the
+#   advice gives both kinds' advice, all-reduce's first, and the verdict's fix both kinds' fixes
+#   (before: "overlap all-reduce with backward" alone, the all-to-all's 25.9 % unadvised).
 # tests/data/warn_comm_cut.json — the same file cut inside K7's event: K1..K6 keep their
 #   kinds (all_reduce 200, all_gather 100, all_to_all 300, send_recv 150, unknown 300, other 0).
 # tests/data/ok_comm_unknown.json — step [1000,2000]: GEMM 290, a SendRecv kernel [1310,1710]
@@ -67,6 +75,32 @@ valcheck.run(checks, sys.argv[2], 1e-05)
 EOF2
 )
 check_both_readers "$GD_TEST_DATA/ok_comm_kinds.json" "$PY_KINDS" || rc=1
+
+PY_TIE=$(cat <<'EOF2'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+c = {x["id"]: x for x in d["findings"]}["communication_bound"]
+e = c["evidence"]
+rec = c["recommendation"]
+checks = [
+    ("comm share", d["summary"]["comm_share"], 0.5),
+    ("all_reduce_share", e["all_reduce_share"], 0.26), ("all_to_all_share", e["all_to_all_share"], 0.259),
+    ("all_gather_share", e["all_gather_share"], 0.241), ("broadcast_share", e["broadcast_share"], 0.24),
+    ("near tie: both named", c["title"], "Communication not hidden behind compute takes 50.0% of each step; "
+     "all-reduce and all-to-all (embedding sharding, mixture-of-experts), about equal, hold 26.0% and 25.9% of "
+     "the communication kernel time"),
+    ("near tie: both advised", rec.startswith("Two kinds of collective take about equal time, all-reduce (26.0%) "
+     "and all-to-all (25.9%): work on both. 1. all-reduce: Overlap and shrink the gradient all-reduce") and
+     "2. all-to-all: Overlap and shrink the all-to-all: pipeline it with compute" in rec, True),
+    ("near tie: both fixes", d["verdict"]["summary"].endswith("(overlap all-reduce with backward, communicate less "
+     "often; overlap the all-to-all with compute, send fewer bytes, balance the shards)."), True),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-09)
+EOF2
+)
+check_both_readers "$GD_TEST_DATA/ok_comm_near_tie.json" "$PY_TIE" || rc=1
 
 PY_CUT=$(cat <<'EOF2'
 import json, os, sys
