@@ -294,9 +294,10 @@ static void write_head(hw *w, const gpudiag_report *r, const gpudiag_html_opts *
     if (r->series) {
         put(w, "</code> (");
         esc(w, r->series->format);
-        char counts[96];
+        char counts[96], assumed[96];
         gd_series_samples_phrase(r->series, counts, sizeof counts);
-        putf(w, " monitoring log, %s", counts);
+        gd_series_assumed_phrase(r->series, assumed, sizeof assumed);
+        putf(w, " monitoring log, %s%s%s", counts, *assumed ? ", " : "", assumed);
     } else {
         putf(w, "</code> (%s, %llu events", r->input.format ? r->input.format : "?",
              (unsigned long long)r->input.events);
@@ -437,8 +438,9 @@ static void write_findings(hw *w, const gpudiag_report *r)
         esc(w, f->id);
         putf(w, "</code>, %s", kind);
         if (isfinite(f->est_gain))
-            putf(w, ", could save about %s of %s time", fmt_pct(b, sizeof b, f->est_gain),
-                 r->series ? "run" : "step"); /* a log has no steps: the text report says "run" too */
+            putf(w, ", could save about %s of %s time%s", fmt_pct(b, sizeof b, f->est_gain),
+                 r->series ? "run" : "step", /* a log has no steps: the text report says "run" too */
+                 r->series ? " (" GD_SERIES_GAIN_LABEL ")" : "");
         put(w, ")</span>");
         if (f->recommendation && f->recommendation[0]) {
             put(w, "<br>Fix: ");
@@ -934,18 +936,17 @@ static void write_series_gpu_table(hw *w, const gpudiag_gpu_summary *g)
 static void write_series(hw *w, const gpudiag_report *r)
 {
     const gpudiag_series_summary *s = r->series;
-    char b1[64], b2[64], counts[96];
+    char b1[64], b2[64], counts[96], assumed[96];
     put(w, "<section aria-labelledby=\"h-series\"><h2 id=\"h-series\">GPUs over time</h2>");
     put(w, "<p class=\"muted\">From a <code>");
     esc(w, s->format);
     gd_series_samples_phrase(s, counts, sizeof counts);
-    putf(w, "</code> log: %s%s. Three indicators on one time axis: compute (SM active "
+    gd_series_assumed_phrase(s, assumed, sizeof assumed);
+    putf(w, "</code> log: %s%s%s%s. Three indicators on one time axis: compute (SM active "
             "where present, else GPU-Util), bandwidth (DRAM active, else memory-controller util) and memory "
             "used; common health targets for training: compute median &ge; 70%%, p10 &ge; 40%%, under 30%% less "
             "than 10%% of the time.</p>",
-         counts,
-         s->time_source == GPUDIAG_TIME_ASSUMED && !s->snapshot ? " (no timestamps: times assumed from the sample order)"
-                                                                : "");
+         counts, *assumed ? " (no timestamps: " : "", assumed, *assumed ? ")" : "");
     if (s->snapshot)
         put(w, "<p>A snapshot (one sample per GPU): no time series to chart.</p>");
     for (size_t i = 0; i < s->gpu_count; i++) {

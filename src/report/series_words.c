@@ -5,8 +5,24 @@
 
 #include "model/series_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+void gd_series_assumed_phrase(const gpudiag_series_summary *s, char *buf, size_t len)
+{
+    if (!len)
+        return;
+    buf[0] = '\0';
+    if (s->time_source != GPUDIAG_TIME_ASSUMED || s->snapshot)
+        return;
+    /* no time column: the interval the reader assumed (dmon -d 1, dcgmi -d 1000, the exporter's 30 s) */
+    if (s->gpu_count && !isnan(s->gpus[0].interval_us))
+        snprintf(buf, len, "times assumed %g s apart (the tool's default) from the sample order",
+                 s->gpus[0].interval_us / 1e6);
+    else
+        snprintf(buf, len, "times assumed from the sample order");
+}
 
 const char *gd_plural(unsigned long long n)
 {

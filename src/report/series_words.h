@@ -22,6 +22,18 @@
  */
 void gd_series_samples_phrase(const gpudiag_series_summary *s, char *buf, size_t len);
 
+/*
+ * How the times of a log without stamps were made, written to buf (as above): "times assumed
+ * 30 s apart (the tool's default) from the sample order" (the first GPU's interval), "times
+ * assumed from the sample order" when no interval is known, "" when the log has its own times
+ * or is a snapshot.  The text and HTML reports both say it (DEFINITIONS "Monitoring series").
+ */
+void gd_series_assumed_phrase(const gpudiag_series_summary *s, char *buf, size_t len);
+
+/* The label of a monitoring-log finding's est_gain: a prior, not measured (FINDINGS
+ * "Monitoring logs"); the text and HTML reports both print it beside the number. */
+#define GD_SERIES_GAIN_LABEL "a prior, not measured from the log"
+
 /* "" when n is 1, else "s": the English plural of a count's noun. */
 const char *gd_plural(unsigned long long n);
 

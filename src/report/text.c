@@ -372,13 +372,14 @@ static void findings(const tw *w, const gpudiag_report *r, int verbose)
         fprintf(w->fp, "%sFINDINGS%s  none\n\n", c_bold(w), c_off(w));
         return;
     }
-    fprintf(w->fp, "%sFINDINGS%s  ranked by expected gain (share of %s time a fix could save)\n", c_bold(w),
-            c_off(w), r->series ? "run" : "step");
+    fprintf(w->fp, "%sFINDINGS%s  ranked by expected gain (share of %s time a fix could save%s)\n", c_bold(w),
+            c_off(w), r->series ? "run" : "step", r->series ? "; " GD_SERIES_GAIN_LABEL : "");
     for (size_t i = 0; i < r->finding_count; i++) {
         const gpudiag_finding *f = &r->findings[i];
-        char gain[32] = "";
+        char gain[80] = "";
         if (!isnan(f->est_gain))
-            snprintf(gain, sizeof gain, "  est. gain %.0f%%", 100.0 * f->est_gain);
+            snprintf(gain, sizeof gain, "  est. gain %.0f%%%s", 100.0 * f->est_gain,
+                     r->series ? " (" GD_SERIES_GAIN_LABEL ")" : "");
         fprintf(w->fp, "%2zu. %s[%s]%s %s%s%s%s\n", i + 1, sev_color(w, f->severity),
                 gpudiag_severity_name(f->severity), c_off(w), c_bold(w), f->id, c_off(w), gain);
         wrap(w, "    ", f->title);
@@ -876,16 +877,10 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
     put_clean(w->fp, r->input.path ? r->input.path : "-", 4096);
     char counts[96];
     gd_series_samples_phrase(s, counts, sizeof counts);
-    /* no time column: say the interval the reader assumed (dmon -d 1, dcgmi -d 1000, the exporter's 30 s) */
-    char assumed[96] = "";
-    if (s->time_source == GPUDIAG_TIME_ASSUMED && !s->snapshot) {
-        if (s->gpu_count && !isnan(s->gpus[0].interval_us))
-            snprintf(assumed, sizeof assumed, ", times assumed %g s apart (the tool's default) from the sample order",
-                     s->gpus[0].interval_us / 1e6);
-        else
-            snprintf(assumed, sizeof assumed, ", times assumed from the sample order");
-    }
-    fprintf(w->fp, "  (%s monitoring log, %s%s%s)\n", s->format, counts, s->snapshot ? ", a snapshot" : "", assumed);
+    char assumed[96];
+    gd_series_assumed_phrase(s, assumed, sizeof assumed);
+    fprintf(w->fp, "  (%s monitoring log, %s%s%s%s)\n", s->format, counts, s->snapshot ? ", a snapshot" : "",
+            *assumed ? ", " : "", assumed);
     if (s->first_skipped_line > 0)
         fprintf(w->fp, "%swarning:%s %llu row(s) left out, first at line %lld\n", c_yellow(w), c_off(w),
                 (unsigned long long)s->skipped_rows, (long long)s->first_skipped_line);

@@ -104,4 +104,27 @@ mig_case "3 GPUs, 2 with a MIG instance each" " each"
 mig_line 1 a1 3 > "$TMP/mig_case.prom"
 mig_case "1 GPU with a MIG instance" ""
 
+# est. gain of a log's finding labelled a prior where the number is printed, and the HTML says the
+# interval it assumed (DEFINITIONS "Estimated gain of monitoring findings"). The inference log
+# above: low_gpu_utilization gain 0.348 (1 - mean / 0.70): "est. gain 35% (a prior, not measured
+# from the log)" in text, "could save about 34.8% of run time (a prior, not measured from the log)"
+# in HTML. tests/data/monlog/prom_timesliced_mig_pods.prom has no time column: the exporter's
+# default 30 s, in the text header and both places of the HTML.
+if [ -f "$LOGS/nvsmi_query_csv_l1_inference_job_gaps.csv" ]; then
+    "$GPUDIAG" analyze --no-color "$LOGS/nvsmi_query_csv_l1_inference_job_gaps.csv" > "$TMP/inf.txt" 2>&1
+    "$GPUDIAG" analyze --html "$TMP/inf.html" "$LOGS/nvsmi_query_csv_l1_inference_job_gaps.csv" > /dev/null 2>&1
+    if grep -qF "low_gpu_utilization  est. gain 35% (a prior, not measured from the log)" "$TMP/inf.txt" &&
+       grep -qF "share of run time a fix could save; a prior, not measured from the log" "$TMP/inf.txt" &&
+       grep -qF "could save about 34.8% of run time (a prior, not measured from the log)" "$TMP/inf.html"; then ok
+    else nok "log est. gain labelled a prior (text, HTML)"; fi
+fi
+P="$GD_TEST_DATA/monlog/prom_timesliced_mig_pods.prom"
+"$GPUDIAG" analyze --html "$TMP/p.html" "$P" > /dev/null 2>&1
+if "$GPUDIAG" analyze "$P" 2>&1 | head -1 | grep -qF "3 samples each, times assumed 30 s apart (the tool's default) from the sample order)" &&
+   grep -qF "3 samples each, times assumed 30 s apart (the tool's default) from the sample order) " "$TMP/p.html" &&
+   grep -qF "(no timestamps: times assumed 30 s apart (the tool's default) from the sample order)" "$TMP/p.html"; then ok
+else nok "assumed interval in the HTML header and section"; fi
+# a trace's gain is not labelled a prior
+if "$GPUDIAG" analyze "$GD_TEST_DATA/ok_comm_near_tie.json" 2>&1 | grep -q "a prior"; then nok "trace gain labelled a prior"; else ok; fi
+
 finish
