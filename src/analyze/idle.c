@@ -361,36 +361,61 @@ static int inner_than(const gap_cand *cs, size_t x, size_t y)
     return x > y;
 }
 
-/* The host event that overlaps the gap [s,e) the most by its own time
- * (DEFINITIONS "Idle gaps and their causes", top_gaps): at each instant of the
- * gap the innermost running CPU op or runtime call (inner_than) owns it; the event owning the most
- * time wins (ties: the earlier start).  GPU-side annotations and
- * python_function events are not host activity.  Name or NULL (none
- * overlaps); -1 in *oom on allocation failure. */
-static const char *gap_label(const gpudiag_trace *t, int64_t s, int64_t e, int *oom)
+/* The host events that overlap each of the gaps [s[g], e[g]) (g < ng), in
+ * the trace's order (CPU ops, then runtime calls: inner_than's last tie), into
+ * c[g] (gap_cand, empty on entry): one pass over the events for all the top
+ * gaps.  0, or -1 on allocation failure. */
+static int gap_cands(const gpudiag_trace *t, const int64_t *s, const int64_t *e, size_t ng, gd_vec *c)
 {
-    gd_vec c, ed;
-    gd_vec_init(&c, sizeof(gap_cand));
-    gd_vec_init(&ed, sizeof(gap_edge));
-    const char *name = NULL;
+    if (ng == 0)
+        return 0;
+    int64_t lo = s[0], hi = e[0]; /* an event outside [lo, hi) overlaps no gap */
+    for (size_t g = 1; g < ng; g++) {
+        lo = s[g] < lo ? s[g] : lo;
+        hi = e[g] > hi ? e[g] : hi;
+    }
     for (size_t i = 0; i < t->cpu_ops.len; i++) {
         const gd_cpu_op *op = gd_vec_at(&t->cpu_ops, i);
-        int64_t d = gd_cpu_dur(t, op);
-        if (op->cat == GD_CPU_GPU_ANNOT || op->cat == GD_CPU_PYFUNC || d <= 0 || op->ts_ns >= e || op->ts_ns + d <= s)
+        if (op->ts_ns >= hi || op->cat == GD_CPU_GPU_ANNOT || op->cat == GD_CPU_PYFUNC)
             continue;
-        gap_cand g = {op->ts_ns, d, op->name_id, 0, 0};
-        if (!gd_vec_push(&c, &g))
-            goto oom;
+        int64_t d = gd_cpu_dur(t, op);
+        if (d <= 0 || op->ts_ns + d <= lo)
+            continue;
+        for (size_t g = 0; g < ng; g++) {
+            gap_cand gc = {op->ts_ns, d, op->name_id, 0, 0};
+            if (op->ts_ns < e[g] && op->ts_ns + d > s[g] && !gd_vec_push(&c[g], &gc))
+                return -1;
+        }
     }
     for (size_t i = 0; i < t->runtimes.len; i++) {
         const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
-        int64_t d = gd_rt_dur(t, rt);
-        if (d <= 0 || rt->ts_ns >= e || rt->ts_ns + d <= s)
+        if (rt->ts_ns >= hi)
             continue;
-        gap_cand g = {rt->ts_ns, d, rt->name_id, 1, 0};
-        if (!gd_vec_push(&c, &g))
-            goto oom;
+        int64_t d = gd_rt_dur(t, rt);
+        if (d <= 0 || rt->ts_ns + d <= lo)
+            continue;
+        for (size_t g = 0; g < ng; g++) {
+            gap_cand gc = {rt->ts_ns, d, rt->name_id, 1, 0};
+            if (rt->ts_ns < e[g] && rt->ts_ns + d > s[g] && !gd_vec_push(&c[g], &gc))
+                return -1;
+        }
     }
+    return 0;
+}
+
+/* The host event that overlaps the gap [s,e) the most by its own time
+ * (DEFINITIONS "Idle gaps and their causes", top_gaps), among its candidates
+ * *cv (gap_cands): at each instant of the gap the innermost running CPU op or
+ * runtime call (inner_than) owns it; the event owning the most time wins
+ * (ties: the earlier start).  GPU-side annotations and python_function events
+ * are not host activity.  Name or NULL (none overlaps); -1 in *oom on
+ * allocation failure. */
+static const char *gap_label(const gpudiag_trace *t, int64_t s, int64_t e, const gd_vec *cv, int *oom)
+{
+    gd_vec ed;
+    gd_vec_init(&ed, sizeof(gap_edge));
+    const char *name = NULL;
+    const gd_vec c = *cv;
     gap_cand *cs = c.data;
     for (size_t i = 0; i < c.len; i++) {
         gap_edge a = {2 * (cs[i].ts > s ? cs[i].ts : s) + 1, (int64_t)i};
@@ -437,12 +462,10 @@ static const char *gap_label(const gpudiag_trace *t, int64_t s, int64_t e, int *
             best = &cs[i];
     if (best)
         name = gd_strtab_get(&t->names, best->name_id);
-    gd_vec_free(&c);
     gd_vec_free(&ed);
     return name;
 oom:
     *oom = 1;
-    gd_vec_free(&c);
     gd_vec_free(&ed);
     return NULL;
 }
@@ -1184,11 +1207,19 @@ static int label_top_gaps(idle_ctx *ic)
     actx *a = ic->a;
     gpudiag_report *r = a->r;
     gpudiag_gap *top = ic->top;
+    int64_t gs[GD_TOP_GAPS], ge[GD_TOP_GAPS];
+    gd_vec cands[GD_TOP_GAPS];
+    for (size_t i = 0; i < ic->ntop; i++) {
+        gs[i] = top[i].start_ns;
+        ge[i] = gs[i] + (int64_t)llround(top[i].duration_us * NS_PER_US);
+        gd_vec_init(&cands[i], sizeof(gap_cand));
+    }
+    int bad = gap_cands(a->t, gs, ge, ic->ntop, cands) != 0;
     for (size_t i = 0; i < ic->ntop; i++) {
         int64_t at = top[i].start_ns;
         top[i].step = step_at(a, at);
-        int oom = 0;
-        const char *nm = gap_label(a->t, at, at + (int64_t)llround(top[i].duration_us * NS_PER_US), &oom);
+        int oom = bad;
+        const char *nm = oom ? NULL : gap_label(a->t, at, ge[i], &cands[i], &oom);
         char stepname[64];
         if (!oom && !nm && top[i].step >= 0) {
             snprintf(stepname, sizeof stepname, "ProfilerStep#%lld", (long long)top[i].step);
@@ -1198,9 +1229,13 @@ static int label_top_gaps(idle_ctx *ic)
             r->top_gaps = top;
             r->top_gap_count = i;
             ic->top = NULL;
+            for (size_t k = 0; k < ic->ntop; k++)
+                gd_vec_free(&cands[k]);
             return -1;
         }
     }
+    for (size_t k = 0; k < ic->ntop; k++)
+        gd_vec_free(&cands[k]);
     r->top_gaps = top;
     r->top_gap_count = ic->ntop;
     ic->top = NULL;

@@ -38,8 +38,11 @@ static size_t iv_coalesce(gd_iv *a, size_t n)
 
 static size_t iv_sort_coalesce(gd_iv *a, size_t n)
 {
+    size_t i = 1;
+    while (i < n && a[i].s >= a[i - 1].s) /* sorted already (a merged set joined to another): no sort */
+        i++;
     /* Equal starts may come in any order: the union is the same. */
-    if (gd_radix_sort_i64(a, n, sizeof *a, offsetof(gd_iv, s)) != 0)
+    if (i < n && gd_radix_sort_i64(a, n, sizeof *a, offsetof(gd_iv, s)) != 0)
         qsort(a, n, sizeof *a, cmp_iv);
     return iv_coalesce(a, n);
 }
