@@ -37,6 +37,14 @@
 #   Expected: the title names both with one decimal ("about equal, hold 26.0% and 25.9%"), the
 #   advice gives both kinds' advice, all-reduce's first, and the verdict's fix both kinds' fixes
 #   (before: "overlap all-reduce with backward" alone, the all-to-all's 25.9 % unadvised).
+# tests/data/ok_comm_bytes_broadcast.json — step [1000,3000]; an all-reduce [1100,1500) and a
+#   broadcast [1500,2100) on stream 20, each launched inside record_param_comms with its counts
+#   (1048576 and 262144 Float, Group size 2): bytes known, so communication_bound's evidence
+#   has algbw = busbw = (4194304 + 1048576) B / 1000 us = 5.24288 GB/s (factors 2(2-1)/2 = 1 and 1)
+#   and the link's 300, and its 12 slots end at send_recv_share: broadcast_share is cut. The
+#   broadcast holds 600 / 1000 = 0.6: the title and advice are the broadcast's, and so must the
+#   verdict's fix be ("broadcast_buffers=False, broadcast parameters once"); it read the cut
+#   evidence before 2026-12-03 and gave the all-reduce's ("overlap all-reduce with backward").
 # tests/data/warn_comm_cut.json — the same file cut inside K7's event: K1..K6 keep their
 #   kinds (all_reduce 200, all_gather 100, all_to_all 300, send_recv 150, unknown 300, other 0).
 # tests/data/ok_comm_unknown.json — step [1000,2000]: GEMM 290, a SendRecv kernel [1310,1710]
@@ -101,6 +109,28 @@ valcheck.run(checks, sys.argv[2], 1e-09)
 EOF2
 )
 check_both_readers "$GD_TEST_DATA/ok_comm_near_tie.json" "$PY_TIE" || rc=1
+
+PY_BCAST=$(cat <<'EOF2'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+c = {x["id"]: x for x in d["findings"]}["communication_bound"]
+e = c["evidence"]
+checks = [
+    ("algbw", e["collective_algbw_gb_per_s"], 5.24288), ("busbw", e["collective_busbw_gb_per_s"], 5.24288),
+    ("all_reduce_share", e["all_reduce_share"], 0.4), ("broadcast_share cut", "broadcast_share" in e, False),
+    ("broadcast", d["summary"]["comm_kernel_us_by_kind"]["broadcast"], 600),
+    ("title", c["title"], "Communication not hidden behind compute takes 50.0% of each step; broadcast is 60% of "
+     "the communication kernel time"),
+    ("advice", c["recommendation"].startswith("Broadcasts every step are usually DDP's buffer broadcast"), True),
+    ("verdict's fix", d["verdict"]["summary"].endswith("(broadcast_buffers=False, broadcast parameters once)."),
+     True),
+]
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, sys.argv[2], 1e-09)
+EOF2
+)
+check_both_readers "$GD_TEST_DATA/ok_comm_bytes_broadcast.json" "$PY_BCAST" || rc=1
 
 PY_CUT=$(cat <<'EOF2'
 import json, os, sys
