@@ -33,6 +33,15 @@ static int comm_op_kind(const char *n, size_t len)
     return 0;
 }
 
+/* The C library's memset, called: a fixed-size memset is otherwise inlined
+ * as `rep stos` (gd_kt_ev_clear). */
+static void *(*volatile ev_memset)(void *, int, size_t) = memset;
+
+void gd_kt_ev_clear(ev_scratch *e)
+{
+    ev_memset(e, 0, sizeof *e);
+}
+
 /* Count an 'X' event of a category no analysis reads (DEFINITIONS "Time and
  * events", devices not analysed).  -1 on OOM. */
 static int note_other_cat(gpudiag_trace *t, const ev_scratch *e)

@@ -64,36 +64,44 @@ enum cat {
 enum legacy_pid { LEGACY_NONE = 0, LEGACY_CPU, LEGACY_CUDA };
 
 typedef struct ev_scratch {
+    /* the small fields first, together: the parallel reader records an event
+     * as its nonzero 8-byte words (kineto_par.c), so fewer, denser words are
+     * cheaper to record and to replay */
     char ph;
-    int cat;
-    int has_cat;          /* a "cat" key was given */
-    int legacy_pid;       /* enum legacy_pid: pid "CPU functions" / "CUDA functions" */
-    size_t cat_len;       /* cat_name: the category as written, for CAT_OTHER */
-    char cat_name[GD_OTHER_CAT_NAME];
-    size_t name_len;
-    int has_ts, has_dur, ts_bad, dur_bad;
+    uint8_t cat;          /* enum cat */
+    uint8_t has_cat;      /* a "cat" key was given */
+    uint8_t legacy_pid;   /* enum legacy_pid: pid "CPU functions" / "CUDA functions" */
+    uint8_t cat_len;      /* cat_name: the category as written, for CAT_OTHER */
+    uint8_t has_ts, has_dur, ts_bad, dur_bad;
+    uint8_t has_pid, has_tid;
+    uint8_t has_corr, has_ext, has_device, has_stream, has_bps, has_occ, has_bytes;
+    uint8_t has_flops;
+    uint8_t dtype_size;   /* args "dtype": its size in bytes, 0 when absent or unknown */
+    uint8_t has_mem_dev_id, has_mem_dev_type, mem_bad;
+    uint8_t has_name_hash; /* name_hash = gd_strtab_hash(name) was computed (by a parse thread) */
+    int coll;             /* 1 + gpudiag_comm_kind named by args "Collective name", 0 if none */
+    int group_size;       /* args "Group size", 0 when absent */
+    uint32_t name_len;
+    uint32_t name_hash;
     int64_t ts_ns, dur_ns;
     int64_t ts_at1;       /* 1 + byte offset of the `ts` value, 0 if unknown */
-    int has_pid, has_tid;
     int64_t pid, tid;
-    int has_corr, has_ext, has_device, has_stream, has_bps, has_occ, has_bytes;
     int64_t correlation, external_id, device, stream, bytes;
     double bps, occ;
-    int has_flops;
     double flops;         /* args.flops (with_flops=True) */
-    int coll;             /* 1 + gpudiag_comm_kind named by args "Collective name", 0 if none */
-    /* args "In msg nelems", "Out msg nelems" (+1: 0 when absent or not a count >= 0),
-     * "dtype" (its size in bytes, 0 when absent or unknown), "Group size" (0 when absent) */
+    /* args "In msg nelems", "Out msg nelems" (+1: 0 when absent or not a count >= 0) */
     int64_t in_nelems1, out_nelems1;
-    int dtype_size, group_size;
     /* `[memory]` events (DEFINITIONS "Memory timeline"): args "Bytes", "Device Id", "Device Type",
      * "Total Allocated", "Total Reserved" */
-    int has_mem_dev_id, has_mem_dev_type, mem_bad;
     int64_t mem_bytes, mem_dev_id, mem_dev_type;
     int64_t mem_total_alloc, mem_total_res; /* 0 if absent (the scratch is zeroed): stored +1 */
-    int has_name_hash;    /* name_hash = gd_strtab_hash(name) was computed (by a parse thread) */
-    uint32_t name_hash;
+    char cat_name[GD_OTHER_CAT_NAME];
 } ev_scratch;
+
+/* Zero *e, as every event starts: through the C library's memset (vector
+ * stores), not the `rep stos` a compiler inlines for a fixed size, which
+ * costs several times more for ~250 bytes and runs once per event. */
+void gd_kt_ev_clear(ev_scratch *e);
 
 typedef struct gd_kt_evbuf gd_kt_evbuf;
 

@@ -445,7 +445,7 @@ static int replay(parser *p, const gd_kt_evbuf *b)
     unsigned char *ev = (unsigned char *)&p->ev;
     for (size_t r = 0; r < b->nrec; r++) {
         uint64_t head = *w++;
-        memset(ev, 0, sizeof p->ev);
+        gd_kt_ev_clear(&p->ev);
         for (uint64_t m = head & ~REC_SHAPES; m; m &= m - 1)
             memcpy(ev + 8 * (size_t)__builtin_ctzll(m), w++, 8);
         const gd_op_shapes *sh = &no_shapes;

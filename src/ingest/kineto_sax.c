@@ -206,7 +206,7 @@ static int open_container(parser *p, int is_map)
             child = CTX_DISTINFO;
     } else if (parent == CTX_EVENTS && is_map) {
         child = CTX_EVENT;
-        memset(&p->ev, 0, sizeof p->ev);
+        gd_kt_ev_clear(&p->ev);
         p->ev.cat = CAT_UNKNOWN;
         p->shapes.n_in = p->shapes.n_types = 0;
         p->dim_in = -1;
