@@ -513,26 +513,26 @@ static const struct {
 } passes[] = {
     {"correlation index", build_corr_index, 0},
     {"steps", gd_build_steps, 0},
-    {"kernels", gd_build_kernels, 0},
     {"idle: setup", gd_idle_begin, 0},
-    /* side 1: after steps, kernels and the idle setup; the longest first, as threads take them
-     * in order */
+    /* side 1: after steps and the idle setup; the longest first, as threads take them in order */
     {"idle: host ops", gd_idle_host_ops, 1},
     {"idle: host calls", gd_idle_host_calls, 1},
     {"step breakdown", gd_build_breakdown, 1},
-    {"launch statistics", gd_build_launch_stats, 1},
     {"idle: stream breakdown", gd_idle_streams, 1},
-    {"idle: device ops", gd_idle_device_ops, 1},
-    {"op kernels", pass_op_join, 1},
     {"devices", gd_build_devices, 1},
-    {"accumulation", gd_build_accumulation, 1},
+    {"op kernels", pass_op_join, 1},
+    {"idle: device ops", gd_idle_device_ops, 1},
+    {"kernels", gd_build_kernels, 1},
     {"mfu", pass_mfu, 0}, /* after the breakdown (r->avg_step_us) and devices */
-    /* side 2: the gaps read r->devices[].id; the roofline the op join, r->mfu_dtype and the
-     * devices' GPUs; lora the op join and the GEMM class time; memory the devices' GPUs, the
-     * steps and the timeline's frame (idle setup), not its bins */
+    /* side 2: the gaps read r->devices[].id; the roofline the op join, r->mfu_dtype, the devices'
+     * GPUs and r->kernel_time_us; lora the op join and the GEMM class time; memory the devices'
+     * GPUs, the steps and the timeline's frame (idle setup), not its bins; launch statistics and
+     * accumulation only the trace and the steps */
     {"idle: gaps", gd_idle_gaps, 2},
-    {"roofline", pass_roofline, 2},
     {"memory", gd_build_memory, 2},
+    {"launch statistics", gd_build_launch_stats, 2},
+    {"accumulation", gd_build_accumulation, 2},
+    {"roofline", pass_roofline, 2},
     {"lora", gd_build_lora, 2},
     {"transfers", pass_transfers, 0},
     {"communication kinds", gd_build_comm_kinds, 0},
