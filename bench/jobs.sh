@@ -7,7 +7,7 @@
 #
 # Input: bench/out/1g.json (bench/gen_trace.py SRC --target-bytes 1.1e9, made if
 # missing) and bench/out/1g.json.gz (gzip -6).  MB/s = 10^6 bytes of JSON per
-# wall second.  Environment: RUNS (3: the median is kept), MAXJ (cores), SRC,
+# wall second.  Environment: RUNS (3 rounds: the median is kept), MAXJ (cores), SRC,
 # JOBS (the list, default 1..MAXJ), INPUTS ("1g.json 1g.json.gz").
 # Figures are only comparable on a quiet machine: each line carries the
 # 1-minute load average read just before the run (the project asks for < 3).
@@ -24,20 +24,39 @@ mkdir -p "$OUT"
 [ -f "$OUT/1g.json" ] || python3 "$ROOT/bench/gen_trace.py" "$SRC" "$OUT/1g.json" --target-bytes 1.1e9
 [ -f "$OUT/1g.json.gz" ] || gzip -6 -c "$OUT/1g.json" > "$OUT/1g.json.gz"
 bytes=$(stat -L -c %s "$OUT/1g.json")
-printf 'input\tjobs\twall_s\tMB_s\tuser_s\tsys_s\trss_MiB\tload1\n'
-for in in $INPUTS; do
-    for j in $JOBS; do
-        rows=""
-        for r in $(seq 1 "$RUNS"); do
+# Rounds: each round runs every input at every --jobs once, in turn, so that a
+# slow spell of a shared machine falls on all of them alike (runs of one
+# setting back to back would compare one minute's machine with another's).
+log=$OUT/jobs.runs
+: > "$log"
+for r in $(seq 1 "$RUNS"); do
+    for in in $INPUTS; do
+        for j in $JOBS; do
             load=$(cut -d' ' -f1 /proc/loadavg)
             /usr/bin/time -f '%e %U %S %M' -o "$OUT/jobs.time" "$BIN" analyze --jobs "$j" --json "$OUT/$in" > "$OUT/jobs.report.json"
             read -r wall user sys rss < "$OUT/jobs.time"
-            rows="$rows$wall $user $sys $rss $load"$'\n'
+            printf '%s %s %s %s %s %s %s\n' "$in" "$j" "$wall" "$user" "$sys" "$rss" "$load" >> "$log"
         done
-        # the median run by wall time
-        med=$(printf '%s' "$rows" | sort -n | sed -n "$(( (RUNS + 1) / 2 ))p")
-        read -r wall user sys rss load <<< "$med"
-        awk -v inp="$in" -v j="$j" -v w="$wall" -v u="$user" -v s="$sys" -v m="$rss" -v l="$load" -v b="$bytes" \
-            'BEGIN { printf "%s\t%d\t%.2f\t%.0f\t%.2f\t%.2f\t%.0f\t%s\n", inp, j, w, b / 1e6 / w, u, s, m / 1024, l }'
     done
 done
+# per input and --jobs: the median run by wall time, its MB/s, and the speed-up
+# over --jobs 1 (the ratio of the two medians; with the slowest and fastest
+# run's wall times beside it)
+python3 - "$log" "$bytes" <<'PY'
+import sys, statistics
+rows = [l.split() for l in open(sys.argv[1])]
+nbytes = float(sys.argv[2])
+print("input\tjobs\twall_s\tmin-max_s\tMB_s\tspeedup\tuser_s\tsys_s\trss_MiB\tload1")
+def walls(inp, j):
+    return sorted((float(r[2]), r) for r in rows if r[0] == inp and r[1] == j)
+for inp in dict.fromkeys(r[0] for r in rows):
+    one = walls(inp, "1")
+    base = statistics.median(w for w, _ in one) if one else float("nan")
+    for j in dict.fromkeys(r[1] for r in rows if r[0] == inp):
+        runs = walls(inp, j)
+        med = statistics.median(w for w, _ in runs)
+        mid = runs[(len(runs) - 1) // 2][1]
+        sp = base / med
+        print(f"{inp}\t{j}\t{med:.2f}\t{runs[0][0]:.2f}-{runs[-1][0]:.2f}\t{nbytes / 1e6 / med:.0f}\t{sp:.2f}\t"
+              f"{float(mid[3]):.2f}\t{float(mid[4]):.2f}\t{int(mid[5]) / 1024:.0f}\t{mid[6]}")
+PY
