@@ -204,6 +204,11 @@ int gd_kt_record_event(parser *p)
     uint64_t *w = b->w + b->len, head = shapes ? REC_SHAPES : 0;
     size_t k = 1;
     const unsigned char *ev = (const unsigned char *)&p->ev;
+#if defined(__clang__)
+#pragma unroll
+#elif defined(__GNUC__)
+#pragma GCC unroll 64
+#endif
     for (size_t i = 0; i < EV_WORDS; i++) { /* branch-free: which words are set varies by event */
         uint64_t v;
         memcpy(&v, ev + 8 * i, 8);
