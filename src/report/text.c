@@ -719,7 +719,8 @@ static void details(const tw *w, const gpudiag_report *r)
         ms(a, sizeof a, r->comm_kernel_time_us / steps);
         pct(b, sizeof b, r->comm_share);
         pct(c, sizeof c, r->comm_overlap);
-        fprintf(w->fp, "%s of collective kernels per step (%zu kernels)\n", a, r->comm_kernel_count);
+        fprintf(w->fp, "%s of collective kernels per step (%zu kernel%s)\n", a, r->comm_kernel_count,
+                r->comm_kernel_count == 1 ? "" : "s");
         /* two exposed numbers, each named (DEFINITIONS "Communication", exposed communication) */
         ms(a, sizeof a, r->avg_role_us[GPUDIAG_ROLE_COMMUNICATION]);
         fprintf(w->fp, "  exposed (no other GPU op running) %s of the step, %s per step with host communication calls\n", b,
