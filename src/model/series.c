@@ -253,6 +253,14 @@ static const gpudiag_gpu_summary *parent_in_log(const gpudiag_series_summary *s,
     return NULL;
 }
 
+/* Instance o has the same parent as instance g (whose parent is p, NULL when not in the log). */
+static int same_parent(const gpudiag_series_summary *s, const gpudiag_gpu_summary *o, const gpudiag_gpu_summary *g,
+                       const gpudiag_gpu_summary *p, size_t nphys)
+{
+    return o->kind != GPUDIAG_ENTITY_GPU && parent_in_log(s, o, nphys) == p &&
+           (p || (o->index == g->index && strcmp(o->hostname, g->hostname) == 0));
+}
+
 void gd_series_gpus_phrase(const gpudiag_series_summary *s, char *buf, size_t len)
 {
     if (!len)
@@ -263,8 +271,8 @@ void gd_series_gpus_phrase(const gpudiag_series_summary *s, char *buf, size_t le
         ninst += s->gpus[i].kind != GPUDIAG_ENTITY_GPU;
     }
     /* physical GPUs: the whole GPUs in the log, and each other (host, index) its instances name;
-     * split: the GPUs that hold instances */
-    size_t phys = nphys, split = 0;
+     * the GPUs that hold instances: `single` with one, `multi` with several (`minst` of them) */
+    size_t phys = nphys, single = 0, multi = 0, minst = 0;
     for (size_t i = 0; i < s->gpu_count; i++) {
         const gpudiag_gpu_summary *g = &s->gpus[i];
         if (g->kind == GPUDIAG_ENTITY_GPU)
@@ -274,35 +282,47 @@ void gd_series_gpus_phrase(const gpudiag_series_summary *s, char *buf, size_t le
             unnamed++;
             continue;
         }
-        int seen = 0; /* the first instance of its parent counts it */
-        for (size_t j = 0; j < i && !seen; j++) {
-            const gpudiag_gpu_summary *o = &s->gpus[j];
-            seen = o->kind != GPUDIAG_ENTITY_GPU && parent_in_log(s, o, nphys) == p &&
-                   (p || (o->index == g->index && strcmp(o->hostname, g->hostname) == 0));
-        }
-        if (!seen) {
-            split++;
-            phys += !p;
+        int seen = 0; /* the first instance of its parent counts it and its siblings */
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = same_parent(s, &s->gpus[j], g, p, nphys);
+        if (seen)
+            continue;
+        size_t n = 1;
+        for (size_t j = i + 1; j < s->gpu_count; j++)
+            n += same_parent(s, &s->gpus[j], g, p, nphys);
+        phys += !p;
+        if (n == 1) {
+            single++;
+        } else {
+            multi++;
+            minst += n;
         }
     }
-    if (!ninst)
+    if (!ninst) {
         snprintf(buf, len, "%zu GPU%s", s->gpu_count, s->gpu_count == 1 ? "" : "s");
-    else if (unnamed && !phys)
+    } else if (unnamed && !phys) {
         snprintf(buf, len, "%zu MIG instance%s (%s not named)", ninst, ninst == 1 ? "" : "s",
                  ninst == 1 ? "its GPU" : "their GPUs");
-    else if (unnamed)
+    } else if (unnamed) {
         snprintf(buf, len, "%zu GPU%s and %zu MIG instance%s", phys, phys == 1 ? "" : "s", ninst,
                  ninst == 1 ? "" : "s");
-    else if (ninst == split && split == phys) /* one instance on each: nothing is seen split */
+    } else if (single == phys) { /* one instance on each: nothing is seen split */
         snprintf(buf, len, "%zu GPU%s with a MIG instance%s", phys, phys == 1 ? "" : "s", phys == 1 ? "" : " each");
-    else if (ninst == 1)
-        snprintf(buf, len, "%zu GPUs, one with a MIG instance", phys);
-    else if (ninst == split)
-        snprintf(buf, len, "%zu GPUs, %zu with a MIG instance each", phys, split);
-    else if (split == phys)
-        snprintf(buf, len, "%zu GPU%s split into %zu MIG instances", phys, phys == 1 ? "" : "s", ninst);
-    else if (split == 1)
-        snprintf(buf, len, "%zu GPUs, one split into %zu MIG instances", phys, ninst);
-    else
-        snprintf(buf, len, "%zu GPUs, %zu split into %zu MIG instances", phys, split, ninst);
+    } else if (multi == phys) {
+        snprintf(buf, len, "%zu GPU%s split into %zu MIG instances", phys, phys == 1 ? "" : "s", minst);
+    } else {
+        /* "2 GPUs, one split into 4 MIG instances, one with a MIG instance" */
+        char num[32];
+        int k = snprintf(buf, len, "%zu GPUs", phys);
+        if (multi && k >= 0 && (size_t)k < len) {
+            snprintf(num, sizeof num, "%zu", multi);
+            k += snprintf(buf + k, len - (size_t)k, ", %s split into %zu MIG instances", multi == 1 ? "one" : num,
+                          minst);
+        }
+        if (single && k >= 0 && (size_t)k < len) {
+            snprintf(num, sizeof num, "%zu", single);
+            snprintf(buf + k, len - (size_t)k, ", %s with a MIG instance%s", single == 1 ? "one" : num,
+                     single == 1 ? "" : " each");
+        }
+    }
 }

@@ -22,7 +22,8 @@ int gd_metric_is_fraction(gpudiag_metric m);
 /* The GPUs of a log summary in words, physical GPUs and MIG instances counted apart (DEFINITIONS
  * "Monitoring series", MIG): "1 GPU", "4 GPUs"; "8 GPUs, one split into 3 MIG instances" (a parent
  * counts once whether or not the log has a row of its own: same host and index, or the log's only
- * GPU for an instance that names none); "1 GPU split into 2 MIG instances"; "2 GPUs, one with a MIG
+ * GPU for an instance that names none); "1 GPU split into 2 MIG instances"; "2 GPUs, one split into 4
+ * MIG instances, one with a MIG instance"; "2 GPUs, one with a MIG
  * instance" (one instance is not called a split); "2 GPUs and 3 MIG
  * instances" (some instances name no GPU); "3 MIG instances (their GPUs not named)". Written to buf
  * (NUL-terminated, truncated to len - 1 bytes); s not NULL. */

@@ -103,6 +103,15 @@ mig_case "2 GPUs, one split into 2 MIG instances" " each"
 mig_case "3 GPUs, 2 with a MIG instance each" " each"
 mig_line 1 a1 3 > "$TMP/mig_case.prom"
 mig_case "1 GPU with a MIG instance" ""
+# mixed: GI 3 and 4 of GPU 0, GI 3 of GPU 1 -> "2 GPUs, one split into 2 MIG instances, one with a
+# MIG instance" (was "2 GPUs split into 3 MIG instances": a new user's reading of the shared
+# dcgm_exporter_metrics_a30_mig_excerpt.prom, GPU 0 with GI 3-6 and GPU 1 with GI 3 alone);
+# GI 1, 2 of GPU 0, GI 1, 2 of GPU 1, GI 1 of GPU 2, GI 1 of GPU 3 -> "4 GPUs, 2 split into 4 MIG
+# instances, 2 with a MIG instance each"
+{ mig_line 0 a0 3; mig_line 0 a0 4; mig_line 1 a1 3; } > "$TMP/mig_case.prom"
+mig_case "2 GPUs, one split into 2 MIG instances, one with a MIG instance" " each"
+{ mig_line 0 a0 1; mig_line 0 a0 2; mig_line 1 a1 1; mig_line 1 a1 2; mig_line 2 a2 1; mig_line 3 a3 1; } > "$TMP/mig_case.prom"
+mig_case "4 GPUs, 2 split into 4 MIG instances, 2 with a MIG instance each" " each"
 
 # est. gain of a log's finding labelled a prior where the number is printed, and the HTML says the
 # interval it assumed (DEFINITIONS "Estimated gain of monitoring findings"). The inference log
