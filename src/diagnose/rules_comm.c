@@ -52,6 +52,49 @@ int gd_comm_near_tie(const double gs[G_NONE], int *g, int *g2)
     return 1;
 }
 
+/* The groups a title names, by share (ties: enum order) into order[]: the
+ * largest two, then each next one about equal to the last named (within
+ * GD_COMM_KIND_NEAR_TIE), so that of two about-equal groups neither is left
+ * out.  Returns how many. */
+static int named_groups(const double gs[G_NONE], int order[G_NONE])
+{
+    int n = 0;
+    for (int k = 0; k < G_NONE; k++) {
+        if (!(gs[k] > 0))
+            continue;
+        int at = n++;
+        while (at > 0 && gs[order[at - 1]] < gs[k]) {
+            order[at] = order[at - 1];
+            at--;
+        }
+        order[at] = k;
+    }
+    int keep = n < 2 ? n : 2;
+    while (keep < n && gs[order[keep - 1]] - gs[order[keep]] <= GD_COMM_KIND_NEAR_TIE + 1e-9)
+        keep++;
+    return keep;
+}
+
+/* "A 46%, B 27%, C 27%" (with about_equal: "A, B and C, about equal, hold 26.0%, 25.9% and 25.5%")
+ * of the groups order[0..n); malloc'd, NULL on OOM. */
+static char *groups_words(const char *const *what, const double gs[G_NONE], const int *order, int n, int about_equal)
+{
+    char names[1024] = "", shares[256] = "", list[1280] = "";
+    size_t ln = 0, ls = 0, ll = 0;
+    for (int i = 0; i < n; i++) {
+        const char *sep = i == 0 ? "" : i == n - 1 ? " and " : ", ";
+        if (about_equal) {
+            ln += (size_t)snprintf(names + ln, ln < sizeof names ? sizeof names - ln : 0, "%s%s", sep, what[order[i]]);
+            ls += (size_t)snprintf(shares + ls, ls < sizeof shares ? sizeof shares - ls : 0, "%s%.1f%%", sep,
+                                   100.0 * gs[order[i]]);
+        } else {
+            ll += (size_t)snprintf(list + ll, ll < sizeof list ? sizeof list - ll : 0, "%s%s %.0f%%", i ? ", " : "",
+                                   what[order[i]], 100.0 * gs[order[i]]);
+        }
+    }
+    return about_equal ? gd_format("%s, about equal, hold %s", names, shares) : gd_format("%s", list);
+}
+
 /* The group whose advice alone the finding and the verdict's fix give: the
  * largest, G_NONE when none or when another is about equal to it. */
 int gd_comm_advice_group(const double gs[G_NONE])
@@ -227,6 +270,12 @@ void gd_rule_communication(fbuilder *b)
         "all-reduce", "all-gather/reduce-scatter (sharded data parallel: FSDP, ZeRO-3)",
         "all-to-all (embedding sharding, mixture-of-experts)", "point-to-point send/recv (pipeline parallelism)",
         "broadcast", "a collective this trace cannot name (SendRecv/Generic kernels without their launching call)"};
+    /* the groups the title names: of two about equal, neither left out (three or more about equal at the
+     * top: named together) */
+    int order[G_NONE];
+    int nnamed = kinds && g != G_NONE ? named_groups(gs, order) : 0;
+    int near3 = nnamed >= 3 && gs[order[0]] - gs[order[nnamed - 1]] <= GD_COMM_KIND_NEAR_TIE + 1e-9;
+    char *named = nnamed ? groups_words(what, gs, order, nnamed, near3) : NULL;
     /* no collective kernels, MPI calls on the host: the GPU waits for MPI (an HPC code) */
     int mpi = !kinds && r->input.nsys.mpi_calls > 0;
     if (mpi)
@@ -242,13 +291,13 @@ void gd_rule_communication(fbuilder *b)
                     ? gd_format("Communication not hidden behind compute takes %.1f%% of each step; %s is "
                                 "%.0f%% of the communication kernel time",
                                 100.0 * s, what[g], 100.0 * gs[g])
-                : g2 == G_NONE
-                    ? gd_format("Communication not hidden behind compute takes %.1f%% of each step; no kind of "
-                                "collective holds half of the communication kernel time: %s %.0f%%",
-                                100.0 * s, what[g], 100.0 * gs[g])
-                    : gd_format("Communication not hidden behind compute takes %.1f%% of each step; no kind of "
-                                "collective holds half of the communication kernel time: %s %.0f%%, %s %.0f%%",
-                                100.0 * s, what[g], 100.0 * gs[g], what[g2], 100.0 * gs[g2]);
+                : near3 ? gd_format("Communication not hidden behind compute takes %.1f%% of each step; %s of the "
+                                    "communication kernel time",
+                                    100.0 * s, named ? named : "")
+                        : gd_format("Communication not hidden behind compute takes %.1f%% of each step; no kind of "
+                                    "collective holds half of the communication kernel time: %s",
+                                    100.0 * s, named ? named : "");
+    free(named);
     char *advice;
     if (mpi) {
         advice = gd_format(
