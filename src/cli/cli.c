@@ -3,8 +3,10 @@
  * table of commands; each command lives in its cmd_*.c (analyze in
  * cmd_analyze.c) and returns a documented exit code, written out here.
  */
+#define _POSIX_C_SOURCE 200809L /* sigaction, siginfo_t */
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +18,7 @@
 #include "gpudiag/gpudiag.h"
 #include "ingest/formats.h"
 #include "util/exit_codes.h"
+#include "util/util.h" /* gd_map_find */
 
 static const char *prog = "gpudiag";
 
@@ -80,13 +83,46 @@ typedef struct cli_command {
  * returned short or failed: one line and exit 3 (unreadable input) instead of a
  * death by signal.  Only async-signal-safe calls; the report is not written (outputs
  * go through a temporary file renamed at the end, so no file is left half-written). */
-static void on_sigbus(int sig)
+/* s into buf at *k (bounded by cap), async-signal-safe. */
+static void put_str(char *buf, size_t cap, size_t *k, const char *s)
+{
+    while (*s && *k + 1 < cap)
+        buf[(*k)++] = *s++;
+}
+
+static void put_u64(char *buf, size_t cap, size_t *k, uint64_t v)
+{
+    char d[24];
+    int n = 0;
+    do {
+        d[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n > 0 && *k + 1 < cap)
+        buf[(*k)++] = d[--n];
+}
+
+static void on_sigbus(int sig, siginfo_t *si, void *uctx)
 {
     (void)sig;
-    static const char msg[] = "gpudiag: error: an input file shrank or could not be read while it was being read "
-                              "(SIGBUS: the file is memory-mapped); no report was written; analyse a copy that is "
-                              "not being changed, or set GPUDIAG_NO_MMAP=1 to read it with read(2)\n";
-    ssize_t w = write(2, msg, sizeof msg - 1);
+    (void)uctx;
+    char msg[1024];
+    size_t k = 0;
+    const char *path;
+    uint64_t off;
+    put_str(msg, sizeof msg, &k, "gpudiag: error: ");
+    if (si && gd_map_find(si->si_addr, &path, &off)) {
+        /* the file and the byte whose page could not be read (gd_map_register) */
+        put_str(msg, sizeof msg, &k, path);
+        put_str(msg, sizeof msg, &k, ": byte ");
+        put_u64(msg, sizeof msg, &k, off);
+        put_str(msg, sizeof msg, &k, ": the file shrank or could not be read while it was being read");
+    } else {
+        put_str(msg, sizeof msg, &k, "an input file shrank or could not be read while it was being read");
+    }
+    put_str(msg, sizeof msg, &k, " (SIGBUS: the file is memory-mapped); no report was written; analyse a copy that "
+                                 "is not being changed, or set GPUDIAG_NO_MMAP=1 to read it with read(2)\n");
+    ssize_t w = write(2, msg, k);
     (void)w;
     _exit(GD_EXIT_INPUT);
 }
@@ -151,7 +187,12 @@ int gd_cli_run(int argc, char **argv)
          * serve handles SIGPIPE itself); and SIGBUS, for a mapped input that shrinks,
  * becomes exit 3 (on_sigbus). */
         if (c->report_only) {
-            signal(SIGBUS, on_sigbus);
+            struct sigaction sa;
+            memset(&sa, 0, sizeof sa);
+            sa.sa_sigaction = on_sigbus;
+            sa.sa_flags = SA_SIGINFO;
+            sigemptyset(&sa.sa_mask);
+            sigaction(SIGBUS, &sa, NULL);
             signal(SIGPIPE, SIG_IGN);
 #ifdef SIGXFSZ
             signal(SIGXFSZ, SIG_IGN);

@@ -100,6 +100,7 @@ typedef struct reader {
      * cut windows, which the workers read themselves (pread(): the copy out of
      * the page cache runs on the parse threads, not here). */
     const unsigned char *map; /* the whole file, NULL: windows are copied from data */
+    int map_handle;         /* gd_map_register's, -1: none */
     size_t map_len;
     size_t map_dropped;     /* bytes at the front of map already unmapped (whole pages) */
 #endif
@@ -429,6 +430,7 @@ static void map_input(reader *r)
     posix_fadvise(fileno(r->in.fp), 0, 0, POSIX_FADV_SEQUENTIAL); /* the workers' reads read ahead more */
     r->map = m;
     r->map_len = (size_t)sb.st_size;
+    r->map_handle = gd_map_register(r->path, m, r->map_len); /* a SIGBUS names the file and byte */
 }
 
 /* Unmap the file's pages before input offset upto (all: SIZE_MAX), in steps
@@ -896,6 +898,8 @@ static gpudiag_status read_trace(const char *path, FILE *fp, const gpudiag_read_
         yajl_free(p->h);
 #ifdef GPUDIAG_HAVE_SIMDJSON
     gd_kt_par_free(r->par);
+    if (r->map)
+        gd_map_unregister(r->map_handle);
     map_drop(r, SIZE_MAX);
     gd_sj_free(r->sj);
 #endif

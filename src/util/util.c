@@ -848,3 +848,48 @@ void gd_topk_push(void *h, size_t *n, size_t max, size_t size, const void *rec,
     memcpy(GD_AT(c), rec, size);
 #undef GD_AT
 }
+
+/* The registered maps (gd_map_register): a slot is free while its path is NULL. */
+static struct {
+    _Atomic(const char *) path;
+    _Atomic(uintptr_t) base;
+    _Atomic(size_t) len;
+} g_maps[GD_MAP_SLOTS];
+
+int gd_map_register(const char *path, const void *base, size_t len)
+{
+    for (int i = 0; i < GD_MAP_SLOTS; i++) {
+        const char *none = NULL;
+        /* a free slot's len is 0 (unregister clears it first): no match until it is filled */
+        if (atomic_compare_exchange_strong(&g_maps[i].path, &none, path)) {
+            atomic_store(&g_maps[i].base, (uintptr_t)base);
+            atomic_store(&g_maps[i].len, len);
+            return i;
+        }
+    }
+    return -1;
+}
+
+void gd_map_unregister(int handle)
+{
+    if (handle < 0 || handle >= GD_MAP_SLOTS)
+        return;
+    atomic_store(&g_maps[handle].len, 0);
+    atomic_store(&g_maps[handle].path, NULL);
+}
+
+int gd_map_find(const void *addr, const char **path, uint64_t *offset)
+{
+    uintptr_t a = (uintptr_t)addr;
+    for (int i = 0; i < GD_MAP_SLOTS; i++) {
+        size_t len = atomic_load(&g_maps[i].len);
+        uintptr_t base = atomic_load(&g_maps[i].base);
+        const char *p = atomic_load(&g_maps[i].path);
+        if (p && len && a >= base && a - base < len) {
+            *path = p;
+            *offset = (uint64_t)(a - base);
+            return 1;
+        }
+    }
+    return 0;
+}

@@ -131,6 +131,19 @@ void gd_term_clean(char *s);
  * Thread-safe: when several threads run out at once, one line is written. */
 void gd_oom_exit(const char *where) __attribute__((noreturn));
 
+/* The files mapped for reading (a plain trace read with --jobs > 1), so that a
+ * SIGBUS handler can name the file and the byte whose page could not be read
+ * (a file that shrank while it was read).  gd_map_register records path
+ * (borrowed: it must outlive the map) and [base, base + len); it returns a
+ * handle for gd_map_unregister, or -1 when all GD_MAP_SLOTS are taken (then
+ * the handler names no file).  gd_map_find is async-signal-safe: 1 with
+ * *path and *offset (bytes from the file's start) when addr falls in a
+ * registered map, else 0. */
+#define GD_MAP_SLOTS 64
+int gd_map_register(const char *path, const void *base, size_t len);
+void gd_map_unregister(int handle);
+int gd_map_find(const void *addr, const char **path, uint64_t *offset);
+
 /* yajl_alloc_funcs members that call gd_oom_exit() instead of returning NULL
  * (ctx unused). */
 void *gd_yajl_malloc(void *ctx, size_t n);

@@ -153,9 +153,35 @@ static void test_sort_doubles(void)
     ASSERT_TRUE(sum == want - 90);
 }
 
+/* The map registry a SIGBUS handler reads (gd_map_find): an address inside a
+ * registered range gives its file and offset, one outside or after the
+ * unregister none. */
+static void test_map_registry(void)
+{
+    static char area[4096];
+    const char *path = NULL;
+    uint64_t off = 0;
+    int h = gd_map_register("trace.json", area + 1000, 2000);
+    ASSERT_TRUE(h >= 0);
+    ASSERT_EQ_INT(gd_map_find(area + 1000 + 1234, &path, &off), 1);
+    ASSERT_STR_EQ(path, "trace.json");
+    ASSERT_TRUE(off == 1234);
+    ASSERT_EQ_INT(gd_map_find(area + 999, &path, &off), 0);
+    ASSERT_EQ_INT(gd_map_find(area + 3000, &path, &off), 0); /* one past the end */
+    int h2 = gd_map_register("other.json", area, 500);
+    ASSERT_TRUE(h2 >= 0 && h2 != h);
+    ASSERT_EQ_INT(gd_map_find(area + 10, &path, &off), 1);
+    ASSERT_STR_EQ(path, "other.json");
+    gd_map_unregister(h);
+    ASSERT_EQ_INT(gd_map_find(area + 1000 + 1234, &path, &off), 0);
+    gd_map_unregister(h2);
+    gd_map_unregister(-1); /* a failed registration's handle */
+}
+
 int main(void)
 {
     test_sort_doubles();
+    test_map_registry();
     test_find_i64();
     /* durations for people (gd_format_us): 3 significant figures under 1 s, by hand — 6630 us is
      * 6.63 ms (was "0.01 s" in startup_in_window), 66.3 ms, 618.35 ms -> 618 ms, 999.6 ms rounds
