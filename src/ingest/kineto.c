@@ -69,6 +69,7 @@ static void describe_yajl_error(yajl_handle h, const unsigned char *buf, size_t 
 #endif
 /* Bytes per window when the events are parsed on several threads. */
 #define GD_PAR_WINDOW (1u << 20)
+#define GD_STREAM_THREADS 4 /* parse threads at most for input of unknown size (a pipe) */
 
 typedef struct reader {
     parser p;
@@ -653,11 +654,13 @@ static int reader_setup(reader *r, const gpudiag_read_opts *opts)
         /* at most one thread per 64 windows of JSON (a .gz's size on disk counted x 10, a
          * typical ratio for traces): each thread costs ~7 windows of memory, so a small trace
          * stays serial and the extra memory stays under ~11 % of the input.  A stream (size
-         * unknown) and the tests' small windows take the threads asked for. */
+         * unknown: `zcat t.gz | gpudiag analyze -`) takes at most GD_STREAM_THREADS (~28 MiB
+         * more), not every core's; the tests' small windows take the threads asked for. */
         struct stat sb;
-        if (!(w && w[0]) && fstat(fileno(r->in.fp), &sb) == 0 && S_ISREG(sb.st_mode)) {
-            uint64_t json = (uint64_t)sb.st_size * (r->in.is_gz ? 10u : 1u);
-            uint64_t most = 1 + json / (64 * (uint64_t)r->window);
+        if (!(w && w[0])) {
+            uint64_t most = GD_STREAM_THREADS;
+            if (fstat(fileno(r->in.fp), &sb) == 0 && S_ISREG(sb.st_mode))
+                most = 1 + (uint64_t)sb.st_size * (r->in.is_gz ? 10u : 1u) / (64 * (uint64_t)r->window);
             if ((uint64_t)r->threads > most)
                 r->threads = (int)most;
         }
