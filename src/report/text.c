@@ -719,8 +719,8 @@ static void details(const tw *w, const gpudiag_report *r)
         ms(a, sizeof a, r->comm_kernel_time_us / steps);
         pct(b, sizeof b, r->comm_share);
         pct(c, sizeof c, r->comm_overlap);
-        fprintf(w->fp, "%s of collective kernels per step (%zu kernel%s)\n", a, r->comm_kernel_count,
-                r->comm_kernel_count == 1 ? "" : "s");
+        fprintf(w->fp, "%s of collective kernels per step (%zu kernel%s in %zu step%s)\n", a, r->comm_kernel_count,
+                r->comm_kernel_count == 1 ? "" : "s", r->step_count, r->step_count == 1 ? "" : "s");
         /* two exposed numbers, each named (DEFINITIONS "Communication", exposed communication) */
         ms(a, sizeof a, r->avg_role_us[GPUDIAG_ROLE_COMMUNICATION]);
         fprintf(w->fp, "  exposed (no other GPU op running) %s of the step, %s per step with host communication calls\n", b,
@@ -1054,7 +1054,7 @@ static void cluster_all_to_all(tw *w, const gpudiag_cluster *c)
     if (parts == 0)
         return;
     char line[400];
-    int k = snprintf(line, sizeof line, "%.1f%% of the step on average over the %zu rank%s that run them; ",
+    int k = snprintf(line, sizeof line, "%.1f%% of the step on average over the %zu rank%s that ran them; ",
                      100.0 * share / (double)parts, parts, parts == 1 ? "" : "s");
     size_t len = k > 0 && (size_t)k < sizeof line ? (size_t)k : 0;
     if (c->all_to_all_collectives > 0)
@@ -1106,7 +1106,7 @@ gpudiag_status gpudiag_cluster_write_text(const gpudiag_cluster *c, FILE *fp, co
         put_clean(fp, k->path, 200);
         fputc('\n', fp);
     }
-    fprintf(fp, "  comm: exposed communication / step (the breakdown's, host calls included); coll: collective\n"
+    fprintf(fp, "  comm: exposed communication, %% of the step (the breakdown's, host calls included); coll: collective\n"
                 "  kernel time; exposed: of it, with no other GPU op running; wait: for the last rank to join\n");
     int any_inferred = 0;
     for (size_t i = 0; i < c->rank_count; i++)
