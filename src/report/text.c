@@ -901,6 +901,9 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
         char label[64];
         if (g->kind == GPUDIAG_ENTITY_GPU)
             snprintf(label, sizeof label, "GPU %d", g->index);
+        else if (g->index >= 0) /* the GPU it is carved from: two GPUs' GI 3 are told apart */
+            snprintf(label, sizeof label, "GPU %d %s %d", g->index, g->kind == GPUDIAG_ENTITY_GPU_I ? "GI" : "CI",
+                     g->instance);
         else
             snprintf(label, sizeof label, "%s %d", g->kind == GPUDIAG_ENTITY_GPU_I ? "GPU-I" : "GPU-CI", g->instance);
         fprintf(w->fp, "  %s%-9s%s ", c_bold(w), label, c_off(w));

@@ -110,6 +110,10 @@ mig_case "1 GPU with a MIG instance" ""
 # instances, 2 with a MIG instance each"
 { mig_line 0 a0 3; mig_line 0 a0 4; mig_line 1 a1 3; } > "$TMP/mig_case.prom"
 mig_case "2 GPUs, one split into 2 MIG instances, one with a MIG instance" " each"
+# each instance's row names the GPU it is carved from: GPU 0's GI 3 and GPU 1's GI 3 are two rows
+# (both read "GPU-I 3" before)
+if "$GPUDIAG" analyze "$TMP/mig_case.prom" 2>&1 | grep -q "^  GPU 0 GI 3 " &&
+   "$GPUDIAG" analyze "$TMP/mig_case.prom" 2>&1 | grep -q "^  GPU 1 GI 3 "; then ok; else nok "MIG rows name their GPU"; fi
 { mig_line 0 a0 1; mig_line 0 a0 2; mig_line 1 a1 1; mig_line 1 a1 2; mig_line 2 a2 1; mig_line 3 a3 1; } > "$TMP/mig_case.prom"
 mig_case "4 GPUs, 2 split into 4 MIG instances, 2 with a MIG instance each" " each"
 
