@@ -67,11 +67,6 @@ static int cmp_corr(const void *a, const void *b)
     return x->op < y->op ? -1 : x->op > y->op;
 }
 
-size_t gd_corr_find(const corr_entry *c, size_t n, int64_t key)
-{
-    return gd_find_i64(c, n, sizeof *c, key);
-}
-
 static char *range_candidates(const gpudiag_trace *t)
 {
     enum { KEEP = 5 };

@@ -20,9 +20,6 @@ typedef struct corr_entry {
     uint32_t op;       /* index into gpu_ops */
 } corr_entry;
 
-/* First entry with this correlation in a sorted index, or n. */
-size_t gd_corr_find(const corr_entry *c, size_t n, int64_t key);
-
 /* A runtime/driver call's correlation id and index, sorted by correlation. */
 typedef struct rt_corr_entry {
     int64_t correlation;
@@ -101,8 +98,8 @@ const struct gd_runtime *gd_runtime_of_op(const actx *a, size_t op_index);
 
 /* The first index into a->corr of the GPU ops with runtime call rt_index's
  * correlation id (an index into t->runtimes; the ops follow while the
- * correlation matches), or a->ncorr when none: gd_corr_find's answer, looked
- * up once per call in build_corr_index. */
+ * correlation matches), or a->ncorr when none: a binary search's answer,
+ * looked up once per call in build_corr_index. */
 size_t gd_corr_of_runtime(const actx *a, size_t rt_index);
 
 /* Idle time (idle.c): HTA's per-stream idle breakdown and gpudiag's

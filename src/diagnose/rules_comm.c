@@ -274,7 +274,10 @@ void gd_rule_communication(fbuilder *b)
      * top: named together) */
     int order[G_NONE];
     int nnamed = kinds && g != G_NONE ? named_groups(gs, order) : 0;
-    int near3 = nnamed >= 3 && gs[order[0]] - gs[order[nnamed - 1]] <= GD_COMM_KIND_NEAR_TIE + 1e-9;
+    /* three or more about equal to the largest: exactly those, the first of the order */
+    int near = nnamed ? near_largest(gs) : 0, near3 = near >= 3;
+    if (near3)
+        nnamed = near;
     char *named = nnamed ? groups_words(what, gs, order, nnamed, near3) : NULL;
     /* no collective kernels, MPI calls on the host: the GPU waits for MPI (an HPC code) */
     int mpi = !kinds && r->input.nsys.mpi_calls > 0;

@@ -101,7 +101,7 @@ typedef struct reader {
      * cut windows, which the workers read themselves (pread(): the copy out of
      * the page cache runs on the parse threads, not here). */
     const unsigned char *map; /* the whole file, NULL: windows are copied from data */
-    int map_handle;         /* gd_map_register's, -1: none */
+    int map_handle;         /* gd_map_register's handle of map (-1: not registered) */
     size_t map_len;
     size_t map_dropped;     /* bytes at the front of map already unmapped (whole pages) */
 #endif

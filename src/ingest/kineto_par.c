@@ -29,7 +29,7 @@
  *
  * Memory: 2 x threads windows in flight, each holding its bytes (a window is
  * ~1 MiB plus the rest of the line-start event it ends before) and its
- * records (~0.6 x its bytes for Kineto's events), plus one simdjson parser
+ * records (~0.3 x its bytes for Kineto's events), plus one simdjson parser
  * per thread (a few times the window).
  */
 #define _POSIX_C_SOURCE 200809L /* pread */
@@ -44,7 +44,7 @@
 #ifdef GPUDIAG_HAVE_SIMDJSON
 
 /* The recorded events of a window: one stream of 8-byte words, record after
- * record (rec_append / replay).  A record is
+ * record (gd_kt_record_event / replay).  A record is
  *   - a head word: bit w set for each nonzero 8-byte word w of the event's
  *     ev_scratch (which the state machine zeroes at each event's start, so
  *     most words are 0), bit 63 when shapes follow;
@@ -54,9 +54,9 @@
  *     of the first min(n_types, 8) types: exactly what the serial reader's
  *     consumers read of gd_op_shapes;
  *   - the name (ev.name_len bytes), NUL-terminated, padded to a word.
- * About a third of the 344-byte ev_scratch, and a fifth of the 432-byte
- * shapes, for Kineto's events: the parse threads write, and the merge reads,
- * that much less (docs/PERFORMANCE.md, step 5). */
+ * About 145 bytes for a Kineto event, where a copy of the scratch event was
+ * 360 bytes plus 432 of shapes for an op that has them: the parse threads
+ * write, and the merge reads, that much less (docs/PERFORMANCE.md, step 5). */
 struct gd_kt_evbuf {
     uint64_t *w;       /* the words */
     size_t len, cap;   /* in words */
