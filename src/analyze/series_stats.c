@@ -278,6 +278,10 @@ static void stats_view(const gpudiag_gpu_series *full, gpudiag_gpu_summary *o, g
                        double *scratch)
 {
     *view = *full;
+    /* GPU-Util is not measured on a MIG instance (NVML: not supported; dcgm-exporter writes 0 there,
+     * dcgm-exporter#216): not reported, not idle (DEFINITIONS "Monitoring series", MIG) */
+    if (full->kind != GPUDIAG_ENTITY_GPU)
+        view->v[GPUDIAG_M_GPU_UTIL] = NULL;
     o->profiling_unreported = profiling_unreported(full, scratch);
     if (o->profiling_unreported)
         for (size_t k = 0; k < sizeof prof_fields / sizeof prof_fields[0]; k++)

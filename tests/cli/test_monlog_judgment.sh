@@ -103,6 +103,26 @@ mig_case "2 GPUs, one split into 2 MIG instances" " each"
 mig_case "3 GPUs, 2 with a MIG instance each" " each"
 mig_line 1 a1 3 > "$TMP/mig_case.prom"
 mig_case "1 GPU with a MIG instance" ""
+# GPU-Util is not measured on a MIG instance (dcgm-exporter#216: it reads 0 there):
+# tests/data/monlog/prom_mig_gpu_util_zero.prom, GI 1 with GR engine active 0.81/0.78/0.84/0.80
+# (mean 3.23 / 4 = 0.8075) and GPU_UTIL 0: the compute indicator is GR engine active, the verdict
+# compute, no idle_gpu_holding_memory (was "All GPUs are idle", "give the GPU back"); without the
+# GR rows (GPU_UTIL only) the verdict is unknown, not idle.
+MIGZ="$GD_TEST_DATA/monlog/prom_mig_gpu_util_zero.prom"
+"$GPUDIAG" analyze --json "$MIGZ" > "$TMP/migz.json" 2>/dev/null
+if python3 - "$TMP/migz.json" <<'PY'; then ok; else nok "MIG GPU-Util 0: GR engine active is the compute indicator"; fi
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = [x for x in d["series"]["gpus"] if x.get("instance") == 1][0]
+assert d["verdict"]["bottleneck"] == "compute", d["verdict"]
+assert g["compute_metric"] == "gr_engine_active", g["compute_metric"]
+assert abs(g["metrics"]["gr_engine_active"]["mean"] - 0.8075) < 1e-9, g["metrics"]["gr_engine_active"]
+assert "idle_gpu_holding_memory" not in [f["id"] for f in d["findings"]]
+PY
+grep -v GR_ENGINE_ACTIVE "$MIGZ" > "$TMP/migz_util_only.prom"
+if "$GPUDIAG" analyze "$TMP/migz_util_only.prom" 2>&1 | grep -q "^VERDICT  unknown" &&
+   ! "$GPUDIAG" analyze "$TMP/migz_util_only.prom" 2>&1 | grep -q "idle_gpu_holding_memory\|give the GPU back"; then ok
+else nok "MIG GPU-Util 0 alone: cannot tell, not idle"; fi
 # mixed: GI 3 and 4 of GPU 0, GI 3 of GPU 1 -> "2 GPUs, one split into 2 MIG instances, one with a
 # MIG instance" (was "2 GPUs split into 3 MIG instances": a new user's reading of the shared
 # dcgm_exporter_metrics_a30_mig_excerpt.prom, GPU 0 with GI 3-6 and GPU 1 with GI 3 alone);
