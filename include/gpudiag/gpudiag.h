@@ -710,6 +710,10 @@ typedef struct gpudiag_report {
     gpudiag_stats_us step_time;
     double avg_role_us[GPUDIAG_ROLE_COUNT]; /**< sum over steps / steps */
     double avg_step_us;
+    double steady_step_us;        /**< the mean step less its start-up/compilation, µs, when that is ≥ 1 % of the
+                                       analysed time (else avg_step_us): the unit of every cause finding's share and
+                                       est_gain; NaN without steps (DEFINITIONS "Start-up in the window",
+                                       steady-state step; set by the diagnosis) */
 
     size_t device_count;
     gpudiag_device *devices;

@@ -36,6 +36,7 @@ static const struct {
 int gd_diagnose(const gpudiag_trace *t, gpudiag_report *r)
 {
     fbuilder b = GD_FBUILD_REPORT(r);
+    r->steady_step_us = gd_steady_step_us(r); /* the cause rules' unit (rules_steps.c) */
     gd_rule_input(&b, t); /* the notes about the input, first: it also reads the trace */
     for (size_t i = 0; i < sizeof passes / sizeof *passes; i++)
         if (passes[i].when == ANY || r->has_gpu)

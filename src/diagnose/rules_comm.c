@@ -142,7 +142,7 @@ double gd_collective_host_share(const gpudiag_report *r)
 void gd_rule_collective_host(fbuilder *b)
 {
     gpudiag_report *r = b->r;
-    double s = gd_collective_host_share(r);
+    double s = gd_steady_share(r, gd_collective_host_share(r));
     if (!(s >= GD_COMM_SHARE_LOW))
         return;
     gpudiag_finding *f = rf_add(b, GD_F_collective_host_work, sev_for_share(s), s);
@@ -230,7 +230,7 @@ static char *group_advice(int g)
 void gd_rule_communication(fbuilder *b)
 {
     gpudiag_report *r = b->r;
-    double s = r->comm_share;
+    double s = gd_steady_share(r, r->comm_share);
     /* TBP's "> 10 % communication", or communication that compute barely hides */
     int poorly_overlapped = !isnan(r->comm_overlap) && r->comm_overlap < GD_COMM_OVERLAP_MIN && s > GD_COMM_SHARE_LOW;
     if (isnan(s) || !(s > GD_COMM_SHARE_MIN || poorly_overlapped))
@@ -364,10 +364,10 @@ void gd_rule_offload(fbuilder *b)
     double n = (double)r->step_count;
     const gpudiag_transfer *h2d = &r->transfers[GPUDIAG_COPY_H2D], *d2h = &r->transfers[GPUDIAG_COPY_D2H];
     double h2d_step = h2d->bytes / n, d2h_step = d2h->bytes / n;
-    double time_share = (h2d->time_us + d2h->time_us) / n / r->avg_step_us;
-    if (h2d_step < GD_OFFLOAD_BYTES_MIN || d2h_step < GD_OFFLOAD_BYTES_MIN || time_share < GD_OFFLOAD_TIME_MIN)
+    double time_share = gd_steady_share(r, (h2d->time_us + d2h->time_us) / n / r->avg_step_us);
+    if (h2d_step < GD_OFFLOAD_BYTES_MIN || d2h_step < GD_OFFLOAD_BYTES_MIN || !(time_share >= GD_OFFLOAD_TIME_MIN))
         return;
-    double exposed = role_share(r, GPUDIAG_ROLE_MEMCPY);
+    double exposed = gd_steady_share(r, role_share(r, GPUDIAG_ROLE_MEMCPY));
     gpudiag_finding *f = rf_add(b, GD_F_offload_transfer, sev_for_share(time_share), exposed);
     gd_fb_ev(f, "h2d_bytes_per_step", h2d_step);
     gd_fb_ev(f, "d2h_bytes_per_step", d2h_step);
@@ -400,7 +400,7 @@ void gd_rule_offload(fbuilder *b)
 void gd_rule_memcpy(fbuilder *b)
 {
     gpudiag_report *r = b->r;
-    double s = role_share(r, GPUDIAG_ROLE_MEMCPY) + role_share(r, GPUDIAG_ROLE_MEMSET);
+    double s = gd_steady_share(r, role_share(r, GPUDIAG_ROLE_MEMCPY) + role_share(r, GPUDIAG_ROLE_MEMSET));
     /* offload_transfer is the more specific diagnosis of the same copy time */
     if (isnan(s) || !(s > GD_MEMCPY_SHARE_MIN) || has_finding(r, "offload_transfer"))
         return;
@@ -444,8 +444,8 @@ void gd_rule_pageable(fbuilder *b)
     if (!r->step_count || !(r->avg_step_us > 0) || r->pageable.count == 0)
         return;
     double per_step = r->pageable.time_us / (double)r->step_count;
-    double s = per_step / r->avg_step_us;
-    if (s < GD_PAGEABLE_SHARE_MIN)
+    double s = gd_steady_share(r, per_step / r->avg_step_us);
+    if (!(s >= GD_PAGEABLE_SHARE_MIN))
         return;
     double gain = s * 0.5;
     gpudiag_finding *f = rf_add(b, GD_F_pageable_memcpy, sev_for_share(gain), gain);

@@ -131,8 +131,21 @@ unsigned gd_tc_dtypes(const gpudiag_report *r);
 double gd_startup_us(const gpudiag_report *r, double *comp);
 /* rules_steps.c: gd_startup_us as a share (0..1) of the analysed time, 0 when none. */
 double gd_startup_share(const gpudiag_report *r);
+/* rules_steps.c: a share s (0..1) of the analysed time as a share of the
+ * steady-state step: s ÷ (1 − start-up share) when start-up is ≥ 1 %, capped at
+ * 1; NaN when the whole window is start-up; s unchanged otherwise and when NaN.
+ * Every cause rule's share and estimate goes through it (DEFINITIONS "Start-up
+ * in the window", steady-state step). */
+double gd_steady_share(const gpudiag_report *r, double s);
+/* rules_steps.c: 1 when start-up is at least GD_STARTUP_MOSTLY of the analysed
+ * time: too little steady state to rest a verdict or the utilization on. */
+int gd_mostly_startup(const gpudiag_report *r);
+/* rules_steps.c: the steady-state step, µs (avg_step_us less its start-up share
+ * when that is ≥ 1 %); NaN without steps. Stored as r->steady_step_us. */
+double gd_steady_step_us(const gpudiag_report *r);
 /* rules_steps.c: device-idle time of cause c ÷ devices, as a share (0..1) of
- * the analysed time; 0 when none. */
+ * the steady-state step (gd_steady_share); 0 when none, NaN when the whole
+ * window is start-up. */
 double gd_idle_cause_share(const gpudiag_report *r, gpudiag_idle_cause c);
 /* rules_memory.c: the device whose memory binds the micro-batch: of those with
  * a reserved level and a known total, the one with the fewest activation fits;

@@ -16,10 +16,11 @@
  * Kernel role also holds whole-graph rows of an Nsight export made without node
  * tracing (DEFINITIONS "Nsight Systems exports", graph rows), whose kernels are
  * unknown, so rules that scale a kernel-class share by it take the recorded
- * kernels' part of that time only. */
+ * kernels' part of that time only.  A share of the steady-state step
+ * (gd_steady_share). */
 static double known_kernel_share(const gpudiag_report *r)
 {
-    double k = role_share(r, GPUDIAG_ROLE_KERNEL);
+    double k = gd_steady_share(r, role_share(r, GPUDIAG_ROLE_KERNEL));
     double g = r->input.nsys.present ? r->input.nsys.graph_exec_time_us : 0;
     if (isnan(k) || !(g > 0))
         return k;
@@ -130,7 +131,7 @@ void gd_rule_small_gemms(fbuilder *b)
     double under = r->gemm_underfilled_share;
     if (gemm_share < GD_GEMM_SHARE_MIN || under < GD_GEMM_UNDERFILLED_MIN)
         return;
-    double gain = r->gemm_sm_idle_us / ((double)r->step_count * r->avg_step_us);
+    double gain = gd_steady_share(r, r->gemm_sm_idle_us / ((double)r->step_count * r->avg_step_us));
     gpudiag_finding *f = rf_add(b, GD_F_small_gemms, sev_for_share(gain), gain);
     gd_fb_ev(f, "gemm_kernel_share", gemm_share);
     gd_fb_ev(f, "underfilled_gemm_share", under);

@@ -82,7 +82,7 @@ void gd_rule_allocator_churn(fbuilder *b)
     double per_step = (double)(ac->malloc_calls + ac->free_calls) / steps;
     if (!(per_step >= GD_CHURN_CALLS_PER_STEP_MIN))
         return;
-    double gain = ac->time_us / ac->step_time_us;
+    double gain = gd_steady_share(r, ac->time_us / ac->step_time_us);
     double unused = NAN;
     for (size_t i = 0; i < m->device_count && isnan(unused); i++)
         unused = m->devices[i].reserved_unused_bytes;

@@ -17,7 +17,8 @@ void gd_rule_recompute(fbuilder *b)
 {
     gpudiag_report *r = b->r;
     const gpudiag_recompute_seen *rc = &r->recompute;
-    if (!r->step_count || !(rc->share_of_step >= GD_RECOMPUTE_SHARE_MIN))
+    double share = gd_steady_share(r, rc->share_of_step); /* of the steady-state step */
+    if (!r->step_count || !(share >= GD_RECOMPUTE_SHARE_MIN))
         return;
     /* memory headroom: silent when the trace's memory shows none (checkpointing is what makes it fit) */
     const gpudiag_memory_device *d = r->memory ? gd_memory_binding_device(r->memory) : NULL;
@@ -32,7 +33,7 @@ void gd_rule_recompute(fbuilder *b)
     else
         snprintf(headroom, sizeof headroom,
                  "If the memory allows it (record with profile_memory=True to see the headroom, or `gpudiag plan`),");
-    gpudiag_finding *f = rf_add(b, GD_F_recompute_cost, sev_for_share(rc->share_of_step), rc->share_of_step);
+    gpudiag_finding *f = rf_add(b, GD_F_recompute_cost, sev_for_share(share), share);
     gd_fb_ev(f, "recompute_us_per_step", rc->recompute_us / (double)r->step_count);
     gd_fb_ev(f, "recompute_share_of_step", rc->share_of_step);
     gd_fb_ev(f, "recompute_share_of_kernel_time", rc->share_of_kernel_time);
@@ -43,7 +44,7 @@ void gd_rule_recompute(fbuilder *b)
     gd_fb_text(b, f,
                gd_format("Activation checkpointing re-runs the forward in the backward: %.0f us of kernels per step, "
                          "%.1f%% of the step (%.1f%% of kernel time)",
-                         rc->recompute_us / (double)r->step_count, 100.0 * rc->share_of_step,
+                         rc->recompute_us / (double)r->step_count, 100.0 * share,
                          100.0 * rc->share_of_kernel_time),
                gd_format("Checkpointing trades compute for memory. %s checkpoint fewer layers "
                          "(every 2nd block), use selective checkpointing (attention core only: Megatron "

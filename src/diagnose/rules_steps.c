@@ -45,15 +45,42 @@ double gd_startup_share(const gpudiag_report *r)
     return sh > 0 ? (sh > 1 ? 1 : sh) : 0;
 }
 
-/* Device-idle time of a cause ÷ devices, as a share of the analysed time (the
- * unit of gd_collective_host_share); 0 when none. */
+/* A share of the analysed time as a share of the steady-state step (DEFINITIONS
+ * "Start-up in the window", steady-state step): the one place the cause rules'
+ * shares leave start-up out. */
+double gd_steady_share(const gpudiag_report *r, double s)
+{
+    double ssh = gd_startup_share(r);
+    if (isnan(s) || !(ssh >= GD_STARTUP_SHARE_MIN))
+        return s;
+    if (!(ssh < 1.0))
+        return NAN; /* the whole window is start-up: no steady-state time to share */
+    double v = s / (1.0 - ssh);
+    return v > 1.0 ? 1.0 : v;
+}
+
+int gd_mostly_startup(const gpudiag_report *r)
+{
+    return gd_startup_share(r) >= GD_STARTUP_MOSTLY;
+}
+
+double gd_steady_step_us(const gpudiag_report *r)
+{
+    if (!r->step_count || !(r->avg_step_us > 0))
+        return NAN;
+    double ssh = gd_startup_share(r);
+    return ssh >= GD_STARTUP_SHARE_MIN ? r->avg_step_us * (1.0 - ssh) : r->avg_step_us;
+}
+
+/* Device-idle time of a cause ÷ devices, as a share of the steady-state step
+ * (gd_steady_share); 0 when none. */
 double gd_idle_cause_share(const gpudiag_report *r, gpudiag_idle_cause c)
 {
     size_t nd = r->timeline.device_count;
     if (!r->has_gpu || !nd || !r->step_count || !(r->avg_step_us > 0) || !(r->idle_cause_us[c] > 0))
         return 0;
     double s = r->idle_cause_us[c] / (double)nd / ((double)r->step_count * r->avg_step_us);
-    return s > 1 ? 1 : s;
+    return gd_steady_share(r, s > 1 ? 1 : s);
 }
 
 /* Host time us (runtime + CPU Exec, summed over devices) inside some idle gaps ÷ devices, as a
@@ -85,7 +112,7 @@ static double sync_host_share(const gpudiag_report *r)
 void gd_rule_dataloader(fbuilder *b)
 {
     gpudiag_report *r = b->r;
-    double s = role_share(r, GPUDIAG_ROLE_DATALOADER);
+    double s = gd_steady_share(r, role_share(r, GPUDIAG_ROLE_DATALOADER));
     if (isnan(s) || !(s > GD_DATALOADER_SHARE_MIN))
         return;
     gpudiag_finding *f = rf_add(b, GD_F_dataloader_stall, sev_for_share(s), s);
@@ -96,7 +123,7 @@ void gd_rule_dataloader(fbuilder *b)
     gd_fb_text(b, f,
          r->has_gpu
              ? gd_format("The GPU waits for the DataLoader: %.1f%% of each step (%.3g ms of %.3g ms)", 100.0 * s,
-                         r->avg_role_us[GPUDIAG_ROLE_DATALOADER] / 1000.0, r->avg_step_us / 1000.0)
+                         r->avg_role_us[GPUDIAG_ROLE_DATALOADER] / 1000.0, gd_steady_step_us(r) / 1000.0)
              /* a CPU-only trace: nothing waits on a GPU (DEFINITIONS "Time and events") */
              : gd_format("The DataLoader takes %.1f%% of each step (%.3g ms of %.3g ms; no GPU activity recorded, "
                          "so this is host time in the step, not GPU waiting)",
@@ -140,13 +167,14 @@ void gd_rule_startup(fbuilder *b)
          rf_pytorch(b)
              ? gd_format("Record steady-state steps: torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, "
                          "warmup=2, active=3)) with prof.step() each iteration keeps start-up and compilation out of "
-                         "the trace. This time (%.1f%% of the analysed time) is left out of the host-overhead "
-                         "estimate and the verdict.",
+                         "the trace. This time (%.1f%% of the analysed time) is left out of the findings' "
+                         "estimates (shares of the steady-state time) and the verdict.",
                          100.0 * share)
              : gd_format("Record steady-state iterations: start the capture after initialisation (nsys profile "
                          "--capture-range=cudaProfilerApi with cudaProfilerStart/Stop around a few iterations, or "
                          "--delay) and mark each iteration with an NVTX range (nvtxRangePush/Pop). This time "
-                         "(%.1f%% of the analysed time) is left out of the host-overhead estimate and the verdict.",
+                         "(%.1f%% of the analysed time) is left out of the findings' estimates (shares of the "
+                         "steady-state time) and the verdict.",
                          100.0 * share));
 }
 
@@ -216,13 +244,14 @@ void gd_rule_host_overhead(fbuilder *b)
     /* start-up and the host side of collectives are reported on their own; idle
      * with work queued is not the host's (a host verdict needs an empty queue) */
     double startup = gd_startup_share(r) + gd_collective_host_share(r) + queued_share(r) + sync_host_share(r);
-    double host = role_share(r, GPUDIAG_ROLE_RUNTIME) + role_share(r, GPUDIAG_ROLE_CPU_EXEC) - startup;
+    /* both shares leave start-up out of the time they divide by too (DEFINITIONS steady-state step) */
+    double host = gd_steady_share(r, role_share(r, GPUDIAG_ROLE_RUNTIME) + role_share(r, GPUDIAG_ROLE_CPU_EXEC) - startup);
     if (isnan(host) || host < GD_HOST_SHARE_MIN || isnan(r->gpu_utilization) || r->gpu_utilization >= 0.8)
         return;
     int short_kernels = (!isnan(r->short_kernel_share) && r->short_kernel_share >= GD_SHORT_KERNEL_SHARE_MIN) ||
                         (!isnan(r->median_kernel_us) && r->median_kernel_us <= GD_SHORT_KERNEL_MEDIAN_US);
     int queue_runs_dry = !isnan(r->launch_delay_median_us) && r->launch_delay_median_us > 100.0;
-    double idle = 1.0 - r->gpu_utilization - startup;
+    double idle = gd_steady_share(r, 1.0 - r->gpu_utilization - startup);
     double gain = host < idle ? host : idle;
     if (gain < 0)
         gain = 0;
@@ -362,9 +391,9 @@ void gd_rule_optimizer(fbuilder *b)
     if (!r->step_count || !(r->avg_step_us > 0) || isnan(r->optimizer_time_us))
         return;
     double per_step_kernels = (double)r->optimizer_kernels / (double)r->step_count;
-    double share = r->optimizer_time_us / (double)r->step_count / r->avg_step_us;
+    double share = gd_steady_share(r, r->optimizer_time_us / (double)r->step_count / r->avg_step_us);
     double fused = r->optimizer_kernels ? (double)r->optimizer_fused_kernels / (double)r->optimizer_kernels : 0;
-    if (per_step_kernels < GD_OPT_KERNELS_PER_STEP_MIN || share < GD_OPT_SHARE_MIN || fused >= 0.5)
+    if (per_step_kernels < GD_OPT_KERNELS_PER_STEP_MIN || !(share >= GD_OPT_SHARE_MIN) || fused >= 0.5)
         return;
     double gain = share * 0.5;
     gpudiag_finding *f = rf_add(b, GD_F_optimizer_unfused, sev_for_share(gain), gain);
@@ -387,7 +416,8 @@ void gd_rule_sync(fbuilder *b)
     gpudiag_report *r = b->r;
     if (!r->step_count || !(r->avg_step_us > 0))
         return;
-    double s = r->idle_cause_us[GPUDIAG_IDLE_SYNC] / (double)r->step_count / r->avg_step_us;
+    /* ÷ devices (the idle time is summed over them) and of the steady-state step */
+    double s = gd_idle_cause_share(r, GPUDIAG_IDLE_SYNC);
     if (!(s > GD_SYNC_SHARE_MIN))
         return;
     gpudiag_finding *f = rf_add(b, GD_F_sync_stall, sev_for_share(s), s);
@@ -423,8 +453,8 @@ void gd_rule_low_util(fbuilder *b)
     /* steady state: the time outside start-up/compilation (FINDINGS `low_gpu_utilization`) */
     double ssh = gd_startup_share(r);
     int startup = ssh >= GD_STARTUP_SHARE_MIN;
-    double uss = !startup ? u : ssh < 1.0 ? fmin(1.0, u / (1.0 - ssh)) : NAN;
-    int mostly_startup = startup && ssh >= 0.5;
+    double uss = gd_steady_share(r, u);
+    int mostly_startup = gd_mostly_startup(r);
     if (!mostly_startup && !(uss < GD_LOW_UTIL_MAX))
         return;
     gpudiag_severity sev = mostly_startup ? GPUDIAG_SEV_LOW : uss < 0.3 ? GPUDIAG_SEV_HIGH : GPUDIAG_SEV_MEDIUM;
@@ -444,8 +474,8 @@ void gd_rule_low_util(fbuilder *b)
         gd_fb_text(b, f,
              gd_format("GPU %d runs kernels only %.2f%% of the time, but %.1f%% of it is start-up/compilation", dev,
                        100.0 * u, 100.0 * ssh),
-             gd_format("Too little steady-state work was recorded to judge the utilization (%.1f%% outside "
-                       "start-up). Profile steady-state steps: %s.",
+             gd_format("Too little steady-state work was recorded to judge the utilization (kernels run %.1f%% of "
+                       "the time outside start-up). Profile steady-state steps: %s.",
                        isnan(uss) ? 0.0 : 100.0 * uss,
                        rf_pytorch(b) ? "torch.profiler schedule(wait=1, warmup=1, active=3) with prof.step() each "
                                        "iteration"
@@ -616,6 +646,31 @@ void gd_rule_one_off_gaps(fbuilder *b)
                    gd_format("%s; the estimate rests on one gap of %s (%.0f%% of this idle time%s%s) in a window "
                              "of one step, so a one-off (a first call) cannot be told from a per-step cost",
                              f->title, len, 100.0 * share, op ? ", host in " : "", op ? op : ""),
+                   gd_format("%s", f->recommendation));
+    }
+}
+
+/* Mostly start-up (DEFINITIONS "Start-up in the window", steady-state step):
+ * when start-up is at least GD_STARTUP_MOSTLY of the analysed time, each cause
+ * finding with an estimate is a share of the little time left, so it drops one
+ * severity and its title names that time.  Runs after the rules that add them. */
+void gd_rule_mostly_startup(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    if (!gd_mostly_startup(r))
+        return;
+    char rest[32];
+    gd_format_us(rest, sizeof rest, r->steady_step_us, "us");
+    for (size_t i = 0; i < r->finding_count; i++) {
+        gpudiag_finding *f = &r->findings[i];
+        if (!f->is_cause || isnan(f->est_gain))
+            continue;
+        if (f->severity > GPUDIAG_SEV_LOW)
+            f->severity = (gpudiag_severity)(f->severity - 1);
+        gd_fb_ev(f, "steady_step_us", r->steady_step_us);
+        gd_fb_text(b, f,
+                   gd_format("%s (a share of the %s per step left outside start-up, %.1f%% of the %s)", f->title,
+                             rest, 100.0 * (1.0 - gd_startup_share(r)), r->steps_from_profiler ? "steps" : "window"),
                    gd_format("%s", f->recommendation));
     }
 }

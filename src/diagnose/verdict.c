@@ -145,10 +145,13 @@ static const char *gain_words(const gpudiag_finding *f, char *buf, size_t cap)
 }
 
 /* Why a finding ranked above the verdict's does not lead (FINDINGS "Verdict"). */
-enum skip_reason { SKIP_REPLAYS, SKIP_COMPUTE, SKIP_NO_GPU, SKIP_NO_GAIN, SKIP_BELOW, SKIP_NOTE, SKIP_SYMPTOM };
+enum skip_reason { SKIP_STARTUP, SKIP_REPLAYS, SKIP_COMPUTE, SKIP_NO_GPU, SKIP_NO_GAIN, SKIP_BELOW, SKIP_NOTE, SKIP_SYMPTOM };
 
 static enum skip_reason skip_reason(const gpudiag_report *r, const gpudiag_finding *l)
 {
+    if (l->is_cause && r->verdict_finding && strcmp(r->verdict_finding, "startup_in_window") == 0 &&
+        gd_mostly_startup(r))
+        return SKIP_STARTUP;
     if (l->is_cause && r->verdict_finding && strcmp(r->verdict_finding, "input_graph_replays_unrecorded") == 0)
         return SKIP_REPLAYS;
     if (l->is_cause && l->bottleneck == GPUDIAG_BN_COMPUTE)
@@ -174,6 +177,10 @@ static char *why_first(const gpudiag_finding *l, enum skip_reason k)
 {
     char g[32];
     switch (k) {
+    case SKIP_STARTUP:
+        return gd_format("%s ranks first (%s) but is a share of the little time left outside start-up, too little "
+                         "steady state to rest a verdict on",
+                         l->id, gain_words(l, g, sizeof g));
     case SKIP_REPLAYS:
         return gd_format("%s ranks first (%s), but unrecorded graph replays may fill the idle time it is computed "
                          "from",
@@ -202,6 +209,8 @@ static const char *why_also(enum skip_reason k, enum skip_reason k0)
     if (k == k0)
         return "for the same reason";
     switch (k) {
+    case SKIP_STARTUP:
+        return "as a share of the little time left outside start-up";
     case SKIP_REPLAYS:
         return "as unrecorded graph replays may fill its idle time";
     case SKIP_COMPUTE:
@@ -384,6 +393,13 @@ static char *verdict_busy(gpudiag_report *r, const char **on)
     return v;
 }
 
+/* The start-up verdicts' sentence for a window of one step (DEFINITIONS "Start-up in the window",
+ * one-off gaps). */
+#define ONE_STEP_STARTUP                                                                                   \
+    " With one step, host work that every call repeats before its first kernel (input decoding, "         \
+    "preprocessing, tokenisation) cannot be told from start-up: if the job does it per call, it is a "    \
+    "data-pipeline stall, not start-up."
+
 void gd_verdict(fbuilder *b, const gpudiag_trace *t)
 {
     gpudiag_report *r = b->r;
@@ -394,11 +410,14 @@ void gd_verdict(fbuilder *b, const gpudiag_trace *t)
     char note[200] = "";
     double ssh = gd_startup_share(r);
     double sus = gd_startup_us(r, NULL);
-    char sdur[32];
+    char sdur[32], left[32];
     gd_format_us(sdur, sizeof sdur, sus, "us");
+    gd_format_us(left, sizeof left, r->steady_step_us, "us");
     if (ssh >= GD_STARTUP_SHARE_MIN)
-        snprintf(note, sizeof note, " %s of start-up/compilation (%.0f%% of the %s) excluded from the estimates.", sdur,
-                 100.0 * ssh, r->steps_from_profiler ? "steps" : "window");
+        snprintf(note, sizeof note,
+                 " %s of start-up/compilation (%.0f%% of the %s) excluded from the estimates: they are shares of the "
+                 "%s per step left.",
+                 sdur, 100.0 * ssh, r->steps_from_profiler ? "steps" : "window", left);
     const char *on = NULL; /* the id of the finding the verdict rests on */
     if (!r->has_gpu) {
         v = verdict_no_gpu(r, t, &on);
@@ -418,6 +437,21 @@ void gd_verdict(fbuilder *b, const gpudiag_trace *t)
                       "record graph kernels and profile again.",
                       (unsigned long long)r->graph_launches_unrecorded, (unsigned long long)r->graph_launches,
                       100.0 * gd_graph_hidden_share(r), 100.0 * r->gpu_utilization);
+    } else if (top && gd_mostly_startup(r)) {
+        /* the cause findings are shares of what is left outside start-up: too little to rest a verdict
+         * on (DEFINITIONS "Start-up in the window", steady-state step) */
+        on = "startup_in_window";
+        char rest[32], gain[48] = "";
+        gd_format_us(rest, sizeof rest, r->steady_step_us, "us");
+        if (!isnan(top->est_gain))
+            snprintf(gain, sizeof gain, " (est. gain %.0f%% of it)", 100.0 * top->est_gain);
+        v = gd_format("%.*f%% of the %s is start-up/compilation (%s): too little steady-state work was recorded to "
+                      "judge; profile steady-state steps (%s). In the %s per step left, %s leads%s, which a trace "
+                      "of steady-state steps should confirm.%s",
+                      ssh >= 0.995 ? 1 : 0, 100.0 * ssh, r->steps_from_profiler ? "steps" : "window", sdur,
+                      r->steps_from_profiler ? "torch.profiler schedule with wait and warmup"
+                                             : "start the capture after initialisation",
+                      rest, top->id, gain, gd_one_step_window(r) ? ONE_STEP_STARTUP : "");
     } else if (top) {
         on = top->id;
         r->bottleneck = top->bottleneck;
@@ -442,11 +476,7 @@ void gd_verdict(fbuilder *b, const gpudiag_trace *t)
                       "recorded to judge; profile steady-state steps (torch.profiler schedule with wait and "
                       "warmup).%s",
                       100.0 * (1.0 - r->gpu_utilization), r->steps_from_profiler ? "step" : "window", sdur,
-                      gd_one_step_window(r) ? " With one step, host work that every call repeats before its first "
-                                           "kernel (input decoding, preprocessing, tokenisation) cannot be told "
-                                           "from start-up: if the job does it per call, it is a data-pipeline "
-                                           "stall, not start-up."
-                                         : "");
+                      gd_one_step_window(r) ? ONE_STEP_STARTUP : "");
     } else if (!isnan(r->gpu_utilization)) {
         v = gd_format("The GPU is idle %.0f%% of the step, but the trace holds no evidence of why "
                       "(no DataLoader, launch, communication or copy pattern stands out).%s",

@@ -398,6 +398,7 @@ static void write_summary(jw *w, const gpudiag_report *r)
     int counted = r->series == NULL;
     kv_int_opt(w, "steps", (long long)r->step_count, counted);
     stats(w, "step_time_us", &r->step_time);
+    kv_us(w, "steady_step_us", r->steady_step_us);
     kv_num(w, "gpu_utilization", r->gpu_utilization);
     kv_num(w, "sm_efficiency", r->sm_efficiency);
     kv_num(w, "achieved_occupancy", r->achieved_occupancy);

@@ -334,7 +334,14 @@ static void idle_gaps(const tw *w, const gpudiag_report *r, int verbose)
     }
     fputc('\n', w->fp);
     double excl = r->idle_cause_us[GPUDIAG_IDLE_STARTUP] + r->idle_cause_us[GPUDIAG_IDLE_COMPILATION];
-    if (excl > 0)
+    if (excl > 0 && r->steady_step_us < r->avg_step_us) { /* DEFINITIONS steady-state step */
+        ms(b, sizeof b, excl);
+        ms(a, sizeof a, r->steady_step_us);
+        fprintf(w->fp,
+                "  %s of start-up/compilation (not steady state) excluded from the estimates and the verdict:\n"
+                "  the findings' shares are of the %s per step left\n",
+                b, a);
+    } else if (excl > 0)
         fprintf(w->fp, "  %s of start-up/compilation (not steady state) excluded from the estimates and the verdict\n",
                 (ms(b, sizeof b, excl), b));
     if (r->sync_calls)
@@ -373,7 +380,11 @@ static void findings(const tw *w, const gpudiag_report *r, int verbose)
         return;
     }
     fprintf(w->fp, "%sFINDINGS%s  ranked by expected gain (share of %s time a fix could save%s)\n", c_bold(w),
-            c_off(w), r->series ? "run" : "step", r->series ? "; " GD_SERIES_GAIN_LABEL : "");
+            c_off(w),
+            r->series                              ? "run"
+            : r->steady_step_us < r->avg_step_us ? "steady-state step" /* start-up left out */
+                                                   : "step",
+            r->series ? "; " GD_SERIES_GAIN_LABEL : "");
     for (size_t i = 0; i < r->finding_count; i++) {
         const gpudiag_finding *f = &r->findings[i];
         char gain[80] = "";

@@ -21,8 +21,14 @@
 #   aten::add overlaps it -> host_launch) -> startup_in_window, 400020 us, share
 #   400020 / 401000 = 0.997556.
 #   Host = runtime 100 + CPU Exec (401000 - 500 - 100) = 400500 / 401000 = 0.998753; minus the
-#   start-up share = 0.001197 < 0.15 -> no host_overhead (without the exclusion it would
-#   claim ~99.9 %).
+#   start-up share = 0.001197 of the window (without the exclusion it would claim ~99.9 %).
+#   Steady-state step (DEFINITIONS "Start-up in the window"): 401000 - 400020 = 980 us, so
+#   host = 480 / 980 = 0.489796 and idle = (980 - 500 kernel) / 980 = 0.489796 ->
+#   host_overhead est_gain 0.489796 (kernels 50 us > launches 10 us: not launch-bound),
+#   high by share; kernels 500 / 980 = 0.510204 of the step, all elementwise ->
+#   memory_bound_kernels est_gain 0.5 * 0.510204 = 0.255102, high. Start-up >= half the window
+#   (mostly start-up): each drops one severity (-> medium, medium), and the verdict is unknown on
+#   startup_in_window, naming host_overhead as what leads the 980 us left.
 #
 # tests/data/ok_lead_in_steps.json and ok_lead_in_no_steps.json — the same events, with and
 #   without a ProfilerStep#1 marker [0,1000] (DEFINITIONS "Idle gaps and their causes", rule 0:
@@ -74,7 +80,17 @@ f = {x["id"]: x for x in d["findings"]}
 st = f.get("startup_in_window", {})
 e = st.get("evidence", {})
 checks = [
-    ("ids", sorted(f), ["low_gpu_utilization", "no_step_markers", "startup_in_window"]),
+    ("ids", sorted(f), ["host_overhead", "low_gpu_utilization", "memory_bound_kernels", "no_step_markers",
+                        "startup_in_window"]),
+    ("steady_step_us", d["summary"]["steady_step_us"], 980),
+    ("host_overhead gain", f.get("host_overhead", {}).get("est_gain"), 480 / 980),
+    ("host_overhead severity", f.get("host_overhead", {}).get("severity"), "medium"),
+    ("memory_bound gain", f.get("memory_bound_kernels", {}).get("est_gain"), 0.5 * 500 / 980),
+    ("memory_bound severity", f.get("memory_bound_kernels", {}).get("severity"), "medium"),
+    ("ev steady_step_us", f.get("host_overhead", {}).get("evidence", {}).get("steady_step_us"), 980),
+    ("verdict finding", d["verdict"]["finding"], "startup_in_window"),
+    ("bottleneck", d["verdict"]["bottleneck"], "unknown"),
+    ("hint", "In the 980 us per step left, host_overhead leads" in d["verdict"]["summary"], True),
     ("lead_in_us", e.get("lead_in_us"), 400020), ("first_step_us", e.get("first_step_us"), 401000),
     ("share", e.get("share_of_steps"), 400020 / 401000), ("severity", st.get("severity"), "low"),
     ("startup_us", e.get("startup_us"), 400020), ("compilation_us", e.get("compilation_us"), 0),

@@ -105,6 +105,30 @@ valcheck.run([
     ("input_schema_gaps (no NVTX_EVENTS)", "input_schema_gaps" in ids and any("NVTX_EVENTS" in g for g in inp["nsys"]["schema_gaps"]), True),
 ], "real export", rel=1e-6)
 PY
+    # steady-state step (DEFINITIONS "Start-up in the window"): the window runs from the first CUDA
+    # call to the last, its start-up is the lead-in before the first GPU op (>= 100 ms, no step
+    # markers); sync_stall's share divides the GPU idle after sync calls by the time left, by hand
+    # 45.2 ms / (618.35 - 268.94) ms = 12.9 %, medium (it read 7.3 %, low, of the whole window)
+    WIN=$(q "$X" "SELECT max(end) - min(start) FROM CUPTI_ACTIVITY_KIND_RUNTIME")
+    LEAD=$(q "$X" "SELECT (SELECT min(start) FROM (SELECT start FROM CUPTI_ACTIVITY_KIND_KERNEL UNION ALL SELECT start FROM CUPTI_ACTIVITY_KIND_MEMCPY)) - min(start) FROM CUPTI_ACTIVITY_KIND_RUNTIME")
+    python3 - "$TMP/real.json" "$WIN" "$LEAD" <<'PY' && ok || bad "real export: steady-state step"
+import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+d = json.load(open(sys.argv[1]))
+win, lead = int(sys.argv[2]) / 1000, int(sys.argv[3]) / 1000
+f = {x["id"]: x for x in d["findings"]}
+sync = d["idle"]["by_cause_us"]["sync"]
+valcheck.run([
+    ("step = window", d["summary"]["step_time_us"]["mean"], win),
+    ("startup = lead-in", d["idle"]["by_cause_us"]["startup"], lead),
+    ("summary.steady_step_us = window - lead-in", d["summary"]["steady_step_us"], win - lead),
+    ("sync_stall.est_gain = sync idle / (window - lead-in)", f["sync_stall"]["est_gain"], sync / (win - lead)),
+    ("sync_stall.est_gain, by hand 45.2 / 349.4", round(f["sync_stall"]["est_gain"], 3), 0.129),
+    ("sync_stall.severity", f["sync_stall"]["severity"], "medium"),
+    ("verdict", d["verdict"]["finding"], "sync_stall"),
+], "real export: steady-state step", rel=1e-6)
+PY
     "$GPUDIAG" analyze "$X" > "$TMP/real.txt" 2>&1
     grep -q "NSIGHT RULES" "$TMP/real.txt" && grep -q "cuda_api_sync      FIRES" "$TMP/real.txt" && ok || bad "text report lacks the NSIGHT RULES section"
 
