@@ -3,7 +3,8 @@
 # trace with --jobs 1..MAXJ (the scaling curve), for the .json and the .json.gz,
 # with user/sys CPU, peak RSS and the load average at each run.
 #
-#   bench/jobs.sh [GPUDIAG]     (default build/gpudiag)
+#   bench/jobs.sh [GPUDIAG...]  (default build/gpudiag; with several binaries each
+#                               round runs them in turn, rows named BINARY/input)
 #
 # Input: bench/out/1g.json (bench/gen_trace.py SRC --target-bytes 1.1e9, made if
 # missing) and bench/out/1g.json.gz (gzip -6).  MB/s = 10^6 bytes of JSON per
@@ -14,7 +15,8 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$ROOT/bench/out
-BIN=${1:-$ROOT/build/gpudiag}
+BINS=("$@")
+[ ${#BINS[@]} -gt 0 ] || BINS=("$ROOT/build/gpudiag")
 RUNS=${RUNS:-3}
 MAXJ=${MAXJ:-$(nproc)}
 SRC=${SRC:-/work/shared/data/traces/resnet50_v100_num_workers_0.pt.trace.json.gz}
@@ -30,12 +32,16 @@ bytes=$(stat -L -c %s "$OUT/1g.json")
 log=$OUT/jobs.runs
 : > "$log"
 for r in $(seq 1 "$RUNS"); do
-    for in in $INPUTS; do
-        for j in $JOBS; do
-            load=$(cut -d' ' -f1 /proc/loadavg)
-            /usr/bin/time -f '%e %U %S %M' -o "$OUT/jobs.time" "$BIN" analyze --jobs "$j" --json "$OUT/$in" > "$OUT/jobs.report.json"
-            read -r wall user sys rss < "$OUT/jobs.time"
-            printf '%s %s %s %s %s %s %s\n' "$in" "$j" "$wall" "$user" "$sys" "$rss" "$load" >> "$log"
+    for BIN in "${BINS[@]}"; do
+        for in in $INPUTS; do
+            tag=$in
+            [ ${#BINS[@]} -gt 1 ] && tag=$(basename "$BIN")/$in
+            for j in $JOBS; do
+                load=$(cut -d' ' -f1 /proc/loadavg)
+                /usr/bin/time -f '%e %U %S %M' -o "$OUT/jobs.time" "$BIN" analyze --jobs "$j" --json "$OUT/$in" > "$OUT/jobs.report.json"
+                read -r wall user sys rss < "$OUT/jobs.time"
+                printf '%s %s %s %s %s %s %s\n' "$tag" "$j" "$wall" "$user" "$sys" "$rss" "$load" >> "$log"
+            done
         done
     done
 done
