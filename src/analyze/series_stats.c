@@ -421,8 +421,11 @@ static int gpu_levels(gpudiag_gpu_summary *o)
     const gpudiag_metric_stats *us = &st[GPUDIAG_M_GPU_UTIL];
     int util_busy = us->n && us->p95 >= GD_SERIES_IDLE_MAX;
     int works = (cs && cs->max >= GD_SERIES_WORK_MIN) || (us->n && us->max >= GD_SERIES_WORK_MIN);
-    o->in_use = works || holds;
-    o->idle_holding_memory = holds && cs && cs->p95 < GD_SERIES_IDLE_MAX && !util_busy;
+    /* NVENC/NVDEC work: the SMs may idle while the video engines transcode (DEFINITIONS "GPU states") */
+    const gpudiag_metric_stats *es = &st[GPUDIAG_M_ENC_UTIL], *ds = &st[GPUDIAG_M_DEC_UTIL];
+    o->video_busy = (es->n && es->max >= GD_SERIES_WORK_MIN) || (ds->n && ds->max >= GD_SERIES_WORK_MIN);
+    o->in_use = works || holds || o->video_busy;
+    o->idle_holding_memory = holds && cs && cs->p95 < GD_SERIES_IDLE_MAX && !util_busy && !o->video_busy;
     return works;
 }
 

@@ -143,9 +143,17 @@ static const gpudiag_metric_stats *cs(const gpudiag_gpu_summary *g)
     return c ? c : &none;
 }
 
+/* Its video engines busy and its SMs nearly idle (compute median below GD_SERIES_WORK_MIN): a video
+ * (encode/decode) GPU, to which the training targets and classes do not apply; with more compute
+ * (NVDEC feeding a training job: DALI) the classes apply as usual (DEFINITIONS "GPU states") */
+static int video_gpu(const gpudiag_gpu_summary *g)
+{
+    return g->video_busy && !(cs(g)->median >= GD_SERIES_WORK_MIN);
+}
+
 static int pick_low_util(const gpudiag_gpu_summary *g)
 {
-    return g->in_use && !g->idle_holding_memory && cstats(g) && cstats(g)->n >= 2 &&
+    return g->in_use && !g->idle_holding_memory && !video_gpu(g) && cstats(g) && cstats(g)->n >= 2 &&
            (g->health_median_ok == 0 || g->health_p10_ok == 0 || g->health_low_ok == 0);
 }
 static int pick_sawtooth(const gpudiag_gpu_summary *g)
@@ -287,7 +295,8 @@ static int busy_time_only(const gpudiag_gpu_summary *g)
 static int mostly_idle(const gpudiag_gpu_summary *g)
 {
     const gpudiag_metric_stats *c = cstats(g), *u = &g->stats[GPUDIAG_M_GPU_UTIL];
-    return c && g->in_use && !g->idle_holding_memory && g->samples >= 2 && c->median < GD_SERIES_WORK_MIN &&
+    return c && g->in_use && !g->idle_holding_memory && !g->video_busy && g->samples >= 2 &&
+           c->median < GD_SERIES_WORK_MIN &&
            (!u->n || u->median < GD_SERIES_WORK_MIN); /* GPU-Util busy is never idle */
 }
 
@@ -307,6 +316,8 @@ static void classify(gpudiag_gpu_summary *g)
         return;
     }
     if (g->samples < 2) /* one sample: a level at one moment, no time series to classify */
+        return;
+    if (video_gpu(g)) /* encoding/decoding: no training class applies */
         return;
     if (mostly_idle(g)) /* short bursts in an idle log: too little work to tell what it waits for */
         return;
@@ -837,6 +848,7 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
     /* physical GPUs and MIG instances apart; a MIG parent (a GPU whose instances are in the log:
      * same index, or the only GPU when the instances name none) takes no part in the shares */
     size_t ninst = 0, phys_used = 0, inst_used = 0, voters = 0, no_compute = 0, n_mostly_idle = 0, first_mostly_idle = 0;
+    size_t n_video = 0, first_video = 0;
     for (size_t i = 0; i < s->gpu_count; i++) {
         gpudiag_gpu_summary *g = &s->gpus[i];
         classify(g);
@@ -850,6 +862,8 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
             continue;
         if (mostly_idle(g) && !n_mostly_idle++)
             first_mostly_idle = i;
+        if (video_gpu(g) && g->samples >= 2 && !n_video++)
+            first_video = i;
         voters++;
         no_compute += g->compute_metric >= GPUDIAG_M_COUNT;
         if (g->bottleneck != GPUDIAG_BN_UNKNOWN) {
@@ -869,6 +883,26 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
         gd_series_gpus_phrase(s, who, sizeof who); /* physical GPUs and MIG instances apart */
         r->verdict = gd_format("A snapshot of %s: one sample: no time series to classify%s", who,
                                r->finding_count ? "; see the findings" : "");
+    } else if (best == GPUDIAG_BN_UNKNOWN && n_video) {
+        const gpudiag_gpu_summary *g = &s->gpus[first_video];
+        char lbl[320], what[160] = "";
+        gpu_label(g, lbl, sizeof lbl);
+        const gpudiag_metric_stats *e = &g->stats[GPUDIAG_M_ENC_UTIL], *d = &g->stats[GPUDIAG_M_DEC_UTIL];
+        size_t wl = 0;
+        if (e->n)
+            wl += (size_t)snprintf(what + wl, sizeof what - wl, "encoder median %.0f %%", 100 * e->median);
+        if (d->n)
+            snprintf(what + wl, sizeof what - wl, "%sdecoder median %.0f %%", wl ? ", " : "", 100 * d->median);
+        char sm[96] = "";
+        if (g->compute_metric < GPUDIAG_M_COUNT)
+            snprintf(sm, sizeof sm, " while its SMs are little used (%s median %.0f %%)",
+                     gpudiag_metric_name(g->compute_metric), 100 * g->stats[g->compute_metric].median);
+        r->verdict = gd_format("%s%s works on its video engines (%s)%s: a video encode/decode workload, which "
+                               "GPU-Util and SM activity do not measure, so the training utilisation targets do not "
+                               "apply; if it should also run a training or inference job's kernels, profile that "
+                               "job (torch.profiler, Nsight Systems)%s",
+                               lbl, n_video > 1 ? " and other GPUs" : "", what, sm,
+                               idle_mem ? "; some GPUs hold memory without work: see idle_gpu_holding_memory" : "");
     } else if (best == GPUDIAG_BN_UNKNOWN && voters && no_compute == voters) {
         /* nothing to say idle with: every value of every compute indicator was
          * missing or out of range (see the input findings) */

@@ -1010,6 +1010,7 @@ static void write_series(jw *w, const gpudiag_report *r)
         yajl_gen_map_close(w->g);
         kv_bool(w, "in_use", g->in_use);
         kv_bool(w, "idle_holding_memory", g->idle_holding_memory);
+        kv_bool(w, "video_busy", g->video_busy);
         kv_int(w, "warmup_samples", (long long)g->warmup_samples);
         kv_int(w, "teardown_samples", (long long)g->teardown_samples);
         kv_us(w, "excluded_us", (g->warmup_samples + g->teardown_samples) ? g->excluded_us : 0);

@@ -977,6 +977,16 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
         } else {
             fprintf(w->fp, "    no compute indicator in this log (no GPU-Util, SM active or GR engine active)\n");
         }
+        const gpudiag_metric_stats *es = &g->stats[GPUDIAG_M_ENC_UTIL], *ds = &g->stats[GPUDIAG_M_DEC_UTIL];
+        if ((es->n && es->max > 0) || (ds->n && ds->max > 0)) { /* NVENC/NVDEC: not in GPU-Util (DEFINITIONS "GPU states") */
+            char ev[16] = "n/a", dv[16] = "n/a";
+            if (es->n)
+                pct(ev, sizeof ev, es->median);
+            if (ds->n)
+                pct(dv, sizeof dv, ds->median);
+            fprintf(w->fp, "    video engines: encoder median %s  decoder median %s%s\n", ev, dv,
+                    g->video_busy ? "" : " (never 10 %: not busy)");
+        }
         if (!isnan(g->mem_used_share) && g->samples > 1 && !g->mem_total_from_spec) {
             fprintf(w->fp, "    memory    |");
             spark(w, g->spark_mem, GPUDIAG_SPARK_POINTS);
@@ -1010,6 +1020,7 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
         if (!isnan(g->dip_period_us))
             fprintf(w->fp, "  dips every %.1f s", g->dip_period_us / 1e6);
         fprintf(w->fp, "  -> %s%s%s\n", g->idle_holding_memory ? "idle, holding memory"
+                                 : g->video_busy && g->bottleneck == GPUDIAG_BN_UNKNOWN ? "video encode/decode"
                                  : !g->in_use && g->compute_metric < GPUDIAG_M_COUNT ? "idle" /* no compute data: unknown */
                                  : gpudiag_bottleneck_name(g->bottleneck),
                 g->pipeline ? " / " : "", g->pipeline ? g->pipeline : "");

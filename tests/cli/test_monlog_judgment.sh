@@ -157,6 +157,31 @@ if "$GPUDIAG" analyze "$P" 2>&1 | head -1 | grep -qF "3 samples each, times assu
    grep -qF "3 samples each, times assumed 30 s apart (the tool's default) from the sample order) " "$TMP/p.html" &&
    grep -qF "(no timestamps: times assumed 30 s apart (the tool's default) from the sample order)" "$TMP/p.html"; then ok
 else nok "assumed interval in the HTML header and section"; fi
+# tests/data/monlog/dmon_video_busy.log (DEFINITIONS "GPU states", video engines): GPU 0 sm 1/3,
+# enc 86/90, dec 70/72 alternating over 60 samples, 20480 MB held -> medians sm 2 %, enc 88 %, dec
+# 71 % (the mean of the two middle values): its encoder is busy, so it is in use and never idle,
+# and with SMs nearly idle (median 0.02 < 0.10) a video GPU: no class, no low_gpu_utilization.
+# GPU 1: sm/enc/dec 0, 15000 MB held -> idle_gpu_holding_memory "1 of 2 GPUs". Before the rule the
+# same log read GPU 0 as "idle, holding memory" too ("2 of 2 GPUs wasted").
+js "$GD_TEST_DATA/monlog/dmon_video_busy.log" "$TMP/video.json"
+if python3 - "$TMP/video.json" <<'PY'; then ok; else nok "video GPU: in use, named by the verdict, not idle"; fi
+import json, sys
+d = json.load(open(sys.argv[1])); v = d["verdict"]; s = v["summary"]
+g = {x["index"]: x for x in d["series"]["gpus"]}
+assert g[0]["video_busy"] is True and g[0]["in_use"] is True and g[0]["idle_holding_memory"] is False, g[0]
+assert g[1]["video_busy"] is False and g[1]["idle_holding_memory"] is True, g[1]
+st = g[0]["metrics"]
+assert abs(st["enc_util"]["median"] - 0.88) < 1e-9 and abs(st["dec_util"]["median"] - 0.71) < 1e-9, st
+assert v["bottleneck"] == "unknown", v
+assert s.startswith("GPU 0 works on its video engines (encoder median 88 %, decoder median 71 %) while its SMs "
+                    "are little used (gpu_util median 2 %)"), s
+f = {x["id"]: x for x in d["findings"]}
+assert "low_gpu_utilization" not in f, sorted(f)
+assert f["idle_gpu_holding_memory"]["title"].startswith("GPU 1: memory held (15000 MiB) but no work: 1 of 2 GPUs"), f
+PY
+"$GPUDIAG" analyze "$GD_TEST_DATA/monlog/dmon_video_busy.log" > "$TMP/video.txt" 2>&1
+if grep -qF "    video engines: encoder median 88.0%  decoder median 71.0%" "$TMP/video.txt" &&
+   grep -qF -- "-> video encode/decode" "$TMP/video.txt"; then ok; else nok "video engines line in the text report"; fi
 # a trace's gain is not labelled a prior
 if "$GPUDIAG" analyze "$GD_TEST_DATA/ok_comm_near_tie.json" 2>&1 | grep -q "a prior"; then nok "trace gain labelled a prior"; else ok; fi
 
