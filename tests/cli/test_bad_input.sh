@@ -348,6 +348,25 @@ PYEOF
     jeq '"input_truncated" in ids' True
     warns_on_stderr "$RD/cut_half.json.gz" "byte $OUTB"
 
+    # Two members where the second one's magic 1f 8b straddles a read chunk (GD_IN_CHUNK,
+    # 256 KiB, src/ingest/input.c): the first member is stored (deflate level 0) and exactly
+    # 262143 bytes long, so 1f is the chunk's last byte.  Both back-ends once took the lone 1f
+    # for trailing bytes and dropped the second member: the trace read as cut at byte 262100.
+    CASE="gzip with two members, the second starting at the last byte of a read chunk"
+    [ -s "$RD/split.json.gz" ] || python3 - "$RD/real.json" "$RD/split.json.gz" <<'PYEOF'
+import gzip, sys, zlib
+text = open(sys.argv[1], "rb").read()
+c = zlib.compressobj(0, zlib.DEFLATED, 31)
+m1 = c.compress(text[:262100]) + c.flush()       # 262100 bytes stored: 262143 with header, blocks, trailer
+assert len(m1) == 262143, len(m1)
+open(sys.argv[2], "wb").write(m1 + gzip.compress(text[262100:], 1, mtime=0))
+PYEOF
+    run analyze --json --no-progress "$RD/split.json.gz"
+    expect_rc 0
+    jeq 'inp["events"]' "$(ix 'len(d["ends"])')"
+    jeq 'inp["bytes"]' "$(ix 'd["size"]')"
+    jeq '[i for i in ids if i.startswith("input_")]' '[]'
+
     CASE="gzip cut inside its header"
     run analyze --json "$RD/cut_header.json.gz"
     expect_rc 3; err_has "$RD/cut_header.json.gz"; out_empty
