@@ -643,6 +643,9 @@ typedef struct gpudiag_input_info {
     const char *framework;        /**< traces: "pytorch" when the events show PyTorch, "none" when they show no
                                        framework (docs/DEFINITIONS.md "Framework"); the findings' fixes follow it;
                                        static; NULL for a monitoring log */
+    uint64_t gz_trailing_bytes;   /**< a gzip trace: bytes after its last member that start no other member and
+                                       are not all NUL (finding `input_gzip_trailing_data`; never read); 0 none */
+    uint64_t gz_trailing_at;      /**< their offset in the compressed file (the members' length) */
 } gpudiag_input_info;
 
 /** Activation checkpointing seen in a trace: the kernels that re-run the forward

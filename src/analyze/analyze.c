@@ -368,6 +368,8 @@ static int report_input(const gpudiag_trace *t, gpudiag_report *r)
     in->truncated = t->truncated;
     in->truncated_at = t->truncated_at;
     in->trailing_at = t->trailing_at;
+    in->gz_trailing_at = t->gz_trailing_at;
+    in->gz_trailing_bytes = t->gz_trailing_bytes;
     in->skipped_malformed = t->skipped_malformed;
     in->skipped_no_dur = t->skipped_no_dur;
     in->skipped_zero_ts = t->skipped_zero_ts;

@@ -500,6 +500,9 @@ static void warn_input(const gpudiag_report *r)
         else if (strcmp(f->id, "input_trailing_data") == 0)
             fprintf(stderr, "%s: warning: %s: byte %lld: %s\n", prog, r->input.path, (long long)r->input.trailing_at,
                     f->title);
+        else if (strcmp(f->id, "input_gzip_trailing_data") == 0)
+            fprintf(stderr, "%s: warning: %s: compressed byte %llu: %s\n", prog, r->input.path,
+                    (unsigned long long)r->input.gz_trailing_at, f->title);
         else if (strcmp(f->id, "input_malformed") == 0 && f->evidence_count > 1)
             fprintf(stderr, "%s: warning: %s: byte %lld: %s\n", prog, r->input.path, (long long)f->evidence[1].value,
                     f->title);

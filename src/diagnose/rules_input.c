@@ -34,8 +34,9 @@ int gd_capture_dominates(const gpudiag_report *r)
     double span = (double)r->step_count * r->idle_step_us;
     return r->graph_captures > 0 && span > 0 && 2.0 * r->graph_capture_us >= span;
 }
-/* The file itself is damaged: cut off, data after the JSON document, malformed
- * events skipped, events without duration or timestamp left out. */
+/* The file itself is damaged: cut off, data after the JSON document or after the
+ * last gzip member, malformed events skipped, events without duration or
+ * timestamp left out. */
 static void input_damage(fbuilder *b, const gpudiag_trace *t)
 {
     gpudiag_report *r = b->r;
@@ -63,6 +64,22 @@ static void input_damage(fbuilder *b, const gpudiag_trace *t)
              gd_format("The file holds more than one JSON document (traces concatenated, or something appended "
                        "after the trace). Split it and analyse each trace on its own (a directory of them for "
                        "several ranks)."));
+    }
+    if (r->input.gz_trailing_bytes) {
+        /* DEFINITIONS "Time and events", bytes after the last gzip member */
+        gpudiag_finding *f = rf_add(b, GD_F_input_gzip_trailing_data, GPUDIAG_SEV_LOW, NAN);
+        gd_fb_ev(f, "trailing_bytes", (double)r->input.gz_trailing_bytes);
+        gd_fb_ev(f, "trailing_at_compressed_bytes", (double)r->input.gz_trailing_at);
+        gd_fb_text(b, f,
+             gd_format("%llu byte(s) after the last gzip member of %s, from compressed byte %llu, are not gzip data "
+                       "and were not read; the trace before them was read whole",
+                       (unsigned long long)r->input.gz_trailing_bytes, r->input.path,
+                       (unsigned long long)r->input.gz_trailing_at),
+             gd_format("Something was appended to the .gz file after gzip wrote it (a file that is not gzip "
+                       "concatenated onto it, a copy or download that added bytes); gzip -t reports it as "
+                       "\"trailing garbage ignored\". The trace's members passed their CRC check and no number "
+                       "here depends on the extra bytes. If they belong to the trace, recover them from where the "
+                       "file came from and compress it again."));
     }
     if (r->input.skipped_malformed) {
         gpudiag_finding *f = rf_add(b, GD_F_input_malformed, GPUDIAG_SEV_LOW, NAN);

@@ -140,6 +140,43 @@ static int refill_after(gd_input *in, size_t have)
 
 static int refill(gd_input *in) { return refill_after(in, 0); }
 
+/* After a gzip member's trailer, at next_in: 1 when another member starts there (its magic 1f 8b,
+ * read across a chunk boundary if need be), else 0 at the end of the stream, with the bytes left
+ * in the file counted as its tail (tail_at, tail_bytes, tail_nonzero; DEFINITIONS "Time and
+ * events", bytes after the last gzip member), read through and never inflated; -1 on a read
+ * error (message set).  Both back-ends call it, so they find the same end. */
+static int gz_next_member(gd_input *in)
+{
+    while (in->zs.avail_in < 2 && !in->file_eof) {
+        size_t have = in->zs.avail_in;
+        if (have)
+            memmove(in->inbuf, in->zs.next_in, have); /* a lone 1f at the end of a chunk */
+        if (refill_after(in, have) < 0)
+            return -1;
+    }
+    if (in->zs.avail_in >= 2 && in->zs.next_in[0] == 0x1f && in->zs.next_in[1] == 0x8b)
+        return 1;
+    if (in->zs.avail_in == 0)
+        return 0; /* the end of the file (also on each call after the tail was counted) */
+    in->tail_at = in->file_bytes - in->zs.avail_in;
+    uint64_t n = 0;
+    int nonzero = 0;
+    for (;;) {
+        for (size_t i = 0; i < in->zs.avail_in && !nonzero; i++)
+            nonzero = in->zs.next_in[i] != 0;
+        n += in->zs.avail_in;
+        in->zs.avail_in = 0;
+        int r = refill(in);
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            break;
+    }
+    in->tail_bytes = n;
+    in->tail_nonzero = nonzero;
+    return 0;
+}
+
 #ifdef GPUDIAG_HAVE_ISAL
 static const char *isal_error(int rc)
 {
@@ -231,27 +268,18 @@ static gd_input_status read_isal(gd_input *in, unsigned char *buf, size_t cap, s
             }
         }
         if (st->block_state == ISAL_BLOCK_FINISH) {
-            /* a member ended: another one may follow (concatenated .gz) */
-            if (in->zs.avail_in == 0) {
-                int r = refill(in);
-                if (r < 0)
-                    return GD_IN_IOERR;
-                if (r == 0) {
-                    in->z_member_done = 1;
-                    break;
-                }
-            }
-            if (in->zs.avail_in >= 2 && in->zs.next_in[0] == 0x1f && in->zs.next_in[1] == 0x8b) {
-                isal_inflate_reset(st);
-                st->crc_flag = ISAL_GZIP;
-                in->member_start = 1;
-                continue; /* the header check above before ISA-L reads it */
-            } else {
-                in->zs.avail_in = 0; /* ignore trailing bytes after the last member */
-                in->file_eof = 1;
+            /* a member ended: another one may follow (concatenated .gz), or the tail */
+            int m = gz_next_member(in);
+            if (m < 0)
+                return GD_IN_IOERR;
+            if (m == 0) {
                 in->z_member_done = 1;
                 break;
             }
+            isal_inflate_reset(st);
+            st->crc_flag = ISAL_GZIP;
+            in->member_start = 1;
+            continue; /* the header check above before ISA-L reads it */
         }
         if (in->zs.avail_in == 0) {
             int r = refill(in);
@@ -326,30 +354,27 @@ gd_input_status gd_input_read(gd_input *in, unsigned char *buf, size_t cap, size
     in->zs.next_out = buf;
     in->zs.avail_out = (uInt)(cap > UINT32_MAX ? UINT32_MAX : cap);
     while (in->zs.avail_out > 0) {
+        if (in->z_member_done) {
+            /* Another gzip member follows (concatenated .gz), or the tail. */
+            int m = gz_next_member(in);
+            if (m < 0)
+                return GD_IN_IOERR;
+            if (m == 0)
+                break;
+            inflateReset(&in->zs);
+            in->z_member_done = 0;
+        }
         if (in->zs.avail_in == 0) {
             int r = refill(in);
             if (r < 0)
                 return GD_IN_IOERR;
             if (r == 0) {
                 if (*got == 0 && (size_t)(in->zs.avail_out) == cap) {
-                    if (in->z_member_done)
-                        return GD_IN_EOF;
                     snprintf(in->message, sizeof in->message,
                              "gzip stream cut short after %llu compressed bytes",
                              (unsigned long long)in->file_bytes);
                     return GD_IN_TRUNCATED;
                 }
-                break;
-            }
-        }
-        if (in->z_member_done) {
-            /* Another gzip member follows (concatenated .gz), or trailing garbage. */
-            if (in->zs.avail_in >= 2 && in->zs.next_in[0] == 0x1f && in->zs.next_in[1] == 0x8b) {
-                inflateReset(&in->zs);
-                in->z_member_done = 0;
-            } else {
-                in->zs.avail_in = 0; /* ignore trailing bytes after the last member */
-                in->file_eof = 1;
                 break;
             }
         }

@@ -4,7 +4,8 @@
  * never in memory: with ISA-L's igzip when gpudiag is built with it (about 3x
  * zlib's speed, CRC included), else with zlib.  Concatenated gzip members are
  * read in sequence; a member cut short is reported as truncated, a bad block
- * or CRC as corrupt.
+ * or CRC as corrupt; bytes after the last member that do not start another
+ * are counted (tail_*), not read as data.
  */
 #ifndef GD_INGEST_INPUT_H
 #define GD_INGEST_INPUT_H
@@ -41,6 +42,12 @@ typedef struct gd_input {
     int unsupported;          /* open failed because the content is another compression format */
     int oom;                  /* open failed for want of memory (not an input error) */
     int64_t fp_start;         /* the stream's file offset when opened (ftello), -1: not seekable */
+    /* gzip: the bytes after the last member that do not start another one (docs/DEFINITIONS.md
+     * "Time and events", bytes after the last gzip member), read through and never inflated; set
+     * once the stream has ended (GD_IN_EOF) */
+    uint64_t tail_at;         /* their compressed offset from the stream's start (the members' length) */
+    uint64_t tail_bytes;      /* how many (0: none) */
+    int tail_nonzero;         /* 1 when any of them is not NUL (all-NUL padding is ignored silently) */
 } gd_input;
 
 /* Open `path` ("-" = stdin).  Returns 0, or -1 with errno-derived message. */

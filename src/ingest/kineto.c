@@ -854,6 +854,10 @@ static void read_opened(reader *r, const gpudiag_read_opts *opts, gpudiag_trace 
     if (reader_setup(r, opts) != 0 || parse_document(r, &bare_array_done) != 0 || read_rest(r, bare_array_done) != 0)
         return;
     p->t->bytes = r->base + r->end;
+    if (r->in.tail_bytes && r->in.tail_nonzero) { /* DEFINITIONS "Time and events", after the last gzip member */
+        p->t->gz_trailing_at = r->in.tail_at;
+        p->t->gz_trailing_bytes = r->in.tail_bytes;
+    }
     if (p->header_done) {
         p->t->header_only = 1;
         *out = p->t;

@@ -220,6 +220,8 @@ struct gpudiag_trace {
     int truncated;
     int64_t truncated_at;
     int64_t trailing_at;      /* byte offset of non-blank data after the JSON document, -1 if none */
+    uint64_t gz_trailing_at, gz_trailing_bytes; /* gzip: compressed offset and count of the bytes after the
+                                 last member that are not another member nor all NUL; count 0 if none */
     uint64_t skipped_malformed, skipped_no_dur, skipped_zero_ts, skipped_bad_value;
     uint64_t ignored_events;  /* i, s, f, M, C and unknown categories */
     uint64_t driver_calls;    /* cuda_driver events (kept with the runtime calls) */

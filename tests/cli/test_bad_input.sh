@@ -348,6 +348,25 @@ PYEOF
     jeq '"input_truncated" in ids' True
     warns_on_stderr "$RD/cut_half.json.gz" "byte $OUTB"
 
+    # Two members where the second one's magic 1f 8b straddles a read chunk (GD_IN_CHUNK,
+    # 256 KiB, src/ingest/input.c): the first member is stored (deflate level 0) and exactly
+    # 262143 bytes long, so 1f is the chunk's last byte.  Both back-ends once took the lone 1f
+    # for trailing bytes and dropped the second member: the trace read as cut at byte 262100.
+    CASE="gzip with two members, the second starting at the last byte of a read chunk"
+    [ -s "$RD/split.json.gz" ] || python3 - "$RD/real.json" "$RD/split.json.gz" <<'PYEOF'
+import gzip, sys, zlib
+text = open(sys.argv[1], "rb").read()
+c = zlib.compressobj(0, zlib.DEFLATED, 31)
+m1 = c.compress(text[:262100]) + c.flush()       # 262100 bytes stored: 262143 with header, blocks, trailer
+assert len(m1) == 262143, len(m1)
+open(sys.argv[2], "wb").write(m1 + gzip.compress(text[262100:], 1, mtime=0))
+PYEOF
+    run analyze --json --no-progress "$RD/split.json.gz"
+    expect_rc 0
+    jeq 'inp["events"]' "$(ix 'len(d["ends"])')"
+    jeq 'inp["bytes"]' "$(ix 'd["size"]')"
+    jeq '[i for i in ids if i.startswith("input_")]' '[]'
+
     CASE="gzip cut inside its header"
     run analyze --json "$RD/cut_header.json.gz"
     expect_rc 3; err_has "$RD/cut_header.json.gz"; out_empty
@@ -363,6 +382,117 @@ PYEOF
     expect_rc 3; err_has "$RD/flip_crc.json.gz"; out_empty
 else
     echo "skip: $REAL not found (cut-trace and gzip cases)"
+fi
+
+# ---------------------------------------------------------------------------
+# Bytes after the last gzip member (DEFINITIONS "Time and events"; FINDINGS
+# input_gzip_trailing_data): a real one-member trace with bytes appended.  Every
+# file is t.json.gz in its own folder, analysed from there, so that every report
+# names the same path and can be compared with the clean file's whole.  The
+# offset is the clean file's size (stat), the count the growth (stat), except
+# for the two-member case (member lengths from Python's gzip).  This half runs
+# with ISA-L, the rerun below with zlib: both back-ends must give these numbers.
+SYNC="$GD_SHARED/data/traces/cuda_event_sync.json.gz"
+if [ -f "$SYNC" ]; then
+    GZ="$TMP/gztail"
+    for c in clean junk big nul nuljunk members; do mkdir -p "$GZ/$c"; done
+    MEMBERS_AT=$(python3 - "$SYNC" "$GZ" <<'PYEOF'
+import gzip, sys, zlib
+src, d = sys.argv[1:3]
+raw = open(src, "rb").read()
+text = gzip.decompress(raw)
+o = zlib.decompressobj(31)                      # the shared file is exactly one member, nothing after it
+assert o.decompress(raw) == text and o.eof and o.unused_data == b""
+def w(case, data):
+    open("%s/%s/t.json.gz" % (d, case), "wb").write(data)
+w("clean", raw)
+w("junk", raw + b"JUNK\n")                      # 5 bytes
+w("big", raw + b"x" * 700000)                   # > 2 input chunks (256 KiB): counted across refills
+w("nul", raw + b"\0" * 4096)                    # padding: ignored silently
+w("nuljunk", raw + b"\0" * 100 + b"\x1f")       # NULs, then a lone first magic byte: 101 bytes
+half = len(text) // 2                           # two members (concatenated .gz), then 4 bytes
+m = gzip.compress(text[:half], mtime=0) + gzip.compress(text[half:], mtime=0)
+w("members", m + b"tail")
+print(len(m))
+PYEOF
+)
+    SZ=$(stat -c %s "$SYNC")                    # 2877: where the appended bytes start
+    gz_run() { # gz_run CASE ARGS... : run gpudiag in $GZ/CASE on t.json.gz
+        jflush
+        _d=$1
+        shift
+        (cd "$GZ/$_d" && "$GPUDIAG" "$@" t.json.gz) >"$TMP/out" 2>"$TMP/err"
+        RC=$?
+    }
+    gz_run clean analyze --json --no-progress
+    cp "$TMP/out" "$GZ/clean.json"
+    gz_run clean analyze --no-progress
+    cp "$TMP/out" "$GZ/clean.txt"
+    if [ ! -s "$TMP/err" ]; then ok; else nok "the clean trace warns"; show; fi
+    # the text report without the finding's block, findings renumbered
+    drop_block() {
+        python3 - "$1" <<'PYEOF'
+import re, sys
+out, skip, n = [], False, 0
+for l in open(sys.argv[1]).read().split("\n"):
+    m = re.match(r" ?(\d+)\. \[", l)
+    if m:
+        skip = "input_gzip_trailing_data" in l
+        if not skip:
+            n += 1
+            l = re.sub(r"^( ?)\d+\.", lambda g: "%s%d." % (g.group(1), n) if n < 10 else "%d." % n, l, count=1)
+    elif l and not l.startswith("    "):
+        skip = False
+    if not skip:
+        out.append(l)
+sys.stdout.write("\n".join(out))
+PYEOF
+    }
+    for c in junk big nuljunk members; do
+        CASE="gzip trace with bytes after its last member ($c)"
+        case $c in
+        members) AT=$MEMBERS_AT ;;
+        *) AT=$SZ ;;
+        esac
+        N=$(($(stat -c %s "$GZ/$c/t.json.gz") - AT))
+        gz_run "$c" analyze --json --no-progress
+        expect_rc 0
+        jeq 'ids.count("input_gzip_trailing_data")' 1
+        jeq '[f["evidence"] for f in r["findings"] if f["id"] == "input_gzip_trailing_data"]' \
+            "[{'trailing_bytes': $N, 'trailing_at_compressed_bytes': $AT}]"
+        jeq '[f["title"] for f in r["findings"] if f["id"] == "input_gzip_trailing_data"]' \
+            "['$N byte(s) after the last gzip member of t.json.gz, from compressed byte $AT, are not gzip data and were not read; the trace before them was read whole']"
+        jeq '[f["severity"] for f in r["findings"] if f["id"] == "input_gzip_trailing_data"]' '["low"]'
+        jeq 'inp["trailing_at_bytes"]' None  # not input_trailing_data: the JSON document ends the stream
+        # the rest of the report is the clean file's
+        jeq 'dict(r, findings=[f for f in r["findings"] if f["id"] != "input_gzip_trailing_data"])' \
+            "__import__('json').load(open('$GZ/clean.json'))"
+        if [ "$(cat "$TMP/err")" = "gpudiag: warning: t.json.gz: compressed byte $AT: $N byte(s) after the last gzip member of t.json.gz, from compressed byte $AT, are not gzip data and were not read; the trace before them was read whole" ]; then
+            ok
+        else
+            nok "stderr is not the one warning line"; show
+        fi
+        gz_run "$c" analyze --no-progress
+        expect_rc 0
+        if drop_block "$TMP/out" | cmp -s - "$GZ/clean.txt"; then ok; else
+            nok "text report differs from the clean one beyond the finding"; drop_block "$TMP/out" | diff "$GZ/clean.txt" - | head -20
+        fi
+    done
+    [ "$MEMBERS_AT" -gt "$SZ" ] && ok || nok "two members ($MEMBERS_AT bytes) not longer than one ($SZ)"
+
+    # NUL padding: no finding, nothing on stderr, both reports byte for byte the clean file's
+    CASE="gzip trace with 4096 NUL bytes after its member"
+    gz_run nul analyze --json --no-progress
+    expect_rc 0
+    if cmp -s "$TMP/out" "$GZ/clean.json" && [ ! -s "$TMP/err" ]; then ok; else
+        nok "NUL padding changed the JSON report or warned"; show
+    fi
+    gz_run nul analyze --no-progress
+    if cmp -s "$TMP/out" "$GZ/clean.txt" && [ ! -s "$TMP/err" ]; then ok; else
+        nok "NUL padding changed the text report or warned"; show
+    fi
+else
+    echo "skip: $SYNC not found (bytes after the last gzip member)"
 fi
 
 # ---------------------------------------------------------------------------
