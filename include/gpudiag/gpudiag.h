@@ -494,7 +494,12 @@ typedef struct gpudiag_evidence {
     double value;
 } gpudiag_evidence;
 
-#define GPUDIAG_MAX_EVIDENCE 12
+/** The most evidence numbers a finding holds.  The largest rule sets 19 on its worst path
+ *  (host_overhead / host_launch_bound: 15, then gradient accumulation 1, a one-off gap 2 and a
+ *  mostly start-up window 1); communication_bound 16 (4, 3 with bytes known, one share per
+ *  communication kind, 1).  Was 12 before 2026-12-03, which cut communication_bound's last kind
+ *  shares; raising it grows gpudiag_finding (the ABI is not frozen: rebuild against the headers). */
+#define GPUDIAG_MAX_EVIDENCE 32
 
 /** A diagnosis: stable id, severity, numbers, fix, expected gain. */
 typedef struct gpudiag_finding {

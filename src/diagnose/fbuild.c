@@ -3,6 +3,7 @@
  */
 #include "diagnose/fbuild.h"
 
+#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,9 @@ gpudiag_finding *gd_fb_add(gd_fbuild *b, const char *id, gpudiag_severity sev, g
 
 void gd_fb_ev(gpudiag_finding *f, const char *key, double v)
 {
+    /* a rule that sets more than the cap is a defect (the number would be dropped without a word):
+     * debug builds stop here; cli/test_golden checks every golden report stays below the cap */
+    assert(!f || f->evidence_count < GPUDIAG_MAX_EVIDENCE);
     if (f && f->evidence_count < GPUDIAG_MAX_EVIDENCE) {
         f->evidence[f->evidence_count].key = key;
         f->evidence[f->evidence_count].value = v;

@@ -30,7 +30,8 @@ typedef struct gd_fbuild {
  * (a catalogue row's). */
 gpudiag_finding *gd_fb_add(gd_fbuild *b, const char *id, gpudiag_severity sev, gd_finding_kind kind,
                            gpudiag_bottleneck bn, double est_gain);
-/* Add one evidence number (ignored when f is NULL or the evidence is full). */
+/* Add one evidence number (ignored when f is NULL; asserts, and is dropped in a release build, when
+ * the evidence is full: GPUDIAG_MAX_EVIDENCE is sized for the worst rule). */
 void gd_fb_ev(gpudiag_finding *f, const char *key, double v);
 /* Give f its title and recommendation (both malloc'd, given to the builder:
  * copied into b->arena and freed, or kept as they are without an arena); a

@@ -91,13 +91,7 @@ static double gain_dips(const gpudiag_gpu_summary *g, const gpudiag_metric_stats
  * log names one: "GPU 1 (pod default/triton-5f7d9c6b8d-abcde)" */
 static void gpu_label(const gpudiag_gpu_summary *g, char *buf, size_t cap)
 {
-    int n;
-    if (g->kind == GPUDIAG_ENTITY_GPU)
-        n = snprintf(buf, cap, "GPU %d", g->index);
-    else if (g->index >= 0)
-        n = snprintf(buf, cap, "GPU %d %s %d", g->index, g->kind == GPUDIAG_ENTITY_GPU_I ? "GI" : "CI", g->instance);
-    else
-        n = snprintf(buf, cap, "%s %d", g->kind == GPUDIAG_ENTITY_GPU_I ? "GPU-I" : "GPU-CI", g->instance);
+    int n = gd_series_entity_label(g, buf, cap);
     if (g->pod[0] && n > 0 && (size_t)n < cap) {
         if (g->pods > 1) /* time-sliced: several pods share the GPU */
             snprintf(buf + n, cap - (size_t)n, " (pod %s%s%s and %d more sharing it)", g->k8s_namespace,
@@ -841,20 +835,52 @@ static int mig_parent(const gpudiag_series_summary *s, const gpudiag_gpu_summary
     return same || (unnamed && nphys == 1);
 }
 
+/* The physical GPUs in use, counted as the header counts GPUs (gd_series_gpus_phrase;
+ * DEFINITIONS "Monitoring series", the verdict's P): a GPU row in use or with an instance in use
+ * (same host and index, or the log's only GPU for an instance that names none), and each other
+ * (host, index) an instance in use names.  After classify(). */
+static size_t gpus_in_use(const gpudiag_series_summary *s)
+{
+    size_t n = 0, nphys = 0;
+    for (size_t i = 0; i < s->gpu_count; i++)
+        nphys += s->gpus[i].kind == GPUDIAG_ENTITY_GPU;
+    for (size_t i = 0; i < s->gpu_count; i++) {
+        const gpudiag_gpu_summary *g = &s->gpus[i];
+        if (g->kind == GPUDIAG_ENTITY_GPU) {
+            int used = g->in_use;
+            for (size_t j = 0; j < s->gpu_count && !used; j++) {
+                const gpudiag_gpu_summary *o = &s->gpus[j];
+                used = o->kind != GPUDIAG_ENTITY_GPU && o->in_use &&
+                       (o->index < 0 ? nphys == 1 : o->index == g->index && strcmp(o->hostname, g->hostname) == 0);
+            }
+            n += used;
+            continue;
+        }
+        if (!g->in_use || g->index < 0)
+            continue; /* idle, or its GPU not named (counted above when it is the log's only one) */
+        int seen = 0; /* its GPU has a row, or an earlier instance in use counted it */
+        for (size_t j = 0; j < s->gpu_count && !seen; j++) {
+            const gpudiag_gpu_summary *o = &s->gpus[j];
+            seen = o->index == g->index && strcmp(o->hostname, g->hostname) == 0 &&
+                   (o->kind == GPUDIAG_ENTITY_GPU || (j < i && o->in_use));
+        }
+        n += !seen;
+    }
+    return n;
+}
+
 static void verdict(sbuild *b, gpudiag_series_summary *s)
 {
     gpudiag_report *r = b->r;
     size_t votes[GPUDIAG_BN_THROTTLING + 1] = {0}, used = 0, idle_mem = 0;
     /* physical GPUs and MIG instances apart; a MIG parent (a GPU whose instances are in the log:
      * same index, or the only GPU when the instances name none) takes no part in the shares */
-    size_t ninst = 0, phys_used = 0, inst_used = 0, voters = 0, no_compute = 0, n_mostly_idle = 0, first_mostly_idle = 0;
+    size_t ninst = 0, inst_used = 0, voters = 0, no_compute = 0, n_mostly_idle = 0, first_mostly_idle = 0;
     size_t n_video = 0, first_video = 0;
     for (size_t i = 0; i < s->gpu_count; i++) {
         gpudiag_gpu_summary *g = &s->gpus[i];
         classify(g);
-        if (g->kind == GPUDIAG_ENTITY_GPU)
-            phys_used += g->in_use;
-        else {
+        if (g->kind != GPUDIAG_ENTITY_GPU) {
             ninst++;
             inst_used += g->in_use;
         }
@@ -983,6 +1009,7 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
                          "the SMs are busy; collect SM active and tensor active (DCGM 1002, 1004) or a trace "
                          "(torch.profiler) to tell compute-bound from launch-bound";
         char who[160];
+        size_t phys_used = gpus_in_use(s);
         if (ninst)
             snprintf(who, sizeof who, "%zu of %zu %s (%zu GPU%s, %zu MIG instance%s in use)", votes[best], voters,
                      voters == ninst ? "MIG instances" : "GPUs and MIG instances", phys_used,

@@ -75,8 +75,7 @@ const char *gd_fix_communication(const gpudiag_report *r, const gpudiag_finding 
 {
     if (evidence(f, "mpi_calls") > 0)
         return "overlap MPI with GPU work: Isend/Irecv early, wait late, CUDA-aware MPI";
-    /* the group(s) gd_rule_communication chose, from the report's shares (its evidence may be
-     * cut at GPUDIAG_MAX_EVIDENCE when bytes are known) */
+    /* the group(s) gd_rule_communication chose, from the report's shares (the rule's own source) */
     double gs[G_NONE];
     int g, g2;
     if (!gd_comm_group_shares(r, gs))

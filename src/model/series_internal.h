@@ -29,4 +29,9 @@ int gd_metric_is_fraction(gpudiag_metric m);
  * (NUL-terminated, truncated to len - 1 bytes); s not NULL. */
 void gd_series_gpus_phrase(const gpudiag_series_summary *s, char *buf, size_t len);
 
+/* The label of one GPU or MIG instance of a log (DEFINITIONS "Monitoring series", labels): "GPU 0";
+ * "GPU 1 GI 3" / "GPU 1 CI 2" for an instance that names its GPU; "GPU-I 3" / "GPU-CI 2" for one
+ * that names none (dcgmi).  Written to buf (NUL-terminated, truncated); returns snprintf's count. */
+int gd_series_entity_label(const gpudiag_gpu_summary *g, char *buf, size_t len);
+
 #endif

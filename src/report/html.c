@@ -17,6 +17,7 @@
 #include "gpudiag/roofline.h"
 #include "gpudiag/series.h"
 #include "report/finding_kind.h"
+#include "model/series_internal.h"
 #include "report/series_words.h"
 #include "util/util.h"
 
@@ -954,10 +955,7 @@ static void write_series(hw *w, const gpudiag_report *r)
     for (size_t i = 0; i < s->gpu_count; i++) {
         const gpudiag_gpu_summary *g = &s->gpus[i];
         char label[200];
-        int n = snprintf(label, sizeof label, "GPU %d", g->index);
-        if (g->kind != GPUDIAG_ENTITY_GPU && g->instance >= 0 && n > 0 && (size_t)n < sizeof label)
-            snprintf(label + n, sizeof label - (size_t)n, " %s %d", g->kind == GPUDIAG_ENTITY_GPU_I ? "GI" : "CI",
-                     g->instance);
+        gd_series_entity_label(g, label, sizeof label); /* as the text report: "GPU 1 GI 3", dcgmi's "GPU-I 0" */
         put(w, "<h3>");
         esc(w, label);
         if (g->name[0]) {

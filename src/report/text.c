@@ -14,6 +14,7 @@
 #include "gpudiag/memory.h"
 #include "gpudiag/roofline.h"
 #include "gpudiag/series.h"
+#include "model/series_internal.h"
 #include "report/series_words.h"
 #include "util/util.h"
 
@@ -910,13 +911,7 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
     for (size_t i = 0; i < shown; i++) {
         const gpudiag_gpu_summary *g = &s->gpus[i];
         char label[64];
-        if (g->kind == GPUDIAG_ENTITY_GPU)
-            snprintf(label, sizeof label, "GPU %d", g->index);
-        else if (g->index >= 0) /* the GPU it is carved from: two GPUs' GI 3 are told apart */
-            snprintf(label, sizeof label, "GPU %d %s %d", g->index, g->kind == GPUDIAG_ENTITY_GPU_I ? "GI" : "CI",
-                     g->instance);
-        else
-            snprintf(label, sizeof label, "%s %d", g->kind == GPUDIAG_ENTITY_GPU_I ? "GPU-I" : "GPU-CI", g->instance);
+        gd_series_entity_label(g, label, sizeof label); /* "GPU 1 GI 3", as the findings name it */
         fprintf(w->fp, "  %s%-9s%s ", c_bold(w), label, c_off(w));
         if (g->name[0])
             put_clean(w->fp, g->name, 60);

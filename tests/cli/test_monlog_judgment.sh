@@ -136,6 +136,45 @@ if "$GPUDIAG" analyze "$TMP/mig_case.prom" 2>&1 | grep -q "^  GPU 0 GI 3 " &&
    "$GPUDIAG" analyze "$TMP/mig_case.prom" 2>&1 | grep -q "^  GPU 1 GI 3 "; then ok; else nok "MIG rows name their GPU"; fi
 { mig_line 0 a0 1; mig_line 0 a0 2; mig_line 1 a1 1; mig_line 1 a1 2; mig_line 2 a2 1; mig_line 3 a3 1; } > "$TMP/mig_case.prom"
 mig_case "4 GPUs, 2 split into 4 MIG instances, 2 with a MIG instance each" " each"
+# Two GPUs each holding a GI 3 (DEFINITIONS "Monitoring series", labels and the verdict's P), three
+# scrapes, no row for either GPU: GPU 0's GI 3 (pod ml/train-0) GR engine active 0.80/0.90/0.70,
+# GPU 1's GI 3 (pod ml/nb-1) 0 with 10 MiB used -> one instance in use, the other allocated but
+# idle. Every place names both by their GPU: the GPUS rows "GPU 0 GI 3" / "GPU 1 GI 3", the
+# finding "GPU 1 GI 3 (pod ml/nb-1)", the HTML headings. The verdict counts GPU 0 in use through
+# its instance: "1 of 2 MIG instances (1 GPU, 1 MIG instance in use)" under a header of "2 GPUs
+# with a MIG instance each" (was "(0 GPUs, ...)": rows of whole GPUs only).
+gi3_line() { # metric gpu uuid pod value
+    printf '%s{gpu="%s",UUID="GPU-%s",modelName="NVIDIA A100-SXM4-40GB",GPU_I_PROFILE="3g.20gb",GPU_I_ID="3",Hostname="h",namespace="ml",pod="%s"} %s\n' "$1" "$2" "$3" "$4" "$5"
+}
+for gr in 0.80 0.90 0.70; do
+    gi3_line DCGM_FI_PROF_GR_ENGINE_ACTIVE 0 b0 train-0 "$gr"
+    gi3_line DCGM_FI_PROF_GR_ENGINE_ACTIVE 1 b1 nb-1 0
+    gi3_line DCGM_FI_DEV_FB_USED 0 b0 train-0 15000
+    gi3_line DCGM_FI_DEV_FB_USED 1 b1 nb-1 10
+    gi3_line DCGM_FI_DEV_FB_FREE 0 b0 train-0 4856
+    gi3_line DCGM_FI_DEV_FB_FREE 1 b1 nb-1 19846
+done > "$TMP/gi3.prom"
+"$GPUDIAG" analyze --no-color "$TMP/gi3.prom" > "$TMP/gi3.txt" 2>&1
+"$GPUDIAG" analyze --html "$TMP/gi3.html" "$TMP/gi3.prom" > /dev/null 2>&1
+for want in "^  GPU 0 GI 3 NVIDIA A100-SXM4-40GB @ h \[3g.20gb\]  3 samples" \
+            "^  GPU 1 GI 3 NVIDIA A100-SXM4-40GB @ h \[3g.20gb\]  3 samples" \
+            "^    GPU 1 GI 3 (pod ml/nb-1): allocated but idle" \
+            "(prom monitoring log, 2 GPUs with a MIG instance each; 3 samples each"; do
+    if grep -q "$want" "$TMP/gi3.txt"; then ok; else nok "GI 3 of two GPUs, text: $want"; fi
+done
+if tr '\n' ' ' < "$TMP/gi3.txt" | grep -qF "1 of 2 MIG instances (1 GPU, 1 MIG instance in use)"; then ok
+else nok "GI 3 of two GPUs: the verdict counts the GPU in use through its instance"; fi
+if grep -q "0 GPUs" "$TMP/gi3.txt"; then nok "GI 3 of two GPUs: 0 GPUs"; else ok; fi
+if grep -qF "<h3>GPU 0 GI 3: NVIDIA A100-SXM4-40GB [3g.20gb] on h" "$TMP/gi3.html" &&
+   grep -qF "<h3>GPU 1 GI 3: NVIDIA A100-SXM4-40GB [3g.20gb] on h" "$TMP/gi3.html"; then ok
+else nok "GI 3 of two GPUs: HTML headings"; fi
+# dcgmi names no parent for its GPU-I entities: the HTML headings say "GPU-I 0" as the text rows do
+# (they printed "GPU -1 GI 0" before)
+if [ -f "$LOGS/dcgmi_dmon_e1001_1004_mig_group_gpu_and_gi.log" ]; then
+    "$GPUDIAG" analyze --html "$TMP/dgi.html" "$LOGS/dcgmi_dmon_e1001_1004_mig_group_gpu_and_gi.log" > /dev/null 2>&1
+    if grep -qF "<h3>GPU-I 0" "$TMP/dgi.html" && grep -qF "<h3>GPU-I 1" "$TMP/dgi.html" &&
+       ! grep -q "GPU -1" "$TMP/dgi.html"; then ok; else nok "dcgmi GPU-I labels in the HTML"; fi
+fi
 
 # est. gain of a log's finding labelled a prior where the number is printed, and the HTML says the
 # interval it assumed (DEFINITIONS "Estimated gain of monitoring findings"). The inference log

@@ -145,8 +145,9 @@ PY
 #   mean 0.7533, median 0.75 (high) -> compute from GPU-Util.
 # * GPU 1 GI 8 (pod ml/trainer-0): GR engine active 0.90 0.92 0.91 alone (no GPU-Util on MIG,
 #   dcgm-exporter#512) -> median 0.91 compute, with the busy-time caveat: the verdict is compute
-#   "2 of 3 GPUs and MIG instances (1 GPU, 1 MIG instance in use)" and says GPU-Util / GR engine
-#   active is busy time, not SM use.
+#   "2 of 3 GPUs and MIG instances (2 GPUs, 1 MIG instance in use)" — GPU 0 whole and GPU 1 through
+#   GI 8, as the header counts "2 GPUs" (was "1 GPU" before 2026-12-03, night: rows of whole GPUs
+#   only) — and says GPU-Util / GR engine active is busy time, not SM use.
 # * GPU 1 GI 7 (pod ml/notebook-7c9d): GR 0.000 in all 3, 10 MiB of 10 + 4854 = 4864 MiB used (0.2 %,
 #   under 10 % and 1 GiB: not holding) -> not in use, held by a pod -> idle_gpu_allocated naming the pod.
 js prom_timesliced_mig_pods.prom
@@ -161,7 +162,7 @@ g7 = [g for g in gs if g["instance"] == 7][0]; g8 = [g for g in gs if g["instanc
 assert g8["compute_metric"] == "gr_engine_active" and g8["bottleneck"] == "compute" and g8["pods"] == 1, g8
 assert g7["in_use"] is False and g7["pod"] == "notebook-7c9d", g7
 v = d["verdict"]
-assert v["bottleneck"] == "compute" and "2 of 3 GPUs and MIG instances (1 GPU, 1 MIG instance in use)" in v["summary"], v
+assert v["bottleneck"] == "compute" and "2 of 3 GPUs and MIG instances (2 GPUs, 1 MIG instance in use)" in v["summary"], v
 assert "GR engine active is high: busy time" in v["summary"] and "does not say the SMs are busy" in v["summary"], v
 assert "idle_gpu_allocated" in ids and "idle_gpu_holding_memory" not in ids, ids
 f = [x for x in d["findings"] if x["id"] == "idle_gpu_allocated"][0]
