@@ -10,8 +10,9 @@
  * Rates need two readings: GPM metrics (SM active, tensor active, DRAM
  * active, ...) are computed from the previous and the current GPM sample of
  * a GPU, so the first read of a GPU leaves them NaN and only primes the
- * baseline.  NVML's GPU-Util, memory-controller util and PCIe throughput are
- * the driver's own windowed averages and are filled from the first read.
+ * baseline.  NVML's GPU-Util, memory-controller util, encoder/decoder util
+ * and PCIe throughput are the driver's own windowed averages and are filled
+ * from the first read.
  *
  * Definitions (see docs/DEFINITIONS.md, "Live samples"): each field is the
  * NVML quantity named in its comment, as nvidia-smi reports it.
@@ -98,6 +99,12 @@ typedef struct gpudiag_gpu_sample {
     int has_processes;         /**< 1 when a process list could be read */
     size_t process_count;      /**< entries used in `processes` (at most GPUDIAG_SAMPLE_MAX_PROCS) */
     gpudiag_gpu_process processes[GPUDIAG_SAMPLE_MAX_PROCS];
+    /* Video engines (appended; GPU-Util and SM active do not count them): */
+    double enc_util_pct;       /**< nvmlDeviceGetEncoderUtilization: % (0..100) of the driver's sampling period the
+                                    NVENC engine(s) were busy (nvidia-smi utilization.encoder, dmon enc, DCGM 206);
+                                    NaN when the symbol is missing, NOT_SUPPORTED (no NVENC, MIG) or out of range */
+    double dec_util_pct;       /**< nvmlDeviceGetDecoderUtilization: same for NVDEC, % 0..100 (utilization.decoder,
+                                    dmon dec, DCGM 207); NaN when unknown */
 } gpudiag_gpu_sample;
 
 /** A live sampler over one backend (opaque). */

@@ -66,8 +66,8 @@ typedef enum gpudiag_metric {
     GPUDIAG_M_PCIE_GEN_MAX,      /**< max link generation for this device and host (pcie.link.gen.max, DCGM 235) */
     GPUDIAG_M_PCIE_WIDTH,        /**< current PCIe link width, lanes (DCGM 238) */
     GPUDIAG_M_PCIE_WIDTH_MAX,    /**< max PCIe link width, lanes (DCGM 236) */
-    GPUDIAG_M_ENC_UTIL,          /**< NVENC busy fraction 0..1 (dmon `enc`, DCGM 206) */
-    GPUDIAG_M_DEC_UTIL,          /**< NVDEC busy fraction 0..1 (dmon `dec`, DCGM 207) */
+    GPUDIAG_M_ENC_UTIL,          /**< NVENC busy fraction 0..1 (dmon `enc`, DCGM 206; live: NVML EncoderUtilization) */
+    GPUDIAG_M_DEC_UTIL,          /**< NVDEC busy fraction 0..1 (dmon `dec`, DCGM 207; live: NVML DecoderUtilization) */
     GPUDIAG_M_THROTTLE_TIME_US,  /**< cumulative µs with clocks held down since the driver loaded: the sum of
                                       nvidia-smi -q "Clocks Event Reasons Counters" SW Power Capping, SW Thermal
                                       Slowdown, HW Thermal Slowdown and HW Power Braking (R580+; Sync Boost left

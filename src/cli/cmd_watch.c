@@ -201,6 +201,7 @@ static void watch_json_row(const gpudiag_gpu_info *g, const gpudiag_gpu_sample *
         {"sm_active_pct", s->sm_active_pct},         {"sm_occupancy_pct", s->sm_occupancy_pct},
         {"tensor_active_pct", s->tensor_active_pct}, {"dram_active_pct", s->dram_active_pct},
         {"nvlink_rx_bytes_per_s", s->nvlink_rx_bytes_per_s}, {"nvlink_tx_bytes_per_s", s->nvlink_tx_bytes_per_s},
+        {"enc_util_pct", s->enc_util_pct},           {"dec_util_pct", s->dec_util_pct},
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
         gd_json_kv_num(&w, f[i].k, s->lost ? NAN : f[i].v);

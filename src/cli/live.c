@@ -110,7 +110,7 @@ void gd_live_csv_header(FILE *fp)
           "temperature.gpu, pcie.link.gen.current, pcie.link.gen.max, pcie.link.width.current, "
           "pcie.link.width.max, clocks_event_reasons.active, pcie.rx [MiB/s], pcie.tx [MiB/s], "
           "gpm.sm_active [%], gpm.sm_occupancy [%], gpm.tensor_active [%], gpm.dram_active [%], "
-          "gpm.nvlink.rx [MiB/s], gpm.nvlink.tx [MiB/s]\n",
+          "gpm.nvlink.rx [MiB/s], gpm.nvlink.tx [MiB/s], utilization.encoder [%], utilization.decoder [%]\n",
           fp);
 }
 
@@ -194,6 +194,8 @@ void gd_live_csv_row(FILE *fp, const gpudiag_gpu_info *info, const gpudiag_gpu_s
     put(fp, s->dram_active_pct, 1);
     put(fp, s->nvlink_rx_bytes_per_s / mib, 3);
     put(fp, s->nvlink_tx_bytes_per_s / mib, 3);
+    put(fp, s->enc_util_pct, 0);
+    put(fp, s->dec_util_pct, 0);
     fputc('\n', fp);
 }
 
@@ -225,7 +227,8 @@ static double mean(const acc *a)
 
 void gd_live_verdict(const gd_live_window *w, unsigned index, char *buf, size_t len)
 {
-    acc util = {0, 0}, sm = {0, 0}, tensor = {0, 0};
+    acc util = {0, 0}, sm = {0, 0}, tensor = {0, 0}, enc = {0, 0}, dec = {0, 0};
+    int video_busy = 0; /* NVENC or NVDEC reached 10 % in a sample (DEFINITIONS "GPU states") */
     uint64_t reasons = 0;
     size_t loaded = 0, degraded = 0, lost = 0;
     double gen = NAN, gen_max = NAN, width = NAN, width_max = NAN;
@@ -238,6 +241,10 @@ void gd_live_verdict(const gd_live_window *w, unsigned index, char *buf, size_t 
         add(&util, s->gpu_util_pct);
         add(&sm, s->sm_active_pct);
         add(&tensor, s->tensor_active_pct);
+        add(&enc, s->enc_util_pct);
+        add(&dec, s->dec_util_pct);
+        if (s->enc_util_pct >= 10 || s->dec_util_pct >= 10)
+            video_busy = 1;
         if (s->gpu_util_pct >= 50) {
             loaded++;
             if (s->has_clock_event_reasons)
@@ -264,7 +271,17 @@ void gd_live_verdict(const gd_live_window *w, unsigned index, char *buf, size_t 
     int k;
     if (isnan(u))
         k = snprintf(p, left, "no utilization reading (not supported on this GPU or MIG mode)");
-    else if (u < 30)
+    else if (u < 30 && video_busy) { /* GPU-Util does not count the video engines: not idle */
+        char e[16] = "-", d[16] = "-";
+        if (enc.n)
+            snprintf(e, sizeof e, "%.0f%%", mean(&enc));
+        if (dec.n)
+            snprintf(d, sizeof d, "%.0f%%", mean(&dec));
+        k = snprintf(p, left,
+                     "video encode/decode: encoder %s, decoder %s (GPU-Util %.0f%% does not count "
+                     "NVENC/NVDEC)",
+                     e, d, u);
+    } else if (u < 30)
         k = snprintf(p, left, "GPU-Util %.0f%%: idle most of the time; it waits for input data, the host or "
                               "communication",
                      u);

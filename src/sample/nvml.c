@@ -52,6 +52,8 @@ typedef struct gd_nvml_fns {
     gd_nvmlDeviceGetUInt_fn pcie_width;
     gd_nvmlDeviceGetUInt_fn pcie_width_max;
     gd_nvmlDeviceGetULongLong_fn reasons;
+    gd_nvmlDeviceGetEngineUtil_fn enc_util;
+    gd_nvmlDeviceGetEngineUtil_fn dec_util;
     gd_nvmlDeviceGetProcesses_fn compute_procs;
     gd_nvmlDeviceGetProcesses_fn graphics_procs;
     gd_nvmlGpmQueryDeviceSupport_fn gpm_query;
@@ -234,6 +236,8 @@ static gpudiag_status nvml_open(void **state, gpudiag_error *err)
         {{"nvmlDeviceGetMaxPcieLinkWidth", NULL, NULL, NULL}, SLOT(pcie_width_max), 0, NULL},
         {{"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons", NULL, NULL},
          SLOT(reasons), 0, NULL},
+        {{"nvmlDeviceGetEncoderUtilization", NULL, NULL, NULL}, SLOT(enc_util), 0, NULL},
+        {{"nvmlDeviceGetDecoderUtilization", NULL, NULL, NULL}, SLOT(dec_util), 0, NULL},
         {{"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2",
           "nvmlDeviceGetComputeRunningProcesses", NULL},
          SLOT(compute_procs), 0, &n->compute_ver},
@@ -546,6 +550,13 @@ static void nvml_read(void *state, size_t i, gpudiag_gpu_sample *out)
             out->clock_event_reasons = bits;
         }
     }
+    /* NVENC / NVDEC busy %: NOT_SUPPORTED on GPUs without the engine and on MIG; a value above 100
+     * is not a percentage, so unknown rather than wrong */
+    unsigned int period_us = 0;
+    if (f->enc_util && !g->lost && ok(g, f->enc_util(g->dev, &v, &period_us)) && v <= 100)
+        out->enc_util_pct = v;
+    if (f->dec_util && !g->lost && ok(g, f->dec_util(g->dev, &v, &period_us)) && v <= 100)
+        out->dec_util_pct = v;
     if (f->compute_procs && !g->lost)
         read_procs(n, g, f->compute_procs, n->compute_ver, out);
     if (f->graphics_procs && !g->lost)

@@ -149,6 +149,8 @@ typedef nvmlReturn_t (*gd_nvmlDeviceGetUInt_fn)(nvmlDevice_t, unsigned int *);
 typedef nvmlReturn_t (*gd_nvmlDeviceGetTemperature_fn)(nvmlDevice_t, int, unsigned int *);
 typedef nvmlReturn_t (*gd_nvmlDeviceGetPcieThroughput_fn)(nvmlDevice_t, int, unsigned int *);
 typedef nvmlReturn_t (*gd_nvmlDeviceGetULongLong_fn)(nvmlDevice_t, unsigned long long *);
+/* nvmlDeviceGetEncoderUtilization / nvmlDeviceGetDecoderUtilization: (device, utilization %, samplingPeriodUs) */
+typedef nvmlReturn_t (*gd_nvmlDeviceGetEngineUtil_fn)(nvmlDevice_t, unsigned int *, unsigned int *);
 typedef nvmlReturn_t (*gd_nvmlDeviceGetProcesses_fn)(nvmlDevice_t, unsigned int *, void *);
 typedef nvmlReturn_t (*gd_nvmlGpmQueryDeviceSupport_fn)(nvmlDevice_t, nvmlGpmSupport_t *);
 typedef nvmlReturn_t (*gd_nvmlGpmSampleAlloc_fn)(nvmlGpmSample_t *);

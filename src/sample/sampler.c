@@ -36,7 +36,7 @@ void gd_sample_clear(gpudiag_gpu_sample *s)
         &s->pcie_tx_bytes_per_s, &s->pcie_gen, &s->pcie_gen_max, &s->pcie_width, &s->pcie_width_max,
         &s->sm_active_pct, &s->sm_occupancy_pct, &s->tensor_active_pct, &s->dram_active_pct,
         &s->gpm_pcie_tx_bytes_per_s, &s->gpm_pcie_rx_bytes_per_s, &s->nvlink_rx_bytes_per_s,
-        &s->nvlink_tx_bytes_per_s,
+        &s->nvlink_tx_bytes_per_s, &s->enc_util_pct, &s->dec_util_pct,
     };
     for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++)
         *nans[i] = NAN;

@@ -59,6 +59,8 @@ gpudiag_status gpudiag_series_append_sample(gpudiag_series *s, const gpudiag_gpu
         v[GPUDIAG_M_PCIE_GEN_MAX] = smp->pcie_gen_max;
         v[GPUDIAG_M_PCIE_WIDTH] = smp->pcie_width;
         v[GPUDIAG_M_PCIE_WIDTH_MAX] = smp->pcie_width_max;
+        v[GPUDIAG_M_ENC_UTIL] = frac(smp->enc_util_pct);
+        v[GPUDIAG_M_DEC_UTIL] = frac(smp->dec_util_pct);
     }
     /* the log readers' time base: local wall time read as if UTC, µs */
     time_t sec = (time_t)floor(smp->t_s);

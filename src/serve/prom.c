@@ -20,6 +20,8 @@ typedef double (*gd_prom_get)(const gpudiag_gpu_sample *s);
 
 static double g_gpu_util(const gpudiag_gpu_sample *s) { return s->gpu_util_pct; }
 static double g_mem_util(const gpudiag_gpu_sample *s) { return s->mem_util_pct; }
+static double g_enc_util(const gpudiag_gpu_sample *s) { return s->enc_util_pct; }
+static double g_dec_util(const gpudiag_gpu_sample *s) { return s->dec_util_pct; }
 static double g_fb_used(const gpudiag_gpu_sample *s) { return floor(s->mem_used_bytes / 1048576.0); }
 static double g_fb_free(const gpudiag_gpu_sample *s)
 {
@@ -50,6 +52,8 @@ static double g_nvl_rx(const gpudiag_gpu_sample *s) { return floor(s->nvlink_rx_
  * bytes per second), ratios 0..1. */
 static double u_gpu_util(const gpudiag_gpu_sample *s) { return s->gpu_util_pct / 100.0; }
 static double u_mem_util(const gpudiag_gpu_sample *s) { return s->mem_util_pct / 100.0; }
+static double u_enc_util(const gpudiag_gpu_sample *s) { return s->enc_util_pct / 100.0; }
+static double u_dec_util(const gpudiag_gpu_sample *s) { return s->dec_util_pct / 100.0; }
 static double u_mem_used(const gpudiag_gpu_sample *s) { return s->mem_used_bytes; }
 static double u_mem_free(const gpudiag_gpu_sample *s)
 {
@@ -82,6 +86,10 @@ static const gd_prom_family k_families[] = {
      "gpudiag_gpu_utilization_ratio", "Share of the last sample period a kernel ran (NVML GPU-Util / 100).", 1, u_gpu_util},
     {"DCGM_FI_DEV_MEM_COPY_UTIL", "Memory utilization (in %).", 0, g_mem_util,
      "gpudiag_memory_controller_utilization_ratio", "Share of the last sample period device memory was read or written (NVML memory utilization / 100).", 1, u_mem_util},
+    {"DCGM_FI_DEV_ENC_UTIL", "Encoder utilization (in %).", 0, g_enc_util,
+     "gpudiag_encoder_utilization_ratio", "Share of the driver's sampling period the video encoder (NVENC) was busy (NVML encoder utilization / 100); GPU-Util does not count it.", 1, u_enc_util},
+    {"DCGM_FI_DEV_DEC_UTIL", "Decoder utilization (in %).", 0, g_dec_util,
+     "gpudiag_decoder_utilization_ratio", "Share of the driver's sampling period the video decoder (NVDEC) was busy (NVML decoder utilization / 100); GPU-Util does not count it.", 1, u_dec_util},
     {"DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).", 0, g_fb_used,
      "gpudiag_memory_used_bytes", "Device memory used, bytes.", 0, u_mem_used},
     {"DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB).", 0, g_fb_free,

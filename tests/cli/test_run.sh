@@ -129,6 +129,71 @@ r=[l.split(", ") for l in open(sys.argv[1])][1:]
 u=[x[4] for x in r]
 assert u[:2]==["50","50"] and len(u)>=4 and all(x=="[N/A]" for x in u[2:]), u' "$TMP/lost.csv" && ok || nok "lost rows"
 
+CASE="video GPU (NVENC/NVDEC)"
+# A transcoding GPU (DEFINITIONS "GPU states", "Live samples"): GPU-Util cycles 2,1,3,2 (median 2 %
+# for any run of >= 3 reads: the sorted values hold as many 1s as 3s around a run of 2s, give or
+# take one), NVML's encoder 88 % and decoder 71 % on every read, 20 GiB held of 24 GiB (0.83 >=
+# 0.10: holds memory), no GPM (compute = GPU-Util, p95 <= 0.03 < 0.05).  Without the video engines
+# this is the idle-holding-memory GPU; with them the encoder reached 0.10, so video_busy, in use,
+# not idle, and with compute median 0.02 < 0.10 a video GPU: no class (unknown), no
+# low_gpu_utilization, no idle_gpu_holding_memory, and the verdict names the encoder median 0.88
+# ("88 %") and decoder median 0.71 ("71 %").  The CSV log carries 88 and 71, so analyze LOG agrees.
+cat > "$TMP/video.txt" <<'S'
+count 1
+name 0 NVIDIA L4
+set 0 util 2,1,3,2
+set 0 memutil 3
+set 0 mem_total 25769803776
+set 0 mem_used 21474836480
+set 0 enc_util 88
+set 0 dec_util 71
+procs 0 descendants 1073741824
+S
+# The same GPU on a driver that reports no video engines (encoder NOT_SUPPORTED, decoder never
+# answered): the diagnosis is the one from before NVML's encoder/decoder were read.
+sed -e 's/^set 0 enc_util 88$/set 0 enc_util NOT_SUPPORTED/' -e '/^set 0 dec_util/d' "$TMP/video.txt" > "$TMP/novideo.txt"
+expect_rc 0 env FAKE_NVML_SCRIPT="$TMP/video.txt" "$GPUDIAG" run -i 50ms -o "$TMP/vid.csv" --json "$TMP/vid.json" -- sleep 1
+grep -q "video engines: encoder median 88.0%  decoder median 71.0%" "$TMP/err" && ok || nok "text report lacks the video engines line"
+"$GPUDIAG" analyze --json "$TMP/vid.csv" > "$TMP/vid_an.json" 2> "$TMP/err" && ok || nok "analyze the video log"
+python3 - "$TMP/vid.json" "$TMP/vid_an.json" "$TMP/vid.csv" <<'PY' && ok || nok "video GPU diagnosis"
+import json, sys, os
+sys.path.insert(0, os.environ["GD_CLI_DIR"]); import valcheck
+c = []
+for tag, path in (("run", sys.argv[1]), ("analyze LOG", sys.argv[2])):
+    r = json.load(open(path))
+    g = r["series"]["gpus"][0]
+    ids = [f["id"] for f in r["findings"]]
+    c += [(tag + " video_busy", g["video_busy"], True), (tag + " in_use", g["in_use"], True),
+          (tag + " idle_holding_memory", g["idle_holding_memory"], False),
+          (tag + " enc median", g["metrics"]["enc_util"]["median"], 0.88),
+          (tag + " dec median", g["metrics"]["dec_util"]["median"], 0.71),
+          (tag + " gpu_util median", g["metrics"]["gpu_util"]["median"], 0.02),
+          (tag + " no idle finding", "idle_gpu_holding_memory" in ids, False),
+          (tag + " no low util", "low_gpu_utilization" in ids, False),
+          (tag + " bottleneck", r["verdict"]["bottleneck"], "unknown"),
+          (tag + " verdict", "works on its video engines (encoder median 88 %, decoder median 71 %)"
+           in r["verdict"]["summary"], True)]
+rows = [l.rstrip("\n").split(", ") for l in open(sys.argv[3])]
+col = {h: i for i, h in enumerate(rows[0])}
+c += [("csv encoder", set(r[col["utilization.encoder [%]"]] for r in rows[1:]), {"88"}),
+      ("csv decoder", set(r[col["utilization.decoder [%]"]] for r in rows[1:]), {"71"})]
+valcheck.run(c, "video")
+PY
+expect_rc 0 env FAKE_NVML_SCRIPT="$TMP/novideo.txt" "$GPUDIAG" run -i 50ms -o "$TMP/novid.csv" --json "$TMP/novid.json" -- sleep 1
+python3 - "$TMP/novid.json" "$TMP/novid.csv" <<'PY' && ok || nok "no video readings: diagnosis as before"
+import json, sys, os
+sys.path.insert(0, os.environ["GD_CLI_DIR"]); import valcheck
+r = json.load(open(sys.argv[1]))
+g = r["series"]["gpus"][0]
+rows = [l.rstrip("\n").split(", ") for l in open(sys.argv[2])]
+col = {h: i for i, h in enumerate(rows[0])}
+valcheck.run([("video_busy", g["video_busy"], False), ("idle_holding_memory", g["idle_holding_memory"], True),
+              ("no enc/dec metric (missing, not 0)", sorted(k for k in g["metrics"] if k in ("enc_util", "dec_util")), []),
+              ("idle finding", "idle_gpu_holding_memory" in [f["id"] for f in r["findings"]], True),
+              ("csv encoder", set(x[col["utilization.encoder [%]"]] for x in rows[1:]), {"[N/A]"}),
+              ("csv decoder", set(x[col["utilization.decoder [%]"]] for x in rows[1:]), {"[N/A]"})], "no video")
+PY
+
 CASE="stdout untouched"
 expect_rc 0 "$GPUDIAG" run -q -i 50ms -o "$TMP/r2.csv" -- printf 'hello\n'
 [ "$(cat "$TMP/out")" = "hello" ] && ok || nok "stdout: $(cat "$TMP/out")"

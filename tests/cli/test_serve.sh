@@ -4,14 +4,17 @@
 # started on loopback.  Expected values come from the fake's script:
 #   GPU 0 "NVIDIA H100 80GB HBM3": util 20 %, memutil 35 %, 30 GiB used of 80 GiB, 8 GiB
 #     reserved, SM clock 1980 MHz, power 350.5 W, temp 61 C, PCIe rx 2048 KB/s,
-#     reasons 0x4 (sw_power_cap), GPM sm_active 40 % (NaN on the first read)
+#     reasons 0x4 (sw_power_cap), GPM sm_active 40 % (NaN on the first read), NVML encoder 88 %,
+#     decoder NOT_SUPPORTED (absent, never 0)
 #   GPU 1 "NVIDIA H100 80GB HBM3": util 90 %, GPU lost after 3 utilisation reads
 # so: DCGM_FI_DEV_GPU_UTIL{gpu="0"} 20; FB_USED = 30*1024 = 30720 MiB;
 # FB_FREE = (80 - 8 - 30) GiB = 43008 MiB; POWER_USAGE 350.500000;
 # DCGM_FI_DEV_PCIE_RX_THROUGHPUT 2048 (KB/s, x1024 then /1024);
+# DCGM_FI_DEV_ENC_UTIL 88 (%), gpudiag_encoder_utilization_ratio 0.88, no decoder series;
 # compute indicator of GPU 0 = SM active (0.40 from the 2nd sample on): low share 0; not high
 # (< 0.70), bandwidth = memutil 0.35 low (< 0.50), no dips, median >= 0.30 with low share < 0.10
-# -> class host_launch (DEFINITIONS "Classification of a GPU in use", rule 7);
+# -> class host_launch (DEFINITIONS "Classification of a GPU in use", rule 7; the busy encoder
+# makes it video_busy, but with compute median 0.40 >= 0.10 it is no video GPU: the class stays);
 # gpudiag_clock_event_active{gpu="0",reason="sw_power_cap"} 1, others 0;
 # after GPU 1 is lost: gpudiag_gpu_up{gpu="1"} 0 and GPU 0 still served.
 set -eu
@@ -39,6 +42,8 @@ set 0 temp 61
 set 0 pcie_rx 2048
 set 0 reasons 4
 set 0 sm_active 40
+set 0 enc_util 88
+set 0 dec_util NOT_SUPPORTED
 set 1 util 90
 set 1 mem_total 85899345920
 set 1 mem_used 1073741824
@@ -128,6 +133,9 @@ check("temp", val(s, "gpudiag_temperature_celsius", gpu="0"), 61.0)
 check("pcie rx", val(s, "gpudiag_pcie_rx_bytes_per_second", gpu="0"), 2097152.0)
 check("sm active", val(s, "gpudiag_sm_active_ratio", gpu="0"), 0.4)
 check("tensor absent (never set)", val(s, "gpudiag_tensor_active_ratio", gpu="0"), None)
+check("encoder", val(s, "gpudiag_encoder_utilization_ratio", gpu="0"), 0.88)
+check("decoder absent (NOT_SUPPORTED)", val(s, "gpudiag_decoder_utilization_ratio", gpu="0"), None)
+check("encoder absent on GPU 1 (never set)", val(s, "gpudiag_encoder_utilization_ratio", gpu="1"), None)
 check("no DCGM_FI_ names by default", [k for k in s if k.startswith("DCGM_FI_")], [])
 version = subprocess.run([os.environ["GPUDIAG"], "--version"], capture_output=True, text=True).stdout.split()[-1]
 check("build info", val(s, "gpudiag_build_info", version=version), 1.0)
@@ -158,6 +166,7 @@ rep = json.loads(body)
 check("report schema", rep["schema"], "gpudiag.report/1")
 check("report gpus", len(rep["series"]["gpus"]), 2)
 check("report gpu 0 class", rep["series"]["gpus"][0]["bottleneck"], "host_launch")
+check("report gpu 0 video_busy", rep["series"]["gpus"][0]["video_busy"], True)
 check("report gpu 1 samples (lost after 3 reads)", rep["series"]["gpus"][1]["samples"], 3)
 st, _, _ = get("/nope"); check("404", st, 404)
 st, _, _ = get("/metrics", method="POST", data=b"x" * 10); check("POST", st, 405)
@@ -235,7 +244,7 @@ wait "$SERVE_PID" && rc=0 || rc=$?
 [ "$rc" -eq 0 ] || { echo "FAIL: serve exited $rc after SIGTERM"; exit 1; }
 
 # --metric-names dcgm: dcgm-exporter's names and units for the same readings (util 20 %, used
-# 30 GiB = 30720 MiB, free 42 GiB = 43008 MiB, SM clock 1980 MHz, PCIe rx 2048 KB/s), the
+# 30 GiB = 30720 MiB, free 42 GiB = 43008 MiB, SM clock 1980 MHz, PCIe rx 2048 KB/s, encoder 88 %), the
 # gpudiag_* verdict series kept, no gpudiag_* copy of a reading
 "$GPUDIAG" serve --listen 127.0.0.1:0 --interval 250ms --metric-names dcgm --run-for 3s 2> "$TMP/dcgm.err" &
 DCGM_PID=$!
@@ -257,7 +266,8 @@ def val(name):
     return float(m.group(1)) if m else None
 want = {"DCGM_FI_DEV_GPU_UTIL": 20.0, "DCGM_FI_DEV_FB_USED": 30720.0, "DCGM_FI_DEV_FB_FREE": 43008.0,
         "DCGM_FI_DEV_SM_CLOCK": 1980.0, "DCGM_FI_DEV_POWER_USAGE": 350.5,
-        "DCGM_FI_DEV_PCIE_RX_THROUGHPUT": 2048.0, "gpudiag_gpu_up": 1.0, "gpudiag_gpu_utilization_ratio": None}
+        "DCGM_FI_DEV_PCIE_RX_THROUGHPUT": 2048.0, "gpudiag_gpu_up": 1.0, "gpudiag_gpu_utilization_ratio": None,
+        "DCGM_FI_DEV_ENC_UTIL": 88.0, "DCGM_FI_DEV_DEC_UTIL": None, "gpudiag_encoder_utilization_ratio": None}
 fails = ["%s: got %r, want %r" % (k, val(k), w) for k, w in want.items() if val(k) != w]
 for f in fails:
     print("FAIL: dcgm names:", f)

@@ -8,7 +8,9 @@
 # from the second sample on); old driver (v1 memory: used includes reserved,
 # ClocksThrottleReasons, no GPM); a library with only the required symbols
 # (everything N/A, no crash); a GPU lost mid-run; a GPU whose handle cannot be
-# opened; --gpus selection and usage errors; the tty-less verdict lines; --json lines.
+# opened; --gpus selection and usage errors; the tty-less verdict lines; --json lines;
+# NVML's encoder/decoder utilisation (a video GPU's rolling verdict; NOT_SUPPORTED or
+# missing symbols -> null and the verdict of before).
 # Environment: GPUDIAG, FAKE_NVML_FULL/OLD/MINIMAL (paths of the fake builds).
 # Exit: 0 all passed, 1 any failure, 77 fake libraries or python3 missing.
 
@@ -171,6 +173,8 @@ c = [("lines", len(lines), 6), ("schema", set(r["schema"] for r in rows), {"gpud
      ("gpu1 util seq", [r["gpu_util_pct"] for r in g1], [10, 20, 10]),
      ("gpu1 temp unsupported", g1[0]["temp_c"], None), ("gpu1 power unset", g1[0]["power_w"], None),
      ("gpu1 no gpm", g1[1]["sm_active_pct"], None),
+     ("encoder never set: null", set(r["enc_util_pct"] for r in rows), {None}),
+     ("decoder never set: null", set(r["dec_util_pct"] for r in rows), {None}),
      ("time rises", all(a["t_s"] <= b["t_s"] for a, b in zip(g0, g0[1:])), True),
      ("time is now", abs(g0[0]["t_s"] - time.time()) < 600, True),
      ("verdicts", all(r["verdict"].startswith("GPU %d: " % r["index"]) for r in rows), True)]
@@ -191,6 +195,42 @@ CASE="idle verdict"
 expect_rc 0 env GPUDIAG_NVML_LIB="$FAKE_NVML_FULL" FAKE_NVML_SCRIPT="$TMP/full.txt" \
     "$GPUDIAG" watch --count 2 --interval 20ms --gpus GPU-fake0000-0000-0000-0000-000000000001
 grep -q "^# verdict: GPU 1: GPU-Util 15%: idle most of the time" "$TMP/out" && ok || nok "idle verdict: $(grep verdict "$TMP/out")"
+
+# -- video engines (NVENC/NVDEC) -------------------------------------------------
+# GPU-Util 2,1,3 over the 3 samples: mean 2 % (< 30: the idle line), but the encoder reads 88 %
+# and the decoder 71 % on every sample (>= 10 %: the video engines are busy, DEFINITIONS
+# "Rolling verdict"), so the verdict names their means 88 % and 71 % instead of "idle".  The same
+# GPU with the encoder NOT_SUPPORTED and no decoder answer keeps the idle line of before.
+printf 'count 1\nset 0 util 2,1,3\nset 0 mem_total 25769803776\nset 0 mem_used 21474836480\nset 0 enc_util 88\nset 0 dec_util 71\n' > "$TMP/video.txt"
+printf 'count 1\nset 0 util 2,1,3\nset 0 mem_total 25769803776\nset 0 mem_used 21474836480\nset 0 enc_util NOT_SUPPORTED\n' > "$TMP/novideo.txt"
+CASE="video verdict"
+expect_rc 0 env GPUDIAG_NVML_LIB="$FAKE_NVML_FULL" FAKE_NVML_SCRIPT="$TMP/video.txt" \
+    "$GPUDIAG" watch --count 3 --interval 20ms
+grep -q "^# verdict: GPU 0: video encode/decode: encoder 88%, decoder 71% (GPU-Util 2% does not count NVENC/NVDEC)$" "$TMP/out" &&
+    ok || nok "video verdict: $(grep verdict "$TMP/out")"
+expect_rc 0 env GPUDIAG_NVML_LIB="$FAKE_NVML_FULL" FAKE_NVML_SCRIPT="$TMP/video.txt" \
+    "$GPUDIAG" watch --count 3 --interval 20ms --json
+python3 - "$TMP/out" <<'PY' && ok || nok "video json"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [r["enc_util_pct"] for r in rows] == [88] * 3 and [r["dec_util_pct"] for r in rows] == [71] * 3, rows[0]
+assert rows[-1]["verdict"].startswith("GPU 0: video encode/decode: encoder 88%, decoder 71%"), rows[-1]["verdict"]
+PY
+CASE="no video readings"
+expect_rc 0 env GPUDIAG_NVML_LIB="$FAKE_NVML_FULL" FAKE_NVML_SCRIPT="$TMP/novideo.txt" \
+    "$GPUDIAG" watch --count 3 --interval 20ms --json
+python3 - "$TMP/out" <<'PY' && ok || nok "not supported: null, and the idle verdict of before"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert all(r["enc_util_pct"] is None and r["dec_util_pct"] is None for r in rows), rows[0]
+assert rows[-1]["verdict"] == "GPU 0: GPU-Util 2%: idle most of the time; it waits for input data, the host or communication", rows[-1]["verdict"]
+PY
+# a reading above 100 % is no percentage: unknown (null), never clipped; 100 itself is kept
+printf 'count 1\nset 0 util 2\nset 0 enc_util 101,100\n' > "$TMP/video101.txt"
+expect_rc 0 env GPUDIAG_NVML_LIB="$FAKE_NVML_FULL" FAKE_NVML_SCRIPT="$TMP/video101.txt" \
+    "$GPUDIAG" watch --count 3 --interval 20ms --json
+python3 -c 'import json,sys; e=[json.loads(l)["enc_util_pct"] for l in open(sys.argv[1])]; sys.exit(e != [None, 100, None])' "$TMP/out" &&
+    ok || nok "encoder 101,100,101: $(cut -c1-120 "$TMP/out")"
 
 # -- old driver: only unversioned symbols ----------------------------------
 CASE="old driver"
@@ -226,6 +266,15 @@ CASE="minimal text"
 expect_rc 0 env GPUDIAG_NVML_LIB="$FAKE_NVML_MINIMAL" FAKE_NVML_SCRIPT="$TMP/full.txt" \
     "$GPUDIAG" watch --count 1
 grep -q "no utilization reading" "$TMP/out" && ok || nok "minimal verdict"
+
+CASE="minimal: no encoder/decoder symbols"
+expect_rc 0 env GPUDIAG_NVML_LIB="$FAKE_NVML_MINIMAL" FAKE_NVML_SCRIPT="$TMP/video.txt" \
+    "$GPUDIAG" watch --count 1 --json
+python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).readline()); sys.exit(not (r["enc_util_pct"] is None and r["dec_util_pct"] is None))' "$TMP/out" &&
+    ok || nok "minimal: encoder/decoder not null: $(head -c 300 "$TMP/out")"
+expect_rc 0 env GPUDIAG_NVML_LIB="$FAKE_NVML_MINIMAL" FAKE_NVML_SCRIPT="$TMP/video.txt" \
+    "$GPUDIAG" watch --count 1 --csv
+head -1 "$TMP/out" | grep -q ', utilization.encoder \[%\], utilization.decoder \[%\]$' && ok || nok "csv header lacks the encoder/decoder columns"
 
 # -- a GPU lost mid-run, a GPU that cannot be opened --------------------------
 cat > "$TMP/lost.txt" <<'S'

@@ -23,7 +23,8 @@
  * the v2 call only) sm_clock mem_clock sm_clock_max mem_clock_max power
  * (watts) power_limit (watts) temp pcie_rx pcie_tx (KB/s) pcie_gen
  * pcie_gen_max pcie_width pcie_width_max reasons sm_active sm_occupancy
- * tensor dram (GPM, percent) nvlink_rx nvlink_tx (GPM, MiB/s).
+ * tensor dram (GPM, percent) nvlink_rx nvlink_tx (GPM, MiB/s) enc_util dec_util
+ * (nvmlDeviceGet{Encoder,Decoder}Utilization, percent; sampling period 167000 us).
  * A field never set returns NOT_SUPPORTED.  Error names: NOT_SUPPORTED,
  * NO_PERMISSION, GPU_IS_LOST, INSUFFICIENT_SIZE, DRIVER_NOT_LOADED,
  * UNKNOWN, ...
@@ -35,7 +36,8 @@
  *
  * Built three ways: full (every symbol, newest names), FAKE_NVML_OLD (an old
  * driver: only unversioned symbols, ClocksThrottleReasons, no GPM, no
- * memory v2), FAKE_NVML_MINIMAL (only init, shutdown, count and handle).
+ * memory v2; the encoder/decoder calls are old and stay), FAKE_NVML_MINIMAL
+ * (only init, shutdown, count and handle: no encoder/decoder symbols).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
@@ -51,12 +53,12 @@
 enum { F_UTIL, F_MEMUTIL, F_MEM_USED, F_MEM_TOTAL, F_MEM_RESERVED, F_MEM_V2, F_SM_CLOCK, F_MEM_CLOCK,
        F_SM_CLOCK_MAX, F_MEM_CLOCK_MAX, F_POWER, F_POWER_LIMIT, F_TEMP, F_PCIE_RX, F_PCIE_TX, F_PCIE_GEN,
        F_PCIE_GEN_MAX, F_PCIE_WIDTH, F_PCIE_WIDTH_MAX, F_REASONS, F_SM_ACTIVE, F_SM_OCC, F_TENSOR, F_DRAM,
-       F_NVL_RX, F_NVL_TX, F_COUNT };
+       F_NVL_RX, F_NVL_TX, F_ENC_UTIL, F_DEC_UTIL, F_COUNT };
 static const char *const field_names[F_COUNT] = {
     "util", "memutil", "mem_used", "mem_total", "mem_reserved", "mem_v2", "sm_clock", "mem_clock",
     "sm_clock_max", "mem_clock_max", "power", "power_limit", "temp", "pcie_rx", "pcie_tx", "pcie_gen",
     "pcie_gen_max", "pcie_width", "pcie_width_max", "reasons", "sm_active", "sm_occupancy", "tensor", "dram",
-    "nvlink_rx", "nvlink_tx"};
+    "nvlink_rx", "nvlink_tx", "enc_util", "dec_util"};
 
 #define MAXV 64
 #define MAXGPU 16
@@ -351,6 +353,18 @@ static int reasons(void *d, unsigned long long *out)
         *out = (unsigned long long)v;
     return r;
 }
+/* nvmlDeviceGet{Encoder,Decoder}Utilization(device, unsigned int *utilization, unsigned int *samplingPeriodUs) */
+static int engine_util(void *d, int f, unsigned int *util, unsigned int *period_us)
+{
+    if (!util || !period_us)
+        return 2;
+    int r = next_uint(d, f, util);
+    if (!r)
+        *period_us = 167000;
+    return r;
+}
+EXPORT int nvmlDeviceGetEncoderUtilization(void *d, unsigned int *u, unsigned int *p) { return engine_util(d, F_ENC_UTIL, u, p); }
+EXPORT int nvmlDeviceGetDecoderUtilization(void *d, unsigned int *u, unsigned int *p) { return engine_util(d, F_DEC_UTIL, u, p); }
 EXPORT int nvmlDeviceGetCurrentClocksThrottleReasons(void *d, unsigned long long *out) { return reasons(d, out); }
 
 /* Process lists: records of `stride` bytes, pid u32 @0, usedGpuMemory u64 @8. */

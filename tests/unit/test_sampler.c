@@ -36,6 +36,8 @@ int main(void)
     ASSERT_NEAR(smp.power_w, 400, 0);
     ASSERT_NAN(smp.sm_active_pct);
     ASSERT_NAN(smp.nvlink_rx_bytes_per_s); /* never given by the test backend */
+    ASSERT_NAN(smp.enc_util_pct);          /* cleared to unknown, never 0 */
+    ASSERT_NAN(smp.dec_util_pct);
 
     gpudiag_series *ser = NULL;
     ASSERT_EQ_INT(gpudiag_series_new("nvml", &ser), GPUDIAG_OK);
@@ -44,6 +46,10 @@ int main(void)
     for (int k = 1; k <= 3; k++) {
         ASSERT_EQ_INT(gpudiag_sampler_read(s, 1, &smp, &err), GPUDIAG_OK);
         smp.clock_event_reasons = k == 3 ? 0x44 : 0; /* SW power cap + HW thermal */
+        if (k == 2) { /* NVENC 88 %, NVDEC 71 % -> fractions 0.88, 0.71 */
+            smp.enc_util_pct = 88;
+            smp.dec_util_pct = 71;
+        }
         ASSERT_EQ_INT(gpudiag_series_append_sample(ser, gpudiag_sampler_gpu(s, 1), &smp, &err), GPUDIAG_OK);
     }
     ASSERT_NEAR(smp.gpu_util_pct, 10, 0);
@@ -73,6 +79,11 @@ int main(void)
     ASSERT_NEAR(g->v[GPUDIAG_M_CLOCK_REASONS][3], 68.0, 0);
     ASSERT_NEAR(g->v[GPUDIAG_M_CLOCK_REASONS][2], 0.0, 0);
     ASSERT_TRUE(g->v[GPUDIAG_M_NVLINK_RX_BPS] == NULL); /* never had a value: absent */
+    ASSERT_NAN(g->v[GPUDIAG_M_ENC_UTIL][1]);
+    ASSERT_NEAR(g->v[GPUDIAG_M_ENC_UTIL][2], 0.88, 1e-12);
+    ASSERT_NEAR(g->v[GPUDIAG_M_DEC_UTIL][2], 0.71, 1e-12);
+    ASSERT_NAN(g->v[GPUDIAG_M_ENC_UTIL][3]);
+    ASSERT_NAN(g->v[GPUDIAG_M_DEC_UTIL][4]);
     ASSERT_NAN(g->v[GPUDIAG_M_GPU_UTIL][4]);
     ASSERT_NAN(g->v[GPUDIAG_M_POWER_W][4]);
     ASSERT_TRUE(g->t_us[3] >= g->t_us[0]);
