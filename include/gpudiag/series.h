@@ -299,8 +299,8 @@ typedef struct gpudiag_gpu_summary {
                                        median ≥ 0.70, p10 ≥ 0.40, low share < 0.10; -1 unknown */
     int in_use;                   /**< 1 when the GPU did work or held memory (DEFINITIONS) */
     int idle_holding_memory;      /**< 1: holds memory, computes nothing (and its video engines idle) */
-    int video_busy;               /**< 1: the encoder or decoder (NVENC/NVDEC: enc_util, dec_util) reached
-                                       GD_SERIES_WORK_MIN 0.10 at least once: video work the compute
+    int video_busy;               /**< 1: the encoder's or decoder's (NVENC/NVDEC: enc_util, dec_util) p95
+                                       is at least GD_SERIES_WORK_MIN 0.10: video work the compute
                                        indicator does not count, so the GPU is in use, never idle
                                        (DEFINITIONS "GPU states") */
     const char *memory_level;     /**< "full" / "low" / NULL unknown (static string) */

@@ -423,7 +423,9 @@ static int gpu_levels(gpudiag_gpu_summary *o)
     int works = (cs && cs->max >= GD_SERIES_WORK_MIN) || (us->n && us->max >= GD_SERIES_WORK_MIN);
     /* NVENC/NVDEC work: the SMs may idle while the video engines transcode (DEFINITIONS "GPU states") */
     const gpudiag_metric_stats *es = &st[GPUDIAG_M_ENC_UTIL], *ds = &st[GPUDIAG_M_DEC_UTIL];
-    o->video_busy = (es->n && es->max >= GD_SERIES_WORK_MIN) || (ds->n && ds->max >= GD_SERIES_WORK_MIN);
+    /* p95, as idle is judged: one stray sample does not make a video GPU (a new user's log: one 12 %
+     * encoder sample in 100 hid an idle GPU holding 20 GB) */
+    o->video_busy = (es->n && es->p95 >= GD_SERIES_WORK_MIN) || (ds->n && ds->p95 >= GD_SERIES_WORK_MIN);
     o->in_use = works || holds || o->video_busy;
     o->idle_holding_memory = holds && cs && cs->p95 < GD_SERIES_IDLE_MAX && !util_busy && !o->video_busy;
     return works;

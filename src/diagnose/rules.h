@@ -26,6 +26,7 @@
 #define GD_FIRST_CALL_MEDIAN_X 10.0     /* ... and this many times its API's median is one-off start-up */
 #define GD_STARTUP_SHARE_MIN 0.01        /* start-up + compilation share reported (startup_in_window) */
 #define GD_STARTUP_MOSTLY 0.5            /* ... at which the verdict will not name a cause (steady-state step) */
+#define GD_STARTUP_CLEAN_STEPS 2         /* ... unless this many steps hold no start-up */
 #define GD_COMM_SHARE_MIN 0.10           /* TBP: avg Communication / avg step > 10% */
 #define GD_COMM_SHARE_LOW 0.05           /* ... or > 5% with overlap below: */
 #define GD_COMM_OVERLAP_MIN 0.50         /* HTA overlap / communication time */

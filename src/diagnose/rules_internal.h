@@ -138,7 +138,8 @@ double gd_startup_share(const gpudiag_report *r);
  * in the window", steady-state step). */
 double gd_steady_share(const gpudiag_report *r, double s);
 /* rules_steps.c: 1 when start-up is at least GD_STARTUP_MOSTLY of the analysed
- * time: too little steady state to rest a verdict or the utilization on. */
+ * time and fewer than GD_STARTUP_CLEAN_STEPS steps hold none: too little steady
+ * state to rest a verdict or the utilization on. */
 int gd_mostly_startup(const gpudiag_report *r);
 /* rules_steps.c: the steady-state step, µs (avg_step_us less its start-up share
  * when that is ≥ 1 %); NaN without steps. Stored as r->steady_step_us. */

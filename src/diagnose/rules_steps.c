@@ -61,7 +61,14 @@ double gd_steady_share(const gpudiag_report *r, double s)
 
 int gd_mostly_startup(const gpudiag_report *r)
 {
-    return gd_startup_share(r) >= GD_STARTUP_MOSTLY;
+    if (!(gd_startup_share(r) >= GD_STARTUP_MOSTLY))
+        return 0;
+    /* whole steps without start-up are steady state to judge (a long first step before nine
+     * clean ones: a new user's trace, DEFINITIONS "Start-up in the window") */
+    size_t clean = 0;
+    for (size_t i = 0; i < r->step_count; i++)
+        clean += !(r->steps[i].startup_idle_us > 0);
+    return clean < GD_STARTUP_CLEAN_STEPS;
 }
 
 double gd_steady_step_us(const gpudiag_report *r)

@@ -358,8 +358,9 @@ static char *verdict_cause(const gpudiag_report *r, const gpudiag_finding *top, 
 
 /* The verdict when the GPU is busy (utilization >= GD_LOW_UTIL_MAX) and no
  * stall leads: the bottleneck is compute, and the kernels say how to speed it
- * up.  *on as verdict_no_gpu; returns the sentence, NULL on allocation failure. */
-static char *verdict_busy(gpudiag_report *r, const char **on)
+ * up.  busy: the utilization it states (of the steady-state step).  *on as
+ * verdict_no_gpu; returns the sentence, NULL on allocation failure. */
+static char *verdict_busy(gpudiag_report *r, const char **on, double busy)
 {
     char *v;
     r->bottleneck = GPUDIAG_BN_COMPUTE;
@@ -375,7 +376,7 @@ static char *verdict_busy(gpudiag_report *r, const char **on)
     if (tc)
         v = gd_format("The GPU is busy %.0f%% of the step, but its matrix work avoids Tensor Cores "
                       "(%s).",
-                      100.0 * r->gpu_utilization,
+                      100.0 * busy,
                       (tcd & (1u << GPUDIAG_DTYPE_BF16)) ? "enable AMP with bf16, or TF32"
                                                          : "enable AMP with fp16 and GradScaler");
     else if (gd_idle_cause_share(r, GPUDIAG_IDLE_STREAM_WAIT) >= GD_STREAM_WAIT_SHARE_MIN)
@@ -384,12 +385,19 @@ static char *verdict_busy(gpudiag_report *r, const char **on)
                       "the step it sits idle with work already queued (stream_wait). Speed-ups now come from "
                       "the kernels themselves (precision, fusion, larger batches) and from finding what those "
                       "queued ops wait for.",
-                      100.0 * r->gpu_utilization, 100.0 * gd_idle_cause_share(r, GPUDIAG_IDLE_STREAM_WAIT));
+                      100.0 * busy, 100.0 * gd_idle_cause_share(r, GPUDIAG_IDLE_STREAM_WAIT));
     else
         v = gd_format("The GPU is busy %.0f%% of the step; no stall found in the trace. Speed-ups "
                       "now come from the kernels themselves (precision, fusion, larger batches).",
-                      100.0 * r->gpu_utilization);
+                      100.0 * busy);
     return v;
+}
+
+/* A share of the analysed time as the verdict weighs it: of the steady-state step, or of the whole
+ * window when start-up is most of it (then the start-up verdict speaks). */
+static double steady(const gpudiag_report *r, double s)
+{
+    return gd_mostly_startup(r) ? s : gd_steady_share(r, s);
 }
 
 /* The start-up verdicts' sentence for a window of one step (DEFINITIONS "Start-up in the window",
@@ -417,6 +425,9 @@ void gd_verdict(fbuilder *b, const gpudiag_trace *t)
                  " %s of start-up/compilation (%.0f%% of the %s) excluded from the estimates: they are shares of the "
                  "%s per step left.",
                  sdur, 100.0 * ssh, r->steps_from_profiler ? "steps" : "window", left);
+    /* the GPU's busy share of the steady-state step, unless start-up is most of the window
+     * (DEFINITIONS "Start-up in the window", steady-state step) */
+    double su = steady(r, r->gpu_utilization);
     const char *on = NULL; /* the id of the finding the verdict rests on */
     if (!r->has_gpu) {
         v = verdict_no_gpu(r, t, &on);
@@ -455,19 +466,23 @@ void gd_verdict(fbuilder *b, const gpudiag_trace *t)
         on = top->id;
         r->bottleneck = top->bottleneck;
         v = verdict_cause(r, top, note);
-    } else if (!isnan(r->gpu_utilization) && r->gpu_utilization >= GD_LOW_UTIL_MAX &&
-               other_idle_share(r) >= GD_UNEXPLAINED_IDLE_MAX) {
+    } else if (!isnan(su) && su >= GD_LOW_UTIL_MAX && steady(r, other_idle_share(r)) >= GD_UNEXPLAINED_IDLE_MAX) {
         v = gd_format("The GPU is idle %.0f%% of the step, and %.0f%% of the step is idle time with no visible cause "
                       "in the trace (no host activity, sync, DataLoader, communication or copy during it%s). Look at "
                       "the largest gaps under IDLE GAPS; work the profiler did not record (another process, an "
                       "uninstrumented library) may sit there.%s",
-                      100.0 * (1.0 - r->gpu_utilization), 100.0 * other_idle_share(r),
+                      100.0 * (1.0 - su), 100.0 * steady(r, other_idle_share(r)),
                       stream_wait_unexplained_us(r) > 0 ? "; or work already queued that waited for nothing the trace "
                                                           "shows"
                                                         : "",
                       note);
-    } else if (!isnan(r->gpu_utilization) && r->gpu_utilization >= GD_LOW_UTIL_MAX) {
-        v = verdict_busy(r, &on);
+    } else if (!isnan(su) && su >= GD_LOW_UTIL_MAX) {
+        v = verdict_busy(r, &on, su);
+        if (v && note[0]) { /* the busy share is of the steady-state step: say so */
+            char *w = gd_format("%s%s", v, note);
+            free(v);
+            v = w;
+        }
     } else if (!isnan(r->gpu_utilization) && ssh >= 0.5 * (1.0 - r->gpu_utilization)) {
         on = "startup_in_window";
         v = gd_format("The GPU is idle %.0f%% of the %s, mostly start-up/compilation: %s before the first GPU "

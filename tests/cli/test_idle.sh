@@ -244,6 +244,25 @@ check_both_readers "$GD_TEST_DATA/ok_first_launch.json" "$PY_FIRST" || rc=1
 #   launch takes 4.659 us; hipLaunchKernel median of 12 calls 6.257 us) -> the 6633.474 us gap
 #   around it is startup, share 6633.474 / 9288.291 = 0.714176 (before: host_launch, and a
 #   93 % host_launch_bound gain of the whole step).
+# tests/data/ok_startup_then_steady.json (a new user's): ProfilerStep#1 holds 200 ms of cudaFree
+#   before its 10 kernels (lead-in 200020 us >= 100 ms and >= half the 210210 us step -> startup),
+#   steps 2-10 are 10210 us each (10 kernels of 1000 us, 20 us apart) with no start-up. Mean step
+#   (210210 + 9 * 10210) / 10 = 30210 us, start-up 200020 / 10 = 20002 us per step = 0.662 of it
+#   (>= half) but 9 steps hold none (>= 2): not mostly start-up, judged on the steady-state step
+#   30210 - 20002 = 10208 us, where the kernels run 0.330967 / (1 - 20002 / 30210) = 0.9795 of the
+#   time -> compute (fp32 GEMMs on an A100: no_tensor_cores), "busy 98% of the step"; before it read
+#   "idle 67% of the step, mostly start-up ... too little steady-state work".
+if "$GPUDIAG" analyze --json "$GD_TEST_DATA/ok_startup_then_steady.json" > "$TMP/sts.json" && python3 - "$TMP/sts.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1])); s = d["summary"]; v = d["verdict"]
+assert abs(s["step_time_us"]["mean"] - 30210) < 1e-6 and abs(s["steady_step_us"] - 10208) < 1e-6, s
+assert [x["startup_idle_us"] for x in d["steps"]] == [200020] + [0] * 9, d["steps"]
+assert v["bottleneck"] == "compute" and v["finding"] == "no_tensor_cores", v
+assert v["summary"].startswith("The GPU is busy 98% of the step"), v["summary"]
+assert abs(s["gpu_utilization"] / (1 - 20002 / 30210) - 0.9795) < 1e-3, s["gpu_utilization"]
+assert "low_gpu_utilization" not in [f["id"] for f in d["findings"]], d["findings"]
+EOF
+then :; else echo "FAIL: start-up then nine clean steps"; rc=1; fi
 MI=/work/shared/data/traces/mi250_rocm_minitoy_train.json.gz
 if [ -f "$MI" ]; then
   if "$GPUDIAG" analyze --json "$MI" > "$TMP/mi.json" && python3 - "$TMP/mi.json" <<'EOF'

@@ -221,6 +221,19 @@ PY
 "$GPUDIAG" analyze "$GD_TEST_DATA/monlog/dmon_video_busy.log" > "$TMP/video.txt" 2>&1
 if grep -qF "    video engines: encoder median 88.0%  decoder median 71.0%" "$TMP/video.txt" &&
    grep -qF -- "-> video encode/decode" "$TMP/video.txt"; then ok; else nok "video engines line in the text report"; fi
+# tests/data/monlog/dmon_enc_one_spike.log (a new user's): 100 samples, sm 0, 20000 MB held, enc 12 in
+# one sample and 0 in the other 99 -> enc p95 0 < 0.10: not video_busy (one stray sample is not video
+# work; with the max it hid the idle GPU: "works on its video engines (encoder median 0 %)", no finding)
+# -> idle holding memory, idle_gpu_holding_memory "1 of 1 GPU".
+js "$GD_TEST_DATA/monlog/dmon_enc_one_spike.log" "$TMP/spike.json"
+if python3 - "$TMP/spike.json" <<'PY'; then ok; else nok "one encoder sample: still idle holding memory"; fi
+import json, sys
+d = json.load(open(sys.argv[1])); g = d["series"]["gpus"][0]
+assert g["video_busy"] is False and g["idle_holding_memory"] is True, g
+assert g["metrics"]["enc_util"]["max"] == 0.12 and g["metrics"]["enc_util"]["p95"] == 0, g["metrics"]["enc_util"]
+assert [f["id"] for f in d["findings"]] == ["idle_gpu_holding_memory"], [f["id"] for f in d["findings"]]
+assert "video engines" not in d["verdict"]["summary"], d["verdict"]
+PY
 # a trace's gain is not labelled a prior
 if "$GPUDIAG" analyze "$GD_TEST_DATA/ok_comm_near_tie.json" 2>&1 | grep -q "a prior"; then nok "trace gain labelled a prior"; else ok; fi
 
