@@ -45,17 +45,29 @@ double gd_startup_share(const gpudiag_report *r)
     return sh > 0 ? (sh > 1 ? 1 : sh) : 0;
 }
 
+/* The steady-state part of the analysed time (DEFINITIONS "Start-up in the
+ * window"): 1 − start-up share when that share is ≥ GD_STARTUP_SHARE_MIN, else
+ * 1; 0 when the whole window is start-up.  The one place the threshold is
+ * applied (gd_steady_share, gd_steady_step_us). */
+static double steady_fraction(const gpudiag_report *r)
+{
+    double ssh = gd_startup_share(r);
+    if (!(ssh >= GD_STARTUP_SHARE_MIN))
+        return 1.0;
+    return ssh < 1.0 ? 1.0 - ssh : 0.0;
+}
+
 /* A share of the analysed time as a share of the steady-state step (DEFINITIONS
  * "Start-up in the window", steady-state step): the one place the cause rules'
  * shares leave start-up out. */
 double gd_steady_share(const gpudiag_report *r, double s)
 {
-    double ssh = gd_startup_share(r);
-    if (isnan(s) || !(ssh >= GD_STARTUP_SHARE_MIN))
+    double k = steady_fraction(r);
+    if (isnan(s) || k == 1.0)
         return s;
-    if (!(ssh < 1.0))
+    if (!(k > 0))
         return NAN; /* the whole window is start-up: no steady-state time to share */
-    double v = s / (1.0 - ssh);
+    double v = s / k;
     return v > 1.0 ? 1.0 : v;
 }
 
@@ -75,8 +87,7 @@ double gd_steady_step_us(const gpudiag_report *r)
 {
     if (!r->step_count || !(r->avg_step_us > 0))
         return NAN;
-    double ssh = gd_startup_share(r);
-    return ssh >= GD_STARTUP_SHARE_MIN ? r->avg_step_us * (1.0 - ssh) : r->avg_step_us;
+    return r->avg_step_us * steady_fraction(r);
 }
 
 /* Device-idle time of a cause ÷ devices, as a share of the steady-state step

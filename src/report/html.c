@@ -440,9 +440,7 @@ static void write_findings(hw *w, const gpudiag_report *r)
         putf(w, "</code>, %s", kind);
         if (isfinite(f->est_gain))
             putf(w, ", could save about %s of %s time%s", fmt_pct(b, sizeof b, f->est_gain),
-                 r->series                              ? "run" /* a log has no steps: the text report says "run" too */
-                 : r->steady_step_us < r->avg_step_us ? "steady-state step" /* start-up left out */
-                                                        : "step",
+                 gd_gain_unit(r),
                  r->series ? " (" GD_SERIES_GAIN_LABEL ")" : "");
         put(w, ")</span>");
         if (f->recommendation && f->recommendation[0]) {

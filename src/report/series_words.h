@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "gpudiag/gpudiag.h"
 #include "gpudiag/series.h"
 
 /*
@@ -33,6 +34,19 @@ void gd_series_assumed_phrase(const gpudiag_series_summary *s, char *buf, size_t
 /* The label of a monitoring-log finding's est_gain: a prior, not measured (FINDINGS
  * "Monitoring logs"); the text and HTML reports both print it beside the number. */
 #define GD_SERIES_GAIN_LABEL "a prior, not measured from the log"
+
+/* The unit of a report's est_gain and shares (DEFINITIONS "Start-up in the window"): "run" for a
+ * monitoring log, "steady-state step" when start-up/compilation is left out of the step
+ * (summary.steady_step_us below summary.avg_step_us), else "step".  The text and HTML reports both
+ * print it. */
+static inline int gd_startup_left_out(const gpudiag_report *r)
+{
+    return r->steady_step_us < r->avg_step_us;
+}
+static inline const char *gd_gain_unit(const gpudiag_report *r)
+{
+    return r->series ? "run" : gd_startup_left_out(r) ? "steady-state step" : "step";
+}
 
 /* "" when n is 1, else "s": the English plural of a count's noun. */
 const char *gd_plural(unsigned long long n);

@@ -335,7 +335,7 @@ static void idle_gaps(const tw *w, const gpudiag_report *r, int verbose)
     }
     fputc('\n', w->fp);
     double excl = r->idle_cause_us[GPUDIAG_IDLE_STARTUP] + r->idle_cause_us[GPUDIAG_IDLE_COMPILATION];
-    if (excl > 0 && r->steady_step_us < r->avg_step_us) { /* DEFINITIONS steady-state step */
+    if (excl > 0 && gd_startup_left_out(r)) { /* DEFINITIONS steady-state step */
         ms(b, sizeof b, excl);
         ms(a, sizeof a, r->steady_step_us);
         fprintf(w->fp,
@@ -382,9 +382,7 @@ static void findings(const tw *w, const gpudiag_report *r, int verbose)
     }
     fprintf(w->fp, "%sFINDINGS%s  ranked by expected gain (share of %s time a fix could save%s)\n", c_bold(w),
             c_off(w),
-            r->series                              ? "run"
-            : r->steady_step_us < r->avg_step_us ? "steady-state step" /* start-up left out */
-                                                   : "step",
+            gd_gain_unit(r),
             r->series ? "; " GD_SERIES_GAIN_LABEL : "");
     for (size_t i = 0; i < r->finding_count; i++) {
         const gpudiag_finding *f = &r->findings[i];
