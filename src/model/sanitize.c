@@ -190,15 +190,12 @@ static int gap_ok(double gap, double span)
  * outlier's start (hi) or the rest's first start (lo); 0 if none.  Only events
  * beyond 1/11 of the whole span from the far end can be outliers (a gap > 10 x
  * the rest's span leaves the rest in the other 1/11), so at most
- * GD_TS_RESERVOIR of them are looked at closely; more: none are outliers. */
-static size_t find_side(const gpudiag_trace *t, int hi, int64_t *cut, int64_t *gap_out, span_ev *cand)
+ * GD_TS_RESERVOIR of them are looked at closely; more: none are outliers.
+ * stats: scan_stats over every event of t as it is now. */
+static size_t find_side(const gpudiag_trace *t, int hi, int64_t *cut, int64_t *gap_out, span_ev *cand,
+                        const scan *stats)
 {
-    scan c;
-    memset(&c, 0, sizeof c);
-    c.min_s = INT64_MAX;
-    c.max_s = INT64_MIN;
-    c.max_e = INT64_MIN;
-    each_event(t, scan_stats, &c);
+    scan c = *stats;
     if (c.count < 3)
         return 0;
     c.hi = hi;
@@ -301,14 +298,27 @@ int gd_drop_time_outliers(gpudiag_trace *t)
         return -1;
     int64_t lo = INT64_MIN, hi = INT64_MAX, gap = INT64_MAX;
     /* latest first, then earliest, then the latest again (an early outlier
-     * stretched the rest's span the first time) */
+     * stretched the rest's span the first time: only when the earliest were
+     * dropped, else the third pass is the first again).  The counts and extremes
+     * are scanned again only after a drop (one pass over every event each). */
+    scan stats;
+    int have_stats = 0;
     for (int pass = 0; pass < 3; pass++) {
         int side_hi = pass != 1;
-        if (pass == 2 && hi != INT64_MAX)
+        if (pass == 2 && (hi != INT64_MAX || lo == INT64_MIN))
             break;
+        if (!have_stats) {
+            memset(&stats, 0, sizeof stats);
+            stats.min_s = INT64_MAX;
+            stats.max_s = INT64_MIN;
+            stats.max_e = INT64_MIN;
+            each_event(t, scan_stats, &stats);
+            have_stats = 1;
+        }
         int64_t cut = 0, g = 0;
-        if (find_side(t, side_hi, &cut, &g, heap) == 0)
+        if (find_side(t, side_hi, &cut, &g, heap, &stats) == 0)
             continue;
+        have_stats = 0;
         if (g < gap)
             gap = g;
         if (side_hi)
