@@ -28,21 +28,30 @@ static int64_t sat_sub(int64_t a, int64_t b)
     return r;
 }
 
-/* A GPU op by (device, stream, start, index). */
+/* A GPU op by (device, stream, start, index): ds is device << 32 | stream with
+ * its sign bit flipped, so that signed order of ds is (device, stream) order. */
 typedef struct op_key {
     int64_t ts;
-    int32_t device, stream;
+    int64_t ds;
     uint32_t idx;
     uint32_t pad;
 } op_key;
 
+static int64_t ds_key(int32_t device, int32_t stream)
+{
+    return (int64_t)(((uint64_t)(uint32_t)device << 32) | ((uint32_t)stream ^ 0x80000000u));
+}
+
+static int32_t ds_stream(int64_t ds)
+{
+    return (int32_t)((uint32_t)(uint64_t)ds ^ 0x80000000u);
+}
+
 static int cmp_op_key(const void *pa, const void *pb)
 {
     const op_key *a = pa, *b = pb;
-    if (a->device != b->device)
-        return a->device < b->device ? -1 : 1;
-    if (a->stream != b->stream)
-        return a->stream < b->stream ? -1 : 1;
+    if (a->ds != b->ds)
+        return a->ds < b->ds ? -1 : 1;
     if (a->ts != b->ts)
         return a->ts < b->ts ? -1 : 1;
     return a->idx < b->idx ? -1 : a->idx > b->idx;
@@ -61,22 +70,25 @@ int gd_clip_overruns(gpudiag_trace *t)
     for (size_t i = 0; i < n; i++) {
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
         k[i].ts = op->ts_ns;
-        k[i].device = op->device;
-        k[i].stream = op->stream;
+        k[i].ds = ds_key(op->device, op->stream);
         k[i].idx = (uint32_t)i;
         k[i].pad = 0;
     }
-    qsort(k, n, sizeof *k, cmp_op_key);
+    /* two stable radix sorts, by start then by (device, stream), give the
+     * comparator's order (ties keep index order); qsort if scratch is short */
+    if (gd_radix_sort_i64(k, n, sizeof *k, offsetof(op_key, ts)) != 0 ||
+        gd_radix_sort_i64(k, n, sizeof *k, offsetof(op_key, ds)) != 0)
+        qsort(k, n, sizeof *k, cmp_op_key);
     for (size_t i = 0; i + 1 < n; i++) {
         const op_key *a = &k[i];
-        if (a->stream < 0)
+        if (ds_stream(a->ds) < 0)
             continue; /* no stream recorded: nothing says the ops were serial */
         /* the next op on this stream that starts strictly later (ops that start
          * together are not ordered: neither is clipped at the other) */
         size_t j = i + 1;
-        while (j < n && k[j].device == a->device && k[j].stream == a->stream && k[j].ts == a->ts)
+        while (j < n && k[j].ds == a->ds && k[j].ts == a->ts)
             j++;
-        if (j >= n || k[j].device != a->device || k[j].stream != a->stream)
+        if (j >= n || k[j].ds != a->ds)
             continue;
         gd_gpu_op *op = gd_vec_at(&t->gpu_ops, a->idx);
         int64_t room = sat_sub(k[j].ts, op->ts_ns); /* > 0: the next op starts later */
