@@ -921,6 +921,15 @@ typedef struct gpudiag_report {
      *  op runs, all devices, clipped to the steps (DEFINITIONS "Communication", exposed
      *  communication: two numbers).  0 with steps and no collective; NaN without steps. */
     double comm_kernel_exposed_us_per_step;
+    /** Recurring torch.compile compilation (DEFINITIONS "Idle gaps and their causes", rule 0,
+     *  recompilation): the steps whose device-idle gaps of cause compilation are steady state
+     *  (0: compilation does not recur, all of it is start-up), their compilation idle summed over
+     *  the devices, µs (a part of idle_cause_us[GPUDIAG_IDLE_COMPILATION] that is not start-up),
+     *  and the start of the first of those steps, ns (compilation gaps starting at or after it,
+     *  inside a step, are steady state).  Not in the JSON: torch_recompilation's evidence. */
+    size_t recompile_steps;
+    double recompile_idle_us;
+    int64_t recompile_from_ns;
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */

@@ -774,6 +774,7 @@ typedef struct idle_ctx {
     gpudiag_gap *top;        /* the GD_TOP_GAPS longest */
     size_t ntop;
     uint8_t *nclass;         /* per name id: 1 checked, 2 compilation, 4 warm-up, 8 compiled code */
+    int64_t *comp_step;      /* per step: device-idle ns of cause compilation starting in it, all devices */
     gd_coll_join mpi;        /* which thread is in an MPI call when (has_mpi) */
     int has_mpi;
 } idle_ctx;
@@ -883,6 +884,7 @@ static void idle_ctx_free(idle_ctx *ic)
     gd_vec_free(&ic->idle);
     free(ic->kept);
     free(ic->nclass);
+    free(ic->comp_step);
 }
 
 /* Host activity from MPI calls and runtime/driver calls (DEFINITIONS "Idle
@@ -931,6 +933,70 @@ static int host_call_sets(idle_ctx *ic)
     return 0;
 }
 
+/* A CPU op whose name says warm-up (is_warmup_name), until warmup_sets tests its name. */
+typedef struct warm_op {
+    uint32_t name_id, pad;
+    int64_t s, e;
+} warm_op;
+
+static int cmp_warm_op(const void *x, const void *y)
+{
+    const warm_op *p = x, *q = y;
+    if (p->name_id != q->name_id)
+        return p->name_id < q->name_id ? -1 : 1;
+    return p->s < q->s ? -1 : p->s > q->s;
+}
+
+/* The warm-up-named CPU ops *w into *out (host[HOST_WARMUP]), but only those of a name
+ * that does not recur (DEFINITIONS "Idle gaps and their causes", rule 0): the ops of one
+ * name that overlap >= GD_RECOMPILE_MIN_STEPS of the steps and >= half of them name a
+ * schedule or the whole loop ("training_loop (after lr warmup)", "step_warmup_sched"), not
+ * warm-up iterations.  *w is reordered.  0, or -1 on allocation failure. */
+static int warmup_sets(const actx *a, gd_vec *w, gd_vec *out)
+{
+    size_t n = w->len, ns = a->nsteps;
+    if (n == 0)
+        return 0;
+    warm_op *ws = w->data;
+    qsort(ws, n, sizeof *ws, cmp_warm_op);
+    uint32_t *stamp = ns ? calloc(ns, sizeof *stamp) : NULL; /* per step: the last name group (+ 1) seen */
+    if (ns && !stamp)
+        return -1;
+    uint32_t group = 0;
+    for (size_t i0 = 0; i0 < n;) {
+        size_t i1 = i0;
+        while (i1 < n && ws[i1].name_id == ws[i0].name_id)
+            i1++;
+        group++;
+        size_t touched = 0;
+        for (size_t i = i0; i < i1; i++) {
+            /* the first step ending after the op starts (steps are sorted and disjoint) */
+            size_t lo = 0, hi = ns;
+            while (lo < hi) {
+                size_t m = lo + (hi - lo) / 2;
+                if (a->steps[m].e <= ws[i].s)
+                    lo = m + 1;
+                else
+                    hi = m;
+            }
+            for (size_t k = lo; k < ns && a->steps[k].s < ws[i].e; k++)
+                if (stamp[k] != group && ws[i].e > a->steps[k].s && ws[i].s < a->steps[k].e) {
+                    stamp[k] = group;
+                    touched++;
+                }
+        }
+        int recurs = touched >= GD_RECOMPILE_MIN_STEPS && 2 * touched >= ns;
+        for (size_t i = i0; i < i1 && !recurs; i++)
+            if (gd_iv_push(out, ws[i].s, ws[i].e)) {
+                free(stamp);
+                return -1;
+            }
+        i0 = i1;
+    }
+    free(stamp);
+    return 0;
+}
+
 /* Host activity from CPU ops into host[HOST_SETS] (ic->host, or a second
  * thread's own sets): compilation, warm-up and compiled-code names
  * (classified once per name; r->compiled_calls), TBP's host roles, and the
@@ -943,6 +1009,8 @@ static int host_op_sets(idle_ctx *ic, gd_vec *host)
     gpudiag_report *r = ic->a->r;
     if (t->names.count && !(ic->nclass = calloc(t->names.count, 1)))
         return -1;
+    gd_vec warm;
+    gd_vec_init(&warm, sizeof(warm_op));
     for (size_t i = 0; i < t->cpu_ops.len; i++) {
         const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
         if (c->cat == GD_CPU_GPU_ANNOT)
@@ -957,11 +1025,14 @@ static int host_op_sets(idle_ctx *ic, gd_vec *host)
             r->compiled_calls++;
         int64_t e = c->ts_ns + gd_cpu_dur(t, c);
         if ((*nc & 2) && gd_iv_push(&host[HOST_COMPILE], c->ts_ns, e))
-            return -1;
-        if ((*nc & 4) && gd_iv_push(&host[HOST_WARMUP], c->ts_ns, e))
-            return -1;
+            goto oom;
+        if (*nc & 4) {
+            warm_op w = {c->name_id, 0, c->ts_ns, e};
+            if (!gd_vec_push(&warm, &w))
+                goto oom;
+        }
         if (c->role == GD_CR_CPU_EXEC && gd_iv_push(&host[HOST_ROLE], c->ts_ns, e))
-            return -1;
+            goto oom;
         if (c->cat == GD_CPU_PYFUNC)
             continue;
         int h = HOST_OTHER;
@@ -976,9 +1047,15 @@ static int host_op_sets(idle_ctx *ic, gd_vec *host)
                  (nl == 29 && memcmp(nm, "aten::unflatten_dense_tensors", 29) == 0))
             h = HOST_COALESCE; /* the host side of a coalesced collective; also host activity (rule 3) */
         if (gd_iv_push(&host[h], c->ts_ns, e) || (h == HOST_COALESCE && gd_iv_push(&host[HOST_OTHER], c->ts_ns, e)))
-            return -1;
+            goto oom;
     }
+    if (warmup_sets(ic->a, &warm, &host[HOST_WARMUP]) != 0)
+        goto oom;
+    gd_vec_free(&warm);
     return 0;
+oom:
+    gd_vec_free(&warm);
+    return -1;
 }
 
 /* Where one device's walk over its gaps stands: a hint per host set for
@@ -1141,8 +1218,11 @@ static int record_gap(idle_ctx *ic, gap_cursor *cur, gpudiag_timeline_device *td
     /* every gap, with its step (gaps come in time order on a device) */
     while (cur->step_hint < a->nsteps && a->steps[cur->step_hint].e <= gap->s)
         cur->step_hint++;
-    if (cur->step_hint < a->nsteps && a->steps[cur->step_hint].s <= gap->s)
+    if (cur->step_hint < a->nsteps && a->steps[cur->step_hint].s <= gap->s) {
         gg.step = r->steps[cur->step_hint].number;
+        if (cause == GPUDIAG_IDLE_COMPILATION && ic->comp_step)
+            ic->comp_step[cur->step_hint] += len;
+    }
     if (ic->kept) {
         kept_gap k = {gg, r->idle_gap_count - 1};
         gd_topk_push(ic->kept, &ic->nkept, a->max_gaps, sizeof *ic->kept, &k, cmp_kept_len);
@@ -1195,6 +1275,51 @@ static int idle_device(idle_ctx *ic, int dev)
         gpudiag_idle_cause cause = gap_cause(ic, &cur, gap, &coalesce);
         if (record_gap(ic, &cur, td, dev, gap, cause, coalesce) != 0)
             return -1;
+    }
+    return 0;
+}
+
+/* Recurring compilation (DEFINITIONS "Idle gaps and their causes", rule 0,
+ * recompilation) from the compilation idle of each step (ic->comp_step): the
+ * first step is the initial compile when it holds more than
+ * GD_RECOMPILE_FIRST_X x the median of the other steps holding compilation;
+ * the steps from the next one on that hold compilation recur when they number
+ * >= GD_RECOMPILE_MIN_STEPS and >= half the steps: r->recompile_steps,
+ * recompile_idle_us, recompile_from_ns.  0, or -1 on allocation failure. */
+static int recompilation(idle_ctx *ic)
+{
+    actx *a = ic->a;
+    gpudiag_report *r = a->r;
+    size_t n = a->nsteps;
+    if (!ic->comp_step || n == 0)
+        return 0;
+    double *v = malloc(n * sizeof *v);
+    if (!v)
+        return -1;
+    size_t m = 0;
+    for (size_t k = 1; k < n; k++)
+        if (ic->comp_step[k] > 0)
+            v[m++] = (double)ic->comp_step[k];
+    size_t k0 = 0;
+    if (m > 0 && ic->comp_step[0] > 0) {
+        static const double half = 0.5;
+        double med;
+        gd_quantiles(v, m, &half, 1, &med);
+        if ((double)ic->comp_step[0] > GD_RECOMPILE_FIRST_X * med)
+            k0 = 1; /* the initial compile: start-up */
+    }
+    free(v);
+    size_t count = 0;
+    int64_t sum = 0;
+    for (size_t k = k0; k < n; k++)
+        if (ic->comp_step[k] > 0) {
+            count++;
+            sum += ic->comp_step[k];
+        }
+    if (count >= GD_RECOMPILE_MIN_STEPS && 2 * count >= n) {
+        r->recompile_steps = count;
+        r->recompile_idle_us = ns_to_us(sum);
+        r->recompile_from_ns = a->steps[k0].s;
     }
     return 0;
 }
@@ -1307,6 +1432,8 @@ int gd_idle_begin(actx *a)
     tl->bins = GPUDIAG_TIMELINE_BINS;
     tl->bin_us = ns_to_us(a->span_e - a->span_s) / (double)tl->bins;
     ic->top = gd_arena_calloc(r->arena, GD_TOP_GAPS, sizeof *ic->top); /* r->top_gaps */
+    if (!(ic->comp_step = calloc(a->nsteps, sizeof *ic->comp_step)))
+        return -1;
     ic->kept = a->max_gaps ? malloc(a->max_gaps * sizeof *ic->kept) : NULL;
     return ic->top && (!a->max_gaps || ic->kept) ? 0 : -1;
 }
@@ -1377,7 +1504,7 @@ int gd_idle_gaps(actx *a)
     for (size_t di = 0; di < r->device_count; di++)
         if (idle_device(ic, r->devices[di].id) != 0)
             goto out;
-    if (label_top_gaps(ic) != 0 || keep_gaps(ic) != 0)
+    if (recompilation(ic) != 0 || label_top_gaps(ic) != 0 || keep_gaps(ic) != 0)
         goto out;
     rc = 0;
 out:

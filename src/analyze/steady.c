@@ -1,6 +1,6 @@
 /*
  * steady.c — per step, the time that is not steady-state training: device-idle
- * time of causes startup and compilation, and an unexplained tail (DEFINITIONS
+ * time of causes startup and compilation (less recurring compilation), and an unexplained tail (DEFINITIONS
  * "Steady state of a run").  A post-pass over the report's idle gaps; compare
  * leaves out the steps it dominates.
  */
@@ -23,7 +23,9 @@ void gd_build_steady(gpudiag_report *r)
             if (g->start_ns < st->start_ns || g->start_ns >= st->end_ns)
                 continue;
             int64_t end_ns = g->start_ns + (int64_t)llround(g->duration_us * NS_PER_US);
-            if (g->cause == GPUDIAG_IDLE_STARTUP || g->cause == GPUDIAG_IDLE_COMPILATION)
+            /* recurring compilation is steady state (DEFINITIONS "Idle gaps and their causes", rule 0) */
+            int recompile = g->cause == GPUDIAG_IDLE_COMPILATION && r->recompile_steps && g->start_ns >= r->recompile_from_ns;
+            if (g->cause == GPUDIAG_IDLE_STARTUP || (g->cause == GPUDIAG_IDLE_COMPILATION && !recompile))
                 st->startup_idle_us += g->duration_us / nd;
             else if (g->cause == GPUDIAG_IDLE_OTHER && end_ns >= st->end_ns)
                 st->unexplained_tail_us += ns_to_us(st->end_ns - g->start_ns) / nd;

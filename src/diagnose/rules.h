@@ -27,6 +27,9 @@
 #define GD_STARTUP_SHARE_MIN 0.01        /* start-up + compilation share reported (startup_in_window) */
 #define GD_STARTUP_MOSTLY 0.5            /* ... at which the verdict will not name a cause (steady-state step) */
 #define GD_STARTUP_CLEAN_STEPS 2         /* ... unless this many steps hold no start-up */
+#define GD_RECOMPILE_MIN_STEPS 3         /* compilation (or a warm-up name) in this many steps and >= half of them recurs: steady state (DEFINITIONS "Idle gaps and their causes", rule 0) */
+#define GD_RECOMPILE_FIRST_X 2.0         /* the first step's compilation idle above this x the other steps' median: the initial compile, start-up */
+#define GD_RECOMPILE_SHARE_MIN 0.05      /* recurring compilation idle, of the steady-state step (torch_recompilation) */
 #define GD_COMM_SHARE_MIN 0.10           /* TBP: avg Communication / avg step > 10% */
 #define GD_COMM_SHARE_LOW 0.05           /* ... or > 5% with overlap below: */
 #define GD_COMM_OVERLAP_MIN 0.50         /* HTA overlap / communication time */

@@ -25,12 +25,15 @@ static double min_device_util(const gpudiag_report *r, int *dev)
 }
 
 /* Device-idle time that is not steady state (causes startup and compilation,
- * DEFINITIONS "Start-up in the window"), summed over the devices ÷ their
+ * less the compilation that recurs, DEFINITIONS "Start-up in the window"), summed over the devices ÷ their
  * number, in µs; *comp gets the compilation part. */
 double gd_startup_us(const gpudiag_report *r, double *comp)
 {
     size_t nd = r->timeline.device_count;
     double s = r->idle_cause_us[GPUDIAG_IDLE_STARTUP], c = r->idle_cause_us[GPUDIAG_IDLE_COMPILATION];
+    c -= r->recompile_idle_us; /* recurring compilation is steady state (torch_recompilation) */
+    if (c < 0)
+        c = 0;
     if (comp)
         *comp = nd ? c / (double)nd : 0;
     return nd ? (s + c) / (double)nd : 0;
@@ -120,6 +123,17 @@ static double queued_share(const gpudiag_report *r)
     return host_share_in_gaps(r, r->queued_host_us);
 }
 
+/* Recurring compilation idle (DEFINITIONS "Idle gaps and their causes", rule 0,
+ * recompilation) ÷ devices, as a share of the analysed time; 0 when none. */
+static double recompile_share(const gpudiag_report *r)
+{
+    size_t nd = r->timeline.device_count;
+    if (!r->recompile_steps || !nd || !r->step_count || !(r->avg_step_us > 0) || !(r->recompile_idle_us > 0))
+        return 0;
+    double s = r->recompile_idle_us / (double)nd / ((double)r->step_count * r->avg_step_us);
+    return s > 1 ? 1 : s;
+}
+
 /* ... inside gaps of cause sync: mostly the blocking sync call itself; the host
  * waited for the GPU (sync_stall's), it was not late to launch (rule 1) */
 static double sync_host_share(const gpudiag_report *r)
@@ -196,6 +210,39 @@ void gd_rule_startup(fbuilder *b)
                          100.0 * share));
 }
 
+/* torch_recompilation: torch.compile compiles in most steps while the GPU idles
+ * (DEFINITIONS "Idle gaps and their causes", rule 0, recompilation; FINDINGS). */
+void gd_rule_recompilation(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    size_t nd = r->timeline.device_count;
+    double share = gd_steady_share(r, recompile_share(r));
+    if (!r->recompile_steps || !nd || isnan(share) || !(share >= GD_RECOMPILE_SHARE_MIN))
+        return;
+    double per_step = r->recompile_idle_us / (double)nd / (double)r->recompile_steps;
+    gpudiag_finding *f = rf_add(b, GD_F_torch_recompilation, sev_for_share(share), share);
+    gd_fb_ev(f, "steps_with_compilation", (double)r->recompile_steps);
+    gd_fb_ev(f, "compile_us_per_step", per_step);
+    gd_fb_ev(f, "share", share);
+    char d1[32];
+    gd_format_us(d1, sizeof d1, per_step, "us");
+    gd_fb_text(b, f,
+         gd_format("The job recompiles in %zu of %zu steps: the GPU waits %s per step while torch.compile "
+                   "compiles, %.1f%% of the steady-state step (recompilation is steady state, not start-up)",
+                   r->recompile_steps, r->step_count, d1, 100.0 * share),
+         rf_pytorch(b)
+             ? gd_format("Find what fails the guards: run with TORCH_LOGS=recompiles (or \"recompiles,graph_breaks\"). "
+                         "For dimensions that vary (batch, sequence length) use torch._dynamo.mark_dynamic(tensor, dim) or "
+                         "torch.compile(dynamic=True); pad or bucket sequence lengths to a few sizes; keep Python "
+                         "scalars that change each step (a step counter, a learning rate, a float hyper-parameter) out "
+                         "of the compiled region or pass them as tensors. Raise "
+                         "torch._dynamo.config.cache_size_limit only after fixing the cause: a higher limit keeps "
+                         "recompiling.")
+             : gd_format("Find what changes each iteration and forces the JIT to compile again (input shapes, "
+                         "compile-time constants) and keep it fixed: pad or bucket shapes, pass changing values "
+                         "as runtime arguments."));
+}
+
 void gd_rule_stream_wait(fbuilder *b)
 {
     gpudiag_report *r = b->r;
@@ -261,7 +308,8 @@ void gd_rule_host_overhead(fbuilder *b)
     gpudiag_report *r = b->r;
     /* start-up and the host side of collectives are reported on their own; idle
      * with work queued is not the host's (a host verdict needs an empty queue) */
-    double startup = gd_startup_share(r) + gd_collective_host_share(r) + queued_share(r) + sync_host_share(r);
+    double startup = gd_startup_share(r) + gd_collective_host_share(r) + queued_share(r) + sync_host_share(r) +
+                     recompile_share(r); /* torch_recompilation owns recurring compilation */
     /* both shares leave start-up out of the time they divide by too (DEFINITIONS steady-state step) */
     double host = gd_steady_share(r, role_share(r, GPUDIAG_ROLE_RUNTIME) + role_share(r, GPUDIAG_ROLE_CPU_EXEC) - startup);
     if (isnan(host) || host < GD_HOST_SHARE_MIN || isnan(r->gpu_utilization) || r->gpu_utilization >= 0.8)
@@ -291,6 +339,8 @@ void gd_rule_host_overhead(fbuilder *b)
         gd_fb_ev(f, "queued_share_excluded", queued_share(r));
     if (sync_host_share(r) > 0)
         gd_fb_ev(f, "sync_share_excluded", sync_host_share(r));
+    if (recompile_share(r) > 0)
+        gd_fb_ev(f, "recompile_share_excluded", recompile_share(r));
     if (r->graph_launches > 0)
         gd_fb_ev(f, "graph_launches", (double)r->graph_launches); /* graphs already in use: no graph advice */
     if (r->graph_captures > 0)

@@ -334,7 +334,8 @@ static void idle_gaps(const tw *w, const gpudiag_report *r, int verbose)
                 100.0 * v / (double)r->step_count / nd / r->idle_step_us);
     }
     fputc('\n', w->fp);
-    double excl = r->idle_cause_us[GPUDIAG_IDLE_STARTUP] + r->idle_cause_us[GPUDIAG_IDLE_COMPILATION];
+    /* recurring compilation is steady state (DEFINITIONS "Idle gaps and their causes", rule 0) */
+    double excl = r->idle_cause_us[GPUDIAG_IDLE_STARTUP] + r->idle_cause_us[GPUDIAG_IDLE_COMPILATION] - r->recompile_idle_us;
     if (excl > 0 && gd_startup_left_out(r)) { /* DEFINITIONS steady-state step */
         ms(b, sizeof b, excl);
         ms(a, sizeof a, r->steady_step_us);
