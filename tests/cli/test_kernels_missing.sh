@@ -5,14 +5,18 @@
 # "synchronization (sync_stall), could save ~97%": the idle time was the kernels' time.
 #
 # tests/data/ok_kernels_missing.json, by hand: steps [1000,2000] [2000,3000] (us); in each step
-# six cudaLaunchKernel calls at B+10, B+30, ..., B+110 (correlations 1-6, 8-13), a cudaMemcpyAsync
-# (7, 14) with its 50 us gpu_memcpy at B+230, a cudaStreamSynchronize [B+225, B+600]; no kernel.
+# six cudaLaunchKernel calls at B+10, B+30, ..., B+110 (correlations 1-6, 9-14), a cudaMemcpyAsync
+# (7, 15) with its 50 us gpu_memcpy at B+230, a cudaStreamSynchronize [B+225, B+600] (8, 16); no
+# kernel.
 # Expected: kernel_launch_calls 12 (the memcpy and the sync are not kernel launches),
 # launches_with_kernel 0, kernels 0, kernels_unlinked 0, gpu_ops 2; severity high; the verdict
 # unknown resting on input_kernels_missing (the old binary said sync_stall, ~84%).
-# Partial: one kernel added for correlation 1 -> J 1 < 0.10 x 12 = 1.2 -> medium, the verdict keeps
-# its cause and says "1 of 12" with low confidence; kernels for correlations 1 and 2 -> 2 >= 1.2 ->
-# no finding; one kernel without a correlation id -> J 0, U 1 < 1.2 -> medium, kernels_unlinked 1.
+# Partial (the kernels go in step 2: a last step with less GPU work than the one before would be
+# trimmed, DEFINITIONS "Steps"): one kernel added for correlation 9 (step 2's first launch) -> J 1
+# < 0.10 x 12 = 1.2 -> medium, gpu_ops 3, the verdict keeps its cause and says "1 of 12" with low
+# confidence; kernels for correlations 9 and 10 -> 2 >= 1.2 -> no finding; one kernel without a
+# correlation id -> J 0, U 1 < 1.2 -> medium, kernels_unlinked 1.
+# Launches inside a stream capture run nothing and do not count (ok_graph_capture.json, below).
 # Nsight: a small export built here with the same shape (12 cudaLaunchKernel_v7000, two cudaMemcpy
 # with their memcpys, a cudaDeviceSynchronize, no NVTX: the whole capture) without the kernel
 # table, then with an empty one: kernel_launch_calls 12, high, verdict unknown on it.
@@ -76,15 +80,18 @@ def kern(corr):
     if corr is not None:
         a["correlation"] = corr
     return {"ph": "X", "cat": "kernel", "name": "volta_sgemm_128x64_nn", "pid": 0, "tid": 7,
-            "ts": 1150 + 10 * (corr or 0), "dur": 5, "args": a}
-for name, corrs in (("one", [1]), ("two", [1, 2]), ("unlinked", [None])):
+            "ts": 2150 + 10 * ((corr or 9) - 9), "dur": 5, "args": a}
+for name, corrs in (("one", [9]), ("two", [9, 10]), ("unlinked", [None])):
     d = json.load(open(src))
     d["traceEvents"] += [kern(c) for c in corrs]
     json.dump(d, open("%s/%s.json" % (tmp, name), "w"))
 EOF3
-run_case "$TMP/one.json" partial-one "12,1,1,0,2,0"
+run_case "$TMP/one.json" partial-one "12,1,1,0,3,0"
 run_case "$TMP/two.json" none "none"
-run_case "$TMP/unlinked.json" partial-unlinked "12,0,1,1,2,0"
+run_case "$TMP/unlinked.json" partial-unlinked "12,0,1,1,3,0"
+# ok_graph_capture.json: 22 cudaLaunchKernel, 20 of them between cudaStreamBeginCapture and
+# cudaStreamEndCapture (recorded into the graph, no kernel), 2 with their kernels -> L 2, J 2: none
+run_case "$GD_TEST_DATA/ok_graph_capture.json" capture "none"
 
 # ---- Nsight Systems: the same shape, no kernel table / an empty one ----------
 if command -v sqlite3 >/dev/null 2>&1; then
