@@ -930,6 +930,17 @@ typedef struct gpudiag_report {
     size_t recompile_steps;
     double recompile_idle_us;
     int64_t recompile_from_ns;
+    /** Kernel launch calls inside the steps (the whole trace without step markers):
+     *  cudaLaunchKernel, cudaLaunchKernelExC, cuLaunchKernel, cuLaunchKernelEx, hipLaunchKernel,
+     *  hipExtModuleLaunchKernel; not graph launches, nor launches inside a stream capture on their
+     *  thread, which run nothing (DEFINITIONS "Time and events", kernel launch
+     *  calls without kernels; finding input_kernels_missing).  0 for a monitoring log. */
+    uint64_t kernel_launch_calls;
+    /** of those, the calls joined by correlation id to at least one kernel */
+    uint64_t kernel_launches_joined;
+    /** kernels of the whole trace joined to no runtime/driver call (no correlation id, or one no
+     *  recorded call has): possibly the missing kernels of kernel_launch_calls */
+    uint64_t kernels_unlinked;
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */

@@ -715,17 +715,96 @@ static int startup_edge(const actx *a, const gd_iv *gap, int none_busy)
     return 2 * len >= st->e - st->s;
 }
 
+/* Stream-capture spans, sorted by thread and start: from each begin capture call to the end of
+ * the next end capture call on its thread (none: the end of time).  A kernel launch inside one is
+ * recorded into a graph, not run (DEFINITIONS "Graph replays", capture).  0, or -1 on OOM. */
+static int capture_spans(const actx *a, gd_vec *out)
+{
+    const gpudiag_trace *t = a->t;
+    gd_vec calls;
+    gd_vec_init(&calls, sizeof(cap_call));
+    int rc = -1;
+    for (size_t i = 0; i < t->runtimes.len; i++) {
+        const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
+        int k = gd_runtime_capture_kind(gd_strtab_get(&t->names, rt->name_id), gd_strtab_len(&t->names, rt->name_id));
+        if (!k)
+            continue;
+        cap_call c = {gd_rt_tid(t, rt), k, rt->ts_ns, rt->ts_ns + gd_rt_dur(t, rt)};
+        if (!gd_vec_push(&calls, &c))
+            goto out;
+    }
+    if (calls.len > 1)
+        qsort(calls.data, calls.len, sizeof(cap_call), cmp_cap_call);
+    const cap_call *cc = calls.data;
+    for (size_t i = 0; i < calls.len; i++) {
+        if (cc[i].kind != 1)
+            continue;
+        size_t j = i + 1;
+        while (j < calls.len && cc[j].tid == cc[i].tid && cc[j].kind != 2)
+            j++;
+        cap_call w = {cc[i].tid, 1, cc[i].s, j < calls.len && cc[j].tid == cc[i].tid ? cc[j].e : INT64_MAX};
+        if (!gd_vec_push(out, &w))
+            goto out;
+    }
+    rc = 0;
+out:
+    gd_vec_free(&calls);
+    return rc;
+}
+
+/* 1 when the call rt starts inside one of the capture spans sp (capture_spans). */
+static int in_capture(const gpudiag_trace *t, const gd_vec *sp, const gd_runtime *rt)
+{
+    const cap_call *w = sp->data;
+    int32_t tid = gd_rt_tid(t, rt);
+    size_t l = 0, h = sp->len; /* first span after (tid, ts) */
+    while (l < h) {
+        size_t m = l + (h - l) / 2;
+        if (w[m].tid < tid || (w[m].tid == tid && w[m].s <= rt->ts_ns))
+            l = m + 1;
+        else
+            h = m;
+    }
+    return l > 0 && w[l - 1].tid == tid && rt->ts_ns < w[l - 1].e;
+}
+
+/* 1 when the runtime call rt_index is joined by correlation id to at least one kernel. */
+static int joined_to_kernel(const actx *a, size_t rt_index)
+{
+    size_t k = gd_corr_of_runtime(a, rt_index);
+    if (k >= a->ncorr)
+        return 0;
+    for (int64_t c = a->corr[k].correlation; k < a->ncorr && a->corr[k].correlation == c; k++)
+        if (((const gd_gpu_op *)gd_vec_at(&a->t->gpu_ops, a->corr[k].op))->kind == GD_GPU_KERNEL)
+            return 1;
+    return 0;
+}
+
 /* Graph launch calls and the GPU ops joined to them (DEFINITIONS "Graph
  * replays"); the start times of the launches with no GPU op, sorted, into
- * *unrec (int64_t ns). */
+ * *unrec (int64_t ns).  Also the launch calls the device-record notes count
+ * (DEFINITIONS "Time and events": launch calls without GPU records, kernel
+ * launch calls without kernels). */
 static int graph_replays(actx *a, gd_vec *unrec)
 {
     const gpudiag_trace *t = a->t;
     gpudiag_report *r = a->r;
     for (size_t i = 0; i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
         const gd_runtime *rt = gd_runtime_of_op(a, i);
         if (rt && (gd_name_flags(a, rt->name_id) & NF_GRAPH_LAUNCH))
             r->graph_gpu_ops++;
+        r->kernels_unlinked += !rt && op->kind == GD_GPU_KERNEL;
+    }
+    /* per name id: 0 not classified yet, 1 not a kernel launch, 2 a kernel launch (the NF_* bits are
+     * all taken; a private cache keeps this row free of shared writes) */
+    uint8_t *kl = calloc((size_t)t->names.count + 1, 1);
+    gd_vec caps; /* cap_call: launches inside a stream capture run nothing */
+    gd_vec_init(&caps, sizeof(cap_call));
+    if (!kl || capture_spans(a, &caps) != 0) {
+        free(kl);
+        gd_vec_free(&caps);
+        return -1;
     }
     /* launch calls count inside the steps only: a CPU-only training loop with a few launches before its
      * first step (a warm-up, a .to('cuda') probe) is not a trace whose GPU records were lost (a new
@@ -736,16 +815,34 @@ static int graph_replays(actx *a, gd_vec *unrec)
         const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
         unsigned nf = gd_name_flags(a, rt->name_id);
         /* DEFINITIONS launch calls without GPU records */
-        r->gpu_launch_calls += (nf & NF_QLAUNCH) != 0 && rt->ts_ns >= lo && rt->ts_ns <= hi;
+        int in_steps = rt->ts_ns >= lo && rt->ts_ns <= hi;
+        r->gpu_launch_calls += (nf & NF_QLAUNCH) != 0 && in_steps;
+        if ((nf & NF_QLAUNCH) && in_steps) {
+            /* DEFINITIONS kernel launch calls without kernels */
+            if (!kl[rt->name_id])
+                kl[rt->name_id] = gd_runtime_is_kernel_launch(gd_strtab_get(&t->names, rt->name_id),
+                                                              gd_strtab_len(&t->names, rt->name_id))
+                                      ? 2
+                                      : 1;
+            if (kl[rt->name_id] == 2 && !(caps.len && in_capture(t, &caps, rt))) {
+                r->kernel_launch_calls++;
+                r->kernel_launches_joined += joined_to_kernel(a, i);
+            }
+        }
         if (!(nf & NF_GRAPH_LAUNCH))
             continue;
         r->graph_launches++;
         if (gd_corr_of_runtime(a, i) < a->ncorr)
             continue;
         r->graph_launches_unrecorded++;
-        if (!gd_vec_push(unrec, &rt->ts_ns))
+        if (!gd_vec_push(unrec, &rt->ts_ns)) {
+            free(kl);
+            gd_vec_free(&caps);
             return -1;
+        }
     }
+    free(kl);
+    gd_vec_free(&caps);
     if (unrec->len)
         qsort(unrec->data, unrec->len, sizeof(int64_t), gd_cmp_i64);
     return 0;

@@ -196,6 +196,18 @@ int gd_runtime_is_queue_launch(const char *n, size_t len)
     return 0;
 }
 
+int gd_runtime_is_kernel_launch(const char *n, size_t len)
+{
+    static const char *const names[] = {
+        "cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel",
+        "cuLaunchKernelEx", "hipLaunchKernel",     "hipExtModuleLaunchKernel",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i]) == len && memcmp(n, names[i], len) == 0)
+            return 1;
+    return 0;
+}
+
 /* name is base, or base followed by '_' and a suffix (_v10000, _ptsz, _spt) */
 static int base_name_is(const char *n, size_t len, const char *base)
 {

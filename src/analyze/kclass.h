@@ -32,6 +32,12 @@ int gd_runtime_is_sync(const char *name, size_t len);
  * cudaGraphLaunch. */
 int gd_runtime_is_queue_launch(const char *name, size_t len);
 
+/* A kernel launch call among those (cudaLaunchKernel, cudaLaunchKernelExC,
+ * cuLaunchKernel, cuLaunchKernelEx, hipLaunchKernel, hipExtModuleLaunchKernel):
+ * not a copy or memset, not a graph launch (DEFINITIONS "Time and events",
+ * kernel launch calls without kernels). */
+int gd_runtime_is_kernel_launch(const char *name, size_t len);
+
 /* A CUDA/HIP graph launch call (cudaGraphLaunch, hipGraphLaunch, cuGraphLaunch;
  * a version or _ptsz/_spt suffix is ignored): the GPU ops of one replay carry its
  * correlation id. */

@@ -34,6 +34,24 @@ int gd_capture_dominates(const gpudiag_report *r)
     double span = (double)r->step_count * r->idle_step_us;
     return r->graph_captures > 0 && span > 0 && 2.0 * r->graph_capture_us >= span;
 }
+
+/* Kernel launch calls with GPU ops in the trace but (almost) no kernel joined to them: 2 when
+ * the trace has no kernel at all, 1 when fewer than GD_KERNELS_JOINED_MIN of at least
+ * GD_KERNELS_MISSING_MIN_CALLS calls have one (every kernel joined to no call counted as a
+ * possible match), else 0 (DEFINITIONS "Time and events", kernel launch calls without kernels). */
+int gd_kernels_missing(const gpudiag_report *r)
+{
+    if (!r->has_gpu || !r->kernel_launch_calls)
+        return 0;
+    if (!r->kernel_count)
+        return 2;
+    double seen = (double)(r->kernel_launches_joined + r->kernels_unlinked);
+    return r->kernel_launch_calls >= GD_KERNELS_MISSING_MIN_CALLS &&
+                   seen < GD_KERNELS_JOINED_MIN * (double)r->kernel_launch_calls
+               ? 1
+               : 0;
+}
+
 /* The file itself is damaged: cut off, data after the JSON document or after the
  * last gzip member, malformed events skipped, events without duration or
  * timestamp left out. */
@@ -344,6 +362,50 @@ static void input_gpu_records_dropped(fbuilder *b, const gpudiag_trace *t)
                    "(schedule(wait=1, warmup=1, active=2)), and a newer PyTorch if the kernels are still missing."));
 }
 
+/* GPU ops but the kernels of the launch calls missing (DEFINITIONS "Time and events", kernel
+ * launch calls without kernels): high with no kernel at all (the verdict is unknown on it),
+ * medium with far fewer kernels than launch calls. */
+static void input_kernels_missing(fbuilder *b, const gpudiag_trace *t)
+{
+    gpudiag_report *r = b->r;
+    int k = gd_kernels_missing(r);
+    if (!k)
+        return;
+    gpudiag_finding *f = rf_add(b, GD_F_input_kernels_missing, k == 2 ? GPUDIAG_SEV_HIGH : GPUDIAG_SEV_MEDIUM, NAN);
+    uint64_t n = r->kernel_launch_calls, j = r->kernel_launches_joined;
+    gd_fb_ev(f, "kernel_launch_calls", (double)n);
+    gd_fb_ev(f, "launches_with_kernel", (double)j);
+    gd_fb_ev(f, "kernels", (double)r->kernel_count);
+    gd_fb_ev(f, "kernels_unlinked", (double)r->kernels_unlinked);
+    gd_fb_ev(f, "gpu_ops", (double)t->gpu_ops.len);
+    const char *where = r->steps_from_profiler ? "in the steps" : "in the capture";
+    char *title =
+        k == 2 ? gd_format("%llu kernel launch call%s %s but no kernel recorded (only copies/memsets): the kernel "
+                           "records are missing, so GPU time, idle time and the causes built on them describe the "
+                           "copies alone and cannot be judged",
+                           (unsigned long long)n, n == 1 ? "" : "s", where)
+               : gd_format("Only %llu of %llu kernel launch calls %s have a kernel recorded (%llu kernel%s joined to "
+                           "no call): the kernel records are incomplete, so GPU time is under-counted and idle time "
+                           "over-counted",
+                           (unsigned long long)j, (unsigned long long)n, where, (unsigned long long)r->kernels_unlinked,
+                           r->kernels_unlinked == 1 ? "" : "s");
+    const char *how =
+        r->input.truncated
+            ? "The trace is cut off: the missing kernels may be in the part that was not written. Get the complete "
+              "file (let the profiler finish writing) before judging the GPU side."
+        : r->input.nsys.present
+            ? "The profiler lost the kernel records, or they were left out of the export: capture CUDA with "
+              "`nsys profile --trace=cuda` (add nvtx for steps), export every table (`nsys export --type sqlite`, "
+              "no table filter) and keep CUPTI_ACTIVITY_KIND_KERNEL; if it is still short, profile a shorter "
+              "range (--capture-range=cudaProfilerApi, --duration) so CUPTI's activity buffers do not overflow."
+            : "The profiler lost the kernel records: record the device activity with "
+              "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], profile a shorter window "
+              "(schedule(wait=1, warmup=1, active=2)) or give CUPTI a larger activity buffer "
+              "(ACTIVITIES_MAX_GPU_BUFFER_SIZE_MB in a KINETO_CONFIG file), and use a newer PyTorch if the "
+              "kernels are still missing.";
+    gd_fb_text(b, f, title, gd_format("%s", how));
+}
+
 /* No GPU activity (cpu_only_trace, unless another note says why), else no step
  * markers (no_step_markers). */
 static void input_no_gpu_or_steps(fbuilder *b, const gpudiag_trace *t)
@@ -519,6 +581,7 @@ void gd_rule_input(fbuilder *b, const gpudiag_trace *t)
     input_profiler_ranges(b, t);
     input_gpu_inferred(b);
     input_python_tracer(b, t);
+    input_kernels_missing(b, t);
     input_no_gpu_or_steps(b, t);
     input_steps(b);
     input_schema_gaps(b);

@@ -144,7 +144,7 @@ static const char *gain_words(const gpudiag_finding *f, char *buf, size_t cap)
 }
 
 /* Why a finding ranked above the verdict's does not lead (FINDINGS "Verdict"). */
-enum skip_reason { SKIP_STARTUP, SKIP_REPLAYS, SKIP_COMPUTE, SKIP_NO_GPU, SKIP_NO_GAIN, SKIP_BELOW, SKIP_NOTE, SKIP_SYMPTOM };
+enum skip_reason { SKIP_STARTUP, SKIP_REPLAYS, SKIP_KERNELS, SKIP_COMPUTE, SKIP_NO_GPU, SKIP_NO_GAIN, SKIP_BELOW, SKIP_NOTE, SKIP_SYMPTOM };
 
 static enum skip_reason skip_reason(const gpudiag_report *r, const gpudiag_finding *l)
 {
@@ -153,6 +153,8 @@ static enum skip_reason skip_reason(const gpudiag_report *r, const gpudiag_findi
         return SKIP_STARTUP;
     if (l->is_cause && r->verdict_finding && strcmp(r->verdict_finding, "input_graph_replays_unrecorded") == 0)
         return SKIP_REPLAYS;
+    if (l->is_cause && r->verdict_finding && strcmp(r->verdict_finding, "input_kernels_missing") == 0)
+        return SKIP_KERNELS;
     if (l->is_cause && l->bottleneck == GPUDIAG_BN_COMPUTE)
         return SKIP_COMPUTE;
     if (l->is_cause && !r->has_gpu)
@@ -184,6 +186,9 @@ static char *why_first(const gpudiag_finding *l, enum skip_reason k)
         return gd_format("%s ranks first (%s), but unrecorded graph replays may fill the idle time it is computed "
                          "from",
                          l->id, gain_words(l, g, sizeof g));
+    case SKIP_KERNELS:
+        return gd_format("%s ranks first (%s), but it is computed without the kernels, which were not recorded", l->id,
+                         gain_words(l, g, sizeof g));
     case SKIP_COMPUTE:
         return gd_format("%s ranks first (%s) but makes the kernels faster rather than removing a stall, and a "
                          "verdict names a stall before a kernel speed-up",
@@ -212,6 +217,8 @@ static const char *why_also(enum skip_reason k, enum skip_reason k0)
         return "as a share of the little time left outside start-up";
     case SKIP_REPLAYS:
         return "as unrecorded graph replays may fill its idle time";
+    case SKIP_KERNELS:
+        return "as it too is computed without the kernels";
     case SKIP_COMPUTE:
         return "as a kernel speed-up, not a stall";
     case SKIP_NO_GPU:
@@ -429,8 +436,22 @@ void gd_verdict(fbuilder *b, const gpudiag_trace *t)
      * (DEFINITIONS "Start-up in the window", steady-state step) */
     double su = steady(r, r->gpu_utilization);
     const char *on = NULL; /* the id of the finding the verdict rests on */
+    int kmiss = gd_kernels_missing(r);
     if (!r->has_gpu) {
         v = verdict_no_gpu(r, t, &on);
+    } else if (kmiss == 2) {
+        /* copies/memsets but no kernel for the launch calls (DEFINITIONS "Time and events", kernel
+         * launch calls without kernels): every idle-based cause describes the copies alone */
+        on = "input_kernels_missing";
+        v = gd_format("The trace holds %llu kernel launch call%s %s but no kernel, only %zu cop%s/memset%s: the "
+                      "kernel records are missing, so whether the GPU is busy or waiting cannot be told from it; "
+                      "%s",
+                      (unsigned long long)r->kernel_launch_calls, r->kernel_launch_calls == 1 ? "" : "s",
+                      r->steps_from_profiler ? "in the steps" : "in the capture", t->gpu_ops.len,
+                      t->gpu_ops.len == 1 ? "y" : "ies", t->gpu_ops.len == 1 ? "" : "s",
+                      r->input.truncated ? "the trace is cut off: get the complete file."
+                      : r->input.nsys.present ? "profile again with `nsys profile --trace=cuda` and export every table."
+                                              : "profile again with CUDA activities on.");
     } else if (gd_capture_dominates(r)) {
         on = "input_graph_capture";
         v = gd_format("%.0f%% of the analysed time is stream capture (%llu capture%s): the trace records building "
@@ -497,6 +518,16 @@ void gd_verdict(fbuilder *b, const gpudiag_trace *t)
                       100.0 * (1.0 - r->gpu_utilization), note);
     } else {
         v = gd_format("Not enough GPU activity inside the steps to judge.");
+    }
+    if (v && kmiss == 1) {
+        /* far fewer kernels than launch calls: the verdict stands with low confidence */
+        char *w = gd_format("%s Caution: only %llu of %llu kernel launch calls have a kernel recorded: GPU time is "
+                            "under-counted and idle time over-counted, so this verdict has low confidence "
+                            "(input_kernels_missing).",
+                            v, (unsigned long long)r->kernel_launches_joined,
+                            (unsigned long long)r->kernel_launch_calls);
+        free(v);
+        v = w;
     }
     r->verdict = gd_arena_take(r->arena, v);
     if (!r->verdict)
