@@ -908,11 +908,21 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
     fprintf(w->fp, "%sGPUS%s  compute indicator over time (%s); memory full/low x compute high/low x bandwidth\n",
             c_bold(w), c_off(w), w->color ? "bar height = 0..100 %" : "_ 0 % ... # 100 %");
     size_t shown = verbose || s->gpu_count <= 16 ? s->gpu_count : 16;
+    /* the label column: as wide as the longest label shown, at least 9 ("GPU 0"
+     * rows of whole GPUs keep their place), so that "GPU 0" and "GPU 1 GI 13"
+     * rows put their names in one column */
+    int label_w = 9;
+    for (size_t i = 0; i < shown; i++) {
+        char label[64];
+        int n = gd_series_entity_label(&s->gpus[i], label, sizeof label);
+        if (n > label_w && n < (int)sizeof label)
+            label_w = n;
+    }
     for (size_t i = 0; i < shown; i++) {
         const gpudiag_gpu_summary *g = &s->gpus[i];
         char label[64];
         gd_series_entity_label(g, label, sizeof label); /* "GPU 1 GI 3", as the findings name it */
-        fprintf(w->fp, "  %s%-9s%s ", c_bold(w), label, c_off(w));
+        fprintf(w->fp, "  %s%-*s%s ", c_bold(w), label_w, label, c_off(w));
         if (g->name[0])
             put_clean(w->fp, g->name, 60);
         if (g->hostname[0]) {

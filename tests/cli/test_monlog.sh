@@ -629,4 +629,15 @@ if [ -f "$M" ]; then
     "$GPUDIAG" analyze -q "$M" > "$TMP/m.txt" 2>/dev/null
     grep -q "^unknown: No compute data" "$TMP/m.txt" && ok || nok "dmon -s m: verdict $(cat "$TMP/m.txt")"
 fi
+# GPUS label column: as wide as the longest label shown (at least 9), so a whole GPU and MIG
+# instances line up. prom_mig_mixed_labels.prom: labels "GPU 0" (5), "GPU 1 GI 7" (10),
+# "GPU 1 GI 13" (11): width 11, so each row is 2 spaces, the label padded to 11, 1 space, then
+# the name: "NVIDIA" at 0-based column 2 + 11 + 1 = 14 on all three rows (was 12, 13 and 14).
+"$GPUDIAG" analyze --no-color --width 100 "$DATA/prom_mig_mixed_labels.prom" > "$TMP/mig.txt" 2>&1
+cols=$(grep "^  GPU " "$TMP/mig.txt" | awk '{ print index($0, "NVIDIA") - 1 }' | tr '\n' ' ')
+[ "$cols" = "14 14 14 " ] && grep -q "^  GPU 0       NVIDIA" "$TMP/mig.txt" && ok ||
+    nok "MIG label column: name columns $cols: $(grep '^  GPU ' "$TMP/mig.txt")"
+# ... and a log of whole GPUs keeps the 9 columns: "GPU 0" + 4 pad + 1 space, name at 12
+"$GPUDIAG" analyze --no-color "$DATA/dcgmi_device_name.log" > "$TMP/g.txt" 2>&1
+grep "^  GPU 0 " "$TMP/g.txt" | head -1 | grep -q "^  GPU 0     [^ ]" && ok || nok "whole-GPU label column moved: $(grep '^  GPU 0' "$TMP/g.txt")"
 finish
