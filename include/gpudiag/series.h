@@ -77,6 +77,8 @@ typedef enum gpudiag_metric {
                                       R580+) */
     GPUDIAG_M_TEMP_SLOWDOWN_C,   /**< the temperature at which the driver slows the clocks, °C (nvidia-smi -q
                                       "GPU Slowdown Temp") */
+    GPUDIAG_M_JPG_UTIL,          /**< NVJPG (JPEG decoder) busy fraction 0..1 (dmon `jpg`) */
+    GPUDIAG_M_OFA_UTIL,          /**< OFA (optical-flow accelerator) busy fraction 0..1 (dmon `ofa`) */
     GPUDIAG_M_COUNT
 } gpudiag_metric;
 

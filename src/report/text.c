@@ -983,14 +983,25 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
             fprintf(w->fp, "    no compute indicator in this log (no GPU-Util, SM active or GR engine active)\n");
         }
         const gpudiag_metric_stats *es = &g->stats[GPUDIAG_M_ENC_UTIL], *ds = &g->stats[GPUDIAG_M_DEC_UTIL];
-        if ((es->n && es->max > 0) || (ds->n && ds->max > 0)) { /* NVENC/NVDEC: not in GPU-Util (DEFINITIONS "GPU states") */
+        const gpudiag_metric_stats *jst = &g->stats[GPUDIAG_M_JPG_UTIL], *ost = &g->stats[GPUDIAG_M_OFA_UTIL];
+        if ((es->n && es->max > 0) || (ds->n && ds->max > 0) || (jst->n && jst->max > 0) ||
+            (ost->n && ost->max > 0)) { /* NVENC/NVDEC/NVJPG/OFA: not in GPU-Util (DEFINITIONS "GPU states") */
             char ev[16] = "n/a", dv[16] = "n/a";
             if (es->n)
                 pct(ev, sizeof ev, es->median);
             if (ds->n)
                 pct(dv, sizeof dv, ds->median);
-            fprintf(w->fp, "    video engines: encoder median %s  decoder median %s%s\n", ev, dv,
-                    g->video_busy ? "" : " (never 10 %: not busy)");
+            fprintf(w->fp, "    video engines: encoder median %s  decoder median %s", ev, dv);
+            const gpudiag_metric_stats *js = &g->stats[GPUDIAG_M_JPG_UTIL], *os = &g->stats[GPUDIAG_M_OFA_UTIL];
+            if (js->n && js->max > 0) {
+                pct(ev, sizeof ev, js->median);
+                fprintf(w->fp, "  JPEG decoder median %s", ev);
+            }
+            if (os->n && os->max > 0) {
+                pct(ev, sizeof ev, os->median);
+                fprintf(w->fp, "  optical flow median %s", ev);
+            }
+            fprintf(w->fp, "%s\n", g->video_busy ? "" : " (p95 under 10 %: not busy)");
         }
         if (!isnan(g->mem_used_share) && g->samples > 1 && !g->mem_total_from_spec) {
             fprintf(w->fp, "    memory    |");

@@ -629,6 +629,27 @@ if [ -f "$M" ]; then
     "$GPUDIAG" analyze -q "$M" > "$TMP/m.txt" 2>/dev/null
     grep -q "^unknown: No compute data" "$TMP/m.txt" && ok || nok "dmon -s m: verdict $(cat "$TMP/m.txt")"
 fi
+# NVJPG and OFA (dmon jpg/ofa) are video/media engine work (DEFINITIONS "GPU states"): GPU 0's jpg
+# 62,65,60 % and GPU 1's ofa 41,44,40 % have p95 >= 10 % (video_busy), their SMs median 2 and 1 %
+# (< 10 %: video GPUs, class unknown); GPU 2 reads 0 on every engine: not busy. The metrics
+# carry the values: jpg_util median 0.62, ofa_util median 0.41.
+"$GPUDIAG" analyze --json "$DATA/dmon_jpg_ofa.log" > "$TMP/jo.json" 2>/dev/null
+python3 - "$TMP/jo.json" <<'PY' && ok || nok "dmon jpg/ofa: video_busy"
+import json, sys
+g = json.load(open(sys.argv[1]))["series"]["gpus"]
+assert [x["video_busy"] for x in g] == [True, True, False], [x["video_busy"] for x in g]
+assert abs(g[0]["metrics"]["jpg_util"]["median"] - 0.62) < 1e-9 and abs(g[1]["metrics"]["ofa_util"]["median"] - 0.41) < 1e-9
+assert g[0]["bottleneck"] == "unknown" and g[1]["bottleneck"] == "unknown"
+PY
+# a video GPU (encoder 88 %, decoder 71 %, GPU-Util 2 %) using 10000 / 81920 = 12.2 % of its
+# memory gets no memory_headroom: raising a training micro-batch is not its advice
+"$GPUDIAG" analyze --json "$DATA/csv_video_headroom.csv" > "$TMP/vh.json" 2>/dev/null
+python3 - "$TMP/vh.json" <<'PY' && ok || nok "video GPU: no memory_headroom"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["series"]["gpus"][0]["video_busy"] is True
+assert "memory_headroom" not in [f["id"] for f in d["findings"]], [f["id"] for f in d["findings"]]
+PY
 # GPUS label column: as wide as the longest label shown (at least 9), so a whole GPU and MIG
 # instances line up. prom_mig_mixed_labels.prom: labels "GPU 0" (5), "GPU 1 GI 7" (10),
 # "GPU 1 GI 13" (11): width 11, so each row is 2 spaces, the label padded to 11, 1 space, then
