@@ -688,6 +688,16 @@ static void rule_input_skipped_rows(sbuild *b, gpudiag_series_summary *s)
                    "the log was not cut or two logs interleaved."));
 }
 
+/* Bytes after the last gzip member of a .log.gz: the trace's note (DEFINITIONS "Time and events") */
+static void rule_input_gzip_trailing_data(sbuild *b, gpudiag_series_summary *s)
+{
+    (void)s;
+    if (!b->r || !b->r->input.gz_trailing_bytes)
+        return;
+    gpudiag_finding *f = add(b, GD_S_input_gzip_trailing_data, GPUDIAG_SEV_LOW);
+    gd_fb_gzip_trailing(b, f, "log");
+}
+
 static void rule_input_invalid_values(sbuild *b, gpudiag_series_summary *s)
 {
     if (!(s->invalid_values > 0))
@@ -1133,6 +1143,8 @@ gpudiag_status gpudiag_series_analyze(const gpudiag_series *s, const char *path,
     r->input.bytes = s->bytes;  /* the log read, as a trace's JSON bytes */
     r->input.events = s->rows;  /* data rows turned into samples (series.rows) */
     r->input.truncated_at = -1;
+    r->input.gz_trailing_bytes = s->gz_trailing_bytes; /* the note and the stderr line, as a trace's */
+    r->input.gz_trailing_at = s->gz_trailing_at;
     r->input.rank = r->input.world_size = -1;
     /* gd_report_new set the numbers shared with a trace's report; a log has no kernels */
     r->optimizer_kernel_time_us = r->kernel_time_us = NAN;

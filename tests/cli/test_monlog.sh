@@ -549,6 +549,29 @@ gzip -9 -n -c "$TMP/hdr.csv" | head -c 30 > "$TMP/hdr.csv.gz"
 "$GPUDIAG" analyze --format smi-csv "$TMP/hdr.csv.gz" > /dev/null 2> "$TMP/err"; rc=$?
 [ "$rc" -eq 3 ] && grep -q "cut short" "$TMP/err" && ok || nok "gzip cut in the first row: rc $rc $(cat "$TMP/err")"
 
+# bytes after the last gzip member of a log (DEFINITIONS "Time and events"): reported as a trace's
+# are, note input_gzip_trailing_data with the count (5: "JUNK\n") and the compressed offset where
+# they start (= the gzip data's length, measured with wc -c before appending), and a stderr
+# warning naming the file; the log itself reads as the plain one. NUL padding stays silent.
+gzip -n -c "$DATA/dmon_gains.log" > "$TMP/junk.log.gz"
+gzlen=$(wc -c < "$TMP/junk.log.gz")
+printf 'JUNK\n' >> "$TMP/junk.log.gz"
+"$GPUDIAG" analyze --json "$TMP/junk.log.gz" > "$TMP/junk.json" 2> "$TMP/err"; rc=$?
+[ "$rc" -eq 0 ] && grep -q "^gpudiag: warning: $TMP/junk.log.gz: compressed byte $gzlen: 5 byte(s) after the last gzip member" "$TMP/err" &&
+    ok || nok "log.gz trailing junk: rc $rc stderr: $(cat "$TMP/err")"
+python3 - "$TMP/junk.json" "$gzlen" <<'PY' && ok || nok "log.gz trailing junk: finding"
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [x for x in d["findings"] if x["id"] == "input_gzip_trailing_data"]
+assert len(f) == 1, [x["id"] for x in d["findings"]]
+ev = f[0]["evidence"]
+assert ev["trailing_bytes"] == 5 and ev["trailing_at_compressed_bytes"] == int(sys.argv[2]), ev
+PY
+gzip -n -c "$DATA/dmon_gains.log" > "$TMP/pad.log.gz"
+head -c 512 /dev/zero >> "$TMP/pad.log.gz"
+"$GPUDIAG" analyze --json "$TMP/pad.log.gz" > "$TMP/pad.json" 2> "$TMP/err"
+[ ! -s "$TMP/err" ] && ! grep -q input_gzip_trailing_data "$TMP/pad.json" && ok || nok "NUL padding after a log's gzip: not silent: $(cat "$TMP/err")"
+
 # analyze --help's opening paragraph names every monitoring format of the format table
 # (src/ingest/formats.c: its `what`), as --format does: amd-smi was missing
 "$GPUDIAG" analyze --help | sed '/^Options:/q' | tr '\n' ' ' > "$TMP/help.txt"
