@@ -77,6 +77,8 @@ typedef enum gpudiag_metric {
                                       R580+) */
     GPUDIAG_M_TEMP_SLOWDOWN_C,   /**< the temperature at which the driver slows the clocks, °C (nvidia-smi -q
                                       "GPU Slowdown Temp") */
+    GPUDIAG_M_JPG_UTIL,          /**< NVJPG (JPEG decoder) busy fraction 0..1 (dmon `jpg`) */
+    GPUDIAG_M_OFA_UTIL,          /**< OFA (optical-flow accelerator) busy fraction 0..1 (dmon `ofa`) */
     GPUDIAG_M_COUNT
 } gpudiag_metric;
 
@@ -170,6 +172,9 @@ typedef struct gpudiag_series {
     char skip_reason[192];       /**< what in the first skipped row was not understood, when the reader
                                       can say (amd-smi: a cell count unlike the header's, a cell that is
                                       not a number); "" otherwise */
+    uint64_t gz_trailing_bytes;  /**< a gzip log: bytes after its last member that start no other member and
+                                      are not all NUL (DEFINITIONS "Time and events"); 0 none */
+    uint64_t gz_trailing_at;     /**< their offset in the compressed file (the members' length) */
 } gpudiag_series;
 
 /** Allocate an empty series.  format: short name copied into ->format (may be NULL).

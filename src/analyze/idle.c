@@ -470,12 +470,28 @@ oom:
     return NULL;
 }
 
-static int64_t step_at(const actx *a, int64_t at)
+/* The step of the gap [s, e) (DEFINITIONS "A gap's step"): the step holding the most of it, the
+ * later one on a tie; -1 when none overlaps it.  Steps are in start order; *hint (may be NULL) is
+ * the first step that can overlap a gap starting at s or later, advanced here (gaps in time order). */
+static int64_t step_of_gap(const actx *a, int64_t s, int64_t e, size_t *hint)
 {
-    for (size_t i = 0; i < a->nsteps; i++)
-        if (a->steps[i].s <= at && at < a->steps[i].e)
-            return a->r->steps[i].number;
-    return -1;
+    size_t k = hint ? *hint : 0;
+    while (k < a->nsteps && a->steps[k].e <= s)
+        k++;
+    if (hint)
+        *hint = k;
+    int64_t best = -1, most = -1;
+    for (; k < a->nsteps && a->steps[k].s < (e > s ? e : s + 1); k++) {
+        int64_t lo = a->steps[k].s > s ? a->steps[k].s : s, hi = a->steps[k].e < e ? a->steps[k].e : e;
+        int64_t ov = hi - lo;
+        if (a->steps[k].e <= s)
+            continue; /* a shorter step inside an earlier one's span (steps sorted by start only) */
+        if (ov >= most) {
+            most = ov;
+            best = a->r->steps[k].number;
+        }
+    }
+    return best;
 }
 
 typedef struct rt_dur_key {
@@ -1313,13 +1329,12 @@ static int record_gap(idle_ctx *ic, gap_cursor *cur, gpudiag_timeline_device *td
     gpudiag_gap gg = {ns_to_us(gap->s), ns_to_us(len), gap->s, dev, -1, cause, NULL};
     keep_top(ic->top, &ic->ntop, &gg);
     /* every gap, with its step (gaps come in time order on a device) */
-    while (cur->step_hint < a->nsteps && a->steps[cur->step_hint].e <= gap->s)
-        cur->step_hint++;
-    if (cur->step_hint < a->nsteps && a->steps[cur->step_hint].s <= gap->s) {
-        gg.step = r->steps[cur->step_hint].number;
-        if (cause == GPUDIAG_IDLE_COMPILATION && ic->comp_step)
-            ic->comp_step[cur->step_hint] += len;
-    }
+    gg.step = step_of_gap(a, gap->s, gap->e, &cur->step_hint);
+    /* recompilation counts by the step the gap starts in (DEFINITIONS rule 0, recompilation);
+     * step_of_gap left the hint at the first step ending after the gap's start */
+    if (cause == GPUDIAG_IDLE_COMPILATION && ic->comp_step && cur->step_hint < a->nsteps &&
+        a->steps[cur->step_hint].s <= gap->s)
+        ic->comp_step[cur->step_hint] += len;
     if (ic->kept) {
         kept_gap k = {gg, r->idle_gap_count - 1};
         gd_topk_push(ic->kept, &ic->nkept, a->max_gaps, sizeof *ic->kept, &k, cmp_kept_len);
@@ -1439,7 +1454,7 @@ static int label_top_gaps(idle_ctx *ic)
     int bad = gap_cands(a->t, gs, ge, ic->ntop, cands) != 0;
     for (size_t i = 0; i < ic->ntop; i++) {
         int64_t at = top[i].start_ns;
-        top[i].step = step_at(a, at);
+        top[i].step = step_of_gap(a, at, ge[i], NULL);
         int oom = bad;
         const char *nm = oom ? NULL : gap_label(a->t, at, ge[i], &cands[i], &oom);
         char stepname[64];

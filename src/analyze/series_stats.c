@@ -421,11 +421,15 @@ static int gpu_levels(gpudiag_gpu_summary *o)
     const gpudiag_metric_stats *us = &st[GPUDIAG_M_GPU_UTIL];
     int util_busy = us->n && us->p95 >= GD_SERIES_IDLE_MAX;
     int works = (cs && cs->max >= GD_SERIES_WORK_MIN) || (us->n && us->max >= GD_SERIES_WORK_MIN);
-    /* NVENC/NVDEC work: the SMs may idle while the video engines transcode (DEFINITIONS "GPU states") */
-    const gpudiag_metric_stats *es = &st[GPUDIAG_M_ENC_UTIL], *ds = &st[GPUDIAG_M_DEC_UTIL];
-    /* p95, as idle is judged: one stray sample does not make a video GPU (a new user's log: one 12 %
-     * encoder sample in 100 hid an idle GPU holding 20 GB) */
-    o->video_busy = (es->n && es->p95 >= GD_SERIES_WORK_MIN) || (ds->n && ds->p95 >= GD_SERIES_WORK_MIN);
+    /* NVENC/NVDEC/NVJPG/OFA work: the SMs may idle while the media engines transcode (DEFINITIONS
+     * "GPU states"); p95, as idle is judged: one stray sample does not make a video GPU (a new user's
+     * log: one 12 % encoder sample in 100 hid an idle GPU holding 20 GB) */
+    static const gpudiag_metric engines[] = {GPUDIAG_M_ENC_UTIL, GPUDIAG_M_DEC_UTIL, GPUDIAG_M_JPG_UTIL,
+                                             GPUDIAG_M_OFA_UTIL};
+    double p95[4];
+    for (size_t k = 0; k < 4; k++)
+        p95[k] = st[engines[k]].n ? st[engines[k]].p95 : NAN;
+    o->video_busy = gd_video_busy(p95, 4);
     o->in_use = works || holds || o->video_busy;
     o->idle_holding_memory = holds && cs && cs->p95 < GD_SERIES_IDLE_MAX && !util_busy && !o->video_busy;
     return works;

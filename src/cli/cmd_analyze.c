@@ -120,7 +120,8 @@ static void usage_format(FILE *fp)
         snprintf(text + len, sizeof text - len,
                  " (traces), %s (monitoring logs: %s); standard input is told by its head as a file is.  "
                  "An explicit format is never overruled: an SQLite file given kineto or a log format, "
-                 "or a file without the SQLite header given nsys, exits 3 (byte 0)",
+                 "a JSON trace given a log format, or a file without the SQLite header given nsys, exits 3 "
+                 "(byte 0)",
                  gd_format_list(names, sizeof names, 0, ", ", ", "), gd_format_whats(whats, sizeof whats));
     fputs("      --format F        ", fp);
     put_wrapped(fp, text, 24, 24, 92);
@@ -936,20 +937,59 @@ static int is_sqlite_file(const char *path)
     return n == sizeof magic && memcmp(magic, "SQLite format 3", 16) == 0;
 }
 
+/* A log format given a JSON trace (plain or gzip: kind GD_SNIFF_JSON, its
+ * first byte in first): GPUDIAG_ERR_FORMAT at byte 0 saying so, not the log
+ * reader's guess ("CSV without its header line"); GPUDIAG_OK otherwise. */
+static gpudiag_status json_given_log(const char *path, int format, gd_sniff_kind kind, char first,
+                                     gpudiag_error *err)
+{
+    if (kind != GD_SNIFF_JSON || gd_formats[format]->kind != GD_FMT_LOG)
+        return GPUDIAG_OK;
+    return gd_set_error(err, GPUDIAG_ERR_FORMAT, path, 0,
+                        "--format %s, but this looks like a JSON trace (it starts with '%c'), not %s; drop --format "
+                        "to read it by its content",
+                        gd_formats[format]->name, first, gd_formats[format]->what);
+}
+
+/* A log reader forced by --format failed on a file whose content looks like
+ * another log format: add that to its message ("drop --format or give
+ * --format Y").  The reader's own words stay first (it may be right: a
+ * damaged file of the format given). */
+static void hint_other_log(gpudiag_error *err, int format, gpudiag_log_format seen)
+{
+    const gd_input_format *y = gd_format_of_log(seen);
+    if (!y || gd_formats[format]->kind != GD_FMT_LOG || y == gd_formats[format])
+        return;
+    size_t len = strlen(err->message);
+    if (len < sizeof err->message)
+        snprintf(err->message + len, sizeof err->message - len,
+                 " (this looks like %s: drop --format or give --format %s)", y->what, y->name);
+}
+
 /* An explicit --format is honoured, never overruled by the content: a file
  * that plainly is not in that format (an SQLite database given kineto or a
- * log format; anything but SQLite given nsys) is malformed input at byte 0,
- * GPUDIAG_ERR_FORMAT (exit 3), as the format's own reader would have it.
- * Other mismatches (a log given --format kineto) are left to the reader,
- * which reports them with their offset.  GPUDIAG_OK otherwise, also when
+ * log format; anything but SQLite given nsys; a JSON trace, plain or gzip,
+ * given a log format) is malformed input at byte 0, GPUDIAG_ERR_FORMAT
+ * (exit 3), as the format's own reader would have it.  Other mismatches (a
+ * log given --format kineto, a log given another log's format) are left to
+ * the reader, which reports them with their offset (and, for a log read as
+ * another, what it looks like: hint_other_log).  GPUDIAG_OK otherwise, also when
  * the file cannot be opened (the reader says why). */
 static gpudiag_status check_format(const char *path, int format, gpudiag_error *err)
 {
     if (format == FMT_AUTO || strcmp(path, "-") == 0)
         return GPUDIAG_OK;
     int sq = is_sqlite_file(path);
-    if (sq < 0 || (format == FMT_NSYS) == (sq == 1))
+    if (sq < 0)
         return GPUDIAG_OK;
+    if ((format == FMT_NSYS) == (sq == 1)) {
+        if (gd_formats[format]->kind != GD_FMT_LOG)
+            return GPUDIAG_OK;
+        gpudiag_log_format seen;
+        char first;
+        gd_sniff_kind kind = gd_sniff_file_kind(path, &seen, &first);
+        return json_given_log(path, format, kind, first, err);
+    }
     err->code = GPUDIAG_ERR_FORMAT;
     err->offset = 0;
     snprintf(err->path, sizeof err->path, "%s", path);
@@ -994,9 +1034,19 @@ static gpudiag_status read_once_and_analyze(const char *path, const settings *s,
         return gd_set_error(err, GPUDIAG_ERR_ARG, path, -1, "--steps selects steps of a trace; this is a monitoring log");
     }
     if (lf != GPUDIAG_LOG_AUTO) {
+        gpudiag_log_format seen = GPUDIAG_LOG_AUTO;
+        char first = 0;
+        gd_sniff_kind kind = s->format == FMT_AUTO ? GD_SNIFF_LOG : gd_sniff_head_kind(o.head, o.n, &seen, &first);
+        st = json_given_log(path, s->format, kind, first, err);
+        if (st != GPUDIAG_OK) {
+            gd_once_in_close(&o);
+            return st;
+        }
         gpudiag_series *ser = NULL;
         st = gd_series_read_fp(o.fp, path, lf, &ser, err);
         gd_once_in_close(&o);
+        if (st == GPUDIAG_ERR_FORMAT && kind == GD_SNIFF_LOG)
+            hint_other_log(err, s->format, seen);
         if (st != GPUDIAG_OK)
             return st;
         st = gpudiag_series_analyze(ser, path, r, err);
@@ -1019,8 +1069,10 @@ static gpudiag_status read_once_and_analyze(const char *path, const settings *s,
 /* Read and analyse one file with the reader route() picks. */
 static gpudiag_status read_and_analyze(const char *path, const settings *s, gpudiag_report **r, gpudiag_error *err)
 {
-    /* standard input with no --format is sniffed as a file is: its head tells a log from a trace */
-    if (gd_path_read_once(path) || (strcmp(path, "-") == 0 && s->format == FMT_AUTO))
+    /* standard input with no --format is sniffed as a file is: its head tells a log from a trace;
+     * with a log format, its head tells a JSON trace given that format */
+    if (gd_path_read_once(path) ||
+        (strcmp(path, "-") == 0 && (s->format == FMT_AUTO || gd_formats[s->format]->kind == GD_FMT_LOG)))
         return read_once_and_analyze(path, s, r, err);
     gpudiag_status st = check_format(path, s->format, err);
     if (st != GPUDIAG_OK)
@@ -1034,8 +1086,16 @@ static gpudiag_status read_and_analyze(const char *path, const settings *s, gpud
         snprintf(err->message, sizeof err->message, "--steps selects steps of a trace; this is a monitoring log");
         return GPUDIAG_ERR_ARG;
     }
-    if (lf != GPUDIAG_LOG_AUTO)
-        return gd_analyze_log_file(path, lf, r, err);
+    if (lf != GPUDIAG_LOG_AUTO) {
+        st = gd_analyze_log_file(path, lf, r, err);
+        if (st == GPUDIAG_ERR_FORMAT && s->format != FMT_AUTO) {
+            gpudiag_log_format seen;
+            char first;
+            if (gd_sniff_file_kind(path, &seen, &first) == GD_SNIFF_LOG)
+                hint_other_log(err, s->format, seen);
+        }
+        return st;
+    }
     gpudiag_trace *t = NULL;
     gpudiag_read_opts ropts = read_opts_of(s);
     gd_progress *bar = gd_progress_new(s->progress, 1, file_size(path));

@@ -119,7 +119,7 @@ int gd_check_writable(const char *const *opt_names, const char *const *outs, siz
             continue;
         struct stat so, sp;
         const char *why = NULL;
-        char dir[4096];
+        char dir[4096], probe_why[320];
         const char *slash = strrchr(outs[i], '/');
         if (!slash)
             snprintf(dir, sizeof dir, ".");
@@ -146,6 +146,12 @@ int gd_check_writable(const char *const *opt_names, const char *const *outs, siz
             why = "its directory is not a directory";
         } else if (access(dir, W_OK | X_OK) != 0) {
             why = "its directory is not writable";
+        }
+        /* access() can say yes where no file can be made (root in /proc, a
+         * read-only bind): create the temporary the write will use, and remove it */
+        if (!why && gd_outfile_probe(outs[i]) != 0) {
+            snprintf(probe_why, sizeof probe_why, "no file can be created in its directory (%s)", strerror(errno));
+            why = probe_why;
         }
         if (why) {
             fprintf(stderr, "gpudiag: error: %s %s: cannot be written: %s (checked before anything is read or run)\n", opt_names[i],

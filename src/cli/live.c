@@ -11,6 +11,7 @@
 
 #include "cli/live.h"
 #include "util/exit_codes.h"
+#include "util/util.h"
 
 int gd_live_parse_interval(const char *s, double *out_s)
 {
@@ -228,7 +229,7 @@ static double mean(const acc *a)
 void gd_live_verdict(const gd_live_window *w, unsigned index, char *buf, size_t len)
 {
     acc util = {0, 0}, sm = {0, 0}, tensor = {0, 0}, enc = {0, 0}, dec = {0, 0};
-    int video_busy = 0; /* NVENC or NVDEC reached 10 % in a sample (DEFINITIONS "GPU states") */
+    double encv[GD_LIVE_WINDOW], decv[GD_LIVE_WINDOW]; /* their readings, for the p95 of gd_video_busy */
     uint64_t reasons = 0;
     size_t loaded = 0, degraded = 0, lost = 0;
     double gen = NAN, gen_max = NAN, width = NAN, width_max = NAN;
@@ -241,10 +242,12 @@ void gd_live_verdict(const gd_live_window *w, unsigned index, char *buf, size_t 
         add(&util, s->gpu_util_pct);
         add(&sm, s->sm_active_pct);
         add(&tensor, s->tensor_active_pct);
+        if (!isnan(s->enc_util_pct))
+            encv[enc.n] = s->enc_util_pct / 100;
+        if (!isnan(s->dec_util_pct))
+            decv[dec.n] = s->dec_util_pct / 100;
         add(&enc, s->enc_util_pct);
         add(&dec, s->dec_util_pct);
-        if (s->enc_util_pct >= 10 || s->dec_util_pct >= 10)
-            video_busy = 1;
         if (s->gpu_util_pct >= 50) {
             loaded++;
             if (s->has_clock_event_reasons)
@@ -268,6 +271,14 @@ void gd_live_verdict(const gd_live_window *w, unsigned index, char *buf, size_t 
         snprintf(p, left, "lost (NVML: GPU is lost; it fell off the bus or needs a reset)");
         return;
     }
+    /* NVENC/NVDEC busy over the window: the p95 rule of the logs, one helper (DEFINITIONS "GPU states") */
+    static const double q95 = 0.95;
+    double p95[2] = {NAN, NAN};
+    if (enc.n)
+        gd_quantiles(encv, enc.n, &q95, 1, &p95[0]);
+    if (dec.n)
+        gd_quantiles(decv, dec.n, &q95, 1, &p95[1]);
+    int video_busy = gd_video_busy(p95, 2);
     int k;
     if (isnan(u))
         k = snprintf(p, left, "no utilization reading (not supported on this GPU or MIG mode)");

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/report.h"
+#include "util/util.h"
+
 gpudiag_finding *gd_fb_add(gd_fbuild *b, const char *id, gpudiag_severity sev, gd_finding_kind kind,
                            gpudiag_bottleneck bn, double est_gain)
 {
@@ -93,4 +96,22 @@ void gd_fb_append(gd_fbuild *b, gpudiag_finding *f, char *more)
     }
     free((char *)(uintptr_t)f->recommendation); /* malloc'd by gd_fb_text without an arena */
     f->recommendation = rec;
+}
+
+void gd_fb_gzip_trailing(gd_fbuild *b, gpudiag_finding *f, const char *what)
+{
+    const gpudiag_report *r = b->r;
+    gd_fb_ev(f, "trailing_bytes", (double)r->input.gz_trailing_bytes);
+    gd_fb_ev(f, "trailing_at_compressed_bytes", (double)r->input.gz_trailing_at);
+    gd_fb_text(b, f,
+         gd_format("%llu byte(s) after the last gzip member of %s, from compressed byte %llu, are not gzip data "
+                   "and were not read; the %s before them was read whole",
+                   (unsigned long long)r->input.gz_trailing_bytes, r->input.path,
+                   (unsigned long long)r->input.gz_trailing_at, what),
+         gd_format("Something was appended to the .gz file after gzip wrote it (a file that is not gzip "
+                   "concatenated onto it, a copy or download that added bytes); gzip -t reports it as "
+                   "\"trailing garbage ignored\". The %s's members passed their CRC check and no number "
+                   "here depends on the extra bytes. If they belong to the %s, recover them from where the "
+                   "file came from and compress it again.",
+                   what, what));
 }

@@ -38,6 +38,11 @@ void gd_fb_ev(gpudiag_finding *f, const char *key, double v);
  * NULL among them frees the others and sets b->oom. */
 void gd_fb_text(gd_fbuild *b, gpudiag_finding *f, char *title, char *rec);
 
+/* input_gzip_trailing_data's evidence and text from b->r->input (a trace's
+ * or a monitoring log's: `what` is "trace" or "log"; DEFINITIONS "Time and
+ * events", bytes after the last gzip member). */
+void gd_fb_gzip_trailing(gd_fbuild *b, gpudiag_finding *f, const char *what);
+
 /* Append " " and `more` (malloc'd, taken over) to f's recommendation; on a
  * NULL `more` or OOM the recommendation stays and b->oom is set. */
 void gd_fb_append(gd_fbuild *b, gpudiag_finding *f, char *more);

@@ -86,18 +86,7 @@ static void input_damage(fbuilder *b, const gpudiag_trace *t)
     if (r->input.gz_trailing_bytes) {
         /* DEFINITIONS "Time and events", bytes after the last gzip member */
         gpudiag_finding *f = rf_add(b, GD_F_input_gzip_trailing_data, GPUDIAG_SEV_LOW, NAN);
-        gd_fb_ev(f, "trailing_bytes", (double)r->input.gz_trailing_bytes);
-        gd_fb_ev(f, "trailing_at_compressed_bytes", (double)r->input.gz_trailing_at);
-        gd_fb_text(b, f,
-             gd_format("%llu byte(s) after the last gzip member of %s, from compressed byte %llu, are not gzip data "
-                       "and were not read; the trace before them was read whole",
-                       (unsigned long long)r->input.gz_trailing_bytes, r->input.path,
-                       (unsigned long long)r->input.gz_trailing_at),
-             gd_format("Something was appended to the .gz file after gzip wrote it (a file that is not gzip "
-                       "concatenated onto it, a copy or download that added bytes); gzip -t reports it as "
-                       "\"trailing garbage ignored\". The trace's members passed their CRC check and no number "
-                       "here depends on the extra bytes. If they belong to the trace, recover them from where the "
-                       "file came from and compress it again."));
+        gd_fb_gzip_trailing(b, f, "trace");
     }
     if (r->input.skipped_malformed) {
         gpudiag_finding *f = rf_add(b, GD_F_input_malformed, GPUDIAG_SEV_LOW, NAN);

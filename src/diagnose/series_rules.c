@@ -145,6 +145,32 @@ static int video_gpu(const gpudiag_gpu_summary *g)
     return g->video_busy && !(cs(g)->median >= GD_SERIES_WORK_MIN);
 }
 
+/* "encoder median 88 %, decoder median 71 %": the encoder and decoder when the log has them, the
+ * JPEG decoder and optical-flow engine when they worked (a dmon log of newer drivers has their
+ * columns on every GPU) */
+static void video_engines_phrase(const gpudiag_gpu_summary *g, char *buf, size_t len)
+{
+    static const struct {
+        gpudiag_metric m;
+        const char *name;
+        int only_busy;
+    } eng[] = {{GPUDIAG_M_ENC_UTIL, "encoder", 0},
+               {GPUDIAG_M_DEC_UTIL, "decoder", 0},
+               {GPUDIAG_M_JPG_UTIL, "JPEG decoder", 1},
+               {GPUDIAG_M_OFA_UTIL, "optical flow", 1}};
+    size_t wl = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < sizeof eng / sizeof eng[0] && wl < len; k++) {
+        const gpudiag_metric_stats *e = &g->stats[eng[k].m];
+        if (!e->n || (eng[k].only_busy && !(e->max > 0)))
+            continue;
+        int w = snprintf(buf + wl, len - wl, "%s%s median %.0f %%", wl ? ", " : "", eng[k].name, 100 * e->median);
+        if (w < 0)
+            break;
+        wl += (size_t)w;
+    }
+}
+
 static int pick_low_util(const gpudiag_gpu_summary *g)
 {
     return g->in_use && !g->idle_holding_memory && !video_gpu(g) && cstats(g) && cstats(g)->n >= 2 &&
@@ -234,7 +260,8 @@ static int pick_idle_peer(const gpudiag_gpu_summary *g)
 static int pick_headroom(const gpudiag_gpu_summary *g)
 {
     /* >= 2 samples, as low_gpu_utilization: one snapshot's level says nothing about a run's headroom */
-    return g->in_use && !g->idle_holding_memory && g->samples >= 2 && !isnan(g->mem_used_share) &&
+    /* not a video GPU: raising a training micro-batch is no advice for a transcoder (DEFINITIONS "GPU states") */
+    return g->in_use && !g->idle_holding_memory && !video_gpu(g) && g->samples >= 2 && !isnan(g->mem_used_share) &&
            g->mem_used_share < GD_SERIES_MEM_HEADROOM && g->compute_level && strcmp(g->compute_level, "low") == 0;
 }
 static int pick_near_cap(const gpudiag_gpu_summary *g)
@@ -661,6 +688,16 @@ static void rule_input_skipped_rows(sbuild *b, gpudiag_series_summary *s)
                    "the log was not cut or two logs interleaved."));
 }
 
+/* Bytes after the last gzip member of a .log.gz: the trace's note (DEFINITIONS "Time and events") */
+static void rule_input_gzip_trailing_data(sbuild *b, gpudiag_series_summary *s)
+{
+    (void)s;
+    if (!b->r || !b->r->input.gz_trailing_bytes)
+        return;
+    gpudiag_finding *f = add(b, GD_S_input_gzip_trailing_data, GPUDIAG_SEV_LOW);
+    gd_fb_gzip_trailing(b, f, "log");
+}
+
 static void rule_input_invalid_values(sbuild *b, gpudiag_series_summary *s)
 {
     if (!(s->invalid_values > 0))
@@ -913,12 +950,7 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
         const gpudiag_gpu_summary *g = &s->gpus[first_video];
         char lbl[320], what[160] = "";
         gpu_label(g, lbl, sizeof lbl);
-        const gpudiag_metric_stats *e = &g->stats[GPUDIAG_M_ENC_UTIL], *d = &g->stats[GPUDIAG_M_DEC_UTIL];
-        size_t wl = 0;
-        if (e->n)
-            wl += (size_t)snprintf(what + wl, sizeof what - wl, "encoder median %.0f %%", 100 * e->median);
-        if (d->n)
-            snprintf(what + wl, sizeof what - wl, "%sdecoder median %.0f %%", wl ? ", " : "", 100 * d->median);
+        video_engines_phrase(g, what, sizeof what);
         char sm[96] = "";
         if (g->compute_metric < GPUDIAG_M_COUNT)
             snprintf(sm, sizeof sm, " while its SMs are little used (%s median %.0f %%)",
@@ -1111,6 +1143,8 @@ gpudiag_status gpudiag_series_analyze(const gpudiag_series *s, const char *path,
     r->input.bytes = s->bytes;  /* the log read, as a trace's JSON bytes */
     r->input.events = s->rows;  /* data rows turned into samples (series.rows) */
     r->input.truncated_at = -1;
+    r->input.gz_trailing_bytes = s->gz_trailing_bytes; /* the note and the stderr line, as a trace's */
+    r->input.gz_trailing_at = s->gz_trailing_at;
     r->input.rank = r->input.world_size = -1;
     /* gd_report_new set the numbers shared with a trace's report; a log has no kernels */
     r->optimizer_kernel_time_us = r->kernel_time_us = NAN;

@@ -2,7 +2,7 @@
  * dmon.c — nvidia-smi dmon logs (monitoring-peers.md §1.1-1.4).
  *
  * Columns come from the `#` header line (any -s groups, in any order; -o D/T/DT;
- * old `pwr temp` and new `pwr gtemp mtemp`; jpg/ofa/ccpm), never from fixed
+ * old `pwr temp` and new `pwr gtemp mtemp`; jpg/ofa (read)/ccpm), never from fixed
  * positions; a header line anywhere redefines them.  Rows are split on blanks,
  * or on commas for `--format csv`.  `-` is a missing value.  Times come from
  * the Date/Time columns when present (local wall time read as UTC; a Time-only
@@ -43,6 +43,8 @@ static dmon_col map_column(const char *s, size_t n)
         {"mem", GPUDIAG_M_MEM_UTIL, 0.01},
         {"enc", GPUDIAG_M_ENC_UTIL, 0.01},
         {"dec", GPUDIAG_M_DEC_UTIL, 0.01},
+        {"jpg", GPUDIAG_M_JPG_UTIL, 0.01}, /* NVJPG and OFA: media engines, as enc/dec (DEFINITIONS "GPU states") */
+        {"ofa", GPUDIAG_M_OFA_UTIL, 0.01},
         {"mclk", GPUDIAG_M_MEM_CLOCK_MHZ, 1},
         {"pclk", GPUDIAG_M_SM_CLOCK_MHZ, 1},
         {"pviol", GPUDIAG_M_POWER_VIOLATION, 0.01},
@@ -54,7 +56,7 @@ static dmon_col map_column(const char *s, size_t n)
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (gd_ieq(s, n, map[i].name))
             return (dmon_col){map[i].metric, map[i].scale};
-    return (dmon_col){COL_IGNORE, 1}; /* jpg ofa bar1 ccpm sbecc dbecc pci and unknown groups */
+    return (dmon_col){COL_IGNORE, 1}; /* bar1 ccpm sbecc dbecc pci and unknown groups */
 }
 
 /* Parse one cell into v / *gpu / *date / *tod; 0 when it is malformed. */

@@ -78,6 +78,14 @@ gpudiag_log_format gd_sniff_log_file(const char *path);
  * decoded as far as the head goes). */
 gpudiag_log_format gd_sniff_log_head(unsigned char *head, size_t n);
 
+/* What the head of an input (64 KiB, decompressed when gzip) starts: JSON (a
+ * trace or a saved report: '{' or '[' after blanks, that byte in *first), an
+ * SQLite database, a monitoring log (its format in *log), or anything else
+ * (also an input that cannot be opened, "-" for the file form).  For an
+ * explicit --format that plainly does not match (cmd_analyze.c). */
+typedef enum gd_sniff_kind { GD_SNIFF_OTHER = 0, GD_SNIFF_JSON, GD_SNIFF_SQLITE, GD_SNIFF_LOG } gd_sniff_kind;
+gd_sniff_kind gd_sniff_file_kind(const char *path, gpudiag_log_format *log, char *first);
+gd_sniff_kind gd_sniff_head_kind(unsigned char *head, size_t n, gpudiag_log_format *log, char *first);
 /* Sniffer helper: the next non-blank line of a head (at most 80 of them),
  * without its indent and "\r": 1 with *t, *tn, *indent and *index (0-based
  * among non-blank lines) set, 0 at the end.  Start with it zeroed. */

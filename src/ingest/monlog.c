@@ -566,6 +566,10 @@ static gpudiag_status series_read_lines(gd_lines *l, const char *path, gpudiag_l
         gd_series_skip(s, (uint64_t)l->cut_line); /* the row the cut fell in, as a cut-off plain log's last row */
         s->lines = (uint64_t)l->cut_line;        /* that line was begun (or due): one of the lines seen */
     }
+    if (l->in.tail_bytes && l->in.tail_nonzero) { /* DEFINITIONS "Time and events", after the last gzip member */
+        s->gz_trailing_bytes = l->in.tail_bytes;
+        s->gz_trailing_at = l->in.tail_at;
+    }
     gd_lines_close(l);
     if (st == GPUDIAG_OK) {
         size_t samples = 0;

@@ -13,13 +13,16 @@
 
 #define SNIFF_HEAD 65536u
 
-/* Sniff the first 64 KiB (decompressed) of an open input, then close it. */
-static gpudiag_log_format sniff_input(gd_input *inp)
+/* Read the first 64 KiB (decompressed) of an open input, close it, and say
+ * what they start (formats.h, gd_sniff_kind). */
+static gd_sniff_kind sniff_input(gd_input *inp, gpudiag_log_format *log, char *first)
 {
+    *log = GPUDIAG_LOG_AUTO;
+    *first = 0;
     char *buf = malloc(SNIFF_HEAD);
     if (!buf) {
         gd_input_close(inp);
-        return GPUDIAG_LOG_AUTO; /* the trace reader then meets the same shortage */
+        return GD_SNIFF_OTHER; /* the trace reader then meets the same shortage */
     }
     size_t n = 0;
     while (n < SNIFF_HEAD) {
@@ -32,38 +35,62 @@ static gpudiag_log_format sniff_input(gd_input *inp)
     size_t i = 0;
     while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
         i++;
-    gpudiag_log_format f;
-    if (i < n && (buf[i] == '{' || buf[i] == '['))
-        f = GPUDIAG_LOG_AUTO;
-    else if (n >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b)
-        f = GPUDIAG_LOG_AUTO; /* gzip inside gzip: not a log */
-    else if (n >= 16 && memcmp(buf, "SQLite format 3", 16) == 0)
-        f = GPUDIAG_LOG_AUTO;
-    else
-        f = gpudiag_log_format_sniff(buf, n);
+    gd_sniff_kind k = GD_SNIFF_OTHER;
+    if (i < n && (buf[i] == '{' || buf[i] == '[')) {
+        k = GD_SNIFF_JSON;
+        *first = buf[i];
+    } else if (n >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b) {
+        k = GD_SNIFF_OTHER; /* gzip inside gzip: not a log */
+    } else if (n >= 16 && memcmp(buf, "SQLite format 3", 16) == 0) {
+        k = GD_SNIFF_SQLITE;
+    } else {
+        *log = gpudiag_log_format_sniff(buf, n);
+        if (*log != GPUDIAG_LOG_AUTO)
+            k = GD_SNIFF_LOG;
+    }
     free(buf);
-    return f;
+    return k;
+}
+
+gd_sniff_kind gd_sniff_head_kind(unsigned char *head, size_t n, gpudiag_log_format *log, char *first)
+{
+    *log = GPUDIAG_LOG_AUTO;
+    *first = 0;
+    if (n == 0)
+        return GD_SNIFF_OTHER;
+    FILE *fp = fmemopen(head, n, "rb"); /* "rb": never written */
+    if (!fp)
+        return GD_SNIFF_OTHER;
+    gd_input in;
+    if (gd_input_open_fp(&in, fp, 1) != 0)
+        return GD_SNIFF_OTHER; /* the trace reader reports the error (closed fp) */
+    return sniff_input(&in, log, first);
+}
+
+gd_sniff_kind gd_sniff_file_kind(const char *path, gpudiag_log_format *log, char *first)
+{
+    *log = GPUDIAG_LOG_AUTO;
+    *first = 0;
+    if (strcmp(path, "-") == 0)
+        return GD_SNIFF_OTHER;
+    gd_input in;
+    if (gd_input_open(&in, path) != 0)
+        return GD_SNIFF_OTHER; /* the reader reports the error */
+    return sniff_input(&in, log, first);
 }
 
 gpudiag_log_format gd_sniff_log_head(unsigned char *head, size_t n)
 {
-    if (n == 0)
-        return GPUDIAG_LOG_AUTO;
-    FILE *fp = fmemopen(head, n, "rb"); /* "rb": never written */
-    if (!fp)
-        return GPUDIAG_LOG_AUTO;
-    gd_input in;
-    if (gd_input_open_fp(&in, fp, 1) != 0)
-        return GPUDIAG_LOG_AUTO; /* the trace reader reports the error (closed fp) */
-    return sniff_input(&in);
+    gpudiag_log_format f;
+    char first;
+    (void)gd_sniff_head_kind(head, n, &f, &first);
+    return f;
 }
 
 gpudiag_log_format gd_sniff_log_file(const char *path)
 {
-    if (strcmp(path, "-") == 0)
-        return GPUDIAG_LOG_AUTO;
-    gd_input in;
-    if (gd_input_open(&in, path) != 0)
-        return GPUDIAG_LOG_AUTO; /* the trace reader reports the error */
-    return sniff_input(&in);
+    gpudiag_log_format f;
+    char first;
+    (void)gd_sniff_file_kind(path, &f, &first);
+    return f;
 }

@@ -49,6 +49,8 @@ static const struct {
     [GPUDIAG_M_THROTTLE_TIME_US] = {"throttle_time_us", "us"},
     [GPUDIAG_M_THERMAL_THROTTLE_TIME_US] = {"thermal_throttle_time_us", "us"},
     [GPUDIAG_M_TEMP_SLOWDOWN_C] = {"temp_slowdown_c", "C"},
+    [GPUDIAG_M_JPG_UTIL] = {"jpg_util", "fraction"},
+    [GPUDIAG_M_OFA_UTIL] = {"ofa_util", "fraction"},
 };
 
 const char *gpudiag_metric_name(gpudiag_metric m)

@@ -907,11 +907,21 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
     fprintf(w->fp, "%sGPUS%s  compute indicator over time (%s); memory full/low x compute high/low x bandwidth\n",
             c_bold(w), c_off(w), w->color ? "bar height = 0..100 %" : "_ 0 % ... # 100 %");
     size_t shown = verbose || s->gpu_count <= 16 ? s->gpu_count : 16;
+    /* the label column: as wide as the longest label shown, at least 9 ("GPU 0"
+     * rows of whole GPUs keep their place), so that "GPU 0" and "GPU 1 GI 13"
+     * rows put their names in one column */
+    int label_w = 9;
+    for (size_t i = 0; i < shown; i++) {
+        char label[64];
+        int n = gd_series_entity_label(&s->gpus[i], label, sizeof label);
+        if (n > label_w && n < (int)sizeof label)
+            label_w = n;
+    }
     for (size_t i = 0; i < shown; i++) {
         const gpudiag_gpu_summary *g = &s->gpus[i];
         char label[64];
         gd_series_entity_label(g, label, sizeof label); /* "GPU 1 GI 3", as the findings name it */
-        fprintf(w->fp, "  %s%-9s%s ", c_bold(w), label, c_off(w));
+        fprintf(w->fp, "  %s%-*s%s ", c_bold(w), label_w, label, c_off(w));
         if (g->name[0])
             put_clean(w->fp, g->name, 60);
         if (g->hostname[0]) {
@@ -972,14 +982,25 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
             fprintf(w->fp, "    no compute indicator in this log (no GPU-Util, SM active or GR engine active)\n");
         }
         const gpudiag_metric_stats *es = &g->stats[GPUDIAG_M_ENC_UTIL], *ds = &g->stats[GPUDIAG_M_DEC_UTIL];
-        if ((es->n && es->max > 0) || (ds->n && ds->max > 0)) { /* NVENC/NVDEC: not in GPU-Util (DEFINITIONS "GPU states") */
+        const gpudiag_metric_stats *jst = &g->stats[GPUDIAG_M_JPG_UTIL], *ost = &g->stats[GPUDIAG_M_OFA_UTIL];
+        if ((es->n && es->max > 0) || (ds->n && ds->max > 0) || (jst->n && jst->max > 0) ||
+            (ost->n && ost->max > 0)) { /* NVENC/NVDEC/NVJPG/OFA: not in GPU-Util (DEFINITIONS "GPU states") */
             char ev[16] = "n/a", dv[16] = "n/a";
             if (es->n)
                 pct(ev, sizeof ev, es->median);
             if (ds->n)
                 pct(dv, sizeof dv, ds->median);
-            fprintf(w->fp, "    video engines: encoder median %s  decoder median %s%s\n", ev, dv,
-                    g->video_busy ? "" : " (never 10 %: not busy)");
+            fprintf(w->fp, "    video engines: encoder median %s  decoder median %s", ev, dv);
+            const gpudiag_metric_stats *js = &g->stats[GPUDIAG_M_JPG_UTIL], *os = &g->stats[GPUDIAG_M_OFA_UTIL];
+            if (js->n && js->max > 0) {
+                pct(ev, sizeof ev, js->median);
+                fprintf(w->fp, "  JPEG decoder median %s", ev);
+            }
+            if (os->n && os->max > 0) {
+                pct(ev, sizeof ev, os->median);
+                fprintf(w->fp, "  optical flow median %s", ev);
+            }
+            fprintf(w->fp, "%s\n", g->video_busy ? "" : " (p95 under 10 %: not busy)");
         }
         if (!isnan(g->mem_used_share) && g->samples > 1 && !g->mem_total_from_spec) {
             fprintf(w->fp, "    memory    |");

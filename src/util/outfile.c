@@ -103,6 +103,20 @@ int gd_outfile_open(gd_outfile *o, const char *path)
     return 0;
 }
 
+int gd_outfile_probe(const char *path)
+{
+    struct stat st;
+    if (path && strcmp(path, "-") == 0)
+        return 0;
+    if (path && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return 0;
+    gd_outfile o;
+    if (gd_outfile_open(&o, path) != 0)
+        return -1;
+    gd_outfile_abort(&o);
+    return 0;
+}
+
 const char *gd_outfile_write_path(const gd_outfile *o)
 {
     if (o->is_stdout)

@@ -27,6 +27,14 @@ typedef struct gd_outfile {
  * target's, or 0666 less the umask for a new file. */
 int gd_outfile_open(gd_outfile *o, const char *path);
 
+/* 0 when gd_outfile_open(path) would succeed now: the temporary is
+ * created beside the target and removed at once; the target itself is not
+ * opened, truncated or touched.  -1 with errno set otherwise (e.g. a
+ * directory that access() calls writable but that takes no new file, as
+ * /proc for root).  "-" and an existing non-regular file (a device, a FIFO:
+ * opening a FIFO would block) are not probed: 0. */
+int gd_outfile_probe(const char *path);
+
 /* The path a second writer (gzopen) may open instead of o->fp: the
  * temporary, or the target when there is none; NULL for standard output. */
 const char *gd_outfile_write_path(const gd_outfile *o);

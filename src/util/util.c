@@ -893,3 +893,11 @@ int gd_map_find(const void *addr, const char **path, uint64_t *offset)
     }
     return 0;
 }
+
+int gd_video_busy(const double *p95, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p95[i] >= GD_VIDEO_BUSY_P95) /* NaN compares false: an engine not reported */
+            return 1;
+    return 0;
+}

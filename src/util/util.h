@@ -214,4 +214,11 @@ double gd_quantile_sorted(const double *v, size_t n, double q);
  * max (q = 1).  Never fails. */
 void gd_quantiles(double *v, size_t n, const double *q, size_t nq, double *out);
 
+/* The video/media engines are busy (DEFINITIONS "GPU states"): any of the n
+ * engines' p95 (fractions 0..1 over the samples: NVENC, NVDEC, NVJPG, OFA;
+ * NaN = the engine is not reported) is >= GD_VIDEO_BUSY_P95.  The one rule for
+ * a log's gpus[].video_busy and watch's rolling verdict. */
+#define GD_VIDEO_BUSY_P95 0.10
+int gd_video_busy(const double *p95, size_t n);
+
 #endif

@@ -48,4 +48,22 @@ if [ "$rc" -eq 3 ] && grep -q "^gpudiag: error: ranks/r1.sqlite: byte 0: --forma
 "$GPUDIAG" analyze --json --format kineto trace.json >k.json 2>err.txt && "$GPUDIAG" analyze --json trace.json >a.json 2>>err.txt &&
     cmp -s k.json a.json && ok || bad "--format kineto on a trace differs from auto: $(cat err.txt)"
 "$GPUDIAG" analyze -q --format kineto - <trace.json >/dev/null 2>err.txt && ok || bad "--format kineto - : $(cat err.txt)"
+# a JSON trace (plain or gzip, a file or a pipe) given a log format: said as such, not as the
+# log reader's "CSV without its header line" (new-user trial)
+gzip -c trace.json > trace.json.gz
+check 3 "trace.json: byte 0: --format smi-csv, but this looks like a JSON trace (it starts with '{'), not nvidia-smi --query-gpu CSV with its header; drop --format to read it by its content" \
+    analyze --format smi-csv trace.json
+check 3 "trace.json.gz: byte 0: --format dmon, but this looks like a JSON trace (it starts with '{'), not nvidia-smi dmon; drop --format to read it by its content" \
+    analyze --format dmon trace.json.gz
+"$GPUDIAG" analyze --format dcgmi - <trace.json >out.txt 2>err.txt; rc=$?
+[ "$rc" -eq 3 ] && [ ! -s out.txt ] &&
+    [ "$(cat err.txt)" = "gpudiag: error: -: byte 0: --format dcgmi, but this looks like a JSON trace (it starts with '{'), not dcgmi dmon; drop --format to read it by its content" ] &&
+    ok || bad "--format dcgmi - <trace.json: exit $rc, stderr: $(cat err.txt)"
+printf '[{"name": "x"}]\n' > list.json
+check 3 "list.json: byte 0: --format prom, but this looks like a JSON trace (it starts with '['), not dcgm-exporter Prometheus text; drop --format to read it by its content" \
+    analyze --format prom list.json
+# one log given another log's format: the reader's complaint, then what the content looks like
+cp "$GD_TEST_DATA/monlog/dmon_gains.log" dmon.log
+check 3 "dmon.log: byte 0: line 1: nvidia-smi CSV without its header line (--format=csv,noheader): the field names are needed; log with --format=csv (this looks like nvidia-smi dmon: drop --format or give --format dmon)" \
+    analyze --format smi-csv dmon.log
 finish

@@ -321,4 +321,18 @@ assert abs(e["steady_state_utilization"] - 0.000245222 / (1 - 43183155 / 4334855
 EOF
   then :; else echo "FAIL: alexnet_small low_gpu_utilization"; rc=1; fi
 fi
+# A gap's step (DEFINITIONS "A gap's step"): the step holding the most of it, the later on a
+# tie. ok_gap_step_boundary.json: steps 1..3 at [1000,2000), [2000,3000), [3000,4000) us; one
+# kernel per step ending at 990 us into it, steps 2 and 3 starting theirs 500 us in. Gaps:
+# [1990,2500): 10 us in step 1, 500 in step 2 -> step 2 (was 1); [2990,3500): 10 in 2, 500 in 3
+# -> step 3 (was 2); [3990,4000): in step 3 only -> 3. top_gaps carry the same steps.
+if python3 - "$GPUDIAG" "$GD_TEST_DATA/ok_gap_step_boundary.json" <<'EOF'
+import json, subprocess, sys
+d = json.loads(subprocess.run([sys.argv[1], "analyze", "--json", sys.argv[2]], capture_output=True, text=True).stdout)
+gaps = [(g["start_us"], g["duration_us"], g["step"]) for g in d["idle"]["gaps"]]
+assert gaps == [(1990, 510, 2), (2990, 510, 3), (3990, 10, 3)], gaps
+top = sorted((g["start_us"], g["step"]) for g in d["idle"]["top_gaps"])
+assert top == [(1990, 2), (2990, 3), (3990, 3)], top
+EOF
+then :; else echo "FAIL: gap step at a step boundary"; rc=1; fi
 exit $rc

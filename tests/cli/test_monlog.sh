@@ -549,6 +549,29 @@ gzip -9 -n -c "$TMP/hdr.csv" | head -c 30 > "$TMP/hdr.csv.gz"
 "$GPUDIAG" analyze --format smi-csv "$TMP/hdr.csv.gz" > /dev/null 2> "$TMP/err"; rc=$?
 [ "$rc" -eq 3 ] && grep -q "cut short" "$TMP/err" && ok || nok "gzip cut in the first row: rc $rc $(cat "$TMP/err")"
 
+# bytes after the last gzip member of a log (DEFINITIONS "Time and events"): reported as a trace's
+# are, note input_gzip_trailing_data with the count (5: "JUNK\n") and the compressed offset where
+# they start (= the gzip data's length, measured with wc -c before appending), and a stderr
+# warning naming the file; the log itself reads as the plain one. NUL padding stays silent.
+gzip -n -c "$DATA/dmon_gains.log" > "$TMP/junk.log.gz"
+gzlen=$(wc -c < "$TMP/junk.log.gz")
+printf 'JUNK\n' >> "$TMP/junk.log.gz"
+"$GPUDIAG" analyze --json "$TMP/junk.log.gz" > "$TMP/junk.json" 2> "$TMP/err"; rc=$?
+[ "$rc" -eq 0 ] && grep -q "^gpudiag: warning: $TMP/junk.log.gz: compressed byte $gzlen: 5 byte(s) after the last gzip member" "$TMP/err" &&
+    ok || nok "log.gz trailing junk: rc $rc stderr: $(cat "$TMP/err")"
+python3 - "$TMP/junk.json" "$gzlen" <<'PY' && ok || nok "log.gz trailing junk: finding"
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [x for x in d["findings"] if x["id"] == "input_gzip_trailing_data"]
+assert len(f) == 1, [x["id"] for x in d["findings"]]
+ev = f[0]["evidence"]
+assert ev["trailing_bytes"] == 5 and ev["trailing_at_compressed_bytes"] == int(sys.argv[2]), ev
+PY
+gzip -n -c "$DATA/dmon_gains.log" > "$TMP/pad.log.gz"
+head -c 512 /dev/zero >> "$TMP/pad.log.gz"
+"$GPUDIAG" analyze --json "$TMP/pad.log.gz" > "$TMP/pad.json" 2> "$TMP/err"
+[ ! -s "$TMP/err" ] && ! grep -q input_gzip_trailing_data "$TMP/pad.json" && ok || nok "NUL padding after a log's gzip: not silent: $(cat "$TMP/err")"
+
 # analyze --help's opening paragraph names every monitoring format of the format table
 # (src/ingest/formats.c: its `what`), as --format does: amd-smi was missing
 "$GPUDIAG" analyze --help | sed '/^Options:/q' | tr '\n' ' ' > "$TMP/help.txt"
@@ -629,4 +652,36 @@ if [ -f "$M" ]; then
     "$GPUDIAG" analyze -q "$M" > "$TMP/m.txt" 2>/dev/null
     grep -q "^unknown: No compute data" "$TMP/m.txt" && ok || nok "dmon -s m: verdict $(cat "$TMP/m.txt")"
 fi
+# NVJPG and OFA (dmon jpg/ofa) are video/media engine work (DEFINITIONS "GPU states"): GPU 0's jpg
+# 62,65,60 % and GPU 1's ofa 41,44,40 % have p95 >= 10 % (video_busy), their SMs median 2 and 1 %
+# (< 10 %: video GPUs, class unknown); GPU 2 reads 0 on every engine: not busy. The metrics
+# carry the values: jpg_util median 0.62, ofa_util median 0.41.
+"$GPUDIAG" analyze --json "$DATA/dmon_jpg_ofa.log" > "$TMP/jo.json" 2>/dev/null
+python3 - "$TMP/jo.json" <<'PY' && ok || nok "dmon jpg/ofa: video_busy"
+import json, sys
+g = json.load(open(sys.argv[1]))["series"]["gpus"]
+assert [x["video_busy"] for x in g] == [True, True, False], [x["video_busy"] for x in g]
+assert abs(g[0]["metrics"]["jpg_util"]["median"] - 0.62) < 1e-9 and abs(g[1]["metrics"]["ofa_util"]["median"] - 0.41) < 1e-9
+assert g[0]["bottleneck"] == "unknown" and g[1]["bottleneck"] == "unknown"
+PY
+# a video GPU (encoder 88 %, decoder 71 %, GPU-Util 2 %) using 10000 / 81920 = 12.2 % of its
+# memory gets no memory_headroom: raising a training micro-batch is not its advice
+"$GPUDIAG" analyze --json "$DATA/csv_video_headroom.csv" > "$TMP/vh.json" 2>/dev/null
+python3 - "$TMP/vh.json" <<'PY' && ok || nok "video GPU: no memory_headroom"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["series"]["gpus"][0]["video_busy"] is True
+assert "memory_headroom" not in [f["id"] for f in d["findings"]], [f["id"] for f in d["findings"]]
+PY
+# GPUS label column: as wide as the longest label shown (at least 9), so a whole GPU and MIG
+# instances line up. prom_mig_mixed_labels.prom: labels "GPU 0" (5), "GPU 1 GI 7" (10),
+# "GPU 1 GI 13" (11): width 11, so each row is 2 spaces, the label padded to 11, 1 space, then
+# the name: "NVIDIA" at 0-based column 2 + 11 + 1 = 14 on all three rows (was 12, 13 and 14).
+"$GPUDIAG" analyze --no-color --width 100 "$DATA/prom_mig_mixed_labels.prom" > "$TMP/mig.txt" 2>&1
+cols=$(grep "^  GPU " "$TMP/mig.txt" | awk '{ print index($0, "NVIDIA") - 1 }' | tr '\n' ' ')
+[ "$cols" = "14 14 14 " ] && grep -q "^  GPU 0       NVIDIA" "$TMP/mig.txt" && ok ||
+    nok "MIG label column: name columns $cols: $(grep '^  GPU ' "$TMP/mig.txt")"
+# ... and a log of whole GPUs keeps the 9 columns: "GPU 0" + 4 pad + 1 space, name at 12
+"$GPUDIAG" analyze --no-color "$DATA/dcgmi_device_name.log" > "$TMP/g.txt" 2>&1
+grep "^  GPU 0 " "$TMP/g.txt" | head -1 | grep -q "^  GPU 0     [^ ]" && ok || nok "whole-GPU label column moved: $(grep '^  GPU 0' "$TMP/g.txt")"
 finish

@@ -141,6 +141,22 @@ for o in "--save $TMP/no/dir/r.json" "--html $TMP/plainfile/r.html" "--trace-out
     [ "$r" -eq 3 ] && grep -q "^gpudiag: error: ${o%% *} .*: cannot be written" "$TMP/err" ||
         { echo "FAIL: '$o' exited $r: $(cat "$TMP/err")"; rc=1; }
 done
+# a directory access() calls writable that takes no new file (/proc, for root, where the
+# trial's --html /proc/nope.html printed the whole report first): refused before the analysis,
+# nothing on standard output, and an existing output file is left as it was
+if [ -d /proc/self ]; then
+    for o in "--html /proc/nope.html" "--save /proc/nope.json" "--trace-out /proc/nope.json"; do
+        # shellcheck disable=SC2086
+        timeout 10 "$GPUDIAG" analyze $o "$TMP/fifo" > "$TMP/out" 2> "$TMP/err"; r=$?
+        [ "$r" -eq 3 ] && [ ! -s "$TMP/out" ] &&
+            grep -q "^gpudiag: error: ${o%% *} ${o#* }: cannot be written" "$TMP/err" ||
+            { echo "FAIL: '$o' exited $r, $(wc -c < "$TMP/out") bytes out: $(cat "$TMP/err")"; rc=1; }
+    done
+fi
+echo "old page" > "$TMP/keep.html"
+"$GPUDIAG" analyze --html "$TMP/keep.html" "$GD_TEST_DATA/ok_three_steps.json" > /dev/null 2>&1
+grep -q "<html" "$TMP/keep.html" && [ -z "$(find "$TMP" -maxdepth 1 -name '.keep.html.*')" ] ||
+    { echo "FAIL: --html onto an existing file: not replaced, or a probe temporary left"; rc=1; }
 
 # a saved report with a value out of range is malformed input for compare (exit 3, naming the field)
 "$GPUDIAG" analyze --save "$TMP/good.json" "$GD_TEST_DATA/ok_three_steps.json" > /dev/null

@@ -216,6 +216,19 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 assert [r["enc_util_pct"] for r in rows] == [88] * 3 and [r["dec_util_pct"] for r in rows] == [71] * 3, rows[0]
 assert rows[-1]["verdict"].startswith("GPU 0: video encode/decode: encoder 88%, decoder 71%"), rows[-1]["verdict"]
 PY
+# the window's p95, as logs judge it (one helper): 20 samples, the encoder 12 % on one, 0 on the
+# others: p95 = 0 + (12 - 0) x (0.95 x 19 - 18) = 0.6 % < 10 %: not video work, the idle line
+# (before: any sample >= 10 % made it a video GPU)
+printf 'count 1\nset 0 util 2\nset 0 enc_util 0,0,0,0,0,0,0,0,0,12,0,0,0,0,0,0,0,0,0,0\nset 0 dec_util 0\n' > "$TMP/spike.txt"
+CASE="one encoder spike"
+expect_rc 0 env GPUDIAG_NVML_LIB="$FAKE_NVML_FULL" FAKE_NVML_SCRIPT="$TMP/spike.txt" \
+    "$GPUDIAG" watch --count 20 --interval 10ms --json
+python3 - "$TMP/out" <<'PY' && ok || nok "one encoder spike: idle, not video"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert sorted(r["enc_util_pct"] for r in rows) == [0] * 19 + [12], [r["enc_util_pct"] for r in rows]
+assert rows[-1]["verdict"].startswith("GPU 0: GPU-Util 2%: idle most of the time"), rows[-1]["verdict"]
+PY
 CASE="no video readings"
 expect_rc 0 env GPUDIAG_NVML_LIB="$FAKE_NVML_FULL" FAKE_NVML_SCRIPT="$TMP/novideo.txt" \
     "$GPUDIAG" watch --count 3 --interval 20ms --json
