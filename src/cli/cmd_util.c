@@ -112,6 +112,19 @@ int gd_check_outputs(const char *const *opt_names, const char *const *outs, size
     return 0;
 }
 
+/* 1 if the file at path starts with SQLite's header ("SQLite format 3\0"). */
+static int is_sqlite_file(const char *path)
+{
+    static const char magic[16] = "SQLite format 3";
+    char head[16];
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return 0;
+    size_t got = fread(head, 1, sizeof head, fp);
+    fclose(fp);
+    return got == sizeof head && memcmp(head, magic, sizeof magic) == 0;
+}
+
 int gd_check_writable(const char *const *opt_names, const char *const *outs, size_t nout)
 {
     for (size_t i = 0; i < nout; i++) {
@@ -136,6 +149,11 @@ int gd_check_writable(const char *const *opt_names, const char *const *outs, siz
                 why = strerror(errno);
             else if (S_ISREG(so.st_mode) && access(dir, W_OK | X_OK) != 0)
                 why = "its directory is not writable (the file is replaced by a temporary written there)";
+            else if (S_ISREG(so.st_mode) && is_sqlite_file(outs[i]))
+                /* a new user's --trace-out replaced a shared Nsight export, read-only directory
+                 * and all (root): data that no report can stand in for is never replaced */
+                why = "it is an SQLite database (an Nsight Systems export?), which gpudiag never replaces: "
+                      "remove it or choose another path";
         } else if (errno != ENOENT) {
             why = strerror(errno); /* e.g. a path through a file: ENOTDIR */
         } else if (slash && slash[1] == '\0') {

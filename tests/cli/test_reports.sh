@@ -158,6 +158,18 @@ echo "old page" > "$TMP/keep.html"
 grep -q "<html" "$TMP/keep.html" && [ -z "$(find "$TMP" -maxdepth 1 -name '.keep.html.*')" ] ||
     { echo "FAIL: --html onto an existing file: not replaced, or a probe temporary left"; rc=1; }
 
+# an existing SQLite database (an Nsight export) is never replaced by an output (a new user's
+# --trace-out replaced a shared export, as root, in a read-only directory): exit 3, unchanged
+printf 'SQLite format 3\000' > "$TMP/export.sqlite"
+head -c 4080 /dev/zero >> "$TMP/export.sqlite"
+sum_before=$(cksum < "$TMP/export.sqlite")
+for o in --trace-out --html --save; do
+    "$GPUDIAG" analyze $o "$TMP/export.sqlite" "$GD_TEST_DATA/ok_three_steps.json" > /dev/null 2> "$TMP/err"; r=$?
+    [ "$r" -eq 3 ] && [ "$(cksum < "$TMP/export.sqlite")" = "$sum_before" ] &&
+        grep -q "^gpudiag: error: $o .*export.sqlite: cannot be written: it is an SQLite database" "$TMP/err" ||
+        { echo "FAIL: $o onto an SQLite database exited $r: $(cat "$TMP/err")"; rc=1; }
+done
+
 # a saved report with a value out of range is malformed input for compare (exit 3, naming the field)
 "$GPUDIAG" analyze --save "$TMP/good.json" "$GD_TEST_DATA/ok_three_steps.json" > /dev/null
 sed 's/"gpu_utilization": 0.533333/"gpu_utilization": 5.33333/' "$TMP/good.json" > "$TMP/bad_range.json"
