@@ -52,6 +52,7 @@
 #define GD_SERIES_PROF_UNREPORTED_UTIL 0.50 /* GPU-Util median at which all-zero profiling fields are "not reported" */
 #define GD_SERIES_FEW_SAMPLES 30        /* fewer samples on a GPU: a short look, low confidence (verdict, low_gpu_utilization) */
 #define GD_SERIES_TENSOR_HIGH 0.50       /* tensor active ≥ 50 % with compute high: Tensor-Core-bound */
+#define GD_SERIES_RESIDENT 0.95         /* GR engine active median >= 95 %: a kernel resident nearly always (rule 7) */
 
 /* Statistics of col[0..count) (NaN skipped); scratch holds count doubles. */
 void gd_metric_stats(const double *col, size_t count, int fraction, double *scratch, gpudiag_metric_stats *st);

@@ -1016,6 +1016,29 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
             n_util += g->compute_metric == GPUDIAG_M_GPU_UTIL;
             n_gr += g->compute_metric == GPUDIAG_M_GR_ENGINE_ACTIVE;
         }
+        /* host_launch on GPUs whose GR engine was active nearly all the time beside SM active: kernels
+         * resident throughout, so too small, not launch-bound (DEFINITIONS "Classification", rule 7,
+         * kernels resident) */
+        int resident = best == GPUDIAG_BN_HOST_LAUNCH;
+        double gr_med = NAN;
+        for (size_t i = 0; i < s->gpu_count && resident; i++) {
+            const gpudiag_gpu_summary *g = &s->gpus[i];
+            if (g->bottleneck != best || mig_parent(s, g))
+                continue;
+            const gpudiag_metric_stats *gr = &g->stats[GPUDIAG_M_GR_ENGINE_ACTIVE];
+            if (g->compute_metric == GPUDIAG_M_GR_ENGINE_ACTIVE || !gr->n || !(gr->median >= GD_SERIES_RESIDENT))
+                resident = 0;
+            else if (isnan(gr_med) || gr->median < gr_med)
+                gr_med = gr->median;
+        }
+        char resident_txt[400] = "";
+        if (resident)
+            snprintf(resident_txt, sizeof resident_txt,
+                     "kernels are resident nearly all the time (GR engine active median %.0f %%) yet keep only part "
+                     "of the SMs busy: kernels too small for the GPU (too few blocks per kernel or low occupancy), "
+                     "not launch gaps (more work per kernel: a larger batch or more concurrent requests, fused "
+                     "kernels; check grid sizes and achieved occupancy with Nsight Compute)",
+                     100 * gr_med);
         /* throttling with no HW or thermal cause on any of its GPUs (power capping, or clocks below
          * max with no reason recorded): the power limit, not broken hardware */
         int soft_throttle = best == GPUDIAG_BN_THROTTLING;
@@ -1029,6 +1052,7 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
             : tensor_bound ? "compute is high and the Tensor Cores are busy: the GPU is compute-saturated on the "
                              "right units; what is left is less work (an algorithmic change, a smaller or more "
                              "efficient model) or more GPUs"
+            : resident   ? resident_txt
             : !util_only ? bn_sentence(best)
             : !n_gr    ? "GPU-Util is high: a kernel was running most of the time, which does not say the SMs "
                          "are busy; collect DCGM profiling metrics (SM active, tensor active: dcgmi dmon -e "

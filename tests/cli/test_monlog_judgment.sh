@@ -221,6 +221,24 @@ PY
 "$GPUDIAG" analyze "$GD_TEST_DATA/monlog/dmon_video_busy.log" > "$TMP/video.txt" 2>&1
 if grep -qF "    video engines: encoder median 88.0%  decoder median 71.0%" "$TMP/video.txt" &&
    grep -qF -- "-> video encode/decode" "$TMP/video.txt"; then ok; else nok "video engines line in the text report"; fi
+# tests/data/monlog/dcgmi_resident_one_gpu.log (DEFINITIONS "Classification" rule 7, kernels
+# resident; a reviewer's rebuild of NVIDIA/DCGM#244): 30 samples of GRACT 0.997, SMACT 0.572, SMOCC
+# 0.103, TENSO 0.464, DRAMA 0.198 -> SM active median 0.572 >= 0.30 with no sample under 0.30: rule 7,
+# host_launch; GR engine active median 0.997 >= 0.95 beside SM active: a kernel resident nearly all
+# the time, so "too small", not launch-bound (no CUDA Graphs advice). dcgmi_resident_small_kernels.log
+# adds GPU 1 at GRACT 0.600 (SMACT 0.45/0.47): not every host_launch GPU is resident -> the general
+# sentence stays.
+"$GPUDIAG" analyze --json "$GD_TEST_DATA/monlog/dcgmi_resident_one_gpu.log" > "$TMP/res1.json" 2>&1
+"$GPUDIAG" analyze --json "$GD_TEST_DATA/monlog/dcgmi_resident_small_kernels.log" > "$TMP/res2.json" 2>&1
+if python3 - "$TMP/res1.json" "$TMP/res2.json" <<'PY'; then ok; else nok "kernels resident: too small, not launch-bound"; fi
+import json, sys
+v1 = json.load(open(sys.argv[1]))["verdict"]; v2 = json.load(open(sys.argv[2]))["verdict"]
+assert v1["bottleneck"] == "host_launch", v1
+assert v1["summary"].startswith("kernels are resident nearly all the time (GR engine active median 100 %) yet keep "
+                                "only part of the SMs busy"), v1["summary"]
+assert "CUDA Graphs" not in v1["summary"], v1["summary"]
+assert v2["bottleneck"] == "host_launch" and "kernels too small or launch-bound" in v2["summary"], v2
+PY
 # tests/data/monlog/dmon_enc_one_spike.log (a new user's): 100 samples, sm 0, 20000 MB held, enc 12 in
 # one sample and 0 in the other 99 -> enc p95 0 < 0.10: not video_busy (one stray sample is not video
 # work; with the max it hid the idle GPU: "works on its video engines (encoder median 0 %)", no finding)
