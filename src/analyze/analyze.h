@@ -37,6 +37,9 @@ typedef struct actx {
     gd_iv *steps;             /* final steps as intervals */
     size_t nsteps;
     int64_t span_s, span_e;   /* first step start .. last step end */
+    int64_t hspan_s, hspan_e; /* host steps span: the kept steps' host ranges, first start .. latest
+                               * end, before the device-side adjustment (DEFINITIONS "Steps" 4):
+                               * host-side counts (CPU ops per step) use it, GPU-side ones span_s..e */
     uint16_t *nflags;         /* per name id: NF_* bits, classified once (gd_name_flags) */
     rt_corr_entry *rt_index;  /* runtime calls with a correlation, sorted */
     size_t nrt_index;

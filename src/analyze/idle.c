@@ -1029,7 +1029,7 @@ static int host_call_sets(idle_ctx *ic)
             !(ic->has_mpi && gd_coll_in_mpi(&ic->mpi, gd_rt_tid(t, rt), rt->ts_ns))) {
             if (gd_iv_push(&host[HOST_SYNC], rt->ts_ns, e))
                 return -1;
-            if (rt->ts_ns < a->span_e && e > a->span_s) {
+            if (rt->ts_ns < a->hspan_e && e > a->hspan_s) { /* host calls: the host steps ("Steps" 4) */
                 r->sync_calls++;
                 r->sync_time_us += ns_to_us(gd_rt_dur(t, rt));
             }

@@ -202,7 +202,7 @@ int gd_build_launch_stats(actx *a)
     optv.len = gd_iv_merge(optv.data, optv.len);
     const gd_iv *opt = optv.data;
     if (a->nsteps) {
-        gd_iv span = {a->span_s, a->span_e};
+        gd_iv span = {a->hspan_s, a->hspan_e}; /* host time: the host steps (DEFINITIONS "Steps" 4) */
         r->optimizer_time_us = ns_to_us(gd_iv_intersect_len(opt, optv.len, &span, 1));
     }
     size_t nd = 0, nshort = 0;

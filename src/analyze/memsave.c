@@ -235,7 +235,7 @@ int gd_build_lora(actx *a)
     return 0;
 }
 
-/* Backward passes starting inside the steps span (DEFINITIONS "Gradient
+/* Backward passes starting inside the host steps span (DEFINITIONS "Gradient
  * accumulation"): merged backward-node spans, split where a forward-only op
  * starts between two of them outside every backward node.  UINT64_MAX on OOM. */
 static uint64_t backward_passes(const actx *a, const uint16_t *cls, const gd_vec *spans)
@@ -258,7 +258,7 @@ static uint64_t backward_passes(const actx *a, const uint16_t *cls, const gd_vec
     const gd_iv *sp = spans->data;
     for (size_t k = 0; k < spans->len; k++) {
         int first = k == 0 || next_start(fwd.data, fwd.len, sp[k - 1].e) < sp[k].s;
-        if (first && sp[k].s >= a->span_s && sp[k].s < a->span_e)
+        if (first && sp[k].s >= a->hspan_s && sp[k].s < a->hspan_e)
             n++;
     }
 out:
@@ -286,8 +286,8 @@ int gd_build_accumulation(actx *a)
     }
     for (size_t i = 0; ret == 0 && i < t->cpu_ops.len; i++) {
         const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
-        if (c->cat != GD_CPU_GPU_ANNOT && (cls[c->name_id] & NM_OPT_STEP) && c->ts_ns >= a->span_s &&
-            c->ts_ns < a->span_e)
+        if (c->cat != GD_CPU_GPU_ANNOT && (cls[c->name_id] & NM_OPT_STEP) && c->ts_ns >= a->hspan_s &&
+            c->ts_ns < a->hspan_e) /* host ops: the host steps (DEFINITIONS "Steps" 4) */
             ac->optimizer_steps++;
     }
     free(cls);

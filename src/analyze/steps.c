@@ -314,6 +314,11 @@ int gd_build_steps(actx *a)
     if (keep) {
         a->span_s = a->steps[0].s;
         a->span_e = a->steps[keep - 1].e;
+        a->hspan_s = m.hs[0].s;
+        a->hspan_e = m.hs[0].e;
+        for (size_t i = 1; i < keep; i++)
+            if (m.hs[i].e > a->hspan_e)
+                a->hspan_e = m.hs[i].e;
     }
     steps_free(&m);
     return 0;

@@ -171,6 +171,10 @@ void gd_rule_input(fbuilder *b, const gpudiag_trace *t); /* rules_input.c */
  * buf[cap] written, or NULL (the catalogue's short_fix). */
 const char *gd_fix_memcpy(const gpudiag_report *r, const gpudiag_finding *f, char *buf, size_t cap);
 const char *gd_fix_host_launch(const gpudiag_report *r, const gpudiag_finding *f, char *buf, size_t cap);
+const char *gd_fix_headroom(const gpudiag_report *r, const gpudiag_finding *f, char *buf, size_t cap);
+/* A forward-only trace (inference): steps, and neither a backward pass nor an optimizer step in
+ * them (DEFINITIONS "Gradient accumulation", "Memory headroom while the GPU idles"). */
+int gd_forward_only(const gpudiag_report *r);
 const char *gd_fix_communication(const gpudiag_report *r, const gpudiag_finding *f, char *buf, size_t cap);
 /* Sort r->findings: causes with an estimate (by est_gain), causes without,
  * symptoms, notes; then severity, then id. */

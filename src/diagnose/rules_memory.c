@@ -54,6 +54,23 @@ void gd_rule_memory_headroom(fbuilder *b)
     gd_fb_ev(f, "activation_fits", d->activation_fits);
     gd_fb_ev(f, "batch_multiple", mult);
     gd_fb_ev(f, "fixed_idle_share", fixed);
+    if (gd_forward_only(r)) {
+        /* inference (DEFINITIONS "Memory headroom while the GPU idles"): no optimizer, no accumulation */
+        gd_fb_text(b, f,
+                   gd_format("GPU %d never holds more than %.2f GiB of its %.2f GiB (%.0f%% headroom) while it idles "
+                             "%.1f%% of each step on launches and syncs: a step's activations (%.2f GiB) would fit "
+                             "%.1fx",
+                             d->id, d->peak_reserved_bytes / 1073741824.0, d->total_bytes / 1073741824.0,
+                             100.0 * d->headroom_share, 100.0 * fixed, d->transient_bytes / 1073741824.0,
+                             d->activation_fits),
+                   gd_format("This trace runs forward only (inference): spend the memory on more samples per "
+                             "forward pass — a larger batch (up to %.0fx here), or more concurrent requests batched "
+                             "together. Launches and syncs cost about the same per forward pass at any batch size, "
+                             "so %.0fx the samples per pass cut the time per sample by ~%.0f%% (each pass takes "
+                             "longer: mind the latency budget). Re-check the peak with profile_memory=True.",
+                             mult, mult, 100.0 * gain));
+        return;
+    }
     gd_fb_text(b, f,
                gd_format("GPU %d never holds more than %.2f GiB of its %.2f GiB (%.0f%% headroom) while it idles "
                          "%.1f%% of each step on launches, the optimizer and syncs: a step's activations "

@@ -71,6 +71,19 @@ const char *gd_fix_host_launch(const gpudiag_report *r, const gpudiag_finding *f
                                              : NULL;
 }
 
+int gd_forward_only(const gpudiag_report *r)
+{
+    return r->step_count && r->accumulation.backward_passes == 0 && r->accumulation.optimizer_steps == 0;
+}
+
+const char *gd_fix_headroom(const gpudiag_report *r, const gpudiag_finding *f, char *buf, size_t cap)
+{
+    (void)f;
+    (void)buf;
+    (void)cap;
+    return gd_forward_only(r) ? "spend the free memory on a larger batch or more concurrent requests" : NULL;
+}
+
 const char *gd_fix_communication(const gpudiag_report *r, const gpudiag_finding *f, char *buf, size_t cap)
 {
     if (evidence(f, "mpi_calls") > 0)
@@ -351,8 +364,11 @@ static char *verdict_cause(const gpudiag_report *r, const gpudiag_finding *top, 
     char fixbuf[256];
     for (size_t i = 0; i < top->evidence_count; i++)
         one_off |= strcmp(top->evidence[i].key, "one_off_gap_share") == 0;
-    return gd_format("%s; could save %s~%.0f%% of step time%s (%s)%s%s", top->title, one_off ? "up to " : "",
-                     100.0 * top->est_gain, one_off ? " if that gap recurs every step" : "",
+    /* memory_headroom_idle's gain is per sample, not per step (FINDINGS "Verdict") */
+    int per_sample = strcmp(top->id, "memory_headroom_idle") == 0;
+    return gd_format("%s; could %s %s~%.0f%%%s%s (%s)%s%s", top->title, per_sample ? "cut" : "save",
+                     per_sample ? "the time per sample by " : one_off ? "up to " : "", 100.0 * top->est_gain,
+                     per_sample ? "" : " of step time", one_off ? " if that gap recurs every step" : "",
                      short_fix(r, top, fixbuf, sizeof fixbuf),
                      r->steps_from_profiler ? "."
                                             : r->input.step_range_missing

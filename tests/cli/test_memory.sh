@@ -87,6 +87,42 @@ valcheck.run(checks, sys.argv[2], 1e-5)
 EOF
 )
 check_both_readers "$GD_TEST_DATA/ok_memory_headroom.json" "$PYF" || rc=1
+# the advice follows the kind of run (DEFINITIONS "Memory headroom while the GPU idles"):
+#   ok_memory_headroom.json runs forward only (no backward node, no Optimizer.step#: inference):
+#   a larger batch or more concurrent requests, no gradient accumulation, no learning rate;
+#   a copy with a backward node [s+950,s+970) and Optimizer.step#SGD.step [s+975,s+995) in each step
+#   (both under the step's last kernel [s+950,s+1000), so no gap changes: est_gain stays 0.375) is
+#   training: raise the micro-batch before gradient accumulation, scale the learning rate.
+python3 - "$GD_TEST_DATA/ok_memory_headroom.json" "$TMP/train.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for s in [e["ts"] for e in d["traceEvents"] if e["name"].startswith("ProfilerStep#")]:
+    d["traceEvents"] += [
+        {"ph": "X", "cat": "cpu_op", "name": "autograd::engine::evaluate_function: MmBackward0", "pid": 1, "tid": 1,
+         "ts": s + 950, "dur": 20},
+        {"ph": "X", "cat": "user_annotation", "name": "Optimizer.step#SGD.step", "pid": 1, "tid": 1, "ts": s + 975,
+         "dur": 20}]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+for kind in infer train; do
+    f="$GD_TEST_DATA/ok_memory_headroom.json"; [ "$kind" = train ] && f="$TMP/train.json"
+    "$GPUDIAG" analyze --json "$f" > "$TMP/$kind.out"
+done
+python3 - "$TMP/infer.out" "$TMP/train.out" <<'PY' && ok || nok "memory_headroom_idle advice: inference vs training"
+import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"]); import valcheck
+inf, tr = ({x["id"]: x for x in json.load(open(p))["findings"]}.get("memory_headroom_idle", {}) for p in sys.argv[1:3])
+ri, rt = inf.get("recommendation", ""), tr.get("recommendation", "")
+valcheck.run([
+    ("infer gain", inf.get("est_gain"), 0.375), ("train gain", tr.get("est_gain"), 0.375),
+    ("infer: batch", "a larger batch (up to 4x here), or more concurrent requests" in ri, True),
+    ("infer: per sample", "cut the time per sample by ~38%" in ri, True),
+    ("infer: no accumulation", "accumulation" in ri, False), ("infer: no learning rate", "learning rate" in ri, False),
+    ("infer title: no optimizer", "on launches and syncs:" in inf.get("title", ""), True),
+    ("train: micro-batch", "raise the micro-batch (up to 4x here) before adding gradient accumulation" in rt, True),
+    ("train: learning rate", "Scale the learning rate" in rt, True),
+], "headroom advice", 1e-6)
+PY
 PYC=$(cat <<'EOF'
 import json, os, sys
 d = json.load(open(sys.argv[1])); f = {x["id"]: x for x in d["findings"]}

@@ -128,6 +128,34 @@ valcheck.run(checks, sys.argv[2], 1e-03)
 EOF2
 )
 check_both_readers "$GD_TEST_DATA/ok_accum.json" "$PY" && ok || nok "accumulation on ok_accum.json"
+# Host counts against the host steps (DEFINITIONS "Steps" 4), on tests/data/ok_accum_lag.json (by hand):
+#   3 host steps [1000,1100) [1100,1200) [1200,1300); in each (s = its start) aten::linear at s+10, a
+#   backward node [s+40,s+60), Optimizer.step#SGD.step [s+70,s+90), each launching a 10 us kernel that
+#   runs 250 us after its launch (the GPU lags by 2.5 steps); cudaDeviceSynchronize [1092,1095) in step 1;
+#   a launch at 900 before the steps, its kernel [1150,1160).
+#   Device-side steps: step 1 starts after that kernel, 1160, ends at its last kernel 1075+250+10 = 1335;
+#   then [1335,1435), [1435,1535): steps span [1160,1535), average step 375/3 = 125 us.
+#   Host steps span [1000,1300): 3 backward passes (split by aten::linear), 3 optimizer steps, ratio 1;
+#   kernels starting in the steps span 9 (not the one at 1150) -> 9/3 = 3 per micro-step, mean 10 us;
+#   optimizer host time 3 x 20 = 60 us, share 60/3 / 125 = 0.16; its kernels 3, 30 us;
+#   1 sync call of 3 us. (Counted in the device-side span: 1 pass, 2 optimizer steps, 40 us, 0 syncs.)
+PY=$(cat <<'EOF2'
+import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"]); import valcheck
+d = json.load(open(sys.argv[1])); ac = d["memory_savings"]["accumulation"]; op = d["summary"]["optimizer"]
+checks = [
+    ("steps", [[s["start_us"], s["end_us"]] for s in d["steps"]], [[1160, 1335], [1335, 1435], [1435, 1535]]),
+    ("passes", ac["backward_passes"], 3), ("optimizer steps", ac["optimizer_steps"], 3),
+    ("micro steps", ac["micro_steps_per_optimizer_step"], 1), ("kernels per micro", ac["kernels_per_micro_step"], 3),
+    ("mean kernel", ac["mean_kernel_us"], 10),
+    ("optimizer time", op["time_us"], 60), ("optimizer share", op["share_of_step"], 0.16),
+    ("optimizer kernels", op["kernels"], 3), ("optimizer kernel time", op["kernel_time_us"], 30),
+    ("sync calls", d["idle"]["sync_calls"], 1), ("sync time", d["idle"]["sync_time_us"], 3),
+]
+valcheck.run(checks, sys.argv[2], 1e-05)
+EOF2
+)
+check_both_readers "$GD_TEST_DATA/ok_accum_lag.json" "$PY" && ok || nok "host counts on ok_accum_lag.json (GPU lags)"
 # one optimizer step per backward pass (ok_recompute has no optimizer step: null)
 expect_rc 0 "$GPUDIAG" analyze --json "$GD_TEST_DATA/ok_recompute.json"
 python3 - "$TMP/out" <<'PY' || nok "accumulation without an optimizer step"
