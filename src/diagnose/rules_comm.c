@@ -230,7 +230,14 @@ static char *group_advice(int g)
 void gd_rule_communication(fbuilder *b)
 {
     gpudiag_report *r = b->r;
-    double s = gd_steady_share(r, r->comm_share);
+    /* start-up communication left out (DEFINITIONS "Communication", start-up communication) */
+    double s = r->comm_share;
+    if (!isnan(s) && r->comm_startup_us > 0 && r->avg_step_us > 0) {
+        s -= r->comm_startup_us / r->avg_step_us;
+        if (s < 0)
+            s = 0;
+    }
+    s = gd_steady_share(r, s);
     /* TBP's "> 10 % communication", or communication that compute barely hides */
     int poorly_overlapped = !isnan(r->comm_overlap) && r->comm_overlap < GD_COMM_OVERLAP_MIN && s > GD_COMM_SHARE_LOW;
     if (isnan(s) || !(s > GD_COMM_SHARE_MIN || poorly_overlapped))
@@ -240,6 +247,8 @@ void gd_rule_communication(fbuilder *b)
     /* the breakdown's Communication role, host calls included (DEFINITIONS "Communication", two
      * numbers; the collective kernels alone are summary.comm_kernel_exposed_us_per_step) */
     gd_fb_ev(f, "comm_us_per_step", r->avg_role_us[GPUDIAG_ROLE_COMMUNICATION]);
+    if (r->comm_startup_us > 0)
+        gd_fb_ev(f, "comm_startup_us_per_step", r->comm_startup_us);
     gd_fb_ev(f, "comm_overlap", r->comm_overlap);
     gd_fb_ev(f, "step_time_us", r->avg_step_us);
     /* what the collectives moved, as NCCL-tests rates it, beside the GPU link's peak (a lower
@@ -254,8 +263,9 @@ void gd_rule_communication(fbuilder *b)
     double gs[G_NONE];
     int kinds = gd_comm_group_shares(r, gs);
     int g = G_NONE, g2 = G_NONE, t1 = G_NONE, t2 = G_NONE;
-    /* every share fits: 4 above, 3 with bytes, one per kind, steady_step_us (gd_rule_mostly_startup) */
-    _Static_assert(4 + 3 + GPUDIAG_COMM_KIND_COUNT + 1 <= GPUDIAG_MAX_EVIDENCE, "communication_bound's evidence");
+    /* every share fits: 5 above (comm_startup_us_per_step), 3 with bytes, one per kind, steady_step_us
+     * (gd_rule_mostly_startup) */
+    _Static_assert(5 + 3 + GPUDIAG_COMM_KIND_COUNT + 1 <= GPUDIAG_MAX_EVIDENCE, "communication_bound's evidence");
     if (kinds) {
         static const char *const keys[GPUDIAG_COMM_KIND_COUNT] = {
 #define GPUDIAG_COMM_KIND_ROW(e, name, share_key) share_key,
