@@ -390,16 +390,29 @@ void gd_rule_offload(fbuilder *b)
     gd_fb_ev(f, "pcie_link_gb_per_s", r->pcie_link_gb_per_s); /* per direction, of the identified GPU */
     gd_fb_ev(f, "min_link_us_per_step", r->offload.min_link_us_per_step);
     gd_fb_ev(f, "copy_over_link", r->offload.copy_over_link);
-    gd_fb_text(b, f,
-         gd_format("Every step moves %.0f MiB to the GPU and %.0f MiB back over PCIe (offload): the copies run for "
-                   "%.1f%% of the step, %.1f%% with no kernel running",
-                   h2d_step / 1048576.0, d2h_step / 1048576.0, 100.0 * time_share, 100.0 * exposed),
-         gd_format("The step is paying for memory savings with bandwidth. If the model fits without offload "
-                   "(see `gpudiag plan`), turn it off (ZeRO offload_optimizer/offload_param, FSDP "
-                   "CPUOffload, activation offloading); otherwise overlap it: pinned buffers, non_blocking "
-                   "copies on a side stream, prefetch the next layer's parameters, or prefer activation "
-                   "checkpointing (costs ~1/3 more compute, no PCIe) and ZeRO sharding across GPUs (uses "
-                   "NVLink) over CPU offload."));
+    /* no framework seen (DEFINITIONS "Offload traffic"): the program's own copies, not ZeRO/FSDP offload */
+    if (r->input.framework && strcmp(r->input.framework, "none") == 0) {
+        gd_fb_text(b, f,
+             gd_format("Every step moves %.0f MiB to the GPU and %.0f MiB back: the program's own host-device copies "
+                       "run for %.1f%% of the step, %.1f%% with no kernel running",
+                       h2d_step / 1048576.0, d2h_step / 1048576.0, 100.0 * time_share, 100.0 * exposed),
+             gd_format("Keep the data resident on the GPU across iterations and copy back only what the host needs "
+                       "(and only when it needs it); copy only what changed; use pinned host memory "
+                       "(cudaMallocHost / cudaHostRegister) with cudaMemcpyAsync, and overlap the copies with compute "
+                       "on other streams (split the data into chunks: copy one while the kernel works on another); "
+                       "batch small transfers into few large ones."));
+    } else {
+        gd_fb_text(b, f,
+             gd_format("Every step moves %.0f MiB to the GPU and %.0f MiB back over PCIe (offload): the copies run for "
+                       "%.1f%% of the step, %.1f%% with no kernel running",
+                       h2d_step / 1048576.0, d2h_step / 1048576.0, 100.0 * time_share, 100.0 * exposed),
+             gd_format("The step is paying for memory savings with bandwidth. If the model fits without offload "
+                       "(see `gpudiag plan`), turn it off (ZeRO offload_optimizer/offload_param, FSDP "
+                       "CPUOffload, activation offloading); otherwise overlap it: pinned buffers, non_blocking "
+                       "copies on a side stream, prefetch the next layer's parameters, or prefer activation "
+                       "checkpointing (costs ~1/3 more compute, no PCIe) and ZeRO sharding across GPUs (uses "
+                       "NVLink) over CPU offload."));
+    }
     const gpudiag_offload_seen *of = &r->offload;
     if (of->min_link_us_per_step > 0)
         gd_fb_append(b, f,
