@@ -733,6 +733,8 @@ typedef struct gpudiag_report {
     double tensor_core_share;
     double idle_share, compute_share, non_compute_share;
     double comm_share;            /**< Communication role / step time */
+    double comm_startup_us;       /**< per step: Communication role time in start-up idle or set-up calls
+                                   *   (DEFINITIONS "Communication", start-up communication) */
     double comm_overlap;
     double mfu, hfu;              /**< need model size: NaN from a trace alone (opts give it) */
     double model_flops_per_step;  /**< per GPU: opts' FLOPs per token × tokens per step; NaN without a model */

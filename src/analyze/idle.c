@@ -890,6 +890,7 @@ typedef struct idle_ctx {
     int64_t *comp_step;      /* per step: device-idle ns of cause compilation starting in it, all devices */
     gd_coll_join mpi;        /* which thread is in an MPI call when (has_mpi) */
     int has_mpi;
+    gd_vec su, comp;         /* gd_iv: the gaps of cause startup / compilation, every device (comm_startup) */
 } idle_ctx;
 
 /* Every GPU op as a dev_op (pad: its device), sorted by device, then start
@@ -995,6 +996,8 @@ static void idle_ctx_free(idle_ctx *ic)
     }
     gd_vec_free(&ic->busy);
     gd_vec_free(&ic->idle);
+    gd_vec_free(&ic->su);
+    gd_vec_free(&ic->comp);
     free(ic->kept);
     free(ic->nclass);
     free(ic->comp_step);
@@ -1319,6 +1322,9 @@ static int record_gap(idle_ctx *ic, gap_cursor *cur, gpudiag_timeline_device *td
     gpudiag_report *r = a->r;
     int64_t len = gap->e - gap->s;
     r->idle_cause_us[cause] += ns_to_us(len);
+    if ((cause == GPUDIAG_IDLE_STARTUP && gd_iv_push(&ic->su, gap->s, gap->e)) ||
+        (cause == GPUDIAG_IDLE_COMPILATION && gd_iv_push(&ic->comp, gap->s, gap->e)))
+        return -1;
     if (ic->unrec.len && any_in(ic->unrec.data, ic->unrec.len, cur->prev_gap_e, gap->e - 1))
         r->graph_hidden_idle_us += ns_to_us(len);
     cur->prev_gap_e = gap->e;
@@ -1436,6 +1442,71 @@ static int recompilation(idle_ctx *ic)
     return 0;
 }
 
+/* A set-up call (DEFINITIONS "Communication", start-up communication): once per job, never
+ * steady-state communication. */
+static int is_setup_call(const char *nm, size_t nl)
+{
+    static const char *const exact[] = {"MPI_Init", "MPI_Init_thread", "MPI_Finalize", "ncclCommDestroy",
+                                        "ncclCommFinalize"};
+    for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
+        if (nl == strlen(exact[i]) && memcmp(nm, exact[i], nl) == 0)
+            return 1;
+    if (gd_starts_with(nm, nl, "ncclCommInit"))
+        return 1;
+    static const char *const sub[] = {"init_process_group", "destroy_process_group"};
+    for (size_t i = 0; i < sizeof sub / sizeof *sub; i++) {
+        size_t k = strlen(sub[i]);
+        for (size_t p = 0; p + k <= nl; p++)
+            if (memcmp(nm + p, sub[i], k) == 0)
+                return 1;
+    }
+    return 0;
+}
+
+/* r->comm_startup_us (DEFINITIONS "Communication", start-up communication): the breakdown's
+ * Communication role instants (a->comm_win) inside start-up idle — the gaps of cause startup
+ * and of non-recurring compilation, any device — or inside a set-up call, ÷ steps.  After
+ * recompilation().  0, or -1 on allocation failure. */
+static int comm_startup(idle_ctx *ic)
+{
+    actx *a = ic->a;
+    const gpudiag_trace *t = a->t;
+    gpudiag_report *r = a->r;
+    if (!a->comm_win.len || !a->nsteps)
+        return 0;
+    gd_vec x;
+    gd_vec_init(&x, sizeof(gd_iv));
+    int rc = -1;
+    for (size_t i = 0; i < ic->su.len; i++) {
+        const gd_iv *g = (const gd_iv *)ic->su.data + i;
+        if (gd_iv_push(&x, g->s, g->e))
+            goto out;
+    }
+    for (size_t i = 0; i < ic->comp.len; i++) {
+        const gd_iv *g = (const gd_iv *)ic->comp.data + i;
+        /* recurring compilation is steady state (rule 0, recompilation) */
+        if (r->recompile_steps && g->s >= r->recompile_from_ns)
+            continue;
+        if (gd_iv_push(&x, g->s, g->e))
+            goto out;
+    }
+    for (size_t i = 0; i < t->cpu_ops.len; i++) {
+        const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
+        if (c->cat == GD_CPU_GPU_ANNOT)
+            continue;
+        if (is_setup_call(gd_strtab_get(&t->names, c->name_id), gd_strtab_len(&t->names, c->name_id)) &&
+            gd_iv_push(&x, c->ts_ns, c->ts_ns + gd_cpu_dur(t, c)))
+            goto out;
+    }
+    x.len = gd_iv_merge(x.data, x.len);
+    r->comm_startup_us = (double)gd_iv_intersect_len(a->comm_win.data, a->comm_win.len, x.data, x.len) / NS_PER_US /
+                         (double)a->nsteps;
+    rc = 0;
+out:
+    gd_vec_free(&x);
+    return rc;
+}
+
 /* The top gaps into r->top_gaps, each with its step and the CPU op (or step)
  * it fell in.  0, or -1 on allocation failure (the gaps labelled so far are
  * the report's then). */
@@ -1535,6 +1606,8 @@ int gd_idle_begin(actx *a)
     gd_vec_init(&ic->all, sizeof(gpudiag_gap));
     gd_vec_init(&ic->waits, sizeof(int64_t));
     gd_vec_init(&ic->unrec, sizeof(int64_t));
+    gd_vec_init(&ic->su, sizeof(gd_iv));
+    gd_vec_init(&ic->comp, sizeof(gd_iv));
     ic->have_span = a->nsteps && t->gpu_ops.len > 0 && a->span_e > a->span_s;
     if (!ic->have_span)
         return 0;
@@ -1616,7 +1689,7 @@ int gd_idle_gaps(actx *a)
     for (size_t di = 0; di < r->device_count; di++)
         if (idle_device(ic, r->devices[di].id) != 0)
             goto out;
-    if (recompilation(ic) != 0 || label_top_gaps(ic) != 0 || keep_gaps(ic) != 0)
+    if (recompilation(ic) != 0 || comm_startup(ic) != 0 || label_top_gaps(ic) != 0 || keep_gaps(ic) != 0)
         goto out;
     rc = 0;
 out:

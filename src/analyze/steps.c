@@ -418,6 +418,11 @@ int gd_build_breakdown(actx *a)
                     }
                 }
                 sum[win] += next - t0;
+                /* kept for the start-up communication (idle.c, comm_startup) */
+                if (win == GPUDIAG_ROLE_COMMUNICATION && next > t0 && gd_iv_push(&a->comm_win, t0, next)) {
+                    free(sums);
+                    goto out;
+                }
                 t0 = next;
             }
         }
@@ -430,6 +435,7 @@ int gd_build_breakdown(actx *a)
             }
             r->avg_role_us[rl] = total / NS_PER_US / (double)a->nsteps;
         }
+        a->comm_win.len = gd_iv_merge(a->comm_win.data, a->comm_win.len);
         double tot = 0;
         for (size_t st = 0; st < a->nsteps; st++)
             tot += (double)(a->steps[st].e - a->steps[st].s);

@@ -230,7 +230,14 @@ static char *group_advice(int g)
 void gd_rule_communication(fbuilder *b)
 {
     gpudiag_report *r = b->r;
-    double s = gd_steady_share(r, r->comm_share);
+    /* start-up communication left out (DEFINITIONS "Communication", start-up communication) */
+    double s = r->comm_share;
+    if (!isnan(s) && r->comm_startup_us > 0 && r->avg_step_us > 0) {
+        s -= r->comm_startup_us / r->avg_step_us;
+        if (s < 0)
+            s = 0;
+    }
+    s = gd_steady_share(r, s);
     /* TBP's "> 10 % communication", or communication that compute barely hides */
     int poorly_overlapped = !isnan(r->comm_overlap) && r->comm_overlap < GD_COMM_OVERLAP_MIN && s > GD_COMM_SHARE_LOW;
     if (isnan(s) || !(s > GD_COMM_SHARE_MIN || poorly_overlapped))
@@ -240,6 +247,8 @@ void gd_rule_communication(fbuilder *b)
     /* the breakdown's Communication role, host calls included (DEFINITIONS "Communication", two
      * numbers; the collective kernels alone are summary.comm_kernel_exposed_us_per_step) */
     gd_fb_ev(f, "comm_us_per_step", r->avg_role_us[GPUDIAG_ROLE_COMMUNICATION]);
+    if (r->comm_startup_us > 0)
+        gd_fb_ev(f, "comm_startup_us_per_step", r->comm_startup_us);
     gd_fb_ev(f, "comm_overlap", r->comm_overlap);
     gd_fb_ev(f, "step_time_us", r->avg_step_us);
     /* what the collectives moved, as NCCL-tests rates it, beside the GPU link's peak (a lower
@@ -254,8 +263,9 @@ void gd_rule_communication(fbuilder *b)
     double gs[G_NONE];
     int kinds = gd_comm_group_shares(r, gs);
     int g = G_NONE, g2 = G_NONE, t1 = G_NONE, t2 = G_NONE;
-    /* every share fits: 4 above, 3 with bytes, one per kind, steady_step_us (gd_rule_mostly_startup) */
-    _Static_assert(4 + 3 + GPUDIAG_COMM_KIND_COUNT + 1 <= GPUDIAG_MAX_EVIDENCE, "communication_bound's evidence");
+    /* every share fits: 5 above (comm_startup_us_per_step), 3 with bytes, one per kind, steady_step_us
+     * (gd_rule_mostly_startup) */
+    _Static_assert(5 + 3 + GPUDIAG_COMM_KIND_COUNT + 1 <= GPUDIAG_MAX_EVIDENCE, "communication_bound's evidence");
     if (kinds) {
         static const char *const keys[GPUDIAG_COMM_KIND_COUNT] = {
 #define GPUDIAG_COMM_KIND_ROW(e, name, share_key) share_key,
@@ -380,16 +390,29 @@ void gd_rule_offload(fbuilder *b)
     gd_fb_ev(f, "pcie_link_gb_per_s", r->pcie_link_gb_per_s); /* per direction, of the identified GPU */
     gd_fb_ev(f, "min_link_us_per_step", r->offload.min_link_us_per_step);
     gd_fb_ev(f, "copy_over_link", r->offload.copy_over_link);
-    gd_fb_text(b, f,
-         gd_format("Every step moves %.0f MiB to the GPU and %.0f MiB back over PCIe (offload): the copies run for "
-                   "%.1f%% of the step, %.1f%% with no kernel running",
-                   h2d_step / 1048576.0, d2h_step / 1048576.0, 100.0 * time_share, 100.0 * exposed),
-         gd_format("The step is paying for memory savings with bandwidth. If the model fits without offload "
-                   "(see `gpudiag plan`), turn it off (ZeRO offload_optimizer/offload_param, FSDP "
-                   "CPUOffload, activation offloading); otherwise overlap it: pinned buffers, non_blocking "
-                   "copies on a side stream, prefetch the next layer's parameters, or prefer activation "
-                   "checkpointing (costs ~1/3 more compute, no PCIe) and ZeRO sharding across GPUs (uses "
-                   "NVLink) over CPU offload."));
+    /* no framework seen (DEFINITIONS "Offload traffic"): the program's own copies, not ZeRO/FSDP offload */
+    if (r->input.framework && strcmp(r->input.framework, "none") == 0) {
+        gd_fb_text(b, f,
+             gd_format("Every step moves %.0f MiB to the GPU and %.0f MiB back: the program's own host-device copies "
+                       "run for %.1f%% of the step, %.1f%% with no kernel running",
+                       h2d_step / 1048576.0, d2h_step / 1048576.0, 100.0 * time_share, 100.0 * exposed),
+             gd_format("Keep the data resident on the GPU across iterations and copy back only what the host needs "
+                       "(and only when it needs it); copy only what changed; use pinned host memory "
+                       "(cudaMallocHost / cudaHostRegister) with cudaMemcpyAsync, and overlap the copies with compute "
+                       "on other streams (split the data into chunks: copy one while the kernel works on another); "
+                       "batch small transfers into few large ones."));
+    } else {
+        gd_fb_text(b, f,
+             gd_format("Every step moves %.0f MiB to the GPU and %.0f MiB back over PCIe (offload): the copies run for "
+                       "%.1f%% of the step, %.1f%% with no kernel running",
+                       h2d_step / 1048576.0, d2h_step / 1048576.0, 100.0 * time_share, 100.0 * exposed),
+             gd_format("The step is paying for memory savings with bandwidth. If the model fits without offload "
+                       "(see `gpudiag plan`), turn it off (ZeRO offload_optimizer/offload_param, FSDP "
+                       "CPUOffload, activation offloading); otherwise overlap it: pinned buffers, non_blocking "
+                       "copies on a side stream, prefetch the next layer's parameters, or prefer activation "
+                       "checkpointing (costs ~1/3 more compute, no PCIe) and ZeRO sharding across GPUs (uses "
+                       "NVLink) over CPU offload."));
+    }
     const gpudiag_offload_seen *of = &r->offload;
     if (of->min_link_us_per_step > 0)
         gd_fb_append(b, f,
