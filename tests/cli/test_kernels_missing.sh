@@ -109,6 +109,17 @@ run_case "$TMP/unlinked.json" partial-unlinked "12,0,1,1,3,1"
 # ok_graph_capture.json: 22 cudaLaunchKernel, 20 of them between cudaStreamBeginCapture and
 # cudaStreamEndCapture (recorded into the graph, no kernel), 2 with their kernels -> L 2, J 2: none
 run_case "$GD_TEST_DATA/ok_graph_capture.json" capture "none"
+# The same capture begun and ended by the other capture calls (DEFINITIONS "Graph replays",
+# capture; new-user G2/G3: the driver API's cuStreamBeginCapture_v2 .. cuStreamEndCapture, and
+# cudaStreamBeginCaptureToGraph .. cudaStreamEndCapture): still L 2, J 2 -> none (main did not
+# know them: L 22, J 2 < 0.10 x 22 = 2.2 -> medium).
+for _pair in cuStreamBeginCapture_v2:cuStreamEndCapture cudaStreamBeginCaptureToGraph:cudaStreamEndCapture \
+             cuStreamBeginCaptureToGraph:cuStreamEndCapture hipStreamBeginCaptureToGraph:hipStreamEndCapture; do
+    sed -e "s/\"cudaStreamBeginCapture\"/\"${_pair%%:*}\"/" -e "s/\"cudaStreamEndCapture\"/\"${_pair#*:}\"/" \
+        "$GD_TEST_DATA/ok_graph_capture.json" > "$TMP/capture.json"
+    grep -q "\"${_pair%%:*}\"" "$TMP/capture.json" || nok "capture-${_pair%%:*}: rename failed"
+    run_case "$TMP/capture.json" "capture-${_pair%%:*}" "none"
+done
 
 # ---- Nsight Systems: the same shape, no kernel table / an empty one ----------
 if command -v sqlite3 >/dev/null 2>&1; then
