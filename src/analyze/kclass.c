@@ -229,10 +229,16 @@ int gd_runtime_is_stream_wait_event(const char *n, size_t len)
 
 int gd_runtime_capture_kind(const char *n, size_t len)
 {
-    if (base_name_is(n, len, "cudaStreamBeginCapture") || base_name_is(n, len, "hipStreamBeginCapture"))
-        return 1;
-    if (base_name_is(n, len, "cudaStreamEndCapture") || base_name_is(n, len, "hipStreamEndCapture"))
-        return 2;
+    static const char *const begin[] = {"cudaStreamBeginCapture",        "cudaStreamBeginCaptureToGraph",
+                                        "cuStreamBeginCapture",          "cuStreamBeginCaptureToGraph",
+                                        "hipStreamBeginCapture",         "hipStreamBeginCaptureToGraph"};
+    static const char *const end[] = {"cudaStreamEndCapture", "cuStreamEndCapture", "hipStreamEndCapture"};
+    for (size_t i = 0; i < sizeof begin / sizeof *begin; i++)
+        if (base_name_is(n, len, begin[i]))
+            return 1;
+    for (size_t i = 0; i < sizeof end / sizeof *end; i++)
+        if (base_name_is(n, len, end[i]))
+            return 2;
     return 0;
 }
 

@@ -48,8 +48,9 @@ int gd_runtime_is_graph_launch(const char *name, size_t len);
 int gd_runtime_is_stream_wait_event(const char *name, size_t len);
 
 /* Stream capture calls (DEFINITIONS "Graph replays", capture): 1 for
- * cudaStreamBeginCapture / hipStreamBeginCapture, 2 for cudaStreamEndCapture /
- * hipStreamEndCapture (suffixes ignored), else 0. */
+ * cudaStreamBeginCapture, cudaStreamBeginCaptureToGraph, cuStreamBeginCapture,
+ * cuStreamBeginCaptureToGraph, hipStreamBeginCapture, hipStreamBeginCaptureToGraph; 2 for
+ * cudaStreamEndCapture, cuStreamEndCapture, hipStreamEndCapture (suffixes ignored), else 0. */
 int gd_runtime_capture_kind(const char *name, size_t len);
 
 /* Direction of a memcpy from Kineto's name ("Memcpy HtoD (Pinned -> Device)"). */

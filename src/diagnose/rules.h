@@ -20,7 +20,8 @@
 #define GD_STARTUP_MIN_US 100000.0       /* with step markers: first step's lead-in (last step's lead-out) that counts as start-up */
 #define GD_ONE_OFF_GAP_SHARE 0.5       /* one gap with this share of its cause's idle time, one step: a one-off (DEFINITIONS "Start-up in the window") */
 #define GD_KERNELS_MISSING_MIN_CALLS 10 /* kernel launch calls before too few kernels mean lost records (DEFINITIONS "Time and events", kernel launch calls without kernels) */
-#define GD_KERNELS_JOINED_MIN 0.10      /* ... fewer than this share of them with a kernel joined: the kernel records are incomplete */
+#define GD_KERNELS_JOINED_MIN 0.90      /* ... fewer than this share of them with a kernel joined: the kernel records are incomplete (medium) */
+#define GD_KERNELS_JOINED_HIGH 0.50     /* ... fewer than this share: most kernels missing, the verdict cannot be judged (high) */
 #define GD_PYTRACER_DENSE_PER_MS 10.0  /* python_function events per ms of the steps span: the Python tracer inflates host time (DEFINITIONS "Time and events") */
 #define GD_COMM_KIND_DOMINANT 0.5      /* below this share the largest kind of collective is called one of a mix */
 #define GD_COMM_KIND_NEAR_TIE 0.01     /* the two largest kinds' shares within this (1 percentage point): about equal */

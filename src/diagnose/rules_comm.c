@@ -264,8 +264,8 @@ void gd_rule_communication(fbuilder *b)
     int kinds = gd_comm_group_shares(r, gs);
     int g = G_NONE, g2 = G_NONE, t1 = G_NONE, t2 = G_NONE;
     /* every share fits: 5 above (comm_startup_us_per_step), 3 with bytes, one per kind, steady_step_us
-     * (gd_rule_mostly_startup) */
-    _Static_assert(5 + 3 + GPUDIAG_COMM_KIND_COUNT + 1 <= GPUDIAG_MAX_EVIDENCE, "communication_bound's evidence");
+     * (gd_rule_mostly_startup), kernels_recorded_share (gd_rule_kernels_missing) */
+    _Static_assert(5 + 3 + GPUDIAG_COMM_KIND_COUNT + 2 <= GPUDIAG_MAX_EVIDENCE, "communication_bound's evidence");
     if (kinds) {
         static const char *const keys[GPUDIAG_COMM_KIND_COUNT] = {
 #define GPUDIAG_COMM_KIND_ROW(e, name, share_key) share_key,

@@ -35,21 +35,22 @@ int gd_capture_dominates(const gpudiag_report *r)
     return r->graph_captures > 0 && span > 0 && 2.0 * r->graph_capture_us >= span;
 }
 
-/* Kernel launch calls with GPU ops in the trace but (almost) no kernel joined to them: 2 when
- * the trace has no kernel at all, 1 when fewer than GD_KERNELS_JOINED_MIN of at least
- * GD_KERNELS_MISSING_MIN_CALLS calls have one (every kernel joined to no call counted as a
- * possible match), else 0 (DEFINITIONS "Time and events", kernel launch calls without kernels). */
+/* Kernel launch calls with GPU ops in the trace but too few kernels joined to them: 2 when the
+ * trace has no kernel at all or, of at least GD_KERNELS_MISSING_MIN_CALLS calls, fewer than
+ * GD_KERNELS_JOINED_HIGH have one; 1 when fewer than GD_KERNELS_JOINED_MIN have one (every kernel
+ * joined to no call counted as a possible match); else 0 (DEFINITIONS "Time and events", kernel
+ * launch calls without kernels). */
 int gd_kernels_missing(const gpudiag_report *r)
 {
     if (!r->has_gpu || !r->kernel_launch_calls)
         return 0;
     if (!r->kernel_count)
         return 2;
+    if (r->kernel_launch_calls < GD_KERNELS_MISSING_MIN_CALLS)
+        return 0;
     double seen = (double)(r->kernel_launches_joined + r->kernels_unlinked);
-    return r->kernel_launch_calls >= GD_KERNELS_MISSING_MIN_CALLS &&
-                   seen < GD_KERNELS_JOINED_MIN * (double)r->kernel_launch_calls
-               ? 1
-               : 0;
+    double n = (double)r->kernel_launch_calls;
+    return seen < GD_KERNELS_JOINED_HIGH * n ? 2 : seen < GD_KERNELS_JOINED_MIN * n ? 1 : 0;
 }
 
 /* The file itself is damaged: cut off, data after the JSON document or after the
@@ -368,16 +369,21 @@ static void input_kernels_missing(fbuilder *b, const gpudiag_trace *t)
     gd_fb_ev(f, "kernels_unlinked", (double)r->kernels_unlinked);
     gd_fb_ev(f, "gpu_ops", (double)t->gpu_ops.len);
     const char *where = r->steps_from_profiler ? "in the steps" : "in the capture";
-    char *title =
-        k == 2 ? gd_format("%llu kernel launch call%s %s but no kernel recorded (only copies/memsets): the kernel "
-                           "records are missing, so GPU time, idle time and the causes built on them describe the "
-                           "copies alone and cannot be judged",
-                           (unsigned long long)n, n == 1 ? "" : "s", where)
-               : gd_format("Only %llu of %llu kernel launch calls %s have a kernel recorded (%llu kernel%s joined to "
-                           "no call): the kernel records are incomplete, so GPU time is under-counted and idle time "
-                           "over-counted",
-                           (unsigned long long)j, (unsigned long long)n, where, (unsigned long long)r->kernels_unlinked,
-                           r->kernels_unlinked == 1 ? "" : "s");
+    char *title;
+    if (!r->kernel_count)
+        title = gd_format("%llu kernel launch call%s %s but no kernel recorded (only copies/memsets): the kernel "
+                          "records are missing, so GPU time, idle time and the causes built on them describe the "
+                          "copies alone and cannot be judged",
+                          (unsigned long long)n, n == 1 ? "" : "s", where);
+    else
+        title = gd_format("Only %llu of %llu kernel launch calls %s have a kernel recorded (%llu kernel%s joined to "
+                          "no call): %s",
+                          (unsigned long long)j, (unsigned long long)n, where, (unsigned long long)r->kernels_unlinked,
+                          r->kernels_unlinked == 1 ? "" : "s",
+                          k == 2 ? "most kernel records are missing, so idle time is mostly the missing kernels' "
+                                   "time and the causes built on it cannot be judged"
+                                 : "the kernel records are incomplete, so GPU time is under-counted and idle time "
+                                   "over-counted");
     const char *how =
         r->input.truncated
             ? "The trace is cut off: the missing kernels may be in the part that was not written. Get the complete "
@@ -646,4 +652,31 @@ void gd_rule_graph_capture(fbuilder *b)
                    r->graph_capture_us / 1000.0),
          gd_format("Profile the steps that replay the captured graphs (after the server's warm-up / capture "
                    "phase) to see what the GPU waits for; the capture itself is a one-off cost."));
+}
+
+/* Most kernel records missing (DEFINITIONS "Time and events", kernel launch calls without
+ * kernels): each cause finding with an estimate was computed from idle time that is mostly the
+ * missing kernels' time, so it is kept but demoted to low, its title saying so, as start-up
+ * demotes them (gd_rule_mostly_startup).  Runs after the rules that add them. */
+void gd_rule_kernels_missing(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    if (gd_kernels_missing(r) != 2)
+        return;
+    double n = (double)r->kernel_launch_calls;
+    double share = (double)(r->kernel_launches_joined + r->kernels_unlinked) / n;
+    for (size_t i = 0; i < r->finding_count; i++) {
+        gpudiag_finding *f = &r->findings[i];
+        if (!f->is_cause || isnan(f->est_gain))
+            continue;
+        f->severity = GPUDIAG_SEV_LOW;
+        gd_fb_ev(f, "kernels_recorded_share", share > 1.0 ? 1.0 : share);
+        gd_fb_text(b, f,
+                   r->kernel_count
+                       ? gd_format("%s (computed with only %llu of %llu kernel launch calls' kernels recorded)",
+                                   f->title, (unsigned long long)r->kernel_launches_joined,
+                                   (unsigned long long)r->kernel_launch_calls)
+                       : gd_format("%s (computed without the kernels, which were not recorded)", f->title),
+                   gd_format("%s", f->recommendation));
+    }
 }

@@ -455,6 +455,21 @@ void gd_verdict(fbuilder *b, const gpudiag_trace *t)
     int kmiss = gd_kernels_missing(r);
     if (!r->has_gpu) {
         v = verdict_no_gpu(r, t, &on);
+    } else if (kmiss == 2 && r->kernel_count) {
+        /* most kernels of the launch calls missing (DEFINITIONS "Time and events", kernel launch
+         * calls without kernels): the idle time is mostly theirs */
+        on = "input_kernels_missing";
+        v = gd_format("Only %llu of %llu kernel launch calls %s have a kernel recorded (%llu kernel%s joined to no "
+                      "call): most kernel records are missing, so the idle time is mostly the missing kernels' time "
+                      "and whether the GPU is busy or waiting cannot be told from it; %s",
+                      (unsigned long long)r->kernel_launches_joined, (unsigned long long)r->kernel_launch_calls,
+                      r->steps_from_profiler ? "in the steps" : "in the capture",
+                      (unsigned long long)r->kernels_unlinked, r->kernels_unlinked == 1 ? "" : "s",
+                      r->input.truncated ? "the trace is cut off: get the complete file."
+                      : r->input.nsys.present ? "profile a shorter range with `nsys profile --trace=cuda` and export "
+                                                "every table."
+                                              : "profile a shorter window with CUDA activities on, or give CUPTI a "
+                                                "larger activity buffer.");
     } else if (kmiss == 2) {
         /* copies/memsets but no kernel for the launch calls (DEFINITIONS "Time and events", kernel
          * launch calls without kernels): every idle-based cause describes the copies alone */

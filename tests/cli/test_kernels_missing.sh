@@ -12,10 +12,15 @@
 # launches_with_kernel 0, kernels 0, kernels_unlinked 0, gpu_ops 2; severity high; the verdict
 # unknown resting on input_kernels_missing (the old binary said sync_stall, ~84%).
 # Partial (the kernels go in step 2: a last step with less GPU work than the one before would be
-# trimmed, DEFINITIONS "Steps"): one kernel added for correlation 9 (step 2's first launch) -> J 1
-# < 0.10 x 12 = 1.2 -> medium, gpu_ops 3, the verdict keeps its cause and says "1 of 12" with low
-# confidence; kernels for correlations 9 and 10 -> 2 >= 1.2 -> no finding; one kernel without a
-# correlation id -> J 0, U 1 < 1.2 -> medium, kernels_unlinked 1.
+# trimmed, DEFINITIONS "Steps"); L 12: high below 0.50 x 12 = 6, medium below 0.90 x 12 = 10.8:
+# one kernel for correlation 9 (step 2's first launch) -> J 1 < 6 -> high, gpu_ops 3, verdict
+# unknown on it, the causes low "computed with only 1 of 12 ..." (the old binary: medium, with the
+# cause leading); kernels for 9-14 -> J 6: 6 >= 6 and 6 < 10.8 -> medium, the verdict keeps its
+# cause and says "6 of 12" with low confidence (old binary: nothing, 6 >= 1.2); for 1-6 and 9-12
+# -> J 10 < 10.8 -> medium; for 1-6 and 9-13 -> J 11 >= 10.8 -> no finding; one kernel without a
+# correlation id -> J 0, U 1 < 6 -> high, kernels_unlinked 1.
+# No kernel at all: the causes are kept but low, titled "(computed without the kernels, which were
+# not recorded)" (the old binary ranked sync_stall first, high).
 # Launches inside a stream capture run nothing and do not count (ok_graph_capture.json, below).
 # Nsight: a small export built here with the same shape (12 cudaLaunchKernel_v7000, two cudaMemcpy
 # with their memcpys, a cudaDeviceSynchronize, no NVTX: the whole capture) without the kernel
@@ -49,6 +54,15 @@ else:
         checks += [("bottleneck", v["bottleneck"], "unknown"),
                    ("verdict finding", v["finding"], "input_kernels_missing"),
                    ("says the launch count", "%d kernel launch calls" % L in v["summary"], True)]
+        # the causes computed from the idle time are kept, demoted to low, their title saying why
+        causes = [x for x in d["findings"] if x["kind"] == "cause" and x.get("est_gain") is not None]
+        tail = ("(computed without the kernels, which were not recorded)" if K == 0 else
+                "(computed with only %d of %d kernel launch calls' kernels recorded)" % (J, L))
+        checks += [("some cause kept", len(causes) > 0, True),
+                   ("causes demoted to low", sorted({x["severity"] for x in causes}), ["low"]),
+                   ("causes' titles say why", all(x["title"].endswith(tail) for x in causes), True),
+                   ("kernels_recorded_share", causes[0]["evidence"].get("kernels_recorded_share"),
+                    float("%.6g" % ((J + U) / L)))]  # the report's 6 significant digits
     else:  # some kernels: the cause stays, with low confidence
         checks += [("verdict finding is a cause", v["finding"] not in (None, "input_kernels_missing"), True),
                    ("low confidence", "only %d of %d kernel launch calls have a kernel recorded" % (J, L)
@@ -81,17 +95,31 @@ def kern(corr):
         a["correlation"] = corr
     return {"ph": "X", "cat": "kernel", "name": "volta_sgemm_128x64_nn", "pid": 0, "tid": 7,
             "ts": 2150 + 10 * ((corr or 9) - 9), "dur": 5, "args": a}
-for name, corrs in (("one", [9]), ("two", [9, 10]), ("unlinked", [None])):
+for name, corrs in (("one", [9]), ("six", list(range(9, 15))), ("ten", [1, 2, 3, 4, 5, 6, 9, 10, 11, 12]),
+                    ("eleven", [1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13]), ("unlinked", [None])):
     d = json.load(open(src))
     d["traceEvents"] += [kern(c) for c in corrs]
     json.dump(d, open("%s/%s.json" % (tmp, name), "w"))
 EOF3
-run_case "$TMP/one.json" partial-one "12,1,1,0,3,0"
-run_case "$TMP/two.json" none "none"
-run_case "$TMP/unlinked.json" partial-unlinked "12,0,1,1,3,0"
+run_case "$TMP/one.json" partial-one "12,1,1,0,3,1"
+run_case "$TMP/six.json" partial-six "12,6,6,0,8,0"
+run_case "$TMP/ten.json" partial-ten "12,10,10,0,12,0"
+run_case "$TMP/eleven.json" none "none"
+run_case "$TMP/unlinked.json" partial-unlinked "12,0,1,1,3,1"
 # ok_graph_capture.json: 22 cudaLaunchKernel, 20 of them between cudaStreamBeginCapture and
 # cudaStreamEndCapture (recorded into the graph, no kernel), 2 with their kernels -> L 2, J 2: none
 run_case "$GD_TEST_DATA/ok_graph_capture.json" capture "none"
+# The same capture begun and ended by the other capture calls (DEFINITIONS "Graph replays",
+# capture; new-user G2/G3: the driver API's cuStreamBeginCapture_v2 .. cuStreamEndCapture, and
+# cudaStreamBeginCaptureToGraph .. cudaStreamEndCapture): still L 2, J 2 -> none (main did not
+# know them: L 22, J 2 < 0.10 x 22 = 2.2 -> medium).
+for _pair in cuStreamBeginCapture_v2:cuStreamEndCapture cudaStreamBeginCaptureToGraph:cudaStreamEndCapture \
+             cuStreamBeginCaptureToGraph:cuStreamEndCapture hipStreamBeginCaptureToGraph:hipStreamEndCapture; do
+    sed -e "s/\"cudaStreamBeginCapture\"/\"${_pair%%:*}\"/" -e "s/\"cudaStreamEndCapture\"/\"${_pair#*:}\"/" \
+        "$GD_TEST_DATA/ok_graph_capture.json" > "$TMP/capture.json"
+    grep -q "\"${_pair%%:*}\"" "$TMP/capture.json" || nok "capture-${_pair%%:*}: rename failed"
+    run_case "$TMP/capture.json" "capture-${_pair%%:*}" "none"
+done
 
 # ---- Nsight Systems: the same shape, no kernel table / an empty one ----------
 if command -v sqlite3 >/dev/null 2>&1; then
