@@ -308,6 +308,8 @@ typedef struct gpudiag_step {
                                        step, ÷ devices; NaN without GPU ops (DEFINITIONS "Steady state of a run") */
     double unexplained_tail_us;   /**< the step's trailing device-idle time of cause `other` (no host activity),
                                        from the gap's start to the step end, ÷ devices; NaN without GPU ops */
+    int recompiling;              /**< 1: its compilation idle is recurring compilation, steady state, not start-up
+                                       (DEFINITIONS "Idle gaps and their causes", rule 0, recompilation); not in the JSON */
 } gpudiag_step;
 
 /** Per-GPU numbers. */
@@ -927,8 +929,8 @@ typedef struct gpudiag_report {
      *  recompilation): the steps whose device-idle gaps of cause compilation are steady state
      *  (0: compilation does not recur, all of it is start-up), their compilation idle summed over
      *  the devices, µs (a part of idle_cause_us[GPUDIAG_IDLE_COMPILATION] that is not start-up),
-     *  and the start of the first of those steps, ns (compilation gaps starting at or after it,
-     *  inside a step, are steady state).  Not in the JSON: torch_recompilation's evidence. */
+     *  and the start of the first of those steps, ns (which steps: steps[].recompiling; an initial
+     *  compile after it stays start-up).  Not in the JSON: torch_recompilation's evidence. */
     size_t recompile_steps;
     double recompile_idle_us;
     int64_t recompile_from_ns;

@@ -1049,6 +1049,13 @@ static int host_call_sets(idle_ctx *ic)
     return 0;
 }
 
+/* Step k (from 0) of n lies in the window's last quarter: 4 (k + 1) > 3 n (DEFINITIONS
+ * "Idle gaps and their causes", rule 0: recompilation and warm-up names recur only there). */
+static int in_last_quarter(size_t k, size_t n)
+{
+    return 4 * (k + 1) > 3 * n;
+}
+
 /* A CPU op whose name says warm-up (is_warmup_name), until warmup_sets tests its name. */
 typedef struct warm_op {
     uint32_t name_id, pad;
@@ -1065,8 +1072,8 @@ static int cmp_warm_op(const void *x, const void *y)
 
 /* The warm-up-named CPU ops *w into *out (host[HOST_WARMUP]), but only those of a name
  * that does not recur (DEFINITIONS "Idle gaps and their causes", rule 0): the ops of one
- * name that overlap >= GD_RECOMPILE_MIN_STEPS of the steps and >= half of them name a
- * schedule or the whole loop ("training_loop (after lr warmup)", "step_warmup_sched"), not
+ * name that overlap >= GD_RECOMPILE_MIN_STEPS of the steps and >= half of them, one in
+ * the last quarter (in_last_quarter), name a schedule or the whole loop ("training_loop (after lr warmup)", "step_warmup_sched"), not
  * warm-up iterations.  *w is reordered.  0, or -1 on allocation failure. */
 static int warmup_sets(const actx *a, gd_vec *w, gd_vec *out)
 {
@@ -1084,7 +1091,7 @@ static int warmup_sets(const actx *a, gd_vec *w, gd_vec *out)
         while (i1 < n && ws[i1].name_id == ws[i0].name_id)
             i1++;
         group++;
-        size_t touched = 0;
+        size_t touched = 0, late = 0;
         for (size_t i = i0; i < i1; i++) {
             /* the first step ending after the op starts (steps are sorted and disjoint) */
             size_t lo = 0, hi = ns;
@@ -1099,9 +1106,10 @@ static int warmup_sets(const actx *a, gd_vec *w, gd_vec *out)
                 if (stamp[k] != group && ws[i].e > a->steps[k].s && ws[i].s < a->steps[k].e) {
                     stamp[k] = group;
                     touched++;
+                    late |= in_last_quarter(k, ns);
                 }
         }
-        int recurs = touched >= GD_RECOMPILE_MIN_STEPS && 2 * touched >= ns;
+        int recurs = touched >= GD_RECOMPILE_MIN_STEPS && 2 * touched >= ns && late;
         for (size_t i = i0; i < i1 && !recurs; i++)
             if (gd_iv_push(out, ws[i].s, ws[i].e)) {
                 free(stamp);
@@ -1110,6 +1118,45 @@ static int warmup_sets(const actx *a, gd_vec *w, gd_vec *out)
         i0 = i1;
     }
     free(stamp);
+    return 0;
+}
+
+static int cmp_i32(const void *x, const void *y)
+{
+    int32_t p = *(const int32_t *)x, q = *(const int32_t *)y;
+    return (p > q) - (p < q);
+}
+
+/* The distinct known threads (tid != 0) that make a kernel launch call, sorted,
+ * into *out (int32_t).  0, or -1 on allocation failure. */
+static int launch_threads(const gpudiag_trace *t, gd_vec *out)
+{
+    uint32_t last_name = UINT32_MAX;
+    int last_is = 0;
+    for (size_t i = 0; i < t->runtimes.len; i++) {
+        const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
+        if (rt->name_id != last_name) {
+            last_name = rt->name_id;
+            last_is = gd_runtime_is_kernel_launch(gd_strtab_get(&t->names, rt->name_id),
+                                                  gd_strtab_len(&t->names, rt->name_id));
+        }
+        if (!last_is)
+            continue;
+        int32_t tid = gd_rt_tid(t, rt);
+        if (tid == 0 || (out->len && ((const int32_t *)out->data)[out->len - 1] == tid))
+            continue;
+        if (!gd_vec_push(out, &tid))
+            return -1;
+    }
+    if (out->len > 1) {
+        int32_t *v = out->data;
+        qsort(v, out->len, sizeof *v, cmp_i32);
+        size_t w = 1;
+        for (size_t i = 1; i < out->len; i++)
+            if (v[i] != v[w - 1])
+                v[w++] = v[i];
+        out->len = w;
+    }
     return 0;
 }
 
@@ -1125,8 +1172,13 @@ static int host_op_sets(idle_ctx *ic, gd_vec *host)
     gpudiag_report *r = ic->a->r;
     if (t->names.count && !(ic->nclass = calloc(t->names.count, 1)))
         return -1;
-    gd_vec warm;
+    gd_vec warm, lt;
     gd_vec_init(&warm, sizeof(warm_op));
+    /* compile spans count only on a thread that launches kernels (or an unknown one):
+     * a background compile worker does not hold the GPU (DEFINITIONS rule 0) */
+    gd_vec_init(&lt, sizeof(int32_t));
+    if (launch_threads(t, &lt) != 0)
+        goto oom;
     for (size_t i = 0; i < t->cpu_ops.len; i++) {
         const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
         if (c->cat == GD_CPU_GPU_ANNOT)
@@ -1140,8 +1192,12 @@ static int host_op_sets(idle_ctx *ic, gd_vec *host)
         if (*nc & 8)
             r->compiled_calls++;
         int64_t e = c->ts_ns + gd_cpu_dur(t, c);
-        if ((*nc & 2) && gd_iv_push(&host[HOST_COMPILE], c->ts_ns, e))
-            goto oom;
+        if (*nc & 2) {
+            int32_t tid = lt.len ? gd_cpu_tid(t, c) : 0;
+            if ((tid == 0 || bsearch(&tid, lt.data, lt.len, sizeof tid, cmp_i32)) &&
+                gd_iv_push(&host[HOST_COMPILE], c->ts_ns, e))
+                goto oom;
+        }
         if (*nc & 4) {
             warm_op w = {c->name_id, 0, c->ts_ns, e};
             if (!gd_vec_push(&warm, &w))
@@ -1168,9 +1224,11 @@ static int host_op_sets(idle_ctx *ic, gd_vec *host)
     if (warmup_sets(ic->a, &warm, &host[HOST_WARMUP]) != 0)
         goto oom;
     gd_vec_free(&warm);
+    gd_vec_free(&lt);
     return 0;
 oom:
     gd_vec_free(&warm);
+    gd_vec_free(&lt);
     return -1;
 }
 
@@ -1398,12 +1456,12 @@ static int idle_device(idle_ctx *ic, int dev)
 }
 
 /* Recurring compilation (DEFINITIONS "Idle gaps and their causes", rule 0,
- * recompilation) from the compilation idle of each step (ic->comp_step): the
- * first step is the initial compile when it holds more than
- * GD_RECOMPILE_FIRST_X x the median of the other steps holding compilation;
- * the steps from the next one on that hold compilation recur when they number
- * >= GD_RECOMPILE_MIN_STEPS and >= half the steps: r->recompile_steps,
- * recompile_idle_us, recompile_from_ns.  0, or -1 on allocation failure. */
+ * recompilation) from the compilation idle of each step (ic->comp_step): a
+ * step holding more than GD_RECOMPILE_FIRST_X x the median of all the steps
+ * holding compilation is an initial compile (start-up); the others recur when
+ * they number >= GD_RECOMPILE_MIN_STEPS and >= half the steps and one lies in
+ * the last quarter: r->recompile_steps, recompile_idle_us, recompile_from_ns
+ * and steps[].recompiling.  0, or -1 on allocation failure. */
 static int recompilation(idle_ctx *ic)
 {
     actx *a = ic->a;
@@ -1415,29 +1473,36 @@ static int recompilation(idle_ctx *ic)
     if (!v)
         return -1;
     size_t m = 0;
-    for (size_t k = 1; k < n; k++)
+    for (size_t k = 0; k < n; k++)
         if (ic->comp_step[k] > 0)
             v[m++] = (double)ic->comp_step[k];
-    size_t k0 = 0;
-    if (m > 0 && ic->comp_step[0] > 0) {
-        static const double half = 0.5;
-        double med;
-        gd_quantiles(v, m, &half, 1, &med);
-        if ((double)ic->comp_step[0] > GD_RECOMPILE_FIRST_X * med)
-            k0 = 1; /* the initial compile: start-up */
+    if (m == 0) {
+        free(v);
+        return 0;
     }
+    static const double half = 0.5;
+    double med;
+    gd_quantiles(v, m, &half, 1, &med);
     free(v);
-    size_t count = 0;
+    double cap = GD_RECOMPILE_FIRST_X * med; /* above: an initial compile, start-up */
+    size_t count = 0, first = n;
+    int late = 0;
     int64_t sum = 0;
-    for (size_t k = k0; k < n; k++)
-        if (ic->comp_step[k] > 0) {
+    for (size_t k = 0; k < n; k++)
+        if (ic->comp_step[k] > 0 && !((double)ic->comp_step[k] > cap)) {
             count++;
             sum += ic->comp_step[k];
+            late |= in_last_quarter(k, n);
+            if (first == n)
+                first = k;
         }
-    if (count >= GD_RECOMPILE_MIN_STEPS && 2 * count >= n) {
+    if (count >= GD_RECOMPILE_MIN_STEPS && 2 * count >= n && late) {
         r->recompile_steps = count;
         r->recompile_idle_us = ns_to_us(sum);
-        r->recompile_from_ns = a->steps[k0].s;
+        r->recompile_from_ns = a->steps[first].s;
+        if (r->steps && r->step_count == n)
+            for (size_t k = 0; k < n; k++)
+                r->steps[k].recompiling = ic->comp_step[k] > 0 && !((double)ic->comp_step[k] > cap);
     }
     return 0;
 }

@@ -24,7 +24,7 @@ void gd_build_steady(gpudiag_report *r)
                 continue;
             int64_t end_ns = g->start_ns + (int64_t)llround(g->duration_us * NS_PER_US);
             /* recurring compilation is steady state (DEFINITIONS "Idle gaps and their causes", rule 0) */
-            int recompile = g->cause == GPUDIAG_IDLE_COMPILATION && r->recompile_steps && g->start_ns >= r->recompile_from_ns;
+            int recompile = g->cause == GPUDIAG_IDLE_COMPILATION && r->recompile_steps && st->recompiling;
             if (g->cause == GPUDIAG_IDLE_STARTUP || (g->cause == GPUDIAG_IDLE_COMPILATION && !recompile))
                 st->startup_idle_us += g->duration_us / nd;
             else if (g->cause == GPUDIAG_IDLE_OTHER && end_ns >= st->end_ns)

@@ -359,7 +359,7 @@ static int commit_host(gpudiag_trace *t, const ev_scratch *e, const char *name, 
         return -1;
     op.role = (uint32_t)role;
     uint32_t nid = intern_name(t, e, name, nlen);
-    if (nid == UINT32_MAX || gd_trace_push_cpu_op(t, &op, nid, e->dur_ns) != 0)
+    if (nid == UINT32_MAX || gd_trace_push_cpu_op(t, &op, nid, e->dur_ns, (int32_t)(e->has_tid ? e->tid : 0)) != 0)
         return -1;
     gd_coll_params cp = {e->in_nelems1 - 1, e->out_nelems1 - 1, e->dtype_size, e->group_size};
     if (e->cat != CAT_GPU_ANNOT && e->cat != CAT_PYFUNC &&

@@ -773,7 +773,7 @@ static int row_nvtx(nsr *r, sqlite3_stmt *s)
     if (mpi)
         op.role = GD_CR_COMM; /* an MPI call is communication, not CPU work */
     uint32_t nid = gd_strtab_intern(&t->names, nlen ? nm : "(unnamed range)", nlen ? nlen : 15);
-    if (nid == UINT32_MAX || gd_trace_push_cpu_op(t, &op, nid, end - start) != 0 ||
+    if (nid == UINT32_MAX || gd_trace_push_cpu_op(t, &op, nid, end - start, 0) != 0 ||
         gd_trace_note_comm_call(t, nm, nlen, 0, start, end - start, -1, (int32_t)(col_i64(s, 3, 0) & 0xFFFFFF), NULL) != 0)
         return -1;
     t->nsys.nvtx_ranges++;
@@ -802,7 +802,7 @@ static int row_mpi(nsr *r, sqlite3_stmt *s)
     op.cat = GD_CPU_USER_ANNOT;
     op.role = GD_CR_COMM;
     uint32_t nid = gd_strtab_intern(&t->names, nm, nlen);
-    if (nid == UINT32_MAX || gd_trace_push_cpu_op(t, &op, nid, end - start) != 0)
+    if (nid == UINT32_MAX || gd_trace_push_cpu_op(t, &op, nid, end - start, 0) != 0)
         return -1;
     /* an unnamed row is still an MPI call: kind other */
     int k = gd_coll_kind_from_host(nm, nlen);

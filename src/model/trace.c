@@ -38,12 +38,12 @@ static int set_dur(gd_vec *side, uint64_t idx, int64_t dur_ns, uint32_t *dur32)
     return gd_vec_push(side, &ld) ? 0 : -1;
 }
 
-int32_t gd_rt_tid(const gpudiag_trace *t, const gd_runtime *rt)
+/* The thread of record idx of a vector whose threads are in the runs *runs; 0 if unknown. */
+static int32_t run_tid(const gd_vec *runs, uint64_t idx)
 {
-    uint64_t idx = (uint64_t)(rt - (const gd_runtime *)t->runtimes.data);
-    const gd_tid_run *a = t->rt_tid_runs.data;
+    const gd_tid_run *a = runs->data;
     /* the last run starting at or before idx */
-    size_t lo = 0, hi = t->rt_tid_runs.len;
+    size_t lo = 0, hi = runs->len;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (a[mid].first <= idx)
@@ -54,58 +54,71 @@ int32_t gd_rt_tid(const gpudiag_trace *t, const gd_runtime *rt)
     return lo ? a[lo - 1].tid : 0;
 }
 
+/* Record that the next record of a vector of len records is on thread tid.  0, or -1. */
+static int push_run(gd_vec *runs, size_t len, int32_t tid)
+{
+    size_t nr = runs->len;
+    if (nr == 0 || ((const gd_tid_run *)runs->data)[nr - 1].tid != tid) {
+        gd_tid_run run = {len, tid, 0};
+        if (!gd_vec_push(runs, &run))
+            return -1;
+    }
+    return 0;
+}
+
+int32_t gd_rt_tid(const gpudiag_trace *t, const gd_runtime *rt)
+{
+    return run_tid(&t->rt_tid_runs, (uint64_t)(rt - (const gd_runtime *)t->runtimes.data));
+}
+
+int32_t gd_cpu_tid(const gpudiag_trace *t, const gd_cpu_op *c)
+{
+    return run_tid(&t->cpu_tid_runs, (uint64_t)(c - (const gd_cpu_op *)t->cpu_ops.data));
+}
+
 int gd_trace_push_runtime(gpudiag_trace *t, gd_runtime *rt, int64_t dur_ns, int32_t tid)
 {
     if (gd_vec_reserve(&t->runtimes, t->runtimes.len + 1) != 0 ||
         set_dur(&t->rt_long_durs, t->runtimes.len, dur_ns, &rt->dur32) != 0)
         return -1;
-    size_t nr = t->rt_tid_runs.len;
-    if (nr == 0 || ((const gd_tid_run *)t->rt_tid_runs.data)[nr - 1].tid != tid) {
-        gd_tid_run run = {t->runtimes.len, tid, 0};
-        if (!gd_vec_push(&t->rt_tid_runs, &run))
-            return -1;
-    }
+    if (push_run(&t->rt_tid_runs, t->runtimes.len, tid) != 0)
+        return -1;
     return gd_vec_push(&t->runtimes, rt) ? 0 : -1;
 }
 
-int gd_trace_push_cpu_op(gpudiag_trace *t, gd_cpu_op *c, uint32_t name_id, int64_t dur_ns)
+int gd_trace_push_cpu_op(gpudiag_trace *t, gd_cpu_op *c, uint32_t name_id, int64_t dur_ns, int32_t tid)
 {
     if (name_id > GD_CPU_NAME_MAX)
         return -1;
     c->name_id = name_id;
     if (gd_vec_reserve(&t->cpu_ops, t->cpu_ops.len + 1) != 0 ||
-        set_dur(&t->cpu_long_durs, t->cpu_ops.len, dur_ns, &c->dur32) != 0)
+        set_dur(&t->cpu_long_durs, t->cpu_ops.len, dur_ns, &c->dur32) != 0 ||
+        push_run(&t->cpu_tid_runs, t->cpu_ops.len, tid) != 0)
         return -1;
     return gd_vec_push(&t->cpu_ops, c) ? 0 : -1;
 }
 
-/* Keep the records of v (record size v->elem, int64 ts_ns first) for which
- * keep(ts, dur) holds, in order; long durations and (for runtimes) thread
- * runs are renumbered to the new indices. */
-static int keep_host(gd_vec *v, gd_vec *side, gd_vec *runs, int64_t ws, int64_t we)
+/* Keep the records of v (record size v->elem, int64 ts_ns first, uint32 dur32
+ * at dur_off) that overlap [ws, we], in order; long durations and thread runs
+ * (*runs, into *nr: empty, reserved for runs->len runs, then moved into *runs)
+ * are renumbered to the new indices.  Cannot fail. */
+static void keep_host(gd_vec *v, size_t dur_off, gd_vec *side, gd_vec *runs, gd_vec *nr, int64_t ws, int64_t we)
 {
     gd_long_dur *ld = side->data;
     size_t rj = 0, lj = 0, w = 0;
-    gd_vec nr;
-    gd_vec_init(&nr, sizeof(gd_tid_run));
-    const gd_tid_run *orun = runs ? runs->data : NULL;
+    const gd_tid_run *orun = runs->data;
     size_t ri = 0;
-    /* the kept calls form at most as many runs as there were: reserve them
-     * first, so that nothing fails once records start to move */
-    if (runs && gd_vec_reserve(&nr, runs->len) != 0)
-        return -1;
     for (size_t i = 0; i < v->len; i++) {
         char *rec = (char *)v->data + i * v->elem;
         int64_t ts;
         uint32_t d32;
         memcpy(&ts, rec, sizeof ts);
         /* dur32 sits right after ts (runtime: after the correlation) */
-        memcpy(&d32, rec + (runs ? 16 : 8), sizeof d32);
+        memcpy(&d32, rec + dur_off, sizeof d32);
         int64_t dur = d32;
         if (d32 == GD_DUR_LONG && rj < side->len && ld[rj].idx == i)
             dur = ld[rj++].dur_ns;
-        if (runs)
-            while (ri + 1 < runs->len && orun[ri + 1].first <= i)
+        while (ri + 1 < runs->len && orun[ri + 1].first <= i)
                 ri++;
         if (ts > we || ts + dur < ws)
             continue;
@@ -113,11 +126,11 @@ static int keep_host(gd_vec *v, gd_vec *side, gd_vec *runs, int64_t ws, int64_t 
             ld[lj].idx = w;
             ld[lj++].dur_ns = dur;
         }
-        if (runs && runs->len) {
+        if (runs->len) {
             int32_t tid = orun[ri].first <= i ? orun[ri].tid : 0;
-            if (nr.len == 0 || ((const gd_tid_run *)nr.data)[nr.len - 1].tid != tid) {
+            if (nr->len == 0 || ((const gd_tid_run *)nr->data)[nr->len - 1].tid != tid) {
                 gd_tid_run run = {w, tid, 0};
-                ((gd_tid_run *)nr.data)[nr.len++] = run; /* reserved above */
+                ((gd_tid_run *)nr->data)[nr->len++] = run; /* reserved by the caller */
             }
         }
         if (w != i)
@@ -126,19 +139,27 @@ static int keep_host(gd_vec *v, gd_vec *side, gd_vec *runs, int64_t ws, int64_t 
     }
     v->len = w;
     side->len = lj;
-    if (runs) {
-        gd_vec_free(runs);
-        *runs = nr;
-    }
-    return 0;
+    gd_vec_free(runs);
+    *runs = *nr;
 }
 
 int gd_trace_keep_overlapping(gpudiag_trace *t, int64_t ws, int64_t we)
 {
     _Static_assert(offsetof(gd_runtime, dur32) == 16 && offsetof(gd_cpu_op, dur32) == 8, "dur32 offsets");
-    if (keep_host(&t->runtimes, &t->rt_long_durs, &t->rt_tid_runs, ws, we) != 0)
+    /* the kept records form at most as many runs as there were: reserve them
+     * first, so that nothing fails once records start to move */
+    gd_vec nr_rt, nr_cpu;
+    gd_vec_init(&nr_rt, sizeof(gd_tid_run));
+    gd_vec_init(&nr_cpu, sizeof(gd_tid_run));
+    if ((t->rt_tid_runs.len && gd_vec_reserve(&nr_rt, t->rt_tid_runs.len) != 0) ||
+        (t->cpu_tid_runs.len && gd_vec_reserve(&nr_cpu, t->cpu_tid_runs.len) != 0)) {
+        gd_vec_free(&nr_rt);
+        gd_vec_free(&nr_cpu);
         return -1;
-    return keep_host(&t->cpu_ops, &t->cpu_long_durs, NULL, ws, we);
+    }
+    keep_host(&t->runtimes, offsetof(gd_runtime, dur32), &t->rt_long_durs, &t->rt_tid_runs, &nr_rt, ws, we);
+    keep_host(&t->cpu_ops, offsetof(gd_cpu_op, dur32), &t->cpu_long_durs, &t->cpu_tid_runs, &nr_cpu, ws, we);
+    return 0;
 }
 
 gpudiag_trace *gd_trace_new(const char *path)
@@ -154,6 +175,7 @@ gpudiag_trace *gd_trace_new(const char *path)
     gd_vec_init(&t->rt_long_durs, sizeof(gd_long_dur));
     gd_vec_init(&t->cpu_long_durs, sizeof(gd_long_dur));
     gd_vec_init(&t->rt_tid_runs, sizeof(gd_tid_run));
+    gd_vec_init(&t->cpu_tid_runs, sizeof(gd_tid_run));
     gd_vec_init(&t->host_steps, sizeof(gd_host_step));
     gd_vec_init(&t->comm_ext_ids, sizeof(int64_t));
     gd_vec_init(&t->comm_calls, sizeof(gd_comm_call));
@@ -192,6 +214,7 @@ void gpudiag_trace_free(gpudiag_trace **tp)
     gd_vec_free(&t->rt_long_durs);
     gd_vec_free(&t->cpu_long_durs);
     gd_vec_free(&t->rt_tid_runs);
+    gd_vec_free(&t->cpu_tid_runs);
     gd_vec_free(&t->host_steps);
     gd_vec_free(&t->comm_ext_ids);
     gd_vec_free(&t->comm_calls);

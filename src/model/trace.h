@@ -201,6 +201,7 @@ struct gpudiag_trace {
     gd_vec rt_long_durs;   /* gd_long_dur of runtimes with dur32 == GD_DUR_LONG */
     gd_vec cpu_long_durs;  /* gd_long_dur of cpu_ops with dur32 == GD_DUR_LONG */
     gd_vec rt_tid_runs;    /* gd_tid_run: the runtime calls' threads (gd_rt_tid) */
+    gd_vec cpu_tid_runs;   /* gd_tid_run: the CPU ops' threads (gd_cpu_tid) */
     gd_vec host_steps;     /* gd_host_step */
     gd_vec comm_ext_ids;   /* int64_t External ids of the nccl:/gloo: collective ops */
     gd_vec comm_calls;     /* gd_comm_call: host calls naming a collective, in reading order */
@@ -295,9 +296,13 @@ int gd_trace_push_runtime(struct gpudiag_trace *t, gd_runtime *rt, int64_t dur_n
  * anything is changed). */
 int gd_trace_keep_overlapping(struct gpudiag_trace *t, int64_t ws, int64_t we);
 
-/* Append a CPU op with duration dur_ns (>= 0; c->dur32 is set here).  0, or -1
- * on allocation failure or a name id above GD_CPU_NAME_MAX. */
-int gd_trace_push_cpu_op(struct gpudiag_trace *t, gd_cpu_op *c, uint32_t name_id, int64_t dur_ns);
+/* Append a CPU op with duration dur_ns (>= 0; c->dur32 is set here) made on
+ * thread tid (0: unknown).  0, or -1 on allocation failure or a name id above
+ * GD_CPU_NAME_MAX. */
+int gd_trace_push_cpu_op(struct gpudiag_trace *t, gd_cpu_op *c, uint32_t name_id, int64_t dur_ns, int32_t tid);
+
+/* Thread id of a CPU op of t (c points into t->cpu_ops); 0 if unknown. */
+int32_t gd_cpu_tid(const struct gpudiag_trace *t, const gd_cpu_op *c);
 
 /* An empty trace for `path` (copied), with the model's "unknown" defaults;
  * NULL on OOM.  Free with gpudiag_trace_free(). */

@@ -40,6 +40,44 @@
 #   activity) = 25830. (Before the rule: all 31020 us start-up, verdict "unknown".)
 # loop: one annotation "training_loop (after lr warmup)" [1000, 61000] over all 6 steps: recurs.
 #   startup 0; host_launch 20 + 6 x 5050 + 5 x 120 + 100 = 31020; verdict host_launch.
+#
+# Initial compiles anywhere, compilation that stops, background compile threads, leading warm-up
+# (the rules' second version; main's binary got each of these wrong as noted):
+# ok_recompile_step2.json: 8 steps; step k starts at T, kernel [T+20, T+100] (launched T+10),
+#   compile_inner [T+150, T+150+C], kernel [T+200+C, ...] launched at T+150+C. Step 1
+#   (T = 1000, 50 ms) eager: no compile. Step 2 (T = 51000): C = 3000000, gap [51100, 3051200]
+#   = 3000100. Steps 3..8 (55 ms each, T = 3101000 + 55000 j): C = 5000, gap 5100 each.
+#   Median of the 7 compiling steps = 5100; step 2: 3000100 > 2 x 5100 -> initial compile,
+#   start-up; steps 3..8: 6 >= 3, 6 >= 8/2, step 8 in the last quarter (4 x 8 > 24) -> recur.
+#   Window [1000, 3431000] = 3430000; start-up 3000100; steady window 429900, steady step
+#   429900 / 8 = 53737.5; share = 6 x 5100 / 429900 = 0.0711793; compile_us_per_step 5100,
+#   steps_with_compilation 6, steps[].startup_idle_us [0, 3000100, 0 x 6].
+#   (main: 7 steps, 432957 us per step, share 0.883586.)
+# ok_recompile_cascade.json: 6 steps; step 1 C = 5000000 (gap 5000100), steps 2..4 C = 1000000
+#   (gap 1000100 each), steps 5, 6 clean. Median of 4 = 1000100; step 1 > 2000200 -> initial;
+#   steps 2..4 are 3 >= 3 and >= 3 but none in the last quarter (steps 5, 6: 4k > 18) -> no
+#   recurrence: all 8000400 us start-up, share_of_steps 8000400 / 8300000 = 0.963904, no
+#   torch_recompilation. (main: recompiles in 3 of 6 steps, share 0.909209.)
+# ok_recompile_bg_thread.json: 6 steps of 50 ms (T = 1000 + 50000 k); thread 1: enumerate(DataLoader)
+#   [T+10, T+30010], launch at T+30100 of kernel [T+30150, T+49150]; thread 2 (no launches):
+#   torch/_inductor/codecache.py [T+5, T+49995]. Thread 2's compile spans do not count. Gaps:
+#   [1000, 31150] = 30150 and 5 x [T-850, T+30150] = 31000: the DataLoader covers 30000 of each
+#   -> dataloader 30150 + 155000 = 185150; the last tail [300150, 301000] = 850 lies under thread
+#   2's span (host activity, not compilation) -> host_launch 850. No compilation, no
+#   torch_recompilation; verdict data_pipeline. (main: compilation 186000, share 0.62.)
+# ok_warmup_leading_span.json: 10 steps; steps 1..5 of 80 ms (T = 1000 + 80000 k): kernel
+#   [T+20, T+100], aten::cudnn_convolution [T+150, T+30150], kernel [T+30200, T+79200]; steps
+#   6..10 of 50 ms: kernels [T+20, T+100], [T+200, T+49200]. One "warmup" [1000, 401000] over
+#   steps 1..5 (touches 5 >= 3 and >= 5, but none of steps 8..10: 4k > 30) -> warm-up.
+#   startup = lead-in 20 + 5 x 30100 + 5 x 820 (the gaps to the next step's first kernel; the
+#   fifth [400200, 401020] has 800 >= 410 under the span) = 154620; steps[].startup_idle_us
+#   [30940, 30920 x 4, 0 x 5]; host_launch 5 x 100 + 4 x 820 = 3780 (steps 6..10), other 800
+#   (last tail). (main: a schedule, startup 0.)
+# ok_warmup_leading_steps.json: 6 steps; steps 1..3 as above, each under its own "warmup"
+#   [T+1, T+79999] (3 of 6, none of steps 5, 6) -> warm-up: startup = 20 + 3 x 30100 + 3 x 820
+#   (each gap [T+79200, T+80020]: 799 + 19 >= 410 under the spans) = 92780, steps[].startup_idle_us
+#   [30940, 30920, 30920, 0, 0, 0]; host_launch 3 x 100 + 2 x 820 = 1940, other 800.
+#   (main: a schedule, startup 0.)
 set -eu
 GD_TMP_TAG=recompile
 # shellcheck source=tests/cli/common.sh
@@ -87,6 +125,29 @@ checks = [("startup", c["startup"], 5190), ("host_launch", c["host_launch"], 258
 check ok_warmup_loop.json '
 checks = [("startup", c["startup"], 0), ("host_launch", c["host_launch"], 31020), ("step startup", su, [0] * 6),
     ("no startup note", "startup_in_window" in f, False), ("verdict", d["verdict"]["bottleneck"], "host_launch")]'
+
+check ok_recompile_step2.json '
+checks = [("compilation", c["compilation"], 3030700), ("steady", d["summary"]["steady_step_us"], 53737.5),
+    ("step startup", su, [0, 3000100, 0, 0, 0, 0, 0, 0]), ("gain", f.get("torch_recompilation", {}).get("est_gain"), 0.0711793),
+    ("steps ev", ev("torch_recompilation", "steps_with_compilation"), 6), ("per step", ev("torch_recompilation", "compile_us_per_step"), 5100),
+    ("note comp", ev("startup_in_window", "compilation_us"), 3000100), ("note share", ev("startup_in_window", "share_of_steps"), 0.874665)]'
+
+check ok_recompile_cascade.json '
+checks = [("compilation", c["compilation"], 8000400), ("step startup", su, [5000100, 1000100, 1000100, 1000100, 0, 0]),
+    ("note comp", ev("startup_in_window", "compilation_us"), 8000400), ("note share", ev("startup_in_window", "share_of_steps"), 0.963904),
+    ("no finding", "torch_recompilation" in f, False)]'
+
+check ok_recompile_bg_thread.json '
+checks = [("compilation", c.get("compilation", 0), 0), ("dataloader", c["dataloader"], 185150), ("host_launch", c["host_launch"], 850),
+    ("no finding", "torch_recompilation" in f, False), ("verdict", d["verdict"]["bottleneck"], "data_pipeline")]'
+
+check ok_warmup_leading_span.json '
+checks = [("startup", c["startup"], 154620), ("host_launch", c["host_launch"], 3780), ("other", c["other"], 800),
+    ("step startup", su, [30940, 30920, 30920, 30920, 30920, 0, 0, 0, 0, 0])]'
+
+check ok_warmup_leading_steps.json '
+checks = [("startup", c["startup"], 92780), ("host_launch", c["host_launch"], 1940), ("other", c["other"], 800),
+    ("step startup", su, [30940, 30920, 30920, 0, 0, 0])]'
 
 # the old rule is still there: with fewer than 3 steps nothing recurs (ok_compile.json, no step
 # markers: compilation 800, startup 300, as tests/cli/test_idle.sh derives)

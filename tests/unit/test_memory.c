@@ -63,7 +63,7 @@ static void step(gpudiag_trace *t, int64_t n, int64_t ts_us, int64_t dur_us)
     c.ts_ns = ts_us * US;
     char name[32];
     snprintf(name, sizeof name, "ProfilerStep#%lld", (long long)n);
-    ASSERT_EQ_INT(gd_trace_push_cpu_op(t, &c, gd_strtab_intern(&t->names, name, strlen(name)), dur_us * US), 0);
+    ASSERT_EQ_INT(gd_trace_push_cpu_op(t, &c, gd_strtab_intern(&t->names, name, strlen(name)), dur_us * US, 0), 0);
 }
 
 static void runtime(gpudiag_trace *t, const char *name, int64_t ts_us, int64_t dur_us)
@@ -106,7 +106,7 @@ static gpudiag_trace *build(void)
     gd_cpu_op c;
     memset(&c, 0, sizeof c);
     c.ts_ns = 2350 * US;
-    ASSERT_EQ_INT(gd_trace_push_cpu_op(t, &c, gd_strtab_intern(&t->names, "torch.cuda.empty_cache", 22), 5 * US), 0);
+    ASSERT_EQ_INT(gd_trace_push_cpu_op(t, &c, gd_strtab_intern(&t->names, "torch.cuda.empty_cache", 22), 5 * US, 0), 0);
     runtime(t, "cudaFree", 2400, 30);
     runtime(t, "cudaMallocAsync", 2450, 30); /* the async backend's: not counted */
     return t;
