@@ -55,6 +55,9 @@ def main(argv):
     exp = json.load(open(tbp))
     steps = exp["steps"]
     span_s, span_e = steps[0]["start_us"], steps[-1]["end_us"]
+    # host-side counts (sync calls) use the host steps span: the first step's host start to the
+    # latest host end (DEFINITIONS "Steps" 4), not the device-adjusted span
+    hspan_s, hspan_e = steps[0]["host_start_us"], max(s["host_end_us"] for s in steps)
     nsteps = len(steps)
     evs = [e for e in doc["traceEvents"] if e.get("ph") == "X" and isinstance(e.get("dur"), (int, float))
            and e["dur"] >= 0]
@@ -79,7 +82,7 @@ def main(argv):
                 out["pageable"]["bytes"] += max(b, 0)
                 out["pageable"]["time_us"] += dur
         elif cat in ("cuda_runtime", "runtime", "cuda_driver") and is_sync(name):
-            if ts < span_e and ts + dur > span_s:
+            if ts < hspan_e and ts + dur > hspan_s:
                 out["sync_calls"] += 1
                 out["sync_time_us"] += dur
         elif cat == "kernel" and inside and GEMM.search(name) and not NOT_GEMM.search(name):
