@@ -523,18 +523,14 @@ static int cmp_cap_call(const void *x, const void *y)
     return p->s < q->s ? -1 : p->s > q->s;
 }
 
-/* Stream-capture windows (DEFINITIONS "Graph replays", capture): from a begin
- * capture call to the end of the next end capture call on its thread (no end:
- * the steps span's end).  The windows go to *out (unmerged, as warm-up host
- * activity: rule 0); r->graph_captures counts those overlapping the steps span
- * and r->graph_capture_us is their union's time inside it.  0, or -1 on OOM. */
-static int capture_windows(actx *a, gd_vec *out)
+/* Stream-capture spans, sorted by thread and start: from each begin capture call to the end of
+ * the next end capture call on its thread (none: the end of time).  A kernel launch inside one is
+ * recorded into a graph, not run (DEFINITIONS "Graph replays", capture).  0, or -1 on OOM. */
+static int capture_spans(const actx *a, gd_vec *out)
 {
     const gpudiag_trace *t = a->t;
-    gpudiag_report *r = a->r;
-    gd_vec calls, win;
+    gd_vec calls;
     gd_vec_init(&calls, sizeof(cap_call));
-    gd_vec_init(&win, sizeof(gd_iv));
     int rc = -1;
     for (size_t i = 0; i < t->runtimes.len; i++) {
         const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
@@ -551,12 +547,36 @@ static int capture_windows(actx *a, gd_vec *out)
     for (size_t i = 0; i < calls.len; i++) {
         if (cc[i].kind != 1)
             continue;
-        int64_t e = a->span_e;
         size_t j = i + 1;
         while (j < calls.len && cc[j].tid == cc[i].tid && cc[j].kind != 2)
             j++;
-        if (j < calls.len && cc[j].tid == cc[i].tid)
-            e = cc[j].e;
+        cap_call w = {cc[i].tid, 1, cc[i].s, j < calls.len && cc[j].tid == cc[i].tid ? cc[j].e : INT64_MAX};
+        if (!gd_vec_push(out, &w))
+            goto out;
+    }
+    rc = 0;
+out:
+    gd_vec_free(&calls);
+    return rc;
+}
+
+/* Stream-capture windows (DEFINITIONS "Graph replays", capture): the capture
+ * spans (capture_spans), a span with no end call ending at the steps span's
+ * end.  The windows go to *out (unmerged, as warm-up host activity: rule 0);
+ * r->graph_captures counts those overlapping the steps span and
+ * r->graph_capture_us is their union's time inside it.  0, or -1 on OOM. */
+static int capture_windows(actx *a, gd_vec *out)
+{
+    gpudiag_report *r = a->r;
+    gd_vec spans, win;
+    gd_vec_init(&spans, sizeof(cap_call));
+    gd_vec_init(&win, sizeof(gd_iv));
+    int rc = -1;
+    if (capture_spans(a, &spans) != 0)
+        goto out;
+    const cap_call *cc = spans.data;
+    for (size_t i = 0; i < spans.len; i++) {
+        int64_t e = cc[i].e == INT64_MAX ? a->span_e : cc[i].e;
         if (e <= cc[i].s)
             continue;
         if (gd_iv_push(out, cc[i].s, e))
@@ -575,7 +595,7 @@ static int capture_windows(actx *a, gd_vec *out)
     }
     rc = 0;
 out:
-    gd_vec_free(&calls);
+    gd_vec_free(&spans);
     gd_vec_free(&win);
     return rc;
 }
@@ -729,43 +749,6 @@ static int startup_edge(const actx *a, const gd_iv *gap, int none_busy)
     /* step markers: and at least half the first / last step */
     const gd_iv *st = lead ? &a->steps[0] : &a->steps[a->nsteps - 1];
     return 2 * len >= st->e - st->s;
-}
-
-/* Stream-capture spans, sorted by thread and start: from each begin capture call to the end of
- * the next end capture call on its thread (none: the end of time).  A kernel launch inside one is
- * recorded into a graph, not run (DEFINITIONS "Graph replays", capture).  0, or -1 on OOM. */
-static int capture_spans(const actx *a, gd_vec *out)
-{
-    const gpudiag_trace *t = a->t;
-    gd_vec calls;
-    gd_vec_init(&calls, sizeof(cap_call));
-    int rc = -1;
-    for (size_t i = 0; i < t->runtimes.len; i++) {
-        const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
-        int k = gd_runtime_capture_kind(gd_strtab_get(&t->names, rt->name_id), gd_strtab_len(&t->names, rt->name_id));
-        if (!k)
-            continue;
-        cap_call c = {gd_rt_tid(t, rt), k, rt->ts_ns, rt->ts_ns + gd_rt_dur(t, rt)};
-        if (!gd_vec_push(&calls, &c))
-            goto out;
-    }
-    if (calls.len > 1)
-        qsort(calls.data, calls.len, sizeof(cap_call), cmp_cap_call);
-    const cap_call *cc = calls.data;
-    for (size_t i = 0; i < calls.len; i++) {
-        if (cc[i].kind != 1)
-            continue;
-        size_t j = i + 1;
-        while (j < calls.len && cc[j].tid == cc[i].tid && cc[j].kind != 2)
-            j++;
-        cap_call w = {cc[i].tid, 1, cc[i].s, j < calls.len && cc[j].tid == cc[i].tid ? cc[j].e : INT64_MAX};
-        if (!gd_vec_push(out, &w))
-            goto out;
-    }
-    rc = 0;
-out:
-    gd_vec_free(&calls);
-    return rc;
 }
 
 /* 1 when the call rt starts inside one of the capture spans sp (capture_spans). */
