@@ -45,6 +45,23 @@ static std::string_view gd_trim(std::string_view s)
     return s;
 }
 
+// The string whose raw bytes start at raw (just after its opening quote, in
+// a document stage 1 validated: a closing quote follows), when it holds no
+// escape: then its bytes are its value, and unescaping (a copy through
+// simdjson's string buffer) is skipped.  Kineto's keys and almost all its
+// values have none; 4-5 % of the parse threads' time went to unescaping them
+// (docs/PERFORMANCE.md, step 9).  false: the string has a backslash, *out is
+// not set, unescape it.
+static bool raw_plain(const char *raw, std::string_view *out)
+{
+    size_t n = 0;
+    for (; raw[n] != '"'; n++)
+        if (raw[n] == '\\')
+            return false;
+    *out = std::string_view(raw, n);
+    return true;
+}
+
 // Replay the scalar value of a wanted key.  Returns false on a parse error.
 static bool check_skipped(ondemand::value v, const gd_sj_cb *cb, void *ctx, int depth);
 
@@ -55,9 +72,11 @@ static bool scalar(ondemand::value &v, const gd_sj_cb *cb, void *ctx, bool *canc
         return false;
     switch (t) {
     case ondemand::json_type::string: {
-        std::string_view s;
-        if (v.get_string().get(s))
-            return false;
+        std::string_view s = gd_trim(v.raw_json_token());
+        if (s.size() < 2 || s.back() != '"' || !raw_plain(s.data() + 1, &s)) {
+            if (v.get_string().get(s))
+                return false;
+        }
         int rc = cb->string(ctx, s.data(), s.size());
         if (rc < 0)
             return false;
@@ -178,7 +197,8 @@ static bool object(ondemand::object &obj, const gd_sj_cb *cb, void *ctx, int dep
 {
     for (auto field : obj) {
         std::string_view k;
-        if (field.unescaped_key().get(k))
+        const char *kraw;
+        if ((field.key().raw().get(kraw) || !raw_plain(kraw, &k)) && field.unescaped_key().get(k))
             return false;
         if (!cb->key(ctx, k.data(), k.size())) {
             // Unwanted: On-Demand skips it without validating, so check what
