@@ -130,6 +130,10 @@ static int fill(reader *r)
     int move = r->beg > 0;
 #endif
     if (move) {
+#ifdef GPUDIAG_HAVE_SIMDJSON
+        if (r->par)
+            gd_kt_par_wait_copied(r->par); /* windows in flight may still be in the bytes moved over */
+#endif
         memmove(r->data, r->data + r->beg, r->end - r->beg);
         r->base += r->beg;
         r->end -= r->beg;
@@ -472,6 +476,7 @@ static int map_resume(reader *r, uint64_t start, uint64_t at)
  * -1 with the error set. */
 static int par_restore(reader *r)
 {
+    gd_kt_par_wait_copied(r->par); /* the buffer is moved and may be reallocated */
     size_t held = gd_kt_par_bytes(r->par), tail = r->end - r->beg;
     if (held + tail > r->cap) {
         size_t cap = held + tail;
@@ -529,7 +534,7 @@ static int par_run(reader *r)
             }
             next += len;
             if (!r->map)
-                r->beg += len; /* the slot holds the bytes now */
+                r->beg += len; /* the slot's now (its worker copies them before fill() moves the buffer) */
         }
         if (gd_kt_par_inflight(r->par) == 0)
             return r->map ? map_resume(r, start, next) : 0;

@@ -197,12 +197,17 @@ int gd_kt_par_full(const gd_kt_par *par);
 /* Windows submitted and not merged. */
 size_t gd_kt_par_inflight(const gd_kt_par *par);
 /* Queue a copy of bytes[0..len), the input's bytes from offset abs_start, for
- * parsing; it must start at an event.  bytes NULL: the worker reads the
+ * parsing; it must start at an event.  The worker that takes the window
+ * copies the bytes: they must stay in place until gd_kt_par_wait_copied().  bytes NULL: the worker reads the
  * file's bytes [abs_start, abs_start + len) into its slot (a pool made with a
  * file).  Only when
  * !gd_kt_par_full().  0, or -1 when out of memory (or a range without a
  * file). */
 int gd_kt_par_submit(gd_kt_par *par, const unsigned char *bytes, size_t len, uint64_t abs_start);
+/* Wait until every window in flight that was submitted as bytes has been
+ * copied into its slot: the caller may then move or free the bytes it
+ * submitted. */
+void gd_kt_par_wait_copied(gd_kt_par *par);
 /* Wait for the oldest window.  Parsed cleanly (every byte, complete events):
  * commit its events through p in order (gd_kt_commit_event), free its slot,
  * return 1.  Otherwise leave it and return 0.  Either way *abs_start /

@@ -15,9 +15,17 @@
  * the serial reader takes over at that window's first byte.  So the model, the
  * counts and every error offset are those of the serial reader.
  *
- * A window's bytes live only in its slot once submitted (the driver's buffer
- * moves on); when the serial reader must take over, gd_kt_par_take() hands
- * the bytes of the windows in flight back, oldest first.
+ * A window's bytes live in its slot once its worker copied them (the
+ * driver's buffer then moves on); when the serial reader must take over,
+ * gd_kt_par_take() hands the bytes of the windows in flight back, oldest
+ * first.
+ *
+ * A window submitted as bytes is copied into its slot by the worker that
+ * parses it, not by the driver (for a .gz the driver inflates and commits:
+ * it is the busier thread, and the copy was ~0.1 s of its ~1.2 s on a
+ * 1.13 GB trace; docs/PERFORMANCE.md, step 9).  Until then the bytes stay
+ * where the driver read them: it calls gd_kt_par_wait_copied() before it
+ * moves or frees its buffer.
  *
  * A plain regular file is not copied by the driver (gd_kt_par_new() with its
  * fd): the driver submits byte ranges, and the worker reads its window with
@@ -83,6 +91,8 @@ typedef struct kt_slot {
     size_t cap, len;
     uint64_t abs_start;   /* byte offset of the window's first byte in the input */
     int in_file;          /* the bytes are the file's [abs_start, +len): the worker reads them */
+    const unsigned char *src; /* the driver's bytes the worker copies into alloc, NULL: none (or copied) */
+    int copied;           /* the window's bytes are in the slot (or the file's): the driver's are free */
     int res;              /* gd_sj_events() result; -1: the file's bytes could not be read */
     size_t consumed;
     gd_kt_evbuf out;
@@ -303,6 +313,14 @@ static void *worker_main(void *arg)
         par->next_queued = (par->next_queued + 1) % par->nslots;
         s->state = SLOT_BUSY;
         pthread_mutex_unlock(&par->lock);
+        if (s->src) {
+            memcpy(s->alloc + 1, s->src, s->len); /* room reserved by gd_kt_par_submit() */
+            pthread_mutex_lock(&par->lock);
+            s->src = NULL;
+            s->copied = 1;
+            pthread_cond_broadcast(&par->done);
+            pthread_mutex_unlock(&par->lock);
+        }
         parse_slot(w, s);
         pthread_mutex_lock(&par->lock);
         s->state = SLOT_DONE;
@@ -402,11 +420,10 @@ int gd_kt_par_submit(gd_kt_par *par, const unsigned char *bytes, size_t len, uin
         return -1; /* a file window needs the file */
     /* the slot after the newest one is free: only the driver's thread submits and merges */
     kt_slot *s = &par->slots[(par->head + par->count) % par->nslots];
-    if (bytes) {
-        if (slot_reserve(s, len) != 0)
-            return -1;
-        memcpy(s->alloc + 1, bytes, len);
-    }
+    if (bytes && slot_reserve(s, len) != 0)
+        return -1;
+    s->src = bytes; /* the worker copies them */
+    s->copied = bytes == NULL;
     s->in_file = bytes == NULL;
     s->len = len;
     s->abs_start = abs_start;
@@ -416,6 +433,18 @@ int gd_kt_par_submit(gd_kt_par *par, const unsigned char *bytes, size_t len, uin
     pthread_cond_signal(&par->work);
     pthread_mutex_unlock(&par->lock);
     return 0;
+}
+
+void gd_kt_par_wait_copied(gd_kt_par *par)
+{
+    pthread_mutex_lock(&par->lock);
+    for (size_t i = 0; i < par->count;) {
+        if (par->slots[(par->head + i) % par->nslots].copied)
+            i++;
+        else
+            pthread_cond_wait(&par->done, &par->lock);
+    }
+    pthread_mutex_unlock(&par->lock);
 }
 
 /* Wait until the oldest slot is parsed. */
