@@ -945,6 +945,13 @@ typedef struct gpudiag_report {
     /** kernels of the whole trace joined to no runtime/driver call (no correlation id, or one no
      *  recorded call has): possibly the missing kernels of kernel_launch_calls */
     uint64_t kernels_unlinked;
+    /** Kernels joined to their launch call whose GPU start lies more than 50 µs before the call's
+     *  host start (GD_CLOCK_SKEW_NS): GPU and host clocks disagree (DEFINITIONS "Kernels", kernels
+     *  before their launch; finding input_gpu_clock_skew).  0 for a monitoring log. */
+    uint64_t kernels_before_launch;
+    /** median and largest offset (call start − kernel start) over those kernels, µs; NaN when none */
+    double launch_skew_median_us;
+    double launch_skew_max_us;
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */

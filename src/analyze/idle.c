@@ -252,7 +252,9 @@ static int stream_breakdown(actx *a)
             if (rt && (gd_name_flags(a, rt->name_id) & NF_QLAUNCH)) {
                 qe[nq].key = 2 * rt->ts_ns; /* launches before op starts at equal times */
                 qe[nq++].delta = 1;
-                qe[nq].key = 2 * op->ts_ns + 1;
+                /* an op recorded before its call (clocks that disagree, DEFINITIONS "Kernels",
+                 * kernels before their launch) leaves the queue as it enters: never below 0 */
+                qe[nq].key = 2 * (op->ts_ns > rt->ts_ns ? op->ts_ns : rt->ts_ns) + 1;
                 qe[nq++].delta = -1;
             }
         }

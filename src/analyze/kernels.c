@@ -171,12 +171,18 @@ oom:
     return NULL;
 }
 
+/* A kernel that starts more than this before its launch call starts: the GPU and host clocks
+ * disagree (DEFINITIONS "Kernels", kernels before their launch; finding input_gpu_clock_skew).
+ * Larger than the µs inversions of tightly clustered launches (pytorch/kineto#1380). */
+#define GD_CLOCK_SKEW_NS 50000
+
 int gd_build_launch_stats(actx *a)
 {
     const gpudiag_trace *t = a->t;
     gpudiag_report *r = a->r;
     size_t nops = t->gpu_ops.len;
-    double *delays = malloc((nops + 1) * sizeof *delays);
+    double *delays = malloc(2 * (nops + 1) * sizeof *delays);
+    double *early = delays ? delays + nops + 1 : NULL; /* offsets of the kernels before their launch, µs */
     uint8_t *gpu_idle = idle_before(t);
     if (!delays || !gpu_idle) {
         free(delays);
@@ -205,7 +211,7 @@ int gd_build_launch_stats(actx *a)
         gd_iv span = {a->hspan_s, a->hspan_e}; /* host time: the host steps (DEFINITIONS "Steps" 4) */
         r->optimizer_time_us = ns_to_us(gd_iv_intersect_len(opt, optv.len, &span, 1));
     }
-    size_t nd = 0, nshort = 0;
+    size_t nd = 0, nshort = 0, nearly = 0;
     for (size_t i = 0; i < nops; i++) {
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
         const gd_runtime *rt = gd_runtime_of_op(a, i);
@@ -215,9 +221,11 @@ int gd_build_launch_stats(actx *a)
             continue;
         r->linked_kernels++;
         int64_t rdur = gd_rt_dur(t, rt);
+        if (rt->ts_ns - op->ts_ns > GD_CLOCK_SKEW_NS) /* physically impossible: the clocks disagree */
+            early[nearly++] = ns_to_us(rt->ts_ns - op->ts_ns);
         int64_t delay = op->ts_ns - (rt->ts_ns + rdur);
         if (delay < 0)
-            delay = 0;
+            delay = 0; /* HTA's clip; a lower bound where the clocks disagree (input_gpu_clock_skew) */
         delays[nd++] = ns_to_us(delay);
         /* HTA: short kernel = CPU launch <= 50 µs and GPU time < CPU launch time */
         if (rdur <= 50000 && op->dur_ns < rdur)
@@ -242,6 +250,13 @@ int gd_build_launch_stats(actx *a)
         gpudiag_stats_us st;
         gd_stats_compute(delays, nd, &st);
         r->launch_delay_median_us = st.median;
+    }
+    r->kernels_before_launch = nearly;
+    if (nearly) {
+        gpudiag_stats_us st;
+        gd_stats_compute(early, nearly, &st);
+        r->launch_skew_median_us = st.median;
+        r->launch_skew_max_us = st.max;
     }
     gd_vec_free(&optv);
     free(delays);

@@ -53,6 +53,15 @@ int gd_kernels_missing(const gpudiag_report *r)
     return seen < GD_KERNELS_JOINED_HIGH * n ? 2 : seen < GD_KERNELS_JOINED_MIN * n ? 1 : 0;
 }
 
+/* Kernels start before their own launch call (DEFINITIONS "Kernels", kernels before their
+ * launch): at least GD_CLOCK_SKEW_MIN_KERNELS of them and GD_CLOCK_SKEW_MIN_SHARE of the linked
+ * kernels, so the GPU and host clocks of the trace disagree.  1 or 0. */
+int gd_clock_skewed(const gpudiag_report *r)
+{
+    return r->linked_kernels && r->kernels_before_launch >= GD_CLOCK_SKEW_MIN_KERNELS &&
+           (double)r->kernels_before_launch >= GD_CLOCK_SKEW_MIN_SHARE * (double)r->linked_kernels;
+}
+
 /* The file itself is damaged: cut off, data after the JSON document or after the
  * last gzip member, malformed events skipped, events without duration or
  * timestamp left out. */
@@ -401,6 +410,39 @@ static void input_kernels_missing(fbuilder *b, const gpudiag_trace *t)
     gd_fb_text(b, f, title, gd_format("%s", how));
 }
 
+/* GPU and host clocks disagree: kernels start before their launch call (DEFINITIONS "Kernels",
+ * kernels before their launch; pytorch/kineto#1082, pytorch/pytorch#192021). */
+static void input_gpu_clock_skew(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    if (!gd_clock_skewed(r))
+        return;
+    gpudiag_finding *f = rf_add(b, GD_F_input_gpu_clock_skew, GPUDIAG_SEV_MEDIUM, NAN);
+    uint64_t n = r->kernels_before_launch;
+    double share = (double)n / (double)r->linked_kernels;
+    gd_fb_ev(f, "kernels_before_launch", (double)n);
+    gd_fb_ev(f, "share", share);
+    gd_fb_ev(f, "median_offset_us", r->launch_skew_median_us);
+    gd_fb_ev(f, "max_offset_us", r->launch_skew_max_us);
+    char off[32], mx[32];
+    gd_format_us(off, sizeof off, r->launch_skew_median_us, "us");
+    gd_format_us(mx, sizeof mx, r->launch_skew_max_us, "us");
+    gd_fb_text(b, f,
+         gd_format("%llu of %llu kernels (%.0f%%) start before their own launch call (median %s, up to %s "
+                   "early): the GPU and host clocks of this trace disagree by ~%s, so launch delays (clipped at "
+                   "0: a lower bound) and the host/GPU attribution of idle time are unreliable",
+                   (unsigned long long)n, (unsigned long long)r->linked_kernels, 100.0 * share, off, mx, off),
+         r->input.nsys.present
+             ? gd_format("A kernel cannot start before the call that launches it, and Nsight Systems records both on "
+                         "one clock, so the export itself is suspect: profile again with a current nsys and export "
+                         "it again (`nsys export --type sqlite`) before judging host/GPU timing.")
+             : gd_format("A kernel cannot start before the call that launches it: the profiler converts GPU "
+                         "timestamps to the host clock with an offset taken once, when profiling starts, and a long "
+                         "capture drifts from it (pytorch/kineto#1082). Re-record a shorter window "
+                         "(schedule(wait=1, warmup=1, active=2)) with a newer PyTorch/Kineto, or profile with Nsight "
+                         "Systems (one clock), before acting on launch delays or host-side idle causes."));
+}
+
 /* No GPU activity (cpu_only_trace, unless another note says why), else no step
  * markers (no_step_markers). */
 static void input_no_gpu_or_steps(fbuilder *b, const gpudiag_trace *t)
@@ -577,6 +619,7 @@ void gd_rule_input(fbuilder *b, const gpudiag_trace *t)
     input_gpu_inferred(b);
     input_python_tracer(b, t);
     input_kernels_missing(b, t);
+    input_gpu_clock_skew(b);
     input_no_gpu_or_steps(b, t);
     input_steps(b);
     input_schema_gaps(b);

@@ -124,6 +124,7 @@ int gd_graph_hides_idle(const gpudiag_report *r);
 /* rules_input.c: the kernel records are lost (DEFINITIONS "Time and events", kernel launch
  * calls without kernels): 2 none recorded, 1 far fewer than the launch calls, 0 neither. */
 int gd_kernels_missing(const gpudiag_report *r);
+int gd_clock_skewed(const gpudiag_report *r);
 /* rules_input.c: the steps span is mostly stream capture. */
 int gd_capture_dominates(const gpudiag_report *r);
 /* rules_kernel.c: the Tensor Core dtypes of the newest device

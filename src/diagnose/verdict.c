@@ -560,6 +560,18 @@ void gd_verdict(fbuilder *b, const gpudiag_trace *t)
         free(v);
         v = w;
     }
+    if (v && r->bottleneck == GPUDIAG_BN_HOST_LAUNCH && gd_clock_skewed(r)) {
+        /* kernels before their launch calls (DEFINITIONS "Kernels"): the host/GPU attribution
+         * this verdict rests on compares times of two clocks that disagree */
+        char off[32];
+        gd_format_us(off, sizeof off, r->launch_skew_median_us, "us");
+        char *w = gd_format("%s Caution: %llu kernels start before their own launch call (GPU and host clocks "
+                            "disagree by ~%s): launch delays and the host/GPU attribution of idle time are "
+                            "unreliable, so this verdict has low confidence (input_gpu_clock_skew).",
+                            v, (unsigned long long)r->kernels_before_launch, off);
+        free(v);
+        v = w;
+    }
     r->verdict = gd_arena_take(r->arena, v);
     if (!r->verdict)
         b->oom = 1;

@@ -430,6 +430,7 @@ static void write_summary(jw *w, const gpudiag_report *r)
     kv_int_opt(w, "runtime_outliers", (long long)r->runtime_outliers, counted);
     kv_int_opt(w, "launch_delay_outliers", (long long)r->launch_delay_outliers, counted);
     kv_int_opt(w, "launch_delay_outliers_gpu_idle", (long long)r->launch_delay_outliers_gpu_idle, counted);
+    kv_int_opt(w, "kernels_before_launch", (long long)r->kernels_before_launch, counted);
     kv_int_opt(w, "gpu_ops_unlinked", (long long)r->gpu_ops_unlinked, counted);
     kv_int_opt(w, "graph_launches", (long long)r->graph_launches, counted);
     kv_int_opt(w, "graph_launches_without_gpu_ops", (long long)r->graph_launches_unrecorded, counted);

@@ -791,6 +791,14 @@ static void details(const tw *w, const gpudiag_report *r)
         fputc('\n', w->fp);
         if (r->launch_delay_outliers_gpu_idle < r->launch_delay_outliers)
             fputs("  (a long delay behind running GPU work is the CPU running ahead: healthy)\n", w->fp);
+        /* DEFINITIONS "Kernels", kernels before their launch: the clocks disagree */
+        if (r->kernels_before_launch) {
+            char off[32];
+            ms(off, sizeof off, r->launch_skew_median_us);
+            fprintf(w->fp, "  %llu kernel(s) start > 50 us before their own launch call (median %s early): GPU and "
+                           "host clocks disagree, launch delays are a lower bound\n",
+                    (unsigned long long)r->kernels_before_launch, off);
+        }
     }
     if (r->gpu_ops_unlinked)
         fprintf(w->fp, "  %llu GPU op(s) without a launch call (no runtime/driver call of their correlation id): counted "
