@@ -15,6 +15,7 @@
 #include "gpudiag/roofline.h"
 #include "gpudiag/series.h"
 #include "model/series_internal.h"
+#include "report/finding_kind.h"
 #include "report/series_words.h"
 #include "util/util.h"
 
@@ -381,8 +382,11 @@ static void findings(const tw *w, const gpudiag_report *r, int verbose)
         fprintf(w->fp, "%sFINDINGS%s  none\n\n", c_bold(w), c_off(w));
         return;
     }
-    fprintf(w->fp, "%sFINDINGS%s  ranked by expected gain (share of %s time a fix could save%s)\n", c_bold(w),
-            c_off(w),
+    /* FINDINGS "Ranking": the note on the input the verdict rests on leads */
+    int note_first = r->verdict_finding && strcmp(r->findings[0].id, r->verdict_finding) == 0 &&
+                     strcmp(gd_finding_kind_word(&r->findings[0]), "input") == 0;
+    fprintf(w->fp, "%sFINDINGS%s  %sranked by expected gain (share of %s time a fix could save%s)\n", c_bold(w),
+            c_off(w), note_first ? "the verdict's input finding first, then " : "",
             gd_gain_unit(r),
             r->series ? "; " GD_SERIES_GAIN_LABEL : "");
     for (size_t i = 0; i < r->finding_count; i++) {
