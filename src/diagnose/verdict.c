@@ -323,9 +323,10 @@ static char *verdict_no_gpu(const gpudiag_report *r, const gpudiag_trace *t, con
     } else {
         *on = "cpu_only_trace";
         if (!r->input.legacy_profiler && t->uncategorised_events > 0)
-            v = gd_format("No GPU activity recognised, but %llu event%s carry no category: device work may be "
+            v = gd_format("No GPU activity recognised, but %llu event%s carr%s no category: device work may be "
                           "among them, so nothing can be said about the GPU (%zu host step%s).",
-                          (unsigned long long)t->uncategorised_events, t->uncategorised_events == 1 ? "" : "s", r->step_count,
+                          (unsigned long long)t->uncategorised_events, t->uncategorised_events == 1 ? "" : "s",
+                          t->uncategorised_events == 1 ? "ies" : "y", r->step_count,
                           r->step_count == 1 ? "" : "s");
         else
             v = gd_format("No GPU activity in this trace%s: nothing to diagnose on the GPU side (%zu host step%s).",

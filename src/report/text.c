@@ -635,7 +635,10 @@ static void lora_line(const tw *w, const gpudiag_report *r)
     fprintf(w->fp, "%sLORA%s  rank %d adapters: %llu GEMMs", c_bold(w), c_off(w), lo->rank,
             (unsigned long long)lo->ops);
     if (r->step_count)
-        fprintf(w->fp, " (%.1f per step)", (double)lo->ops / (double)r->step_count);
+    {
+        char ps[32];
+        fprintf(w->fp, " (%s per step)", gd_format_per_step(ps, sizeof ps, (double)lo->ops / (double)r->step_count));
+    }
     fprintf(w->fp, ", %.1f us each, %.1f%% of GEMM time, %.2f TFLOP/s\n", lo->kernel_us / (double)lo->ops,
             100.0 * lo->share_of_gemm_time, lo->kernel_us > 0 ? lo->flops / lo->kernel_us / 1e6 : NAN);
 }
@@ -776,8 +779,9 @@ static void details(const tw *w, const gpudiag_report *r)
     if (steps > 0) {
         ms(a, sizeof a, r->sync_time_us / steps);
         pct(b, sizeof b, r->idle_step_us > 0 ? r->idle_cause_us[GPUDIAG_IDLE_SYNC] / steps / (r->timeline.device_count ? (double)r->timeline.device_count : 1.0) / r->idle_step_us : NAN);
-        fprintf(w->fp, "  host sync calls: %.1f per step, %s blocked per step; GPU idle after them %s of the step\n",
-                (double)r->sync_calls / steps, a, b);
+        char ps[32];
+        fprintf(w->fp, "  host sync calls: %s per step, %s blocked per step; GPU idle after them %s of the step\n",
+                gd_format_per_step(ps, sizeof ps, (double)r->sync_calls / steps), a, b);
     }
 
     fprintf(w->fp, "%sLAUNCHES%s   ", c_bold(w), c_off(w));
