@@ -218,6 +218,8 @@ void gd_build_mfu(gpudiag_report *r, const gpudiag_analyze_opts *opts)
     const gpudiag_gpu_spec *forced = opts && opts->gpu ? gpudiag_gpu_find(opts->gpu) : NULL;
     double first_peak = NAN;
     gpudiag_dtype first_dt = want;
+    double any_peak = NAN; /* the first identified device's, kernels or not: the dtype of its peak */
+    gpudiag_dtype any_dt = want;
     for (size_t i = 0; i < r->device_count; i++) {
         gpudiag_device *d = &r->devices[i];
         gpudiag_gpu_match how = GPUDIAG_GPU_MATCH_NONE;
@@ -254,6 +256,10 @@ void gd_build_mfu(gpudiag_report *r, const gpudiag_analyze_opts *opts)
         if (g && g->nvlink_bw_gbs_total > 0 && isnan(r->nvlink_gb_per_s))
             r->nvlink_gb_per_s = g->nvlink_bw_gbs_total / 2; /* both directions summed in the table */
         d->ridge = peak > 0 && bw > 0 ? peak * 1e3 / bw : NAN;
+        if (isnan(any_peak) && peak > 0) {
+            any_peak = peak;
+            any_dt = dt;
+        }
         if (isnan(first_peak) && d->kernel_count > 0 && peak > 0) {
             first_peak = peak;
             first_dt = dt;
@@ -263,6 +269,8 @@ void gd_build_mfu(gpudiag_report *r, const gpudiag_analyze_opts *opts)
         first_peak = opts->peak_tflops;
     if (first_peak > 0)
         r->mfu_dtype = gpudiag_dtype_name(first_dt);
+    else if (any_peak > 0)
+        r->mfu_dtype = gpudiag_dtype_name(any_dt); /* REPORT summary.mfu_dtype: no kernels, still a peak */
     if (!opts || !(opts->model_flops_per_token > 0) || !(opts->tokens_per_step > 0) || !(r->avg_step_us > 0))
         return;
     r->model_flops_per_step = opts->model_flops_per_token * opts->tokens_per_step;

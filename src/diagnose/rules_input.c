@@ -258,10 +258,11 @@ static void input_profiler_ranges(fbuilder *b, const gpudiag_trace *t)
         gd_fb_ev(f, "profiler_ranges", (double)r->input.profiler_ranges);
         gd_fb_ev(f, "gpu_ops", (double)t->gpu_ops.len);
         gd_fb_text(b, f,
-             gd_format("%llu CUPTI range-profiler event%s (cuda_profiler_range, one per kernel) carry counters, "
+             gd_format("%llu CUPTI range-profiler event%s (cuda_profiler_range, one per kernel) carr%s counters, "
                        "not timings: Kineto spreads them evenly over the profiling span, so they are not read as "
                        "kernels%s",
                        (unsigned long long)r->input.profiler_ranges, r->input.profiler_ranges == 1 ? "" : "s",
+                       r->input.profiler_ranges == 1 ? "ies" : "y",
                        r->has_gpu ? "" : "; with no other GPU activity recorded, the GPU's busy and idle time are "
                                          "unknown, not zero"),
              gd_format("This trace was recorded with the profiler's CUPTI range-profiler mode (experimental_config "
@@ -494,9 +495,10 @@ static void input_no_gpu_or_steps(fbuilder *b, const gpudiag_trace *t)
             /* DEFINITIONS "Time and events": events without a category may be GPU work */
             gd_fb_ev(f, "uncategorised_events", (double)t->uncategorised_events);
             gd_fb_text(b, f,
-                 gd_format("No GPU activity recognised: %llu complete event(s) carry no category (\"cat\"), so "
+                 gd_format("No GPU activity recognised: %llu complete event%s carr%s no category (\"cat\"), so "
                            "device work may be among them (another profiler's or another accelerator's events)",
-                           (unsigned long long)t->uncategorised_events),
+                           (unsigned long long)t->uncategorised_events, t->uncategorised_events == 1 ? "" : "s",
+                           t->uncategorised_events == 1 ? "ies" : "y"),
                  gd_format("gpudiag tells kernels, copies and CPU ops apart by the PyTorch profiler's event "
                            "categories (kernel, gpu_memcpy, cpu_op, cuda_runtime, ...). Record the run with "
                            "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) and "

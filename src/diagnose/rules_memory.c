@@ -109,11 +109,13 @@ void gd_rule_allocator_churn(fbuilder *b)
     gd_fb_ev(f, "alloc_call_time_share", gain);
     gd_fb_ev(f, "empty_cache_calls", (double)ac->empty_cache_calls);
     gd_fb_ev(f, "reserved_unused_bytes", unused);
+    char mps[32], fps[32];
     gd_fb_text(b, f,
-               gd_format("The caching allocator goes to the driver inside the steps: %.1f cudaMalloc and %.1f "
+               gd_format("The caching allocator goes to the driver inside the steps: %s cudaMalloc and %s "
                          "cudaFree calls per step after the first, %.1f%% of the step in them (each cudaFree also "
                          "waits for the GPU)",
-                         (double)ac->malloc_calls / steps, (double)ac->free_calls / steps, 100.0 * gain),
+                         gd_format_per_step(mps, sizeof mps, (double)ac->malloc_calls / steps),
+                         gd_format_per_step(fps, sizeof fps, (double)ac->free_calls / steps), 100.0 * gain),
                gd_format("After the first step PyTorch's allocator should serve every tensor from its cache. Remove "
                          "torch.cuda.empty_cache() from the loop (%llu call%s seen), keep shapes steady (pad or "
                          "bucket variable sequence lengths), and set "

@@ -493,10 +493,13 @@ void gd_rule_sync(fbuilder *b)
     gd_fb_ev(f, "sync_calls_per_step", (double)r->sync_calls / (double)r->step_count);
     gd_fb_ev(f, "sync_time_us_per_step", r->sync_time_us / (double)r->step_count);
     gd_fb_ev(f, "step_time_us", r->avg_step_us);
+    char cps[32];
+    double calls = (double)r->sync_calls / (double)r->step_count;
+    gd_format_per_step(cps, sizeof cps, calls);
     gd_fb_text(b, f,
          gd_format("Host synchronisation drains the GPU: %.1f%% of each step is GPU idle right after a sync call "
-                   "(%.1f calls per step)",
-                   100.0 * s, (double)r->sync_calls / (double)r->step_count),
+                   "(%s call%s per step)",
+                   100.0 * s, cps, calls == 1.0 ? "" : "s"),
          rf_pytorch(b)
              ? gd_format("Every .item(), .cpu(), .numpy(), print(tensor), torch.cuda.synchronize() or synchronous "
                          "cudaMemcpy makes the CPU wait for the GPU, after which the GPU waits for the CPU to launch "

@@ -953,13 +953,13 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
         video_engines_phrase(g, what, sizeof what);
         char sm[96] = "";
         if (g->compute_metric < GPUDIAG_M_COUNT)
-            snprintf(sm, sizeof sm, " while its SMs are little used (%s median %.0f %%)",
+            snprintf(sm, sizeof sm, " while %s SMs are little used (%s median %.0f %%)", n_video > 1 ? "their" : "its",
                      gpudiag_metric_name(g->compute_metric), 100 * g->stats[g->compute_metric].median);
-        r->verdict = gd_format("%s%s works on its video engines (%s)%s: a video encode/decode workload, which "
+        r->verdict = gd_format("%s%s on %s video engines (%s)%s: a video encode/decode workload, which "
                                "GPU-Util and SM activity do not measure, so the training utilisation targets do not "
                                "apply; if it should also run a training or inference job's kernels, profile that "
                                "job (torch.profiler, Nsight Systems)%s",
-                               lbl, n_video > 1 ? " and other GPUs" : "", what, sm,
+                               lbl, n_video > 1 ? " and other GPUs work" : " works", n_video > 1 ? "their" : "its", what, sm,
                                idle_mem ? "; some GPUs hold memory without work: see idle_gpu_holding_memory" : "");
     } else if (best == GPUDIAG_BN_UNKNOWN && voters && no_compute == voters) {
         /* nothing to say idle with: every value of every compute indicator was

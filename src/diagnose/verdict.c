@@ -157,17 +157,10 @@ static const char *gain_words(const gpudiag_finding *f, char *buf, size_t cap)
 }
 
 /* Why a finding ranked above the verdict's does not lead (FINDINGS "Verdict"). */
-enum skip_reason { SKIP_STARTUP, SKIP_REPLAYS, SKIP_KERNELS, SKIP_COMPUTE, SKIP_NO_GPU, SKIP_NO_GAIN, SKIP_BELOW, SKIP_NOTE, SKIP_SYMPTOM };
+enum skip_reason { SKIP_COMPUTE, SKIP_NO_GPU, SKIP_NO_GAIN, SKIP_BELOW, SKIP_NOTE, SKIP_SYMPTOM };
 
 static enum skip_reason skip_reason(const gpudiag_report *r, const gpudiag_finding *l)
 {
-    if (l->is_cause && r->verdict_finding && strcmp(r->verdict_finding, "startup_in_window") == 0 &&
-        gd_mostly_startup(r))
-        return SKIP_STARTUP;
-    if (l->is_cause && r->verdict_finding && strcmp(r->verdict_finding, "input_graph_replays_unrecorded") == 0)
-        return SKIP_REPLAYS;
-    if (l->is_cause && r->verdict_finding && strcmp(r->verdict_finding, "input_kernels_missing") == 0)
-        return SKIP_KERNELS;
     if (l->is_cause && l->bottleneck == GPUDIAG_BN_COMPUTE)
         return SKIP_COMPUTE;
     if (l->is_cause && !r->has_gpu)
@@ -191,17 +184,6 @@ static char *why_first(const gpudiag_finding *l, enum skip_reason k)
 {
     char g[32];
     switch (k) {
-    case SKIP_STARTUP:
-        return gd_format("%s ranks first (%s) but is a share of the little time left outside start-up, too little "
-                         "steady state to rest a verdict on",
-                         l->id, gain_words(l, g, sizeof g));
-    case SKIP_REPLAYS:
-        return gd_format("%s ranks first (%s), but unrecorded graph replays may fill the idle time it is computed "
-                         "from",
-                         l->id, gain_words(l, g, sizeof g));
-    case SKIP_KERNELS:
-        return gd_format("%s ranks first (%s), but it is computed without the kernels, which were not recorded", l->id,
-                         gain_words(l, g, sizeof g));
     case SKIP_COMPUTE:
         return gd_format("%s ranks first (%s) but makes the kernels faster rather than removing a stall, and a "
                          "verdict names a stall before a kernel speed-up",
@@ -226,12 +208,6 @@ static const char *why_also(enum skip_reason k, enum skip_reason k0)
     if (k == k0)
         return "for the same reason";
     switch (k) {
-    case SKIP_STARTUP:
-        return "as a share of the little time left outside start-up";
-    case SKIP_REPLAYS:
-        return "as unrecorded graph replays may fill its idle time";
-    case SKIP_KERNELS:
-        return "as it too is computed without the kernels";
     case SKIP_COMPUTE:
         return "as a kernel speed-up, not a stall";
     case SKIP_NO_GPU:
@@ -259,6 +235,14 @@ static void verdict_finding(fbuilder *b, const char *on)
             r->verdict_finding = r->findings[i].id;
             at = i;
         }
+    if (at > 0 && at < r->finding_count && finding_rank(&r->findings[at]) == 3) {
+        /* FINDINGS "Ranking": the note on the input the verdict rests on ranks first, the
+         * others keep their order */
+        gpudiag_finding f = r->findings[at];
+        memmove(&r->findings[1], &r->findings[0], at * sizeof *r->findings);
+        r->findings[0] = f;
+        at = 0;
+    }
     if (!r->finding_count || at == 0)
         return;
     enum skip_reason k0 = skip_reason(r, &r->findings[0]);
@@ -339,9 +323,10 @@ static char *verdict_no_gpu(const gpudiag_report *r, const gpudiag_trace *t, con
     } else {
         *on = "cpu_only_trace";
         if (!r->input.legacy_profiler && t->uncategorised_events > 0)
-            v = gd_format("No GPU activity recognised, but %llu event%s carry no category: device work may be "
+            v = gd_format("No GPU activity recognised, but %llu event%s carr%s no category: device work may be "
                           "among them, so nothing can be said about the GPU (%zu host step%s).",
-                          (unsigned long long)t->uncategorised_events, t->uncategorised_events == 1 ? "" : "s", r->step_count,
+                          (unsigned long long)t->uncategorised_events, t->uncategorised_events == 1 ? "" : "s",
+                          t->uncategorised_events == 1 ? "ies" : "y", r->step_count,
                           r->step_count == 1 ? "" : "s");
         else
             v = gd_format("No GPU activity in this trace%s: nothing to diagnose on the GPU side (%zu host step%s).",

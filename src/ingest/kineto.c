@@ -89,6 +89,11 @@ typedef struct reader {
     char first_error[256];
     int ended;              /* stop reading: broken metadata after the events */
     int bom_checked;
+    /* The first element of a top-level array, from the first bytes read (sniff_bare):
+     * 0 not looked at yet or not a top-level array, else '{' '[' '"' '0' (a number)
+     * 'l' (true/false/null) ']' (empty) '?' (undecided); bare_at its byte. */
+    int bare_kind;
+    int64_t bare_at;
     void (*progress)(void *ctx, uint64_t done_bytes, uint64_t total_bytes);
     void *progress_ctx;
     uint64_t total_bytes;   /* the file's size for progress, 0 if unknown */
@@ -118,6 +123,44 @@ static gpudiag_status reader_fail(reader *r, gpudiag_status code, int64_t at, co
     va_end(ap);
     r->st = gd_set_error(r->err, code, r->path, at, "%s", msg);
     return r->st;
+}
+
+/* What the document's first element is when it is a top-level array
+ * (DEFINITIONS "Time and events": a trace is an array of event objects), from
+ * the bytes at the start of the input, so that both event readers see the
+ * same: sets r->bare_kind (see reader) and r->bare_at.  Looked at while the
+ * buffer still holds the input's start; undecided ('?') after that. */
+static void sniff_bare(reader *r)
+{
+    if (r->base != 0) {
+        r->bare_kind = '?';
+        return;
+    }
+    const unsigned char *d = r->data;
+    size_t n = r->end, i = 0;
+    if (n >= 3 && d[0] == 0xef && d[1] == 0xbb && d[2] == 0xbf)
+        i = 3;
+    while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r' || d[i] == '\n'))
+        i++;
+    if (i < n && d[i] != '[') {
+        r->bare_kind = '?'; /* an object, or not JSON: the other messages say which */
+        return;
+    }
+    if (i < n)
+        i++;
+    while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r' || d[i] == '\n'))
+        i++;
+    if (i >= n) {
+        if (r->eof || n >= GD_READ_CHUNK)
+            r->bare_kind = '?';
+        return; /* else: look again after the next read */
+    }
+    unsigned char c = d[i];
+    r->bare_at = (int64_t)i;
+    r->bare_kind = c == '{' || c == '[' || c == '"' || c == ']' ? c
+                   : c == '-' || (c >= '0' && c <= '9')         ? '0'
+                   : c == 't' || c == 'f' || c == 'n'            ? 'l'
+                                                                  : '?';
 }
 
 /* Move unread bytes to the front and read more; sets eof at the end of input. */
@@ -175,6 +218,8 @@ static int fill(reader *r)
         if (got > 0)
             break; /* one chunk at a time keeps the window in cache */
     }
+    if (r->bare_kind == 0)
+        sniff_bare(r);
     if (r->progress)
         r->progress(r->progress_ctx, r->in.file_bytes, r->total_bytes);
     return 0;
@@ -194,14 +239,18 @@ static int new_yajl(reader *r, int in_events, int events_closed)
     /* a synthetic prefix puts the fresh parser inside (or just after) traceEvents */
     static const unsigned char open_prefix[] = "{\"traceEvents\":[";
     static const unsigned char closed_prefix[] = "{\"traceEvents\":[]";
+    /* the document is a bare array of events: the same depth, else the fresh
+     * parser would wait for a '}' that never comes and call the trace cut off */
+    int bare = r->p.events_depth == 1;
     r->p.depth = 0;
     r->p.overflow_depth = 0;
     r->p.key = K_NONE;
     r->p.in_events = 0;
     int fa = r->p.fast_allowed;
     r->p.fast_allowed = 0;
-    yajl_status ys = events_closed ? yajl_parse(r->p.h, closed_prefix, sizeof closed_prefix - 1)
-                                   : yajl_parse(r->p.h, open_prefix, sizeof open_prefix - 1);
+    yajl_status ys = bare            ? yajl_parse(r->p.h, (const unsigned char *)"[", 1)
+                     : events_closed ? yajl_parse(r->p.h, closed_prefix, sizeof closed_prefix - 1)
+                                     : yajl_parse(r->p.h, open_prefix, sizeof open_prefix - 1);
     r->p.fast_allowed = fa;
     if (ys != yajl_status_ok) {
         reader_fail(r, GPUDIAG_ERR_INTERNAL, -1, "%s", "cannot resume the JSON parser");
@@ -825,6 +874,18 @@ static int check_events(reader *r)
         else
             reader_fail(r, GPUDIAG_ERR_FORMAT, 0, "%s",
                         "not a trace: no \"traceEvents\" array (expected a PyTorch profiler / Chrome trace)");
+        return -1;
+    }
+    if (p->t->events == 0 && strchr("[\"0l", r->bare_kind ? r->bare_kind : '?')) {
+        /* DEFINITIONS "Time and events": a trace is an array of event objects */
+        int k = r->bare_kind;
+        reader_fail(r, GPUDIAG_ERR_FORMAT, r->bare_at,
+                    "not a trace: a JSON array of %s, not of event objects%s; give the trace written by "
+                    "`prof.export_chrome_trace` or `tensorboard_trace_handler`",
+                    k == '[' ? "arrays" : k == '"' ? "strings" : k == '0' ? "numbers" : "true/false/null values",
+                    k == '[' ? " (this looks like PyTorch's memory timeline: `export_memory_timeline` to a .json "
+                               "file, or `export_memory_timeline_raw`)"
+                             : "");
         return -1;
     }
     if (p->t->events == 0 && !p->t->truncated && r->first_error_at < 0) {

@@ -270,7 +270,8 @@ gpudiag_status gpudiag_trace_select_steps(gpudiag_trace *t, int64_t first, int64
                                 want, have);
         if (nh)
             return gd_set_error(err, GPUDIAG_ERR_NOMATCH, t->path, -1,
-                                "--steps %s: the trace's %zu step marker(s) carry no step number", want, nh);
+                                "--steps %s: the trace's %zu step marker%s no step number", want, nh,
+                                nh == 1 ? " carries" : "s carry");
         return gd_set_error(err, GPUDIAG_ERR_NOMATCH, t->path, -1,
                             "--steps %s: the trace has no steps (no ProfilerStep#N%s); see --step-range", want,
                             t->step_range[0] ? " and no range matching --step-range" : " or step ranges");

@@ -15,6 +15,7 @@
 #include "gpudiag/roofline.h"
 #include "gpudiag/series.h"
 #include "model/series_internal.h"
+#include "report/finding_kind.h"
 #include "report/series_words.h"
 #include "util/util.h"
 
@@ -381,8 +382,11 @@ static void findings(const tw *w, const gpudiag_report *r, int verbose)
         fprintf(w->fp, "%sFINDINGS%s  none\n\n", c_bold(w), c_off(w));
         return;
     }
-    fprintf(w->fp, "%sFINDINGS%s  ranked by expected gain (share of %s time a fix could save%s)\n", c_bold(w),
-            c_off(w),
+    /* FINDINGS "Ranking": the note on the input the verdict rests on leads */
+    int note_first = r->verdict_finding && strcmp(r->findings[0].id, r->verdict_finding) == 0 &&
+                     strcmp(gd_finding_kind_word(&r->findings[0]), "input") == 0;
+    fprintf(w->fp, "%sFINDINGS%s  %sranked by expected gain (share of %s time a fix could save%s)\n", c_bold(w),
+            c_off(w), note_first ? "the verdict's input finding first, then " : "",
             gd_gain_unit(r),
             r->series ? "; " GD_SERIES_GAIN_LABEL : "");
     for (size_t i = 0; i < r->finding_count; i++) {
@@ -631,7 +635,10 @@ static void lora_line(const tw *w, const gpudiag_report *r)
     fprintf(w->fp, "%sLORA%s  rank %d adapters: %llu GEMMs", c_bold(w), c_off(w), lo->rank,
             (unsigned long long)lo->ops);
     if (r->step_count)
-        fprintf(w->fp, " (%.1f per step)", (double)lo->ops / (double)r->step_count);
+    {
+        char ps[32];
+        fprintf(w->fp, " (%s per step)", gd_format_per_step(ps, sizeof ps, (double)lo->ops / (double)r->step_count));
+    }
     fprintf(w->fp, ", %.1f us each, %.1f%% of GEMM time, %.2f TFLOP/s\n", lo->kernel_us / (double)lo->ops,
             100.0 * lo->share_of_gemm_time, lo->kernel_us > 0 ? lo->flops / lo->kernel_us / 1e6 : NAN);
 }
@@ -772,8 +779,9 @@ static void details(const tw *w, const gpudiag_report *r)
     if (steps > 0) {
         ms(a, sizeof a, r->sync_time_us / steps);
         pct(b, sizeof b, r->idle_step_us > 0 ? r->idle_cause_us[GPUDIAG_IDLE_SYNC] / steps / (r->timeline.device_count ? (double)r->timeline.device_count : 1.0) / r->idle_step_us : NAN);
-        fprintf(w->fp, "  host sync calls: %.1f per step, %s blocked per step; GPU idle after them %s of the step\n",
-                (double)r->sync_calls / steps, a, b);
+        char ps[32];
+        fprintf(w->fp, "  host sync calls: %s per step, %s blocked per step; GPU idle after them %s of the step\n",
+                gd_format_per_step(ps, sizeof ps, (double)r->sync_calls / steps), a, b);
     }
 
     fprintf(w->fp, "%sLAUNCHES%s   ", c_bold(w), c_off(w));

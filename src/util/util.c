@@ -639,6 +639,17 @@ static int sig3_decimals(double v)
     return v >= 99.95 ? 0 : v >= 9.995 ? 1 : v >= 0.9995 ? 2 : 3;
 }
 
+char *gd_format_per_step(char *b, size_t n, double v)
+{
+    if (!isfinite(v))
+        snprintf(b, n, "n/a");
+    else if (v == floor(v) && fabs(v) < 1e15)
+        snprintf(b, n, "%.0f", v);
+    else
+        snprintf(b, n, "%.1f", v);
+    return b;
+}
+
 char *gd_format_us(char *b, size_t n, double us, const char *micro)
 {
     double a = fabs(us);

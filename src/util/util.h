@@ -190,6 +190,10 @@ char *gd_format_bytes(char *b, size_t n, double bytes);
  * duration formatter of reports, findings and the CLI (DEFINITIONS "Numbers in reports"). */
 char *gd_format_us(char *b, size_t n, double us, const char *micro);
 
+/* A count per step for people, into b[0..n); returns b: a whole number without decimals ("1591"),
+ * any other value with one ("0.5"); NaN or infinite "n/a" (DEFINITIONS "Numbers in reports"). */
+char *gd_format_per_step(char *b, size_t n, double v);
+
 /* Seconds now on the wall clock (CLOCK_REALTIME: Unix time, for timestamps
  * in output) and on the monotonic clock (CLOCK_MONOTONIC: for intervals and
  * deadlines, never jumps).  Never fail. */

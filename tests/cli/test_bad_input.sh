@@ -160,10 +160,50 @@ expect_rc 3; err_has "$TMP/README.md: byte 0: not a trace"; out_empty
 if grep -q "monitoring log\|prom log" "$TMP/err"; then nok "README.md: $(cat "$TMP/err")"; else ok; fi
 
 CASE="JSON array of numbers"
-# Chrome's array form holds event objects; [1,2] holds none: not a trace.
+# Chrome's array form holds event objects; [1,2] holds none: not a trace, naming its first
+# element's byte: '[' is byte 0, '1' byte 1.  (It was "the trace holds no events" from yajl and
+# "ends before its first complete event" from simdjson.)
 printf '[1,2]\n' >"$TMP/arr.json"
 run analyze --json "$TMP/arr.json"
-expect_rc 3; err_has "$TMP/arr.json"; out_empty
+expect_rc 3; err_has "$TMP/arr.json: byte 1: not a trace: a JSON array of numbers" "prof.export_chrome_trace"; out_empty
+
+CASE="JSON array of strings"
+printf '["a", "b"]\n' >"$TMP/arrs.json"
+run analyze --json "$TMP/arrs.json"
+expect_rc 3; err_has "$TMP/arrs.json: byte 1: not a trace: a JSON array of strings"; out_empty
+
+CASE="memory timeline export (array of arrays)"
+# PyTorch's export_memory_timeline to a .json file writes json.dump([times, sizes]): a list of
+# lists.  First element '[' at byte 1; the message names the memory timeline, not a cut trace.
+printf '[[0, 1000, 2000], [[0, 4096], [0, 8192], [4096, 8192]]]\n' >"$TMP/memtl.json"
+run analyze "$TMP/memtl.json"
+expect_rc 3; err_has "$TMP/memtl.json: byte 1: not a trace: a JSON array of arrays" "export_memory_timeline" \
+    "tensorboard_trace_handler"; out_empty
+if grep -q "ends before\|cut off\|holds no events" "$TMP/err"; then nok "memory timeline: $(cat "$TMP/err")"; else ok; fi
+
+CASE="raw memory timeline export, indented"
+# export_memory_timeline_raw: [time, action, [device type, index], bytes] lists; json.dump with
+# indent=2: '[' byte 0, '\n' byte 1, two blanks (2, 3), the first element's '[' at byte 4.
+printf '[\n  [\n    1700000000000,\n    2,\n    [\n      1,\n      0\n    ],\n    4096\n  ]\n]\n' >"$TMP/memraw.json"
+run analyze "$TMP/memraw.json"
+expect_rc 3; err_has "$TMP/memraw.json: byte 4: not a trace: a JSON array of arrays" "export_memory_timeline_raw"; out_empty
+
+CASE="memory timeline export, cut short"
+# cut inside its first list: still not a trace (not "the trace ends before its first event")
+printf '[[0, 1000' >"$TMP/memcut.json"
+run analyze "$TMP/memcut.json"
+expect_rc 3; err_has "$TMP/memcut.json: byte 1: not a trace: a JSON array of arrays"; out_empty
+
+CASE="bare event array with a broken event"
+# The array form with its second event broken: that event skipped, named at the 'b' of `bad`
+# (the first line is 53 bytes, its newline byte 53, '{"ph":"X", ' bytes 54..64: byte 65), the
+# other two kept, and the trace is not called cut off (it was, by both readers).
+printf '[{"ph":"X","name":"a","ts":1,"dur":2,"cat":"cpu_op"},\n{"ph":"X", bad},\n{"ph":"X","name":"b","ts":5,"dur":1,"cat":"cpu_op"}]\n' >"$TMP/barebroken.json"
+run analyze --json "$TMP/barebroken.json"
+expect_rc 0; err_has "1 malformed event(s) skipped; the first at byte 65"
+if grep -q "cut off" "$TMP/err"; then nok "bare array called cut off: $(cat "$TMP/err")"; else ok; fi
+jeq 'inp["events"]' 2
+jeq 'inp["truncated"]' False
 
 CASE="only NUL bytes"
 python3 -c 'import sys; open(sys.argv[1], "wb").write(b"\0" * 4096)' "$TMP/nul_only.json"

@@ -53,7 +53,12 @@ else:
     if sev:  # no kernel at all: cannot judge
         checks += [("bottleneck", v["bottleneck"], "unknown"),
                    ("verdict finding", v["finding"], "input_kernels_missing"),
-                   ("says the launch count", "%d kernel launch calls" % L in v["summary"], True)]
+                   ("says the launch count", "%d kernel launch calls" % L in v["summary"], True),
+                   # FINDINGS "Ranking": the note the verdict rests on ranks first, above the demoted
+                   # causes (the old binary ranked them first: sync_stall est. gain 84%, low), so
+                   # verdict.why has nothing to explain
+                   ("ranked first", d["findings"][0]["id"], "input_kernels_missing"),
+                   ("why", v["why"], None)]
         # the causes computed from the idle time are kept, demoted to low, their title saying why
         causes = [x for x in d["findings"] if x["kind"] == "cause" and x.get("est_gain") is not None]
         tail = ("(computed without the kernels, which were not recorded)" if K == 0 else
@@ -80,6 +85,10 @@ run_case() { # FILE LABEL WANT
     fi
 }
 K="$GD_TEST_DATA/ok_kernels_missing.json"
+# the text report: input_kernels_missing is finding 1 and the header says why it leads
+"$GPUDIAG" analyze --no-color "$K" > "$TMP/k.txt"
+if grep -q "^FINDINGS  the verdict's input finding first, then ranked by expected gain" "$TMP/k.txt" &&
+   grep -q '^ 1\. \[high\] input_kernels_missing$' "$TMP/k.txt"; then ok; else nok "text: $(grep -A1 '^FINDINGS' "$TMP/k.txt")"; fi
 for _mode in default yajl; do
     _nosj=""
     [ "$_mode" = yajl ] && _nosj=1

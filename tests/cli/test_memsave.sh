@@ -83,8 +83,9 @@ valcheck.run(checks, sys.argv[2], 1e-05)
 EOF2
 )
 check_both_readers "$GD_TEST_DATA/ok_lora.json" "$PY" && ok || nok "lora on ok_lora.json"
+# 4 GEMMs over 2 steps: 2 per step, whole, so no decimal (DEFINITIONS "Numbers in reports"; was "2.0")
 "$GPUDIAG" analyze "$GD_TEST_DATA/ok_lora.json" > "$TMP/lora.txt"
-grep -q 'LORA  rank 16 adapters: 4 GEMMs (2.0 per step), 5.0 us each, 8.9% of GEMM time, 13.42 TFLOP/s' "$TMP/lora.txt" \
+grep -q 'LORA  rank 16 adapters: 4 GEMMs (2 per step), 5.0 us each, 8.9% of GEMM time, 13.42 TFLOP/s' "$TMP/lora.txt" \
     && ok || nok "lora text line"
 # without the B projections the A ones (width -> 16) have no partner: a classifier head, not LoRA
 python3 - "$GD_TEST_DATA/ok_lora.json" "$TMP/no_b.json" <<'PY'

@@ -15,8 +15,11 @@
 # 2. tests/data/ok_idle_causes.json: sync_stall (0.2) is first and leads -> finding
 #    sync_stall, why null (host_overhead: 0.43 less the host time inside the queued gap, 0.2,
 #    and inside the sync gap, 0.2, is 0.03 < 0.15: none; see test_queued.sh).
-# 3. tests/data/ok_cpu_only.json: no GPU op; dataloader_stall (a cause) ranks before the
-#    note cpu_only_trace, which the verdict rests on -> why: no GPU activity to weigh it.
+# 3. tests/data/ok_cpu_only.json: no GPU op; the verdict rests on the note cpu_only_trace, which
+#    therefore ranks first (FINDINGS "Ranking"), dataloader_stall (a cause) second -> why null
+#    (it used to rank dataloader_stall first, why "no GPU activity to weigh it against").
+# 6. Every golden JSON report (tests/golden/*.json) whose verdict rests on a finding of kind
+#    input has that finding first.
 # 4. tests/data/ok_idle_nocause.json: one finding, single_step (a note on the input); the verdict
 #    ("no visible cause") rests on none -> finding null, why "single_step ... note on the input".
 # 5. tests/data/ok_recompute.json: no_tensor_cores (0.32) and recompute_cost (170 us of recompute
@@ -63,10 +66,11 @@ check "$GD_TEST_DATA/ok_idle_causes.json" "$HDR"'
 valcheck.run([("first", d["findings"][0]["id"], "sync_stall"), ("finding", v["finding"], "sync_stall"),
               ("why", v["why"], None)], sys.argv[2])'
 check "$GD_TEST_DATA/ok_cpu_only.json" "$HDR"'
-valcheck.run([("first", d["findings"][0]["id"], "dataloader_stall"), ("finding", v["finding"], "cpu_only_trace"),
+valcheck.run([("first", d["findings"][0]["id"], "cpu_only_trace"), ("finding", v["finding"], "cpu_only_trace"),
               ("bottleneck", v["bottleneck"], "unknown"),
-              ("why", why, "dataloader_stall ranks first but the trace has no GPU activity to weigh it against; "
-                           "the verdict rests on cpu_only_trace")], sys.argv[2])'
+              # FINDINGS "Ranking": the input note the verdict rests on ranks first (dataloader_stall,
+              # the cause that ranked first before, is second), so verdict.why is null
+              ("second", d["findings"][1]["id"], "dataloader_stall"), ("why", v["why"], None)], sys.argv[2])'
 check "$GD_TEST_DATA/ok_idle_nocause.json" "$HDR"'
 valcheck.run([("ids", [x["id"] for x in d["findings"]], ["single_step"]), ("finding", v["finding"], None),
               ("why", why.startswith("single_step ranks first but is a note on the input, not a cause; the verdict rests on no finding"), True)],
@@ -85,4 +89,20 @@ if grep -q '(finding <code>host_overhead</code>)' "$TMP/r.html" &&
 else
     echo "FAIL: HTML verdict lacks the finding or the why line"; rc=1
 fi
+# 6. the ranking rule over every golden report
+if python3 - "$GD_TEST_DATA/../golden" <<'EOF6'
+import glob, json, sys
+bad, n = [], 0
+for p in sorted(glob.glob(sys.argv[1] + "/*.json")):
+    d = json.load(open(p))
+    v, fs = d.get("verdict") or {}, d.get("findings") or []
+    k = {f["id"]: f["kind"] for f in fs}
+    if v.get("finding") and k.get(v["finding"]) == "input":
+        n += 1
+        if fs[0]["id"] != v["finding"] or v.get("why") is not None:
+            bad.append(p)
+print("golden input verdicts: %d, misranked: %s" % (n, bad or "none"))
+sys.exit(1 if bad or n == 0 else 0)
+EOF6
+then :; else echo "FAIL: a verdict's input finding is not ranked first"; rc=1; fi
 exit $rc

@@ -1,0 +1,79 @@
+#!/bin/sh
+# test_wording.sh — wording of the reports seen wrong on real inputs (docs/REPORT.md "Wording of the
+# text report"; DEFINITIONS "Numbers in reports"), values by hand:
+# 1. tests/data/ok_kernels_missing.json: a Tesla V100-SXM2-16GB (no BF16: FP16 is its training
+#    dtype) with 0 kernels: the GPU table line reads "125.0 TFLOP/s fp16 peak" (the V100's dense
+#    FP16 Tensor Core peak, 125 TFLOP/s) and summary.mfu_dtype is "fp16" (was "?" and null).
+# 2. Counts per step: ok_idle_causes.json has 1 cudaStreamSynchronize in 1 step -> "(1 call per
+#    step)" in sync_stall's title and "host sync calls: 1 per step" (was "1.0 calls"/"1.0 per
+#    step"); ok_allocator_churn.json: 2 cudaMalloc and 1 cudaFree in the 2 steps after the first
+#    (test_memory.sh) -> "1 cudaMalloc and 0.5 cudaFree calls per step" (was "1.0 cudaMalloc").
+# 3. Agreement: one event without "cat" beside a CPU op -> "1 complete event carries no category"
+#    (cpu_only_trace's title) and "1 event carries no category" (the verdict); ok_profiler_ranges.json
+#    cut to its first cuda_profiler_range event -> "1 CUPTI range-profiler event (...) carries
+#    counters" (all were "carry").
+# 4. tests/data/monlog/dmon_jpg_ofa.log: two GPUs busy on their video engines -> "GPU 0 and other
+#    GPUs work on their video engines", "while their SMs" (was "works on its").
+GD_TMP_TAG=wording
+# shellcheck source=tests/cli/common.sh
+. "$(cd "$(dirname "$0")" && pwd)/common.sh"
+PASS=0
+FAIL=0
+D=$GD_TEST_DATA
+# has FILE TEXT: FILE contains the fixed string TEXT
+has() { if grep -qF -- "$2" "$1"; then ok; else nok "$(basename "$1") lacks: $2"; fi; }
+hasnt() { if grep -qF -- "$2" "$1"; then nok "$(basename "$1") has: $2"; else ok; fi; }
+# jeq FILE EXPR WANT: python expression over the report d equals WANT (a python literal)
+jeq() {
+    if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) == eval(sys.argv[3]) else 1)' "$@"
+    then ok; else nok "$(basename "$1"): $2 != $3"; fi
+}
+
+CASE="peak without kernels"
+"$GPUDIAG" analyze --no-color "$D/ok_kernels_missing.json" > "$TMP/k.txt" 2>/dev/null
+"$GPUDIAG" analyze --json "$D/ok_kernels_missing.json" > "$TMP/k.json" 2>/dev/null
+has "$TMP/k.txt" "Tesla V100-SXM2-16GB: 125.0 TFLOP/s fp16 peak, 900 GB/s"
+hasnt "$TMP/k.txt" "? peak"
+jeq "$TMP/k.json" 'd["summary"]["mfu_dtype"]' '"fp16"'
+
+CASE="counts per step"
+"$GPUDIAG" analyze --no-color "$D/ok_idle_causes.json" > "$TMP/i.txt" 2>/dev/null
+"$GPUDIAG" analyze --json "$D/ok_idle_causes.json" > "$TMP/i.json" 2>/dev/null
+jeq "$TMP/i.json" '[f["title"].split("sync call ")[1][:18] for f in d["findings"] if f["id"] == "sync_stall"]' '["(1 call per step);"]'
+has "$TMP/i.txt" "host sync calls: 1 per step,"
+"$GPUDIAG" analyze --json "$D/ok_allocator_churn.json" > "$TMP/a.json" 2>/dev/null
+jeq "$TMP/a.json" '[f["title"].split(": ")[1][:44] for f in d["findings"] if f["id"] == "allocator_churn"]' \
+    '["1 cudaMalloc and 0.5 cudaFree calls per step"]'
+
+CASE="one event carries"
+cat > "$TMP/uncat.json" <<'EOT'
+{"traceEvents":[
+{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":100,"dur":50},
+{"ph":"X","name":"volta_sgemm_128x64_nn","pid":1,"tid":7,"ts":110,"dur":20}
+]}
+EOT
+"$GPUDIAG" analyze --json "$TMP/uncat.json" > "$TMP/u.json" 2>/dev/null
+jeq "$TMP/u.json" '[f["title"][:64] for f in d["findings"] if f["id"] == "cpu_only_trace"]' \
+    '["No GPU activity recognised: 1 complete event carries no category"]'
+jeq "$TMP/u.json" 'd["verdict"]["summary"][:70]' '"No GPU activity recognised, but 1 event carries no category: device wo"'
+python3 - "$D/ok_profiler_ranges.json" "$TMP/pr.json" <<'EOT'
+import json, sys
+d = json.load(open(sys.argv[1]))
+seen = []
+def keep(e):
+    if e.get("cat") != "cuda_profiler_range":
+        return True
+    seen.append(e)
+    return len(seen) == 1
+d["traceEvents"] = [e for e in d["traceEvents"] if keep(e)]
+json.dump(d, open(sys.argv[2], "w"))
+EOT
+"$GPUDIAG" analyze --json "$TMP/pr.json" > "$TMP/p.json" 2>/dev/null
+jeq "$TMP/p.json" '[f["title"][:90] for f in d["findings"] if f["id"] == "input_profiler_ranges"]' \
+    '["1 CUPTI range-profiler event (cuda_profiler_range, one per kernel) carries counters, not t"]'
+
+CASE="video verdict of several GPUs"
+"$GPUDIAG" analyze --json "$D/monlog/dmon_jpg_ofa.log" > "$TMP/v.json" 2>/dev/null
+jeq "$TMP/v.json" 'd["verdict"]["summary"][:53]' '"GPU 0 and other GPUs work on their video engines (enc"'
+jeq "$TMP/v.json" '"while their SMs are little used" in d["verdict"]["summary"]' 'True'
+finish
