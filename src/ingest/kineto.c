@@ -307,6 +307,10 @@ static const char *not_a_trace_hint(const reader *r)
         i++;
     if (i < n && (d[i] == '{' || d[i] == '['))
         return "";
+    static const char lfs[] = "version https://git-lfs.github.com/spec/";
+    if (n - i >= sizeof lfs - 1 && memcmp(d + i, lfs, sizeof lfs - 1) == 0)
+        return " (this is a Git LFS pointer, not the file it stands for: the repository was cloned without "
+               "Git LFS; fetch the file with `git lfs pull`)";
     /* the header lines of dmon ("# gpu"), dcgmi dmon ("#Entity") and Prometheus
      * text ("# HELP", "# TYPE"); not any '#' (a Markdown file starts so) */
     static const char *const heads[] = {"# gpu ", "#Entity", "# Entity", "# HELP ", "# TYPE "};

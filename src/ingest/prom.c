@@ -461,8 +461,10 @@ gpudiag_status gd_read_prom(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
     return st;
 }
 
-/* "name{labels} value [timestamp]": the reader's own rule (parse_sample), so
- * that prose such as README's "gpudiag 0.1.0  examples/..." is not a sample */
+/* "name{labels} value [timestamp]" with a metric the reader maps: the
+ * reader's own rule (parse_sample), so that prose such as README's "gpudiag
+ * 0.1.0  examples/..." is not a sample, nor any other "word number" line (a
+ * Git LFS pointer's "size 48627712"; DEFINITIONS "Reading") */
 static int line_is_prom_sample(const char *s, size_t n)
 {
     size_t i = 0;
@@ -471,6 +473,11 @@ static int line_is_prom_sample(const char *s, size_t n)
     while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == ':'))
         i++;
     if (i < n && s[i] != '{' && s[i] != ' ')
+        return 0;
+    int metric;
+    double scale;
+    map_name(s, i, &metric, &scale);
+    if (metric == P_IGNORE)
         return 0;
     prom_sample sm;
     return parse_sample(s, n, i, &sm) == 0;

@@ -159,6 +159,20 @@ run analyze "$TMP/README.md"
 expect_rc 3; err_has "$TMP/README.md: byte 0: not a trace"; out_empty
 if grep -q "monitoring log\|prom log" "$TMP/err"; then nok "README.md: $(cat "$TMP/err")"; else ok; fi
 
+CASE="a Git LFS pointer (cloned without git lfs)"
+# Three "key value" lines; "size 48627712" looks like a Prometheus sample of a metric named "size",
+# which no GPU log has: the old binary read it as a prom log of 1 sample on "GPU -1" and exited 0.
+# Not a trace, exit 3, and the error names the pointer and `git lfs pull`.
+printf 'version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 48627712\n' >"$TMP/lfs.sqlite"
+run analyze "$TMP/lfs.sqlite"
+expect_rc 3; err_has "$TMP/lfs.sqlite: byte 0: not a trace" "Git LFS pointer" "git lfs pull"; out_empty
+
+CASE="two 'word number' lines are no Prometheus log"
+# "size 5" parses as name value, but "size" is no metric a GPU log carries (DEFINITIONS "Reading").
+printf 'hello world\nsize 5\n' >"$TMP/two.txt"
+run analyze "$TMP/two.txt"
+expect_rc 3; err_has "$TMP/two.txt: byte 0: not a trace"; out_empty
+
 CASE="JSON array of numbers"
 # Chrome's array form holds event objects; [1,2] holds none: not a trace, naming its first
 # element's byte: '[' is byte 0, '1' byte 1.  (It was "the trace holds no events" from yajl and
