@@ -33,10 +33,11 @@
 #define GD_KERNEL_WAIT_NS 30000      /* HTA consecutive_kernel_delay: 30 µs in practice */
 #define GD_QUEUED_LATE_NS 100000     /* queued inside a gap, then waited >= 100 µs: far beyond a launch's latency */
 #define GD_SYNC_SLACK_NS 5000        /* a sync returns a few µs after the GPU drains */
+#define GD_LONG_CALL_US 100          /* a non-sync runtime call this long can hold a gap after a sync (rule 1) */
 #define GD_MAX_LAUNCH_QUEUE 1024     /* HTA: CUDA_MAX_LAUNCH_QUEUE_PER_STREAM */
 
 enum { HOST_SYNC = 0, HOST_DATALOADER, HOST_COMM, HOST_OPTIMIZER, HOST_OTHER, HOST_COMPILE, HOST_WARMUP, HOST_COALESCE,
-       HOST_FIRST_CALL, HOST_MPI, HOST_ROLE, HOST_SETS }; /* HOST_ROLE: runtime calls and CPU Exec ops (TBP's host roles) */
+       HOST_FIRST_CALL, HOST_MPI, HOST_ROLE, HOST_LONG_CALL, HOST_SETS }; /* HOST_ROLE: runtime calls and CPU Exec ops (TBP's host roles) */
 
 /* Host activity whose name shows torch.compile at work (DEFINITIONS "Idle gaps
  * and their causes", rule 0).  Not "TorchDynamo Cache Lookup" (the guard check
@@ -1024,6 +1025,9 @@ static int host_call_sets(idle_ctx *ic)
         }
         if (gd_iv_push(&host[HOST_OTHER], rt->ts_ns, e) || gd_iv_push(&host[HOST_ROLE], rt->ts_ns, e))
             return -1;
+        if (!(gd_name_flags(a, rt->name_id) & NF_SYNC) && e - rt->ts_ns >= GD_LONG_CALL_US * 1000 &&
+            gd_iv_push(&host[HOST_LONG_CALL], rt->ts_ns, e))
+            return -1;
         if ((gd_name_flags(a, rt->name_id) & NF_WAIT_EVENT) && !gd_vec_push(&ic->waits, &rt->ts_ns))
             return -1;
     }
@@ -1262,7 +1266,7 @@ static void gap_neighbours(idle_ctx *ic, gap_cursor *cur, const gd_iv *gap, op_l
 /* The cause of a gap the host side explains (rules 1-3, after the GPU-side
  * ones): a sync call in progress when the GPU went idle (the host at
  * sy[j]), unless it returned within the first half and a specific activity
- * then holds most of the gap; else the specific activity covering at least
+ * or long non-sync runtime calls then hold most of the gap; else the specific activity covering at least
  * half of it (*coalesce when that is coalescing); else other host work
  * (late to launch); else other.  Adds r->sync_host_us for a sync. */
 static gpudiag_idle_cause host_cause(idle_ctx *ic, gap_cursor *cur, const gd_iv *gap, size_t j, int *coalesce)
@@ -1288,7 +1292,10 @@ static gpudiag_idle_cause host_cause(idle_ctx *ic, gap_cursor *cur, const gd_iv 
             spec_coalesce = order[o] == HOST_COALESCE;
         }
     }
-    if (in_sync && !(best > 0 && 2 * sync_part < len)) {
+    /* ... or the host sat in long runtime/driver calls after it returned (rule 1) */
+    int in_calls = in_sync && best == 0 && 2 * sync_part < len &&
+                   2 * overlap(&host[HOST_LONG_CALL], &cur->hint[HOST_LONG_CALL], gap->s, gap->e) >= len;
+    if (in_sync && !(best > 0 && 2 * sync_part < len) && !in_calls) {
         ic->a->r->sync_host_us += ns_to_us(overlap(&host[HOST_ROLE], &cur->hint[HOST_ROLE], gap->s, gap->e));
         return GPUDIAG_IDLE_SYNC;
     }
