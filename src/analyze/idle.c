@@ -603,9 +603,26 @@ out:
     return rc;
 }
 
+/* Whether the trace can hold the process's first calls of an API: no step
+ * marker, or one numbered 0.  The profiler numbers the steps from 0 at its
+ * creation, so a first marker ProfilerStep#N with N >= 1 says N iterations ran
+ * before the trace began, their calls included (DEFINITIONS rule 0). */
+static int from_process_start(const gpudiag_trace *t)
+{
+    int later = 0;
+    for (size_t i = 0; i < t->host_steps.len; i++) {
+        int64_t num = ((const gd_host_step *)gd_vec_at(&t->host_steps, i))->number;
+        if (num == 0)
+            return 1;
+        later |= num > 0;
+    }
+    return !later;
+}
+
 /* One-off first calls (DEFINITIONS "Idle gaps and their causes", rule 0): a
- * runtime/driver call that is the first call of its API name, or the first
- * launch of its kernel name, and lasts >= GD_FIRST_CALL_MIN_US and >=
+ * runtime/driver call that is the first call of its API name (when the trace
+ * starts with the process: from_process_start), or the first launch of its
+ * kernel name, and lasts >= GD_FIRST_CALL_MIN_US and >=
  * GD_FIRST_CALL_MEDIAN_X x the median duration of its API's other calls, the longest left out (lazy module
  * loading, JIT, first-use initialisation).  Sync calls are left out: their
  * length is the GPU's queued work.  Their intervals go to *out (unmerged). */
@@ -650,9 +667,10 @@ static int first_calls(actx *a, gd_vec *out)
         if (!*f || rts[i].ts_ns < rts[*f - 1].ts_ns)
             *f = (uint32_t)i + 1;
     }
-    for (size_t i = 0; i < nn; i++)
-        if (first_api[i])
-            cand[first_api[i] - 1] = 1;
+    if (from_process_start(t))
+        for (size_t i = 0; i < nn; i++)
+            if (first_api[i])
+                cand[first_api[i] - 1] = 1;
     for (size_t i = 0; i < t->gpu_ops.len; i++) {
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
         if (op->kind != GD_GPU_KERNEL || !(op->flags & GD_GF_HAS_CORR))
