@@ -952,6 +952,12 @@ typedef struct gpudiag_report {
     /** median and largest offset (call start − kernel start) over those kernels, µs; NaN when none */
     double launch_skew_median_us;
     double launch_skew_max_us;
+    /** the largest offset (call start − kernel start) over the first / last ceil(n/10) of the n
+     *  linked kernels by GPU start, µs: a lower bound of the clock skew at the trace's start / end
+     *  (DEFINITIONS "Kernels", skew size and drift); negative when they all start after their
+     *  calls; NaN when no kernel is linked */
+    double launch_skew_first_us;
+    double launch_skew_last_us;
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */

@@ -425,14 +425,25 @@ static void input_gpu_clock_skew(fbuilder *b)
     gd_fb_ev(f, "share", share);
     gd_fb_ev(f, "median_offset_us", r->launch_skew_median_us);
     gd_fb_ev(f, "max_offset_us", r->launch_skew_max_us);
-    char off[32], mx[32];
+    gd_fb_ev(f, "first_tenth_offset_us", r->launch_skew_first_us);
+    gd_fb_ev(f, "last_tenth_offset_us", r->launch_skew_last_us);
+    char off[32], mx[32], a[32], z[32], drift[160] = "";
     gd_format_us(off, sizeof off, r->launch_skew_median_us, "us");
     gd_format_us(mx, sizeof mx, r->launch_skew_max_us, "us");
+    /* a kernel cannot start before its call: the largest offset is a lower bound of the skew; the
+     * tenths' offsets apart: it drifts (DEFINITIONS "Kernels", skew size and drift) */
+    double d = fabs(r->launch_skew_last_us - r->launch_skew_first_us);
+    if (d > GD_CLOCK_DRIFT_US &&
+        d > GD_CLOCK_DRIFT_SHARE * fmax(fabs(r->launch_skew_first_us), fabs(r->launch_skew_last_us)))
+        snprintf(drift, sizeof drift,
+                 "; the skew drifts from %s (first tenth of the kernels) to %s (last tenth) over the trace",
+                 gd_format_us(a, sizeof a, r->launch_skew_first_us, "us"),
+                 gd_format_us(z, sizeof z, r->launch_skew_last_us, "us"));
     gd_fb_text(b, f,
          gd_format("%llu of %llu kernels (%.0f%%) start before their own launch call (median %s, up to %s "
-                   "early): the GPU and host clocks of this trace disagree by ~%s, so launch delays (clipped at "
-                   "0: a lower bound) and the host/GPU attribution of idle time are unreliable",
-                   (unsigned long long)n, (unsigned long long)r->linked_kernels, 100.0 * share, off, mx, off),
+                   "early): the GPU and host clocks of this trace disagree by at least %s, so launch delays "
+                   "(clipped at 0: a lower bound) and the host/GPU attribution of idle time are unreliable%s",
+                   (unsigned long long)n, (unsigned long long)r->linked_kernels, 100.0 * share, off, mx, mx, drift),
          r->input.nsys.present
              ? gd_format("A kernel cannot start before the call that launches it, and Nsight Systems records both on "
                          "one clock, so the export itself is suspect: profile again with a current nsys and export "
