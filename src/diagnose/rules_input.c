@@ -602,6 +602,33 @@ static void input_steps(fbuilder *b)
     }
 }
 
+/* Runtime calls of several processes sharing correlation ids (DEFINITIONS "Time and events",
+ * correlation ids of several processes): those ids were joined to nothing. */
+static void input_processes_merged(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    if (!r->corr_ambiguous_ids)
+        return;
+    gpudiag_finding *f = rf_add(b, GD_F_input_processes_merged, GPUDIAG_SEV_MEDIUM, NAN);
+    gd_fb_ev(f, "host_processes", (double)r->host_processes);
+    gd_fb_ev(f, "ambiguous_ids", (double)r->corr_ambiguous_ids);
+    gd_fb_ev(f, "ambiguous_calls", (double)r->corr_ambiguous_calls);
+    gd_fb_ev(f, "gpu_ops_unjoined", (double)r->corr_ambiguous_ops);
+    gd_fb_text(b, f,
+         gd_format("Runtime calls of %s%u host processes share %llu correlation id%s (%llu calls): the trace "
+                   "merges several processes, and correlation ids are per process, so the %llu GPU op%s with "
+                   "those ids %s joined to no launch call (left out of launch delays and the causes that follow "
+                   "a launch call; still counted as GPU time)",
+                   r->host_processes >= GD_RT_PIDS_MAX ? "at least " : "", r->host_processes,
+                   (unsigned long long)r->corr_ambiguous_ids, r->corr_ambiguous_ids == 1 ? "" : "s",
+                   (unsigned long long)r->corr_ambiguous_calls, (unsigned long long)r->corr_ambiguous_ops,
+                   r->corr_ambiguous_ops == 1 ? "" : "s", r->corr_ambiguous_ops == 1 ? "was" : "were"),
+         gd_format("A profiler trace holds one process: its GPU ops name their device, not the process that "
+                   "launched them, so a kernel with an id two processes used cannot be matched to its call. "
+                   "Analyse each process's trace as its own file (one file per rank: `gpudiag analyze DIR` "
+                   "gives the per-rank and cross-rank report) instead of a concatenated one."));
+}
+
 /* Tables or columns missing from an Nsight Systems export. */
 static void input_schema_gaps(fbuilder *b)
 {
@@ -632,6 +659,7 @@ void gd_rule_input(fbuilder *b, const gpudiag_trace *t)
     input_gpu_inferred(b);
     input_python_tracer(b, t);
     input_kernels_missing(b, t);
+    input_processes_merged(b);
     input_gpu_clock_skew(b);
     input_no_gpu_or_steps(b, t);
     input_steps(b);
