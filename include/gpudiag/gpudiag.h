@@ -952,6 +952,21 @@ typedef struct gpudiag_report {
     /** median and largest offset (call start − kernel start) over those kernels, µs; NaN when none */
     double launch_skew_median_us;
     double launch_skew_max_us;
+    /** the largest offset (call start − kernel start) over the first / last ceil(n/10) of the n
+     *  linked kernels by GPU start, µs: a lower bound of the clock skew at the trace's start / end
+     *  (DEFINITIONS "Kernels", skew size and drift); negative when they all start after their
+     *  calls; NaN when no kernel is linked */
+    double launch_skew_first_us;
+    double launch_skew_last_us;
+    /** Correlation ids of several processes (DEFINITIONS "Time and events"; finding
+     *  input_processes_merged): host pids of the runtime/driver calls (counted up to 8; 0 when
+     *  the reader names none), and, when there are two or more, the correlation ids carried by
+     *  two or more calls (ambiguous: joined to nothing), those calls, and the GPU ops with those
+     *  ids (counted in gpu_ops_unlinked). 0 when none. */
+    uint32_t host_processes;
+    uint64_t corr_ambiguous_ids;
+    uint64_t corr_ambiguous_calls;
+    uint64_t corr_ambiguous_ops;
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */

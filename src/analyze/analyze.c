@@ -286,6 +286,33 @@ static void build_summary(actx *a)
 
 /* ---- entry point ---------------------------------------------------------- */
 
+/* Runtime calls of two or more processes (DEFINITIONS "Time and events", correlation ids of
+ * several processes): a correlation id on two or more calls cannot name the call that launched
+ * its ops. Its calls leave a->rt_index, so they and its ops join nothing; counted into the report. */
+static void drop_ambiguous_ids(actx *a)
+{
+    gpudiag_report *r = a->r;
+    size_t w = 0, k = 0;
+    for (size_t j = 0; j < a->nrt_index;) {
+        int64_t c = a->rt_index[j].correlation;
+        size_t e = j + 1;
+        while (e < a->nrt_index && a->rt_index[e].correlation == c)
+            e++;
+        if (e - j == 1) {
+            a->rt_index[w++] = a->rt_index[j];
+        } else {
+            r->corr_ambiguous_ids++;
+            r->corr_ambiguous_calls += e - j;
+            while (k < a->ncorr && a->corr[k].correlation < c)
+                k++;
+            for (; k < a->ncorr && a->corr[k].correlation == c; k++)
+                r->corr_ambiguous_ops++;
+        }
+        j = e;
+    }
+    a->nrt_index = w;
+}
+
 static int build_corr_index(actx *a)
 {
     const gpudiag_trace *t = a->t;
@@ -345,6 +372,9 @@ static int build_corr_index(actx *a)
     a->ncorr = k;
     if (gd_radix_sort_i64(a->corr, k, sizeof *a->corr, offsetof(corr_entry, correlation)) != 0)
         qsort(a->corr, k, sizeof *a->corr, cmp_corr); /* stable radix keeps op order within a correlation */
+    a->r->host_processes = t->rt_pid_count;
+    if (t->rt_pid_count >= 2)
+        drop_ambiguous_ids(a);
     link_ops_to_runtimes(a);
     return 0;
 }

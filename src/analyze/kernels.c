@@ -176,6 +176,32 @@ oom:
  * Larger than the µs inversions of tightly clustered launches (pytorch/kineto#1380). */
 #define GD_CLOCK_SKEW_NS 50000
 
+/* A linked kernel's GPU start and its offset (call start − kernel start), ns; sorted by start. */
+typedef struct {
+    int64_t ts;
+    int64_t off;
+} skew_rec;
+
+/* The largest offset over the first and the last ceil(n/10) of the n records by GPU start (ties:
+ * trace order), into r (DEFINITIONS "Kernels", skew size and drift); NaN when n is 0. */
+static void skew_tenths(skew_rec *k, size_t n, gpudiag_report *r)
+{
+    if (!n)
+        return;
+    if (gd_radix_sort_i64(k, n, sizeof *k, offsetof(skew_rec, ts)) != 0)
+        qsort(k, n, sizeof *k, gd_cmp_i64); /* ts is the first member; scratch short: ties unordered */
+    size_t t = (n + 9) / 10;
+    int64_t first = k[0].off, last = k[n - 1].off;
+    for (size_t i = 1; i < t; i++) {
+        if (k[i].off > first)
+            first = k[i].off;
+        if (k[n - 1 - i].off > last)
+            last = k[n - 1 - i].off;
+    }
+    r->launch_skew_first_us = ns_to_us(first);
+    r->launch_skew_last_us = ns_to_us(last);
+}
+
 int gd_build_launch_stats(actx *a)
 {
     const gpudiag_trace *t = a->t;
@@ -184,9 +210,11 @@ int gd_build_launch_stats(actx *a)
     double *delays = malloc(2 * (nops + 1) * sizeof *delays);
     double *early = delays ? delays + nops + 1 : NULL; /* offsets of the kernels before their launch, µs */
     uint8_t *gpu_idle = idle_before(t);
-    if (!delays || !gpu_idle) {
+    skew_rec *sk = malloc((nops + 1) * sizeof *sk); /* every linked kernel, for skew_tenths */
+    if (!delays || !gpu_idle || !sk) {
         free(delays);
         free(gpu_idle);
+        free(sk);
         return -1;
     }
     /* Optimizer.step host intervals, merged, for the optimizer statistics */
@@ -202,6 +230,7 @@ int gd_build_launch_stats(actx *a)
             gd_vec_free(&optv);
             free(delays);
             free(gpu_idle);
+            free(sk);
             return -1;
         }
     }
@@ -211,7 +240,7 @@ int gd_build_launch_stats(actx *a)
         gd_iv span = {a->hspan_s, a->hspan_e}; /* host time: the host steps (DEFINITIONS "Steps" 4) */
         r->optimizer_time_us = ns_to_us(gd_iv_intersect_len(opt, optv.len, &span, 1));
     }
-    size_t nd = 0, nshort = 0, nearly = 0;
+    size_t nd = 0, nshort = 0, nearly = 0, nsk = 0;
     for (size_t i = 0; i < nops; i++) {
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
         const gd_runtime *rt = gd_runtime_of_op(a, i);
@@ -219,6 +248,8 @@ int gd_build_launch_stats(actx *a)
             r->gpu_ops_unlinked++; /* no launch call: HTA's join drops it, gpudiag keeps it */
         if (op->kind != GD_GPU_KERNEL || !rt)
             continue;
+        sk[nsk].ts = op->ts_ns;
+        sk[nsk++].off = rt->ts_ns - op->ts_ns;
         r->linked_kernels++;
         int64_t rdur = gd_rt_dur(t, rt);
         if (rt->ts_ns - op->ts_ns > GD_CLOCK_SKEW_NS) /* physically impossible: the clocks disagree */
@@ -258,9 +289,11 @@ int gd_build_launch_stats(actx *a)
         r->launch_skew_median_us = st.median;
         r->launch_skew_max_us = st.max;
     }
+    skew_tenths(sk, nsk, r);
     gd_vec_free(&optv);
     free(delays);
     free(gpu_idle);
+    free(sk);
     return 0;
 }
 

@@ -24,6 +24,8 @@
 #define GD_KERNELS_JOINED_HIGH 0.50     /* ... fewer than this share: most kernels missing, the verdict cannot be judged (high) */
 #define GD_CLOCK_SKEW_MIN_KERNELS 10    /* kernels starting > 50 us before their launch call: GPU and host clocks disagree (DEFINITIONS "Kernels", kernels before their launch) */
 #define GD_CLOCK_SKEW_MIN_SHARE 0.10    /* ... and at least this share of the linked kernels (input_gpu_clock_skew) */
+#define GD_CLOCK_DRIFT_US 50.0          /* the largest offsets of the first and last tenth of the linked kernels differ by more than this ... */
+#define GD_CLOCK_DRIFT_SHARE 0.25       /* ... and by more than this share of the larger: the skew drifts (DEFINITIONS "Kernels", skew size and drift) */
 #define GD_PYTRACER_DENSE_PER_MS 10.0  /* python_function events per ms of the steps span: the Python tracer inflates host time (DEFINITIONS "Time and events") */
 #define GD_COMM_KIND_DOMINANT 0.5      /* below this share the largest kind of collective is called one of a mix */
 #define GD_COMM_KIND_NEAR_TIE 0.01     /* the two largest kinds' shares within this (1 percentage point): about equal */

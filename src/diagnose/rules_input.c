@@ -425,14 +425,25 @@ static void input_gpu_clock_skew(fbuilder *b)
     gd_fb_ev(f, "share", share);
     gd_fb_ev(f, "median_offset_us", r->launch_skew_median_us);
     gd_fb_ev(f, "max_offset_us", r->launch_skew_max_us);
-    char off[32], mx[32];
+    gd_fb_ev(f, "first_tenth_offset_us", r->launch_skew_first_us);
+    gd_fb_ev(f, "last_tenth_offset_us", r->launch_skew_last_us);
+    char off[32], mx[32], a[32], z[32], drift[160] = "";
     gd_format_us(off, sizeof off, r->launch_skew_median_us, "us");
     gd_format_us(mx, sizeof mx, r->launch_skew_max_us, "us");
+    /* a kernel cannot start before its call: the largest offset is a lower bound of the skew; the
+     * tenths' offsets apart: it drifts (DEFINITIONS "Kernels", skew size and drift) */
+    double d = fabs(r->launch_skew_last_us - r->launch_skew_first_us);
+    if (d > GD_CLOCK_DRIFT_US &&
+        d > GD_CLOCK_DRIFT_SHARE * fmax(fabs(r->launch_skew_first_us), fabs(r->launch_skew_last_us)))
+        snprintf(drift, sizeof drift,
+                 "; the skew drifts from %s (first tenth of the kernels) to %s (last tenth) over the trace",
+                 gd_format_us(a, sizeof a, r->launch_skew_first_us, "us"),
+                 gd_format_us(z, sizeof z, r->launch_skew_last_us, "us"));
     gd_fb_text(b, f,
          gd_format("%llu of %llu kernels (%.0f%%) start before their own launch call (median %s, up to %s "
-                   "early): the GPU and host clocks of this trace disagree by ~%s, so launch delays (clipped at "
-                   "0: a lower bound) and the host/GPU attribution of idle time are unreliable",
-                   (unsigned long long)n, (unsigned long long)r->linked_kernels, 100.0 * share, off, mx, off),
+                   "early): the GPU and host clocks of this trace disagree by at least %s, so launch delays "
+                   "(clipped at 0: a lower bound) and the host/GPU attribution of idle time are unreliable%s",
+                   (unsigned long long)n, (unsigned long long)r->linked_kernels, 100.0 * share, off, mx, mx, drift),
          r->input.nsys.present
              ? gd_format("A kernel cannot start before the call that launches it, and Nsight Systems records both on "
                          "one clock, so the export itself is suspect: profile again with a current nsys and export "
@@ -591,6 +602,33 @@ static void input_steps(fbuilder *b)
     }
 }
 
+/* Runtime calls of several processes sharing correlation ids (DEFINITIONS "Time and events",
+ * correlation ids of several processes): those ids were joined to nothing. */
+static void input_processes_merged(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    if (!r->corr_ambiguous_ids)
+        return;
+    gpudiag_finding *f = rf_add(b, GD_F_input_processes_merged, GPUDIAG_SEV_MEDIUM, NAN);
+    gd_fb_ev(f, "host_processes", (double)r->host_processes);
+    gd_fb_ev(f, "ambiguous_ids", (double)r->corr_ambiguous_ids);
+    gd_fb_ev(f, "ambiguous_calls", (double)r->corr_ambiguous_calls);
+    gd_fb_ev(f, "gpu_ops_unjoined", (double)r->corr_ambiguous_ops);
+    gd_fb_text(b, f,
+         gd_format("Runtime calls of %s%u host processes share %llu correlation id%s (%llu calls): the trace "
+                   "merges several processes, and correlation ids are per process, so the %llu GPU op%s with "
+                   "those ids %s joined to no launch call (left out of launch delays and the causes that follow "
+                   "a launch call; still counted as GPU time)",
+                   r->host_processes >= GD_RT_PIDS_MAX ? "at least " : "", r->host_processes,
+                   (unsigned long long)r->corr_ambiguous_ids, r->corr_ambiguous_ids == 1 ? "" : "s",
+                   (unsigned long long)r->corr_ambiguous_calls, (unsigned long long)r->corr_ambiguous_ops,
+                   r->corr_ambiguous_ops == 1 ? "" : "s", r->corr_ambiguous_ops == 1 ? "was" : "were"),
+         gd_format("A profiler trace holds one process: its GPU ops name their device, not the process that "
+                   "launched them, so a kernel with an id two processes used cannot be matched to its call. "
+                   "Analyse each process's trace as its own file (one file per rank: `gpudiag analyze DIR` "
+                   "gives the per-rank and cross-rank report) instead of a concatenated one."));
+}
+
 /* Tables or columns missing from an Nsight Systems export. */
 static void input_schema_gaps(fbuilder *b)
 {
@@ -621,6 +659,7 @@ void gd_rule_input(fbuilder *b, const gpudiag_trace *t)
     input_gpu_inferred(b);
     input_python_tracer(b, t);
     input_kernels_missing(b, t);
+    input_processes_merged(b);
     input_gpu_clock_skew(b);
     input_no_gpu_or_steps(b, t);
     input_steps(b);

@@ -127,6 +127,22 @@ static const char *short_fix(const gpudiag_report *r, const gpudiag_finding *f, 
     return fix ? fix : "see findings";
 }
 
+/* The findings whose numbers compare host times with GPU times: a verdict resting on one of them
+ * ends with the clock-skew caution (DEFINITIONS "Kernels", kernels before their launch). */
+static const gd_finding_id host_gpu_timed[] = {
+    GD_F_host_overhead,         GD_F_host_launch_bound,    GD_F_torch_recompilation, GD_F_memory_headroom_idle,
+    GD_F_lora_adapter_launches, GD_F_optimizer_unfused,    GD_F_dataloader_stall,    GD_F_sync_stall,
+    GD_F_stream_wait,           GD_F_collective_host_work,
+};
+
+static int rests_on_host_gpu_timing(const char *on)
+{
+    for (size_t i = 0; on && i < sizeof host_gpu_timed / sizeof *host_gpu_timed; i++)
+        if (strcmp(gd_catalogue[host_gpu_timed[i]].id, on) == 0)
+            return 1;
+    return 0;
+}
+
 /* stream_wait time with no graph launch or stream-wait-event call to explain it, µs. */
 static double stream_wait_unexplained_us(const gpudiag_report *r)
 {
@@ -437,6 +453,7 @@ void gd_verdict(fbuilder *b, const gpudiag_trace *t)
      * (DEFINITIONS "Start-up in the window", steady-state step) */
     double su = steady(r, r->gpu_utilization);
     const char *on = NULL; /* the id of the finding the verdict rests on */
+    int unexplained = 0;   /* the verdict of idle time with no visible cause (host/GPU attribution) */
     int kmiss = gd_kernels_missing(r);
     if (!r->has_gpu) {
         v = verdict_no_gpu(r, t, &on);
@@ -504,6 +521,7 @@ void gd_verdict(fbuilder *b, const gpudiag_trace *t)
         r->bottleneck = top->bottleneck;
         v = verdict_cause(r, top, note);
     } else if (!isnan(su) && su >= GD_LOW_UTIL_MAX && steady(r, other_idle_share(r)) >= GD_UNEXPLAINED_IDLE_MAX) {
+        unexplained = 1;
         v = gd_format("The GPU is idle %.0f%% of the step, and %.0f%% of the step is idle time with no visible cause "
                       "in the trace (no host activity, sync, DataLoader, communication or copy during it%s). Look at "
                       "the largest gaps under IDLE GAPS; work the profiler did not record (another process, an "
@@ -545,13 +563,13 @@ void gd_verdict(fbuilder *b, const gpudiag_trace *t)
         free(v);
         v = w;
     }
-    if (v && r->bottleneck == GPUDIAG_BN_HOST_LAUNCH && gd_clock_skewed(r)) {
+    if (v && (unexplained || rests_on_host_gpu_timing(on)) && gd_clock_skewed(r)) {
         /* kernels before their launch calls (DEFINITIONS "Kernels"): the host/GPU attribution
          * this verdict rests on compares times of two clocks that disagree */
         char off[32];
-        gd_format_us(off, sizeof off, r->launch_skew_median_us, "us");
+        gd_format_us(off, sizeof off, r->launch_skew_max_us, "us"); /* a lower bound of the skew */
         char *w = gd_format("%s Caution: %llu kernels start before their own launch call (GPU and host clocks "
-                            "disagree by ~%s): launch delays and the host/GPU attribution of idle time are "
+                            "disagree by at least %s): launch delays and the host/GPU attribution of idle time are "
                             "unreliable, so this verdict has low confidence (input_gpu_clock_skew).",
                             v, (unsigned long long)r->kernels_before_launch, off);
         free(v);

@@ -245,6 +245,13 @@ static int commit_runtime(gpudiag_trace *t, const ev_scratch *e, const char *nam
         t->is_amd = 1;
     if (gd_trace_push_runtime(t, &rt, e->dur_ns, (int32_t)(e->has_tid ? e->tid : 0)) != 0)
         return -1;
+    if (e->has_pid) { /* correlation ids are per process (DEFINITIONS "Time and events") */
+        unsigned k = 0;
+        while (k < t->rt_pid_count && t->rt_pids[k] != e->pid)
+            k++;
+        if (k == t->rt_pid_count && k < GD_RT_PIDS_MAX)
+            t->rt_pids[t->rt_pid_count++] = e->pid;
+    }
     if (e->cat == CAT_DRIVER)
         t->driver_calls++;
     return 0;

@@ -21,6 +21,7 @@ gpudiag_report *gd_report_new(void)
     r->idle_share = r->compute_share = r->non_compute_share = r->comm_share = r->comm_overlap = NAN;
     r->mfu = r->hfu = r->short_kernel_share = r->median_kernel_us = r->launch_delay_median_us = NAN;
     r->launch_skew_median_us = r->launch_skew_max_us = NAN;
+    r->launch_skew_first_us = r->launch_skew_last_us = NAN;
     r->optimizer_time_us = r->matmul_tensor_core_share = NAN;
     r->avg_step_us = r->steady_step_us = NAN;
     r->comm_alg_gb_per_s = r->comm_bus_gb_per_s = r->nvlink_gb_per_s = r->comm_kernel_exposed_us_per_step = NAN;

@@ -192,6 +192,10 @@ typedef struct gd_ts_at {
  * leaves out more events than this on one side (model/sanitize.c). */
 #define GD_TS_RESERVOIR 1024
 
+/* Host processes of the runtime calls kept (DEFINITIONS "Time and events", correlation ids of
+ * several processes): two are enough to decide, a few more to report. */
+#define GD_RT_PIDS_MAX 8
+
 struct gpudiag_trace {
     char *path;
     gd_strtab names;
@@ -226,6 +230,8 @@ struct gpudiag_trace {
     uint64_t skipped_malformed, skipped_no_dur, skipped_zero_ts, skipped_bad_value;
     uint64_t ignored_events;  /* i, s, f, M, C and unknown categories */
     uint64_t driver_calls;    /* cuda_driver events (kept with the runtime calls) */
+    int64_t rt_pids[GD_RT_PIDS_MAX]; /* the host pids of the runtime/driver calls, first seen first */
+    unsigned rt_pid_count;           /* rt_pids set: distinct pids, up to GD_RT_PIDS_MAX */
     gd_vec other_cats;        /* gd_other_cat: X events of categories no analysis reads, first GD_OTHER_CATS_MAX */
     uint64_t other_cat_events_dropped; /* X events of device categories beyond those */
     uint64_t events_with_ph;  /* event objects with a "ph" field (none: not a trace) */

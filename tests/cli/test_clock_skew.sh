@@ -21,6 +21,34 @@
 #     (summary.kernels_before_launch still 5).
 #   ten: step 1's first 10 -> 10 >= 10 and 10/100 = 0.10 >= 0.10: finding, median 3000, max 3000.
 #   normal (all 25 us after their call): none, kernels_before_launch 0, no caution in the verdict.
+# Skew size and drift (DEFINITIONS "Kernels", skew size and drift): the title says "at least" the
+# largest offset; first/last = the largest offset over the first / last ceil(100 / 10) = 10 kernels
+# by GPU start; it drifts when they differ by > 50 us and > 25 % of the larger.
+#   base: first = last = 3000, no drift ("at least 3.00 ms").
+#   drift: first = step 1's kernels 0..9, 1000; last = step 5's kernels 10..19, 5000; 4000 > 50 and
+#     > 1250: drifts from 1.00 ms to 5.00 ms.
+#   linear: kernel k = 20 (s-1) + i (0..99, also its order in time: L - shift grows by 50 - 40 =
+#     10 us within a step, by 4050 - 40 across) is 1000 + 40 k us early (1 ms growing to 4.96 ms):
+#     100 early, share 1.0, median = (2960 + 3000) / 2 = 2980 (k = 49, 50), max 4960 (k = 99);
+#     first = 1000 + 40 x 9 = 1360, last = 4960; 3600 > 50 and > 0.25 x 4960 = 1240: drifts, and
+#     the title says "at least 4.96 ms" where the old binary said "~2.98 ms" (the median).
+#   ten: first = 3000 (step 1's first 10), last = -25 (all after their call): drifts.
+#   off51: first = last = 51, no drift.
+# The caution rides on every verdict that compares host times with GPU times (DEFINITIONS "Kernels",
+# kernels before their launch), not only host_launch. Same steps and launches, 3000 us early, but the
+# host op changes:
+#   dl: enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__ over [B, B+4500] instead of
+#     aten::fill_. Breakdown: kernel 20 x 4 = 80, runtime 20 x 20 = 400 (both inside [B, B+4500]),
+#     DataLoader 4500 - 80 - 400 = 4020 us of 5000 -> dataloader_stall 0.804, verdict data_pipeline,
+#     with the caution; dl_normal (kernels 25 us after their call): the same 0.804, no caution.
+#   sync: no fill_, a cudaDeviceSynchronize [B+1400, B+3490] per step. The kernels run at
+#     [B+500+50i, B+504+50i]; a gap goes to sync when the call started before it and runs at its
+#     start: the 46 us gap after kernel 18 (B+1404..B+1450) and the gap after kernel 19, B+1454 to
+#     the next step's first kernel at B+5500 (4046 us; step 5: to the window end 35000, 3546 us):
+#     4 x (46 + 4046) + (46 + 3546) = 19960 us / 5 steps / 5000 us = 0.7984 -> sync_stall 0.7984,
+#     verdict synchronization, with the caution. sync_normal (kernels 25 us after their call, i.e.
+#     at B+3525+50i, while the sync has returned) reads host_launch instead: the verdict moved
+#     with the clocks, which is why it needs the caution; there it has none (no skew).
 # Nsight: one clock, the same rule: an export whose kernels start 3 ms before their
 # cudaLaunchKernel_v7000 (12 launches) fires, with the Nsight advice; 1 us after does not.
 set -eu
@@ -29,7 +57,7 @@ GD_TMP_TAG=skew
 . "$(cd "$(dirname "$0")" && pwd)/common.sh"
 GEN=$(cat <<'EOF2'
 import json, sys
-def trace(shift):
+def trace(shift, host="fill"):
     dev = [{"id": 0, "name": "NVIDIA A100-SXM4-80GB", "computeMajor": 8, "computeMinor": 0, "numSms": 108,
             "maxThreadsPerMultiprocessor": 2048, "warpSize": 32, "totalGlobalMem": 85899345920}]
     ev = []
@@ -37,7 +65,14 @@ def trace(shift):
         b = 10000 + 5000 * (s - 1)
         ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % s, "pid": 1, "tid": 1,
                    "ts": b, "dur": 5000})
-        ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::fill_", "pid": 1, "tid": 1, "ts": b, "dur": 4500})
+        if host == "fill":
+            ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::fill_", "pid": 1, "tid": 1, "ts": b, "dur": 4500})
+        elif host == "dl":
+            ev.append({"ph": "X", "cat": "cpu_op", "name": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+                       "pid": 1, "tid": 1, "ts": b, "dur": 4500})
+        else:  # "sync": the host waits in a synchronize from B + 1400 to B + 3490
+            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 1, "tid": 1,
+                       "ts": b + 1400, "dur": 2090, "args": {"correlation": 1000 + s}})
         for i in range(20):
             c = 20 * (s - 1) + i + 1
             l = b + 3500 + 50 * i
@@ -57,12 +92,17 @@ cases = {
     "five": lambda s, i: 3000 if s == 1 and i < 5 else -25,
     "ten": lambda s, i: 3000 if s == 1 and i < 10 else -25,
     "normal": lambda s, i: -25,
+    "linear": lambda s, i: 1000 + 40 * (20 * (s - 1) + i),
 }
 for name, f in cases.items():
     json.dump(trace(f), open("%s/%s.json" % (out, name), "w"), indent=1)
+for host in ("dl", "sync"):
+    for name, f in (("", cases["base"]), ("_normal", cases["normal"])):
+        json.dump(trace(f, host), open("%s/%s%s.json" % (out, host, name), "w"), indent=1)
 EOF2
 )
-# CHECK: argv report, label, want ("none,N" or "N,share,median,max")
+# CHECK: argv report, label, want ("none,N" or "N,share,median,max[,first,last]": with first and last,
+# the drift is checked too: said when they differ by > 50 us and > 25 %)
 CHECK=$(cat <<'EOF2'
 import json, os, sys
 d = json.load(open(sys.argv[1])); label = sys.argv[2]; want = sys.argv[3].split(",")
@@ -73,7 +113,7 @@ if want[0] == "none":
               ("kernels_before_launch", d["summary"]["kernels_before_launch"], float(want[1])),
               ("no caution in the verdict", "input_gpu_clock_skew" in v, False)]
 else:
-    n, share, med, mx = (float(x) for x in want)
+    n, share, med, mx = (float(x) for x in want[:4])
     g = f.get("input_gpu_clock_skew", {"severity": None, "evidence": {}, "title": ""})
     ev = g["evidence"]
     checks = [("severity", g["severity"], "medium"),
@@ -84,7 +124,14 @@ else:
               ("max_offset_us", ev.get("max_offset_us"), mx),
               ("summary.kernels_before_launch", d["summary"]["kernels_before_launch"], n),
               ("title says the clocks disagree", "clocks of this trace disagree" in g["title"], True),
-              ("title says launch delays are a lower bound", "lower bound" in g["title"], True)]
+              ("title says launch delays are a lower bound", "lower bound" in g["title"], True),
+              ("title says at least the largest offset", "disagree by at least " in g["title"], True)]
+    if len(want) == 6:
+        first, last = float(want[4]), float(want[5])
+        drift = abs(last - first) > 50 and abs(last - first) > 0.25 * max(abs(first), abs(last))
+        checks += [("first_tenth_offset_us", ev.get("first_tenth_offset_us"), first),
+                   ("last_tenth_offset_us", ev.get("last_tenth_offset_us"), last),
+                   ("drift said", "skew drifts from" in g["title"], drift)]
     if d["verdict"]["bottleneck"] == "host_launch":
         checks.append(("low-confidence verdict", "low confidence (input_gpu_clock_skew)" in v, True))
     # an op before its call leaves the queue as it enters (DEFINITIONS "Idle time", queue length):
@@ -111,14 +158,22 @@ python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1])) != json.load
 for _mode in default yajl; do
     _nosj=""
     [ "$_mode" = yajl ] && _nosj=1
-    GPUDIAG_NO_SIMDJSON="$_nosj" run_case "$W" base "100,1,3000,3000"
+    GPUDIAG_NO_SIMDJSON="$_nosj" run_case "$W" base "100,1,3000,3000,3000,3000"
 done
-run_case "$TMP/drift.json" drift "100,1,3000,5000"
-run_case "$TMP/off51.json" off51 "100,1,51,51"
+run_case "$TMP/drift.json" drift "100,1,3000,5000,1000,5000"
+run_case "$TMP/linear.json" linear "100,1,2980,4960,1360,4960"
+run_case "$TMP/off51.json" off51 "100,1,51,51,51,51"
 run_case "$TMP/off50.json" off50 "none,0"
 run_case "$TMP/off30.json" off30 "none,0"
 run_case "$TMP/five.json" five "none,5"
-run_case "$TMP/ten.json" ten "10,0.1,3000,3000"
+run_case "$TMP/ten.json" ten "10,0.1,3000,3000,3000,-25"
+if python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["findings"]
+g = [f["title"] for f in t if f["id"] == "input_gpu_clock_skew"][0]
+sys.exit(not ("at least 4.96 ms" in g and "skew drifts from 1.36 ms" in g and "to 4.96 ms" in g))' "$TMP/linear.out.json"; then
+    ok
+else
+    nok "linear: the title does not say at least 4.96 ms, drifting from 1.36 ms to 4.96 ms"
+fi
 run_case "$TMP/normal.json" normal "none,0"
 # the text report says it under LAUNCHES
 if "$GPUDIAG" analyze "$W" > "$TMP/base.txt" 2>&1 &&
@@ -127,6 +182,35 @@ if "$GPUDIAG" analyze "$W" > "$TMP/base.txt" 2>&1 &&
 else
     nok "text report: no kernels-before-launch line"
 fi
+
+CAUTION=$(cat <<'EOF2'
+import json, os, sys
+d = json.load(open(sys.argv[1])); label = sys.argv[2]; bn, fid, share, caution = sys.argv[3].split(",")
+f = {x["id"]: x for x in d["findings"]}
+v = d["verdict"]
+checks = [("bottleneck", v["bottleneck"], bn),
+          ("verdict finding", v.get("finding"), fid),
+          ("caution", "low confidence (input_gpu_clock_skew)" in v["summary"], caution == "yes")]
+if share == "-":  # not derived here: only the verdict and the absent caution are checked
+    pass
+elif fid in f:
+    checks.append(("est_gain", f[fid]["est_gain"], float(share)))
+else:
+    checks.append((fid + " present", False, True))
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+valcheck.run(checks, label, 1e-09)
+EOF2
+)
+for _c in dl:data_pipeline,dataloader_stall,0.804,yes dl_normal:data_pipeline,dataloader_stall,0.804,no \
+          sync:synchronization,sync_stall,0.7984,yes sync_normal:host_launch,host_launch_bound,-,no; do
+    _n=${_c%%:*}
+    if "$GPUDIAG" analyze --json "$TMP/$_n.json" > "$TMP/$_n.out.json" 2> "$TMP/err"; then
+        python3 -c "$CAUTION" "$TMP/$_n.out.json" "$_n" "${_c#*:}" && ok || nok "$_n"
+    else
+        nok "$_n: gpudiag exited $?: $(head -3 "$TMP/err")"
+    fi
+done
 
 # ---- Nsight Systems: one clock, the same rule --------------------------------
 if command -v sqlite3 >/dev/null 2>&1; then
