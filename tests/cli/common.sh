@@ -73,6 +73,17 @@ expect_rc() {
         nok "exit $RC, wanted $_want: $* ($(head -c 300 "$TMP/err"))"
     fi
 }
+# run_case FILE LABEL WANT: `gpudiag analyze --json FILE` into $TMP/LABEL.out.json, then the
+# driver's python check $CHECK with argv REPORT LABEL WANT: ok, or nok naming LABEL (and the
+# head of the error output when gpudiag failed).
+run_case() {
+    if "$GPUDIAG" analyze --json "$1" > "$TMP/$2.out.json" 2> "$TMP/err"; then
+        python3 -c "$CHECK" "$TMP/$2.out.json" "$2" "$3" && ok || nok "$2"
+    else
+        nok "$2: gpudiag exited $?: $(head -3 "$TMP/err")"
+    fi
+}
+
 finish() {
     echo "$PASS passed, $FAIL failed"
     [ "$FAIL" -eq 0 ]

@@ -144,13 +144,6 @@ import valcheck
 valcheck.run(checks, label, 1e-09)
 EOF2
 )
-run_case() { # FILE LABEL WANT
-    if "$GPUDIAG" analyze --json "$1" > "$TMP/$2.out.json" 2> "$TMP/err"; then
-        python3 -c "$CHECK" "$TMP/$2.out.json" "$2" "$3" && ok || nok "$2"
-    else
-        nok "$2: gpudiag exited $?: $(head -3 "$TMP/err")"
-    fi
-}
 python3 -c "$GEN" "$TMP"
 W="$GD_TEST_DATA/warn_gpu_clock_skew.json"
 python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' "$W" "$TMP/base.json" \

@@ -77,13 +77,6 @@ import valcheck
 valcheck.run(checks, label, 1e-09)
 EOF2
 )
-run_case() { # FILE LABEL WANT
-    if "$GPUDIAG" analyze --json "$1" > "$TMP/$2.json" 2> "$TMP/err"; then
-        python3 -c "$CHECK" "$TMP/$2.json" "$2" "$3" && ok || nok "$2"
-    else
-        nok "$2: gpudiag exited $?: $(head -3 "$TMP/err")"
-    fi
-}
 K="$GD_TEST_DATA/ok_kernels_missing.json"
 # the text report: input_kernels_missing is finding 1 and the header says why it leads
 "$GPUDIAG" analyze --no-color "$K" > "$TMP/k.txt"
