@@ -48,6 +48,7 @@ check_both_readers() {
 #   expect_rc WANT CMD...  run CMD with stdout in $TMP/out and stderr in $TMP/err,
 #                      its status in RC; ok when RC is WANT, else nok naming both
 #                      and the head of the error output
+#   run_case F L W     analyze --json F, then python $CHECK (REPORT L W): ok or nok
 #   finish             print "PASS passed, FAIL failed"; status 0 only when none failed
 # A driver ends with `finish` as its last command (its status is the test's).
 PASS=0
