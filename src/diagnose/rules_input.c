@@ -166,18 +166,20 @@ static void input_time_outliers(fbuilder *b)
             gd_fb_ev(f, "durations_cut", (double)in->duration_outliers);
             gd_fb_ev(f, "durations_removed_s", in->duration_outlier_removed_us / 1e6);
         }
-        char where[64] = "", durs[160] = "";
+        char where[64] = "", durs[160] = "", cut[32], gap[32];
+        /* at least 1 s by definition: whole seconds read better than "1000000.00 s" */
+        gd_format_sig3(cut, sizeof cut, in->duration_outlier_removed_us / 1e6);
+        gd_format_sig3(gap, sizeof gap, in->time_outlier_gap_us / 1e6);
         if (in->time_outliers && in->time_outlier_first_at >= 0)
             snprintf(where, sizeof where, "; the first at byte %lld", (long long)in->time_outlier_first_at);
         if (in->duration_outliers)
-            snprintf(durs, sizeof durs, "%s%llu GPU op(s) whose duration reached %.3g s past everything else were "
+            snprintf(durs, sizeof durs, "%s%llu GPU op(s) whose duration reached %s s past everything else were "
                      "cut at the rest's last end",
-                     in->time_outliers ? "; " : "", (unsigned long long)in->duration_outliers,
-                     in->duration_outlier_removed_us / 1e6);
+                     in->time_outliers ? "; " : "", (unsigned long long)in->duration_outliers, cut);
         char outl[160] = "";
         if (in->time_outliers)
-            snprintf(outl, sizeof outl, "%llu event(s) lie %.3g s away from the rest of the timeline and were left out",
-                     (unsigned long long)in->time_outliers, in->time_outlier_gap_us / 1e6);
+            snprintf(outl, sizeof outl, "%llu event(s) lie %s s away from the rest of the timeline and were left out",
+                     (unsigned long long)in->time_outliers, gap);
         gd_fb_text(b, f,
              gd_format("%s%s%s", outl, where, durs),
              gd_format("Those times lie more than 10 times the span of all other events (and at least 1 s) away "

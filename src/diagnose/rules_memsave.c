@@ -103,10 +103,12 @@ void gd_rule_accumulation(fbuilder *b)
         if (!hit)
             continue;
         gd_fb_ev(f, "micro_steps_per_optimizer_step", k);
+        char ks[32];
+        gd_format_sig3(ks, sizeof ks, k);
         gd_fb_append(b, f,
-                     gd_format("The trace accumulates gradients over %.3g micro-steps per optimizer step, so each "
-                               "kernel sees 1/%.3g of the batch: raise the micro-batch and lower the accumulation "
+                     gd_format("The trace accumulates gradients over %s micro-steps per optimizer step, so each "
+                               "kernel sees 1/%s of the batch: raise the micro-batch and lower the accumulation "
                                "by the same factor (the global batch stays) if memory allows.",
-                               k, k));
+                               ks, ks));
     }
 }

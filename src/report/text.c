@@ -833,15 +833,17 @@ static void nsight_rules(const tw *w, const gpudiag_report *r)
             R->util_low_chunks ? "FIRES" : "ok   ", (unsigned long long)R->util_low_chunks,
             (unsigned long long)R->util_chunks_total, 100.0 * R->util_threshold, b);
     ms(a, sizeof a, R->memcpy_sync_us);
-    fprintf(w->fp, "  cuda_memcpy_sync   %s: %llu synchronous copies, %.3g MB, %s on the GPU\n",
-            R->memcpy_sync ? "FIRES" : "ok   ", (unsigned long long)R->memcpy_sync, R->memcpy_sync_bytes / 1e6, a);
+    char mb[32];
+    fprintf(w->fp, "  cuda_memcpy_sync   %s: %llu synchronous copies, %s MB, %s on the GPU\n",
+            R->memcpy_sync ? "FIRES" : "ok   ", (unsigned long long)R->memcpy_sync,
+            gd_format_sig3(mb, sizeof mb, R->memcpy_sync_bytes / 1e6), a);
     ms(a, sizeof a, R->memset_sync_us);
     fprintf(w->fp, "  cuda_memset_sync   %s: %llu synchronous memsets on pinned/managed memory, %s\n",
             R->memset_sync ? "FIRES" : "ok   ", (unsigned long long)R->memset_sync, a);
     ms(a, sizeof a, R->memcpy_async_pageable_us);
-    fprintf(w->fp, "  cuda_memcpy_async  %s: %llu async copies with pageable memory, %.3g MB, %s\n",
+    fprintf(w->fp, "  cuda_memcpy_async  %s: %llu async copies with pageable memory, %s MB, %s\n",
             R->memcpy_async_pageable ? "FIRES" : "ok   ", (unsigned long long)R->memcpy_async_pageable,
-            R->memcpy_async_pageable_bytes / 1e6, a);
+            gd_format_sig3(mb, sizeof mb, R->memcpy_async_pageable_bytes / 1e6), a);
     ms(a, sizeof a, R->api_sync_us);
     fprintf(w->fp, "  cuda_api_sync      %s: %llu device/stream synchronize calls, %s of host time\n",
             R->api_sync ? "FIRES" : "ok   ", (unsigned long long)R->api_sync, a);

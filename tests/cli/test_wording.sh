@@ -14,6 +14,11 @@
 #    counters" (all were "carry").
 # 4. tests/data/monlog/dmon_jpg_ofa.log: two GPUs busy on their video engines -> "GPU 0 and other
 #    GPUs work on their video engines", "while their SMs" (was "works on its").
+# 5. No exponents: two 5 s steps that each begin with a 2.11 s DataLoader call, the GPU busy after
+#    it -> 2.11 / 5 = 42.2 % and "(2.11 s of 5.00 s)" (was "(2.11e+03 ms of 5e+03 ms)");
+#    tests/data/warn_duration_outlier.json cuts one op 1e6 s long -> "reached 1000000 s past"
+#    (was "1e+06 s"); warn_time_clock_jump.json's two events 3600 s away -> "lie 3600 s away"
+#    (was "3.6e+03 s").
 GD_TMP_TAG=wording
 # shellcheck source=tests/cli/common.sh
 . "$(cd "$(dirname "$0")" && pwd)/common.sh"
@@ -76,4 +81,28 @@ CASE="video verdict of several GPUs"
 "$GPUDIAG" analyze --json "$D/monlog/dmon_jpg_ofa.log" > "$TMP/v.json" 2>/dev/null
 jeq "$TMP/v.json" 'd["verdict"]["summary"][:53]' '"GPU 0 and other GPUs work on their video engines (enc"'
 jeq "$TMP/v.json" '"while their SMs are little used" in d["verdict"]["summary"]' 'True'
+CASE="no exponents"
+cat > "$TMP/dl.json" <<'EOT'
+{"deviceProperties":[{"id":0,"name":"NVIDIA A100-SXM4-80GB","computeMajor":8,"computeMinor":0,"numSms":108}],
+"traceEvents":[
+{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":1000000,"dur":5000000},
+{"ph":"X","cat":"cpu_op","name":"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__","pid":1,"tid":1,"ts":1000000,"dur":2110000},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":3110000,"dur":10,"args":{"correlation":1}},
+{"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":3110000,"dur":2890000,"args":{"device":0,"stream":7,"correlation":1}},
+{"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":6000000,"dur":5000000},
+{"ph":"X","cat":"cpu_op","name":"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__","pid":1,"tid":1,"ts":6000000,"dur":2110000},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":8110000,"dur":10,"args":{"correlation":2}},
+{"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":8110000,"dur":2890000,"args":{"device":0,"stream":7,"correlation":2}}
+]}
+EOT
+"$GPUDIAG" analyze --json "$TMP/dl.json" > "$TMP/dl.out.json" 2>/dev/null
+jeq "$TMP/dl.out.json" '[f["title"] for f in d["findings"] if f["id"] == "dataloader_stall"]' \
+    '["The GPU waits for the DataLoader: 42.2% of each step (2.11 s of 5.00 s)"]'
+"$GPUDIAG" analyze --no-color "$D/warn_duration_outlier.json" > "$TMP/do.txt" 2>/dev/null
+has "$TMP/do.txt" "whose duration reached 1000000 s past"
+"$GPUDIAG" analyze --no-color "$D/warn_time_clock_jump.json" > "$TMP/cj.txt" 2>/dev/null
+has "$TMP/cj.txt" "lie 3600 s away"
+for f in "$TMP/dl.out.json" "$TMP/do.txt" "$TMP/cj.txt"; do
+    if grep -qE '[0-9]e[+-][0-9]' "$f"; then nok "$(basename "$f") has an exponent"; else ok; fi
+done
 finish
