@@ -471,10 +471,12 @@ void gd_rule_optimizer(fbuilder *b)
     gd_fb_ev(f, "optimizer_kernels_per_step", per_step_kernels);
     gd_fb_ev(f, "optimizer_kernel_time_us_per_step", r->optimizer_kernel_time_us / (double)r->step_count);
     gd_fb_ev(f, "fused_kernel_share", fused);
+    char ks[32];
     gd_fb_text(b, f,
-         gd_format("The optimizer step launches %.0f small kernels per step, one parameter at a time, and takes "
+         gd_format("The optimizer step launches %s small kernel%s per step, one parameter at a time, and takes "
                    "%.1f%% of the step",
-                   per_step_kernels, 100.0 * share),
+                   gd_format_per_step(ks, sizeof ks, per_step_kernels), per_step_kernels == 1 ? "" : "s",
+                   100.0 * share),
          gd_format("Use a multi-tensor optimizer: torch.optim.SGD/Adam/AdamW(..., foreach=True) (the default "
                    "since PyTorch 2.0 on CUDA) or fused=True (Adam/AdamW/SGD), or apex's FusedAdam/FusedLAMB; "
                    "with DDP/FSDP keep gradients in few flat buckets. This replaces hundreds of launches with a "
@@ -586,9 +588,9 @@ void gd_rule_nsight(fbuilder *b)
         gd_fb_ev(f, "gap_max_us", R->gap_max_us);
         gd_fb_ev(f, "threshold_us", R->gap_threshold_us);
         gd_fb_text(b, f,
-             gd_format("Nsight rule gpu_gaps (GPU Gaps): %llu gap(s) longer than %.0f ms with the GPU idle, %.1f ms in "
+             gd_format("Nsight rule gpu_gaps (GPU Gaps): %llu gap%s longer than %.0f ms with the GPU idle, %.1f ms in "
                        "all, the longest %.1f ms",
-                       (unsigned long long)R->gaps, R->gap_threshold_us / 1000.0, R->gap_time_us / 1000.0,
+                       (unsigned long long)R->gaps, gd_plural(R->gaps), R->gap_threshold_us / 1000.0, R->gap_time_us / 1000.0,
                        R->gap_max_us / 1000.0),
              gd_format("NVIDIA's advice: use CPU sampling data, OS runtime blocked-state backtraces and NVTX "
                        "annotations to learn why the CPU did not feed the GPU (data loading, checkpointing, "
@@ -604,9 +606,10 @@ void gd_rule_nsight(fbuilder *b)
         gd_fb_ev(f, "threshold", R->util_threshold);
         gd_fb_text(b, f,
              gd_format("Nsight rule gpu_time_util (GPU Time Utilization): %llu of %llu time chunks have the GPU busy "
-                       "less than %.0f%% of the time (%llu region(s), %.1f ms; the lowest %.1f%%)",
+                       "less than %.0f%% of the time (%llu region%s, %.1f ms; the lowest %.1f%%)",
                        (unsigned long long)R->util_low_chunks, (unsigned long long)R->util_chunks_total,
-                       100.0 * R->util_threshold, (unsigned long long)R->util_low_regions, R->util_low_time_us / 1000.0,
+                       100.0 * R->util_threshold, (unsigned long long)R->util_low_regions,
+                       gd_plural(R->util_low_regions), R->util_low_time_us / 1000.0,
                        100.0 * R->util_min),
              gd_format("NVIDIA's advice: as for GPU gaps, find what the CPU does in those regions (CPU sampling, "
                        "OS runtime backtraces, NVTX). This is time utilization, not resource use: a region "

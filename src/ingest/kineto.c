@@ -903,10 +903,11 @@ static int check_events(reader *r)
     if (p->t->events > 0 && p->t->events_with_ph == 0) {
         /* DEFINITIONS "Time and events": every trace event has a phase */
         reader_fail(r, GPUDIAG_ERR_FORMAT, 0,
-                    "not a trace: none of the %llu objects in the event array has a \"ph\" (event phase) field, "
+                    "not a trace: %s %llu object%s in the event array %s a \"ph\" (event phase) field, "
                     "which every Chrome/Kineto trace event has (a GPU status snapshot such as `nvtop -s` output "
                     "is not a profiler trace)",
-                    (unsigned long long)p->t->events);
+                    p->t->events == 1 ? "the" : "none of the", (unsigned long long)p->t->events,
+                    gd_plural(p->t->events), p->t->events == 1 ? "lacks" : "has");
         return -1;
     }
     return 0;

@@ -19,6 +19,12 @@
 #    tests/data/warn_duration_outlier.json cuts one op 1e6 s long -> "reached 1000000 s past"
 #    (was "1e+06 s"); warn_time_clock_jump.json's two events 3600 s away -> "lie 3600 s away"
 #    (was "3.6e+03 s").
+# 6. Counts agree with their nouns and verbs, no "(s)": the 2-step trace of 5. launches 2 kernels ->
+#    "LAUNCHES   1 kernel per step, 2 linked to their launch call" (was "1 kernels"); ok_transfers.json
+#    has 2 pageable copies (lines 13 and 16) in its 1 step -> "(2 copies per step)" (was "2.0
+#    copies"); warn_time_outlier_late.json has 1 event far away -> "1 event lies 1000000 s away ...
+#    and was left out" (was "1 event(s) lie ... were left out"); ok_no_devprops.json loses 1
+#    trailing step -> "1 trailing step dropped: it launched" (was "1 trailing step(s) dropped: they").
 GD_TMP_TAG=wording
 # shellcheck source=tests/cli/common.sh
 . "$(cd "$(dirname "$0")" && pwd)/common.sh"
@@ -105,4 +111,14 @@ has "$TMP/cj.txt" "lie 3600 s away"
 for f in "$TMP/dl.out.json" "$TMP/do.txt" "$TMP/cj.txt"; do
     if grep -qE '[0-9]e[+-][0-9]' "$f"; then nok "$(basename "$f") has an exponent"; else ok; fi
 done
+CASE="counts agree"
+"$GPUDIAG" analyze --no-color "$TMP/dl.json" > "$TMP/dl.txt" 2>/dev/null
+has "$TMP/dl.txt" "LAUNCHES   1 kernel per step, 2 linked to their launch call"
+"$GPUDIAG" analyze --json "$D/ok_transfers.json" > "$TMP/t.json" 2>/dev/null
+jeq "$TMP/t.json" '[f["title"].split("(")[1][:20] for f in d["findings"] if f["id"] == "pageable_memcpy"]' '["2 copies per step); "]'
+"$GPUDIAG" analyze --no-color "$D/warn_time_outlier_late.json" > "$TMP/ol.txt" 2>/dev/null
+has "$TMP/ol.txt" "1 event lies 1000000 s away from the rest of the timeline and was left out"
+"$GPUDIAG" analyze --no-color "$D/ok_no_devprops.json" > "$TMP/nd.txt" 2>/dev/null
+has "$TMP/nd.txt" "1 trailing step dropped: it launched less GPU work"
+for f in "$TMP/dl.txt" "$TMP/t.json" "$TMP/ol.txt" "$TMP/nd.txt"; do hasnt "$f" "(s)"; done
 finish
