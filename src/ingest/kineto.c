@@ -734,6 +734,8 @@ static int reader_setup(reader *r, const gpudiag_read_opts *opts)
     p->buf_data = r->data;
     p->buf_end = &r->end;
     p->buf_base = &r->base;
+    p->buf_beg = &r->beg;
+    p->junk_at = -1;
     p->ts_hi_bar = INT64_MIN; /* no bar until the first selection */
     p->ts_lo_bar = INT64_MAX;
     p->ts_float_at = &p->t->ts_is_float;
@@ -933,6 +935,13 @@ static void read_opened(reader *r, const gpudiag_read_opts *opts, gpudiag_trace 
     }
     if (check_end(r) != 0 || check_events(r) != 0)
         return;
+    if (p->junk) { /* DEFINITIONS "Time and events": counted with the malformed events, in file order */
+        p->t->skipped_malformed += p->junk;
+        if (r->first_error_at < 0 || (p->junk_at >= 0 && p->junk_at < r->first_error_at)) {
+            r->first_error_at = p->junk_at >= 0 ? p->junk_at : 0;
+            snprintf(r->first_error, sizeof r->first_error, "%s", p->junk_what);
+        }
+    }
     if (r->first_error_at >= 0) {
         p->t->first_error_at = r->first_error_at;
         snprintf(p->t->first_error, sizeof p->t->first_error, "%s", r->first_error);

@@ -205,6 +205,26 @@ if grep -q "cut off" "$TMP/err"; then nok "bare array called cut off: $(cat "$TM
 jeq 'inp["events"]' 2
 jeq 'inp["truncated"]' False
 
+CASE="junk elements among the events"
+# DEFINITIONS "Time and events": an element of the event array that is not an object is counted
+# as a malformed event, and the events around it are kept.  By hand: line 1 '{"traceEvents":['
+# is bytes 0..15, its newline 16; event a (52 bytes) 17..68, newline 69; line 3 starts at byte
+# 70 with the first junk element, the number 5.  Junk: 5, "x", null, [1], true (line 3),
+# [{"ph":"X"}] and -2.5e3 (line 4): 7 elements (the object inside [..] is not an event); events
+# a, b, c kept: 3.  The same with --jobs 2 and 64-byte parse windows (several windows).  Before
+# this rule the 7 were dropped without a count (skipped.malformed 0, no warning).
+printf '{"traceEvents":[\n{"ph":"X","name":"a","ts":1,"dur":2,"cat":"cpu_op"},\n5, "x", null, [1], true, {"ph":"X","name":"b","ts":5,"dur":1,"cat":"cpu_op"},\n[{"ph":"X"}], -2.5e3,\n{"ph":"X","name":"c","ts":9,"dur":1,"cat":"cpu_op"}]}\n' >"$TMP/junk.json"
+export GPUDIAG_PARSE_WINDOW=64
+for jobs in 1 2; do
+    run analyze --json --jobs $jobs "$TMP/junk.json"
+    expect_rc 0
+    err_has "7 malformed events skipped; the first at byte 70: an element of the event array that is not an event object: a number"
+    jeq 'inp["events"]' 3
+    jeq 'inp["skipped"]["malformed"]' 7
+    jeq '[f["evidence"]["first_error_at_bytes"] for f in r["findings"] if f["id"] == "input_malformed"]' '[70]'
+done
+unset GPUDIAG_PARSE_WINDOW
+
 CASE="only NUL bytes"
 python3 -c 'import sys; open(sys.argv[1], "wb").write(b"\0" * 4096)' "$TMP/nul_only.json"
 run analyze --json "$TMP/nul_only.json"
