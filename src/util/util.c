@@ -650,7 +650,10 @@ char *gd_format_per_step(char *b, size_t n, double v)
     return b;
 }
 
-const char *gd_plural(unsigned long long n) { return n == 1 ? "" : "s"; }
+const char *gd_plural(unsigned long long n)
+{
+    return n == 1 ? "" : "s";
+}
 
 char *gd_format_sig3(char *b, size_t n, double v)
 {
