@@ -556,6 +556,35 @@ static int cb_number(void *ctx, const char *s, size_t len)
     return 1;
 }
 
+/* A name's bytes s[0..len) into dst, at most cap bytes, NUL-terminated (dst has cap + 1): an
+ * embedded NUL ("\u0000" in the JSON) becomes U+FFFD, the replacement character (3 bytes; one
+ * that does not fit ends the copy), so a name is not cut at it (DEFINITIONS "Time and events").
+ * Returns the bytes written. */
+static size_t copy_name(char *dst, size_t cap, const char *s, size_t len)
+{
+    if (!memchr(s, 0, len)) {
+        size_t n = len < cap ? len : cap;
+        memcpy(dst, s, n);
+        dst[n] = '\0';
+        return n;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i]) {
+            if (n + 1 > cap)
+                break;
+            dst[n++] = s[i];
+        } else {
+            if (n + 3 > cap)
+                break;
+            memcpy(dst + n, "\xEF\xBF\xBD", 3);
+            n += 3;
+        }
+    }
+    dst[n] = '\0';
+    return n;
+}
+
 static int cb_string(void *ctx, const unsigned char *us, size_t len)
 {
     parser *p = ctx;
@@ -582,17 +611,14 @@ static int cb_string(void *ctx, const unsigned char *us, size_t len)
         e->cat = cat_for(s, len);
         e->has_cat = 1;
         if (e->cat == CAT_OTHER) {
-            e->cat_len = len < GD_OTHER_CAT_NAME - 1 ? len : GD_OTHER_CAT_NAME - 1;
-            memcpy(e->cat_name, s, e->cat_len);
+            char c[GD_OTHER_CAT_NAME];
+            e->cat_len = copy_name(c, GD_OTHER_CAT_NAME - 1, s, len);
+            memcpy(e->cat_name, c, e->cat_len);
         }
         break;
-    case K_NAME: {
-        size_t n = len < GD_NAME_CAP ? len : GD_NAME_CAP;
-        memcpy(p->name, s, n);
-        p->name[n] = '\0';
-        e->name_len = n;
+    case K_NAME:
+        e->name_len = copy_name(p->name, GD_NAME_CAP, s, len);
         break;
-    }
     case K_PID:
         if (gd_kt_digits_in_string(s, len, &v) == 0) {
             e->pid = v;
@@ -640,12 +666,9 @@ static int cb_string(void *ctx, const unsigned char *us, size_t len)
     case K_DTYPE:
         e->dtype_size = gd_coll_dtype_size(s, len);
         break;
-    case K_DP_NAME: {
-        size_t n = len < sizeof p->dp.name - 1 ? len : sizeof p->dp.name - 1;
-        memcpy(p->dp.name, s, n);
-        p->dp.name[n] = '\0';
+    case K_DP_NAME:
+        copy_name(p->dp.name, sizeof p->dp.name - 1, s, len);
         break;
-    }
     default:
         break;
     }

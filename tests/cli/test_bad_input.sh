@@ -225,6 +225,23 @@ for jobs in 1 2; do
 done
 unset GPUDIAG_PARSE_WINDOW
 
+CASE="NUL inside names"
+# DEFINITIONS "Time and events": "\u0000" in a name becomes U+FFFD, it does not cut the name.  By
+# hand: the one kernel "gemm\u0000_tail" is kernels.top[0] "gemm\ufffd_tail" (was "gemm"); the
+# device "NVIDIA A100\u0000-SXM4-80GB" is "NVIDIA A100\ufffd-SXM4-80GB" (was "NVIDIA A100").
+cat >"$TMP/nulname.json" <<'EOT'
+{"deviceProperties":[{"id":0,"name":"NVIDIA A100\u0000-SXM4-80GB","computeMajor":8,"computeMinor":0,"numSms":108}],
+"traceEvents":[
+{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":1000,"dur":1000},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1010,"dur":10,"args":{"correlation":1}},
+{"ph":"X","cat":"kernel","name":"gemm\u0000_tail","pid":0,"tid":7,"ts":1100,"dur":500,"args":{"device":0,"stream":7,"correlation":1}}
+]}
+EOT
+run analyze --json "$TMP/nulname.json"
+expect_rc 0
+jeq '[k["name"] for k in r["kernels"]["top"]]' '["gemm\ufffd_tail"]'
+jeq '[x["name"] for x in r["devices"]]' '["NVIDIA A100\ufffd-SXM4-80GB"]'
+
 CASE="only NUL bytes"
 python3 -c 'import sys; open(sys.argv[1], "wb").write(b"\0" * 4096)' "$TMP/nul_only.json"
 run analyze --json "$TMP/nul_only.json"
