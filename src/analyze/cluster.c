@@ -279,9 +279,10 @@ static int cluster_job(const gd_rank_input *in, size_t n, gpudiag_cluster *c, si
         c->missing_ranks = distinct < (size_t)world ? world - (int)distinct : 0;
         if (c->missing_ranks > 0)
             snprintf(missnote, CL_MISSNOTE_LEN,
-                     " Note: only %zu of the job's %d ranks are here; the %d absent rank%s not compared (a straggler "
+                     " Note: only %zu of the job's %d ranks %s here; the %d absent rank%s not compared (a straggler "
                      "among them would not show).",
-                     distinct, world, c->missing_ranks, c->missing_ranks == 1 ? " is" : "s are");
+                     distinct, world, distinct == 1 ? "is" : "are", c->missing_ranks,
+                     c->missing_ranks == 1 ? " is" : "s are");
     }
     return 0;
 }

@@ -1099,7 +1099,10 @@ static void fmt_metric(char *b, size_t n, gpudiag_compare_metric m, double v)
     if (isnan(v))
         snprintf(b, n, "n/a");
     else if (m == GPUDIAG_METRIC_THROUGHPUT)
-        snprintf(b, n, "%.3g steps/s", v);
+    {
+        char s[32];
+        snprintf(b, n, "%s steps/s", gd_format_sig3(s, sizeof s, v));
+    }
     else if (m == GPUDIAG_METRIC_GPU_UTILIZATION)
         snprintf(b, n, "%.1f%%", v * 100);
     else

@@ -483,16 +483,17 @@ static void print_error(const gpudiag_error *err)
 static void warn_input(const gpudiag_report *r)
 {
     if (r->series && r->series->first_skipped_line > 0)
-        fprintf(stderr, "%s: warning: %s: line %lld: %llu data row(s) could not be read and were left out%s%s%s\n",
+        fprintf(stderr, "%s: warning: %s: line %lld: %llu data row%s could not be read and %s left out%s%s%s\n",
                 prog, r->input.path, (long long)r->series->first_skipped_line,
-                (unsigned long long)r->series->skipped_rows, r->series->skip_reason[0] ? " (first: " : "",
+                (unsigned long long)r->series->skipped_rows, gd_plural(r->series->skipped_rows),
+                r->series->skipped_rows == 1 ? "was" : "were", r->series->skip_reason[0] ? " (first: " : "",
                 r->series->skip_reason, r->series->skip_reason[0] ? ")" : "");
     if (r->series && r->series->invalid_values > 0)
-        fprintf(stderr, "%s: warning: %s: line %lld: %llu out-of-range value(s) (utilisation above 100 %% or below 0, "
+        fprintf(stderr, "%s: warning: %s: line %lld: %llu out-of-range value%s (utilisation above 100 %% or below 0, "
                         "negative memory, temperature > 150 C, clock > 5 GHz, power > 2x the limit, NaN/Inf, a GPU id that is no "
                         "index) read as missing\n",
                 prog, r->input.path, (long long)r->series->first_invalid_line,
-                (unsigned long long)r->series->invalid_values);
+                (unsigned long long)r->series->invalid_values, gd_plural(r->series->invalid_values));
     for (size_t i = 0; i < r->finding_count; i++) {
         const gpudiag_finding *f = &r->findings[i];
         if (strcmp(f->id, "input_truncated") == 0)
@@ -1340,8 +1341,9 @@ static gd_exit cmd_analyze_run(int argc, char **argv, gpudiag_ncu **ncu)
     if (s.use_ranks && t.nrank_inputs > 0 && t.nchosen == 0) {
         char have[256] = "";
         format_ranks(found, t.nfound, have, sizeof have);
-        fprintf(stderr, "%s: error: --ranks %s matched none of the %zu trace file(s); they have %s%s\n", prog,
-                s.ranks_spec, t.nrank_inputs, t.nfound ? "ranks " : "no distributedInfo rank", have);
+        fprintf(stderr, "%s: error: --ranks %s matched %s %zu trace file%s; %s %s%s\n", prog,
+                s.ranks_spec, t.nrank_inputs == 1 ? "not the" : "none of the", t.nrank_inputs,
+                gd_plural(t.nrank_inputs), t.nrank_inputs == 1 ? "it has" : "they have", t.nfound ? "ranks " : "no distributedInfo rank", have);
         if (GD_EXIT_NOMATCH > worst)
             worst = GD_EXIT_NOMATCH;
     }

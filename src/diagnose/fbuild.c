@@ -104,10 +104,12 @@ void gd_fb_gzip_trailing(gd_fbuild *b, gpudiag_finding *f, const char *what)
     gd_fb_ev(f, "trailing_bytes", (double)r->input.gz_trailing_bytes);
     gd_fb_ev(f, "trailing_at_compressed_bytes", (double)r->input.gz_trailing_at);
     gd_fb_text(b, f,
-         gd_format("%llu byte(s) after the last gzip member of %s, from compressed byte %llu, are not gzip data "
-                   "and were not read; the %s before them was read whole",
-                   (unsigned long long)r->input.gz_trailing_bytes, r->input.path,
-                   (unsigned long long)r->input.gz_trailing_at, what),
+         gd_format("%llu byte%s after the last gzip member of %s, from compressed byte %llu, %s not gzip data "
+                   "and %s not read; the %s before %s was read whole",
+                   (unsigned long long)r->input.gz_trailing_bytes, gd_plural(r->input.gz_trailing_bytes),
+                   r->input.path, (unsigned long long)r->input.gz_trailing_at,
+                   r->input.gz_trailing_bytes == 1 ? "is" : "are", r->input.gz_trailing_bytes == 1 ? "was" : "were",
+                   what, r->input.gz_trailing_bytes == 1 ? "it" : "them"),
          gd_format("Something was appended to the .gz file after gzip wrote it (a file that is not gzip "
                    "concatenated onto it, a copy or download that added bytes); gzip -t reports it as "
                    "\"trailing garbage ignored\". The %s's members passed their CRC check and no number "

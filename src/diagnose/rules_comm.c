@@ -478,10 +478,12 @@ void gd_rule_pageable(fbuilder *b)
     gd_fb_ev(f, "pageable_copies_per_step", (double)r->pageable.count / (double)r->step_count);
     gd_fb_ev(f, "pageable_bytes_per_step", r->pageable.bytes / (double)r->step_count);
     gd_fb_ev(f, "pageable_copy_us_per_step", per_step);
+    double copies = (double)r->pageable.count / (double)r->step_count;
+    char cs[32];
     gd_fb_text(b, f,
-         gd_format("Copies from or to pageable host memory take %.1f%% of each step (%.1f copies per step); they are "
+         gd_format("Copies from or to pageable host memory take %.1f%% of each step (%s cop%s per step); they are "
                    "staged through a bounce buffer and block the host",
-                   100.0 * s, (double)r->pageable.count / (double)r->step_count),
+                   100.0 * s, gd_format_per_step(cs, sizeof cs, copies), copies == 1 ? "y" : "ies"),
          rf_pytorch(b)
              ? gd_format("Use pinned memory: DataLoader(pin_memory=True) and tensor.to(device, non_blocking=True) for "
                          "inputs; for results copied back, copy into a preallocated pinned tensor "

@@ -103,8 +103,9 @@ static void input_damage(fbuilder *b, const gpudiag_trace *t)
         gd_fb_ev(f, "skipped_events", (double)r->input.skipped_malformed);
         gd_fb_ev(f, "first_error_at_bytes", (double)t->first_error_at);
         gd_fb_text(b, f,
-             gd_format("%llu malformed event(s) skipped; the first at byte %lld: %s",
-                       (unsigned long long)r->input.skipped_malformed, (long long)t->first_error_at, t->first_error),
+             gd_format("%llu malformed event%s skipped; the first at byte %lld: %s",
+                       (unsigned long long)r->input.skipped_malformed, gd_plural(r->input.skipped_malformed),
+                       (long long)t->first_error_at, t->first_error),
              gd_format("The JSON is invalid around those events (old Kineto versions wrote unescaped quotes "
                        "and backslashes from with_stack/file names, or bare N/A). Each broken event was "
                        "skipped and reading resumed at the next one; numbers are computed without them. "
@@ -116,9 +117,10 @@ static void input_damage(fbuilder *b, const gpudiag_trace *t)
         gd_fb_ev(f, "gpu_events_with_zero_ts", (double)r->input.skipped_zero_ts);
         gd_fb_ev(f, "gpu_events_with_bad_device", (double)r->input.skipped_bad_value);
         gd_fb_text(b, f,
-             gd_format("%llu event(s) without a valid duration, %llu GPU event(s) without a timestamp and %llu "
+             gd_format("%llu event%s without a valid duration, %llu GPU event%s without a timestamp and %llu "
                        "with an impossible device index were left out",
-                       (unsigned long long)r->input.skipped_no_dur, (unsigned long long)r->input.skipped_zero_ts,
+                       (unsigned long long)r->input.skipped_no_dur, gd_plural(r->input.skipped_no_dur),
+                       (unsigned long long)r->input.skipped_zero_ts, gd_plural(r->input.skipped_zero_ts),
                        (unsigned long long)r->input.skipped_bad_value),
              gd_format("`dur` -1 marks CPU ops still running when collection stopped; `ts` 0 marks GPU "
                        "activity CUPTI could not timestamp. Both are normal in small numbers; many of them "
@@ -138,9 +140,11 @@ static void input_nsys_graphs(fbuilder *b)
         gd_fb_ev(f, "graph_execs", (double)n->graph_execs);
         gd_fb_ev(f, "graph_exec_time_us", n->graph_exec_time_us);
         gd_fb_text(b, f,
-             gd_format("%llu CUDA graph execution(s) (%.1f us of GPU time) were recorded whole, without their "
-                       "kernels: the kernel numbers leave them out",
-                       (unsigned long long)n->graph_execs, n->graph_exec_time_us),
+             gd_format("%llu CUDA graph execution%s (%.1f us of GPU time) %s recorded whole, without %s "
+                       "kernels: the kernel numbers leave %s out",
+                       (unsigned long long)n->graph_execs, gd_plural(n->graph_execs), n->graph_exec_time_us,
+                       n->graph_execs == 1 ? "was" : "were", n->graph_execs == 1 ? "its" : "their",
+                       n->graph_execs == 1 ? "it" : "them"),
              gd_format("This export was made without --cuda-graph-trace=node, so Nsight Systems recorded each graph "
                        "launch as one block of GPU time. It counts here as busy GPU time (utilization, idle gaps, "
                        "the step breakdown), but the kernel table, Tensor Core share, kernel classes and launch "
@@ -166,18 +170,22 @@ static void input_time_outliers(fbuilder *b)
             gd_fb_ev(f, "durations_cut", (double)in->duration_outliers);
             gd_fb_ev(f, "durations_removed_s", in->duration_outlier_removed_us / 1e6);
         }
-        char where[64] = "", durs[160] = "";
+        char where[64] = "", durs[160] = "", cut[32], gap[32];
+        /* at least 1 s by definition: whole seconds read better than "1000000.00 s" */
+        gd_format_sig3(cut, sizeof cut, in->duration_outlier_removed_us / 1e6);
+        gd_format_sig3(gap, sizeof gap, in->time_outlier_gap_us / 1e6);
         if (in->time_outliers && in->time_outlier_first_at >= 0)
             snprintf(where, sizeof where, "; the first at byte %lld", (long long)in->time_outlier_first_at);
         if (in->duration_outliers)
-            snprintf(durs, sizeof durs, "%s%llu GPU op(s) whose duration reached %.3g s past everything else were "
+            snprintf(durs, sizeof durs, "%s%llu GPU op%s whose duration reached %s s past everything else %s "
                      "cut at the rest's last end",
                      in->time_outliers ? "; " : "", (unsigned long long)in->duration_outliers,
-                     in->duration_outlier_removed_us / 1e6);
+                     gd_plural(in->duration_outliers), cut, in->duration_outliers == 1 ? "was" : "were");
         char outl[160] = "";
         if (in->time_outliers)
-            snprintf(outl, sizeof outl, "%llu event(s) lie %.3g s away from the rest of the timeline and were left out",
-                     (unsigned long long)in->time_outliers, in->time_outlier_gap_us / 1e6);
+            snprintf(outl, sizeof outl, "%llu event%s %s %s s away from the rest of the timeline and %s left out",
+                     (unsigned long long)in->time_outliers, gd_plural(in->time_outliers),
+                     in->time_outliers == 1 ? "lies" : "lie", gap, in->time_outliers == 1 ? "was" : "were");
         gd_fb_text(b, f,
              gd_format("%s%s%s", outl, where, durs),
              gd_format("Those times lie more than 10 times the span of all other events (and at least 1 s) away "
@@ -200,9 +208,11 @@ static void input_overrun(fbuilder *b)
         gd_fb_ev(f, "clipped_ops", (double)r->input.overrun_ops);
         gd_fb_ev(f, "removed_us", r->input.overrun_removed_us);
         gd_fb_text(b, f,
-             gd_format("%llu GPU op(s) ran past the start of the next op on their stream; each was clipped there "
+             gd_format("%llu GPU op%s ran past the start of the next op on %s stream; %s clipped there "
                        "(%.1f us removed)",
-                       (unsigned long long)r->input.overrun_ops, r->input.overrun_removed_us),
+                       (unsigned long long)r->input.overrun_ops, gd_plural(r->input.overrun_ops),
+                       r->input.overrun_ops == 1 ? "its" : "their", r->input.overrun_ops == 1 ? "it was" : "each was",
+                       r->input.overrun_removed_us),
              gd_format("Work on one stream runs in order, so an op cannot end after the next one on its stream "
                        "starts: those recorded ends are wrong (ROCm/rocprof writes late completion timestamps "
                        "after a long stall; CUPTI rounding gives a few us). They were cut at the next op's start, "
@@ -235,8 +245,8 @@ static void input_unanalysed(fbuilder *b, const gpudiag_trace *t)
         gd_fb_ev(f, "categories", (double)in->unanalysed_device_count);
         gd_fb_ev(f, "gpu_ops", (double)t->gpu_ops.len);
         gd_fb_text(b, f,
-             gd_format("%llu device event(s) of a kind gpudiag does not analyse (%s): %s",
-                       (unsigned long long)in->unanalysed_device_events, cats,
+             gd_format("%llu device event%s of a kind gpudiag does not analyse (%s): %s",
+                       (unsigned long long)in->unanalysed_device_events, gd_plural(in->unanalysed_device_events), cats,
                        r->has_gpu ? "the GPU numbers cover only the CUDA/ROCm kernels, copies and memsets"
                                   : "the device side of this trace is not diagnosed; its busy and idle time are "
                                     "unknown, not zero"),
@@ -637,8 +647,9 @@ static void input_schema_gaps(fbuilder *b)
         gpudiag_finding *f = rf_add(b, GD_F_input_schema_gaps, GPUDIAG_SEV_INFO, NAN);
         gd_fb_ev(f, "missing_tables_or_columns", (double)r->input.nsys.schema_gap_count);
         gd_fb_text(b, f,
-             gd_format("The Nsight Systems export lacks %u table(s)/column(s) gpudiag reads: %s",
-                       r->input.nsys.schema_gap_count, r->input.nsys.schema_gaps ? r->input.nsys.schema_gaps : ""),
+             gd_format("The Nsight Systems export lacks %u table%s or column%s gpudiag reads: %s",
+                       r->input.nsys.schema_gap_count, gd_plural(r->input.nsys.schema_gap_count),
+                       gd_plural(r->input.nsys.schema_gap_count), r->input.nsys.schema_gaps ? r->input.nsys.schema_gaps : ""),
              gd_format("nsys creates a table only when the capture recorded that kind of event, and older "
                        "releases export fewer columns; the numbers that need what is missing are left out or "
                        "marked n/a. Trace CUDA and NVTX (`nsys profile -t cuda,nvtx`) and export with a recent "
@@ -701,10 +712,10 @@ void gd_rule_graph_replays(fbuilder *b)
         /* GPU ops without a launch call may be the replays' kernels, recorded without its correlation id */
         gd_fb_text(b, f,
              gd_format("%llu of %llu graph launches (%s) have no GPU op joined: their kernels were not recorded, or "
-                       "are among the %llu GPU ops with no launch call; GPU utilization (%.1f%%) may be a lower "
+                       "are among the %llu GPU op%s with no launch call; GPU utilization (%.1f%%) may be a lower "
                        "bound, and %.1f%% of the step that reads as idle may hold them",
                        (unsigned long long)r->graph_launches_unrecorded, (unsigned long long)r->graph_launches, api,
-                       (unsigned long long)r->gpu_ops_unlinked, 100.0 * r->gpu_utilization,
+                       (unsigned long long)r->gpu_ops_unlinked, gd_plural(r->gpu_ops_unlinked), 100.0 * r->gpu_utilization,
                        100.0 * gd_graph_hidden_share(r)),
              gd_format("%s", rec));
     else

@@ -41,10 +41,12 @@ void gd_rule_recompute(fbuilder *b)
     gd_fb_ev(f, "hfu", rc->hfu);
     gd_fb_ev(f, "mfu", r->mfu);
     gd_fb_ev(f, "activation_fits", d ? d->activation_fits : NAN);
+    char us[32];
+    gd_format_us(us, sizeof us, rc->recompute_us / (double)r->step_count, "us");
     gd_fb_text(b, f,
-               gd_format("Activation checkpointing re-runs the forward in the backward: %.0f us of kernels per step, "
+               gd_format("Activation checkpointing re-runs the forward in the backward: %s of kernels per step, "
                          "%.1f%% of the step (%.1f%% of kernel time)",
-                         rc->recompute_us / (double)r->step_count, 100.0 * share,
+                         us, 100.0 * share,
                          100.0 * rc->share_of_kernel_time),
                gd_format("Checkpointing trades compute for memory. %s checkpoint fewer layers "
                          "(every 2nd block), use selective checkpointing (attention core only: Megatron "
@@ -74,10 +76,11 @@ void gd_rule_lora(fbuilder *b)
     gd_fb_ev(f, "adapter_mean_kernel_us", mean);
     gd_fb_ev(f, "adapter_share_of_gemm_time", lo->share_of_gemm_time);
     gd_fb_ev(f, "adapter_achieved_tflops", tflops);
+    char ps[32];
     gd_fb_text(b, f,
-               gd_format("LoRA adapters (rank %d) launch %.0f tiny GEMMs per step, %.1f us each at %.2f TFLOP/s, "
+               gd_format("LoRA adapters (rank %d) launch %s tiny GEMM%s per step, %.1f us each at %.2f TFLOP/s, "
                          "%.1f%% of GEMM time, while the host paces the GPU",
-                         lo->rank, per_step, mean, tflops, 100.0 * lo->share_of_gemm_time),
+                         lo->rank, gd_format_per_step(ps, sizeof ps, per_step), per_step == 1 ? "" : "s", mean, tflops, 100.0 * lo->share_of_gemm_time),
                gd_format("Each adapter adds two GEMMs too small to fill the GPU, so the launches cost more than the "
                          "math. For inference or evaluation merge the adapters into the base weights (peft "
                          "merge_and_unload()); for training fuse them: one GEMM for the A matrices of q/k/v "
@@ -103,10 +106,12 @@ void gd_rule_accumulation(fbuilder *b)
         if (!hit)
             continue;
         gd_fb_ev(f, "micro_steps_per_optimizer_step", k);
+        char ks[32];
+        gd_format_sig3(ks, sizeof ks, k);
         gd_fb_append(b, f,
-                     gd_format("The trace accumulates gradients over %.3g micro-steps per optimizer step, so each "
-                               "kernel sees 1/%.3g of the batch: raise the micro-batch and lower the accumulation "
+                     gd_format("The trace accumulates gradients over %s micro-steps per optimizer step, so each "
+                               "kernel sees 1/%s of the batch: raise the micro-batch and lower the accumulation "
                                "by the same factor (the global batch stays) if memory allows.",
-                               k, k));
+                               ks, ks));
     }
 }

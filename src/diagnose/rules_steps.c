@@ -152,14 +152,16 @@ void gd_rule_dataloader(fbuilder *b)
     gd_fb_ev(f, "dataloader_us_per_step", r->avg_role_us[GPUDIAG_ROLE_DATALOADER]);
     gd_fb_ev(f, "step_time_us", r->avg_step_us);
     gd_fb_ev(f, "gpu_utilization", r->gpu_utilization);
+    char dl[32], st[32];
+    gd_format_us(dl, sizeof dl, r->avg_role_us[GPUDIAG_ROLE_DATALOADER], "us");
+    gd_format_us(st, sizeof st, r->has_gpu ? gd_steady_step_us(r) : r->avg_step_us, "us");
     gd_fb_text(b, f,
          r->has_gpu
-             ? gd_format("The GPU waits for the DataLoader: %.1f%% of each step (%.3g ms of %.3g ms)", 100.0 * s,
-                         r->avg_role_us[GPUDIAG_ROLE_DATALOADER] / 1000.0, gd_steady_step_us(r) / 1000.0)
+             ? gd_format("The GPU waits for the DataLoader: %.1f%% of each step (%s of %s)", 100.0 * s, dl, st)
              /* a CPU-only trace: nothing waits on a GPU (DEFINITIONS "Time and events") */
-             : gd_format("The DataLoader takes %.1f%% of each step (%.3g ms of %.3g ms; no GPU activity recorded, "
+             : gd_format("The DataLoader takes %.1f%% of each step (%s of %s; no GPU activity recorded, "
                          "so this is host time in the step, not GPU waiting)",
-                         100.0 * s, r->avg_role_us[GPUDIAG_ROLE_DATALOADER] / 1000.0, r->avg_step_us / 1000.0),
+                         100.0 * s, dl, st),
          gd_format("Load batches in parallel with compute: DataLoader(num_workers=N) with N at 50-75%% of "
                    "the physical cores per GPU process, prefetch_factor=4-6, pin_memory=True with "
                    ".to(device, non_blocking=True), persistent_workers=True. Move decoding, augmentation "
@@ -469,10 +471,12 @@ void gd_rule_optimizer(fbuilder *b)
     gd_fb_ev(f, "optimizer_kernels_per_step", per_step_kernels);
     gd_fb_ev(f, "optimizer_kernel_time_us_per_step", r->optimizer_kernel_time_us / (double)r->step_count);
     gd_fb_ev(f, "fused_kernel_share", fused);
+    char ks[32];
     gd_fb_text(b, f,
-         gd_format("The optimizer step launches %.0f small kernels per step, one parameter at a time, and takes "
+         gd_format("The optimizer step launches %s small kernel%s per step, one parameter at a time, and takes "
                    "%.1f%% of the step",
-                   per_step_kernels, 100.0 * share),
+                   gd_format_per_step(ks, sizeof ks, per_step_kernels), per_step_kernels == 1 ? "" : "s",
+                   100.0 * share),
          gd_format("Use a multi-tensor optimizer: torch.optim.SGD/Adam/AdamW(..., foreach=True) (the default "
                    "since PyTorch 2.0 on CUDA) or fused=True (Adam/AdamW/SGD), or apex's FusedAdam/FusedLAMB; "
                    "with DDP/FSDP keep gradients in few flat buckets. This replaces hundreds of launches with a "
@@ -584,9 +588,9 @@ void gd_rule_nsight(fbuilder *b)
         gd_fb_ev(f, "gap_max_us", R->gap_max_us);
         gd_fb_ev(f, "threshold_us", R->gap_threshold_us);
         gd_fb_text(b, f,
-             gd_format("Nsight rule gpu_gaps (GPU Gaps): %llu gap(s) longer than %.0f ms with the GPU idle, %.1f ms in "
+             gd_format("Nsight rule gpu_gaps (GPU Gaps): %llu gap%s longer than %.0f ms with the GPU idle, %.1f ms in "
                        "all, the longest %.1f ms",
-                       (unsigned long long)R->gaps, R->gap_threshold_us / 1000.0, R->gap_time_us / 1000.0,
+                       (unsigned long long)R->gaps, gd_plural(R->gaps), R->gap_threshold_us / 1000.0, R->gap_time_us / 1000.0,
                        R->gap_max_us / 1000.0),
              gd_format("NVIDIA's advice: use CPU sampling data, OS runtime blocked-state backtraces and NVTX "
                        "annotations to learn why the CPU did not feed the GPU (data loading, checkpointing, "
@@ -602,9 +606,10 @@ void gd_rule_nsight(fbuilder *b)
         gd_fb_ev(f, "threshold", R->util_threshold);
         gd_fb_text(b, f,
              gd_format("Nsight rule gpu_time_util (GPU Time Utilization): %llu of %llu time chunks have the GPU busy "
-                       "less than %.0f%% of the time (%llu region(s), %.1f ms; the lowest %.1f%%)",
+                       "less than %.0f%% of the time (%llu region%s, %.1f ms; the lowest %.1f%%)",
                        (unsigned long long)R->util_low_chunks, (unsigned long long)R->util_chunks_total,
-                       100.0 * R->util_threshold, (unsigned long long)R->util_low_regions, R->util_low_time_us / 1000.0,
+                       100.0 * R->util_threshold, (unsigned long long)R->util_low_regions,
+                       gd_plural(R->util_low_regions), R->util_low_time_us / 1000.0,
                        100.0 * R->util_min),
              gd_format("NVIDIA's advice: as for GPU gaps, find what the CPU does in those regions (CPU sampling, "
                        "OS runtime backtraces, NVTX). This is time utilization, not resource use: a region "
@@ -615,10 +620,12 @@ void gd_rule_nsight(fbuilder *b)
         gd_fb_ev(f, "copies", (double)R->memcpy_sync);
         gd_fb_ev(f, "bytes", R->memcpy_sync_bytes);
         gd_fb_ev(f, "copy_time_us", R->memcpy_sync_us);
+        char mb[32];
         gd_fb_text(b, f,
              gd_format("Nsight rule cuda_memcpy_sync (CUDA Synchronous Memcpy): %llu synchronous copies "
-                       "(%.3g MB, %.1f ms on the GPU) block the host",
-                       (unsigned long long)R->memcpy_sync, R->memcpy_sync_bytes / 1e6, R->memcpy_sync_us / 1000.0),
+                       "(%s MB, %.1f ms on the GPU) block the host",
+                       (unsigned long long)R->memcpy_sync, gd_format_sig3(mb, sizeof mb, R->memcpy_sync_bytes / 1e6),
+                       R->memcpy_sync_us / 1000.0),
              gd_format("NVIDIA's advice: use cudaMemcpy*Async with pinned host memory so the host does not wait%s.",
                        rf_pytorch(b) ? " (in PyTorch: tensor.to(device, non_blocking=True) from pinned memory)"
                                      : " (cudaMallocHost / cudaHostRegister)"));
@@ -640,10 +647,12 @@ void gd_rule_nsight(fbuilder *b)
         gd_fb_ev(f, "copies", (double)R->memcpy_async_pageable);
         gd_fb_ev(f, "bytes", R->memcpy_async_pageable_bytes);
         gd_fb_ev(f, "copy_time_us", R->memcpy_async_pageable_us);
+        char mb[32];
         gd_fb_text(b, f,
              gd_format("Nsight rule cuda_memcpy_async (CUDA Async Memcpy with Pageable Memory): %llu asynchronous "
-                       "copies touch pageable memory and so run synchronously (%.3g MB, %.1f ms)",
-                       (unsigned long long)R->memcpy_async_pageable, R->memcpy_async_pageable_bytes / 1e6,
+                       "copies touch pageable memory and so run synchronously (%s MB, %.1f ms)",
+                       (unsigned long long)R->memcpy_async_pageable,
+                       gd_format_sig3(mb, sizeof mb, R->memcpy_async_pageable_bytes / 1e6),
                        R->memcpy_async_pageable_us / 1000.0),
              gd_format("NVIDIA's advice: use pinned host memory for asynchronous copies (%s).",
                        rf_pytorch(b) ? "PyTorch: DataLoader(pin_memory=True), tensor.pin_memory()"

@@ -681,9 +681,9 @@ static void rule_input_skipped_rows(sbuild *b, gpudiag_series_summary *s)
     gd_fb_ev(f, "skipped_rows", (double)s->skipped_rows);
     gd_fb_ev(f, "first_line", (double)s->first_skipped_line);
     gd_fb_text(b, f,
-         gd_format("%llu data row(s) could not be read (first at line %lld%s%s) and were left out",
-                   (unsigned long long)s->skipped_rows, (long long)s->first_skipped_line,
-                   s->skip_reason[0] ? ": " : "", s->skip_reason),
+         gd_format("%llu data row%s could not be read (first at line %lld%s%s) and %s left out",
+                   (unsigned long long)s->skipped_rows, gd_plural(s->skipped_rows), (long long)s->first_skipped_line,
+                   s->skip_reason[0] ? ": " : "", s->skip_reason, s->skipped_rows == 1 ? "was" : "were"),
          gd_format("Rows whose column count differs from the header, or whose values are not numbers; check "
                    "the log was not cut or two logs interleaved."));
 }
@@ -706,8 +706,10 @@ static void rule_input_invalid_values(sbuild *b, gpudiag_series_summary *s)
     gd_fb_ev(f, "invalid_values", (double)s->invalid_values);
     gd_fb_ev(f, "first_line", (double)s->first_invalid_line);
     gd_fb_text(b, f,
-         gd_format("%llu value(s) outside their metric's range were read as missing (first at line %lld)",
-                   (unsigned long long)s->invalid_values, (long long)s->first_invalid_line),
+         gd_format("%llu value%s outside %s metric's range %s read as missing (first at line %lld)",
+                   (unsigned long long)s->invalid_values, gd_plural(s->invalid_values),
+                   s->invalid_values == 1 ? "its" : "their", s->invalid_values == 1 ? "was" : "were",
+                   (long long)s->first_invalid_line),
          gd_format("A utilisation below 0 or above 100 %%, a negative memory, power or clock, what no GPU "
                    "reads (a temperature above 150 C, an SM clock above 5 GHz, power above twice the board "
                    "limit), NaN/inf, or a GPU id that is no index: a broken sensor, a driver hiccup, or a log "
@@ -743,9 +745,9 @@ static void rule_input_header_changed(sbuild *b, gpudiag_series_summary *s)
     gd_fb_ev(f, "header_changes", (double)s->header_changes);
     gd_fb_ev(f, "first_line", (double)s->first_header_change_line);
     gd_fb_text(b, f,
-         gd_format("the column header changed %llu time(s) mid-file (first at line %lld); later rows were read "
+         gd_format("the column header changed %llu time%s mid-file (first at line %lld); later rows were read "
                    "with the new columns",
-                   (unsigned long long)s->header_changes, (long long)s->first_header_change_line),
+                   (unsigned long long)s->header_changes, gd_plural(s->header_changes), (long long)s->first_header_change_line),
          gd_format("Two logging runs with different fields were appended to one file. Metrics that only one "
                    "part has are missing in the other; split the file if the two runs are different jobs."));
 }

@@ -738,6 +738,8 @@ static int reader_setup(reader *r, const gpudiag_read_opts *opts)
     p->buf_data = r->data;
     p->buf_end = &r->end;
     p->buf_base = &r->base;
+    p->buf_beg = &r->beg;
+    p->junk_at = -1;
     p->ts_hi_bar = INT64_MIN; /* no bar until the first selection */
     p->ts_lo_bar = INT64_MAX;
     p->ts_float_at = &p->t->ts_is_float;
@@ -907,10 +909,11 @@ static int check_events(reader *r)
     if (p->t->events > 0 && p->t->events_with_ph == 0) {
         /* DEFINITIONS "Time and events": every trace event has a phase */
         reader_fail(r, GPUDIAG_ERR_FORMAT, 0,
-                    "not a trace: none of the %llu objects in the event array has a \"ph\" (event phase) field, "
+                    "not a trace: %s %llu object%s in the event array %s a \"ph\" (event phase) field, "
                     "which every Chrome/Kineto trace event has (a GPU status snapshot such as `nvtop -s` output "
                     "is not a profiler trace)",
-                    (unsigned long long)p->t->events);
+                    p->t->events == 1 ? "the" : "none of the", (unsigned long long)p->t->events,
+                    gd_plural(p->t->events), p->t->events == 1 ? "lacks" : "has");
         return -1;
     }
     return 0;
@@ -936,6 +939,13 @@ static void read_opened(reader *r, const gpudiag_read_opts *opts, gpudiag_trace 
     }
     if (check_end(r) != 0 || check_events(r) != 0)
         return;
+    if (p->junk) { /* DEFINITIONS "Time and events": counted with the malformed events, in file order */
+        p->t->skipped_malformed += p->junk;
+        if (r->first_error_at < 0 || (p->junk_at >= 0 && p->junk_at < r->first_error_at)) {
+            r->first_error_at = p->junk_at >= 0 ? p->junk_at : 0;
+            snprintf(r->first_error, sizeof r->first_error, "%s", p->junk_what);
+        }
+    }
     if (r->first_error_at >= 0) {
         p->t->first_error_at = r->first_error_at;
         snprintf(p->t->first_error, sizeof p->t->first_error, "%s", r->first_error);

@@ -133,6 +133,12 @@ typedef struct parser {
     const unsigned char *buf_data; /* the reader's buffer, to turn a value's pointer into a byte offset */
     const size_t *buf_end;
     const uint64_t *buf_base;
+    const size_t *buf_beg; /* the serial reader's r->beg: where yajl's current chunk starts in buf_data */
+    /* Elements of the event array that are not objects (DEFINITIONS "Time and events"): counted
+     * with the malformed events when the trace is complete, the first at junk_at (-1: none). */
+    uint64_t junk;
+    int64_t junk_at;
+    char junk_what[96];
     int64_t ts_hi_bar, ts_lo_bar; /* ts_keep(): the worst start kept in ts_hi_at / ts_lo_at */
 } parser;
 

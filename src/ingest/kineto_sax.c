@@ -7,6 +7,7 @@
  * committed (kineto_event.c).
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ingest/kineto_int.h"
@@ -183,6 +184,41 @@ static int64_t value_at1(const parser *p, const void *s)
 
 /* ---- yajl callbacks ---------------------------------------------------- */
 
+/* The byte offset where the token yajl has just read began, tok bytes long (0: a string, found
+ * by looking back for its opening quote), or the start of yajl's current chunk when the token
+ * began before it; -1 when unknown (not the serial reader's yajl). */
+static int64_t token_start(const parser *p, size_t tok)
+{
+    if (!p->h || !p->buf_beg || !p->buf_data || !p->buf_base)
+        return -1;
+    size_t c = yajl_get_bytes_consumed(p->h), beg = *p->buf_beg;
+    if (c > *p->buf_end - beg)
+        return -1;
+    if (tok == 0 && c >= 2) { /* a string: back from its closing quote to an unescaped '"' */
+        const unsigned char *d = p->buf_data + beg;
+        for (size_t i = c - 1; i-- > 0;) {
+            size_t bs = 0;
+            while (bs < i && d[i - 1 - bs] == '\\')
+                bs++;
+            if (d[i] == '"' && bs % 2 == 0)
+                return (int64_t)(*p->buf_base + beg + i);
+        }
+        tok = c + 1;
+    }
+    return (int64_t)(*p->buf_base + beg + (tok <= c ? c - tok : 0));
+}
+
+/* An element of the event array that is not an object (what: "a number", ...; tok as
+ * token_start): not an event, counted as a malformed one (DEFINITIONS "Time and events"). */
+static void junk_element(parser *p, const char *what, size_t tok)
+{
+    if (p->junk++ == 0) {
+        p->junk_at = token_start(p, tok);
+        snprintf(p->junk_what, sizeof p->junk_what, "an element of the event array that is not an event object: %s",
+                 what);
+    }
+}
+
 static int cur_ctx(const parser *p)
 {
     if (p->overflow_depth > 0 || p->depth == 0)
@@ -204,6 +240,8 @@ static int open_container(parser *p, int is_map)
             child = CTX_DEVPROPS;
         else if (p->key == K_DIST_INFO && is_map)
             child = CTX_DISTINFO;
+    } else if (parent == CTX_EVENTS && !is_map) {
+        junk_element(p, "an array", 1);
     } else if (parent == CTX_EVENTS && is_map) {
         child = CTX_EVENT;
         gd_kt_ev_clear(&p->ev);
@@ -308,14 +346,19 @@ static int cb_map_key(void *ctx, const unsigned char *k, size_t len)
 
 static int cb_null(void *ctx)
 {
-    ((parser *)ctx)->key = K_NONE;
+    parser *p = ctx;
+    if (cur_ctx(p) == CTX_EVENTS)
+        junk_element(p, "null", 4);
+    p->key = K_NONE;
     return 1;
 }
 
 static int cb_boolean(void *ctx, int b)
 {
-    (void)b;
-    ((parser *)ctx)->key = K_NONE;
+    parser *p = ctx;
+    if (cur_ctx(p) == CTX_EVENTS)
+        junk_element(p, b ? "true" : "false", b ? 4 : 5);
+    p->key = K_NONE;
     return 1;
 }
 
@@ -360,6 +403,10 @@ static int cb_number(void *ctx, const char *s, size_t len)
     int64_t v;
     double d;
     int had_frac = 0;
+    if (key == K_NONE && cur_ctx(p) == CTX_EVENTS) {
+        junk_element(p, "a number", len);
+        return 1;
+    }
     if (key == K_NONE && p->dim_in >= 0 && cur_ctx(p) == CTX_DIM) {
         int i = p->dim_in, r = p->shapes.rank[i]++;
         if (r < GD_OPF_MAX_RANK && gd_kt_parse_int64(s, len, &v) == 0)
@@ -509,6 +556,35 @@ static int cb_number(void *ctx, const char *s, size_t len)
     return 1;
 }
 
+/* A name's bytes s[0..len) into dst, at most cap bytes, NUL-terminated (dst has cap + 1): an
+ * embedded NUL ("\u0000" in the JSON) becomes U+FFFD, the replacement character (3 bytes; one
+ * that does not fit ends the copy), so a name is not cut at it (DEFINITIONS "Time and events").
+ * Returns the bytes written. */
+static size_t copy_name(char *dst, size_t cap, const char *s, size_t len)
+{
+    if (!memchr(s, 0, len)) {
+        size_t n = len < cap ? len : cap;
+        memcpy(dst, s, n);
+        dst[n] = '\0';
+        return n;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i]) {
+            if (n + 1 > cap)
+                break;
+            dst[n++] = s[i];
+        } else {
+            if (n + 3 > cap)
+                break;
+            memcpy(dst + n, "\xEF\xBF\xBD", 3);
+            n += 3;
+        }
+    }
+    dst[n] = '\0';
+    return n;
+}
+
 static int cb_string(void *ctx, const unsigned char *us, size_t len)
 {
     parser *p = ctx;
@@ -517,6 +593,10 @@ static int cb_string(void *ctx, const unsigned char *us, size_t len)
     p->key = K_NONE;
     ev_scratch *e = &p->ev;
     int64_t v;
+    if (key == K_NONE && cur_ctx(p) == CTX_EVENTS) {
+        junk_element(p, "a string", 0);
+        return 1;
+    }
     if (key == K_NONE && cur_ctx(p) == CTX_TYPES) {
         int i = p->shapes.n_types++;
         if (i < GD_OPF_MAX_IN)
@@ -531,17 +611,14 @@ static int cb_string(void *ctx, const unsigned char *us, size_t len)
         e->cat = cat_for(s, len);
         e->has_cat = 1;
         if (e->cat == CAT_OTHER) {
-            e->cat_len = len < GD_OTHER_CAT_NAME - 1 ? len : GD_OTHER_CAT_NAME - 1;
-            memcpy(e->cat_name, s, e->cat_len);
+            char c[GD_OTHER_CAT_NAME];
+            e->cat_len = copy_name(c, GD_OTHER_CAT_NAME - 1, s, len);
+            memcpy(e->cat_name, c, e->cat_len);
         }
         break;
-    case K_NAME: {
-        size_t n = len < GD_NAME_CAP ? len : GD_NAME_CAP;
-        memcpy(p->name, s, n);
-        p->name[n] = '\0';
-        e->name_len = n;
+    case K_NAME:
+        e->name_len = copy_name(p->name, GD_NAME_CAP, s, len);
         break;
-    }
     case K_PID:
         if (gd_kt_digits_in_string(s, len, &v) == 0) {
             e->pid = v;
@@ -589,12 +666,9 @@ static int cb_string(void *ctx, const unsigned char *us, size_t len)
     case K_DTYPE:
         e->dtype_size = gd_coll_dtype_size(s, len);
         break;
-    case K_DP_NAME: {
-        size_t n = len < sizeof p->dp.name - 1 ? len : sizeof p->dp.name - 1;
-        memcpy(p->dp.name, s, n);
-        p->dp.name[n] = '\0';
+    case K_DP_NAME:
+        copy_name(p->dp.name, sizeof p->dp.name - 1, s, len);
         break;
-    }
     default:
         break;
     }

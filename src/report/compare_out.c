@@ -431,8 +431,8 @@ static void text_step_time(FILE *fp, const gpudiag_comparison *c)
     }
     const gpudiag_compare_row *tp = row(c, "throughput_steps_per_s");
     char b[64], t[64], d[64];
-    snprintf(b, sizeof b, isnan(tp->base) ? "n/a" : "%.3g/s", tp->base);
-    snprintf(t, sizeof t, isnan(tp->test) ? "n/a" : "%.3g/s", tp->test);
+    snprintf(b, sizeof b, "%s/s", gd_format_sig3(d, sizeof d, tp->base));
+    snprintf(t, sizeof t, "%s/s", gd_format_sig3(d, sizeof d, tp->test));
     fmt_change(d, sizeof d, tp->change);
     fprintf(fp, "  %-28s %10s %10s %12s\n", "throughput (steps)", b, t, d);
     int us = c->metric != GPUDIAG_METRIC_GPU_UTILIZATION;

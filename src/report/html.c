@@ -850,7 +850,10 @@ static const char *fmt_metric(char *b, size_t n, gpudiag_metric m, double v)
     else if (strcmp(unit, "bytes") == 0)
         snprintf(b, n, "%.2f GB", v / 1e9);
     else if (strcmp(unit, "bytes/s") == 0)
-        snprintf(b, n, "%.3g GB/s", v / 1e9);
+    {
+        char g[32];
+        snprintf(b, n, "%s GB/s", gd_format_sig3(g, sizeof g, v / 1e9));
+    }
     else if (strcmp(unit, "bitmask") == 0)
         snprintf(b, n, "0x%llx", (unsigned long long)v);
     else

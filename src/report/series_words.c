@@ -4,6 +4,7 @@
 #include "report/series_words.h"
 
 #include "model/series_internal.h"
+#include "util/util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,11 +23,6 @@ void gd_series_assumed_phrase(const gpudiag_series_summary *s, char *buf, size_t
                  s->gpus[0].interval_us / 1e6);
     else
         snprintf(buf, len, "times assumed from the sample order");
-}
-
-const char *gd_plural(unsigned long long n)
-{
-    return n == 1 ? "" : "s";
 }
 
 void gd_series_samples_phrase(const gpudiag_series_summary *s, char *buf, size_t len)

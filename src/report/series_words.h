@@ -48,7 +48,6 @@ static inline const char *gd_gain_unit(const gpudiag_report *r)
     return r->series ? "run" : gd_startup_left_out(r) ? "steady-state step" : "step";
 }
 
-/* "" when n is 1, else "s": the English plural of a count's noun. */
-const char *gd_plural(unsigned long long n);
+/* gd_plural ("" when n is 1, else "s") is in util/util.h, shared with the rules. */
 
 #endif

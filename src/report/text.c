@@ -238,9 +238,10 @@ static void numbers(const tw *w, const gpudiag_report *r)
                     c_dim(w), sel, r->step_count, (unsigned long long)r->input.steps_before_selection, c_off(w));
         }
         if (r->steps_trimmed)
-            fprintf(w->fp, "         %s%d trailing step(s) dropped: they launched less GPU work than the one before "
+            fprintf(w->fp, "         %s%d trailing step%s dropped: %s launched less GPU work than the one before "
                            "(profiler cut-off)%s\n",
-                    c_dim(w), r->steps_trimmed, c_off(w));
+                    c_dim(w), r->steps_trimmed, gd_plural((unsigned long long)r->steps_trimmed),
+                    r->steps_trimmed == 1 ? "it" : "they", c_off(w));
     }
     if (r->has_gpu) {
         pct(a, sizeof a, r->gpu_utilization);
@@ -369,8 +370,8 @@ static void idle_gaps(const tw *w, const gpudiag_report *r, int verbose)
             ms(h, sizeof h, sid->host_wait_us);
             ms(k, sizeof k, sid->kernel_wait_us);
             ms(o, sizeof o, sid->other_us);
-            fprintf(w->fp, "  GPU %d stream %d: %llu ops; idle host_wait %s, kernel_wait %s, other %s (HTA)\n",
-                    sid->device, sid->stream, (unsigned long long)sid->ops, h, k, o);
+            fprintf(w->fp, "  GPU %d stream %d: %llu op%s; idle host_wait %s, kernel_wait %s, other %s (HTA)\n",
+                    sid->device, sid->stream, (unsigned long long)sid->ops, gd_plural(sid->ops), h, k, o);
         }
     }
     fputc('\n', w->fp);
@@ -789,10 +790,14 @@ static void details(const tw *w, const gpudiag_report *r)
         fputs("not available (no kernel is linked to its launch call by correlation id)\n", w->fp);
     else
     {
-        fprintf(w->fp, "%.0f kernels per step, %llu linked to their launch call\n  HTA outliers: %llu launch "
-                       "call(s) > 50 us, %llu launch delay(s) > 100 us",
-                steps > 0 ? (double)r->kernel_count / steps : NAN, (unsigned long long)r->linked_kernels,
-                (unsigned long long)r->runtime_outliers, (unsigned long long)r->launch_delay_outliers);
+        double kps = steps > 0 ? (double)r->kernel_count / steps : NAN;
+        char kb[32];
+        fprintf(w->fp, "%s kernel%s per step, %llu linked to %s launch call\n  HTA outliers: %llu launch "
+                       "call%s > 50 us, %llu launch delay%s > 100 us",
+                gd_format_per_step(kb, sizeof kb, kps), kps == 1 ? "" : "s", (unsigned long long)r->linked_kernels,
+                r->linked_kernels == 1 ? "its" : "their", (unsigned long long)r->runtime_outliers,
+                gd_plural(r->runtime_outliers), (unsigned long long)r->launch_delay_outliers,
+                gd_plural(r->launch_delay_outliers));
         /* DEFINITIONS "Kernels", HTA outliers: a long delay behind running work is the CPU running ahead */
         if (r->launch_delay_outliers)
             fprintf(w->fp, ", %llu of them on an idle GPU", (unsigned long long)r->launch_delay_outliers_gpu_idle);
@@ -803,15 +808,18 @@ static void details(const tw *w, const gpudiag_report *r)
         if (r->kernels_before_launch) {
             char off[32];
             ms(off, sizeof off, r->launch_skew_median_us);
-            fprintf(w->fp, "  %llu kernel(s) start > 50 us before their own launch call (median %s early): GPU and "
+            int one = r->kernels_before_launch == 1;
+            fprintf(w->fp, "  %llu kernel%s start%s > 50 us before %s own launch call (median %s early): GPU and "
                            "host clocks disagree, launch delays are a lower bound\n",
-                    (unsigned long long)r->kernels_before_launch, off);
+                    (unsigned long long)r->kernels_before_launch, one ? "" : "s", one ? "s" : "", one ? "its" : "their",
+                    off);
         }
     }
     if (r->gpu_ops_unlinked)
-        fprintf(w->fp, "  %llu GPU op(s) without a launch call (no runtime/driver call of their correlation id): counted "
-                       "in the busy and idle numbers; HTA's correlation join leaves them out\n",
-                (unsigned long long)r->gpu_ops_unlinked);
+        fprintf(w->fp, "  %llu GPU op%s without a launch call (no runtime/driver call of %s correlation id): counted "
+                       "in the busy and idle numbers; HTA's correlation join leaves %s out\n",
+                (unsigned long long)r->gpu_ops_unlinked, gd_plural(r->gpu_ops_unlinked),
+                r->gpu_ops_unlinked == 1 ? "its" : "their", r->gpu_ops_unlinked == 1 ? "it" : "them");
     memory_savings(w, r);
     fputc('\n', w->fp);
 }
@@ -826,22 +834,24 @@ static void nsight_rules(const tw *w, const gpudiag_report *r)
     fprintf(w->fp, "%sNSIGHT RULES%s  NVIDIA's expert system (nsys analyze, default options, whole capture)\n",
             c_bold(w), c_off(w));
     ms(a, sizeof a, R->gap_time_us);
-    fprintf(w->fp, "  gpu_gaps           %s: %llu gap(s) > %.0f ms, %s in all\n", R->gaps ? "FIRES" : "ok   ",
-            (unsigned long long)R->gaps, R->gap_threshold_us / 1000.0, a);
+    fprintf(w->fp, "  gpu_gaps           %s: %llu gap%s > %.0f ms, %s in all\n", R->gaps ? "FIRES" : "ok   ",
+            (unsigned long long)R->gaps, gd_plural(R->gaps), R->gap_threshold_us / 1000.0, a);
     pct(b, sizeof b, R->util_min);
     fprintf(w->fp, "  gpu_time_util      %s: %llu of %llu chunks below %.0f%% time utilization (lowest %s)\n",
             R->util_low_chunks ? "FIRES" : "ok   ", (unsigned long long)R->util_low_chunks,
             (unsigned long long)R->util_chunks_total, 100.0 * R->util_threshold, b);
     ms(a, sizeof a, R->memcpy_sync_us);
-    fprintf(w->fp, "  cuda_memcpy_sync   %s: %llu synchronous copies, %.3g MB, %s on the GPU\n",
-            R->memcpy_sync ? "FIRES" : "ok   ", (unsigned long long)R->memcpy_sync, R->memcpy_sync_bytes / 1e6, a);
+    char mb[32];
+    fprintf(w->fp, "  cuda_memcpy_sync   %s: %llu synchronous copies, %s MB, %s on the GPU\n",
+            R->memcpy_sync ? "FIRES" : "ok   ", (unsigned long long)R->memcpy_sync,
+            gd_format_sig3(mb, sizeof mb, R->memcpy_sync_bytes / 1e6), a);
     ms(a, sizeof a, R->memset_sync_us);
     fprintf(w->fp, "  cuda_memset_sync   %s: %llu synchronous memsets on pinned/managed memory, %s\n",
             R->memset_sync ? "FIRES" : "ok   ", (unsigned long long)R->memset_sync, a);
     ms(a, sizeof a, R->memcpy_async_pageable_us);
-    fprintf(w->fp, "  cuda_memcpy_async  %s: %llu async copies with pageable memory, %.3g MB, %s\n",
+    fprintf(w->fp, "  cuda_memcpy_async  %s: %llu async copies with pageable memory, %s MB, %s\n",
             R->memcpy_async_pageable ? "FIRES" : "ok   ", (unsigned long long)R->memcpy_async_pageable,
-            R->memcpy_async_pageable_bytes / 1e6, a);
+            gd_format_sig3(mb, sizeof mb, R->memcpy_async_pageable_bytes / 1e6), a);
     ms(a, sizeof a, R->api_sync_us);
     fprintf(w->fp, "  cuda_api_sync      %s: %llu device/stream synchronize calls, %s of host time\n",
             R->api_sync ? "FIRES" : "ok   ", (unsigned long long)R->api_sync, a);
@@ -910,11 +920,11 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
     fprintf(w->fp, "  (%s monitoring log, %s%s%s%s)\n", s->format, counts, s->snapshot ? ", a snapshot" : "",
             *assumed ? ", " : "", assumed);
     if (s->first_skipped_line > 0)
-        fprintf(w->fp, "%swarning:%s %llu row(s) left out, first at line %lld\n", c_yellow(w), c_off(w),
-                (unsigned long long)s->skipped_rows, (long long)s->first_skipped_line);
+        fprintf(w->fp, "%swarning:%s %llu row%s left out, first at line %lld\n", c_yellow(w), c_off(w),
+                (unsigned long long)s->skipped_rows, gd_plural(s->skipped_rows), (long long)s->first_skipped_line);
     if (s->invalid_values)
-        fprintf(w->fp, "%swarning:%s %llu out-of-range value(s) read as missing, first at line %lld\n", c_yellow(w),
-                c_off(w), (unsigned long long)s->invalid_values, (long long)s->first_invalid_line);
+        fprintf(w->fp, "%swarning:%s %llu out-of-range value%s read as missing, first at line %lld\n", c_yellow(w),
+                c_off(w), (unsigned long long)s->invalid_values, gd_plural(s->invalid_values), (long long)s->first_invalid_line);
     if (s->header_changes)
         fprintf(w->fp, "note: the column header changed mid-file at line %lld; later rows use the new columns\n",
                 (long long)s->first_header_change_line);
@@ -1139,8 +1149,8 @@ gpudiag_status gpudiag_cluster_write_text(const gpudiag_cluster *c, FILE *fp, co
         fprintf(fp, "%sRANKS%s  %zu traces; collectives matched by position: %zu%s\n", c_bold(&w), c_off(&w),
                 c->rank_count, c->collectives, c->collectives_mismatch ? " (ranks recorded different numbers)" : "");
     if (c->missing_ranks > 0)
-        fprintf(fp, "  note: %d of the job's %d ranks are not here and are not compared\n", c->missing_ranks,
-                c->world_size);
+        fprintf(fp, "  note: %d of the job's %d ranks %s not here and %s not compared\n", c->missing_ranks,
+                c->world_size, c->missing_ranks == 1 ? "is" : "are", c->missing_ranks == 1 ? "is" : "are");
     /* coll: the collective kernels' whole time; exposed: theirs with no other GPU op running (DEFINITIONS
      * "Communication", exposed communication: two numbers) */
     fprintf(fp, "  %5s %10s %7s %7s %12s %15s %12s  %-15s %s\n", "rank", "step ms", "util", "comm", "coll us/step",

@@ -650,6 +650,39 @@ char *gd_format_per_step(char *b, size_t n, double v)
     return b;
 }
 
+const char *gd_plural(unsigned long long n)
+{
+    return n == 1 ? "" : "s";
+}
+
+char *gd_format_sig3(char *b, size_t n, double v)
+{
+    if (!isfinite(v)) {
+        snprintf(b, n, "n/a");
+        return b;
+    }
+    double a = fabs(v);
+    int d = 0;
+    if (a > 0 && a < 99.5) {
+        d = 2 - (int)floor(log10(a));
+        if (d > 17)
+            d = 17;
+        /* 9.996 rounds to 10.0: one decimal fewer keeps 3 significant figures */
+        if (d > 0 && fabs(round(v * pow(10, d))) >= 1000)
+            d--;
+    }
+    int len = snprintf(b, n, "%.*f", d, v);
+    if (d > 0 && len > 0 && (size_t)len < n) {
+        while (len > 0 && b[len - 1] == '0')
+            b[--len] = '\0';
+        if (len > 0 && b[len - 1] == '.')
+            b[--len] = '\0';
+    }
+    if (strcmp(b, "-0") == 0)
+        snprintf(b, n, "0");
+    return b;
+}
+
 char *gd_format_us(char *b, size_t n, double us, const char *micro)
 {
     double a = fabs(us);

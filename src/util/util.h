@@ -194,6 +194,16 @@ char *gd_format_us(char *b, size_t n, double us, const char *micro);
  * any other value with one ("0.5"); NaN or infinite "n/a" (DEFINITIONS "Numbers in reports"). */
 char *gd_format_per_step(char *b, size_t n, double v);
 
+/* "" when n is 1, else "s": the English plural of a count's noun ("1 event", "2 events"); a count
+ * is never written "event(s)" (REPORT.md "Wording of the text report"). */
+const char *gd_plural(unsigned long long n);
+
+/* A number for people that is neither a duration nor a count per step (MB, micro-steps, GB/s),
+ * into b[0..n); returns b: never an exponent; |v| >= 100 (after rounding) a whole number with all
+ * its digits ("2113"), below that 3 significant figures with trailing zeros dropped ("12.3",
+ * "1.5", "0.25", "0.000123"); 0 is "0"; NaN or infinite "n/a" (DEFINITIONS "Numbers in reports"). */
+char *gd_format_sig3(char *b, size_t n, double v);
+
 /* Seconds now on the wall clock (CLOCK_REALTIME: Unix time, for timestamps
  * in output) and on the monotonic clock (CLOCK_MONOTONIC: for intervals and
  * deadlines, never jumps).  Never fail. */

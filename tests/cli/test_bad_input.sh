@@ -214,10 +214,47 @@ CASE="bare event array with a broken event"
 # other two kept, and the trace is not called cut off (it was, by both readers).
 printf '[{"ph":"X","name":"a","ts":1,"dur":2,"cat":"cpu_op"},\n{"ph":"X", bad},\n{"ph":"X","name":"b","ts":5,"dur":1,"cat":"cpu_op"}]\n' >"$TMP/barebroken.json"
 run analyze --json "$TMP/barebroken.json"
-expect_rc 0; err_has "1 malformed event(s) skipped; the first at byte 65"
+expect_rc 0; err_has "1 malformed event skipped; the first at byte 65"
 if grep -q "cut off" "$TMP/err"; then nok "bare array called cut off: $(cat "$TMP/err")"; else ok; fi
 jeq 'inp["events"]' 2
 jeq 'inp["truncated"]' False
+
+CASE="junk elements among the events"
+# DEFINITIONS "Time and events": an element of the event array that is not an object is counted
+# as a malformed event, and the events around it are kept.  By hand: line 1 '{"traceEvents":['
+# is bytes 0..15, its newline 16; event a (52 bytes) 17..68, newline 69; line 3 starts at byte
+# 70 with the first junk element, the number 5.  Junk: 5, "x", null, [1], true (line 3),
+# [{"ph":"X"}] and -2.5e3 (line 4): 7 elements (the object inside [..] is not an event); events
+# a, b, c kept: 3.  The same with --jobs 2 and 64-byte parse windows (several windows).  Before
+# this rule the 7 were dropped without a count (skipped.malformed 0, no warning).
+printf '{"traceEvents":[\n{"ph":"X","name":"a","ts":1,"dur":2,"cat":"cpu_op"},\n5, "x", null, [1], true, {"ph":"X","name":"b","ts":5,"dur":1,"cat":"cpu_op"},\n[{"ph":"X"}], -2.5e3,\n{"ph":"X","name":"c","ts":9,"dur":1,"cat":"cpu_op"}]}\n' >"$TMP/junk.json"
+export GPUDIAG_PARSE_WINDOW=64
+for jobs in 1 2; do
+    run analyze --json --jobs $jobs "$TMP/junk.json"
+    expect_rc 0
+    err_has "7 malformed events skipped; the first at byte 70: an element of the event array that is not an event object: a number"
+    jeq 'inp["events"]' 3
+    jeq 'inp["skipped"]["malformed"]' 7
+    jeq '[f["evidence"]["first_error_at_bytes"] for f in r["findings"] if f["id"] == "input_malformed"]' '[70]'
+done
+unset GPUDIAG_PARSE_WINDOW
+
+CASE="NUL inside names"
+# DEFINITIONS "Time and events": "\u0000" in a name becomes U+FFFD, it does not cut the name.  By
+# hand: the one kernel "gemm\u0000_tail" is kernels.top[0] "gemm\ufffd_tail" (was "gemm"); the
+# device "NVIDIA A100\u0000-SXM4-80GB" is "NVIDIA A100\ufffd-SXM4-80GB" (was "NVIDIA A100").
+cat >"$TMP/nulname.json" <<'EOT'
+{"deviceProperties":[{"id":0,"name":"NVIDIA A100\u0000-SXM4-80GB","computeMajor":8,"computeMinor":0,"numSms":108}],
+"traceEvents":[
+{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":1000,"dur":1000},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1010,"dur":10,"args":{"correlation":1}},
+{"ph":"X","cat":"kernel","name":"gemm\u0000_tail","pid":0,"tid":7,"ts":1100,"dur":500,"args":{"device":0,"stream":7,"correlation":1}}
+]}
+EOT
+run analyze --json "$TMP/nulname.json"
+expect_rc 0
+jeq '[k["name"] for k in r["kernels"]["top"]]' '["gemm\ufffd_tail"]'
+jeq '[x["name"] for x in r["devices"]]' '["NVIDIA A100\ufffd-SXM4-80GB"]'
 
 CASE="only NUL bytes"
 python3 -c 'import sys; open(sys.argv[1], "wb").write(b"\0" * 4096)' "$TMP/nul_only.json"
@@ -509,19 +546,25 @@ PYEOF
         *) AT=$SZ ;;
         esac
         N=$(($(stat -c %s "$GZ/$c/t.json.gz") - AT))
+        # the count agrees with its noun and verbs (REPORT.md "Wording of the text report")
+        if [ "$N" -eq 1 ]; then
+            TAIL="1 byte after the last gzip member of t.json.gz, from compressed byte $AT, is not gzip data and was not read; the trace before it was read whole"
+        else
+            TAIL="$N bytes after the last gzip member of t.json.gz, from compressed byte $AT, are not gzip data and were not read; the trace before them was read whole"
+        fi
         gz_run "$c" analyze --json --no-progress
         expect_rc 0
         jeq 'ids.count("input_gzip_trailing_data")' 1
         jeq '[f["evidence"] for f in r["findings"] if f["id"] == "input_gzip_trailing_data"]' \
             "[{'trailing_bytes': $N, 'trailing_at_compressed_bytes': $AT}]"
         jeq '[f["title"] for f in r["findings"] if f["id"] == "input_gzip_trailing_data"]' \
-            "['$N byte(s) after the last gzip member of t.json.gz, from compressed byte $AT, are not gzip data and were not read; the trace before them was read whole']"
+            "['$TAIL']"
         jeq '[f["severity"] for f in r["findings"] if f["id"] == "input_gzip_trailing_data"]' '["low"]'
         jeq 'inp["trailing_at_bytes"]' None  # not input_trailing_data: the JSON document ends the stream
         # the rest of the report is the clean file's
         jeq 'dict(r, findings=[f for f in r["findings"] if f["id"] != "input_gzip_trailing_data"])' \
             "__import__('json').load(open('$GZ/clean.json'))"
-        if [ "$(cat "$TMP/err")" = "gpudiag: warning: t.json.gz: compressed byte $AT: $N byte(s) after the last gzip member of t.json.gz, from compressed byte $AT, are not gzip data and were not read; the trace before them was read whole" ]; then
+        if [ "$(cat "$TMP/err")" = "gpudiag: warning: t.json.gz: compressed byte $AT: $TAIL" ]; then
             ok
         else
             nok "stderr is not the one warning line"; show

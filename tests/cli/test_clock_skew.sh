@@ -170,7 +170,7 @@ fi
 run_case "$TMP/normal.json" normal "none,0"
 # the text report says it under LAUNCHES
 if "$GPUDIAG" analyze "$W" > "$TMP/base.txt" 2>&1 &&
-   grep -q "100 kernel(s) start > 50 us before their own launch call (median 3.00 ms early)" "$TMP/base.txt"; then
+   grep -q "100 kernels start > 50 us before their own launch call (median 3.00 ms early)" "$TMP/base.txt"; then
     ok
 else
     nok "text report: no kernels-before-launch line"

@@ -109,7 +109,7 @@ fi
 
 # hand-made logs
 "$GPUDIAG" analyze --json "$DATA/dmon_columns_change.log" > "$TMP/cc.json" 2> "$TMP/cc.err" || nok "columns change"
-grep -q "line 6: 2 data row(s)" "$TMP/cc.err" && ok || nok "columns change warning: $(cat "$TMP/cc.err")"
+grep -q "line 6: 2 data rows" "$TMP/cc.err" && ok || nok "columns change warning: $(cat "$TMP/cc.err")"
 "$GPUDIAG" analyze --json "$DATA/csv_pcie_degraded.csv" > "$TMP/pcie.json" || nok "pcie"
 "$GPUDIAG" analyze --json "$DATA/csv_hw_slowdown_headroom.csv" > "$TMP/hw.json" || nok "hw"
 "$GPUDIAG" analyze --json "$DATA/csv_starved_headroom.csv" > "$TMP/starved.json" || nok "starved"
@@ -305,7 +305,7 @@ printf '0, 45 %%, 1234 MiB\n' > "$TMP/nohdr.csv"
 
 # item 6 of the monitoring work: out-of-range values, a header changing mid-file, gzip, the hint
 "$GPUDIAG" analyze --json "$DATA/dmon_header_change_bad_values.log" > "$TMP/hc.json" 2> "$TMP/err" || nok "header change"
-grep -q "line 4: 2 out-of-range value(s)" "$TMP/err" && ok || nok "out-of-range warning: $(cat "$TMP/err")"
+grep -q "line 4: 2 out-of-range values" "$TMP/err" && ok || nok "out-of-range warning: $(cat "$TMP/err")"
 "$GPUDIAG" analyze --json "$DATA/dcgmi_numeric_ids.log" > "$TMP/ids.json" 2>/dev/null || nok "dcgmi ids"
 gzip -c "$DATA/dmon_header_change_bad_values.log" > "$TMP/hc.log.gz"
 "$GPUDIAG" analyze --json "$TMP/hc.log.gz" > "$TMP/hcgz.json" 2>/dev/null && ok || nok "gzip log"
@@ -530,7 +530,7 @@ PY
 # left out (rc 0, warning "line 44"), never "read failed". A gzip log cut inside its first data
 # row says so (rc 3, "cut short").
 "$GPUDIAG" analyze --json "$DATA/prom_8xA800_cut.prom.gz" > "$TMP/cut.json" 2> "$TMP/err"; rc=$?
-[ "$rc" -eq 0 ] && grep -q "line 44: 1 data row(s) could not be read" "$TMP/err" && ok || nok "gzip cut short: rc $rc $(cat "$TMP/err")"
+[ "$rc" -eq 0 ] && grep -q "line 44: 1 data row could not be read" "$TMP/err" && ok || nok "gzip cut short: rc $rc $(cat "$TMP/err")"
 if python3 - "$TMP" <<'PY'; then ok; else nok "gzip cut short values"; fi
 import json, os, sys
 sys.path.insert(0, os.environ["GD_CLI_DIR"])
@@ -557,7 +557,7 @@ gzip -n -c "$DATA/dmon_gains.log" > "$TMP/junk.log.gz"
 gzlen=$(wc -c < "$TMP/junk.log.gz")
 printf 'JUNK\n' >> "$TMP/junk.log.gz"
 "$GPUDIAG" analyze --json "$TMP/junk.log.gz" > "$TMP/junk.json" 2> "$TMP/err"; rc=$?
-[ "$rc" -eq 0 ] && grep -q "^gpudiag: warning: $TMP/junk.log.gz: compressed byte $gzlen: 5 byte(s) after the last gzip member" "$TMP/err" &&
+[ "$rc" -eq 0 ] && grep -q "^gpudiag: warning: $TMP/junk.log.gz: compressed byte $gzlen: 5 bytes after the last gzip member" "$TMP/err" &&
     ok || nok "log.gz trailing junk: rc $rc stderr: $(cat "$TMP/err")"
 python3 - "$TMP/junk.json" "$gzlen" <<'PY' && ok || nok "log.gz trailing junk: finding"
 import json, sys
@@ -584,7 +584,7 @@ done
 # (amdsmi_xcp_rows.txt, by hand: header 9 columns; lines 3, 4, 6, 7 hold 2 cells -> 4 rows left
 # out, first at line 3; GPU 0 GFX% 97 -> 0.97, GPU 1 93 -> 0.93; XCP and VRAM_USAGE ignored)
 "$GPUDIAG" analyze --json "$DATA/amdsmi_xcp_rows.txt" > "$TMP/xcp.json" 2> "$TMP/err" || nok "amd-smi xcp rows: $(cat "$TMP/err")"
-grep -q "line 3: 4 data row(s) could not be read.*2 cells where the header has 9 columns" "$TMP/err" && ok || nok "xcp rows message: $(cat "$TMP/err")"
+grep -q "line 3: 4 data rows could not be read.*2 cells where the header has 9 columns" "$TMP/err" && ok || nok "xcp rows message: $(cat "$TMP/err")"
 if python3 - "$TMP" <<'PY'; then ok; else nok "amd-smi xcp rows"; fi
 import json, os, sys
 sys.path.insert(0, os.environ["GD_CLI_DIR"])

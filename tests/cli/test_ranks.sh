@@ -136,7 +136,7 @@ assert [json.loads(l)["inputs"][0]["rank"] for l in lines] == [1, 2], lines
 PY
 then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: --ranks over files rc $rc"; cat "$TMP/files.err"; fi
 if "$GPUDIAG" analyze --json --ranks 7 "$TMP"/rsel/rank00*.json > "$TMP/out" 2> "$TMP/err"; then rc=0; else rc=$?; fi
-if [ "$rc" -eq 6 ] && grep -q "matched none of the 4 trace file(s); they have ranks 0-3" "$TMP/err"; then
+if [ "$rc" -eq 6 ] && grep -q "matched none of the 4 trace files; they have ranks 0-3" "$TMP/err"; then
   pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL: --ranks 7 over files rc $rc"; cat "$TMP/err"; fi
 # standard input cannot be read twice (header, then the whole): refused
 if "$GPUDIAG" analyze --ranks 0 - < "$TMP/rsel/rank000.json" > /dev/null 2> "$TMP/err"; then rc=0; else rc=$?; fi

@@ -70,7 +70,7 @@ EOF
 check_both_readers "$GD_TEST_DATA/warn_overrun_rocm.json" "$PY" || rc=1
 
 "$GPUDIAG" analyze --no-color "$GD_TEST_DATA/warn_overrun_rocm.json" > "$TMP/overrun.txt"
-grep -q '2 GPU op(s) ran past the start of the next op on their stream; each was clipped there (265.0 us' \
+grep -q '2 GPU ops ran past the start of the next op on their stream; each was clipped there (265.0 us' \
   "$TMP/overrun.txt" || { echo "FAIL text: input_ops_overrun"; rc=1; }
 
 PY2=$(cat <<'EOF'

@@ -14,6 +14,17 @@
 #    counters" (all were "carry").
 # 4. tests/data/monlog/dmon_jpg_ofa.log: two GPUs busy on their video engines -> "GPU 0 and other
 #    GPUs work on their video engines", "while their SMs" (was "works on its").
+# 5. No exponents: two 5 s steps that each begin with a 2.11 s DataLoader call, the GPU busy after
+#    it -> 2.11 / 5 = 42.2 % and "(2.11 s of 5.00 s)" (was "(2.11e+03 ms of 5e+03 ms)");
+#    tests/data/warn_duration_outlier.json cuts one op 1e6 s long -> "reached 1000000 s past"
+#    (was "1e+06 s"); warn_time_clock_jump.json's two events 3600 s away -> "lie 3600 s away"
+#    (was "3.6e+03 s").
+# 6. Counts agree with their nouns and verbs, no "(s)": the 2-step trace of 5. launches 2 kernels ->
+#    "LAUNCHES   1 kernel per step, 2 linked to their launch call" (was "1 kernels"); ok_transfers.json
+#    has 2 pageable copies (lines 13 and 16) in its 1 step -> "(2 copies per step)" (was "2.0
+#    copies"); warn_time_outlier_late.json has 1 event far away -> "1 event lies 1000000 s away ...
+#    and was left out" (was "1 event(s) lie ... were left out"); ok_no_devprops.json loses 1
+#    trailing step -> "1 trailing step dropped: it launched" (was "1 trailing step(s) dropped: they").
 GD_TMP_TAG=wording
 # shellcheck source=tests/cli/common.sh
 . "$(cd "$(dirname "$0")" && pwd)/common.sh"
@@ -76,4 +87,38 @@ CASE="video verdict of several GPUs"
 "$GPUDIAG" analyze --json "$D/monlog/dmon_jpg_ofa.log" > "$TMP/v.json" 2>/dev/null
 jeq "$TMP/v.json" 'd["verdict"]["summary"][:53]' '"GPU 0 and other GPUs work on their video engines (enc"'
 jeq "$TMP/v.json" '"while their SMs are little used" in d["verdict"]["summary"]' 'True'
+CASE="no exponents"
+cat > "$TMP/dl.json" <<'EOT'
+{"deviceProperties":[{"id":0,"name":"NVIDIA A100-SXM4-80GB","computeMajor":8,"computeMinor":0,"numSms":108}],
+"traceEvents":[
+{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":1000000,"dur":5000000},
+{"ph":"X","cat":"cpu_op","name":"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__","pid":1,"tid":1,"ts":1000000,"dur":2110000},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":3110000,"dur":10,"args":{"correlation":1}},
+{"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":3110000,"dur":2890000,"args":{"device":0,"stream":7,"correlation":1}},
+{"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":6000000,"dur":5000000},
+{"ph":"X","cat":"cpu_op","name":"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__","pid":1,"tid":1,"ts":6000000,"dur":2110000},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":8110000,"dur":10,"args":{"correlation":2}},
+{"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":8110000,"dur":2890000,"args":{"device":0,"stream":7,"correlation":2}}
+]}
+EOT
+"$GPUDIAG" analyze --json "$TMP/dl.json" > "$TMP/dl.out.json" 2>/dev/null
+jeq "$TMP/dl.out.json" '[f["title"] for f in d["findings"] if f["id"] == "dataloader_stall"]' \
+    '["The GPU waits for the DataLoader: 42.2% of each step (2.11 s of 5.00 s)"]'
+"$GPUDIAG" analyze --no-color "$D/warn_duration_outlier.json" > "$TMP/do.txt" 2>/dev/null
+has "$TMP/do.txt" "whose duration reached 1000000 s past"
+"$GPUDIAG" analyze --no-color "$D/warn_time_clock_jump.json" > "$TMP/cj.txt" 2>/dev/null
+has "$TMP/cj.txt" "lie 3600 s away"
+for f in "$TMP/dl.out.json" "$TMP/do.txt" "$TMP/cj.txt"; do
+    if grep -qE '[0-9]e[+-][0-9]' "$f"; then nok "$(basename "$f") has an exponent"; else ok; fi
+done
+CASE="counts agree"
+"$GPUDIAG" analyze --no-color "$TMP/dl.json" > "$TMP/dl.txt" 2>/dev/null
+has "$TMP/dl.txt" "LAUNCHES   1 kernel per step, 2 linked to their launch call"
+"$GPUDIAG" analyze --json "$D/ok_transfers.json" > "$TMP/t.json" 2>/dev/null
+jeq "$TMP/t.json" '[f["title"].split("(")[1][:20] for f in d["findings"] if f["id"] == "pageable_memcpy"]' '["2 copies per step); "]'
+"$GPUDIAG" analyze --no-color "$D/warn_time_outlier_late.json" > "$TMP/ol.txt" 2>/dev/null
+has "$TMP/ol.txt" "1 event lies 1000000 s away from the rest of the timeline and was left out"
+"$GPUDIAG" analyze --no-color "$D/ok_no_devprops.json" > "$TMP/nd.txt" 2>/dev/null
+has "$TMP/nd.txt" "1 trailing step dropped: it launched less GPU work"
+for f in "$TMP/dl.txt" "$TMP/t.json" "$TMP/ol.txt" "$TMP/nd.txt"; do hasnt "$f" "(s)"; done
 finish

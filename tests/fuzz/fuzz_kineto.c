@@ -116,7 +116,7 @@ static char *report_json(const gpudiag_trace *t, size_t *len, int threads)
     return buf;
 }
 
-/* Drop yajl's words after "malformed event(s) skipped; the first at byte N: "
+/* Drop yajl's words after "malformed event[s] skipped; the first at byte N: "
  * in a JSON report (up to the closing quote), in place; returns the new length.
  * yajl words the same error differently with where its input chunks end
  * ("unallowed token at this point in JSON text" / "after array element, I
@@ -126,7 +126,7 @@ static char *report_json(const gpudiag_trace *t, size_t *len, int threads)
  * regress/fuzz_kineto/par_yajl_words_by_chunk.json, found by CI 2026-12-03). */
 static size_t drop_yajl_words(char *j, size_t n)
 {
-    static const char key[] = "malformed event(s) skipped; the first at byte ";
+    static const char key[] = " skipped; the first at byte "; /* "1 malformed event" or "2 ... events" */
     const size_t k = sizeof key - 1;
     size_t o = 0, i = 0;
     for (;;) {

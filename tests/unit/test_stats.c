@@ -203,6 +203,26 @@ int main(void)
         ASSERT_STR_EQ(gd_format_us(b, sizeof b, 150, "\xC2\xB5s"), "150 \xC2\xB5s");
         ASSERT_STR_EQ(gd_format_us(b, sizeof b, NAN, "us"), "n/a");
     }
+    /* other numbers for people (gd_format_sig3), by hand: 2113.4 has 4 whole digits, all kept ->
+     * "2113" (was "2.11e+03" with %.3g); 279 -> "279"; 99.96 rounds to 100 -> "100"; 12.34 -> 3
+     * figures "12.3"; 1.5 -> "1.50" less its zero "1.5"; 0.25 -> "0.250" -> "0.25"; 0.000123 ->
+     * "0.000123" (was "0.000123" too); 9.996 -> 3 figures would be "10.0" -> "10"; -1.5 -> "-1.5";
+     * 0 -> "0"; 1e7 -> "10000000" (was "1e+07"); NaN -> "n/a" */
+    {
+        char b[32];
+        ASSERT_STR_EQ(gd_format_sig3(b, sizeof b, 2113.4), "2113");
+        ASSERT_STR_EQ(gd_format_sig3(b, sizeof b, 279), "279");
+        ASSERT_STR_EQ(gd_format_sig3(b, sizeof b, 99.96), "100");
+        ASSERT_STR_EQ(gd_format_sig3(b, sizeof b, 12.34), "12.3");
+        ASSERT_STR_EQ(gd_format_sig3(b, sizeof b, 1.5), "1.5");
+        ASSERT_STR_EQ(gd_format_sig3(b, sizeof b, 0.25), "0.25");
+        ASSERT_STR_EQ(gd_format_sig3(b, sizeof b, 0.000123), "0.000123");
+        ASSERT_STR_EQ(gd_format_sig3(b, sizeof b, 9.996), "10");
+        ASSERT_STR_EQ(gd_format_sig3(b, sizeof b, -1.5), "-1.5");
+        ASSERT_STR_EQ(gd_format_sig3(b, sizeof b, 0), "0");
+        ASSERT_STR_EQ(gd_format_sig3(b, sizeof b, 1e7), "10000000");
+        ASSERT_STR_EQ(gd_format_sig3(b, sizeof b, NAN), "n/a");
+    }
     /* 10, 20, 30, 40: mean 25, median 25, p90 = 30 + 0.7*10 = 37 (linear,
      * position 0.9*3 = 2.7), population stddev sqrt(125) */
     double v[] = {40, 10, 30, 20};
