@@ -117,3 +117,11 @@ void gd_fb_gzip_trailing(gd_fbuild *b, gpudiag_finding *f, const char *what)
                    "file came from and compress it again.",
                    what, what));
 }
+
+const gpudiag_finding *gd_fb_find(const gpudiag_report *r, const char *id)
+{
+    for (size_t i = 0; i < r->finding_count; i++)
+        if (strcmp(r->findings[i].id, id) == 0)
+            return &r->findings[i];
+    return NULL;
+}

@@ -33,6 +33,8 @@ gpudiag_finding *gd_fb_add(gd_fbuild *b, const char *id, gpudiag_severity sev, g
 /* Add one evidence number (ignored when f is NULL; asserts, and is dropped in a release build, when
  * the evidence is full: GPUDIAG_MAX_EVIDENCE is sized for the worst rule). */
 void gd_fb_ev(gpudiag_finding *f, const char *key, double v);
+/* The first finding of r with this id, or NULL. */
+const gpudiag_finding *gd_fb_find(const gpudiag_report *r, const char *id);
 /* Give f its title and recommendation (both malloc'd, given to the builder:
  * copied into b->arena and freed, or kept as they are without an arena); a
  * NULL among them frees the others and sets b->oom. */

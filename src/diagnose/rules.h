@@ -11,7 +11,10 @@
 #define GD_LOW_UTIL_MAX 0.50             /* TBP: GPU utilization < 50% */
 #define GD_VERDICT_GAIN_MIN 0.05         /* a cause leads the verdict with est_gain >= this (FINDINGS Verdict) */
 #define GD_UNEXPLAINED_IDLE_MAX 0.20     /* verdict `compute` needs idle of cause other < this share (FINDINGS Verdict) */
-#define GD_STEPS_SPARSE_COVERAGE 0.50    /* input_steps_sparse: steps cover < this share of their span (DEFINITIONS Steps 5) */
+#define GD_ITER_MIN_CALLS 3              /* input_first_iteration: DataLoader calls that mark iterations (DEFINITIONS Steps 5) */
+#define GD_ITER_FIRST_SHARE 0.50         /* ... the first iteration's share of the window at least */
+#define GD_ITER_FIRST_X 3.0              /* ... and at least this x the median complete later iteration */
+#define GD_STEPS_SPARSE_COVERAGE 0.50    /* input_steps_sparse: steps cover < this share of their span (DEFINITIONS Steps 6) */
 #define GD_LOW_MFU_MAX 0.30              /* tuned dense LLM training: 35-55% MFU (mfu-and-memory.md §3) */
 #define GD_LOW_MFU_HIGH 0.15
 #define GD_HOST_SHARE_MIN 0.15           /* Runtime + CPU Exec of the step */

@@ -465,6 +465,93 @@ static void input_gpu_clock_skew(fbuilder *b)
                          "Systems (one clock), before acting on launch delays or host-side idle causes."));
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+int gd_first_iteration(const gpudiag_report *r, const gpudiag_trace *t, gd_first_iter *fi)
+{
+    memset(fi, 0, sizeof *fi);
+    if (!r->has_gpu || r->steps_from_profiler || r->input.nsys.present || r->step_count != 1)
+        return 0;
+    size_t n = 0;
+    for (size_t i = 0; i < t->cpu_ops.len; i++)
+        n += ((const gd_cpu_op *)gd_vec_at(&t->cpu_ops, i))->role == GD_CR_DATALOADER;
+    if (n < GD_ITER_MIN_CALLS)
+        return 0;
+    int64_t *se = malloc(2 * n * sizeof *se); /* start, end pairs */
+    if (!se)
+        return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < t->cpu_ops.len; i++) {
+        const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
+        if (c->role == GD_CR_DATALOADER) {
+            se[2 * k] = c->ts_ns;
+            se[2 * k + 1] = c->ts_ns + gd_cpu_dur(t, c);
+            k++;
+        }
+    }
+    qsort(se, n, 2 * sizeof *se, cmp_i64); /* by start (a pair sorts as its first word) */
+    /* the calls' starts; a call that starts inside the previous one is not counted */
+    size_t m = 0;
+    int64_t prev_end = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        if (se[2 * i] < prev_end)
+            continue;
+        prev_end = se[2 * i + 1];
+        se[m++] = se[2 * i];
+    }
+    int64_t ws = r->steps[0].start_ns, we = r->steps[0].end_ns;
+    int rc = 0;
+    if (m >= GD_ITER_MIN_CALLS && se[1] > ws && we > ws) {
+        /* iterations 2 .. m-1, complete: from one call's start to the next one's */
+        size_t nl = m - 2;
+        for (size_t i = 0; i < nl; i++)
+            se[m + i] = se[i + 2] - se[i + 1];
+        qsort(se + m, nl, sizeof *se, cmp_i64);
+        double med = nl % 2 ? (double)se[m + nl / 2] : 0.5 * ((double)se[m + nl / 2 - 1] + (double)se[m + nl / 2]);
+        fi->iterations = m;
+        fi->first_us = (double)(se[1] - ws) / 1000.0;
+        fi->first_share = (double)(se[1] - ws) / (double)(we - ws);
+        fi->median_us = med / 1000.0;
+        fi->second_start_us = (double)se[1] / 1000.0;
+        rc = fi->first_share >= GD_ITER_FIRST_SHARE && fi->first_us >= GD_ITER_FIRST_X * fi->median_us;
+    }
+    free(se);
+    return rc;
+}
+
+/* The first iteration of a window without step markers (DEFINITIONS "Steps" 5). */
+static void input_first_iteration(fbuilder *b, const gpudiag_trace *t)
+{
+    gd_first_iter fi;
+    int k = gd_first_iteration(b->r, t, &fi);
+    if (k < 0)
+        b->oom = 1;
+    if (k <= 0)
+        return;
+    gpudiag_finding *f = rf_add(b, GD_F_input_first_iteration, GPUDIAG_SEV_HIGH, NAN);
+    gd_fb_ev(f, "iterations", (double)fi.iterations);
+    gd_fb_ev(f, "first_iteration_us", fi.first_us);
+    gd_fb_ev(f, "first_iteration_share", fi.first_share);
+    gd_fb_ev(f, "iteration_median_us", fi.median_us);
+    gd_fb_ev(f, "second_iteration_start_us", fi.second_start_us);
+    char first[32], med[32];
+    gd_format_us(first, sizeof first, fi.first_us, "us");
+    gd_format_us(med, sizeof med, fi.median_us, "us");
+    gd_fb_text(b, f,
+         gd_format("No step markers, and the DataLoader's %zu calls mark %zu iterations: the first lasts %s (%.0f%% "
+                   "of the window), the later ones a median of %s, so the window's numbers describe the first "
+                   "iteration (initialisation, cuDNN autotuning, lazy loading), not the steady state",
+                   fi.iterations, fi.iterations, first, 100.0 * fi.first_share, med),
+         gd_format("Record steady-state steps: torch.profiler.profile(schedule=torch.profiler.schedule(wait=1, "
+                   "warmup=1, active=3)) with prof.step() once per iteration, or start the capture after the first "
+                   "iteration (the second starts at ts %.3f in this trace).",
+                   fi.second_start_us));
+}
+
 /* No GPU activity (cpu_only_trace, unless another note says why), else no step
  * markers (no_step_markers). */
 static void input_no_gpu_or_steps(fbuilder *b, const gpudiag_trace *t)
@@ -576,7 +663,7 @@ static void input_steps(fbuilder *b)
     }
     if (r->steps_from_profiler && r->step_count >= 2 && r->avg_step_us > 0 && r->idle_step_us > 0 &&
         r->avg_step_us < GD_STEPS_SPARSE_COVERAGE * r->idle_step_us) {
-        /* DEFINITIONS "Steps" 5: the steps cover under half of their span */
+        /* DEFINITIONS "Steps" 6: the steps cover under half of their span */
         gpudiag_finding *f = rf_add(b, GD_F_input_steps_sparse, GPUDIAG_SEV_MEDIUM, NAN);
         double cov = r->avg_step_us / r->idle_step_us;
         gd_fb_ev(f, "step_coverage", cov);
@@ -673,6 +760,7 @@ void gd_rule_input(fbuilder *b, const gpudiag_trace *t)
     input_processes_merged(b);
     input_gpu_clock_skew(b);
     input_no_gpu_or_steps(b, t);
+    input_first_iteration(b, t);
     input_steps(b);
     input_schema_gaps(b);
 }

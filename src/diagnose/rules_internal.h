@@ -125,6 +125,16 @@ int gd_graph_hides_idle(const gpudiag_report *r);
  * calls without kernels): 2 none recorded, 1 far fewer than the launch calls, 0 neither. */
 int gd_kernels_missing(const gpudiag_report *r);
 int gd_clock_skewed(const gpudiag_report *r);
+/* rules_input.c: the iterations the DataLoader's __next__ calls mark in a window without step
+ * markers (DEFINITIONS "Steps" 5): their number, the first one's length (µs) and share of the
+ * window (0..1), the median complete later one (µs) and the trace time (µs) the second starts. */
+typedef struct gd_first_iter {
+    size_t iterations;
+    double first_us, first_share, median_us, second_start_us;
+} gd_first_iter;
+/* 1 when the first iteration dominates the window (finding input_first_iteration), *fi filled;
+ * 0 otherwise (fi->iterations is 0 when the rule does not apply); -1 out of memory. */
+int gd_first_iteration(const gpudiag_report *r, const gpudiag_trace *t, gd_first_iter *fi);
 /* rules_input.c: the steps span is mostly stream capture. */
 int gd_capture_dominates(const gpudiag_report *r);
 /* rules_kernel.c: the Tensor Core dtypes of the newest device

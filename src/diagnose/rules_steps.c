@@ -754,3 +754,24 @@ void gd_rule_mostly_startup(fbuilder *b)
                    gd_format("%s", f->recommendation));
     }
 }
+
+/* The first iteration dominates a window without step markers (DEFINITIONS "Steps" 5;
+ * input_first_iteration, added by gd_rule_input): each cause finding with an estimate mostly
+ * describes that iteration, so it drops one severity (unless mostly start-up did already) and
+ * its title says so.  Runs after the rules that add them. */
+void gd_rule_first_iteration(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    if (!gd_fb_find(r, "input_first_iteration"))
+        return;
+    int dropped = gd_mostly_startup(r);
+    for (size_t i = 0; i < r->finding_count; i++) {
+        gpudiag_finding *f = &r->findings[i];
+        if (!f->is_cause || isnan(f->est_gain))
+            continue;
+        if (!dropped && f->severity > GPUDIAG_SEV_LOW)
+            f->severity = (gpudiag_severity)(f->severity - 1);
+        gd_fb_text(b, f, gd_format("%s (mostly the first iteration's: input_first_iteration)", f->title),
+                   gd_format("%s", f->recommendation));
+    }
+}

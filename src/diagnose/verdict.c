@@ -501,6 +501,17 @@ void gd_verdict(fbuilder *b, const gpudiag_trace *t)
                       "record graph kernels and profile again.",
                       (unsigned long long)r->graph_launches_unrecorded, (unsigned long long)r->graph_launches,
                       100.0 * gd_graph_hidden_share(r), 100.0 * r->gpu_utilization);
+    } else if (gd_fb_find(r, "input_first_iteration")) {
+        /* the window is mostly the first iteration (DEFINITIONS "Steps" 5): no bottleneck to name */
+        on = "input_first_iteration";
+        char gain[96] = "";
+        if (top && !isnan(top->est_gain))
+            snprintf(gain, sizeof gain, " Over the whole window %s leads (est. gain %.0f%%), mostly from that iteration.",
+                     top->id, 100.0 * top->est_gain);
+        v = gd_format("The window has no step markers and is mostly the first iteration (initialisation, "
+                      "autotuning), so which stall limits the steady state cannot be told from it; record steady-state "
+                      "steps with prof.step(), or start the capture after the first iteration.%s",
+                      gain);
     } else if (top && gd_mostly_startup(r)) {
         /* the cause findings are shares of what is left outside start-up: too little to rest a verdict
          * on (DEFINITIONS "Start-up in the window", steady-state step) */

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Steps that do not tile their span (docs/DEFINITIONS.md "Steps" 5 and "Idle gaps and their
+# Steps that do not tile their span (docs/DEFINITIONS.md "Steps" 6 and "Idle gaps and their
 # causes": the idle shares divide by the step window = steps span ÷ steps), on
 # tests/data/ok_steps_sparse.json, values derived by hand:
 #   ProfilerStep#1 [1000,1100], #2 [2000,2100], #3 [3000,3100] (cpu_op, no runtime calls);
