@@ -447,8 +447,10 @@ static void input_gpu_clock_skew(fbuilder *b)
         d > GD_CLOCK_DRIFT_SHARE * fmax(fabs(r->launch_skew_first_us), fabs(r->launch_skew_last_us)))
         snprintf(drift, sizeof drift,
                  "; the skew drifts from %s (first tenth of the kernels) to %s (last tenth) over the trace",
-                 gd_format_us(a, sizeof a, r->launch_skew_first_us, "us"),
-                 gd_format_us(z, sizeof z, r->launch_skew_last_us, "us"));
+                 r->launch_skew_first_us > 0 ? gd_format_us(a, sizeof a, r->launch_skew_first_us, "us")
+                                             : "none visible",
+                 r->launch_skew_last_us > 0 ? gd_format_us(z, sizeof z, r->launch_skew_last_us, "us")
+                                            : "none visible");
     gd_fb_text(b, f,
          gd_format("%llu of %llu kernels (%.0f%%) start before their own launch call (median %s, up to %s "
                    "early): the GPU and host clocks of this trace disagree by at least %s, so launch delays "

@@ -160,6 +160,15 @@ run_case "$TMP/off50.json" off50 "none,0"
 run_case "$TMP/off30.json" off30 "none,0"
 run_case "$TMP/five.json" five "none,5"
 run_case "$TMP/ten.json" ten "10,0.1,3000,3000,3000,-25"
+# ten: the last tenth's kernels all start 25 us after their calls: no skew visible there, and the
+# title says so (the old title: "to -25.0 us")
+if python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["findings"]
+g = [f["title"] for f in t if f["id"] == "input_gpu_clock_skew"][0]
+sys.exit(not ("drifts from 3.00 ms (first tenth of the kernels) to none visible (last tenth)" in g and "-25" not in g))' "$TMP/ten.out.json"; then
+    ok
+else
+    nok "ten: the drift's end is not 'none visible'"
+fi
 if python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["findings"]
 g = [f["title"] for f in t if f["id"] == "input_gpu_clock_skew"][0]
 sys.exit(not ("at least 4.96 ms" in g and "skew drifts from 1.36 ms" in g and "to 4.96 ms" in g))' "$TMP/linear.out.json"; then
