@@ -587,11 +587,13 @@ void gd_rule_nsight(fbuilder *b)
         gd_fb_ev(f, "gap_time_us", R->gap_time_us);
         gd_fb_ev(f, "gap_max_us", R->gap_max_us);
         gd_fb_ev(f, "threshold_us", R->gap_threshold_us);
+        char all[32], lng[32];
         gd_fb_text(b, f,
-             gd_format("Nsight rule gpu_gaps (GPU Gaps): %llu gap%s longer than %.0f ms with the GPU idle, %.1f ms in "
-                       "all, the longest %.1f ms",
-                       (unsigned long long)R->gaps, gd_plural(R->gaps), R->gap_threshold_us / 1000.0, R->gap_time_us / 1000.0,
-                       R->gap_max_us / 1000.0),
+             gd_format("Nsight rule gpu_gaps (GPU Gaps): %llu gap%s longer than %.0f ms with the GPU idle, %s in "
+                       "all, the longest %s",
+                       (unsigned long long)R->gaps, gd_plural(R->gaps), R->gap_threshold_us / 1000.0,
+                       gd_format_us(all, sizeof all, R->gap_time_us, "us"),
+                       gd_format_us(lng, sizeof lng, R->gap_max_us, "us")),
              gd_format("NVIDIA's advice: use CPU sampling data, OS runtime blocked-state backtraces and NVTX "
                        "annotations to learn why the CPU did not feed the GPU (data loading, checkpointing, "
                        "host-side work between iterations); IDLE GAPS above says what the host was doing."));
@@ -604,12 +606,13 @@ void gd_rule_nsight(fbuilder *b)
         gd_fb_ev(f, "low_time_us", R->util_low_time_us);
         gd_fb_ev(f, "min_utilization", R->util_min);
         gd_fb_ev(f, "threshold", R->util_threshold);
+        char low[32];
         gd_fb_text(b, f,
              gd_format("Nsight rule gpu_time_util (GPU Time Utilization): %llu of %llu time chunks have the GPU busy "
-                       "less than %.0f%% of the time (%llu region%s, %.1f ms; the lowest %.1f%%)",
+                       "less than %.0f%% of the time (%llu region%s, %s; the lowest %.1f%%)",
                        (unsigned long long)R->util_low_chunks, (unsigned long long)R->util_chunks_total,
                        100.0 * R->util_threshold, (unsigned long long)R->util_low_regions,
-                       gd_plural(R->util_low_regions), R->util_low_time_us / 1000.0,
+                       gd_plural(R->util_low_regions), gd_format_us(low, sizeof low, R->util_low_time_us, "us"),
                        100.0 * R->util_min),
              gd_format("NVIDIA's advice: as for GPU gaps, find what the CPU does in those regions (CPU sampling, "
                        "OS runtime backtraces, NVTX). This is time utilization, not resource use: a region "
@@ -620,12 +623,13 @@ void gd_rule_nsight(fbuilder *b)
         gd_fb_ev(f, "copies", (double)R->memcpy_sync);
         gd_fb_ev(f, "bytes", R->memcpy_sync_bytes);
         gd_fb_ev(f, "copy_time_us", R->memcpy_sync_us);
-        char mb[32];
+        char mb[32], tm[32];
         gd_fb_text(b, f,
-             gd_format("Nsight rule cuda_memcpy_sync (CUDA Synchronous Memcpy): %llu synchronous copies "
-                       "(%s MB, %.1f ms on the GPU) block the host",
-                       (unsigned long long)R->memcpy_sync, gd_format_sig3(mb, sizeof mb, R->memcpy_sync_bytes / 1e6),
-                       R->memcpy_sync_us / 1000.0),
+             gd_format("Nsight rule cuda_memcpy_sync (CUDA Synchronous Memcpy): %llu synchronous cop%s "
+                       "(%s MB, %s on the GPU) block%s the host",
+                       (unsigned long long)R->memcpy_sync, R->memcpy_sync == 1 ? "y" : "ies",
+                       gd_format_sig3(mb, sizeof mb, R->memcpy_sync_bytes / 1e6),
+                       gd_format_us(tm, sizeof tm, R->memcpy_sync_us, "us"), R->memcpy_sync == 1 ? "s" : ""),
              gd_format("NVIDIA's advice: use cudaMemcpy*Async with pinned host memory so the host does not wait%s.",
                        rf_pytorch(b) ? " (in PyTorch: tensor.to(device, non_blocking=True) from pinned memory)"
                                      : " (cudaMallocHost / cudaHostRegister)"));
@@ -635,10 +639,12 @@ void gd_rule_nsight(fbuilder *b)
         gd_fb_ev(f, "memsets", (double)R->memset_sync);
         gd_fb_ev(f, "bytes", R->memset_sync_bytes);
         gd_fb_ev(f, "memset_time_us", R->memset_sync_us);
+        char tm[32];
         gd_fb_text(b, f,
-             gd_format("Nsight rule cuda_memset_sync (CUDA Synchronous Memset): %llu synchronous memsets on pinned "
-                       "or managed memory (%.1f ms on the GPU)",
-                       (unsigned long long)R->memset_sync, R->memset_sync_us / 1000.0),
+             gd_format("Nsight rule cuda_memset_sync (CUDA Synchronous Memset): %llu synchronous memset%s on pinned "
+                       "or managed memory (%s on the GPU)",
+                       (unsigned long long)R->memset_sync, gd_plural(R->memset_sync),
+                       gd_format_us(tm, sizeof tm, R->memset_sync_us, "us")),
              gd_format("NVIDIA's advice: avoid the implied synchronisation: use cudaMemsetAsync, or "
                        "synchronise with events."));
     }
@@ -647,13 +653,14 @@ void gd_rule_nsight(fbuilder *b)
         gd_fb_ev(f, "copies", (double)R->memcpy_async_pageable);
         gd_fb_ev(f, "bytes", R->memcpy_async_pageable_bytes);
         gd_fb_ev(f, "copy_time_us", R->memcpy_async_pageable_us);
-        char mb[32];
+        char mb[32], tm[32];
+        int one = R->memcpy_async_pageable == 1;
         gd_fb_text(b, f,
              gd_format("Nsight rule cuda_memcpy_async (CUDA Async Memcpy with Pageable Memory): %llu asynchronous "
-                       "copies touch pageable memory and so run synchronously (%s MB, %.1f ms)",
-                       (unsigned long long)R->memcpy_async_pageable,
-                       gd_format_sig3(mb, sizeof mb, R->memcpy_async_pageable_bytes / 1e6),
-                       R->memcpy_async_pageable_us / 1000.0),
+                       "cop%s touch%s pageable memory and so run%s synchronously (%s MB, %s)",
+                       (unsigned long long)R->memcpy_async_pageable, one ? "y" : "ies", one ? "es" : "",
+                       one ? "s" : "", gd_format_sig3(mb, sizeof mb, R->memcpy_async_pageable_bytes / 1e6),
+                       gd_format_us(tm, sizeof tm, R->memcpy_async_pageable_us, "us")),
              gd_format("NVIDIA's advice: use pinned host memory for asynchronous copies (%s).",
                        rf_pytorch(b) ? "PyTorch: DataLoader(pin_memory=True), tensor.pin_memory()"
                                      : "cudaMallocHost, or cudaHostRegister on an existing buffer"));
@@ -662,10 +669,12 @@ void gd_rule_nsight(fbuilder *b)
         gpudiag_finding *f = rf_add(b, GD_F_nsight_cuda_api_sync, GPUDIAG_SEV_LOW, NAN);
         gd_fb_ev(f, "calls", (double)R->api_sync);
         gd_fb_ev(f, "call_time_us", R->api_sync_us);
+        char tm[32];
         gd_fb_text(b, f,
              gd_format("Nsight rule cuda_api_sync (CUDA Synchronization APIs): %llu cudaDeviceSynchronize / "
-                       "cudaStreamSynchronize calls, %.1f ms of host time in them",
-                       (unsigned long long)R->api_sync, R->api_sync_us / 1000.0),
+                       "cudaStreamSynchronize call%s, %s of host time in %s",
+                       (unsigned long long)R->api_sync, gd_plural(R->api_sync),
+                       gd_format_us(tm, sizeof tm, R->api_sync_us, "us"), R->api_sync == 1 ? "it" : "them"),
              gd_format("NVIDIA's advice: avoid excessive synchronisation; wait on events instead "
                        "(cudaStreamWaitEvent, cudaEventSynchronize) so only the dependent work waits."));
     }
