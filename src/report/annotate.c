@@ -50,6 +50,7 @@ typedef struct ann {
     int ev_key;             /* the current key of the event being copied: 1 ts, 2 dur, 3 ph, 0 other */
     double ev_ts, ev_dur;   /* its ts and dur, NaN when absent */
     int ev_meta;            /* its ph is "M" (metadata: always kept) */
+    int ev_junk;            /* it is an array, not an event object: left out, as analyze counts it malformed */
     uint64_t sliced_out;    /* events left out of the slice */
 } ann;
 
@@ -257,11 +258,20 @@ static int value_done(ann *a)
     return 1;
 }
 
+/* A scalar directly in the events array: not an event (analyze counts it as malformed, DEFINITIONS
+ * "Time and events"), so the copy leaves it out. */
+static int junk_scalar(const ann *a)
+{
+    return a->events_depth && a->depth == a->events_depth && !a->in_event && !a->injected;
+}
+
 static int cb_null(void *ctx)
 {
     ann *a = ctx;
     if (a->muted)
         return 1;
+    if (junk_scalar(a))
+        return value_done(a);
     yajl_gen_null(a->cur);
     return value_done(a);
 }
@@ -271,6 +281,8 @@ static int cb_bool(void *ctx, int v)
     ann *a = ctx;
     if (a->muted)
         return 1;
+    if (junk_scalar(a))
+        return value_done(a);
     yajl_gen_bool(a->cur, v);
     return value_done(a);
 }
@@ -296,6 +308,8 @@ static int cb_number(void *ctx, const char *s, size_t len)
     ann *a = ctx;
     if (a->muted)
         return 1;
+    if (junk_scalar(a))
+        return value_done(a);
     event_field(a, s, len, 0);
     yajl_gen_number(a->cur, s, len);
     return value_done(a);
@@ -306,6 +320,8 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
     ann *a = ctx;
     if (a->muted)
         return 1;
+    if (junk_scalar(a))
+        return value_done(a);
     event_field(a, (const char *)s, len, 1);
     yajl_gen_string(a->cur, s, len);
     return value_done(a);
@@ -322,10 +338,12 @@ static int push(ann *a, char kind)
     return 1;
 }
 
-/* An element of the events array starts: copy it aside until it is complete. */
-static void event_begin(ann *a)
+/* An element of the events array starts: copy it aside until it is complete
+ * (an array among the events is copied aside too, and dropped at its end). */
+static void event_begin(ann *a, int is_array)
 {
-    if (a->events_depth && a->depth == a->events_depth && !a->injected) {
+    if (a->events_depth && a->depth == a->events_depth && !a->injected && !a->in_event) {
+        a->ev_junk = is_array;
         yajl_gen_clear(a->eg);
         yajl_gen_reset(a->eg, NULL);
         a->cur = a->eg;
@@ -358,7 +376,9 @@ static void event_end(ann *a)
         const unsigned char *buf = NULL;
         size_t len = 0;
         yajl_gen_get_buf(a->eg, &buf, &len);
-        if (event_in_slice(a))
+        if (a->ev_junk)
+            ; /* not an event: analyze counted it as malformed */
+        else if (event_in_slice(a))
             yajl_gen_number(a->g, (const char *)buf, len);
         else
             a->sliced_out++;
@@ -373,7 +393,7 @@ static int cb_start_map(void *ctx)
     ann *a = ctx;
     if (a->muted)
         return 1;
-    event_begin(a);
+    event_begin(a, 0);
     yajl_gen_map_open(a->cur);
     a->key_is_events = 0;
     return push(a, 'm');
@@ -411,7 +431,7 @@ static int cb_start_array(void *ctx)
     ann *a = ctx;
     if (a->muted)
         return 1;
-    event_begin(a);
+    event_begin(a, 1);
     yajl_gen_array_open(a->cur);
     if (a->events_depth == 0 && ((a->depth == 1 && a->key_is_events) || a->depth == 0))
         a->events_depth = a->depth + 1;

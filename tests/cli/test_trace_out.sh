@@ -50,6 +50,19 @@ sys.exit(1 if bad else 0)
 PYEOF
 then ok; else nok "hand-derived annotations"; fi
 
+# 1b. elements of the event array that are not objects (5, "x", null, [1], true, [{..}], -2.5e3:
+#     analyze counts 7 malformed and reads events a, b, c; test_bad_input.sh) are left out of the
+#     copy: its traceEvents are a, b, c and gpudiag's own annotation objects, nothing else (the
+#     copy used to carry the seven through).
+printf '{"traceEvents":[\n{"ph":"X","name":"a","ts":1,"dur":2,"cat":"cpu_op"},\n5, "x", null, [1], true, {"ph":"X","name":"b","ts":5,"dur":1,"cat":"cpu_op"},\n[{"ph":"X"}], -2.5e3,\n{"ph":"X","name":"c","ts":9,"dur":1,"cat":"cpu_op"}]}\n' >"$TMP/junk.json"
+"$GPUDIAG" analyze -q --trace-out "$TMP/junk_out.json" "$TMP/junk.json" >/dev/null 2>&1 || nok "junk: exit $?"
+if python3 -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+own = [e.get("name") for e in ev if isinstance(e, dict) and e.get("pid") != 2147480000]
+sys.exit(0 if all(isinstance(e, dict) for e in ev) and own == ["a", "b", "c"] else 1)' "$TMP/junk_out.json"
+then ok; else nok "junk elements copied into --trace-out"; fi
+
 # 2. inputs we have, plain and gzip output
 for f in "$GD_TEST_DATA/ok_idle_causes.json" "$GD_TEST_DATA/ok_hostile_names.json" "$GD_TEST_DATA/ok_old_format.json" \
          "$GD_TEST_DATA/ok_nccl_overlap.json" "$GD_TEST_DATA/ok_cpu_only.json" "$GD_TEST_DATA/warn_dur_minus1.json"; do
