@@ -507,7 +507,10 @@ int gd_first_iteration(const gpudiag_report *r, const gpudiag_trace *t, gd_first
     }
     int64_t ws = r->steps[0].start_ns, we = r->steps[0].end_ns;
     int rc = 0;
-    if (m >= GD_ITER_MIN_CALLS && se[1] > ws && we > ws) {
+    /* the calls mark the loop only when it starts with them: the first call lies in the first half
+     * of the first iteration (calls only after a loop that ran without them, a validation pass at
+     * the end, mark nothing) */
+    if (m >= GD_ITER_MIN_CALLS && se[1] > ws && we > ws && 2 * (se[0] - ws) <= se[1] - ws) {
         /* iterations 2 .. m-1, complete: from one call's start to the next one's */
         size_t nl = m - 2;
         for (size_t i = 0; i < nl; i++)

@@ -19,6 +19,12 @@
 #   ratio: S = 100000, 600000, 900000: window 990040; first 600000 (share 0.606), the one
 #          complete later iteration 300000: 600000 < 3 x 300000 -> none.
 #   two:   S = 100000, 1000000 and the long op: 2 calls < 3 -> none.
+#   tail:  a loop without DataLoader calls, then a validation pass that makes them: kernels at
+#          k x 100000 + 20 (k = 0..19, 60000 us each, launched at k x 100000), aten::to [0,10),
+#          then __next__ calls of 5000 us at 2000000, 2010000, 2020000, 2030000, each followed by
+#          a launch and a 4000 us kernel; aten::item at 2039040. First iteration [0,2010000), the
+#          first call at 2000000 > half of it (1005000): the calls do not mark the loop -> none
+#          (the rule's first version said "the first lasts 2.01 s, 99% of the window").
 set -eu
 GD_TMP_TAG=firstiter
 # shellcheck source=tests/cli/common.sh
@@ -47,7 +53,7 @@ import json, os, sys
 d = json.load(open(sys.argv[1])); label = sys.argv[2]; want = sys.argv[3]
 f = {x["id"]: x for x in d["findings"]}
 checks = [("window", d["steps"][0]["duration_us"], {"main": 1390040, "short": 690040, "ratio": 990040,
-                                                     "two": 1090040}[label])]
+                                                     "two": 1090040, "tail": 2039050}[label])]
 if want == "yes":
     e = f.get("input_first_iteration", {}).get("evidence", {})
     checks += [("finding", "input_first_iteration" in f, True),
@@ -69,6 +75,23 @@ make_case main 100000,1000000,1100000,1200000,1300000 1
 make_case short 100000,300000,400000,500000,600000 0
 make_case ratio 100000,600000,900000 0
 make_case two 100000,1000000 1
+python3 - "$TMP/tail.json" <<'EOF2'
+import json, sys
+cpu = lambda n, ts, dur: {"ph": "X", "cat": "cpu_op", "name": n, "pid": 1, "tid": 1, "ts": ts, "dur": dur}
+rt = lambda ts, c: {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": ts,
+                    "dur": 10, "args": {"correlation": c}}
+kern = lambda ts, dur, c: {"ph": "X", "cat": "kernel", "name": "ampere_sgemm_128x64_tn", "pid": 0, "tid": 7, "ts": ts,
+                           "dur": dur, "args": {"device": 0, "stream": 7, "correlation": c}}
+ev = [cpu("aten::to", 0, 10)]
+for k in range(20):
+    ev += [rt(k * 100000, k + 1), kern(k * 100000 + 20, 60000, k + 1)]
+for j, s in enumerate((2000000, 2010000, 2020000, 2030000)):
+    ev += [cpu("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", s, 5000), rt(s + 5000, 100 + j),
+           kern(s + 5020, 4000, 100 + j)]
+ev.append(cpu("aten::item", 2039040, 10))
+json.dump({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB", "computeMajor": 8,
+           "computeMinor": 0, "numSms": 108}], "traceEvents": ev}, open(sys.argv[1], "w"), indent=1)
+EOF2
 for _mode in default yajl; do
     _nosj=""
     [ "$_mode" = yajl ] && _nosj=1
@@ -77,4 +100,5 @@ done
 run_case "$TMP/short.json" short no
 run_case "$TMP/ratio.json" ratio no
 run_case "$TMP/two.json" two no
+run_case "$TMP/tail.json" tail no
 finish
