@@ -1212,11 +1212,19 @@ gpudiag_status gd_nsys_read(const char *path, gpudiag_trace **out, gpudiag_error
     if (r.t->nsys.kernels == 0 && r.t->nsys.memcpys == 0 && r.t->nsys.memsets == 0 && r.t->nsys.runtime_calls == 0 &&
         r.t->nsys.nvtx_ranges == 0 && r.t->nsys.graph_execs == 0) {
         e = table_exists(&r, T_KERNEL) | table_exists(&r, T_RUNTIME) | table_exists(&r, T_NVTX);
+        /* nsys leaves empty tables out: an export that recorded nothing still has its own
+         * META_DATA_EXPORT / TARGET_INFO_GPU tables (DEFINITIONS "Nsight Systems exports") */
+        int ours = !e && (table_exists(&r, "META_DATA_EXPORT") > 0 || table_exists(&r, "TARGET_INFO_GPU") > 0 ||
+                          table_exists(&r, "TARGET_INFO_SESSION_START_TIME") > 0);
         if (!r.failed)
-            fail(&r, GPUDIAG_ERR_FORMAT, -1,
+            fail(&r, GPUDIAG_ERR_FORMAT, -1, "%s",
                  e ? "the Nsight Systems export holds no CUDA kernels, copies, API calls or NVTX ranges"
-                   : "an SQLite database without Nsight Systems tables (no " T_KERNEL ", " T_RUNTIME " or " T_NVTX
-                     "): not an `nsys export --type sqlite` file");
+                 : ours ? "an Nsight Systems export that recorded no CUDA kernels, copies, API calls or NVTX "
+                          "ranges (nsys leaves their tables out): profile with `nsys profile -t cuda,nvtx`, and "
+                          "wrap each process (`mpirun -n N nsys profile ... python train.py`, not `nsys profile "
+                          "mpirun ...`, which may trace only the launcher)"
+                        : "an SQLite database without Nsight Systems tables (no " T_KERNEL ", " T_RUNTIME " or " T_NVTX
+                          "): not an `nsys export --type sqlite` file");
         goto done;
     }
     r.t->nsys.sync_events = count_rows(&r, T_SYNC, NULL);
