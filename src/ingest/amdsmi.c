@@ -21,7 +21,7 @@
 
 #define AMD_MAX_COLS 64
 
-enum { COL_IGNORE = -1, COL_GPU = -2, COL_VRAM_USED = -3, COL_VRAM_TOTAL = -4, COL_TIME = -5 };
+enum { COL_IGNORE = -1, COL_GPU = -2, COL_VRAM_USED = -3, COL_VRAM_TOTAL = -4, COL_TIME = -5, COL_VRAM_USAGE = -6 };
 
 /* Epoch seconds beyond this (year 5138) are no amd-smi timestamp. */
 #define AMD_MAX_EPOCH_S 1e11
@@ -67,6 +67,7 @@ static amd_col map_column(const char *s, size_t n)
         {"decoder", GPUDIAG_M_DEC_UTIL, 0.01},
         {"vram_used", COL_VRAM_USED, 1},
         {"vram_total", COL_VRAM_TOTAL, 1},
+        {"vram_usage", COL_VRAM_USAGE, 1},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (gd_ieq(s, n, map[i].name))
@@ -85,15 +86,20 @@ static int is_unit(const char *s, size_t n)
 }
 
 /* The cells of a text row: each word, with the unit word after it when there
- * is one ("182 W" is one cell).  Returns the count (at most max). */
+ * is one ("182 W" is one cell), and a word ending in '/' joined to the next
+ * (VRAM_USAGE's "2.9/ 15.9 GB", its total padded).  Returns the count (at most max). */
 static size_t split_text(const char *s, size_t n, gd_tok *cell, size_t max)
 {
-    gd_tok tok[2 * AMD_MAX_COLS + 2];
+    gd_tok tok[3 * AMD_MAX_COLS + 3];
     size_t nt = gd_split_ws(s, n, tok, sizeof tok / sizeof tok[0]), c = 0;
     for (size_t i = 0; i < nt && c < max; i++) {
         cell[c] = tok[i];
-        if (i + 1 < nt && is_unit(tok[i + 1].s, tok[i + 1].n)) {
+        if (tok[i].n > 1 && tok[i].s[tok[i].n - 1] == '/' && i + 1 < nt) {
             cell[c].n = (size_t)(tok[i + 1].s + tok[i + 1].n - tok[i].s);
+            i++;
+        }
+        if (i + 1 < nt && is_unit(tok[i + 1].s, tok[i + 1].n)) {
+            cell[c].n = (size_t)(tok[i + 1].s + tok[i + 1].n - cell[c].s);
             i++;
         }
         c++;
@@ -159,8 +165,29 @@ static int parse_row(const amd_col *cols, const gd_tok *cell, size_t c, amd_row 
         const char *unit;
         size_t un;
         int ok;
-        double x = cell_value(cell[i], &unit, &un, &ok);
         *bad = i;
+        if (col.metric == COL_VRAM_USAGE) {
+            /* "used/total unit": both in the total's unit; "N/A" is missing */
+            const char *sl = memchr(cell[i].s, '/', cell[i].n);
+            if (!sl) {
+                (void)cell_value(cell[i], &unit, &un, &ok);
+                if (!ok)
+                    return 0;
+                continue; /* N/A */
+            }
+            gd_tok used = {cell[i].s, (size_t)(sl - cell[i].s)}, tot = {sl + 1, (size_t)(cell[i].s + cell[i].n - sl - 1)};
+            while (tot.n && *tot.s == ' ')
+                tot.s++, tot.n--;
+            int ok1;
+            r->used = gd_parse_value(used.s, used.n, &ok1);
+            r->total = cell_value(tot, &unit, &un, &ok);
+            if (!ok || !ok1 || !unit)
+                return 0; /* a bare "a/b" has no unit to read it by */
+            r->used_u = r->total_u = unit;
+            r->used_un = r->total_un = un;
+            continue;
+        }
+        double x = cell_value(cell[i], &unit, &un, &ok);
         if (!ok)
             return 0;
         if (col.metric == COL_GPU) {
@@ -206,7 +233,8 @@ static size_t parse_header(const char *s, size_t n, amd_col *cols, int *csv, gpu
     int known = 0;
     for (size_t i = 0; i < c; i++) {
         cols[i] = map_column(tok[i].s, tok[i].n);
-        known += cols[i].metric >= 0 || cols[i].metric == COL_VRAM_USED || cols[i].metric == COL_VRAM_TOTAL;
+        known += cols[i].metric >= 0 || cols[i].metric == COL_VRAM_USED || cols[i].metric == COL_VRAM_TOTAL ||
+                 cols[i].metric == COL_VRAM_USAGE;
     }
     if (!known)
         return 0;

@@ -582,7 +582,8 @@ done
 # amd-smi text with per-XCP continuation rows (blank GPU column) and VRAM_USAGE "150.0/192.0 GB":
 # no AMD document gives that layout, so those rows are not read, and the message says why
 # (amdsmi_xcp_rows.txt, by hand: header 9 columns; lines 3, 4, 6, 7 hold 2 cells -> 4 rows left
-# out, first at line 3; GPU 0 GFX% 97 -> 0.97, GPU 1 93 -> 0.93; XCP and VRAM_USAGE ignored)
+# out, first at line 3; GPU 0 GFX% 97 -> 0.97, GPU 1 93 -> 0.93; XCP ignored; VRAM_USAGE
+# 150.0/192.0 GB -> used 150 x 2^30 = 161061273600 B, total 192 x 2^30 = 206158430208 B)
 "$GPUDIAG" analyze --json "$DATA/amdsmi_xcp_rows.txt" > "$TMP/xcp.json" 2> "$TMP/err" || nok "amd-smi xcp rows: $(cat "$TMP/err")"
 grep -q "line 3: 4 data rows could not be read.*2 cells where the header has 9 columns" "$TMP/err" && ok || nok "xcp rows message: $(cat "$TMP/err")"
 if python3 - "$TMP" <<'PY'; then ok; else nok "amd-smi xcp rows"; fi
@@ -594,11 +595,34 @@ s = d["series"]
 f = [f for f in d["findings"] if f["id"] == "input_skipped_rows"][0]
 checks = [
     ("skipped", s["skipped_rows"], 4), ("first", s["first_skipped_line"], 3),
-    ("ignored", s["ignored_columns"], "XCP, VRAM_USAGE"),
+    ("ignored", s["ignored_columns"], "XCP"),
+    ("vram used", s["gpus"][0]["metrics"]["mem_used_bytes"]["mean"], 161061273600),
+    ("vram total", s["gpus"][1]["metrics"]["mem_total_bytes"]["mean"], 206158430208),
     ("g0", s["gpus"][0]["metrics"]["gpu_util"]["mean"], 0.97), ("g1", s["gpus"][1]["metrics"]["gpu_util"]["mean"], 0.93),
     ("finding says why", "no documented layout" in f["title"], True),
 ]
 valcheck.run(checks, "amd-smi xcp rows", rel=1e-6)
+PY
+
+# current amd-smi's VRAM_USAGE with its total padded (amdsmi_vram_usage.txt; DEFINITIONS "amd-smi
+# monitor"): "2.9/ 15.9 GB" is one cell, so the rows have the header's 11 cells (a reviewer: an
+# RX 9070 XT row was "every data row malformed", exit 3, and the column was ignored). By hand:
+# GPU 0 gfx 6 % -> 0.06, used 2.9 x 2^30 = 3113851289.6 B, total 15.9 x 2^30 = 17072495001.6 B;
+# GPU 1 (a partition, N/A cells) used 0.5 x 2^30 = 536870912, total 48 x 2^30 = 51539607552; 0 rows left out
+"$GPUDIAG" analyze --json "$DATA/amdsmi_vram_usage.txt" > "$TMP/vu.json" 2> "$TMP/err" || nok "amd-smi vram_usage: $(cat "$TMP/err")"
+if python3 - "$TMP/vu.json" <<'PY'; then ok; else nok "amd-smi vram_usage"; fi
+import json, os, sys
+sys.path.insert(0, os.environ["GD_CLI_DIR"])
+import valcheck
+s = json.load(open(sys.argv[1]))["series"]
+g = {x["gpu"] if "gpu" in x else i: x["metrics"] for i, x in enumerate(s["gpus"])}
+m0, m1 = s["gpus"][0]["metrics"], s["gpus"][1]["metrics"]
+valcheck.run([
+    ("skipped", s["skipped_rows"], 0), ("gpus", len(s["gpus"]), 2),
+    ("g0 util", m0["gpu_util"]["mean"], 0.06),
+    ("g0 used", m0["mem_used_bytes"]["mean"], 3113851289.6), ("g0 total", m0["mem_total_bytes"]["mean"], 17072495001.6),
+    ("g1 used", m1["mem_used_bytes"]["mean"], 536870912), ("g1 total", m1["mem_total_bytes"]["mean"], 51539607552),
+], "amd-smi vram_usage", rel=1e-5)
 PY
 
 # amd-smi --csv -w 5 with its timestamp column (epoch seconds; DEFINITIONS "amd-smi monitor"),
