@@ -967,6 +967,12 @@ typedef struct gpudiag_report {
     uint64_t corr_ambiguous_ids;
     uint64_t corr_ambiguous_calls;
     uint64_t corr_ambiguous_ops;
+    /** Kernels joined to their launch call that start more than 1 µs (GD_CLOCK_SKEW_START_NS)
+     *  before the call's host start, and the largest such offset, µs (NaN when none): a
+     *  systematic offset under 50 µs shows here only (DEFINITIONS "Kernels", kernels before their
+     *  launch). 0 for a monitoring log. */
+    uint64_t kernels_before_launch_start;
+    double launch_skew_start_max_us;
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */

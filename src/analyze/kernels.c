@@ -175,6 +175,7 @@ oom:
  * disagree (DEFINITIONS "Kernels", kernels before their launch; finding input_gpu_clock_skew).
  * Larger than the µs inversions of tightly clustered launches (pytorch/kineto#1380). */
 #define GD_CLOCK_SKEW_NS 50000
+#define GD_CLOCK_SKEW_START_NS 1000 /* any start before the call's, beyond timestamp rounding */
 
 /* A linked kernel's GPU start and its offset (call start − kernel start), ns; sorted by start. */
 typedef struct {
@@ -254,6 +255,11 @@ int gd_build_launch_stats(actx *a)
         int64_t rdur = gd_rt_dur(t, rt);
         if (rt->ts_ns - op->ts_ns > GD_CLOCK_SKEW_NS) /* physically impossible: the clocks disagree */
             early[nearly++] = ns_to_us(rt->ts_ns - op->ts_ns);
+        if (rt->ts_ns - op->ts_ns > GD_CLOCK_SKEW_START_NS) {
+            double o = ns_to_us(rt->ts_ns - op->ts_ns);
+            if (!r->kernels_before_launch_start++ || o > r->launch_skew_start_max_us)
+                r->launch_skew_start_max_us = o;
+        }
         int64_t delay = op->ts_ns - (rt->ts_ns + rdur);
         if (delay < 0)
             delay = 0; /* HTA's clip; a lower bound where the clocks disagree (input_gpu_clock_skew) */
@@ -283,6 +289,8 @@ int gd_build_launch_stats(actx *a)
         r->launch_delay_median_us = st.median;
     }
     r->kernels_before_launch = nearly;
+    if (!r->kernels_before_launch_start)
+        r->launch_skew_start_max_us = NAN;
     if (nearly) {
         gpudiag_stats_us st;
         gd_stats_compute(early, nearly, &st);

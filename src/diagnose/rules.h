@@ -26,6 +26,7 @@
 #define GD_KERNELS_JOINED_MIN 0.90      /* ... fewer than this share of them with a kernel joined: the kernel records are incomplete (medium) */
 #define GD_KERNELS_JOINED_HIGH 0.50     /* ... fewer than this share: most kernels missing, the verdict cannot be judged (high) */
 #define GD_CLOCK_SKEW_MIN_KERNELS 10    /* kernels starting > 50 us before their launch call: GPU and host clocks disagree (DEFINITIONS "Kernels", kernels before their launch) */
+#define GD_CLOCK_SKEW_MOST 0.50        /* ... or kernels starting > 1 us before their call: this share of the linked (a systematic offset) */
 #define GD_CLOCK_SKEW_MIN_SHARE 0.10    /* ... and at least this share of the linked kernels (input_gpu_clock_skew) */
 #define GD_CLOCK_DRIFT_US 50.0          /* the largest offsets of the first and last tenth of the linked kernels differ by more than this ... */
 #define GD_CLOCK_DRIFT_SHARE 0.25       /* ... and by more than this share of the larger: the skew drifts (DEFINITIONS "Kernels", skew size and drift) */

@@ -55,11 +55,25 @@ int gd_kernels_missing(const gpudiag_report *r)
 
 /* Kernels start before their own launch call (DEFINITIONS "Kernels", kernels before their
  * launch): at least GD_CLOCK_SKEW_MIN_KERNELS of them and GD_CLOCK_SKEW_MIN_SHARE of the linked
- * kernels, so the GPU and host clocks of the trace disagree.  1 or 0. */
-int gd_clock_skewed(const gpudiag_report *r)
+ * kernels (by more than 50 µs), or as many and GD_CLOCK_SKEW_MOST of them by any amount (a
+ * systematic offset under 50 µs), so the GPU and host clocks of the trace disagree.  1 or 0. */
+static int skew_far(const gpudiag_report *r)
 {
     return r->linked_kernels && r->kernels_before_launch >= GD_CLOCK_SKEW_MIN_KERNELS &&
            (double)r->kernels_before_launch >= GD_CLOCK_SKEW_MIN_SHARE * (double)r->linked_kernels;
+}
+
+int gd_clock_skewed(const gpudiag_report *r)
+{
+    return skew_far(r) || (r->linked_kernels && r->kernels_before_launch_start >= GD_CLOCK_SKEW_MIN_KERNELS &&
+                           (double)r->kernels_before_launch_start >= GD_CLOCK_SKEW_MOST * (double)r->linked_kernels);
+}
+
+uint64_t gd_clock_skew_kernels(const gpudiag_report *r, double *at_least_us)
+{
+    int far = skew_far(r);
+    *at_least_us = far ? r->launch_skew_max_us : r->launch_skew_start_max_us;
+    return far ? r->kernels_before_launch : r->kernels_before_launch_start;
 }
 
 /* The file itself is damaged: cut off, data after the JSON document or after the
@@ -437,9 +451,21 @@ static void input_gpu_clock_skew(fbuilder *b)
     gd_fb_ev(f, "max_offset_us", r->launch_skew_max_us);
     gd_fb_ev(f, "first_tenth_offset_us", r->launch_skew_first_us);
     gd_fb_ev(f, "last_tenth_offset_us", r->launch_skew_last_us);
-    char off[32], mx[32], a[32], z[32], drift[160] = "";
-    gd_format_us(off, sizeof off, r->launch_skew_median_us, "us");
-    gd_format_us(mx, sizeof mx, r->launch_skew_max_us, "us");
+    gd_fb_ev(f, "kernels_before_launch_start", (double)r->kernels_before_launch_start);
+    char off[32], mx[32], a[32], z[32], drift[160] = "", what[200];
+    double least;
+    uint64_t nk = gd_clock_skew_kernels(r, &least);
+    if (nk == n) {
+        snprintf(what, sizeof what, "%llu of %llu kernels (%.0f%%) start before their own launch call (median %s, "
+                 "up to %s early)", (unsigned long long)n, (unsigned long long)r->linked_kernels, 100.0 * share,
+                 gd_format_us(off, sizeof off, r->launch_skew_median_us, "us"),
+                 gd_format_us(mx, sizeof mx, r->launch_skew_max_us, "us"));
+    } else { /* a systematic offset under 50 µs (DEFINITIONS "Kernels", kernels before their launch) */
+        snprintf(what, sizeof what, "%llu of %llu kernels (%.0f%%) start before their own launch call, by up to %s "
+                 "(a systematic offset)", (unsigned long long)nk, (unsigned long long)r->linked_kernels,
+                 100.0 * (double)nk / (double)r->linked_kernels, gd_format_us(mx, sizeof mx, least, "us"));
+    }
+    gd_format_us(mx, sizeof mx, least, "us");
     /* a kernel cannot start before its call: the largest offset is a lower bound of the skew; the
      * tenths' offsets apart: it drifts (DEFINITIONS "Kernels", skew size and drift) */
     double d = fabs(r->launch_skew_last_us - r->launch_skew_first_us);
@@ -452,10 +478,9 @@ static void input_gpu_clock_skew(fbuilder *b)
                  r->launch_skew_last_us > 0 ? gd_format_us(z, sizeof z, r->launch_skew_last_us, "us")
                                             : "none visible");
     gd_fb_text(b, f,
-         gd_format("%llu of %llu kernels (%.0f%%) start before their own launch call (median %s, up to %s "
-                   "early): the GPU and host clocks of this trace disagree by at least %s, so launch delays "
+         gd_format("%s: the GPU and host clocks of this trace disagree by at least %s, so launch delays "
                    "(clipped at 0: a lower bound) and the host/GPU attribution of idle time are unreliable%s",
-                   (unsigned long long)n, (unsigned long long)r->linked_kernels, 100.0 * share, off, mx, mx, drift),
+                   what, mx, drift),
          r->input.nsys.present
              ? gd_format("A kernel cannot start before the call that launches it, and Nsight Systems records both on "
                          "one clock, so the export itself is suspect: profile again with a current nsys and export "

@@ -125,6 +125,10 @@ int gd_graph_hides_idle(const gpudiag_report *r);
  * calls without kernels): 2 none recorded, 1 far fewer than the launch calls, 0 neither. */
 int gd_kernels_missing(const gpudiag_report *r);
 int gd_clock_skewed(const gpudiag_report *r);
+/* rules_input.c: with gd_clock_skewed, the kernels it rests on (> 50 µs early, or for a systematic
+ * offset under 50 µs those > 1 µs early) and, in *at_least_us, the largest offset: a lower bound
+ * of the skew, µs. */
+uint64_t gd_clock_skew_kernels(const gpudiag_report *r, double *at_least_us);
 /* rules_input.c: the iterations the DataLoader's __next__ calls mark in a window without step
  * markers (DEFINITIONS "Steps" 5): their number, the first one's length (µs) and share of the
  * window (0..1), the median complete later one (µs) and the trace time (µs) the second starts. */

@@ -578,11 +578,13 @@ void gd_verdict(fbuilder *b, const gpudiag_trace *t)
         /* kernels before their launch calls (DEFINITIONS "Kernels"): the host/GPU attribution
          * this verdict rests on compares times of two clocks that disagree */
         char off[32];
-        gd_format_us(off, sizeof off, r->launch_skew_max_us, "us"); /* a lower bound of the skew */
+        double least;
+        uint64_t nk = gd_clock_skew_kernels(r, &least);
+        gd_format_us(off, sizeof off, least, "us"); /* a lower bound of the skew */
         char *w = gd_format("%s Caution: %llu kernels start before their own launch call (GPU and host clocks "
                             "disagree by at least %s): launch delays and the host/GPU attribution of idle time are "
                             "unreliable, so this verdict has low confidence (input_gpu_clock_skew).",
-                            v, (unsigned long long)r->kernels_before_launch, off);
+                            v, (unsigned long long)nk, off);
         free(v);
         v = w;
     }

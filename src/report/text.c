@@ -813,6 +813,13 @@ static void details(const tw *w, const gpudiag_report *r)
                            "host clocks disagree, launch delays are a lower bound\n",
                     (unsigned long long)r->kernels_before_launch, one ? "" : "s", one ? "s" : "", one ? "its" : "their",
                     off);
+        } else if (r->kernels_before_launch_start * 2 >= r->linked_kernels && r->kernels_before_launch_start >= 10) {
+            /* a systematic offset under 50 us (DEFINITIONS "Kernels", kernels before their launch) */
+            char off[32];
+            ms(off, sizeof off, r->launch_skew_start_max_us);
+            fprintf(w->fp, "  %llu of %llu kernels start before their own launch call (up to %s early): GPU and host "
+                           "clocks disagree, launch delays are a lower bound\n",
+                    (unsigned long long)r->kernels_before_launch_start, (unsigned long long)r->linked_kernels, off);
         }
     }
     if (r->gpu_ops_unlinked)

@@ -16,7 +16,11 @@
 #   drift: step s's kernels 1000 s us early -> 20 each of 1000..5000: 100 early, sorted values
 #     50 and 51 are 3000 -> median 3000, max 5000, share 1.0.
 #   offset 51 us -> 51 > 50: 100 early, median = max = 51.
-#   offset 50 us -> not > 50: none; offset 30 us -> none (the old binary: the same, silently).
+#   offset 50 us -> not > 50, and offset 30 us: none by the 50 us rule, but all 100 kernels start
+#     > 1 us before their call, 100 >= 10 and 100 / 100 >= 0.50: a systematic offset (a new user's
+#     trial: a 30 us shift flipped the verdict to "idle with no visible cause" with no word of the
+#     skew) -> finding, kernels_before_launch 0, kernels_before_launch_start 100, "by up to 30.0 us
+#     (a systematic offset)", "at least 30.0 us" (50.0 us); the previous binary: none.
 #   five: step 1's first 5 kernels 3000 us early, the rest 25 us after their call -> 5 < 10: none
 #     (summary.kernels_before_launch still 5).
 #   ten: step 1's first 10 -> 10 >= 10 and 10/100 = 0.10 >= 0.10: finding, median 3000, max 3000.
@@ -108,7 +112,15 @@ import json, os, sys
 d = json.load(open(sys.argv[1])); label = sys.argv[2]; want = sys.argv[3].split(",")
 f = {x["id"]: x for x in d["findings"]}
 v = d["verdict"]["summary"]
-if want[0] == "none":
+if want[0] == "sys":
+    g = f.get("input_gpu_clock_skew", {"severity": None, "evidence": {}, "title": ""})
+    mx = "%.1f us" % float(want[2])
+    checks = [("severity", g["severity"], "medium"),
+              ("kernels_before_launch (> 50 us)", g["evidence"].get("kernels_before_launch"), 0.0),
+              ("kernels_before_launch_start", g["evidence"].get("kernels_before_launch_start"), float(want[1])),
+              ("title: systematic", "by up to %s (a systematic offset)" % mx in g["title"], True),
+              ("title: at least", "disagree by at least %s" % mx in g["title"], True)]
+elif want[0] == "none":
     checks = [("no input_gpu_clock_skew", "input_gpu_clock_skew" in f, False),
               ("kernels_before_launch", d["summary"]["kernels_before_launch"], float(want[1])),
               ("no caution in the verdict", "input_gpu_clock_skew" in v, False)]
@@ -156,8 +168,8 @@ done
 run_case "$TMP/drift.json" drift "100,1,3000,5000,1000,5000"
 run_case "$TMP/linear.json" linear "100,1,2980,4960,1360,4960"
 run_case "$TMP/off51.json" off51 "100,1,51,51,51,51"
-run_case "$TMP/off50.json" off50 "none,0"
-run_case "$TMP/off30.json" off30 "none,0"
+run_case "$TMP/off50.json" off50 "sys,100,50"
+run_case "$TMP/off30.json" off30 "sys,100,30"
 run_case "$TMP/five.json" five "none,5"
 run_case "$TMP/ten.json" ten "10,0.1,3000,3000,3000,-25"
 # ten: the last tenth's kernels all start 25 us after their calls: no skew visible there, and the
