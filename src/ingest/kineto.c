@@ -326,6 +326,12 @@ static const char *not_a_trace_hint(const reader *r)
                         memcmp(d + i, "name,", 5) == 0))
         return " (this looks like nvidia-smi --query-gpu CSV, not a trace: `gpudiag analyze FILE` reads it as "
                "one; from standard input add `--format smi-csv`)";
+    if (n >= 2 && ((d[0] == 0xff && d[1] == 0xfe) || (d[0] == 0xfe && d[1] == 0xff)))
+        return " (UTF-16 text, which gpudiag does not read: convert it to UTF-8, e.g. `iconv -f UTF-16 -t UTF-8`)";
+    if (i < n)
+        return " (not JSON, nor a log format gpudiag knows: it reads PyTorch profiler traces (JSON), Nsight Systems "
+               "SQLite exports, and the logs of nvidia-smi dmon / --query-gpu / -q, dcgmi dmon, dcgm-exporter and "
+               "amd-smi monitor; see `gpudiag analyze --help`)";
     return "";
 }
 

@@ -171,7 +171,8 @@ CASE="two 'word number' lines are no Prometheus log"
 # "size 5" parses as name value, but "size" is no metric a GPU log carries (DEFINITIONS "Reading").
 printf 'hello world\nsize 5\n' >"$TMP/two.txt"
 run analyze "$TMP/two.txt"
-expect_rc 3; err_has "$TMP/two.txt: byte 0: not a trace"; out_empty
+# and the error says what gpudiag reads (a new user: "lexical error: invalid char in json text" alone)
+expect_rc 3; err_has "$TMP/two.txt: byte 0: not a trace" "not JSON, nor a log format gpudiag knows"; out_empty
 
 CASE="JSON array of numbers"
 # Chrome's array form holds event objects; [1,2] holds none: not a trace, naming its first

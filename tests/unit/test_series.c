@@ -704,7 +704,10 @@ static void test_format_table(void)
     ASSERT_EQ_INT(SNIFF("\n  \n# Entity x\n# HELP y\n"), GPUDIAG_LOG_DCGMI);
     ASSERT_EQ_INT(SNIFF("# HELP y\n# Entity x\n"), GPUDIAG_LOG_PROM);
     ASSERT_EQ_INT(SNIFF("a, memory.used\nfoo 1\n"), GPUDIAG_LOG_SMI_CSV);
-    ASSERT_EQ_INT(SNIFF("foo{a=\"memory.,\"} 1\n"), GPUDIAG_LOG_PROM);
+    /* a sample of a metric the reader maps beats a CSV clue on its line; a metric it does not map is
+     * no evidence of a GPU log (DEFINITIONS "Reading": a Git LFS pointer's "size 48627712") */
+    ASSERT_EQ_INT(SNIFF("DCGM_FI_DEV_GPU_UTIL{a=\"memory.,\"} 1\n"), GPUDIAG_LOG_PROM);
+    ASSERT_EQ_INT(SNIFF("foo{a=\"memory.,\"} 1\n"), GPUDIAG_LOG_SMI_CSV);
     ASSERT_EQ_INT(SNIFF("#  gpu   sm\r\n"), GPUDIAG_LOG_DMON);
     /* "Serial Number : 1" is not a Prometheus sample (its value token must be a whole number, then at
      * most a timestamp): three "Key : value" lines are smi-q (this read as prom before 2026-12-03) */
@@ -712,7 +715,9 @@ static void test_format_table(void)
     /* prose with a name, a blank and a number is not a sample: README's first output line */
     ASSERT_EQ_INT(SNIFF("gpudiag 0.1.0  examples/resnet50.json.gz  (kineto, 35.0 MB)\n"), GPUDIAG_LOG_AUTO);
     ASSERT_EQ_INT(SNIFF("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 37 1700000000000\n"), GPUDIAG_LOG_PROM);
-    ASSERT_EQ_INT(SNIFF("up NaN\n"), GPUDIAG_LOG_PROM);
+    ASSERT_EQ_INT(SNIFF("DCGM_FI_DEV_SM_CLOCK NaN\n"), GPUDIAG_LOG_PROM);
+    ASSERT_EQ_INT(SNIFF("up NaN\n"), GPUDIAG_LOG_AUTO);
+    ASSERT_EQ_INT(SNIFF("version https://git-lfs.github.com/spec/v1\noid sha256:00\nsize 48627712\n"), GPUDIAG_LOG_AUTO);
     ASSERT_EQ_INT(SNIFF("hello\nworld\n"), GPUDIAG_LOG_AUTO);
     /* amd-smi monitor: its text header after the version banner, its CSV header (a keyword clue:
      * "timestamp,gpu,..." is amd-smi's, not a --query-gpu CSV); ROCm's rocm-smi table is not it */
