@@ -14,6 +14,7 @@ using namespace simdjson;
 
 struct gd_sj {
     ondemand::parser parser;
+    ondemand::document doc; // the window's document (sep_after reads its position)
 };
 
 extern "C" void gd_oom_exit(const char *where); // util.h: prints, _exit(5)
@@ -62,17 +63,43 @@ static bool raw_plain(const char *raw, std::string_view *out)
     return true;
 }
 
-// Replay the scalar value of a wanted key.  Returns false on a parse error.
-static bool check_skipped(ondemand::value v, const gd_sj_cb *cb, void *ctx, int depth);
+// Separators.  simdjson's On-Demand ends an object silently when a field's value is
+// followed by something other than ',' or '}' ("name": "P": 2}}: the walk resumes
+// after the extra brace with no error), where yajl rejects the event (fuzz_kineto:
+// one thread and --jobs 2 disagreed; both now agree with yajl).  So each value must
+// be followed by ',' or its container's `close`: a scalar by the byte after its raw
+// token (the token runs up to the next structural byte, blanks included), a
+// container after its walk by the parser's position (sep_after).
+static thread_local ondemand::document *sj_doc; // the document gd_sj_events walks
 
-static bool scalar(ondemand::value &v, const gd_sj_cb *cb, void *ctx, bool *cancel)
+static inline bool sep_ok(std::string_view raw, char close)
+{
+    char nx = raw.data()[raw.size()];
+    return nx == ',' || nx == close;
+}
+
+static bool sep_after(char close)
+{
+    const char *p = nullptr;
+    if (sj_doc->current_location().get(p) || p == nullptr)
+        return false;
+    return *p == ',' || *p == close;
+}
+
+// Replay the scalar value of a wanted key.  Returns false on a parse error.
+static bool check_skipped(ondemand::value v, const gd_sj_cb *cb, void *ctx, int depth, char close);
+
+static bool scalar(ondemand::value &v, const gd_sj_cb *cb, void *ctx, bool *cancel, char close)
 {
     ondemand::json_type t;
     if (v.type().get(t))
         return false;
     switch (t) {
     case ondemand::json_type::string: {
-        std::string_view s = gd_trim(v.raw_json_token());
+        std::string_view raw = v.raw_json_token();
+        if (!sep_ok(raw, close))
+            return false;
+        std::string_view s = gd_trim(raw);
         if (s.size() < 2 || s.back() != '"' || !raw_plain(s.data() + 1, &s)) {
             if (v.get_string().get(s))
                 return false;
@@ -87,7 +114,10 @@ static bool scalar(ondemand::value &v, const gd_sj_cb *cb, void *ctx, bool *canc
     case ondemand::json_type::number: {
         // On-Demand does not validate a number it has not parsed: the callback
         // checks the raw token against the JSON grammar.
-        std::string_view s = gd_trim(v.raw_json_token());
+        std::string_view raw = v.raw_json_token();
+        if (!sep_ok(raw, close))
+            return false;
+        std::string_view s = gd_trim(raw);
         int rc = cb->number(ctx, s.data(), s.size());
         if (rc < 0)
             return false;
@@ -100,7 +130,7 @@ static bool scalar(ondemand::value &v, const gd_sj_cb *cb, void *ctx, bool *canc
         // (On-Demand types 'fmha5' as a boolean by its first byte and would let it through;
         // yajl rejects the event: fuzz_kineto's 2-thread check found a `"ts":fmha5` read as
         // an event without a time in one window and as malformed in another)
-        return check_skipped(v, cb, ctx, 0);
+        return check_skipped(v, cb, ctx, 0, close);
     }
 }
 
@@ -108,23 +138,24 @@ static bool scalar(ondemand::value &v, const gd_sj_cb *cb, void *ctx, bool *canc
 // unchecked: numbers against the JSON grammar, true/false/null spelled out,
 // containers element by element.  Strings are left to stage 1.  Returns false
 // when the value is not valid JSON, so both readers drop the same events.
-static bool check_skipped(ondemand::value v, const gd_sj_cb *cb, void *ctx, int depth)
+static bool check_skipped(ondemand::value v, const gd_sj_cb *cb, void *ctx, int depth, char close)
 {
     ondemand::json_type t;
     if (v.type().get(t))
         return false;
     switch (t) {
     case ondemand::json_type::number: {
-        std::string_view s = gd_trim(v.raw_json_token());
-        return cb->number(ctx, s.data(), s.size()) >= 0;
+        std::string_view raw = v.raw_json_token();
+        std::string_view s = gd_trim(raw);
+        return sep_ok(raw, close) && cb->number(ctx, s.data(), s.size()) >= 0;
     }
     case ondemand::json_type::boolean: {
         bool b;
-        return !v.get_bool().get(b);
+        return sep_ok(v.raw_json_token(), close) && !v.get_bool().get(b);
     }
     case ondemand::json_type::null: {
         bool n;
-        return !v.is_null().get(n) && n;
+        return sep_ok(v.raw_json_token(), close) && !v.is_null().get(n) && n;
     }
     case ondemand::json_type::array: {
         if (depth > 64)
@@ -134,10 +165,10 @@ static bool check_skipped(ondemand::value v, const gd_sj_cb *cb, void *ctx, int 
             return false;
         for (auto e : arr) {
             ondemand::value ev;
-            if (e.get(ev) || !check_skipped(ev, cb, ctx, depth + 1))
+            if (e.get(ev) || !check_skipped(ev, cb, ctx, depth + 1, ']'))
                 return false;
         }
-        return true;
+        return sep_after(close);
     }
     case ondemand::json_type::object: {
         if (depth > 64)
@@ -147,19 +178,19 @@ static bool check_skipped(ondemand::value v, const gd_sj_cb *cb, void *ctx, int 
             return false;
         for (auto f : o) {
             ondemand::value fv;
-            if (f.value().get(fv) || !check_skipped(fv, cb, ctx, depth + 1))
+            if (f.value().get(fv) || !check_skipped(fv, cb, ctx, depth + 1, '}'))
                 return false;
         }
-        return true;
+        return sep_after(close);
     }
     default:
-        return true; // strings: quotes and control bytes were checked by stage 1
+        return sep_ok(v.raw_json_token(), close); // strings: quotes and control bytes were checked by stage 1
     }
 }
 
 // Replay an array value of a wanted key: start_array, its elements (scalars,
 // nested arrays up to 3 deep; anything else checked and skipped), end_array.
-static bool replay_array(ondemand::value &v, const gd_sj_cb *cb, void *ctx, int depth, bool *cancel)
+static bool replay_array(ondemand::value &v, const gd_sj_cb *cb, void *ctx, int depth, bool *cancel, char close)
 {
     ondemand::array arr;
     if (v.get_array().get(arr))
@@ -176,12 +207,12 @@ static bool replay_array(ondemand::value &v, const gd_sj_cb *cb, void *ctx, int 
         if (ev.type().get(t))
             return false;
         if (t == ondemand::json_type::array && depth < 3) {
-            if (!replay_array(ev, cb, ctx, depth + 1, cancel))
+            if (!replay_array(ev, cb, ctx, depth + 1, cancel, ']'))
                 return false;
         } else if (t == ondemand::json_type::string || t == ondemand::json_type::number) {
-            if (!scalar(ev, cb, ctx, cancel))
+            if (!scalar(ev, cb, ctx, cancel, ']'))
                 return false;
-        } else if (!check_skipped(ev, cb, ctx, depth)) {
+        } else if (!check_skipped(ev, cb, ctx, depth, ']')) {
             return false;
         }
         if (*cancel)
@@ -189,7 +220,7 @@ static bool replay_array(ondemand::value &v, const gd_sj_cb *cb, void *ctx, int 
     }
     if (!cb->end_array(ctx))
         *cancel = true;
-    return true;
+    return *cancel || sep_after(close);
 }
 
 // cppcheck-suppress constParameter ; iterating an On-Demand object advances it: it cannot be const
@@ -205,7 +236,7 @@ static bool object(ondemand::object &obj, const gd_sj_cb *cb, void *ctx, int dep
             // is cheap to check (a scalar's first byte, a number's grammar) to
             // reject the same broken events yajl rejects (bare N/A, 1Y0).
             ondemand::value v;
-            if (field.value().get(v) || !check_skipped(v, cb, ctx, depth))
+            if (field.value().get(v) || !check_skipped(v, cb, ctx, depth, '}'))
                 return false;
             continue;
         }
@@ -227,14 +258,16 @@ static bool object(ondemand::object &obj, const gd_sj_cb *cb, void *ctx, int dep
                 return false;
             if (*cancel)
                 return true;
+            if (!sep_after('}'))
+                return false;
             if (!cb->end_map(ctx)) {
                 *cancel = true;
                 return true;
             }
         } else if (t == ondemand::json_type::array && depth == 1 && cb->start_array) {
-            if (!replay_array(v, cb, ctx, 1, cancel))
+            if (!replay_array(v, cb, ctx, 1, cancel, '}'))
                 return false;
-        } else if (!scalar(v, cb, ctx, cancel)) {
+        } else if (!scalar(v, cb, ctx, cancel, '}')) {
             return false;
         }
         if (*cancel)
@@ -263,7 +296,8 @@ extern "C" int gd_sj_events(gd_sj *sj, unsigned char *win, size_t len, const gd_
     int result = GD_SJ_MORE;
     bool cancel = false;
 
-    ondemand::document doc;
+    ondemand::document &doc = sj->doc;
+    sj_doc = &doc;
     if (!sj->parser.iterate(reinterpret_cast<const char *>(win - 1), len + 2, len + 2 + GD_SJ_PADDING).get(doc)) {
         ondemand::array arr;
         if (!doc.get_array().get(arr)) {

@@ -240,6 +240,26 @@ for jobs in 1 2; do
 done
 unset GPUDIAG_PARSE_WINDOW
 
+CASE="a colon after a value, then an extra brace"
+# {"ph":"X","cat":"cpu_op","name":"P": 2}}, : simdjson's On-Demand ended the object silently at the
+# stray ': 2' (its error lost) and the extra '}' closed it, so the simdjson path (one thread and
+# --jobs 2, fuzz_kineto found the two disagreeing) committed an event without a duration where yajl
+# rejects it (sj_shim.cpp: every value must be followed by ',' or its closing bracket).  By hand:
+# line 1 '{"traceEvents":[' bytes 0..15, newline 16; event a 17..68, newline 69; line 3 starts at
+# byte 70, '"name":"P"' ends at 104, the ':' is byte 105.  Events a, c, d kept (3), 1 malformed,
+# 0 without duration (the old binary: 4 events, 0 malformed, 1 without duration).
+printf '{"traceEvents":[\n{"ph":"X","cat":"cpu_op","name":"a","ts":1,"dur":2},\n{"ph":"X","cat":"cpu_op","name":"P": 2}},\n{"ph":"X","cat":"cpu_op","name":"c","ts":9,"dur":1},\n{"ph":"X","cat":"cpu_op","name":"d","ts":12,"dur":1}]}\n' >"$TMP/colon.json"
+export GPUDIAG_PARSE_WINDOW=64
+for jobs in 1 2; do
+    run analyze --json --jobs $jobs "$TMP/colon.json"
+    expect_rc 0
+    err_has "1 malformed event skipped; the first at byte 105"
+    jeq 'inp["events"]' 3
+    jeq 'inp["skipped"]["malformed"]' 1
+    jeq 'inp["skipped"]["no_duration"]' 0
+done
+unset GPUDIAG_PARSE_WINDOW
+
 CASE="NUL inside names"
 # DEFINITIONS "Time and events": "\u0000" in a name becomes U+FFFD, it does not cut the name.  By
 # hand: the one kernel "gemm\u0000_tail" is kernels.top[0] "gemm\ufffd_tail" (was "gemm"); the
