@@ -7,8 +7,9 @@
 #                               round runs them in turn, rows named BINARY/input)
 #
 # Input: bench/out/1g.json (bench/gen_trace.py SRC --target-bytes 1.1e9, made if
-# missing) and bench/out/1g.json.gz (gzip -6).  MB/s = 10^6 bytes of JSON per
-# wall second.  Environment: RUNS (3 rounds: the median is kept), MAXJ (cores), SRC,
+# missing) and bench/out/1g.json.gz (gzip -6); any NAMEg.json in INPUTS is made the
+# same way with N × 1.1e9 bytes (5g.json: 5.5 GB) and its .gz likewise.  MB/s =
+# 10^6 bytes of JSON (the uncompressed file's size, for a .gz too) per wall second.  Environment: RUNS (3 rounds: the median is kept), MAXJ (cores), SRC,
 # JOBS (the list, default 1..MAXJ), INPUTS ("1g.json 1g.json.gz").
 # Figures are only comparable on a quiet machine: each line carries the
 # 1-minute load average read just before the run (the project asks for < 3).
@@ -23,9 +24,13 @@ SRC=${SRC:-/work/shared/data/traces/resnet50_v100_num_workers_0.pt.trace.json.gz
 JOBS=${JOBS:-$(seq 1 "$MAXJ")}
 INPUTS=${INPUTS:-1g.json 1g.json.gz}
 mkdir -p "$OUT"
-[ -f "$OUT/1g.json" ] || python3 "$ROOT/bench/gen_trace.py" "$SRC" "$OUT/1g.json" --target-bytes 1.1e9
-[ -f "$OUT/1g.json.gz" ] || gzip -6 -c "$OUT/1g.json" > "$OUT/1g.json.gz"
-bytes=$(stat -L -c %s "$OUT/1g.json")
+# each input is made when missing: NAMEg.json with N × 1.1e9 bytes, a .gz from its .json
+for in in $INPUTS; do
+    js=${in%.gz}
+    n=${js%g.json}
+    [ -f "$OUT/$js" ] || python3 "$ROOT/bench/gen_trace.py" "$SRC" "$OUT/$js" --target-bytes "$(awk -v n="$n" 'BEGIN { printf "%.0f", n * 1.1e9 }')"
+    [ "$in" = "$js" ] || [ -f "$OUT/$in" ] || gzip -6 -c "$OUT/$js" > "$OUT/$in"
+done
 # Rounds: each round runs every input at every --jobs once, in turn, so that a
 # slow spell of a shared machine falls on all of them alike (runs of one
 # setting back to back would compare one minute's machine with another's).
@@ -48,16 +53,20 @@ done
 # per input and --jobs: the median run by wall time, its MB/s, and the speed-up
 # over --jobs 1 (the ratio of the two medians; with the slowest and fastest
 # run's wall times beside it)
-python3 - "$log" "$bytes" <<'PY'
-import sys, statistics
+python3 - "$log" "$OUT" <<'PY'
+import sys, statistics, os
 rows = [l.split() for l in open(sys.argv[1])]
-nbytes = float(sys.argv[2])
+def json_bytes(tag):  # the uncompressed trace's size (a .gz's .json beside it)
+    name = tag.split("/")[-1]
+    name = name[:-3] if name.endswith(".gz") else name
+    return float(os.stat(os.path.join(sys.argv[2], name)).st_size)
 print("input\tjobs\twall_s\tmin-max_s\tMB_s\tspeedup\tuser_s\tsys_s\trss_MiB\tload1")
 def walls(inp, j):
     return sorted((float(r[2]), r) for r in rows if r[0] == inp and r[1] == j)
 for inp in dict.fromkeys(r[0] for r in rows):
     one = walls(inp, "1")
     base = statistics.median(w for w, _ in one) if one else float("nan")
+    nbytes = json_bytes(inp)
     for j in dict.fromkeys(r[1] for r in rows if r[0] == inp):
         runs = walls(inp, j)
         med = statistics.median(w for w, _ in runs)
