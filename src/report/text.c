@@ -940,6 +940,16 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
     fprintf(w->fp, "%sGPUS%s  compute indicator over time (%s); memory full/low x compute high/low x bandwidth\n",
             c_bold(w), c_off(w), w->color ? "bar height = 0..100 %" : "_ 0 % ... # 100 %");
     size_t shown = verbose || s->gpu_count <= 16 ? s->gpu_count : 16;
+    /* the legend of the "(!)" marks, where a row below carries one (a new user: unexplained) */
+    for (size_t i = 0; i < shown; i++) {
+        const gpudiag_gpu_summary *g = &s->gpus[i];
+        if (g->compute_metric < GPUDIAG_M_COUNT &&
+            (g->health_median_ok == 0 || g->health_p10_ok == 0 || g->health_low_ok == 0)) {
+            fprintf(w->fp, "      (!) misses a health target for training: median >= 70 %%, p10 >= 40 %%, "
+                           "under 30 %% in < 10 %% of samples\n");
+            break;
+        }
+    }
     /* the label column: as wide as the longest label shown, at least 9 ("GPU 0"
      * rows of whole GPUs keep their place), so that "GPU 0" and "GPU 1 GI 13"
      * rows put their names in one column */

@@ -176,6 +176,24 @@ if [ -f "$LOGS/dcgmi_dmon_e1001_1004_mig_group_gpu_and_gi.log" ]; then
        ! grep -q "GPU -1" "$TMP/dgi.html"; then ok; else nok "dcgmi GPU-I labels in the HTML"; fi
 fi
 
+# a Prometheus sample without a `gpu` label has no GPU number: its label says so (it printed
+# "GPU -1" in the GPUS rows, the findings and the HTML headings); JSON keeps "index": null
+printf '# TYPE DCGM_FI_DEV_GPU_UTIL gauge\nDCGM_FI_DEV_GPU_UTIL{modelName="NVIDIA A100-SXM4-40GB"} 0\nDCGM_FI_DEV_FB_USED{modelName="NVIDIA A100-SXM4-40GB"} 30000\nDCGM_FI_DEV_GPU_UTIL{modelName="NVIDIA A100-SXM4-40GB"} 0\nDCGM_FI_DEV_FB_USED{modelName="NVIDIA A100-SXM4-40GB"} 30000\n' > "$TMP/nolabel.prom"
+"$GPUDIAG" analyze --html "$TMP/nolabel.html" "$TMP/nolabel.prom" > "$TMP/nolabel.txt" 2>&1
+"$GPUDIAG" analyze --json "$TMP/nolabel.prom" > "$TMP/nolabel.json" 2>/dev/null
+if grep -q "^  GPU (no index) *NVIDIA A100-SXM4-40GB  2 samples" "$TMP/nolabel.txt" &&
+   grep -qF "<h3>GPU (no index)" "$TMP/nolabel.html" &&
+   ! grep -q "GPU -1" "$TMP/nolabel.txt" "$TMP/nolabel.html" &&
+   grep -q '"index": *null' "$TMP/nolabel.json"; then ok; else nok "a GPU without a number: 'GPU (no index)'"; fi
+# the "(!)" marks get a legend under the GPUS heading where a row carries one (util 0 %: all three
+# targets missed), and none where no row does (util 95 % in both samples: all three met)
+sed 's/} 0$/} 95/' "$TMP/nolabel.prom" > "$TMP/busy.prom"
+"$GPUDIAG" analyze "$TMP/busy.prom" > "$TMP/busy.txt" 2>&1
+if grep -qF "(!) misses a health target for training: median >= 70 %, p10 >= 40 %, under 30 % in < 10 % of samples" "$TMP/nolabel.txt" &&
+   [ "$(grep -oF '(!)' "$TMP/nolabel.txt" | wc -l)" = 4 ] &&
+   grep -q "median 95.0%  p10 95.0%" "$TMP/busy.txt" && ! grep -qF "(!)" "$TMP/busy.txt"; then ok
+else nok "the (!) legend"; fi
+
 # est. gain of a log's finding labelled a prior where the number is printed, and the HTML says the
 # interval it assumed (DEFINITIONS "Estimated gain of monitoring findings"). The inference log
 # above: low_gpu_utilization gain 0.348 (1 - mean / 0.70): "est. gain 35% (a prior, not measured
