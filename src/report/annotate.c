@@ -20,6 +20,7 @@
 #include "gpudiag/gpudiag.h"
 #include "ingest/input.h"
 #include "ingest/kineto.h"
+#include "model/steps.h"
 #include "report/finding_kind.h"
 #include "util/outfile.h"
 #include "util/util.h"
@@ -50,6 +51,7 @@ typedef struct ann {
     int ev_key;             /* the current key of the event being copied: 1 ts, 2 dur, 3 ph, 0 other */
     double ev_ts, ev_dur;   /* its ts and dur, NaN when absent */
     int ev_meta;            /* its ph is "M" (metadata: always kept) */
+    char ev_name[96];       /* its name when shorter than this, else "" (step markers are short) */
     int ev_junk;            /* it is an array, not an event object: left out, as analyze counts it malformed */
     uint64_t sliced_out;    /* events left out of the slice */
 } ann;
@@ -292,6 +294,13 @@ static void event_field(ann *a, const char *s, size_t len, int is_string)
 {
     if (!a->slice || !a->in_event || a->depth != a->events_depth + 1 || !a->ev_key)
         return;
+    if (a->ev_key == 4) {
+        if (is_string && len < sizeof a->ev_name) {
+            memcpy(a->ev_name, s, len);
+            a->ev_name[len] = '\0';
+        }
+        return;
+    }
     char b[64];
     if (len >= sizeof b)
         return;
@@ -350,18 +359,37 @@ static void event_begin(ann *a, int is_array)
         a->in_event = 1;
         a->ev_ts = a->ev_dur = NAN;
         a->ev_meta = 0;
+        a->ev_name[0] = '\0';
         a->ev_key = 0;
     }
+}
+
+/* A step marker of a step the selection left out (ProfilerStep#N, or the
+ * --step-range name's, N outside --steps): its span overlaps W where the last
+ * selected step's GPU work runs into the next step, and a slice keeping it
+ * read as one step more when analysed again. */
+static int unselected_step_marker(const ann *a)
+{
+    const gpudiag_input_info *in = &a->r->input;
+    size_t len = strlen(a->ev_name);
+    int64_t num = -1;
+    if (!len || !((in->step_range && gd_step_name_match(a->ev_name, len, in->step_range, 1, &num)) ||
+                  gd_step_name_match(a->ev_name, len, "ProfilerStep#", 0, &num)))
+        return 0;
+    return num >= 0 && (num < in->steps_first || num > in->steps_last);
 }
 
 /* --steps: whether the event just copied belongs in the slice: metadata, an
  * event without a time, one with a duration that overlaps the selection's
  * window W by more than its edge (a neighbouring step that only touches W is
- * left out), or one without a duration inside W. */
+ * left out) unless it is an unselected step's marker, or one without a
+ * duration inside W. */
 static int event_in_slice(const ann *a)
 {
     if (!a->slice || a->ev_meta || isnan(a->ev_ts))
         return 1;
+    if (unselected_step_marker(a))
+        return 0;
     double dur = isnan(a->ev_dur) || a->ev_dur < 0 ? 0 : a->ev_dur;
     if (dur == 0) /* an instant, a counter sample, a flow arrow: inside W */
         return a->ev_ts >= a->ws_us && a->ev_ts <= a->we_us;
@@ -410,6 +438,7 @@ static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
         a->ev_key = len == 2 && memcmp(s, "ts", 2) == 0    ? 1
                     : len == 3 && memcmp(s, "dur", 3) == 0 ? 2
                     : len == 2 && memcmp(s, "ph", 2) == 0  ? 3
+                    : len == 4 && memcmp(s, "name", 4) == 0 ? 4
                                                            : 0;
     a->key_is_events = a->depth == 1 && len == 11 && memcmp(s, "traceEvents", 11) == 0;
     return 1;
