@@ -711,6 +711,8 @@ typedef struct gpudiag_report {
     int is_amd;                   /**< ROCm trace (hip* runtime) */
     int steps_from_profiler;      /**< 1 if steps came from ProfilerStep#N */
     int steps_trimmed;            /**< tail steps dropped (TBP rule) */
+    int steps_markers_merged;     /**< step markers folded into an overlapping one of the same number: a
+                                       file merging several processes' traces (DEFINITIONS "Steps" 1) */
     int steps_shortened;          /**< steps cut at the next step's host start because their device-side end
                                        lay past the whole next step, which TBP's rule would make 0 µs
                                        (DEFINITIONS "Steps" 3) */

@@ -115,6 +115,34 @@ static int host_steps(const gpudiag_trace *t, gpudiag_report *r, step_match *m)
             m->hs[i].number = h->number;
         }
         qsort(m->hs, nh, sizeof *m->hs, cmp_host_step);
+        /* markers of several processes (DEFINITIONS "Steps" 1): one with the number of an
+         * earlier one it overlaps is the same step; they stay sorted by start, since a merged
+         * step keeps the earlier start.  Looking back over 64 steps covers 64 processes. */
+        size_t w = 0;
+        for (size_t i = 0; i < nh; i++) {
+            host_step_ref *cur = &m->hs[i];
+            size_t k = w, lim = w > 64 ? w - 64 : 0;
+            while (cur->number >= 0 && k > lim &&
+                   !(m->hs[k - 1].number == cur->number && cur->s < m->hs[k - 1].e))
+                k--;
+            if (cur->number >= 0 && k > lim) {
+                if (cur->e > m->hs[k - 1].e)
+                    m->hs[k - 1].e = cur->e;
+                r->steps_markers_merged++;
+                continue;
+            }
+            m->hs[w++] = *cur;
+        }
+        m->n = w;
+        /* merged steps of processes that run apart overlap their neighbours: each starts
+         * where the one before ends, as rule 3 does with GPU ops (which a merged file may
+         * not link: input_processes_merged) */
+        for (size_t i = 1; r->steps_markers_merged && i < w; i++)
+            if (m->hs[i].s < m->hs[i - 1].e) {
+                m->hs[i].s = m->hs[i - 1].e;
+                if (m->hs[i].e < m->hs[i].s)
+                    m->hs[i].e = m->hs[i].s;
+            }
         r->steps_from_profiler = 1;
         return 1;
     }

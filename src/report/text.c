@@ -237,6 +237,11 @@ static void numbers(const tw *w, const gpudiag_report *r)
                            "events are left out%s\n",
                     c_dim(w), sel, r->step_count, (unsigned long long)r->input.steps_before_selection, c_off(w));
         }
+        if (r->steps_markers_merged)
+            fprintf(w->fp, "         %s%d step marker%s folded into the overlapping one of the same number: the file "
+                           "holds several\n         processes' traces, and each step spans them all%s\n",
+                    c_dim(w), r->steps_markers_merged, gd_plural((unsigned long long)r->steps_markers_merged),
+                    c_off(w));
         if (r->steps_trimmed)
             fprintf(w->fp, "         %s%d trailing step%s dropped: %s launched less GPU work than the one before "
                            "(profiler cut-off)%s\n",

@@ -1,0 +1,52 @@
+#!/bin/sh
+# Step markers of several processes in one file (DEFINITIONS "Steps" 1): markers with the same
+# number that overlap in time are one step, from the earliest start to the latest end, and a
+# merged step starts where the one before ends.
+#
+# By hand, from tests/data/ok_three_steps.json (ProfilerStep#1..#3 at 1000, 1100, 1200, 100 us
+# each, pid 100) and a copy of all its events on pid 1100 (GPU ops on device 1), SHIFT us later:
+#   SHIFT 7: #1 [1000,1100] + [1007,1107] -> [1000,1107]; #2 [1100,1200] + [1107,1207] ->
+#     [1100,1207], starting where #1 ends -> [1107,1207]; #3 likewise [1207,1307].  3 steps of
+#     107, 100, 100 us; 3 markers folded.  (Before: 6 steps of 100 us, overlapping in pairs.)
+#   SHIFT 0: the copies coincide: 3 steps [1000,1100] [1100,1200] [1200,1300], 3 folded.
+#   The file alone: its 3 steps as before (1000-1100, 1100-1230, 1230-1300 with its GPU ops), 0
+#     folded.
+set -u
+GD_TMP_TAG=stepsproc
+# shellcheck source=tests/cli/common.sh
+. "$(cd "$(dirname "$0")" && pwd)/common.sh"
+GEN='
+import copy, json, sys
+d = json.load(open(sys.argv[1])); shift = float(sys.argv[3]); ev = d["traceEvents"]; ev2 = []
+for e in ev:
+    f = copy.deepcopy(e); f["ts"] = e["ts"] + shift
+    if f.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"):
+        f["pid"] = 1; f.setdefault("args", {})["device"] = 1
+    else:
+        f["pid"] = f["pid"] + 1000
+    ev2.append(f)
+d["traceEvents"] = ev + ev2
+json.dump(d, open(sys.argv[2], "w"))'
+STEPS='
+import json, sys
+d = json.load(sys.stdin)
+print(" ".join("%d:%g-%g" % (s["number"], s["start_us"], s["end_us"]) for s in d["steps"]),
+      d["breakdown"]["steps_markers_merged"])'
+for shift in 7 0; do
+    python3 -c "$GEN" "$GD_TEST_DATA/ok_three_steps.json" "$TMP/m$shift.json" "$shift"
+    expect_rc 0 "$GPUDIAG" analyze --json "$TMP/m$shift.json"
+    cp "$TMP/out" "$TMP/m$shift.out"
+    got=$(python3 -c "$STEPS" < "$TMP/m$shift.out")
+    case $shift in
+    7) want="1:1000-1107 2:1107-1207 3:1207-1307 3" ;;
+    *) want="1:1000-1100 2:1100-1200 3:1200-1300 3" ;;
+    esac
+    [ "$got" = "$want" ] && ok || nok "two processes' markers, shift $shift: $got (want $want)"
+done
+"$GPUDIAG" analyze "$TMP/m7.json" > "$TMP/m7.txt" 2>&1
+grep -q "3 step markers folded into the overlapping one of the same number" "$TMP/m7.txt" && ok ||
+    nok "the text STEPS line says the markers were folded"
+got=$("$GPUDIAG" analyze --json "$GD_TEST_DATA/ok_three_steps.json" | python3 -c "$STEPS")
+[ "$got" = "1:1000-1100 2:1100-1230 3:1230-1300 0" ] && ok || nok "one process: unchanged ($got)"
+"$GPUDIAG" analyze "$GD_TEST_DATA/ok_three_steps.json" | grep -q "folded" && nok "one process: a fold line" || ok
+finish
