@@ -711,8 +711,6 @@ typedef struct gpudiag_report {
     int is_amd;                   /**< ROCm trace (hip* runtime) */
     int steps_from_profiler;      /**< 1 if steps came from ProfilerStep#N */
     int steps_trimmed;            /**< tail steps dropped (TBP rule) */
-    int steps_markers_merged;     /**< step markers folded into an overlapping one of the same number: a
-                                       file merging several processes' traces (DEFINITIONS "Steps" 1) */
     int steps_shortened;          /**< steps cut at the next step's host start because their device-side end
                                        lay past the whole next step, which TBP's rule would make 0 µs
                                        (DEFINITIONS "Steps" 3) */
@@ -975,6 +973,13 @@ typedef struct gpudiag_report {
      *  launch). 0 for a monitoring log. */
     uint64_t kernels_before_launch_start;
     double launch_skew_start_max_us;
+    /** appended: step markers folded into an overlapping one of the same number (a file holding
+     *  several processes' traces; DEFINITIONS "Steps" 1) */
+    int steps_markers_merged;
+    /** appended: the host start of the first kept step (its ProfilerStep range), trace clock µs;
+     *  NaN without steps from markers.  The cross-rank wait inherited from before the window
+     *  compares it between ranks (DEFINITIONS "Ranks and stragglers") */
+    double first_step_host_start_us;
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */
@@ -1124,6 +1129,10 @@ typedef struct gpudiag_rank {
      *  DEFINITIONS "Communication", exposed communication: two numbers); 0 without collectives,
      *  NaN when unknown (a summary written before exposed_us) */
     double comm_exposed_us_per_step;
+    /** appended: the wait at the window's first collective that the rank's earlier start of the window
+     *  accounts for, per step, µs: left out of comm_wait and all_to_all_wait (DEFINITIONS "Ranks and
+     *  stragglers", wait inherited from before the window); NaN when not assessed */
+    double inherited_wait_us_per_step;
 } gpudiag_rank;
 
 /** Reasons a directory's traces may not be one job (gpudiag_cluster.mixed_job;
@@ -1171,6 +1180,11 @@ typedef struct gpudiag_cluster {
     double all_to_all_imbalance;        /**< max / mean over those ranks of (step time − all-to-all wait): the
                                              time analogue of max/mean tokens per rank (≥ 1; 1 = balanced) */
     int all_to_all_loaded_rank;         /**< rank number with the least all-to-all wait (the most work), -1 if none */
+    /* appended: the wait inherited from before the window (DEFINITIONS "Ranks and stragglers"); NaN when not
+     * assessed (the ranks' collectives do not end together on one clock, start times unknown, not one job) */
+    double start_skew_us;               /**< spread of the ranks' first-step starts, µs (one clock) */
+    double inherited_wait_us_per_step;  /**< mean over the ranks of the wait at the window's first collective that
+                                             their earlier start accounts for, per step, µs: left out of every wait */
 } gpudiag_cluster;
 
 /**

@@ -383,6 +383,7 @@ static void report_init(gpudiag_report *r)
 {
     /* gd_report_new set the numbers shared with a monitoring log's report */
     r->idle_step_us = NAN;
+    r->first_step_host_start_us = NAN;
 }
 
 /* The report's input block (r->input, r->nsight, r->is_amd, r->has_gpu): what

@@ -171,6 +171,11 @@ typedef struct gd_rank_input {
     /* the exposed wait of each of comm_us (µs; DEFINITIONS "Communication", exposed wait); NULL when
      * unknown (a summary written before exposed_us): comm_exposed_us_per_step is then NaN */
     const double *comm_exposed_us;
+    /* the start of each of comm_us, trace clock ns; NULL when unknown (a summary written before start_us) */
+    const int64_t *comm_start_ns;
+    /* the start of the rank's first step, trace clock µs; NaN when unknown (a summary written before it):
+     * with comm_start_ns, the wait inherited from before the window (DEFINITIONS "Ranks and stragglers") */
+    double first_step_start_us;
 } gd_rank_input;
 
 /* Fill in from a report (pointers borrow from r). */

@@ -11,6 +11,7 @@
  * between hosts, start times would.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,6 +214,7 @@ static int cluster_ranks(const gd_rank_input *in, size_t n, gpudiag_cluster *c, 
         k->comm_exposed_us_per_step =
             r->steps && (r->comm_exposed_us || r->comm_count == 0) ? exposed / (double)r->steps : NAN;
         k->comm_wait_us_per_step = NAN;
+        k->inherited_wait_us_per_step = NAN;
         k->bottleneck = r->bottleneck;
         /* ranks without collectives (CPU-only files, idle ranks) take no part */
         if (r->comm_count == 0)
@@ -540,7 +542,9 @@ static int cluster_all_to_all(const gd_rank_input *in, size_t n, gpudiag_cluster
         k->all_to_all_wait_us_per_step = wait[i] / (double)in[i].steps;
         wsum += k->all_to_all_wait_us_per_step;
         step += in[i].step_time_us;
-        double w = in[i].step_time_us - k->all_to_all_wait_us_per_step;
+        /* work: the step less the waits, the head start inherited from before the window included */
+        double w = in[i].step_time_us - k->all_to_all_wait_us_per_step -
+                   (isnan(k->inherited_wait_us_per_step) ? 0 : k->inherited_wait_us_per_step);
         work += w;
         wmax = w > wmax ? w : wmax;
         if (k->all_to_all_wait_us_per_step < least) {
@@ -591,8 +595,93 @@ static void add_a2a_finding(gd_fbuild *b, const gpudiag_cluster *c)
                    "capacity_factor), or use aux-loss-free balancing (--moe-router-enable-expert-bias). The token "
                    "counts per rank are not read from this trace: the skew is measured from the all-to-all waits, "
                    "which also grow with any other uneven work (data loading, a slower GPU); log the tokens per "
-                   "expert (Megatron --moe-per-layer-logging) to confirm.",
+                   "expert (Megatron --moe-per-layer-logging) to confirm. With sharded embedding tables (DLRM, "
+                   "TorchRec) it is uneven lookups: rebalance the sharding plan (table sizes and pooling factors per "
+                   "rank).",
                    c->all_to_all_loaded_rank));
+}
+
+/* Largest gap between the ends of a rank's collectives and the reference's that still reads as
+ * one clock (DEFINITIONS "Ranks and stragglers", wait inherited from before the window): ranks
+ * leave a blocking collective together, within 1-7 us on one host. */
+#define GD_CLOCK_SHARED_US 100.0
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The wait inherited from before the window (DEFINITIONS "Ranks and stragglers"): when every
+ * participant's matched collectives end within GD_CLOCK_SHARED_US of the first participant's
+ * (median over them) and its start times are known, rank r's first collective counts as its
+ * duration minus min(its wait there, max(0, S_L − S_r)), S the first step's start and L the rank
+ * whose first collective is shortest.  first[0..n) receives each rank's first duration so
+ * adjusted; fills c->start_skew_us and
+ * c->inherited_wait_us_per_step.  1 when assessed, 0 when not, -1 when out of memory. */
+static int inherited_waits(const gd_rank_input *in, size_t n, gpudiag_cluster *c, double *first)
+{
+    size_t ref = SIZE_MAX, last = SIZE_MAX, m = c->collectives;
+    if (m == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!in[i].comm_count)
+            continue;
+        if (!in[i].comm_start_ns || isnan(in[i].first_step_start_us) || in[i].steps == 0)
+            return 0;
+        if (ref == SIZE_MAX)
+            ref = i;
+        if (last == SIZE_MAX || in[i].comm_us[0] < in[last].comm_us[0])
+            last = i;
+    }
+    if (ref == SIZE_MAX)
+        return 0;
+    double *dev = malloc(m * sizeof *dev);
+    if (!dev)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!in[i].comm_count || i == ref)
+            continue;
+        for (size_t j = 0; j < m; j++)
+            dev[j] = fabs(((double)in[i].comm_start_ns[j] / 1e3 + in[i].comm_us[j]) -
+                          ((double)in[ref].comm_start_ns[j] / 1e3 + in[ref].comm_us[j]));
+        qsort(dev, m, sizeof *dev, cmp_double);
+        double med = m % 2 ? dev[m / 2] : (dev[m / 2 - 1] + dev[m / 2]) / 2;
+        if (!(med <= GD_CLOCK_SHARED_US)) {
+            free(dev);
+            return 0;
+        }
+    }
+    free(dev);
+    double smin = INFINITY, smax = -INFINITY, inh = 0;
+    size_t parts = 0;
+    for (size_t i = 0; i < n; i++) {
+        first[i] = in[i].comm_count ? in[i].comm_us[0] : NAN;
+        if (!in[i].comm_count)
+            continue;
+        double s = in[i].first_step_start_us;
+        smin = s < smin ? s : smin;
+        smax = s > smax ? s : smax;
+        double wait = in[i].comm_us[0] - in[last].comm_us[0], head = in[last].first_step_start_us - s;
+        double h = head < wait ? head : wait;
+        if (h > 0)
+            first[i] = in[i].comm_us[0] - h;
+        c->ranks[i].inherited_wait_us_per_step = (h > 0 ? h : 0) / (double)in[i].steps;
+        inh += c->ranks[i].inherited_wait_us_per_step;
+        parts++;
+    }
+    c->start_skew_us = smax - smin;
+    c->inherited_wait_us_per_step = inh / (double)parts;
+    return 1;
+}
+
+/* Free the adjusted first-collective arrays of adj (those not borrowed from in) and adj. */
+static void free_adjusted(const gd_rank_input *in, gd_rank_input *adj, size_t n)
+{
+    for (size_t i = 0; adj && i < n; i++)
+        if (adj[i].comm_us != in[i].comm_us)
+            free((double *)(uintptr_t)adj[i].comm_us);
+    free(adj);
 }
 
 static gpudiag_status cluster_oom(gpudiag_cluster **c, gpudiag_error *err)
@@ -616,6 +705,8 @@ void gd_rank_input_from_report(const gpudiag_report *r, gd_rank_input *in)
     in->comm_us = r->comm_kernel_us;
     in->comm_kind = r->comm_kernel_kind;
     in->comm_exposed_us = r->comm_kernel_exposed_us;
+    in->comm_start_ns = r->comm_kernel_start_ns;
+    in->first_step_start_us = r->step_count ? r->first_step_host_start_us : NAN;
 }
 
 gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, size_t n, gpudiag_cluster **out,
@@ -636,6 +727,7 @@ gpudiag_status gpudiag_cluster_analyze(const gpudiag_report *const *reports, siz
 gpudiag_status gd_cluster_analyze_inputs(const gd_rank_input *in, size_t n, gpudiag_cluster **out,
                                          gpudiag_error *err)
 {
+    const gd_rank_input *orig = in;
     if (!in || !out || n == 0)
         return gd_set_error(err, GPUDIAG_ERR_ARG, NULL, -1, "gpudiag_cluster_analyze: no ranks");
     *out = NULL;
@@ -654,19 +746,64 @@ gpudiag_status gd_cluster_analyze_inputs(const gd_rank_input *in, size_t n, gpud
     c->missing_ranks = -1;
     c->all_to_all_wait_us_per_step = c->all_to_all_wait_share = c->all_to_all_imbalance = NAN;
     c->all_to_all_loaded_rank = -1;
+    c->start_skew_us = c->inherited_wait_us_per_step = NAN;
     size_t m, participants, inferred;
     char why[CL_WHY_LEN] = "", mixnote[CL_MIXNOTE_LEN] = "", missnote[CL_MISSNOTE_LEN] = "";
     if (cluster_ranks(in, n, c, &m, &participants) != 0 ||
         cluster_job(in, n, c, &inferred, why, mixnote, missnote) != 0)
         return cluster_oom(&c, err);
-    /* traces that may not be one job have no matched all-to-alls (their waits would compare unrelated runs) */
-    if (a2a_rank_times(in, n, c) >= 2 && !c->mixed_job && cluster_all_to_all(in, n, c) != 0)
-        return cluster_oom(&c, err);
     c->collectives = m == SIZE_MAX ? 0 : m;
+    /* the first collectives less the wait inherited from before the window (one job on one clock) */
+    gd_rank_input *adj = calloc(n, sizeof *adj);
+    double *first = calloc(n, sizeof *first);
+    if (!adj || !first) {
+        free(adj);
+        free(first);
+        return cluster_oom(&c, err);
+    }
+    memcpy(adj, in, n * sizeof *adj);
+    int inherited = participants >= 2 && !c->mixed_job ? inherited_waits(in, n, c, first) : 0;
+    if (inherited < 0) {
+        free(adj);
+        free(first);
+        return cluster_oom(&c, err);
+    }
+    if (inherited)
+        for (size_t i = 0; i < n; i++)
+            if (in[i].comm_count && first[i] != in[i].comm_us[0]) {
+                double *d = malloc(in[i].comm_count * sizeof *d);
+                if (!d) {
+                    free_adjusted(in, adj, n);
+                    free(first);
+                    return cluster_oom(&c, err);
+                }
+                memcpy(d, in[i].comm_us, in[i].comm_count * sizeof *d);
+                d[0] = first[i];
+                adj[i].comm_us = d;
+            }
+    free(first);
+    in = adj;
+    /* traces that may not be one job have no matched all-to-alls (their waits would compare unrelated runs) */
+    if (a2a_rank_times(in, n, c) >= 2 && !c->mixed_job && cluster_all_to_all(in, n, c) != 0) {
+        free_adjusted(orig, adj, n);
+        return cluster_oom(&c, err);
+    }
     char *v;
     if (participants >= 2 && c->collectives > 0) {
         cl_waits w = cluster_waits(in, n, c, participants);
         v = straggler_verdict(c, &w, why, missnote);
+        if (v && c->inherited_wait_us_per_step > 0) {
+            char skew[32], inh[32];
+            gd_format_us(skew, sizeof skew, c->start_skew_us, "us");
+            gd_format_us(inh, sizeof inh, c->inherited_wait_us_per_step, "us");
+            char *more = gd_format("%s The ranks began the window's first step up to %s apart (one clock: their "
+                                   "collectives end together), and %s per step of the waits at its first collective "
+                                   "is that head start, left out above: what held the later ranks back before the "
+                                   "window is not in the traces (profile more steps).",
+                                   v, skew, inh);
+            free(v);
+            v = more;
+        }
     } else if (n >= 2) {
         v = gd_format("Fewer than two ranks have communication kernels inside their steps: nothing to compare "
                       "across ranks.%s%s",
@@ -674,6 +811,7 @@ gpudiag_status gd_cluster_analyze_inputs(const gd_rank_input *in, size_t n, gpud
     } else {
         v = gd_format("One rank: nothing to compare.%s", missnote);
     }
+    free_adjusted(orig, adj, n);
     if (!v)
         return cluster_oom(&c, err);
     c->verdict = v;

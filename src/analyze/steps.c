@@ -344,6 +344,8 @@ int gd_build_steps(actx *a)
         a->span_e = a->steps[keep - 1].e;
         a->hspan_s = m.hs[0].s;
         a->hspan_e = m.hs[0].e;
+        if (r->steps_from_profiler)
+            r->first_step_host_start_us = ns_to_us(m.hs[0].s);
         for (size_t i = 1; i < keep; i++)
             if (m.hs[i].e > a->hspan_e)
                 a->hspan_e = m.hs[i].e;

@@ -256,6 +256,8 @@ static int scalar(rd *r, const char *num, const unsigned char *str, size_t len)
             in->steps = num && v >= 0 && v < 1e15 ? (size_t)v : 0;
         else if (strcmp(k, "step_time_us") == 0)
             in->step_time_us = v;
+        else if (strcmp(k, "first_step_start_us") == 0)
+            in->first_step_start_us = v;
         else if (strcmp(k, "gpu_utilization") == 0)
             in->gpu_utilization = v;
         else if (strcmp(k, "comm_share") == 0)

@@ -44,7 +44,7 @@ gd_summary_rank *gd_summary_push(gpudiag_summary *s)
     memset(k, 0, sizeof *k);
     k->in.rank = -1;
     k->in.world_size = -1;
-    k->in.step_time_us = k->in.gpu_utilization = k->in.comm_share = NAN;
+    k->in.step_time_us = k->in.gpu_utilization = k->in.comm_share = k->in.first_step_start_us = NAN;
     k->in.bottleneck = GPUDIAG_BN_UNKNOWN;
     return k;
 }
@@ -102,6 +102,7 @@ gpudiag_status gpudiag_summary_add_report(gpudiag_summary *s, const gpudiag_repo
     k->in.comm_us = comm;
     k->in.comm_kind = NULL; /* borrowed from r: gpudiag_summary_cluster points it at k->comm_kind */
     k->in.comm_exposed_us = NULL; /* likewise, at k->comm_exposed_us */
+    k->in.comm_start_ns = NULL;   /* likewise, at k->comm_start_ns */
     if (k->in.comm_count && r->comm_kernel_start_ns && r->comm_kernel_kind) {
         k->comm_start_ns = malloc(k->in.comm_count * sizeof *k->comm_start_ns);
         k->comm_kind = malloc(k->in.comm_count);
@@ -291,6 +292,7 @@ gpudiag_status gpudiag_summary_cluster(gpudiag_summary *s, gpudiag_cluster **out
         in[i] = k->in;
         in[i].comm_kind = k->comm_kind && k->nkind == k->in.comm_count ? k->comm_kind : NULL;
         in[i].comm_exposed_us = k->comm_exposed_us && k->nexposed == k->in.comm_count ? k->comm_exposed_us : NULL;
+        in[i].comm_start_ns = k->comm_start_ns && k->nstart == k->in.comm_count ? k->comm_start_ns : NULL;
     }
     gpudiag_status st = gd_cluster_analyze_inputs(in, s->count, out, err);
     free(in);

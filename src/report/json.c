@@ -1384,6 +1384,8 @@ static gpudiag_status write_summary_rank(jw *w, const gd_summary_rank *k, gpudia
     kv_str(w, "steps_window", k->steps_window);
     key(w, "step_time_us");
     num_exact(w, in->step_time_us);
+    key(w, "first_step_start_us");
+    num_exact(w, in->first_step_start_us);
     key(w, "gpu_utilization");
     num_exact(w, in->gpu_utilization);
     key(w, "comm_share");
@@ -1489,6 +1491,7 @@ static gpudiag_status write_cluster(jw *w, const gpudiag_cluster *c, const gpudi
         kv_num(w, "all_to_all_share", k->all_to_all_share);
         kv_us(w, "all_to_all_wait_us_per_step", k->all_to_all_wait_us_per_step);
         kv_us(w, "comm_exposed_us_per_step", k->comm_exposed_us_per_step);
+        kv_us(w, "inherited_wait_us_per_step", k->inherited_wait_us_per_step);
         yajl_gen_map_close(w->g);
     }
     yajl_gen_array_close(w->g);
@@ -1510,6 +1513,8 @@ static gpudiag_status write_cluster(jw *w, const gpudiag_cluster *c, const gpudi
     kv_num(w, "wait_share_of_step", c->straggler_share);
     kv_us(w, "net_wait_us_per_step", c->net_wait_us_per_step);
     kv_us(w, "net_wait_noise_us_per_step", c->net_wait_noise_us_per_step);
+    kv_us(w, "start_skew_us", c->start_skew_us);
+    kv_us(w, "inherited_wait_us_per_step", c->inherited_wait_us_per_step);
     kv_str(w, "verdict", c->verdict);
     yajl_gen_map_close(w->g);
     key(w, "all_to_all");
