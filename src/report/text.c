@@ -238,8 +238,9 @@ static void numbers(const tw *w, const gpudiag_report *r)
                     c_dim(w), sel, r->step_count, (unsigned long long)r->input.steps_before_selection, c_off(w));
         }
         if (r->steps_markers_merged)
-            fprintf(w->fp, "         %s%d step marker%s folded into the overlapping one of the same number: the file "
-                           "holds several\n         processes' traces, and each step spans them all%s\n",
+            fprintf(w->fp, "         %s%d step marker%s folded into the overlapping one of the same number (several "
+                           "processes or\n         threads mark each step, or the events repeat): each step spans "
+                           "them all%s\n",
                     c_dim(w), r->steps_markers_merged, gd_plural((unsigned long long)r->steps_markers_merged),
                     c_off(w));
         if (r->steps_trimmed)

@@ -44,8 +44,19 @@ for shift in 7 0; do
     [ "$got" = "$want" ] && ok || nok "two processes' markers, shift $shift: $got (want $want)"
 done
 "$GPUDIAG" analyze "$TMP/m7.json" > "$TMP/m7.txt" 2>&1
-grep -q "3 step markers folded into the overlapping one of the same number" "$TMP/m7.txt" && ok ||
+grep -q "3 step markers folded into the overlapping one of the same number (several processes or" "$TMP/m7.txt" && ok ||
     nok "the text STEPS line says the markers were folded"
+# two threads of one process mark each step (a new user: 9 steps of 990 and 10 us): the markers
+# again on tid 2, 10 us later -> host steps [1000,1110] [1110,1210] [1210,1310] (each from where the
+# one before ends); rule 3 then ends step 2 at its kernel's end (1130 + 100 = 1230) and starts step 3
+# there: 1:1000-1110 2:1110-1230 3:1230-1310, 3 folded
+python3 -c '
+import copy, json, sys
+d = json.load(open(sys.argv[1]))
+d["traceEvents"] += [dict(e, tid=2, ts=e["ts"] + 10) for e in d["traceEvents"] if e["name"].startswith("ProfilerStep#")]
+json.dump(d, open(sys.argv[2], "w"))' "$GD_TEST_DATA/ok_three_steps.json" "$TMP/threads.json"
+got=$("$GPUDIAG" analyze --json "$TMP/threads.json" | python3 -c "$STEPS")
+[ "$got" = "1:1000-1110 2:1110-1230 3:1230-1310 3" ] && ok || nok "two threads' markers: $got"
 got=$("$GPUDIAG" analyze --json "$GD_TEST_DATA/ok_three_steps.json" | python3 -c "$STEPS")
 [ "$got" = "1:1000-1100 2:1100-1230 3:1230-1300 0" ] && ok || nok "one process: unchanged ($got)"
 "$GPUDIAG" analyze "$GD_TEST_DATA/ok_three_steps.json" | grep -q "folded" && nok "one process: a fold line" || ok
