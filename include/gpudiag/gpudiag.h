@@ -599,7 +599,8 @@ typedef struct gpudiag_input_info {
     uint64_t skipped_malformed;   /**< events skipped because the JSON was broken */
     uint64_t skipped_no_dur;      /**< "X" events with no or negative `dur` */
     uint64_t skipped_zero_ts;     /**< GPU events with ts 0 (no CUPTI timestamp) */
-    uint64_t skipped_bad_value;   /**< GPU events with an impossible device index (< -1 or > 65535) */
+    uint64_t skipped_bad_value;   /**< GPU events with an impossible device index (< -1 or > 65535), [memory] events
+                                       with an impossible value, and kernels_bad_value */
     int rank;                     /**< distributedInfo.rank, -1 if absent */
     int world_size;               /**< distributedInfo.world_size, -1 if absent */
     gpudiag_nsys_info nsys;       /**< Nsight Systems export details */
@@ -653,6 +654,8 @@ typedef struct gpudiag_input_info {
     uint64_t gz_trailing_bytes;   /**< a gzip trace: bytes after its last member that start no other member and
                                        are not all NUL (finding `input_gzip_trailing_data`; never read); 0 none */
     uint64_t gz_trailing_at;      /**< their offset in the compressed file (the members' length) */
+    uint64_t kernels_bad_value;   /**< of skipped_bad_value: kernels kept without an impossible blocks per SM or
+                                       est. achieved occupancy % (docs/DEFINITIONS.md "GPU metrics") */
 } gpudiag_input_info;
 
 /** Activation checkpointing seen in a trace: the kernels that re-run the forward

@@ -405,6 +405,7 @@ static int report_input(const gpudiag_trace *t, gpudiag_report *r)
     in->skipped_no_dur = t->skipped_no_dur;
     in->skipped_zero_ts = t->skipped_zero_ts;
     in->skipped_bad_value = t->skipped_bad_value;
+    in->kernels_bad_value = t->kernels_bad_value;
     in->overrun_ops = t->overrun_ops;
     in->overrun_removed_us = ns_to_us(t->overrun_removed_ns);
     in->time_outliers = t->time_outliers;

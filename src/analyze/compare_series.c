@@ -256,6 +256,19 @@ gpudiag_status gpudiag_series_compare(const gpudiag_series *base, const gpudiag_
                 row->verdict = GPUDIAG_CMP_INCONCLUSIVE;
                 row->changed = 0;
             }
+        } else { /* one side only: its own mean and median; change, p and verdict unknown */
+            pool *one[2] = {&pb, &pt};
+            double *mean[2] = {&row->base_mean, &row->test_mean}, *med[2] = {&row->base_median, &row->test_median};
+            for (int k = 0; k < 2; k++) {
+                if (!one[k]->n)
+                    continue;
+                double sum = 0;
+                for (size_t i = 0; i < one[k]->n; i++)
+                    sum += one[k]->samples[i];
+                *mean[k] = sum / (double)one[k]->n;
+                static const double half = 0.5;
+                gd_quantiles(one[k]->samples, one[k]->n, &half, 1, med[k]);
+            }
         }
         pool_free(&pb);
         pool_free(&pt);

@@ -51,7 +51,7 @@ static double sm_efficiency(endpoint *ep, size_t n, int64_t span_s, int64_t span
     sort_endpoints(st, n);
     sort_endpoints(en, n);
     size_t i = 1, j = 0; /* st[0] is first: a kernel never ends before it starts */
-    double last_value = (double)st[0].v;
+    double last_value = st[0].v < 1.0f ? (double)st[0].v : 1.0;
     int64_t last_t = st[0].t;
     double weighted = 0;
     int any = 0;
@@ -67,10 +67,13 @@ static double sm_efficiency(endpoint *ep, size_t n, int64_t span_s, int64_t span
             }
         }
         last_t = p->t;
+        /* min(v, 1): the same capped sum (values >= 0), and no value swamps or poisons the
+         * running sum (DEFINITIONS "GPU metrics", Impossible values) */
+        double v = p->v < 1.0f ? (double)p->v : 1.0;
         if (p->is_end)
-            last_value -= (double)p->v;
+            last_value -= v;
         else
-            last_value += (double)p->v;
+            last_value += v;
     }
     if (!any)
         return NAN;

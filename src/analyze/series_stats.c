@@ -289,18 +289,34 @@ static void stats_view(const gpudiag_gpu_series *full, gpudiag_gpu_summary *o, g
     const double *cc = has_values(view->v[GPUDIAG_M_SM_ACTIVE], full->count)  ? view->v[GPUDIAG_M_SM_ACTIVE]
                        : has_values(view->v[GPUDIAG_M_GPU_UTIL], full->count) ? view->v[GPUDIAG_M_GPU_UTIL]
                                                                               : view->v[GPUDIAG_M_GR_ENGINE_ACTIVE];
-    size_t a = full->count, z = 0;
-    for (size_t i = 0; cc && i < full->count; i++)
-        if (!isnan(cc[i]) && cc[i] >= GD_SERIES_IDLE_MAX) {
+    size_t a = full->count, z = 0, present = 0;
+    for (size_t i = 0; cc && i < full->count; i++) {
+        if (isnan(cc[i]))
+            continue;
+        present++;
+        if (cc[i] >= GD_SERIES_IDLE_MAX) {
             if (a == full->count)
                 a = i;
             z = i + 1;
         }
-    if (a < z && z - a >= 2 && (a > 0 || z < full->count) && 2 * (full->count - (z - a)) <= full->count) {
-        o->warmup_samples = a;
-        o->teardown_samples = full->count - z;
-        o->excluded_us =
-            (double)(full->t_us[a] - full->t_us[0]) + (double)(full->t_us[full->count - 1] - full->t_us[z - 1]);
+    }
+    /* missing is not idle: only the present idle samples before a and from z on make the runs */
+    size_t w = 0, td = 0, w0 = a, tdz = z;
+    for (size_t i = 0; a < z && i < a; i++)
+        if (!isnan(cc[i])) {
+            if (!w++)
+                w0 = i;
+        }
+    for (size_t i = z; a < z && i < full->count; i++)
+        if (!isnan(cc[i])) {
+            td++;
+            tdz = i + 1;
+        }
+    if (a < z && z - a >= 2 && w + td > 0 && 2 * (w + td) <= present) {
+        o->warmup_samples = w;
+        o->teardown_samples = td;
+        o->excluded_us = (double)(full->t_us[a] - full->t_us[w ? w0 : a]) +
+                         (double)(full->t_us[td ? tdz - 1 : z - 1] - full->t_us[z - 1]);
         view->count = z - a;
         view->t_us = full->t_us + a;
         for (int m = 0; m < GPUDIAG_M_COUNT; m++)

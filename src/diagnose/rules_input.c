@@ -129,13 +129,22 @@ static void input_damage(fbuilder *b, const gpudiag_trace *t)
         gpudiag_finding *f = rf_add(b, GD_F_input_incomplete_events, GPUDIAG_SEV_INFO, NAN);
         gd_fb_ev(f, "events_without_duration", (double)r->input.skipped_no_dur);
         gd_fb_ev(f, "gpu_events_with_zero_ts", (double)r->input.skipped_zero_ts);
-        gd_fb_ev(f, "gpu_events_with_bad_device", (double)r->input.skipped_bad_value);
+        gd_fb_ev(f, "gpu_events_with_bad_device", (double)(r->input.skipped_bad_value - r->input.kernels_bad_value));
+        uint64_t kb = r->input.kernels_bad_value, dev_bad = r->input.skipped_bad_value - kb;
+        if (kb)
+            gd_fb_ev(f, "kernels_with_bad_value", (double)kb);
         gd_fb_text(b, f,
-             gd_format("%llu event%s without a valid duration, %llu GPU event%s without a timestamp and %llu "
-                       "with an impossible device index were left out",
-                       (unsigned long long)r->input.skipped_no_dur, gd_plural(r->input.skipped_no_dur),
-                       (unsigned long long)r->input.skipped_zero_ts, gd_plural(r->input.skipped_zero_ts),
-                       (unsigned long long)r->input.skipped_bad_value),
+             kb ? gd_format("%llu event%s without a valid duration, %llu GPU event%s without a timestamp and %llu "
+                            "with an impossible device index were left out; %llu kernel%s kept, an "
+                            "impossible blocks per SM or occupancy left out",
+                            (unsigned long long)r->input.skipped_no_dur, gd_plural(r->input.skipped_no_dur),
+                            (unsigned long long)r->input.skipped_zero_ts, gd_plural(r->input.skipped_zero_ts),
+                            (unsigned long long)dev_bad, (unsigned long long)kb, gd_plural(kb))
+                : gd_format("%llu event%s without a valid duration, %llu GPU event%s without a timestamp and %llu "
+                            "with an impossible device index were left out",
+                            (unsigned long long)r->input.skipped_no_dur, gd_plural(r->input.skipped_no_dur),
+                            (unsigned long long)r->input.skipped_zero_ts, gd_plural(r->input.skipped_zero_ts),
+                            (unsigned long long)dev_bad),
              gd_format("`dur` -1 marks CPU ops still running when collection stopped; `ts` 0 marks GPU "
                        "activity CUPTI could not timestamp. Both are normal in small numbers; many of them "
                        "mean the profiling window cut through the work or the CUPTI buffer overflowed "

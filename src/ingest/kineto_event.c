@@ -225,6 +225,10 @@ static int commit_gpu_op(gpudiag_trace *t, const ev_scratch *e, const char *name
         op.occupancy_pct = (float)e->occ;
         op.flags |= GD_GF_HAS_OCC;
     }
+    if (e->kval_bad && e->cat == CAT_KERNEL) { /* kept, without the impossible value (DEFINITIONS "GPU metrics") */
+        t->skipped_bad_value++;
+        t->kernels_bad_value++;
+    }
     op.name_id = intern_name(t, e, name, nlen);
     if (op.name_id == UINT32_MAX || !gd_vec_push(&t->gpu_ops, &op))
         return -1;

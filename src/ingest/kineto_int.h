@@ -79,6 +79,7 @@ typedef struct ev_scratch {
     uint8_t dtype_size;   /* args "dtype": its size in bytes, 0 when absent or unknown */
     uint8_t has_mem_dev_id, has_mem_dev_type, mem_bad;
     uint8_t has_name_hash; /* name_hash = gd_strtab_hash(name) was computed (by a parse thread) */
+    uint8_t kval_bad;     /* an impossible blocks per SM or occupancy % (DEFINITIONS "GPU metrics") */
     int coll;             /* 1 + gpudiag_comm_kind named by args "Collective name", 0 if none */
     int group_size;       /* args "Group size", 0 when absent */
     uint32_t name_len;

@@ -228,6 +228,7 @@ struct gpudiag_trace {
     uint64_t gz_trailing_at, gz_trailing_bytes; /* gzip: compressed offset and count of the bytes after the
                                  last member that are not another member nor all NUL; count 0 if none */
     uint64_t skipped_malformed, skipped_no_dur, skipped_zero_ts, skipped_bad_value;
+    uint64_t kernels_bad_value; /* of skipped_bad_value: kernels kept without an impossible value */
     uint64_t ignored_events;  /* i, s, f, M, C and unknown categories */
     uint64_t driver_calls;    /* cuda_driver events (kept with the runtime calls) */
     int64_t rt_pids[GD_RT_PIDS_MAX]; /* the host pids of the runtime/driver calls, first seen first */
