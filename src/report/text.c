@@ -937,6 +937,10 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
     if (s->invalid_values)
         fprintf(w->fp, "%swarning:%s %llu out-of-range value%s read as missing, first at line %lld\n", c_yellow(w),
                 c_off(w), (unsigned long long)s->invalid_values, gd_plural(s->invalid_values), (long long)s->first_invalid_line);
+    if (s->empty_rows)
+        fprintf(w->fp, "note: %llu row%s hold%s no value (every field missing), first at line %lld: no sample%s\n",
+                (unsigned long long)s->empty_rows, gd_plural(s->empty_rows), s->empty_rows == 1 ? "s" : "",
+                (long long)s->first_empty_line, s->empty_rows == 1 ? "" : "s");
     if (s->header_changes)
         fprintf(w->fp, "note: the column header changed mid-file at line %lld; later rows use the new columns\n",
                 (long long)s->first_header_change_line);
