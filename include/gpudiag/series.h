@@ -175,6 +175,9 @@ typedef struct gpudiag_series {
     uint64_t gz_trailing_bytes;  /**< a gzip log: bytes after its last member that start no other member and
                                       are not all NUL (DEFINITIONS "Time and events"); 0 none */
     uint64_t gz_trailing_at;     /**< their offset in the compressed file (the members' length) */
+    uint64_t empty_rows;         /**< data rows in which every metric the reader maps was missing (or invalid):
+                                      no sample, left out (DEFINITIONS "A row that holds no value") */
+    int64_t first_empty_line;    /**< 1-based line of the first such row, -1 none */
 } gpudiag_series;
 
 /** Allocate an empty series.  format: short name copied into ->format (may be NULL).
@@ -366,6 +369,8 @@ typedef struct gpudiag_series_summary {
     int64_t first_header_change_line;
     char ignored_columns[256];
     char skip_reason[192];        /**< as in gpudiag_series: said in input_skipped_rows' text */
+    uint64_t empty_rows;          /**< as in gpudiag_series */
+    int64_t first_empty_line;
 } gpudiag_series_summary;
 
 /**

@@ -660,6 +660,8 @@ int gd_series_summarize(const gpudiag_series *s, gpudiag_series_summary *out, gd
     snprintf(out->skip_reason, sizeof out->skip_reason, "%s", s->skip_reason);
     out->invalid_values = s->invalid_values;
     out->first_invalid_line = s->first_invalid_line;
+    out->empty_rows = s->empty_rows;
+    out->first_empty_line = s->first_empty_line;
     out->header_changes = s->header_changes;
     out->first_header_change_line = s->first_header_change_line;
     memcpy(out->ignored_columns, s->ignored_columns, sizeof out->ignored_columns);

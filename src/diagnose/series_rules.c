@@ -699,6 +699,24 @@ static void rule_input_gzip_trailing_data(sbuild *b, gpudiag_series_summary *s)
     gd_fb_gzip_trailing(b, f, "log");
 }
 
+/* Rows in which every metric was missing: no sample (DEFINITIONS "A row that holds no value") */
+static void rule_input_empty_rows(sbuild *b, gpudiag_series_summary *s)
+{
+    if (!(s->empty_rows > 0))
+        return;
+    gpudiag_finding *f = add(b, GD_S_input_empty_rows, GPUDIAG_SEV_INFO);
+    gd_fb_ev(f, "empty_rows", (double)s->empty_rows);
+    gd_fb_ev(f, "first_line", (double)s->first_empty_line);
+    gd_fb_text(b, f,
+         gd_format("%llu data row%s held no value (every field missing, first at line %lld) and %s not counted as "
+                   "%s",
+                   (unsigned long long)s->empty_rows, gd_plural(s->empty_rows), (long long)s->first_empty_line,
+                   s->empty_rows == 1 ? "was" : "were", s->empty_rows == 1 ? "a sample" : "samples"),
+         gd_format("The monitor printed a row without a reading (dcgmi dmon prints N/A while profiling fields warm "
+                   "up, NVIDIA/DCGM#244); a GPU with only such rows is not listed. If every row of a GPU is N/A, "
+                   "check the fields are supported and watched (dcgmi dmon -e ..., dcgmi profile --list)."));
+}
+
 static void rule_input_invalid_values(sbuild *b, gpudiag_series_summary *s)
 {
     if (!(s->invalid_values > 0))

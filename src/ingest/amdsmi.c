@@ -146,6 +146,7 @@ typedef struct amd_row {
     double used, total;           /* VRAM as printed */
     const char *used_u, *total_u; /* their units, NULL when bare */
     size_t used_un, total_un;
+    int other;                    /* a number in a column the reader ignores, or VRAM it cannot scale: a reading */
 } amd_row;
 
 /* Parse the cells of one data row into *r; 0 when a cell is malformed (*bad:
@@ -157,14 +158,18 @@ static int parse_row(const amd_col *cols, const gd_tok *cell, size_t c, amd_row 
     r->used = r->total = NAN;
     r->used_u = r->total_u = NULL;
     r->used_un = r->total_un = 0;
+    r->other = 0;
     gd_values_clear(r->v);
     for (size_t i = 0; i < c; i++) {
         amd_col col = cols[i];
-        if (col.metric == COL_IGNORE)
-            continue;
         const char *unit;
         size_t un;
         int ok;
+        if (col.metric == COL_IGNORE) {
+            double y = cell_value(cell[i], &unit, &un, &ok);
+            r->other |= ok && !isnan(y);
+            continue;
+        }
         *bad = i;
         if (col.metric == COL_VRAM_USAGE) {
             /* "used/total unit": both in the total's unit; "N/A" is missing */
@@ -210,6 +215,7 @@ static int parse_row(const amd_col *cols, const gd_tok *cell, size_t c, amd_row 
             r->v[col.metric] = x * col.scale;
         }
     }
+    r->other |= !isnan(r->used) || !isnan(r->total);
     double bare_total = r->total_u ? NAN : r->total;
     r->v[GPUDIAG_M_MEM_USED_BYTES] = r->used * vram_scale(r->used_u, r->used_un, bare_total);
     r->v[GPUDIAG_M_MEM_TOTAL_BYTES] = r->total * vram_scale(r->total_u, r->total_un, bare_total);
@@ -303,6 +309,8 @@ static gpudiag_status read_amdsmi(gd_lines *l, gpudiag_series *s, gpudiag_error 
                 gd_series_skip(s, l->line_no);
             continue;
         }
+        if (gd_series_empty_row(s, row.v, row.other, l->line_no))
+            continue; /* every cell N/A: no sample */
         gd_values_validate(s, row.v, l->line_no);
         long g = gpudiag_series_gpu(s, GPUDIAG_ENTITY_GPU, row.gpu, -1, NULL, NULL);
         if (g < 0)

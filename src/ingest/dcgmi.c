@@ -186,10 +186,12 @@ gpudiag_status gd_read_dcgmi(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
             continue;
         }
         gd_values_clear(v);
-        int bad = 0;
+        int bad = 0, other = 0;
         double fb_free = NAN, fallback[GPUDIAG_M_COUNT];
         gd_values_clear(fallback);
         for (size_t i = 0; i < ncols && !bad; i++) {
+            if (cols[i].metric < 0 && cols[i].extra == X_NONE && !other) /* an ignored field (FP32A ...) */
+                other = gd_cell_number(tok[2 + i].s, tok[2 + i].n);
             if (cols[i].metric < 0 && cols[i].extra != X_FB_FREE)
                 continue;
             double x = gd_parse_value(tok[2 + i].s, tok[2 + i].n, &ok);
@@ -211,6 +213,8 @@ gpudiag_status gd_read_dcgmi(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
                 v[m] = fallback[m];
         if (isnan(v[GPUDIAG_M_MEM_TOTAL_BYTES]) && !isnan(fb_free) && !isnan(v[GPUDIAG_M_MEM_USED_BYTES]))
             v[GPUDIAG_M_MEM_TOTAL_BYTES] = v[GPUDIAG_M_MEM_USED_BYTES] + fb_free;
+        if (gd_series_empty_row(s, v, other || !isnan(fb_free), l->line_no))
+            continue; /* every field N/A (NVIDIA/DCGM#244): no sample */
         gd_values_validate(s, v, l->line_no);
         int index = kind == GPUDIAG_ENTITY_GPU ? id : -1;
         int instance = kind == GPUDIAG_ENTITY_GPU ? -1 : id;

@@ -149,14 +149,17 @@ gpudiag_status gd_read_dmon(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
         if (!have_header)
             continue; /* a banner before the header ("Started host engine ..."): not a data row */
         gd_values_clear(v);
-        int gpu = -1, bad = 0;
+        int gpu = -1, bad = 0, other = 0; /* other: an ignored column held a number */
         int64_t date = -1, tod = -1;
         size_t c;
         if (csv) {
             c = split_row(line + b, n - b, csv, tok, DMON_MAX_COLS + 1);
             bad = c != ncols;
-            for (size_t i = 0; i < c && !bad; i++)
+            for (size_t i = 0; i < c && !bad; i++) {
                 bad = !cell(cols[i], tok[i].s, tok[i].n, v, &gpu, &date, &tod);
+                if (cols[i].metric == COL_IGNORE && !other)
+                    other = gd_cell_number(tok[i].s, tok[i].n);
+            }
         } else {
             /* One pass over the row: find each blank-separated cell and parse it
              * at once; plain integers (most of dmon) without gd_parse_value.
@@ -190,6 +193,8 @@ gpudiag_status gd_read_dmon(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
                     p++;
                 if (col.metric != COL_IGNORE)
                     bad = !cell(col, ts, (size_t)(p - ts), v, &gpu, &date, &tod);
+                else if (!other)
+                    other = gd_cell_number(ts, (size_t)(p - ts));
             }
             bad |= c != ncols;
         }
@@ -199,6 +204,8 @@ gpudiag_status gd_read_dmon(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
             gd_series_skip(s, l->line_no);
             continue;
         }
+        if (gd_series_empty_row(s, v, other, l->line_no))
+            continue; /* every column '-': no sample */
         gd_values_validate(s, v, l->line_no);
         long g = gpudiag_series_gpu(s, GPUDIAG_ENTITY_GPU, gpu, -1, NULL, NULL);
         if (g < 0)

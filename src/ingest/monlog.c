@@ -503,6 +503,26 @@ void gd_series_skip_why(gpudiag_series *s, uint64_t line_no, const char *fmt, ..
     gd_series_skip(s, line_no);
 }
 
+int gd_cell_number(const char *s, size_t n)
+{
+    int ok;
+    double x = gd_parse_value(s, n, &ok);
+    return ok && !isnan(x);
+}
+
+int gd_series_empty_row(gpudiag_series *s, const double v[GPUDIAG_M_COUNT], int other, uint64_t line_no)
+{
+    if (other)
+        return 0;
+    for (int m = 0; m < GPUDIAG_M_COUNT; m++)
+        if (!isnan(v[m]))
+            return 0;
+    s->empty_rows++;
+    if (s->first_empty_line < 0)
+        s->first_empty_line = (int64_t)line_no;
+    return 1;
+}
+
 void gd_series_skip(gpudiag_series *s, uint64_t line_no)
 {
     s->skipped_rows++;
@@ -571,6 +591,18 @@ static gpudiag_status series_read_lines(gd_lines *l, const char *path, gpudiag_l
         s->gz_trailing_at = l->in.tail_at;
     }
     gd_lines_close(l);
+    if (st == GPUDIAG_OK && s->empty_rows) {
+        /* a GPU whose every row held no value has no sample: not listed (DEFINITIONS "A row that holds
+         * no value"); the Prometheus reader places a GPU before its scrape's values are known */
+        size_t k = 0;
+        for (size_t g = 0; g < s->gpu_count; g++) {
+            if (s->gpus[g].count == 0)
+                free(s->gpus[g].arena);
+            else
+                s->gpus[k++] = s->gpus[g];
+        }
+        s->gpu_count = k;
+    }
     if (st == GPUDIAG_OK) {
         size_t samples = 0;
         for (size_t g = 0; g < s->gpu_count; g++)
@@ -582,7 +614,10 @@ static gpudiag_status series_read_lines(gd_lines *l, const char *path, gpudiag_l
         else if (samples == 0)
             st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, -1, "no sample found in this %s log%s",
                               gpudiag_log_format_name(format),
-                              s->first_skipped_line > 0 ? " (every data row was malformed)" : "");
+                              s->empty_rows > 0 && s->first_skipped_line > 0
+                                  ? " (every data row was malformed or held no value)"
+                              : s->empty_rows > 0 ? " (every data row held no value: all missing)"
+                              : s->first_skipped_line > 0 ? " (every data row was malformed)" : "");
     }
     if (st == GPUDIAG_ERR_FORMAT && l->cut_line > 0 && err && !strstr(err->message, "cut short")) {
         size_t m = strlen(err->message);

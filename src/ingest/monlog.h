@@ -132,6 +132,14 @@ void gd_series_note_header(gpudiag_series *s, const char *line, size_t n, uint64
 /* Remember a header column the reader ignores (once; ", "-separated). */
 void gd_series_note_ignored(gpudiag_series *s, const char *name, size_t n);
 
+/* A row whose values v (read, before gd_values_validate: an invalid value is a reading) are all
+ * missing, and that had no number in a column the reader ignores (other = 0), holds no sample
+ * (DEFINITIONS "A row that holds no value"): returns 1 and counts it in s->empty_rows /
+ * first_empty_line, else 0. */
+int gd_series_empty_row(gpudiag_series *s, const double v[GPUDIAG_M_COUNT], int other, uint64_t line_no);
+/* 1 when the cell [s, s+n) is a number (an impossible one included), 0 when it is a missing spelling or text. */
+int gd_cell_number(const char *s, size_t n);
+
 /* Record a row that could not be used. */
 void gd_series_skip(gpudiag_series *s, uint64_t line_no);
 /* The same, and when it is the first skipped row, what in it was not

@@ -167,11 +167,14 @@ typedef struct prom_pending {
     double v[GPUDIAG_M_COUNT];
     double fb_free, fb_total;
     int any;
+    int other; /* a family the reader ignores, or an invalid value (NaN, Inf), gave a number: a reading */
     int64_t t_ms; /* sample timestamp, -1 none */
     uint64_t pod_hash[PROM_MAX_PODS]; /* namespace/pod of the pods seen for this GPU in this scrape; [0] the
                                          pod whose values are kept */
     int npods;
     uint32_t slot_block[GPUDIAG_M_COUNT + 2]; /* the metric-family block (see gd_read_prom) that set each slot */
+    unsigned char given[GPUDIAG_M_COUNT + 2]; /* 1: the slot had a line in this scrape, a missing value (DCGM's
+                                                 blank sentinel) included: a line for it again starts the next scrape */
 } prom_pending;
 
 /* The index of a metric slot of a pending sample (slot_block); -1 for an ignored family. */
@@ -227,15 +230,20 @@ static gpudiag_status flush(gpudiag_series *s, prom_pending *pend, size_t npend,
                 p->v[GPUDIAG_M_MEM_TOTAL_BYTES] = p->fb_free + p->v[GPUDIAG_M_MEM_USED_BYTES];
         }
         int64_t t = p->t_ms >= 0 ? p->t_ms * 1000 : scrape * s->interval_us;
+        int empty = gd_series_empty_row(s, p->v, p->other || !isnan(p->fb_free) || !isnan(p->fb_total), l->line_no);
         gd_values_validate(s, p->v, l->line_no);
-        if (gpudiag_series_append(s, g, t, p->v) != GPUDIAG_OK)
-            return gd_set_error(err, GPUDIAG_ERR_NOMEM, l->path, -1, "out of memory");
-        s->rows++;
+        if (!empty) { /* every value a blank sentinel: no sample */
+            if (gpudiag_series_append(s, g, t, p->v) != GPUDIAG_OK)
+                return gd_set_error(err, GPUDIAG_ERR_NOMEM, l->path, -1, "out of memory");
+            s->rows++;
+        }
         gd_values_clear(p->v);
         p->fb_free = p->fb_total = NAN;
         p->any = 0;
+        p->other = 0;
         p->t_ms = -1;
         p->npods = 0;
+        memset(p->given, 0, sizeof p->given);
     }
     return GPUDIAG_OK;
 }
@@ -335,8 +343,10 @@ static int pending_upto(prom_state *ps, size_t g)
         gd_values_clear(pp->v);
         pp->fb_free = pp->fb_total = NAN;
         pp->any = 0;
+        pp->other = 0;
         pp->t_ms = -1;
         pp->npods = 0;
+        memset(pp->given, 0, sizeof pp->given);
         ps->npend++;
     }
     return 0;
@@ -373,10 +383,12 @@ static gpudiag_status apply_sample(prom_state *ps, gpudiag_series *s, gd_lines *
     }
     if (metric == P_IGNORE) { /* the GPU exists even if only unused families name it */
         pp->any = 1;
+        if (!isnan(sm->x))
+            pp->other = 1;
         return GPUDIAG_OK;
     }
     double *slot = metric == P_FB_FREE ? &pp->fb_free : metric == P_FB_TOTAL ? &pp->fb_total : &pp->v[metric];
-    int seen = !isnan(*slot) || (ts >= 0 && pp->t_ms >= 0 && ts != pp->t_ms);
+    int seen = !isnan(*slot) || (bit >= 0 && pp->given[bit]) || (ts >= 0 && pp->t_ms >= 0 && ts != pp->t_ms);
     if (seen) { /* the next scrape started */
         gpudiag_status st = flush(s, ps->pend, ps->npend, ps->scrape, l, err);
         if (st != GPUDIAG_OK)
@@ -385,13 +397,17 @@ static gpudiag_status apply_sample(prom_state *ps, gpudiag_series *s, gd_lines *
     }
     if (pk && !pod_seen(pp, pk)) /* after a flush: this pod is the first of the new scrape */
         hold_pod(&s->gpus[g], pp, lb, pk);
-    pp->slot_block[bit] = ps->block;
+    if (bit >= 0) {
+        pp->slot_block[bit] = ps->block;
+        pp->given[bit] = 1;
+    }
     double x = sm->x * scale;
     /* NaN/±Inf are legal in the exposition format, but no GPU gauge reads them: invalid, as an
      * impossible number is (DEFINITIONS "Invalid monitoring values"); counted at this line */
     if (!gd_value_valid(metric < 0 ? GPUDIAG_M_MEM_USED_BYTES : metric, x)) {
         gd_series_invalid(s, l->line_no);
         x = NAN;
+        pp->other = 1;
     }
     *slot = x;
     pp->any = 1;

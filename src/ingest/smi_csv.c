@@ -231,7 +231,7 @@ gpudiag_status gd_read_smi_csv(gd_lines *l, gpudiag_series *s, gpudiag_error *er
             continue;
         }
         gd_values_clear(v);
-        int index = -1, bad = 0, any_bit = 0;
+        int index = -1, bad = 0, any_bit = 0, other = 0; /* other: an ignored column held a number */
         uint64_t bits = 0;
         int64_t t = -1;
         double mem_free = NAN, gr_clock = NAN;
@@ -240,7 +240,9 @@ gpudiag_status gd_read_smi_csv(gd_lines *l, gpudiag_series *s, gpudiag_error *er
             const gd_tok *k = &tok[i];
             double x = NAN;
             switch (cols[i].field) {
-            case F_IGNORE: break;
+            case F_IGNORE:
+                other |= gd_cell_number(k->s, k->n);
+                break;
             case F_TIMESTAMP:
                 t = gd_parse_datetime(k->s, k->n);
                 bad = t < 0;
@@ -303,6 +305,8 @@ gpudiag_status gd_read_smi_csv(gd_lines *l, gpudiag_series *s, gpudiag_error *er
         } else if (!have_id) {
             index = 0;
         }
+        if (gd_series_empty_row(s, v, other || !isnan(mem_free), l->line_no))
+            continue; /* every field [N/A]: no sample */
         gd_values_validate(s, v, l->line_no);
         long g = gpudiag_series_gpu(s, GPUDIAG_ENTITY_GPU, index, -1, uuid[0] ? uuid : (bus[0] ? bus : NULL), NULL);
         if (g < 0)

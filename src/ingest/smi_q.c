@@ -42,6 +42,10 @@ static gpudiag_status q_commit(gpudiag_series *s, q_gpu *g, int pos, int64_t t, 
         return GPUDIAG_OK;
     if (g->any_bit)
         g->v[GPUDIAG_M_CLOCK_REASONS] = (double)g->bits;
+    if (gd_series_empty_row(s, g->v, 0, l->line_no)) { /* every value it maps N/A: no sample */
+        q_reset(g);
+        return GPUDIAG_OK;
+    }
     gd_values_validate(s, g->v, l->line_no);
     long k = gpudiag_series_gpu(s, GPUDIAG_ENTITY_GPU, pos, -1, g->uuid[0] ? g->uuid : NULL, NULL);
     if (k < 0 || gpudiag_series_append(s, (size_t)k, t, g->v) != GPUDIAG_OK)

@@ -92,6 +92,7 @@ gpudiag_status gpudiag_series_new(const char *format, gpudiag_series **out)
         snprintf(s->format, sizeof s->format, "%s", format);
     s->first_skipped_line = -1;
     s->first_invalid_line = -1;
+    s->first_empty_line = -1;
     s->first_header_change_line = -1;
     *out = s;
     return GPUDIAG_OK;

@@ -945,6 +945,8 @@ static void write_series(jw *w, const gpudiag_report *r)
     kv_int_opt(w, "first_skipped_line", s->first_skipped_line, s->first_skipped_line > 0);
     kv_int(w, "invalid_values", (long long)s->invalid_values);
     kv_int_opt(w, "first_invalid_line", s->first_invalid_line, s->first_invalid_line > 0);
+    kv_int(w, "empty_rows", (long long)s->empty_rows);
+    kv_int_opt(w, "first_empty_line", s->first_empty_line, s->first_empty_line > 0);
     kv_int(w, "header_changes", (long long)s->header_changes);
     kv_int_opt(w, "first_header_change_line", s->first_header_change_line, s->first_header_change_line > 0);
     kv_str(w, "ignored_columns", s->ignored_columns[0] ? s->ignored_columns : NULL);

@@ -846,13 +846,18 @@ static void nsight_rules(const tw *w, const gpudiag_report *r)
     char a[32], b[32];
     fprintf(w->fp, "%sNSIGHT RULES%s  NVIDIA's expert system (nsys analyze, default options, whole capture)\n",
             c_bold(w), c_off(w));
-    ms(a, sizeof a, R->gap_time_us);
-    fprintf(w->fp, "  gpu_gaps           %s: %llu gap%s > %.0f ms, %s in all\n", R->gaps ? "FIRES" : "ok   ",
-            (unsigned long long)R->gaps, gd_plural(R->gaps), R->gap_threshold_us / 1000.0, a);
-    pct(b, sizeof b, R->util_min);
-    fprintf(w->fp, "  gpu_time_util      %s: %llu of %llu chunks below %.0f%% time utilization (lowest %s)\n",
-            R->util_low_chunks ? "FIRES" : "ok   ", (unsigned long long)R->util_low_chunks,
-            (unsigned long long)R->util_chunks_total, 100.0 * R->util_threshold, b);
+    if (R->util_chunks_total == 0) { /* no kernel, memcpy or memset: nothing to judge (DEFINITIONS "No GPU ops") */
+        fprintf(w->fp, "  gpu_gaps           n/a  : no GPU activity in the capture: nothing to judge\n");
+        fprintf(w->fp, "  gpu_time_util      n/a  : no GPU activity in the capture: nothing to judge\n");
+    } else {
+        ms(a, sizeof a, R->gap_time_us);
+        fprintf(w->fp, "  gpu_gaps           %s: %llu gap%s > %.0f ms, %s in all\n", R->gaps ? "FIRES" : "ok   ",
+                (unsigned long long)R->gaps, gd_plural(R->gaps), R->gap_threshold_us / 1000.0, a);
+        pct(b, sizeof b, R->util_min);
+        fprintf(w->fp, "  gpu_time_util      %s: %llu of %llu chunks below %.0f%% time utilization (lowest %s)\n",
+                R->util_low_chunks ? "FIRES" : "ok   ", (unsigned long long)R->util_low_chunks,
+                (unsigned long long)R->util_chunks_total, 100.0 * R->util_threshold, b);
+    }
     ms(a, sizeof a, R->memcpy_sync_us);
     char mb[32];
     fprintf(w->fp, "  cuda_memcpy_sync   %s: %llu synchronous copies, %s MB, %s on the GPU\n",
@@ -938,6 +943,10 @@ static void series_report(const tw *w, const gpudiag_report *r, int verbose)
     if (s->invalid_values)
         fprintf(w->fp, "%swarning:%s %llu out-of-range value%s read as missing, first at line %lld\n", c_yellow(w),
                 c_off(w), (unsigned long long)s->invalid_values, gd_plural(s->invalid_values), (long long)s->first_invalid_line);
+    if (s->empty_rows)
+        fprintf(w->fp, "note: %llu row%s hold%s no value (every field missing), first at line %lld: no sample%s\n",
+                (unsigned long long)s->empty_rows, gd_plural(s->empty_rows), s->empty_rows == 1 ? "s" : "",
+                (long long)s->first_empty_line, s->empty_rows == 1 ? "" : "s");
     if (s->header_changes)
         fprintf(w->fp, "note: the column header changed mid-file at line %lld; later rows use the new columns\n",
                 (long long)s->first_header_change_line);

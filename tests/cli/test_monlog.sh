@@ -176,7 +176,8 @@ checks += [("idle hr median", g["metrics"]["gpu_util"]["median"], 0), ("idle hr 
            ("idle hr advice", f[0]["recommendation"].startswith("Find out why the GPU idles first") if f else None, True)]
 # dcgmi: GPUTL 95/96/N-A/94, SMACT 0.40/0.42/N-A/0.41; the Switch row is skipped (line 7)
 d = load("mis.json"); s = d["series"]; g = s["gpus"][0]
-checks += [("mis samples", g["samples"], 4), ("mis util n", g["metrics"]["gpu_util"]["n"], 3),
+# line 5 is N/A in every field: no sample (DEFINITIONS "A row that holds no value"; was 4 samples)
+checks += [("mis samples", g["samples"], 3), ("mis empty", s["empty_rows"], 1), ("mis empty line", s["first_empty_line"], 5), ("mis util n", g["metrics"]["gpu_util"]["n"], 3),
            ("mis util median", g["metrics"]["gpu_util"]["median"], 0.95), ("mis smact median", g["metrics"]["sm_active"]["median"], 0.41),
            ("mis skipped", s["skipped_rows"], 1), ("mis first", s["first_skipped_line"], 7),
            ("mis finding", "gpu_util_misleading" in fids(d), True)]

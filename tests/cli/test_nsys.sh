@@ -495,4 +495,22 @@ PY
 "$GPUDIAG" analyze --no-color --step-range nosuch "$TMP/k5.json" 2>/dev/null | grep -q '^STEPS    1 window (no range matched --step-range)' &&
   ok || bad "kineto --step-range nosuch: STEPS line"
 
+# An export with no GPU op (CUDA runtime calls only, an empty kernel table): gpu_gaps and
+# gpu_time_util have nothing to judge -> "n/a" under NSIGHT RULES, never "ok: 0 of 0 chunks"
+# (DEFINITIONS "No GPU ops"); cuda_api_sync still judges the one cudaDeviceSynchronize (10 us).
+sqlite3 "$TMP/nogpu.sqlite" <<'SQL'
+CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO StringIds VALUES (1,'cudaGetDeviceCount_v2000'),(3,'cudaDeviceSynchronize_v3020');
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL,
+ globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,
+ contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, shortName INTEGER NOT NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1000000, 1050000, 0, 1, 1, 1, 0), (2000000, 2010000, 0, 1, 2, 3, 0);
+SQL
+"$GPUDIAG" analyze --no-color "$TMP/nogpu.sqlite" > "$TMP/nogpu.txt" 2>/dev/null
+if grep -q '^  gpu_time_util      n/a  : no GPU activity in the capture' "$TMP/nogpu.txt" &&
+   grep -q '^  gpu_gaps           n/a  : no GPU activity in the capture' "$TMP/nogpu.txt" &&
+   grep -q '^  cuda_api_sync      FIRES: 1 device/stream synchronize calls, 10.0 us' "$TMP/nogpu.txt" &&
+   ! grep -q '0 of 0 chunks' "$TMP/nogpu.txt"; then ok; else bad "no GPU ops: NSIGHT RULES n/a: $(grep -A3 'NSIGHT RULES' "$TMP/nogpu.txt")"; fi
+
 finish
