@@ -817,6 +817,8 @@ typedef struct gpudiag_report {
     double gemm_blocks_known_us;  /**< of that, kernels with Kineto's "blocks per SM" */
     double gemm_underfilled_us;   /**< of that, kernels with fewer blocks than SMs (blocks per SM < 1) */
     double gemm_sm_idle_us;       /**< sum of duration × (1 − blocks per SM) over the underfilled ones */
+    double gemm_comm_filled_us;   /**< blocks known, fewer blocks than SMs, but the rest of the SMs run concurrent
+                                       communication for >= half the kernel (DEFINITIONS "GEMM fill"); not underfilled */
     uint64_t sync_calls;          /**< host sync calls inside the steps (cudaStreamSynchronize, ...) */
     double sync_time_us;          /**< their total duration */
 

@@ -55,30 +55,48 @@ static const krule krules[] = {
 #define KRULE(cls, match, pat) {GPUDIAG_KCLASS_##cls, KR_##match, pat},
 #define TC_PATTERN(pat)
 #define TC_NAME(name)
+#define TC_FP8(pat)
 #include "kernel_rules.def"
 #undef KRULE
 #undef TC_PATTERN
 #undef TC_NAME
+#undef TC_FP8
 };
 
 static const char *const tc_patterns[] = {
 #define KRULE(cls, match, pat)
 #define TC_PATTERN(pat) pat,
 #define TC_NAME(name)
+#define TC_FP8(pat)
 #include "kernel_rules.def"
 #undef KRULE
 #undef TC_PATTERN
 #undef TC_NAME
+#undef TC_FP8
 };
 
 static const char *const tc_names[] = {
 #define KRULE(cls, match, pat)
 #define TC_PATTERN(pat)
 #define TC_NAME(name) name,
+#define TC_FP8(pat)
 #include "kernel_rules.def"
 #undef KRULE
 #undef TC_PATTERN
 #undef TC_NAME
+#undef TC_FP8
+};
+
+static const char *const tc_fp8[] = {
+#define KRULE(cls, match, pat)
+#define TC_PATTERN(pat)
+#define TC_NAME(name)
+#define TC_FP8(pat) pat,
+#include "kernel_rules.def"
+#undef KRULE
+#undef TC_PATTERN
+#undef TC_NAME
+#undef TC_FP8
 };
 
 static int rule_matches(const krule *k, const char *name, size_t len, const char *lc)
@@ -118,6 +136,13 @@ int gd_kernel_uses_tensor_cores(const char *name, size_t len)
     int r = 0;
     for (size_t i = 0; i < sizeof tc_patterns / sizeof tc_patterns[0] && !r; i++)
         r = has(lc, tc_patterns[i]);
+    /* FP8 GEMMs and convolutions (TC_FP8): only Tensor Cores take FP8 operands */
+    if (!r && lc && !has(lc, "gemv")) {
+        gpudiag_kernel_class c = classify_rows(name, len, lc, -1);
+        int mm = c == GPUDIAG_KCLASS_GEMM || c == GPUDIAG_KCLASS_CONV;
+        for (size_t i = 0; i < sizeof tc_fp8 / sizeof tc_fp8[0] && mm && !r; i++)
+            r = has(lc, tc_fp8[i]);
+    }
     lower_free(&l);
     return r;
 }

@@ -14,6 +14,113 @@
 
 /* ---- host<->device copies -------------------------------------------------- */
 
+/* ---- GEMMs beside communication (DEFINITIONS "GEMM fill", SMs left to communication) ---- */
+
+typedef struct comm_iv {
+    int64_t s, e, maxe; /* maxe: the latest end of this and the earlier intervals of its device */
+    int32_t device;
+    float bps;          /* blocks per SM, 0 if unknown */
+} comm_iv;
+
+static int cmp_comm_iv(const void *x, const void *y)
+{
+    const comm_iv *a = x, *b = y;
+    if (a->device != b->device)
+        return a->device < b->device ? -1 : 1;
+    return a->s < b->s ? -1 : a->s > b->s;
+}
+
+static int cmp_i64pair(const void *x, const void *y)
+{
+    const int64_t *a = x, *b = y;
+    return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/* The communication kernels of the trace, sorted by device then start; NULL (n 0) when none. */
+static comm_iv *comm_intervals(actx *a, size_t *n)
+{
+    const gpudiag_trace *t = a->t;
+    size_t c = 0;
+    *n = 0;
+    for (size_t i = 0; i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        if (op->kind == GD_GPU_KERNEL && (gd_name_flags(a, op->name_id) & NF_COMM))
+            c++;
+    }
+    comm_iv *v = c ? malloc(c * sizeof *v) : NULL;
+    if (!v)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < t->gpu_ops.len; i++) {
+        const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
+        if (op->kind != GD_GPU_KERNEL || !(gd_name_flags(a, op->name_id) & NF_COMM))
+            continue;
+        v[k].s = op->ts_ns;
+        v[k].e = op->ts_ns + op->dur_ns;
+        v[k].device = op->device;
+        v[k].bps = (op->flags & GD_GF_HAS_BPS) && op->blocks_per_sm > 0 ? op->blocks_per_sm : 0.0f;
+        k++;
+    }
+    qsort(v, c, sizeof *v, cmp_comm_iv);
+    for (size_t i = 0; i < c; i++)
+        v[i].maxe = i > 0 && v[i - 1].device == v[i].device && v[i - 1].maxe > v[i].e ? v[i - 1].maxe : v[i].e;
+    *n = c;
+    return v;
+}
+
+/* Whether a GEMM with fewer blocks than SMs leaves the rest to communication: communication kernels on
+ * its device overlap at least half its span (their union), and its blocks per SM plus the largest
+ * blocks per SM among them reach 1.  buf: scratch pairs, grown as needed. */
+static int leaves_sms_to_comm(const gd_gpu_op *op, const comm_iv *v, size_t n, int64_t **buf, size_t *cap)
+{
+    int64_t os = op->ts_ns, oe = op->ts_ns + op->dur_ns;
+    if (!n || op->dur_ns <= 0)
+        return 0;
+    /* first interval after (device, start < oe) */
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].device < op->device || (v[mid].device == op->device && v[mid].s < oe))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t m = 0;
+    float comm_bps = 0;
+    for (size_t j = lo; j-- > 0 && v[j].device == op->device && v[j].maxe > os;) {
+        if (v[j].e <= os)
+            continue;
+        if (m == *cap) {
+            size_t nc = *cap ? 2 * *cap : 16;
+            int64_t *nb = realloc(*buf, nc * 2 * sizeof **buf);
+            if (!nb)
+                return 0;
+            *buf = nb;
+            *cap = nc;
+        }
+        (*buf)[2 * m] = v[j].s > os ? v[j].s : os;
+        (*buf)[2 * m + 1] = v[j].e < oe ? v[j].e : oe;
+        m++;
+        if (v[j].bps > comm_bps)
+            comm_bps = v[j].bps;
+    }
+    if (!m || (double)op->blocks_per_sm + (double)comm_bps < 1.0 - 1e-4)
+        return 0;
+    qsort(*buf, m, 2 * sizeof **buf, cmp_i64pair);
+    int64_t covered = 0, cs = (*buf)[0], ce = (*buf)[1];
+    for (size_t i = 1; i < m; i++) {
+        int64_t s = (*buf)[2 * i], e = (*buf)[2 * i + 1];
+        if (s > ce) {
+            covered += ce - cs;
+            cs = s;
+            ce = e;
+        } else if (e > ce)
+            ce = e;
+    }
+    covered += ce - cs;
+    return 2 * covered >= op->dur_ns;
+}
+
 /* Memcpys that start inside the steps span, by direction from Kineto's names
  * ("Memcpy HtoD (Pageable -> Device)"), and those touching pageable memory. */
 void gd_build_transfers(actx *a)
@@ -22,6 +129,9 @@ void gd_build_transfers(actx *a)
     gpudiag_report *r = a->r;
     if (!a->nsteps)
         return;
+    size_t ncomm = 0, cap = 0;
+    comm_iv *comm = comm_intervals(a, &ncomm);
+    int64_t *buf = NULL;
     for (size_t i = 0; i < t->gpu_ops.len; i++) {
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
         if (op->ts_ns < a->span_s || op->ts_ns >= a->span_e)
@@ -34,7 +144,9 @@ void gd_build_transfers(actx *a)
             r->gemm_time_us += d;
             if (op->flags & GD_GF_HAS_BPS) {
                 r->gemm_blocks_known_us += d;
-                if (op->blocks_per_sm >= 0 && op->blocks_per_sm < 1) {
+                if (op->blocks_per_sm >= 0 && op->blocks_per_sm < 1 && leaves_sms_to_comm(op, comm, ncomm, &buf, &cap)) {
+                    r->gemm_comm_filled_us += d;
+                } else if (op->blocks_per_sm >= 0 && op->blocks_per_sm < 1) {
                     r->gemm_underfilled_us += d;
                     r->gemm_sm_idle_us += d * (1.0 - op->blocks_per_sm);
                 }
@@ -54,6 +166,8 @@ void gd_build_transfers(actx *a)
             r->pageable.time_us += ns_to_us(op->dur_ns);
         }
     }
+    free(buf);
+    free(comm);
 }
 
 /* ---- transfer rates -------------------------------------------------------- */

@@ -93,6 +93,16 @@ int gd_coll_kind_from_host(const char *s, size_t len)
 
 gpudiag_comm_kind gd_coll_kind_from_kernel(const char *s, size_t len)
 {
+    /* DeepEP's expert-parallel kernels (DEFINITIONS "Step-time breakdown"): the MoE token all-to-all,
+     * but for its pipeline point-to-point and remote-fetch kernels and its barriers; before the NCCL
+     * words, which its template arguments never hold but "_send"/"_recv" could */
+    if (gd_icontains(s, len, "deep_ep::") || gd_icontains(s, len, "dpsk::ep::")) {
+        if (gd_icontains(s, len, "pp_send") || gd_icontains(s, len, "pp_recv"))
+            return GPUDIAG_COMM_SEND_RECV;
+        if (gd_icontains(s, len, "engram_fetch") || gd_icontains(s, len, "::barrier"))
+            return GPUDIAG_COMM_OTHER;
+        return GPUDIAG_COMM_ALL_TO_ALL;
+    }
     if (gd_icontains(s, len, "allreduce"))
         return GPUDIAG_COMM_ALL_REDUCE;
     if (gd_icontains(s, len, "allgather"))

@@ -730,6 +730,7 @@ static void write_kernels(jw *w, const gpudiag_report *r)
     kv_us(w, "underfilled_us", r->gemm_underfilled_us);
     kv_num(w, "underfilled_share", r->gemm_underfilled_share);
     kv_us(w, "sm_idle_us", r->gemm_sm_idle_us);
+    kv_us(w, "comm_filled_us", r->gemm_comm_filled_us);
     yajl_gen_map_close(w->g);
     key(w, "top");
     yajl_gen_array_open(w->g);

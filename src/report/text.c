@@ -735,6 +735,11 @@ static void details(const tw *w, const gpudiag_report *r)
         ms(b, sizeof b, steps > 0 ? r->gemm_sm_idle_us / steps : NAN);
         fprintf(w->fp, "  GEMM fill: %s of GEMM time in kernels with fewer %s than %ss (%s of %s time idle per step)\n", a,
                 r->is_amd ? "workgroups" : "thread blocks", r->is_amd ? "CU" : "SM", b, r->is_amd ? "CU" : "SM");
+        if (r->gemm_comm_filled_us > 0) {
+            pct(a, sizeof a, r->gemm_comm_filled_us / r->gemm_blocks_known_us);
+            fprintf(w->fp, "             %s more leaves the other %ss to concurrent communication kernels (not idle)\n", a,
+                    r->is_amd ? "CU" : "SM");
+        }
     }
 
     fprintf(w->fp, "%sCOMMUNICATION%s  ", c_bold(w), c_off(w));

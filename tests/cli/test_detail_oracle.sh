@@ -3,7 +3,7 @@
 # (tests/oracle/detail/detail_oracle.py, written from docs/DEFINITIONS.md; its outputs are
 # stored in tests/oracle/detail/expected/): transfers by direction and pageable copies
 # (count, bytes, time), host sync calls and their time, GEMM fill (calls, time, blocks known,
-# underfilled, SM idle).  Tolerance 1e-5 relative (the JSON prints µs to the ns).  Skips (77) without the shared traces.
+# underfilled, SM idle, left to communication).  Tolerance 1e-5 relative (the JSON prints µs to the ns).  Skips (77) without the shared traces.
 set -eu
 GD_TMP_TAG=detail
 # shellcheck source=tests/cli/common.sh
@@ -26,7 +26,7 @@ for f in ("count", "bytes", "time_us"):
     checks.append(("pageable." + f, g["transfers"]["pageable"][f], o["pageable"][f]))
 checks += [("sync_calls", g["idle"]["sync_calls"], o["sync_calls"]),
            ("sync_time_us", g["idle"]["sync_time_us"], o["sync_time_us"])]
-for f in ("calls", "time_us", "blocks_known_us", "underfilled_us", "sm_idle_us"):
+for f in ("calls", "time_us", "blocks_known_us", "underfilled_us", "sm_idle_us", "comm_filled_us"):
     checks.append(("gemm_fill." + f, g["kernels"]["gemm_fill"][f], o["gemm_fill"][f]))
 sys.path.insert(0, os.environ["GD_CLI_DIR"])
 import valcheck

@@ -78,6 +78,13 @@ int main(void)
     ASSERT_EQ_INT(KER("ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)"), GPUDIAG_COMM_UNKNOWN);
     ASSERT_EQ_INT(KER("ncclDevKernel_Generic_4(ncclDevKernelArgsStorage<4096ul>)"), GPUDIAG_COMM_UNKNOWN);
     ASSERT_EQ_INT(KER("ncclKernel_Reduce_RING_LL_Sum_float"), GPUDIAG_COMM_OTHER);
+    /* DeepEP (DEFINITIONS "Collective kinds", rule 3): the MoE token all-to-all and its notify kernels */
+    ASSERT_EQ_INT(KER("void dpsk::ep::internode::dispatch<false, 8, false, 8>(int4*, float*, long*)"), GPUDIAG_COMM_ALL_TO_ALL);
+    ASSERT_EQ_INT(KER("void dpsk::ep::internode::cached_notify<false>(int, int, int)"), GPUDIAG_COMM_ALL_TO_ALL);
+    ASSERT_EQ_INT(KER("void deep_ep::intranode::combine<__nv_bfloat16, 8, 768>(__nv_bfloat16*, float*)"), GPUDIAG_COMM_ALL_TO_ALL);
+    ASSERT_EQ_INT(KER("void deep_ep::internode_ll::clean_low_latency_buffer<32>(int*, int, int*, int)"), GPUDIAG_COMM_ALL_TO_ALL);
+    ASSERT_EQ_INT(KER("void deep_ep::elastic::pp_send_impl<8>(void*, int)"), GPUDIAG_COMM_SEND_RECV);
+    ASSERT_EQ_INT(KER("void deep_ep::intranode::barrier<8>(int**, int)"), GPUDIAG_COMM_OTHER);
     ASSERT_TRUE(strcmp(gpudiag_comm_kind_name(GPUDIAG_COMM_UNKNOWN), "unknown") == 0);
     printf("test_collective: %d checks passed\n", gd_test_count);
     return 0;

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Independent re-computation of gpudiag's issue-#3 detail numbers for one Kineto trace.
 
-Written from docs/DEFINITIONS.md ("Copies", "Idle gaps" sync calls, "GEMM fill", launch
+Written from docs/DEFINITIONS.md ("Copies", "Idle gaps" sync calls, "GEMM fill" with its SMs left
+to communication, launch
 outliers), not from the C code.  Standard library only.  The steps span comes from the TBP
 oracle's expected output (tests/oracle/expected/<trace>.json), itself independent of gpudiag.
 
@@ -23,6 +24,32 @@ SYNC_EXACT = {
 GEMM = re.compile(r"gemm|gemv|cublas|cutlass|xmma|nvjet|matmul|^Cijk_", re.I)
 NOT_GEMM = re.compile(r"conv|cudnn|wgrad|dgrad|fprop|winograd|fbgemm_gpu::permute|embedding|norm|"
                       r"nccl|flash|fmha|attention|multi_tensor_apply", re.I)
+
+
+# Communication kernels by name (DEFINITIONS "Step-time breakdown": NCCL/RCCL, the all-reduces outside
+# NCCL, DeepEP's expert-parallel namespaces), for "SMs left to communication" in GEMM fill.
+COMM = re.compile(r"^(nccl|rccl)|ncclkernel|nccldevkernel|multimem_all_reduce|one_shot_all_reduce|"
+                  r"two_shot_all_reduce|cross_device_reduce|deep_ep::(legacy::)?(intranode::|internode)|"
+                  r"deep_ep::elastic::|dpsk::ep::(intranode::|internode)", re.I)
+
+
+def leaves_sms_to_comm(k, comm):
+    """A GEMM with fewer blocks than SMs whose free SMs run communication: comm kernels on its device
+    cover >= half its span (their union) and its blocks per SM + the largest of theirs >= 1."""
+    s, e = k["ts"], k["ts"] + k["dur"]
+    ov = sorted((max(s, cs), min(e, ce), cb) for cs, ce, cb, cd in comm if cd == k["dev"] and cs < e and ce > s)
+    if not ov or k["dur"] <= 0:
+        return False
+    covered, cur = 0.0, None
+    for a, b, _ in ov:
+        if cur is None or a > cur[1]:
+            if cur:
+                covered += cur[1] - cur[0]
+            cur = [a, b]
+        else:
+            cur[1] = max(cur[1], b)
+    covered += cur[1] - cur[0]
+    return 2 * covered >= k["dur"] and k["bps"] + max(b for _, _, b in ov) >= 1 - 1e-4
 
 
 def strip_version(name):
@@ -64,7 +91,10 @@ def main(argv):
     out = {"steps": nsteps, "transfers": {}, "pageable": {"count": 0, "bytes": 0, "time_us": 0.0},
            "sync_calls": 0, "sync_time_us": 0.0,
            "gemm_fill": {"calls": 0, "time_us": 0.0, "blocks_known_us": 0.0, "underfilled_us": 0.0,
-                         "sm_idle_us": 0.0}}
+                         "sm_idle_us": 0.0, "comm_filled_us": 0.0}}
+    comm = [(e["ts"], e["ts"] + e["dur"], (e.get("args") or {}).get("blocks per SM") or 0,
+             (e.get("args") or {}).get("device")) for e in evs
+            if str(e.get("cat", "")).lower() == "kernel" and COMM.search(e.get("name", ""))]
     for k in ("h2d", "d2h", "d2d", "other"):
         out["transfers"][k] = {"count": 0, "bytes": 0, "time_us": 0.0}
     for e in evs:
@@ -92,7 +122,10 @@ def main(argv):
             bps = args.get("blocks per SM")
             if isinstance(bps, (int, float)):
                 g["blocks_known_us"] += dur
-                if 0 <= bps < 1:
+                if 0 <= bps < 1 and leaves_sms_to_comm({"ts": ts, "dur": dur, "bps": bps,
+                                                        "dev": args.get("device")}, comm):
+                    g["comm_filled_us"] += dur
+                elif 0 <= bps < 1:
                     g["underfilled_us"] += dur
                     g["sm_idle_us"] += dur * (1 - bps)
     json.dump(out, sys.stdout, indent=1, sort_keys=True)
