@@ -431,8 +431,32 @@ static double steady(const gpudiag_report *r, double s)
     "preprocessing, tokenisation) cannot be told from start-up: if the job does it per call, it is a "    \
     "data-pipeline stall, not start-up."
 
+/* Two or more GPUs whose utilizations differ by >= GD_UNEVEN_DEVICES (the busiest minus the least
+ * busy): 1 with their indexes in r->devices (FINDINGS "verdict.finding"). */
+#define GD_UNEVEN_DEVICES 0.5
+static int uneven_devices(const gpudiag_report *r, size_t *busy, size_t *idle)
+{
+    size_t hi = SIZE_MAX, lo = SIZE_MAX;
+    for (size_t i = 0; i < r->device_count; i++) {
+        double u = r->devices[i].gpu_utilization;
+        if (isnan(u))
+            continue;
+        if (hi == SIZE_MAX || u > r->devices[hi].gpu_utilization)
+            hi = i;
+        if (lo == SIZE_MAX || u < r->devices[lo].gpu_utilization)
+            lo = i;
+    }
+    if (hi == SIZE_MAX || hi == lo || !(r->devices[hi].gpu_utilization - r->devices[lo].gpu_utilization >=
+                                        GD_UNEVEN_DEVICES))
+        return 0;
+    *busy = hi;
+    *idle = lo;
+    return 1;
+}
+
 void gd_verdict(fbuilder *b, const gpudiag_trace *t)
 {
+    size_t busy = 0, idle = 0;
     gpudiag_report *r = b->r;
     r->bottleneck = GPUDIAG_BN_UNKNOWN;
     const gpudiag_finding *top = leading_cause(r);
@@ -557,6 +581,15 @@ void gd_verdict(fbuilder *b, const gpudiag_trace *t)
                       "warmup).%s",
                       100.0 * (1.0 - r->gpu_utilization), r->steps_from_profiler ? "step" : "window", sdur,
                       gd_one_step_window(r) ? ONE_STEP_STARTUP : "");
+    } else if (!isnan(r->gpu_utilization) && uneven_devices(r, &busy, &idle)) {
+        /* FINDINGS "verdict.finding": the average of a busy GPU and an idle one hides the cause */
+        v = gd_format("GPU %d runs kernels %.1f%% of the step, GPU %d %.1f%%: the work is not spread over the "
+                      "GPUs, and the trace holds no evidence of why the second gets so little (no DataLoader, "
+                      "launch, communication or copy pattern stands out). Check what is placed on GPU %d "
+                      "(.to(device), the model-parallel split, CUDA_VISIBLE_DEVICES) and whether the job needs "
+                      "it.%s",
+                      r->devices[busy].id, 100.0 * r->devices[busy].gpu_utilization, r->devices[idle].id,
+                      100.0 * r->devices[idle].gpu_utilization, r->devices[idle].id, note);
     } else if (!isnan(r->gpu_utilization)) {
         v = gd_format("The GPU is idle %.0f%% of the step, but the trace holds no evidence of why "
                       "(no DataLoader, launch, communication or copy pattern stands out).%s",
