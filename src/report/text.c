@@ -428,15 +428,23 @@ static void kernels(const tw *w, const gpudiag_report *r, int verbose)
     if (n > r->kernel_stat_count)
         n = r->kernel_stat_count;
     fprintf(w->fp, "%sTOP KERNELS%s  by total GPU time (%zu distinct)\n", c_bold(w), c_off(w), r->kernel_stat_count);
-    fprintf(w->fp, "  %10s %6s %7s %10s  %-11s %2s  %s\n", "total ms", "share", "calls", "mean us", "class", "TC",
-            "name");
-    int namew = verbose ? 400 : w->width - 58; /* --verbose shows names whole (up to 400 bytes) */
+    /* the class column as wide as its longest name shown, at least 11 ("communication" is 13: its rows
+     * pushed the TC and name columns out of line) */
+    int classw = 11;
+    for (size_t i = 0; i < n; i++) {
+        int l = (int)strlen(gpudiag_kernel_class_name(r->kernel_stats[i].cls));
+        classw = l > classw ? l : classw;
+    }
+    fprintf(w->fp, "  %10s %6s %7s %10s  %-*s %2s  %s\n", "total ms", "share", "calls", "mean us", classw, "class",
+            "TC", "name");
+    int namew = verbose ? 400 : w->width - 47 - classw; /* --verbose shows names whole (up to 400 bytes) */
     if (namew < 20)
         namew = 20;
     for (size_t i = 0; i < n; i++) {
         const gpudiag_kernel_stat *k = &r->kernel_stats[i];
-        fprintf(w->fp, "  %10.2f %5.1f%% %7llu %10.1f  %-11s %2s  ", k->total_us / 1000.0, 100.0 * k->share,
-                (unsigned long long)k->calls, k->mean_us, gpudiag_kernel_class_name(k->cls), k->tensor_core ? "y" : "-");
+        fprintf(w->fp, "  %10.2f %5.1f%% %7llu %10.1f  %-*s %2s  ", k->total_us / 1000.0, 100.0 * k->share,
+                (unsigned long long)k->calls, k->mean_us, classw, gpudiag_kernel_class_name(k->cls),
+                k->tensor_core ? "y" : "-");
         if (put_clean(w->fp, k->name, (size_t)namew))
             fputs("...", w->fp);
         fputc('\n', w->fp);
