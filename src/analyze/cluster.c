@@ -615,13 +615,14 @@ static int cmp_double(const void *a, const void *b)
 /* The wait inherited from before the window (DEFINITIONS "Ranks and stragglers"): when every
  * participant's matched collectives end within GD_CLOCK_SHARED_US of the first participant's
  * (median over them) and its start times are known, rank r's first collective counts as its
- * duration minus min(its wait there, max(0, S_L − S_r)), S the first step's start and L the rank
- * whose first collective is shortest.  first[0..n) receives each rank's first duration so
+ * duration minus min(its wait there, max(0, S* − S_r)), S the first step's start and S* the last
+ * arrival at the first collective (its latest kernel start) less the longest work before it
+ * (arrival − own start): continuous in the inputs and the same under any labelling of the ranks.  first[0..n) receives each rank's first duration so
  * adjusted; fills c->start_skew_us and
  * c->inherited_wait_us_per_step.  1 when assessed, 0 when not, -1 when out of memory. */
 static int inherited_waits(const gd_rank_input *in, size_t n, gpudiag_cluster *c, double *first)
 {
-    size_t ref = SIZE_MAX, last = SIZE_MAX, m = c->collectives;
+    size_t ref = SIZE_MAX, shortest = SIZE_MAX, m = c->collectives;
     if (m == 0)
         return 0;
     for (size_t i = 0; i < n; i++) {
@@ -631,8 +632,8 @@ static int inherited_waits(const gd_rank_input *in, size_t n, gpudiag_cluster *c
             return 0;
         if (ref == SIZE_MAX)
             ref = i;
-        if (last == SIZE_MAX || in[i].comm_us[0] < in[last].comm_us[0])
-            last = i;
+        if (shortest == SIZE_MAX || in[i].comm_us[0] < in[shortest].comm_us[0])
+            shortest = i;
     }
     if (ref == SIZE_MAX)
         return 0;
@@ -653,6 +654,17 @@ static int inherited_waits(const gd_rank_input *in, size_t n, gpudiag_cluster *c
         }
     }
     free(dev);
+    /* S* = the last arrival at the first collective less the longest work before it (arrival − the
+     * rank's own start): the latest start from which the busiest rank still arrives last */
+    double a_last = -INFINITY, w_max = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        if (!in[i].comm_count)
+            continue;
+        double a = (double)in[i].comm_start_ns[0] / 1e3;
+        a_last = a > a_last ? a : a_last;
+        w_max = a - in[i].first_step_start_us > w_max ? a - in[i].first_step_start_us : w_max;
+    }
+    double s_star = a_last - w_max;
     double smin = INFINITY, smax = -INFINITY, inh = 0;
     size_t parts = 0;
     for (size_t i = 0; i < n; i++) {
@@ -662,7 +674,7 @@ static int inherited_waits(const gd_rank_input *in, size_t n, gpudiag_cluster *c
         double s = in[i].first_step_start_us;
         smin = s < smin ? s : smin;
         smax = s > smax ? s : smax;
-        double wait = in[i].comm_us[0] - in[last].comm_us[0], head = in[last].first_step_start_us - s;
+        double wait = in[i].comm_us[0] - in[shortest].comm_us[0], head = s_star - s;
         double h = head < wait ? head : wait;
         if (h > 0)
             first[i] = in[i].comm_us[0] - h;
