@@ -276,7 +276,9 @@ gpudiag_status gpudiag_series_compare(const gpudiag_series *base, const gpudiag_
             out->gate = r;
     }
     free(scratch);
-    if (out->gate >= 0)
-        out->verdict = out->rows[out->gate].verdict;
+    /* no utilisation metric on both sides: nothing was compared, so no "no_change" (DEFINITIONS
+     * "compare: monitoring logs"; a new user's dcgmi SMACT log against a dmon sm log exited 0 as
+     * no_change, which a CI gate reads as a pass) */
+    out->verdict = out->gate >= 0 ? out->rows[out->gate].verdict : GPUDIAG_CMP_INCONCLUSIVE;
     return GPUDIAG_OK;
 }

@@ -20,4 +20,15 @@ assert abs(r["base_mean"] - 30994 * 2**20) < 1e3 and abs(r["base_median"] - 3099
 assert r["new_mean"] is None and r["change"] is None and r["mwu_p"] is None and r["verdict"] == "n/a", r
 PY
 grep -Eq '^mem_used_bytes +30994\.0 MiB +n/a +n/a' "$TMP/c.txt" && ok || nok "text: $(grep mem_used "$TMP/c.txt")"
+# no utilisation metric on both sides (SM active from dcgmi, GPU util from dmon): nothing compared,
+# so inconclusive, exit 0, gate null (a new user's trial: no_change, which a CI gate reads as a pass)
+{ printf '#Entity   SMACT   TENSO\nID\n'; i=0; while [ $i -lt 20 ]; do printf 'GPU 0     0.900   0.300\n'; i=$((i + 1)); done; } > "$TMP/dc.log"
+{ printf '# gpu    sm    fb\n# Idx     %%    MB\n'; i=0; while [ $i -lt 20 ]; do printf '    0    80  1000\n'; i=$((i + 1)); done; } > "$TMP/dm.log"
+"$GPUDIAG" compare --json "$TMP/dc.log" "$TMP/dm.log" > "$TMP/g.json" 2> "$TMP/err"
+rc=$?
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d["gate_metric"] is None and d["verdict"] == "inconclusive" else 1)' "$TMP/g.json" && [ "$rc" = 0 ] && ok ||
+    nok "no shared utilisation metric: $(grep -o '"verdict": "[a-z_]*"' "$TMP/g.json" | tail -1) rc $rc"
 finish
