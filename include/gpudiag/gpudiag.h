@@ -794,6 +794,8 @@ typedef struct gpudiag_report {
     uint64_t compiled_calls;      /**< host ops running torch.compile'd code ("Torch-Compiled Region",
                                        "CompiledFunction", "## Call CompiledFxGraph ..."): the model is already
                                        compiled, so the host advice does not stop at "use torch.compile"; 0 none */
+    double profiler_host_us;      /**< of the profiler gaps (the profiler's own overhead covers half or more): the
+                                       time a runtime call or CPU Exec op ran; the host was held by the profiler */
     double sync_host_us;          /**< of the sync gaps: the time a runtime call or CPU Exec op ran — mostly the
                                        blocking sync call itself, which the breakdown counts as runtime: the host
                                        waited for the GPU, it was not late to launch (sync_stall owns it) */

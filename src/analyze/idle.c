@@ -37,7 +37,7 @@
 #define GD_MAX_LAUNCH_QUEUE 1024     /* HTA: CUDA_MAX_LAUNCH_QUEUE_PER_STREAM */
 
 enum { HOST_SYNC = 0, HOST_DATALOADER, HOST_COMM, HOST_OPTIMIZER, HOST_OTHER, HOST_COMPILE, HOST_WARMUP, HOST_COALESCE,
-       HOST_FIRST_CALL, HOST_MPI, HOST_ROLE, HOST_LONG_CALL, HOST_SETS }; /* HOST_ROLE: runtime calls and CPU Exec ops (TBP's host roles) */
+       HOST_FIRST_CALL, HOST_MPI, HOST_ROLE, HOST_LONG_CALL, HOST_PROFILER, HOST_SETS }; /* HOST_ROLE: runtime calls and CPU Exec ops (TBP's host roles) */
 
 /* Host activity whose name shows torch.compile at work (DEFINITIONS "Idle gaps
  * and their causes", rule 0).  Not "TorchDynamo Cache Lookup" (the guard check
@@ -1051,6 +1051,11 @@ static int host_call_sets(idle_ctx *ic)
     }
     if (ic->waits.len)
         qsort(ic->waits.data, ic->waits.len, sizeof(int64_t), gd_cmp_i64);
+    for (size_t i = 0; i < t->prof_overheads.len; i++) { /* the profiler's own overhead (rule 0c) */
+        const gd_host_step *o = gd_vec_at(&t->prof_overheads, i);
+        if (o->dur_ns > 0 && gd_iv_push(&host[HOST_PROFILER], o->ts_ns, o->ts_ns + o->dur_ns))
+            return -1;
+    }
     if (first_calls(a, &host[HOST_FIRST_CALL]) != 0 || capture_windows(a, &host[HOST_WARMUP]) != 0)
         return -1;
     return 0;
@@ -1374,6 +1379,12 @@ static gpudiag_idle_cause gap_cause(idle_ctx *ic, gap_cursor *cur, const gd_iv *
                  any_in(ic->waits.data, ic->waits.len, pv->launch, nx->launch))
             r->stream_wait_event_us += ns_to_us(len);
         return GPUDIAG_IDLE_STREAM_WAIT;
+    }
+    /* rule 0c: the profiler's own overhead (CUPTI buffer requests) covers at least half of the gap */
+    int64_t prof = overlap(&host[HOST_PROFILER], &cur->hint[HOST_PROFILER], gap->s, gap->e);
+    if (prof > 0 && 2 * prof >= len) {
+        r->profiler_host_us += ns_to_us(overlap(&host[HOST_ROLE], &cur->hint[HOST_ROLE], gap->s, gap->e));
+        return GPUDIAG_IDLE_PROFILER;
     }
     if (ic->has_mpi && 2 * overlap(&host[HOST_MPI], &cur->hint[HOST_MPI], gap->s, gap->e) >= len)
         return GPUDIAG_IDLE_COMMUNICATION; /* the host was in MPI, even after a sync */

@@ -372,6 +372,36 @@ static void input_python_tracer(fbuilder *b, const gpudiag_trace *t)
                    "Python tracer in experimental_config) before acting on host findings."));
 }
 
+/* Device-idle gaps of cause profiler: the profiler's own overhead (Kineto
+ * `overhead` events, CUPTI activity buffer requests) held the host
+ * (DEFINITIONS "Idle gaps and their causes", rule 0c). */
+static void input_profiler_overhead(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    double us = r->idle_cause_us[GPUDIAG_IDLE_PROFILER];
+    size_t nd = r->timeline.device_count;
+    if (!r->has_gpu || !(us > 0) || !nd || !r->step_count || !(r->avg_step_us > 0))
+        return;
+    double share = us / (double)nd / ((double)r->step_count * r->avg_step_us);
+    if (share > 1)
+        share = 1;
+    gpudiag_finding *f = rf_add(b, GD_F_input_profiler_overhead, share >= 0.05 ? GPUDIAG_SEV_LOW : GPUDIAG_SEV_INFO, NAN);
+    gd_fb_ev(f, "profiler_idle_us", us);
+    gd_fb_ev(f, "profiler_idle_share", share);
+    gd_fb_ev(f, "profiler_host_us", r->profiler_host_us);
+    char ms[32];
+    gd_format_us(ms, sizeof ms, us / (double)nd, "us");
+    gd_fb_text(b, f,
+         gd_format("The profiler's own overhead (Kineto `overhead` events: CUPTI activity buffer requests and "
+                   "flushes) covers most of %s of device-idle time%s (%.1f%% of the step): idle cause profiler, "
+                   "not counted against the host",
+                   ms, nd > 1 ? " per device" : "", 100.0 * share),
+         gd_format("CUPTI allocates and flushes its activity buffers on the profiled thread; the GPU idles while "
+                   "it does, with or without slow host code. This time is not the program's: it is left out of "
+                   "host_overhead / host_launch_bound. Profile more steps (a torch.profiler schedule with "
+                   "wait and warmup) so the profiler's one-off buffer requests weigh less in the window."));
+}
+
 /* Launch calls but no GPU op: the profiler lost the device records (DEFINITIONS
  * "Time and events", launch calls without GPU records; kineto#996, pytorch#192021). */
 static void input_gpu_records_dropped(fbuilder *b, const gpudiag_trace *t)
@@ -795,6 +825,7 @@ void gd_rule_input(fbuilder *b, const gpudiag_trace *t)
     input_profiler_ranges(b, t);
     input_gpu_inferred(b);
     input_python_tracer(b, t);
+    input_profiler_overhead(b);
     input_kernels_missing(b, t);
     input_processes_merged(b);
     input_gpu_clock_skew(b);

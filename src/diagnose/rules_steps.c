@@ -134,6 +134,13 @@ static double recompile_share(const gpudiag_report *r)
     return s > 1 ? 1 : s;
 }
 
+/* ... inside gaps of cause profiler: the profiler's own overhead held the host
+ * (rule 0c); input_profiler_overhead reports it */
+static double profiler_host_share(const gpudiag_report *r)
+{
+    return host_share_in_gaps(r, r->profiler_host_us);
+}
+
 /* ... inside gaps of cause sync: mostly the blocking sync call itself; the host
  * waited for the GPU (sync_stall's), it was not late to launch (rule 1) */
 static double sync_host_share(const gpudiag_report *r)
@@ -311,7 +318,7 @@ void gd_rule_host_overhead(fbuilder *b)
     /* start-up and the host side of collectives are reported on their own; idle
      * with work queued is not the host's (a host verdict needs an empty queue) */
     double startup = gd_startup_share(r) + gd_collective_host_share(r) + queued_share(r) + sync_host_share(r) +
-                     recompile_share(r); /* torch_recompilation owns recurring compilation */
+                     recompile_share(r) + profiler_host_share(r); /* torch_recompilation owns recurring compilation */
     /* both shares leave start-up out of the time they divide by too (DEFINITIONS steady-state step) */
     double host = gd_steady_share(r, role_share(r, GPUDIAG_ROLE_RUNTIME) + role_share(r, GPUDIAG_ROLE_CPU_EXEC) - startup);
     if (isnan(host) || host < GD_HOST_SHARE_MIN || isnan(r->gpu_utilization) || r->gpu_utilization >= 0.8)
@@ -343,6 +350,8 @@ void gd_rule_host_overhead(fbuilder *b)
         gd_fb_ev(f, "sync_share_excluded", sync_host_share(r));
     if (recompile_share(r) > 0)
         gd_fb_ev(f, "recompile_share_excluded", recompile_share(r));
+    if (profiler_host_share(r) > 0)
+        gd_fb_ev(f, "profiler_share_excluded", profiler_host_share(r));
     if (r->graph_launches > 0)
         gd_fb_ev(f, "graph_launches", (double)r->graph_launches); /* graphs already in use: no graph advice */
     if (r->graph_captures > 0)

@@ -555,6 +555,16 @@ void gd_verdict(fbuilder *b, const gpudiag_trace *t)
         on = top->id;
         r->bottleneck = top->bottleneck;
         v = verdict_cause(r, top, note);
+    } else if (!isnan(r->gpu_utilization) && r->gpu_utilization < 1.0 &&
+               gd_idle_cause_share(r, GPUDIAG_IDLE_PROFILER) >= 0.5 * gd_steady_share(r, 1.0 - r->gpu_utilization)) {
+        /* no cause finding, and most of the idle time is the profiler's own overhead
+         * (DEFINITIONS "Idle gaps and their causes", rule 0c) */
+        on = "input_profiler_overhead";
+        v = gd_format("The GPU is idle %.0f%% of the step, mostly (%.0f%% of the step) while the profiler's own "
+                      "overhead ran (CUPTI activity buffer requests, Kineto `overhead` events): a profiling artefact, "
+                      "not the program's, and no stall of the program stands out in the rest; profile more steps "
+                      "(torch.profiler schedule with wait and warmup) so the profiler's one-off work weighs less.%s",
+                      100.0 * (1.0 - r->gpu_utilization), 100.0 * gd_idle_cause_share(r, GPUDIAG_IDLE_PROFILER), note);
     } else if (!isnan(su) && su >= GD_LOW_UTIL_MAX && steady(r, other_idle_share(r)) >= GD_UNEXPLAINED_IDLE_MAX) {
         unexplained = 1;
         v = gd_format("The GPU is idle %.0f%% of the step, and %.0f%% of the step is idle time with no visible cause "

@@ -141,8 +141,23 @@ static void map_legacy(gpudiag_trace *t, ev_scratch *e)
     }
 }
 
+/* A Kineto `overhead` event of the profiler's own: the CUPTI overhead kinds
+ * that are the profiler's (Kineto's overheadKindString names "Activity Buffer
+ * Request", "Buffer Flush", "Instrumentation", "Resource"); not "Driver
+ * Compiler", "Runtime Triggered Module Loading", "Lazy Function Loading",
+ * "Command Buffer Full" nor "Unknown", which the program pays for profiled or
+ * not (DEFINITIONS "Idle gaps and their causes", rule 0c). */
+static int profiler_overhead_name(const char *n, size_t len)
+{
+    static const char *const own[] = {"Activity Buffer Request", "Buffer Flush", "Instrumentation", "Resource"};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if (strlen(own[i]) == len && memcmp(n, own[i], len) == 0)
+            return 1;
+    return 0;
+}
+
 /* Whether an event is kept as a record: 1 yes; 0 no, counted by why; -1 on OOM. */
-static int event_kept(gpudiag_trace *t, const ev_scratch *e)
+static int event_kept(gpudiag_trace *t, const ev_scratch *e, const char *name)
 {
     if (e->ph == 's' && e->cat == CAT_OTHER && e->cat_len == 11 && memcmp(e->cat_name, "cpu_to_cuda", 11) == 0)
         t->legacy_launch_arrows++; /* the legacy export's arrow to a kernel it did not write */
@@ -150,7 +165,7 @@ static int event_kept(gpudiag_trace *t, const ev_scratch *e)
         t->ignored_events++;
         return 0;
     }
-    if (e->cat == CAT_OTHER) {
+    if (e->cat == CAT_OTHER || (e->cat == CAT_OVERHEAD && !profiler_overhead_name(name, e->name_len))) {
         t->ignored_events++;
         return note_other_cat(t, e) != 0 ? -1 : 0;
     }
@@ -411,7 +426,7 @@ static int commit_event_inner(parser *p, ev_scratch *e, const char *name, const 
         return commit_memory(t, e);
     if (!e->has_cat && e->legacy_pid && e->ph == 'X')
         map_legacy(t, e);
-    int kept = event_kept(t, e);
+    int kept = event_kept(t, e, name);
     if (kept <= 0)
         return kept;
     size_t nlen = e->name_len;
@@ -423,6 +438,10 @@ static int commit_event_inner(parser *p, ev_scratch *e, const char *name, const 
     case CAT_RUNTIME:
     case CAT_DRIVER:
         return commit_runtime(t, e, name, nlen);
+    case CAT_OVERHEAD: { /* the profiler's own overhead (event_kept): idle rule 0c */
+        gd_host_step o = {e->ts_ns, e->dur_ns, -1};
+        return gd_vec_push(&t->prof_overheads, &o) ? 0 : -1;
+    }
     case CAT_TRACE:
         if (nlen == 20 && memcmp(name, "PyTorch Profiler (0)", 20) == 0) {
             t->trace_span_start_ns = e->ts_ns;

@@ -165,6 +165,8 @@ static int cat_for(const char *s, size_t len)
         return CAT_GPU_ANNOT;
     if (gd_ieq(s, len, "python_function"))
         return CAT_PYFUNC;
+    if (gd_ieq(s, len, "overhead"))
+        return CAT_OVERHEAD; /* CUPTI overhead records; the profiler's own are kept (DEFINITIONS) */
     if (gd_ieq(s, len, "cuda_profiler_range"))
         return CAT_PROFILER_RANGE; /* CUPTI range-profiler counters: times not measured (DEFINITIONS) */
     return CAT_OTHER;
@@ -614,7 +616,7 @@ static int cb_string(void *ctx, const unsigned char *us, size_t len)
     case K_CAT:
         e->cat = cat_for(s, len);
         e->has_cat = 1;
-        if (e->cat == CAT_OTHER) {
+        if (e->cat == CAT_OTHER || e->cat == CAT_OVERHEAD) {
             char c[GD_OTHER_CAT_NAME];
             e->cat_len = copy_name(c, GD_OTHER_CAT_NAME - 1, s, len);
             memcpy(e->cat_name, c, e->cat_len);

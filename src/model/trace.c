@@ -177,6 +177,7 @@ gpudiag_trace *gd_trace_new(const char *path)
     gd_vec_init(&t->rt_tid_runs, sizeof(gd_tid_run));
     gd_vec_init(&t->cpu_tid_runs, sizeof(gd_tid_run));
     gd_vec_init(&t->host_steps, sizeof(gd_host_step));
+    gd_vec_init(&t->prof_overheads, sizeof(gd_host_step));
     gd_vec_init(&t->comm_ext_ids, sizeof(int64_t));
     gd_vec_init(&t->comm_calls, sizeof(gd_comm_call));
     gd_vec_init(&t->op_flops, sizeof(gd_op_flops));
@@ -216,6 +217,7 @@ void gpudiag_trace_free(gpudiag_trace **tp)
     gd_vec_free(&t->rt_tid_runs);
     gd_vec_free(&t->cpu_tid_runs);
     gd_vec_free(&t->host_steps);
+    gd_vec_free(&t->prof_overheads);
     gd_vec_free(&t->comm_ext_ids);
     gd_vec_free(&t->comm_calls);
     gd_vec_free(&t->op_flops);

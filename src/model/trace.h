@@ -212,6 +212,8 @@ struct gpudiag_trace {
     gd_vec op_flops;       /* gd_op_flops (model/opflops.h): ops whose FLOPs are known, in trace order */
     gd_vec devices;        /* gd_device_prop */
     gd_vec mem_events;     /* gd_mem_event: `[memory]` events of CUDA/HIP devices, in reading order */
+    gd_vec prof_overheads; /* gd_host_step (number -1): Kineto `overhead` events of the profiler's own
+                              (CUPTI activity buffer requests, flushes, ...), in reading order */
     uint64_t mem_events_other; /* `[memory]` events of the CPU or other device types (counted only) */
     int64_t trace_span_start_ns, trace_span_end_ns; /* "PyTorch Profiler (0)" span, or min/max */
     int has_trace_span;

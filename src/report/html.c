@@ -116,7 +116,7 @@ static const char *const CSS =
     "--r-kernel:#0072b2;--r-memcpy:#e69f00;--r-memset:#f0e442;--r-communication:#cc79a7;--r-runtime:#d55e00;"
     "--r-dataloader:#009e73;--r-cpu_exec:#56b4e9;--r-other:#999999;"
     "--c-sync:#d55e00;--c-dataloader:#009e73;--c-communication:#cc79a7;--c-optimizer:#e69f00;"
-    "--c-host_launch:#56b4e9;--c-other:#999999;--c-startup:#cccccc;--c-compilation:#bbbbbb;--c-stream_wait:#cc79a7;--c-kernel_wait:#f0e442;--busy:#0072b2;--tc:#0072b2;--notc:#9ecae1;"
+    "--c-host_launch:#56b4e9;--c-other:#999999;--c-startup:#cccccc;--c-compilation:#bbbbbb;--c-stream_wait:#cc79a7;--c-kernel_wait:#f0e442;--c-profiler:#8c564b;--busy:#0072b2;--tc:#0072b2;--notc:#9ecae1;"
     "--high:#b42318;--medium:#b54708;--low:#1d4ed8;--info:#57606a}"
     "@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9da7b3;--line:#30363d;"
     "--panel:#161b22;--pat:rgba(255,255,255,.6);--busy:#58a6ff;--tc:#58a6ff;--notc:#1f4b7a;"

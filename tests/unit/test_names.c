@@ -33,12 +33,14 @@ int main(void)
     ASSERT_STR_EQ(gpudiag_kernel_class_name(GPUDIAG_KCLASS_COUNT), "unknown");
 
     static const char *const causes[] = {"sync",  "dataloader", "communication", "optimizer",   "host_launch",
-                                         "other", "startup",    "compilation",   "stream_wait", "kernel_wait"};
-    ASSERT_EQ_INT(GPUDIAG_IDLE_CAUSE_COUNT, 10);
-    for (int i = 0; i < 10; i++)
+                                         "other", "startup",    "compilation",   "stream_wait", "kernel_wait",
+                                         "profiler"};
+    ASSERT_EQ_INT(GPUDIAG_IDLE_CAUSE_COUNT, 11);
+    for (int i = 0; i < 11; i++)
         ASSERT_STR_EQ(gpudiag_idle_cause_name((gpudiag_idle_cause)i), causes[i]);
     ASSERT_EQ_INT(GPUDIAG_IDLE_SYNC, 0);
     ASSERT_EQ_INT(GPUDIAG_IDLE_STREAM_WAIT, 8);
+    ASSERT_EQ_INT(GPUDIAG_IDLE_PROFILER, 10);
     ASSERT_STR_EQ(gpudiag_idle_cause_name(GPUDIAG_IDLE_CAUSE_COUNT), "unknown");
 
     static const char *const comm[] = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all",
