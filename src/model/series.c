@@ -6,6 +6,7 @@
 #include "gpudiag/series.h"
 #include "ingest/formats.h"
 #include "model/series_internal.h"
+#include "util/util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -267,9 +268,17 @@ static int same_parent(const gpudiag_series_summary *s, const gpudiag_gpu_summar
 int gd_series_entity_label(const gpudiag_gpu_summary *g, char *buf, size_t len)
 {
     int gi = g->kind == GPUDIAG_ENTITY_GPU_I;
-    if (g->kind == GPUDIAG_ENTITY_GPU) /* a sample without a GPU number (a Prometheus sample with no
-                                         * `gpu` label) printed "GPU -1" */
-        return g->index >= 0 ? snprintf(buf, len, "GPU %d", g->index) : snprintf(buf, len, "GPU (no index)");
+    if (g->kind == GPUDIAG_ENTITY_GPU && g->index >= 0)
+        return snprintf(buf, len, "GPU %d", g->index);
+    if (g->kind == GPUDIAG_ENTITY_GPU) {
+        /* a sample without a GPU number (a Prometheus sample with no `gpu` label) printed "GPU -1";
+         * several such GPUs are told apart by their UUID when the log gives one (cleaned: it is
+         * printed to terminals) */
+        int n = g->uuid[0] ? snprintf(buf, len, "GPU (no index) %.12s", g->uuid) : snprintf(buf, len, "GPU (no index)");
+        if (len)
+            gd_term_clean(buf);
+        return n;
+    }
     if (g->index >= 0) /* the GPU it is carved from: two GPUs' GI 3 are told apart */
         return snprintf(buf, len, "GPU %d %s %d", g->index, gi ? "GI" : "CI", g->instance);
     return snprintf(buf, len, "%s %d", gi ? "GPU-I" : "GPU-CI", g->instance); /* dcgmi: no parent named */

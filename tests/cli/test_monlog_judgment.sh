@@ -185,6 +185,12 @@ if grep -q "^  GPU (no index) *NVIDIA A100-SXM4-40GB  2 samples" "$TMP/nolabel.t
    grep -qF "<h3>GPU (no index)" "$TMP/nolabel.html" &&
    ! grep -q "GPU -1" "$TMP/nolabel.txt" "$TMP/nolabel.html" &&
    grep -q '"index": *null' "$TMP/nolabel.json"; then ok; else nok "a GPU without a number: 'GPU (no index)'"; fi
+# two GPUs without a number but with their UUIDs (a new user's trial: three rows all "GPU (no index)",
+# the finding not saying which): the label carries the UUID
+printf '# TYPE DCGM_FI_DEV_GPU_UTIL gauge\nDCGM_FI_DEV_GPU_UTIL{UUID="GPU-aaaa"} 10\nDCGM_FI_DEV_GPU_UTIL{UUID="GPU-bbbb"} 95\nDCGM_FI_DEV_GPU_UTIL{UUID="GPU-aaaa"} 20\nDCGM_FI_DEV_GPU_UTIL{UUID="GPU-bbbb"} 95\n' > "$TMP/uuids.prom"
+"$GPUDIAG" analyze "$TMP/uuids.prom" > "$TMP/uuids.txt" 2>&1
+if grep -q "^  GPU (no index) GPU-aaaa  *2 samples" "$TMP/uuids.txt" && grep -q "^  GPU (no index) GPU-bbbb  *2 samples" "$TMP/uuids.txt"; then ok
+else nok "unnumbered GPUs told apart by UUID: $(grep 'GPU (no' "$TMP/uuids.txt" | head -3)"; fi
 # the "(!)" marks get a legend under the GPUS heading where a row carries one (util 0 %: all three
 # targets missed), and none where no row does (util 95 % in both samples: all three met)
 sed 's/} 0$/} 95/' "$TMP/nolabel.prom" > "$TMP/busy.prom"
