@@ -44,6 +44,13 @@ gd_exit gd_write_file(const char *prog, const char *file, const char *what,
 gd_exit gd_write_report_file(const char *prog, const gpudiag_report *r, const char *file, int html);
 /* The exit status for a library status (GPUDIAG_ERR_IO -> GD_EXIT_INPUT, ...). */
 gd_exit gd_exit_for_status(gpudiag_status st);
+
+/* A path for the terminal: a copy with control characters, C1 controls and bidirectional
+ * overrides each replaced by '?' (gd_term_clean), as the text report prints paths (a file named
+ * "esc\033[31m.json", or with a newline in its name, reached the terminal raw in -q output and in
+ * messages: a new user's trial).  One of eight static buffers, so up to eight may be used in one
+ * call; the CLI prints from one thread.  Paths longer than 4095 bytes are cut; NULL reads as "". */
+const char *gd_tpath(const char *path);
 /* gpudiag specs [NAME], gpudiag mfu, gpudiag plan: argv[0] is the command name. */
 gd_exit gd_cmd_specs(int argc, char **argv);
 gd_exit gd_cmd_mfu(int argc, char **argv);

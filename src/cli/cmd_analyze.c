@@ -469,27 +469,12 @@ static int parse_analyze(int argc, char **argv, settings *s)
     return check_analyze_outputs(s);
 }
 
-/* A path for the terminal: a copy with control characters, C1 controls and bidirectional
- * overrides each replaced by '?' (gd_term_clean), as the text report prints paths: a file named
- * "esc\033[31m.json" or with a newline in its name reached the terminal raw in -q output and in
- * messages (a new user's trial).  One of four static buffers, so up to four may be used in one
- * call; the CLI prints from one thread.  Paths longer than the buffer are cut. */
-static const char *tp(const char *path)
-{
-    static char buf[4][4096];
-    static unsigned next;
-    char *b = buf[next++ % 4];
-    snprintf(b, sizeof buf[0], "%s", path ? path : "");
-    gd_term_clean(b);
-    return b;
-}
-
 static void print_error(const gpudiag_error *err)
 {
     if (err->path[0] && err->offset >= 0)
-        fprintf(stderr, "%s: error: %s: byte %lld: %s\n", prog, tp(err->path), (long long)err->offset, err->message);
+        fprintf(stderr, "%s: error: %s: byte %lld: %s\n", prog, gd_tpath(err->path), (long long)err->offset, err->message);
     else if (err->path[0])
-        fprintf(stderr, "%s: error: %s: %s\n", prog, tp(err->path), err->message);
+        fprintf(stderr, "%s: error: %s: %s\n", prog, gd_tpath(err->path), err->message);
     else
         fprintf(stderr, "%s: error: %s\n", prog, err->message);
 }
@@ -499,7 +484,7 @@ static void warn_input(const gpudiag_report *r)
 {
     if (r->series && r->series->first_skipped_line > 0)
         fprintf(stderr, "%s: warning: %s: line %lld: %llu data row%s could not be read and %s left out%s%s%s\n",
-                prog, tp(r->input.path), (long long)r->series->first_skipped_line,
+                prog, gd_tpath(r->input.path), (long long)r->series->first_skipped_line,
                 (unsigned long long)r->series->skipped_rows, gd_plural(r->series->skipped_rows),
                 r->series->skipped_rows == 1 ? "was" : "were", r->series->skip_reason[0] ? " (first: " : "",
                 r->series->skip_reason, r->series->skip_reason[0] ? ")" : "");
@@ -507,21 +492,21 @@ static void warn_input(const gpudiag_report *r)
         fprintf(stderr, "%s: warning: %s: line %lld: %llu out-of-range value%s (utilisation above 100 %% or below 0, "
                         "negative memory, temperature > 150 C, clock > 5 GHz, power > 2x the limit, NaN/Inf, a GPU id that is no "
                         "index) read as missing\n",
-                prog, tp(r->input.path), (long long)r->series->first_invalid_line,
+                prog, gd_tpath(r->input.path), (long long)r->series->first_invalid_line,
                 (unsigned long long)r->series->invalid_values, gd_plural(r->series->invalid_values));
     for (size_t i = 0; i < r->finding_count; i++) {
         const gpudiag_finding *f = &r->findings[i];
         if (strcmp(f->id, "input_truncated") == 0)
-            fprintf(stderr, "%s: warning: %s: byte %lld: %s\n", prog, tp(r->input.path), (long long)r->input.truncated_at,
+            fprintf(stderr, "%s: warning: %s: byte %lld: %s\n", prog, gd_tpath(r->input.path), (long long)r->input.truncated_at,
                     f->title);
         else if (strcmp(f->id, "input_trailing_data") == 0)
-            fprintf(stderr, "%s: warning: %s: byte %lld: %s\n", prog, tp(r->input.path), (long long)r->input.trailing_at,
+            fprintf(stderr, "%s: warning: %s: byte %lld: %s\n", prog, gd_tpath(r->input.path), (long long)r->input.trailing_at,
                     f->title);
         else if (strcmp(f->id, "input_gzip_trailing_data") == 0)
-            fprintf(stderr, "%s: warning: %s: compressed byte %llu: %s\n", prog, tp(r->input.path),
+            fprintf(stderr, "%s: warning: %s: compressed byte %llu: %s\n", prog, gd_tpath(r->input.path),
                     (unsigned long long)r->input.gz_trailing_at, f->title);
         else if (strcmp(f->id, "input_malformed") == 0 && f->evidence_count > 1)
-            fprintf(stderr, "%s: warning: %s: byte %lld: %s\n", prog, tp(r->input.path), (long long)f->evidence[1].value,
+            fprintf(stderr, "%s: warning: %s: byte %lld: %s\n", prog, gd_tpath(r->input.path), (long long)f->evidence[1].value,
                     f->title);
     }
 }
@@ -781,7 +766,7 @@ static size_t choose_ranks(const char *dir, const settings *s, rank_job *jobs, s
                 *worst = code;
         } else if (j->rank < 0) {
             norank++;
-            fprintf(stderr, "%s: warning: %s: no distributedInfo rank: left out by --ranks\n", prog, tp(j->path));
+            fprintf(stderr, "%s: warning: %s: no distributedInfo rank: left out by --ranks\n", prog, gd_tpath(j->path));
         } else {
             if (found)
                 found[nfound++] = j->rank;
@@ -880,9 +865,9 @@ static int analyze_dir(const char *dir, const settings *s, const gpudiag_text_op
                 st = gpudiag_cluster_write_json(c, ok, stdout, s->npaths == 1, &err); /* JSON Lines with several paths */
             } else if (s->quiet) {
                 for (size_t i = 0; i < nok; i++)
-                    printf("%s: %s: %s\n", tp(ok[i]->input.path), gpudiag_bottleneck_name(ok[i]->bottleneck),
+                    printf("%s: %s: %s\n", gd_tpath(ok[i]->input.path), gpudiag_bottleneck_name(ok[i]->bottleneck),
                            ok[i]->verdict ? ok[i]->verdict : "");
-                printf("%s: %s\n", tp(dir), c->verdict);
+                printf("%s: %s\n", gd_tpath(dir), c->verdict);
             } else {
                 st = gpudiag_cluster_write_text(c, stdout, topts, &err);
                 for (size_t i = 0; st == GPUDIAG_OK && i < nok && s->verbose; i++) {
@@ -1187,7 +1172,7 @@ static int emit_report(const settings *s, int i, const char *path, gpudiag_repor
     if (s->summary && r->series) {
         fprintf(stderr, "%s: error: %s: --summary keeps what the job view of a trace's ranks needs; this is a "
                         "monitoring log: no summary written\n",
-                prog, tp(r->input.path));
+                prog, gd_tpath(r->input.path));
         if (GD_EXIT_USAGE > t->worst)
             t->worst = GD_EXIT_USAGE;
     } else if (s->summary) {
@@ -1202,7 +1187,7 @@ static int emit_report(const settings *s, int i, const char *path, gpudiag_repor
         st = gpudiag_report_write_json(r, stdout, s->npaths == 1, &err);
     } else if (s->quiet) {
         if (s->npaths > 1)
-            printf("%s: ", tp(r->input.path));
+            printf("%s: ", gd_tpath(r->input.path));
         printf("%s: %s\n", gpudiag_bottleneck_name(r->bottleneck), r->verdict ? r->verdict : "");
     } else {
         if (i > 0)

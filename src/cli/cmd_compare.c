@@ -84,9 +84,10 @@ void gd_usage_compare(FILE *fp)
 static void print_err(const gpudiag_error *err)
 {
     if (err->path[0] && err->offset >= 0)
-        fprintf(stderr, "%s: error: %s: byte %lld: %s\n", prog, err->path, (long long)err->offset, err->message);
+        fprintf(stderr, "%s: error: %s: byte %lld: %s\n", prog, gd_tpath(err->path), (long long)err->offset,
+                err->message);
     else if (err->path[0])
-        fprintf(stderr, "%s: error: %s: %s\n", prog, err->path, err->message);
+        fprintf(stderr, "%s: error: %s: %s\n", prog, gd_tpath(err->path), err->message);
     else
         fprintf(stderr, "%s: error: %s\n", prog, err->message);
 }
@@ -360,7 +361,7 @@ static int compare_logs(const char *bpath, const char *tpath, const gpudiag_comp
         }
         printf("\n  ]\n}\n");
     } else {
-        printf("gpudiag compare (monitoring logs)\n  base: %s\n  new:  %s\n\n", bpath, tpath);
+        printf("gpudiag compare (monitoring logs)\n  base: %s\n  new:  %s\n\n", gd_tpath(bpath), gd_tpath(tpath));
         printf("%-16s %12s %12s %9s %7s %9s  %s\n", "metric", "base mean", "new mean", "change", "block",
                "p(blocks)", "verdict");
         for (size_t i = 0; i < c.row_count; i++) {

@@ -74,9 +74,10 @@ static int read_path(const char *path, gpudiag_summary **acc)
         if (st == GPUDIAG_OK)
             continue;
         if (err.offset >= 0 && err.path[0])
-            fprintf(stderr, "%s: error: %s: byte %lld: %s\n", prog, err.path, (long long)err.offset, err.message);
+            fprintf(stderr, "%s: error: %s: byte %lld: %s\n", prog, gd_tpath(err.path), (long long)err.offset,
+                    err.message);
         else if (err.path[0])
-            fprintf(stderr, "%s: error: %s: %s\n", prog, err.path, err.message);
+            fprintf(stderr, "%s: error: %s: %s\n", prog, gd_tpath(err.path), err.message);
         else
             fprintf(stderr, "%s: error: %s\n", prog, err.message);
         rc = gd_exit_for_status(st);

@@ -86,14 +86,14 @@ int gd_check_outputs(const char *const *opt_names, const char *const *outs, size
                 continue;
             if (exists && !S_ISDIR(si.st_mode) && same_inode(&so, &si)) {
                 fprintf(stderr, "gpudiag: error: %s %s is the input %s: refusing to overwrite it\n", opt_names[i],
-                        outs[i], ins[j]);
+                        gd_tpath(outs[i]), gd_tpath(ins[j]));
                 return -1;
             }
             if (parent && S_ISDIR(si.st_mode) && same_inode(&sp, &si)) {
                 fprintf(stderr,
                         "gpudiag: error: %s %s would be written into the input directory %s (and read as one of "
                         "its inputs next time): write it elsewhere\n",
-                        opt_names[i], outs[i], ins[j]);
+                        opt_names[i], gd_tpath(outs[i]), gd_tpath(ins[j]));
                 return -1;
             }
         }
@@ -104,7 +104,7 @@ int gd_check_outputs(const char *const *opt_names, const char *const *outs, size
             int same = exists && stat(outs[k], &sk) == 0 ? same_inode(&so, &sk) : strcmp(outs[i], outs[k]) == 0;
             if (same) {
                 fprintf(stderr, "gpudiag: error: %s and %s name the same file %s: give each its own\n", opt_names[k],
-                        opt_names[i], outs[i]);
+                        opt_names[i], gd_tpath(outs[i]));
                 return -1;
             }
         }
@@ -173,7 +173,7 @@ int gd_check_writable(const char *const *opt_names, const char *const *outs, siz
         }
         if (why) {
             fprintf(stderr, "gpudiag: error: %s %s: cannot be written: %s (checked before anything is read or run)\n", opt_names[i],
-                    outs[i], why);
+                    gd_tpath(outs[i]), why);
             return -1;
         }
     }
@@ -456,7 +456,7 @@ static gd_exit list_dir(const char *dir, int summaries, char ***names_out, size_
     *n_out = 0;
     DIR *d = opendir(dir);
     if (!d) {
-        fprintf(stderr, "gpudiag: error: %s: cannot open the directory: %s\n", dir, strerror(errno));
+        fprintf(stderr, "gpudiag: error: %s: cannot open the directory: %s\n", gd_tpath(dir), strerror(errno));
         return GD_EXIT_INPUT;
     }
     char **names = NULL;
@@ -490,7 +490,7 @@ static gd_exit list_dir(const char *dir, int summaries, char ***names_out, size_
         else if (!S_ISREG(sb.st_mode))
             what = "a device or other special file";
         if (what) {
-            fprintf(stderr, "gpudiag: note: %s: skipped: %s, not a regular file\n", names[n], what);
+            fprintf(stderr, "gpudiag: note: %s: skipped: %s, not a regular file\n", gd_tpath(names[n]), what);
             free(names[n]);
             continue;
         }
@@ -504,7 +504,8 @@ static gd_exit list_dir(const char *dir, int summaries, char ***names_out, size_
                     "summaries 'gpudiag analyze --summary FILE TRACE' writes, not traces)\n",
                     dir);
         else
-            fprintf(stderr, "gpudiag: error: %s: no .json, .json.gz or .sqlite trace files in this directory\n", dir);
+            fprintf(stderr, "gpudiag: error: %s: no .json, .json.gz or .sqlite trace files in this directory\n",
+                    gd_tpath(dir));
         free(names);
         return GD_EXIT_INPUT;
     }
@@ -550,7 +551,7 @@ gd_exit gd_write_file(const char *prog, const char *file, const char *what,
 {
     gd_outfile of;
     if (gd_outfile_open(&of, file) != 0) {
-        fprintf(stderr, "%s: error: %s: cannot write %s: %s\n", prog, file, what, strerror(errno));
+        fprintf(stderr, "%s: error: %s: cannot write %s: %s\n", prog, gd_tpath(file), what, strerror(errno));
         return GD_EXIT_INPUT;
     }
     gpudiag_error err;
@@ -572,7 +573,7 @@ gd_exit gd_write_file(const char *prog, const char *file, const char *what,
     }
     int replacing = of.tmp != NULL; /* not a device or a FIFO written in place */
     if (gd_outfile_commit(&of, st != GPUDIAG_OK) != 0) {
-        fprintf(stderr, "%s: error: %s: writing %s failed: %s%s\n", prog, file, what,
+        fprintf(stderr, "%s: error: %s: writing %s failed: %s%s\n", prog, gd_tpath(file), what,
                 st != GPUDIAG_OK && st != GPUDIAG_ERR_IO ? err.message : strerror(errno),
                 replacing ? " (no partial file is left; an old one is kept)" : "");
         return GD_EXIT_INPUT;
@@ -595,4 +596,14 @@ gd_exit gd_write_report_file(const char *prog, const gpudiag_report *r, const ch
 {
     report_out x = {r, html};
     return gd_write_file(prog, file, html ? "the HTML report" : "the JSON report", put_report, &x);
+}
+
+const char *gd_tpath(const char *path)
+{
+    static char buf[8][4096];
+    static unsigned next;
+    char *b = buf[next++ % 8];
+    snprintf(b, sizeof buf[0], "%s", path ? path : "");
+    gd_term_clean(b);
+    return b;
 }

@@ -373,9 +373,11 @@ static void text_side(FILE *fp, const gpudiag_comparison *c, int side)
     const char *const *labels = side ? c->test_labels : c->base_labels;
     const gpudiag_compare_runs *r = side ? &c->test_runs : &c->base_runs;
     fprintf(fp, "  %-5s", side ? "new:" : "base:");
-    for (size_t i = 0; i < n; i++)
-        fprintf(fp, "%s%s", i ? ", " : " ", labels[i]);
-    fprintf(fp, "  (%zu run%s, %zu steps)\n", n, n == 1 ? "" : "s", r->steps);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ", " : " ", fp);
+        gd_fput_term(fp, labels[i], strlen(labels[i])); /* paths from the command line: cleaned */
+    }
+    fprintf(fp, "  (%zu run%s, %zu step%s)\n", n, n == 1 ? "" : "s", r->steps, r->steps == 1 ? "" : "s");
     /* DEFINITIONS "Steady state of a run": say which steps were left out, and why */
     if (r->steps_excluded) {
         fprintf(fp, "         steady state: %zu step%s left out:", r->steps_excluded, r->steps_excluded == 1 ? "" : "s");
