@@ -611,13 +611,18 @@ static gpudiag_status series_read_lines(gd_lines *l, const char *path, gpudiag_l
             st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, l->cut_at,
                               "no sample found in this %s log before its gzip stream was cut short (in line %lld)",
                               gpudiag_log_format_name(format), (long long)l->cut_line);
-        else if (samples == 0)
+        else if (samples == 0) {
+            int empty = s->empty_rows > 0, malformed = s->first_skipped_line > 0;
+            const char *why = "";
+            if (empty && malformed)
+                why = " (every data row was malformed or held no value)";
+            else if (empty)
+                why = " (every data row held no value: all missing)";
+            else if (malformed)
+                why = " (every data row was malformed)";
             st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, -1, "no sample found in this %s log%s",
-                              gpudiag_log_format_name(format),
-                              s->empty_rows > 0 && s->first_skipped_line > 0
-                                  ? " (every data row was malformed or held no value)"
-                              : s->empty_rows > 0 ? " (every data row held no value: all missing)"
-                              : s->first_skipped_line > 0 ? " (every data row was malformed)" : "");
+                              gpudiag_log_format_name(format), why);
+        }
     }
     if (st == GPUDIAG_ERR_FORMAT && l->cut_line > 0 && err && !strstr(err->message, "cut short")) {
         size_t m = strlen(err->message);
