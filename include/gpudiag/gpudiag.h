@@ -987,6 +987,11 @@ typedef struct gpudiag_report {
      *  NaN without steps from markers.  The cross-rank wait inherited from before the window
      *  compares it between ranks (DEFINITIONS "Ranks and stragglers") */
     double first_step_host_start_us;
+    /** appended: step markers overlapping the one before them of another number by more than
+     *  max(10 µs, 1 % of the shorter), and step numbers repeated (after the folding): the step
+     *  boundaries are unreliable (DEFINITIONS "Steps" 1, finding input_steps_overlap) */
+    int steps_markers_overlapping;
+    int steps_numbers_repeated;
 } gpudiag_report;
 
 /** Options for gpudiag_analyze(); zero-initialise, then set what you need. */

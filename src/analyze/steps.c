@@ -134,6 +134,22 @@ static int host_steps(const gpudiag_trace *t, gpudiag_report *r, step_match *m)
             m->hs[w++] = *cur;
         }
         m->n = w;
+        /* markers that cannot be told apart (DEFINITIONS "Steps" 1): overlapping the one before of
+         * another number beyond the tolerance, or a number seen again */
+        for (size_t i = 1; i < w; i++) {
+            int64_t li = m->hs[i].e - m->hs[i].s, lp = m->hs[i - 1].e - m->hs[i - 1].s;
+            int64_t tol = (li < lp ? li : lp) / 100;
+            if (tol < 10 * 1000)
+                tol = 10 * 1000; /* 10 µs, in ns */
+            if (m->hs[i].number != m->hs[i - 1].number && m->hs[i - 1].e - m->hs[i].s > tol)
+                r->steps_markers_overlapping++;
+        }
+        for (size_t i = 0; i < w; i++)
+            for (size_t k = 0; k < i && m->hs[i].number >= 0; k++)
+                if (m->hs[k].number == m->hs[i].number) {
+                    r->steps_numbers_repeated++;
+                    break;
+                }
         /* merged steps of processes that run apart overlap their neighbours: each starts
          * where the one before ends, as rule 3 does with GPU ops (which a merged file may
          * not link: input_processes_merged) */

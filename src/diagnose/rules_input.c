@@ -748,6 +748,22 @@ static void input_steps(fbuilder *b)
                        "training iteration, rather than wrapping only part of it in a ProfilerStep range "
                        "(Nsight Systems: one NVTX range around the whole iteration, or --step-range NAME)."));
     }
+    if (r->steps_markers_overlapping || r->steps_numbers_repeated) {
+        /* DEFINITIONS "Steps" 1: markers that cannot be told apart */
+        gpudiag_finding *f = rf_add(b, GD_F_input_steps_overlap, GPUDIAG_SEV_MEDIUM, NAN);
+        gd_fb_ev(f, "steps_markers_overlapping", (double)r->steps_markers_overlapping);
+        gd_fb_ev(f, "steps_numbers_repeated", (double)r->steps_numbers_repeated);
+        gd_fb_text(b, f,
+             gd_format("The step markers do not mark one process's iterations: %d overlap%s a step of another "
+                       "number and %d step number%s repeat%s, so the step boundaries, the per-step numbers and the "
+                       "step time may be wrong",
+                       r->steps_markers_overlapping, r->steps_markers_overlapping == 1 ? "s" : "",
+                       r->steps_numbers_repeated, r->steps_numbers_repeated == 1 ? "" : "s",
+                       r->steps_numbers_repeated == 1 ? "s" : ""),
+             gd_format("Analyse one process's trace per file (gpudiag analyze DIR compares ranks), and call "
+                       "prof.step() from one thread once per iteration; a file that merges traces of processes "
+                       "whose steps are offset cannot be cut into common steps."));
+    }
     if (r->input.step_range_missing) {
         gpudiag_finding *f = rf_add(b, GD_F_input_step_range_missing, GPUDIAG_SEV_MEDIUM, NAN);
         gd_fb_ev(f, "annotation_ranges", (double)r->input.nsys.nvtx_ranges);

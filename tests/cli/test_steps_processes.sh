@@ -57,6 +57,29 @@ d["traceEvents"] += [dict(e, tid=2, ts=e["ts"] + 10) for e in d["traceEvents"] i
 json.dump(d, open(sys.argv[2], "w"))' "$GD_TEST_DATA/ok_three_steps.json" "$TMP/threads.json"
 got=$("$GPUDIAG" analyze --json "$TMP/threads.json" | python3 -c "$STEPS")
 [ "$got" = "1:1000-1110 2:1110-1230 3:1230-1310 3" ] && ok || nok "two threads' markers: $got"
+# markers that cannot be told apart (input_steps_overlap): a second ProfilerStep#1 touching step 1
+# at 1100-1200 (not folded: it only touches) overlaps #2 (1100-1200) by 100 us > 10 us and repeats
+# number 1 -> overlapping 1, repeated 1; #2 moved onto #1's span (1000-1100) -> overlapping 1,
+# repeated 0; the 7 us offset above is within the 10 us tolerance -> neither, no finding
+OVL='
+import json, sys
+d = json.load(sys.stdin); b = d["breakdown"]
+print(b["steps_markers_overlapping"], b["steps_numbers_repeated"], "input_steps_overlap" in [f["id"] for f in d["findings"]])'
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["traceEvents"].append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 100, "tid": 2, "ts": 1100, "dur": 100})
+json.dump(d, open(sys.argv[2], "w"))
+d = json.load(open(sys.argv[1]))
+for e in d["traceEvents"]:
+    if e["name"] == "ProfilerStep#2":
+        e["ts"] = 1000
+json.dump(d, open(sys.argv[3], "w"))' "$GD_TEST_DATA/ok_three_steps.json" "$TMP/touch.json" "$TMP/eqstart.json"
+for c in "touch:1 1 True" "eqstart:1 0 True" "m7:0 0 False"; do
+    name=${c%%:*}
+    got=$("$GPUDIAG" analyze --json "$TMP/$name.json" | python3 -c "$OVL")
+    [ "$got" = "${c#*:}" ] && ok || nok "$name: overlapping, repeated, finding = $got (want ${c#*:})"
+done
 got=$("$GPUDIAG" analyze --json "$GD_TEST_DATA/ok_three_steps.json" | python3 -c "$STEPS")
 [ "$got" = "1:1000-1100 2:1100-1230 3:1230-1300 0" ] && ok || nok "one process: unchanged ($got)"
 "$GPUDIAG" analyze "$GD_TEST_DATA/ok_three_steps.json" | grep -q "folded" && nok "one process: a fold line" || ok
