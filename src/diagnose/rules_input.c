@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "diagnose/rules_internal.h"
+#include "gpudiag/memory.h"
 #include "gpudiag/specs.h"
 
 /* Device-idle time that may hold unrecorded graph replays ÷ devices ÷ the steps
@@ -680,6 +681,28 @@ static void input_no_gpu_or_steps(fbuilder *b, const gpudiag_trace *t)
                            "categories (kernel, gpu_memcpy, cpu_op, cuda_runtime, ...). Record the run with "
                            "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) and "
                            "export_chrome_trace, or with Nsight Systems (nsys export --type sqlite)."));
+        } else if (r->input.skipped_bad_value - r->input.kernels_bad_value + r->input.skipped_zero_ts > 0) {
+            /* GPU events were read but none could be placed (FINDINGS cpu_only_trace) */
+            uint64_t lost = r->input.skipped_bad_value - r->input.kernels_bad_value + r->input.skipped_zero_ts;
+            gd_fb_ev(f, "gpu_events_left_out", (double)lost);
+            gd_fb_text(b, f,
+                 gd_format("No GPU activity could be analysed: the trace holds %llu GPU event%s, all left out "
+                           "(an impossible device index or no timestamp: input_incomplete_events)",
+                           (unsigned long long)lost, gd_plural(lost)),
+                 gd_format("The kernels name no device gpudiag can read (Kineto writes args.device, or the device "
+                           "index as the event's pid): a trace edited, merged or converted by another tool may have "
+                           "lost it. Analyse the profiler's own export (export_chrome_trace), or put back the "
+                           "device of each GPU event."));
+        } else if (r->memory && r->memory->device_count > 0) {
+            /* CUDA memory events: the model ran on the GPU, the profile did not record its activity */
+            gd_fb_ev(f, "cuda_memory_devices", (double)r->memory->device_count);
+            gd_fb_text(b, f,
+                 gd_format("The GPU was used (CUDA memory events on %zu device%s) but the trace recorded no GPU "
+                           "activity (no kernels, copies or memsets)",
+                           r->memory->device_count, r->memory->device_count == 1 ? "" : "s"),
+                 gd_format("The profiler recorded CPU activity only: profile with "
+                           "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) to "
+                           "record the kernels, copies and memsets."));
         } else {
             gd_fb_text(b, f, gd_format("The trace has no GPU activity (no kernels, copies or memsets)"),
                  gd_format("Profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] and make "

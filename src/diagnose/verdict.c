@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "diagnose/rules_internal.h"
+#include "gpudiag/memory.h"
 #include "gpudiag/specs.h"
 
 /* The catalogue row of a finding's id; NULL for an id not in it. */
@@ -344,6 +345,15 @@ static char *verdict_no_gpu(const gpudiag_report *r, const gpudiag_trace *t, con
                           (unsigned long long)t->uncategorised_events, t->uncategorised_events == 1 ? "" : "s",
                           t->uncategorised_events == 1 ? "ies" : "y", r->step_count,
                           r->step_count == 1 ? "" : "s");
+        else if (!r->input.legacy_profiler && !r->input.truncated &&
+                 r->input.skipped_bad_value - r->input.kernels_bad_value + r->input.skipped_zero_ts > 0)
+            v = gd_format("No GPU activity could be analysed: the trace's GPU events were all left out (an impossible "
+                          "device index or no timestamp), so nothing can be said about the GPU (%zu host step%s).",
+                          r->step_count, r->step_count == 1 ? "" : "s");
+        else if (!r->input.legacy_profiler && !r->input.truncated && r->memory && r->memory->device_count > 0)
+            v = gd_format("The GPU was used (CUDA memory events) but this trace recorded no GPU activity: nothing "
+                          "to diagnose on the GPU side (%zu host step%s); profile with the CUDA activity too.",
+                          r->step_count, r->step_count == 1 ? "" : "s");
         else
             v = gd_format("No GPU activity in this trace%s: nothing to diagnose on the GPU side (%zu host step%s).",
                           r->input.legacy_profiler
