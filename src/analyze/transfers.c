@@ -12,8 +12,6 @@
 #include "analyze/passes.h"
 #include "model/trace.h"
 
-/* ---- host<->device copies -------------------------------------------------- */
-
 /* ---- GEMMs beside communication (DEFINITIONS "GEMM fill", SMs left to communication) ---- */
 
 typedef struct comm_iv {
@@ -30,13 +28,8 @@ static int cmp_comm_iv(const void *x, const void *y)
     return a->s < b->s ? -1 : a->s > b->s;
 }
 
-static int cmp_i64pair(const void *x, const void *y)
-{
-    const int64_t *a = x, *b = y;
-    return a[0] < b[0] ? -1 : a[0] > b[0];
-}
-
-/* The communication kernels of the trace, sorted by device then start; NULL (n 0) when none. */
+/* The communication kernels of the trace (a->op_is_comm: the breakdown's and the comm share's),
+ * sorted by device then start; NULL (n 0) when none. */
 static comm_iv *comm_intervals(actx *a, size_t *n)
 {
     const gpudiag_trace *t = a->t;
@@ -44,7 +37,7 @@ static comm_iv *comm_intervals(actx *a, size_t *n)
     *n = 0;
     for (size_t i = 0; i < t->gpu_ops.len; i++) {
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
-        if (op->kind == GD_GPU_KERNEL && (gd_name_flags(a, op->name_id) & NF_COMM))
+        if (op->kind == GD_GPU_KERNEL && a->op_is_comm[i])
             c++;
     }
     comm_iv *v = c ? malloc(c * sizeof *v) : NULL;
@@ -53,7 +46,7 @@ static comm_iv *comm_intervals(actx *a, size_t *n)
     size_t k = 0;
     for (size_t i = 0; i < t->gpu_ops.len; i++) {
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
-        if (op->kind != GD_GPU_KERNEL || !(gd_name_flags(a, op->name_id) & NF_COMM))
+        if (op->kind != GD_GPU_KERNEL || !a->op_is_comm[i])
             continue;
         v[k].s = op->ts_ns;
         v[k].e = op->ts_ns + op->dur_ns;
@@ -70,8 +63,8 @@ static comm_iv *comm_intervals(actx *a, size_t *n)
 
 /* Whether a GEMM with fewer blocks than SMs leaves the rest to communication: communication kernels on
  * its device overlap at least half its span (their union), and its blocks per SM plus the largest
- * blocks per SM among them reach 1.  buf: scratch pairs, grown as needed. */
-static int leaves_sms_to_comm(const gd_gpu_op *op, const comm_iv *v, size_t n, int64_t **buf, size_t *cap)
+ * blocks per SM among them reach 1.  ov: scratch intervals, emptied here. */
+static int leaves_sms_to_comm(const gd_gpu_op *op, const comm_iv *v, size_t n, gd_vec *ov)
 {
     int64_t os = op->ts_ns, oe = op->ts_ns + op->dur_ns;
     if (!n || op->dur_ns <= 0)
@@ -85,41 +78,24 @@ static int leaves_sms_to_comm(const gd_gpu_op *op, const comm_iv *v, size_t n, i
         else
             hi = mid;
     }
-    size_t m = 0;
+    ov->len = 0;
     float comm_bps = 0;
     for (size_t j = lo; j-- > 0 && v[j].device == op->device && v[j].maxe > os;) {
         if (v[j].e <= os)
             continue;
-        if (m == *cap) {
-            size_t nc = *cap ? 2 * *cap : 16;
-            int64_t *nb = realloc(*buf, nc * 2 * sizeof **buf);
-            if (!nb)
-                return 0;
-            *buf = nb;
-            *cap = nc;
-        }
-        (*buf)[2 * m] = v[j].s > os ? v[j].s : os;
-        (*buf)[2 * m + 1] = v[j].e < oe ? v[j].e : oe;
-        m++;
+        if (gd_iv_push(ov, v[j].s > os ? v[j].s : os, v[j].e < oe ? v[j].e : oe) != 0)
+            return 0;
         if (v[j].bps > comm_bps)
             comm_bps = v[j].bps;
     }
-    if (!m || (double)op->blocks_per_sm + (double)comm_bps < 1.0 - 1e-4)
+    if (!ov->len || (double)op->blocks_per_sm + (double)comm_bps < 1.0 - 1e-4)
         return 0;
-    qsort(*buf, m, 2 * sizeof **buf, cmp_i64pair);
-    int64_t covered = 0, cs = (*buf)[0], ce = (*buf)[1];
-    for (size_t i = 1; i < m; i++) {
-        int64_t s = (*buf)[2 * i], e = (*buf)[2 * i + 1];
-        if (s > ce) {
-            covered += ce - cs;
-            cs = s;
-            ce = e;
-        } else if (e > ce)
-            ce = e;
-    }
-    covered += ce - cs;
-    return 2 * covered >= op->dur_ns;
+    /* the overlaps' union (intervals.h) */
+    size_t m = gd_iv_merge(ov->data, ov->len);
+    return 2 * gd_iv_sum(ov->data, m) >= op->dur_ns;
 }
+
+/* ---- host<->device copies -------------------------------------------------- */
 
 /* Memcpys that start inside the steps span, by direction from Kineto's names
  * ("Memcpy HtoD (Pageable -> Device)"), and those touching pageable memory. */
@@ -129,9 +105,10 @@ void gd_build_transfers(actx *a)
     gpudiag_report *r = a->r;
     if (!a->nsteps)
         return;
-    size_t ncomm = 0, cap = 0;
+    size_t ncomm = 0;
     comm_iv *comm = comm_intervals(a, &ncomm);
-    int64_t *buf = NULL;
+    gd_vec ov;
+    gd_vec_init(&ov, sizeof(gd_iv));
     for (size_t i = 0; i < t->gpu_ops.len; i++) {
         const gd_gpu_op *op = gd_vec_at(&t->gpu_ops, i);
         if (op->ts_ns < a->span_s || op->ts_ns >= a->span_e)
@@ -144,11 +121,13 @@ void gd_build_transfers(actx *a)
             r->gemm_time_us += d;
             if (op->flags & GD_GF_HAS_BPS) {
                 r->gemm_blocks_known_us += d;
-                if (op->blocks_per_sm >= 0 && op->blocks_per_sm < 1 && leaves_sms_to_comm(op, comm, ncomm, &buf, &cap)) {
-                    r->gemm_comm_filled_us += d;
-                } else if (op->blocks_per_sm >= 0 && op->blocks_per_sm < 1) {
-                    r->gemm_underfilled_us += d;
-                    r->gemm_sm_idle_us += d * (1.0 - op->blocks_per_sm);
+                if (op->blocks_per_sm >= 0 && op->blocks_per_sm < 1) {
+                    if (leaves_sms_to_comm(op, comm, ncomm, &ov)) {
+                        r->gemm_comm_filled_us += d;
+                    } else {
+                        r->gemm_underfilled_us += d;
+                        r->gemm_sm_idle_us += d * (1.0 - op->blocks_per_sm);
+                    }
                 }
             }
             continue;
@@ -166,7 +145,7 @@ void gd_build_transfers(actx *a)
             r->pageable.time_us += ns_to_us(op->dur_ns);
         }
     }
-    free(buf);
+    gd_vec_free(&ov);
     free(comm);
 }
 
