@@ -606,19 +606,13 @@ static void add_a2a_finding(gd_fbuild *b, const gpudiag_cluster *c)
  * leave a blocking collective together, within 1-7 us on one host. */
 #define GD_CLOCK_SHARED_US 100.0
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The wait inherited from before the window (DEFINITIONS "Ranks and stragglers"): when every
  * participant's matched collectives end within GD_CLOCK_SHARED_US of the first participant's
  * (median over them) and its start times are known, rank r's first collective counts as its
  * duration minus min(its wait there, max(0, S* − S_r)), S the first step's start and S* the last
  * arrival at the first collective (its latest kernel start) less the longest work before it
- * (arrival − own start): continuous in the inputs and the same under any labelling of the ranks.  first[0..n) receives each rank's first duration so
- * adjusted; fills c->start_skew_us and
+ * (arrival − own start): continuous in the inputs and the same under any labelling of the ranks.
+ * first[0..n) receives each rank's first duration so adjusted; fills c->start_skew_us and
  * c->inherited_wait_us_per_step.  1 when assessed, 0 when not, -1 when out of memory. */
 static int inherited_waits(const gd_rank_input *in, size_t n, gpudiag_cluster *c, double *first)
 {
@@ -646,7 +640,7 @@ static int inherited_waits(const gd_rank_input *in, size_t n, gpudiag_cluster *c
         for (size_t j = 0; j < m; j++)
             dev[j] = fabs(((double)in[i].comm_start_ns[j] / 1e3 + in[i].comm_us[j]) -
                           ((double)in[ref].comm_start_ns[j] / 1e3 + in[ref].comm_us[j]));
-        qsort(dev, m, sizeof *dev, cmp_double);
+        gd_sort_doubles(dev, m);
         double med = m % 2 ? dev[m / 2] : (dev[m / 2 - 1] + dev[m / 2]) / 2;
         if (!(med <= GD_CLOCK_SHARED_US)) {
             free(dev);

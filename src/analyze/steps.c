@@ -144,12 +144,19 @@ static int host_steps(const gpudiag_trace *t, gpudiag_report *r, step_match *m)
             if (m->hs[i].number != m->hs[i - 1].number && m->hs[i - 1].e - m->hs[i].s > tol)
                 r->steps_markers_overlapping++;
         }
+        /* repeated numbers: the numbered markers less the distinct numbers (sorted, not a pairwise
+         * scan: a trace may hold thousands of steps) */
+        int64_t *num = malloc(w * sizeof *num);
+        if (!num)
+            return -1;
+        size_t nn = 0;
         for (size_t i = 0; i < w; i++)
-            for (size_t k = 0; k < i && m->hs[i].number >= 0; k++)
-                if (m->hs[k].number == m->hs[i].number) {
-                    r->steps_numbers_repeated++;
-                    break;
-                }
+            if (m->hs[i].number >= 0)
+                num[nn++] = m->hs[i].number;
+        qsort(num, nn, sizeof *num, gd_cmp_i64);
+        for (size_t i = 1; i < nn; i++)
+            r->steps_numbers_repeated += num[i] == num[i - 1];
+        free(num);
         /* merged steps of processes that run apart overlap their neighbours: each starts
          * where the one before ends, as rule 3 does with GPU ops (which a merged file may
          * not link: input_processes_merged) */
