@@ -130,8 +130,8 @@ static void input_damage(fbuilder *b, const gpudiag_trace *t)
         gpudiag_finding *f = rf_add(b, GD_F_input_incomplete_events, GPUDIAG_SEV_INFO, NAN);
         gd_fb_ev(f, "events_without_duration", (double)r->input.skipped_no_dur);
         gd_fb_ev(f, "gpu_events_with_zero_ts", (double)r->input.skipped_zero_ts);
-        gd_fb_ev(f, "gpu_events_with_bad_device", (double)(r->input.skipped_bad_value - r->input.kernels_bad_value));
-        uint64_t kb = r->input.kernels_bad_value, dev_bad = r->input.skipped_bad_value - kb;
+        gd_fb_ev(f, "gpu_events_with_bad_device", (double)gd_gpu_events_bad_device(r));
+        uint64_t kb = r->input.kernels_bad_value, dev_bad = gd_gpu_events_bad_device(r);
         if (kb)
             gd_fb_ev(f, "kernels_with_bad_value", (double)kb);
         gd_fb_text(b, f,
@@ -681,9 +681,9 @@ static void input_no_gpu_or_steps(fbuilder *b, const gpudiag_trace *t)
                            "categories (kernel, gpu_memcpy, cpu_op, cuda_runtime, ...). Record the run with "
                            "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) and "
                            "export_chrome_trace, or with Nsight Systems (nsys export --type sqlite)."));
-        } else if (r->input.skipped_bad_value - r->input.kernels_bad_value + r->input.skipped_zero_ts > 0) {
+        } else if (gd_gpu_events_left_out(r) > 0) {
             /* GPU events were read but none could be placed (FINDINGS cpu_only_trace) */
-            uint64_t lost = r->input.skipped_bad_value - r->input.kernels_bad_value + r->input.skipped_zero_ts;
+            uint64_t lost = gd_gpu_events_left_out(r);
             gd_fb_ev(f, "gpu_events_left_out", (double)lost);
             gd_fb_text(b, f,
                  gd_format("No GPU activity could be analysed: the trace holds %llu GPU event%s, all left out "

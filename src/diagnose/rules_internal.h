@@ -180,6 +180,18 @@ void gd_rule_input(fbuilder *b, const gpudiag_trace *t); /* rules_input.c */
 #include "diagnose/findings.def"
 #undef GD_RULE
 
+/* GPU events read but left out of the model: an impossible device index (skipped.bad_value less
+ * the kernels kept without their bad value) and no timestamp (docs/FINDINGS.md
+ * input_incomplete_events, cpu_only_trace). */
+static inline uint64_t gd_gpu_events_bad_device(const gpudiag_report *r)
+{
+    return r->input.skipped_bad_value - r->input.kernels_bad_value;
+}
+static inline uint64_t gd_gpu_events_left_out(const gpudiag_report *r)
+{
+    return gd_gpu_events_bad_device(r) + r->input.skipped_zero_ts;
+}
+
 /* ---- ranking and verdict (verdict.c) ----------------------------------- */
 
 /* The verdict's evidence-dependent fixes (findings.def's fix_fn column): a static string, or

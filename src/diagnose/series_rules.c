@@ -410,8 +410,9 @@ static void rule_low_gpu_utilization(sbuild *b, gpudiag_series_summary *s)
          gd_format("%s below common health targets for training: %s median %.0f %% (%s >= 70 %%), p10 %.0f %% "
                    "(%s >= 40 %%), %.0f %% of samples under 30 %% (%s < 10 %%)%s",
                    gpus, gpudiag_metric_name(g->compute_metric), 100 * c->median,
-                   c->median >= 0.7 ? "meets" : "target", 100 * c->p10, c->p10 >= 0.4 ? "meets" : "target",
-                   100 * c->low_share, c->low_share < 0.1 ? "meets" : "target", fewtxt),
+                   g->health_median_ok == 1 ? "meets" : "target", 100 * c->p10,
+                   g->health_p10_ok == 1 ? "meets" : "target", 100 * c->low_share,
+                   g->health_low_ok == 1 ? "meets" : "target", fewtxt),
          gd_format("The targets (median >= 70 %%, p10 >= 40 %%, under 30 %% less than 10 %% of the time) are a "
                    "rule of thumb from practitioners' guides to GPU utilisation in LLM training: a GPU that "
                    "meets them is kept busy. The estimated gain is a prior from that rule, not a measurement: it "

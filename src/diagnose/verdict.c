@@ -346,7 +346,7 @@ static char *verdict_no_gpu(const gpudiag_report *r, const gpudiag_trace *t, con
                           t->uncategorised_events == 1 ? "ies" : "y", r->step_count,
                           r->step_count == 1 ? "" : "s");
         else if (!r->input.legacy_profiler && !r->input.truncated &&
-                 r->input.skipped_bad_value - r->input.kernels_bad_value + r->input.skipped_zero_ts > 0)
+                 gd_gpu_events_left_out(r) > 0)
             v = gd_format("No GPU activity could be analysed: the trace's GPU events were all left out (an impossible "
                           "device index or no timestamp), so nothing can be said about the GPU (%zu host step%s).",
                           r->step_count, r->step_count == 1 ? "" : "s");

@@ -29,6 +29,15 @@ typedef struct tw {
  * characters and bidirectional overrides become '?' (gd_fput_term), so a
  * trace cannot drive or reorder the terminal, and the cut
  * never splits a UTF-8 sequence.  Returns 1 if the string was cut. */
+/* 1 when the report holds the finding `id`. */
+static int has_finding(const gpudiag_report *r, const char *id)
+{
+    for (size_t i = 0; i < r->finding_count; i++)
+        if (strcmp(r->findings[i].id, id) == 0)
+            return 1;
+    return 0;
+}
+
 static int put_clean(FILE *fp, const char *s, size_t max)
 {
     size_t n = gd_utf8_prefix(s, max);
@@ -832,8 +841,9 @@ static void details(const tw *w, const gpudiag_report *r)
                            "host clocks disagree, launch delays are a lower bound\n",
                     (unsigned long long)r->kernels_before_launch, one ? "" : "s", one ? "s" : "", one ? "its" : "their",
                     off);
-        } else if (r->kernels_before_launch_start * 2 >= r->linked_kernels && r->kernels_before_launch_start >= 10) {
-            /* a systematic offset under 50 us (DEFINITIONS "Kernels", kernels before their launch) */
+        } else if (has_finding(r, "input_gpu_clock_skew")) {
+            /* a systematic offset under 50 us (DEFINITIONS "Kernels", kernels before their launch): the rule
+             * decided it (with no kernel > 50 us early, its finding fires only for that) */
             char off[32];
             ms(off, sizeof off, r->launch_skew_start_max_us);
             fprintf(w->fp, "  %llu of %llu kernels start before their own launch call (up to %s early): GPU and host "
