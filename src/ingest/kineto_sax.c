@@ -492,14 +492,16 @@ static int cb_number(void *ctx, const char *s, size_t len)
     case K_MEM_TOTAL_RES:
         mem_arg(e, key, s, len);
         break;
-    case K_BPS: /* 0..2^63 (no grid has more blocks); -1 is Kineto's "SM count unknown" */
-        if (gd_kt_parse_double(s, len, &d) == 0 && d >= 0 && d <= 0x1p63) {
+    case K_BPS: { /* 0..2^63 (no grid has more blocks); -1 is Kineto's "SM count unknown" */
+        int ok = gd_kt_parse_double(s, len, &d) == 0;
+        if (ok && d >= 0 && d <= 0x1p63) {
             e->bps = d;
             e->has_bps = 1;
-        } else if (!(gd_kt_parse_double(s, len, &d) == 0 && d == -1.0)) {
+        } else if (!(ok && d == -1.0)) {
             e->kval_bad = 1;
         }
         break;
+    }
     case K_OCC: /* a percentage */
         if (gd_kt_parse_double(s, len, &d) == 0 && d >= 0 && d <= 100) {
             e->occ = d;

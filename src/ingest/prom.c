@@ -177,6 +177,19 @@ typedef struct prom_pending {
                                                  blank sentinel) included: a line for it again starts the next scrape */
 } prom_pending;
 
+/* An empty pending sample: a new entity's, or one just flushed (slot_block is left as it was, as
+ * before this function gathered the two resets). */
+static void pending_clear(prom_pending *p)
+{
+    gd_values_clear(p->v);
+    p->fb_free = p->fb_total = NAN;
+    p->any = 0;
+    p->other = 0;
+    p->t_ms = -1;
+    p->npods = 0;
+    memset(p->given, 0, sizeof p->given);
+}
+
 /* The index of a metric slot of a pending sample (slot_block); -1 for an ignored family. */
 static int metric_bit(int metric)
 {
@@ -237,13 +250,7 @@ static gpudiag_status flush(gpudiag_series *s, prom_pending *pend, size_t npend,
                 return gd_set_error(err, GPUDIAG_ERR_NOMEM, l->path, -1, "out of memory");
             s->rows++;
         }
-        gd_values_clear(p->v);
-        p->fb_free = p->fb_total = NAN;
-        p->any = 0;
-        p->other = 0;
-        p->t_ms = -1;
-        p->npods = 0;
-        memset(p->given, 0, sizeof p->given);
+        pending_clear(p);
     }
     return GPUDIAG_OK;
 }
@@ -340,13 +347,7 @@ static int pending_upto(prom_state *ps, size_t g)
             ps->cap = nc;
         }
         prom_pending *pp = &ps->pend[ps->npend];
-        gd_values_clear(pp->v);
-        pp->fb_free = pp->fb_total = NAN;
-        pp->any = 0;
-        pp->other = 0;
-        pp->t_ms = -1;
-        pp->npods = 0;
-        memset(pp->given, 0, sizeof pp->given);
+        pending_clear(pp);
         ps->npend++;
     }
     return 0;
