@@ -26,13 +26,22 @@ void *__wrap_malloc(size_t n);
 void *__wrap_calloc(size_t n, size_t size);
 void *__wrap_realloc(void *p, size_t n);
 
+/* madvise(MADV_HUGEPAGE) over the whole of p's block, from its page to the
+ * end of its usable size: for a block of its own mapping (every block of
+ * GD_BIG_BLOCK bytes: main.c's mmap threshold is 256 KiB) that is the whole
+ * mapping, so the advice does not split it into several kernel areas (vmas),
+ * and glibc's realloc can still grow it with mremap() (which fails across
+ * vmas and then copies).  The kernel puts huge pages where 2 MiB-aligned
+ * spans of it are first written. */
 static void *advise(void *p, size_t n)
 {
 #ifdef MADV_HUGEPAGE
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + n) & ~(huge - 1);
-    if (p && n >= GD_BIG_BLOCK && hi > lo)
+    if (p && n >= GD_BIG_BLOCK) {
+        const uintptr_t page = 4096;
+        uintptr_t lo = (uintptr_t)p & ~(page - 1);
+        uintptr_t hi = ((uintptr_t)p + malloc_usable_size(p) + page - 1) & ~(page - 1);
         (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+    }
 #else
     (void)n;
 #endif
@@ -49,19 +58,15 @@ void *__wrap_calloc(size_t n, size_t size)
     return advise(__real_calloc(n, size), n && size <= SIZE_MAX / n ? n * size : 0);
 }
 
-/* A block growing to GD_BIG_BLOCK or more moves to a fresh advised block (the
- * copy is written onto huge pages); anything else is glibc's realloc. */
+/* glibc's realloc, advised when the block is GD_BIG_BLOCK or more: a block of
+ * its own mapping grows by mremap(), which moves page tables rather than
+ * bytes, so the pages written so far are neither copied nor faulted in
+ * again; only the new part is.  (It moved to a fresh advised block, copying
+ * and clearing twice the final size of each growing vector: 1.1 s of the
+ * reading thread's 5.2 s on a 5.5 GB .json.gz; docs/PERFORMANCE.md step 11.) */
 void *__wrap_realloc(void *p, size_t n)
 {
-    if (!p || n < GD_BIG_BLOCK)
-        return p ? __real_realloc(p, n) : __wrap_malloc(n);
-    size_t old = malloc_usable_size(p);
-    if (old >= n)
-        return __real_realloc(p, n);
-    void *q = __wrap_malloc(n);
-    if (!q)
-        return NULL;
-    memcpy(q, p, old);
-    free(p);
-    return q;
+    if (!p)
+        return __wrap_malloc(n);
+    return advise(__real_realloc(p, n), n);
 }
