@@ -14,7 +14,6 @@
 #include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 
 #define GD_BIG_BLOCK ((size_t)4 << 20)
