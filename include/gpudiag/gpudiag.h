@@ -740,6 +740,8 @@ typedef struct gpudiag_report {
     double comm_share;            /**< Communication role / step time */
     double comm_startup_us;       /**< per step: Communication role time in start-up idle or set-up calls
                                    *   (DEFINITIONS "Communication", start-up communication) */
+    double dataloader_startup_us; /**< per step: DataLoader role time in start-up idle
+                                   *   (DEFINITIONS "Start-up in the window", start-up DataLoader time) */
     double comm_overlap;
     double mfu, hfu;              /**< need model size: NaN from a trace alone (opts give it) */
     double model_flops_per_step;  /**< per GPU: opts' FLOPs per token × tokens per step; NaN without a model */

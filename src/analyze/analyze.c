@@ -637,6 +637,7 @@ static void actx_free(actx *a)
     free(a->corr);
     free(a->op_is_comm);
     gd_vec_free(&a->comm_win);
+    gd_vec_free(&a->dl_win);
     free(a->steps);
     free(a->nflags);
     free(a->rt_index);
@@ -665,6 +666,7 @@ gpudiag_status gpudiag_analyze(const gpudiag_trace *t, const gpudiag_analyze_opt
     a.opts = opts;
     a.max_gaps = opts ? opts->max_gaps : 0;
     gd_vec_init(&a.comm_win, sizeof(gd_iv));
+    gd_vec_init(&a.dl_win, sizeof(gd_iv));
 
     int failed = report_input(t, r) != 0 || run_passes(&a) != 0;
     actx_free(&a);

@@ -49,6 +49,7 @@ typedef struct actx {
     uint32_t *corr_of_rt;     /* per runtime call: 1 + the first index into corr with its correlation,
                                * 0: none; gd_corr_of_runtime */
     gd_vec comm_win;          /* gd_iv: the instants the breakdown gives the Communication role, merged */
+    gd_vec dl_win;            /* gd_iv: the instants the breakdown gives the DataLoader role, merged */
     struct idle_ctx *idle;    /* the idle rows' working state, gd_idle_begin to gd_idle_gaps (idle.c) */
     gd_op_join opk;           /* the counted ops joined to their kernels (gd_join_op_kernels): roofline, lora */
     size_t max_gaps;          /* gpudiag_analyze_opts.max_gaps: 0 = keep every idle gap */

@@ -1551,14 +1551,16 @@ static int is_setup_call(const char *nm, size_t nl)
 
 /* r->comm_startup_us (DEFINITIONS "Communication", start-up communication): the breakdown's
  * Communication role instants (a->comm_win) inside start-up idle — the gaps of cause startup
- * and of non-recurring compilation, any device — or inside a set-up call, ÷ steps.  After
+ * and of non-recurring compilation, any device — or inside a set-up call, ÷ steps; and
+ * r->dataloader_startup_us (DEFINITIONS "Start-up in the window", start-up DataLoader time):
+ * the DataLoader role instants (a->dl_win) inside start-up idle, ÷ steps.  After
  * recompilation().  0, or -1 on allocation failure. */
-static int comm_startup(idle_ctx *ic)
+static int role_startup(idle_ctx *ic)
 {
     actx *a = ic->a;
     const gpudiag_trace *t = a->t;
     gpudiag_report *r = a->r;
-    if (!a->comm_win.len || !a->nsteps)
+    if ((!a->comm_win.len && !a->dl_win.len) || !a->nsteps)
         return 0;
     gd_vec x;
     gd_vec_init(&x, sizeof(gd_iv));
@@ -1576,6 +1578,11 @@ static int comm_startup(idle_ctx *ic)
         if (gd_iv_push(&x, g->s, g->e))
             goto out;
     }
+    /* start-up idle alone: the DataLoader's share of it (set-up calls are communication's) */
+    size_t nsu = gd_iv_merge(x.data, x.len);
+    x.len = nsu;
+    r->dataloader_startup_us =
+        (double)gd_iv_intersect_len(a->dl_win.data, a->dl_win.len, x.data, nsu) / NS_PER_US / (double)a->nsteps;
     for (size_t i = 0; i < t->cpu_ops.len; i++) {
         const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
         if (c->cat == GD_CPU_GPU_ANNOT)
@@ -1775,7 +1782,7 @@ int gd_idle_gaps(actx *a)
     for (size_t di = 0; di < r->device_count; di++)
         if (idle_device(ic, r->devices[di].id) != 0)
             goto out;
-    if (recompilation(ic) != 0 || comm_startup(ic) != 0 || label_top_gaps(ic) != 0 || keep_gaps(ic) != 0)
+    if (recompilation(ic) != 0 || role_startup(ic) != 0 || label_top_gaps(ic) != 0 || keep_gaps(ic) != 0)
         goto out;
     rc = 0;
 out:

@@ -471,8 +471,10 @@ int gd_build_breakdown(actx *a)
                     }
                 }
                 sum[win] += next - t0;
-                /* kept for the start-up communication (idle.c, comm_startup) */
-                if (win == GPUDIAG_ROLE_COMMUNICATION && next > t0 && gd_iv_push(&a->comm_win, t0, next)) {
+                /* kept for the start-up communication and DataLoader time (idle.c, role_startup) */
+                if (next > t0 &&
+                    ((win == GPUDIAG_ROLE_COMMUNICATION && gd_iv_push(&a->comm_win, t0, next)) ||
+                     (win == GPUDIAG_ROLE_DATALOADER && gd_iv_push(&a->dl_win, t0, next)))) {
                     free(sums);
                     goto out;
                 }
@@ -489,6 +491,7 @@ int gd_build_breakdown(actx *a)
             r->avg_role_us[rl] = total / NS_PER_US / (double)a->nsteps;
         }
         a->comm_win.len = gd_iv_merge(a->comm_win.data, a->comm_win.len);
+        a->dl_win.len = gd_iv_merge(a->dl_win.data, a->dl_win.len);
         double tot = 0;
         for (size_t st = 0; st < a->nsteps; st++)
             tot += (double)(a->steps[st].e - a->steps[st].s);

@@ -151,16 +151,29 @@ static double sync_host_share(const gpudiag_report *r)
 void gd_rule_dataloader(fbuilder *b)
 {
     gpudiag_report *r = b->r;
-    double s = gd_steady_share(r, role_share(r, GPUDIAG_ROLE_DATALOADER));
+    /* the DataLoader time inside start-up (the worker spawn of a trace recorded from the process
+     * start) is left out of the numerator as start-up is of the steady-state step (DEFINITIONS
+     * "Start-up in the window", start-up DataLoader time) */
+    double dl_us = r->avg_role_us[GPUDIAG_ROLE_DATALOADER], dl_su = r->dataloader_startup_us;
+    double s = role_share(r, GPUDIAG_ROLE_DATALOADER);
+    if (!isnan(s) && dl_su > 0 && r->avg_step_us > 0) {
+        s -= dl_su / r->avg_step_us;
+        if (s < 0)
+            s = 0;
+        dl_us = dl_us > dl_su ? dl_us - dl_su : 0;
+    }
+    s = gd_steady_share(r, s);
     if (isnan(s) || !(s > GD_DATALOADER_SHARE_MIN))
         return;
     gpudiag_finding *f = rf_add(b, GD_F_dataloader_stall, sev_for_share(s), s);
     gd_fb_ev(f, "dataloader_share", s);
     gd_fb_ev(f, "dataloader_us_per_step", r->avg_role_us[GPUDIAG_ROLE_DATALOADER]);
+    if (dl_su > 0)
+        gd_fb_ev(f, "dataloader_startup_us_per_step", dl_su);
     gd_fb_ev(f, "step_time_us", r->avg_step_us);
     gd_fb_ev(f, "gpu_utilization", r->gpu_utilization);
     char dl[32], st[32];
-    gd_format_us(dl, sizeof dl, r->avg_role_us[GPUDIAG_ROLE_DATALOADER], "us");
+    gd_format_us(dl, sizeof dl, dl_us, "us");
     gd_format_us(st, sizeof st, r->has_gpu ? gd_steady_step_us(r) : r->avg_step_us, "us");
     gd_fb_text(b, f,
          r->has_gpu
