@@ -304,7 +304,8 @@ typedef struct gpudiag_gpu_summary {
     double mem_used_share;        /**< median of used ÷ total memory; NaN unknown */
     double mem_used_share_max;    /**< max of used ÷ total */
     int health_median_ok, health_p10_ok, health_low_ok; /**< common health targets for training on the compute indicator:
-                                       median ≥ 0.70, p10 ≥ 0.40, low share < 0.10; -1 unknown */
+                                       median ≥ 0.70, p10 ≥ 0.40, low share < 0.10; -1 unknown: no compute
+                                       indicator, or fewer than 2 of its values (a snapshot) */
     int in_use;                   /**< 1 when the GPU did work or held memory (DEFINITIONS) */
     int idle_holding_memory;      /**< 1: holds memory, computes nothing (and its video engines idle) */
     int video_busy;               /**< 1: the encoder's or decoder's (NVENC/NVDEC: enc_util, dec_util) p95

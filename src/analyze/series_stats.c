@@ -428,9 +428,11 @@ static int gpu_levels(gpudiag_gpu_summary *o)
     o->memory_level = isnan(o->mem_used_share) ? NULL : o->mem_used_share >= GD_SERIES_MEM_FULL ? "full" : "low";
     o->compute_level = cs ? (cs->median >= GD_SERIES_HEALTH_MEDIAN ? "high" : "low") : NULL;
     o->bandwidth_level = bs ? (bs->median >= GD_SERIES_BW_HIGH ? "high" : "low") : NULL;
-    o->health_median_ok = cs ? cs->median >= GD_SERIES_HEALTH_MEDIAN : -1;
-    o->health_p10_ok = cs ? cs->p10 >= GD_SERIES_HEALTH_P10 : -1;
-    o->health_low_ok = cs ? cs->low_share < GD_SERIES_HEALTH_LOW_SHARE : -1;
+    /* targets over time: one value is a moment, not a series (DEFINITIONS "Health targets") */
+    int series = cs && cs->n >= GD_SERIES_HEALTH_MIN_N;
+    o->health_median_ok = series ? cs->median >= GD_SERIES_HEALTH_MEDIAN : -1;
+    o->health_p10_ok = series ? cs->p10 >= GD_SERIES_HEALTH_P10 : -1;
+    o->health_low_ok = series ? cs->low_share < GD_SERIES_HEALTH_LOW_SHARE : -1;
     double used_max = st[GPUDIAG_M_MEM_USED_BYTES].max;
     int holds = (!isnan(o->mem_used_share) && o->mem_used_share >= GD_SERIES_HOLD_SHARE) ||
                 (!isnan(used_max) && st[GPUDIAG_M_MEM_USED_BYTES].median >= GD_SERIES_HOLD_BYTES);

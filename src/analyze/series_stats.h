@@ -13,6 +13,7 @@
 #define GD_SERIES_HEALTH_MEDIAN 0.70     /* tuning guides: median ≥ 70 % */
 #define GD_SERIES_HEALTH_P10 0.40        /* tuning guides: P10 ≥ 40 % */
 #define GD_SERIES_HEALTH_LOW_SHARE 0.10  /* tuning guides: low-utilisation share < 10 % */
+#define GD_SERIES_HEALTH_MIN_N 2         /* fewer compute values (a snapshot): the targets over time are unknown */
 #define GD_SERIES_MEM_FULL 0.80          /* tuning guides: keep ~20 % headroom; ≥ 80 % used is "full" */
 #define GD_SERIES_MEM_NEAR_CAP 0.95      /* used ÷ total at which OOM is one batch away */
 #define GD_SERIES_MEM_HEADROOM 0.50      /* below this, raise the micro-batch toward ~85 % (tuning guides) */

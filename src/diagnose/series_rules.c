@@ -894,6 +894,69 @@ static int mig_parent(const gpudiag_series_summary *s, const gpudiag_gpu_summary
     return same || (unnamed && nphys == 1);
 }
 
+/* A percentage as the log gives it: whole for whole-percent values (dmon, nvidia-smi), one decimal
+ * for fractions (DCGM's 0.004 -> "0.4") */
+static void pct_as_logged(char *buf, size_t cap, double v)
+{
+    double p = 100 * v;
+    snprintf(buf, cap, fabs(p - round(p)) < 1e-6 ? "%.0f" : "%.1f", p);
+}
+
+/* The verdict of a log where no GPU has a class and none is mostly idle, a video GPU or a snapshot
+ * (DEFINITIONS "An idle log's verdict"): the numbers it rests on — the compute indicator of the GPU
+ * with the highest value, its median, maximum and count — never "no work" when a sample shows some. */
+static const char *idle_verdict(const gpudiag_series_summary *s, size_t idle_mem)
+{
+    const gpudiag_gpu_summary *top = NULL;
+    size_t ngpu = 0, voters = 0;
+    int same_metric = 1;
+    double top_max = NAN;
+    gpudiag_metric first_metric = GPUDIAG_M_COUNT;
+    for (size_t i = 0; i < s->gpu_count; i++) {
+        const gpudiag_gpu_summary *g = &s->gpus[i];
+        if (mig_parent(s, g))
+            continue;
+        voters++;
+        const gpudiag_metric_stats *c = cstats(g);
+        if (!c || !c->n || isnan(c->max))
+            continue;
+        if (!ngpu++)
+            first_metric = g->compute_metric;
+        else if (g->compute_metric != first_metric)
+            same_metric = 0;
+        if (!top || c->max > top_max) {
+            top = g;
+            top_max = c->max;
+        }
+    }
+    const char *mem = idle_mem ? " (some hold memory: see idle_gpu_holding_memory)" : "";
+    int one = s->gpu_count == 1;
+    if (!top) /* not reached: a log without compute values has its own verdict */
+        return gd_format("%s: no GPU in this log did work to classify%s", one ? "The GPU is idle" : "All GPUs are idle",
+                         mem);
+    const gpudiag_metric_stats *c = cstats(top);
+    const char *metric = same_metric ? gpudiag_metric_name(top->compute_metric) : "compute indicator";
+    if (c->max == 0) {
+        if (one)
+            return gd_format("The GPU is idle: %s 0 %% in all %zu sample%s%s", metric, c->n, c->n == 1 ? "" : "s", mem);
+        char of[64] = "";
+        if (ngpu < voters)
+            snprintf(of, sizeof of, " of the %zu GPUs with a value", ngpu);
+        return gd_format("All GPUs are idle: %s 0 %% in every sample%s%s", metric, of, mem);
+    }
+    char med[32], mx[32], who[480] = "";
+    pct_as_logged(med, sizeof med, c->median);
+    pct_as_logged(mx, sizeof mx, c->max);
+    if (!one) {
+        char lbl[400];
+        gpu_label(top, lbl, sizeof lbl);
+        snprintf(who, sizeof who, " the busiest, %s, has", lbl);
+    }
+    return gd_format("%s nearly idle:%s %s median %s %%, at most %s %% over %zu sample%s%s",
+                     one ? "The GPU is" : "All GPUs are", who, gpudiag_metric_name(top->compute_metric), med, mx, c->n,
+                     c->n == 1 ? "" : "s", mem);
+}
+
 /* The physical GPUs in use, counted as the header counts GPUs (gd_series_gpus_phrase;
  * DEFINITIONS "Monitoring series", the verdict's P): a GPU row in use or with an instance in use
  * (same host and index, or the log's only GPU for an instance that names none), and each other
@@ -999,8 +1062,7 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
                                100 * c->median, 100 * c->max, n_mostly_idle == 1 ? "it" : "them",
                                idle_mem ? " (some hold memory: see idle_gpu_holding_memory)" : "");
     } else if (best == GPUDIAG_BN_UNKNOWN) {
-        r->verdict = gd_format("%s: no GPU did measurable work in this log%s", s->gpu_count == 1 ? "The GPU is idle" : "All GPUs are idle",
-                               idle_mem ? " (some hold memory: see idle_gpu_holding_memory)" : "");
+        r->verdict = idle_verdict(s, idle_mem);
     } else {
         char others[256] = "";
         size_t ol = 0;
