@@ -199,7 +199,7 @@ static void isal_clear_upper(void)
 static const char *isal_error(int rc)
 {
     switch (rc) {
-    case ISAL_INCORRECT_CHECKSUM: return "gzip data error: incorrect data check (CRC)";
+    case ISAL_INCORRECT_CHECKSUM: return "gzip data error: incorrect data check (CRC or length)";
     case ISAL_INVALID_WRAPPER: return "gzip data error: invalid gzip header";
     case ISAL_UNSUPPORTED_METHOD: return "gzip data error: unsupported compression method";
     case ISAL_INVALID_BLOCK: return "gzip data error: invalid deflate block";
@@ -280,6 +280,7 @@ static gd_input_status read_isal(gd_input *in, unsigned char *buf, size_t cap, s
             in->member_start = 0;
             if (in->zs.next_in[0] == 0x1f && in->zs.next_in[1] == 0x8b && (in->zs.next_in[3] & 0xe0)) {
                 snprintf(in->message, sizeof in->message, "gzip data error: unknown header flags set");
+                in->fail_at = in->file_bytes - in->zs.avail_in + 4; /* after FLG, where zlib stops */
                 *got = produced;
                 in->out_bytes += produced;
                 return GD_IN_CORRUPT;
@@ -324,6 +325,7 @@ static gd_input_status read_isal(gd_input *in, unsigned char *buf, size_t cap, s
         in->zs.avail_in = st->avail_in;
         if (rc < 0) {
             snprintf(in->message, sizeof in->message, "%s", isal_error(rc));
+            in->fail_at = in->file_bytes - in->zs.avail_in;
             *got = produced;
             in->out_bytes += produced;
             return GD_IN_CORRUPT;
@@ -407,6 +409,7 @@ gd_input_status gd_input_read(gd_input *in, unsigned char *buf, size_t cap, size
         } else if (zr != Z_OK) {
             snprintf(in->message, sizeof in->message, "gzip data error: %s",
                      in->zs.msg ? in->zs.msg : "corrupt stream");
+            in->fail_at = in->file_bytes - in->zs.avail_in;
             *got = cap - in->zs.avail_out;
             in->out_bytes += *got;
             return GD_IN_CORRUPT;

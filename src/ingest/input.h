@@ -36,6 +36,10 @@ typedef struct gd_input {
     int file_eof;
     uint64_t file_bytes;      /* compressed bytes read from the file */
     uint64_t out_bytes;       /* decompressed bytes produced */
+    uint64_t fail_at;         /* GD_IN_CORRUPT: the compressed offset from the stream's start where
+                                 decompression failed (the first byte inflate had not consumed, or
+                                 after a bad header's FLG byte): the damage lies at or before it (a
+                                 bad CRC or length: anywhere in the member that ends there) */
     char message[256];        /* why the last read failed */
     void *isal;               /* ISA-L inflate state when built with it (faster inflate + CRC) */
     int member_start;         /* ISA-L: a gzip member begins at next_in (its header not checked yet) */

@@ -203,8 +203,8 @@ static int fill(reader *r)
              * than diagnose from garbage.  (A stream that is merely cut short is
              * analysed as far as it goes, like a cut JSON file.) */
             reader_fail(r, GPUDIAG_ERR_FORMAT, (int64_t)(r->base + r->end),
-                        "%s (compressed byte %llu); the .gz file is corrupt", r->in.message,
-                        (unsigned long long)r->in.file_bytes);
+                        "%s (detected at compressed byte %llu); the .gz file is corrupt", r->in.message,
+                        (unsigned long long)r->in.fail_at);
             return -1;
         }
         if (ist == GD_IN_EOF || ist == GD_IN_TRUNCATED) {

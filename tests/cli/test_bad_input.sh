@@ -492,6 +492,23 @@ PYEOF
     CASE="gzip with a flipped byte in the CRC trailer"
     run analyze --json "$RD/flip_crc.json.gz"
     expect_rc 3; err_has "$RD/flip_crc.json.gz"; out_empty
+
+    # The compressed byte an inflate error names is where decompression failed, at or
+    # after the damage (it named the end of the 256 KiB read chunk, or the file's size:
+    # "compressed byte 262144" for a flip at byte 12; new-user trial, 10th session).
+    # A flip in the first deflate block's header (byte 12; the gzip header is 10 bytes)
+    # fails within its first code lengths: ISA-L stops at byte 21, zlib at 16.
+    CASE="gzip with a flipped byte in its first deflate block: the byte named"
+    python3 - "$RD/real.json" "$TMP/flip12.json.gz" <<'PYEOF'
+import gzip, sys
+g = bytearray(gzip.compress(open(sys.argv[1], "rb").read(), 6, mtime=0))
+g[12] ^= 0x55
+open(sys.argv[2], "wb").write(g)
+PYEOF
+    run analyze --json "$TMP/flip12.json.gz"
+    expect_rc 3; out_empty
+    _at=$(sed -n 's/.*(detected at compressed byte \([0-9]*\)); the .gz file is corrupt.*/\1/p' "$TMP/err")
+    if [ -n "$_at" ] && [ "$_at" -ge 12 ] && [ "$_at" -le 64 ]; then ok; else nok "compressed byte '$_at' not within 12..64"; show; fi
 else
     echo "skip: $REAL not found (cut-trace and gzip cases)"
 fi
