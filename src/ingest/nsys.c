@@ -1156,6 +1156,64 @@ static void harden(nsr *r)
     sqlite3_progress_handler(r->db, GD_NSYS_VM_TICK, progress, r);
 }
 
+/* SQLite's structural check (PRAGMA quick_check: b-tree pages, cells, freelist
+ * links; not the values, which SQLite keeps no checksum of) of each table the
+ * reader reads, before it reads them: a damaged page otherwise reads as fewer or
+ * other rows with no error (a new user's export with 20 bytes flipped lost a
+ * kernel and still analysed with exit 0; DEFINITIONS "Nsight Systems
+ * exports").  Per table (SQLite >= 3.33), so the cost is one more pass over
+ * what the reader scans anyway; the check has its own work budget. */
+static void check_tables(nsr *r)
+{
+    static const char *const tables[] = {T_KERNEL, T_MEMCPY, T_MEMSET, T_GRAPH, T_RUNTIME, T_SYNC, T_NVTX, T_GPU,
+                                         "StringIds", "ENUM_CUDA_MEMCPY_OPER", "ENUM_CUDA_MEM_KIND"};
+    int per_table = sqlite3_libversion_number() >= 3033000;
+    int64_t budget = r->vm_ticks_left;
+    for (size_t i = 0; i < (per_table ? sizeof tables / sizeof tables[0] : 1) && !r->failed; i++) {
+        char sql[128];
+        if (per_table) {
+            sqlite3_stmt *q = prep(r, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", "sqlite_master");
+            if (!q)
+                return;
+            sqlite3_bind_text(q, 1, tables[i], -1, SQLITE_STATIC);
+            int rc = sqlite3_step(q);
+            sqlite3_finalize(q);
+            if (rc == SQLITE_DONE)
+                continue;
+            if (rc != SQLITE_ROW) {
+                fail_sql(r, "sqlite_master");
+                return;
+            }
+            snprintf(sql, sizeof sql, "PRAGMA quick_check(\"%s\")", tables[i]);
+        } else {
+            snprintf(sql, sizeof sql, "PRAGMA quick_check");
+        }
+        const char *what = per_table ? tables[i] : "the database";
+        sqlite3_stmt *s = prep(r, sql, what);
+        if (!s)
+            return;
+        int rc = sqlite3_step(s);
+        if (rc == SQLITE_ROW) {
+            const unsigned char *v = sqlite3_column_text(s, 0);
+            if (v && strcmp((const char *)v, "ok") != 0) {
+                char said[201]; /* its first 200 bytes on one line */
+                snprintf(said, sizeof said, "%s", (const char *)v);
+                for (char *c = said; *c; c++)
+                    if (*c == '\n' || *c == '\r')
+                        *c = ' ';
+                fail(r, GPUDIAG_ERR_FORMAT, -1,
+                     "the SQLite database is damaged (PRAGMA quick_check of %s: %s): export it again "
+                     "(nsys export --type sqlite REPORT.nsys-rep)",
+                     what, said);
+            }
+        } else if (rc != SQLITE_DONE) {
+            fail_sql(r, what);
+        }
+        sqlite3_finalize(s);
+        r->vm_ticks_left = budget; /* the reads that follow keep their whole budget */
+    }
+}
+
 static void keep_used_devices(nsr *r)
 {
     gpudiag_trace *t = r->t;
@@ -1197,6 +1255,9 @@ gpudiag_status gd_nsys_read(const char *path, gpudiag_trace **out, gpudiag_error
         goto done;
     }
     harden(&r);
+    check_tables(&r);
+    if (r.failed)
+        goto done;
     int e = table_exists(&r, "StringIds");
     if (e < 0)
         goto done;
