@@ -140,7 +140,7 @@ static void usage_analyze(FILE *fp)
              "is a .json or .json.gz trace (gzip is detected from the content), or an Nsight Systems export (`nsys "
              "export --type sqlite`, detected by the SQLite header; NVIDIA's expert-system rules are added), or a "
              "monitoring log (%s; plain or gzip; detected by content, --format overrides); '-' reads standard "
-             "input (once: a second '-' is a usage error): a trace, or a log named by --format.  A directory is "
+             "input (once: a second '-' is a usage error): a trace or a log, told by its head (or named by --format).  A directory is "
              "read as the per-rank traces of one job (its .json, .json.gz and .sqlite files): each is analysed (in "
              "parallel), the ranks are shown side by side and the straggler, if any, is named.",
              gd_format_whats(whats, sizeof whats));
