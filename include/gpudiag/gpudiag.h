@@ -801,6 +801,10 @@ typedef struct gpudiag_report {
     double sync_host_us;          /**< of the sync gaps: the time a runtime call or CPU Exec op ran — mostly the
                                        blocking sync call itself, which the breakdown counts as runtime: the host
                                        waited for the GPU, it was not late to launch (sync_stall owns it) */
+    double alloc_idle_us;         /**< device-idle time, summed over devices, of the gaps of causes other than
+                                       startup and compilation during which an allocator call (cudaMalloc/cudaFree
+                                       and kin, gd_runtime_alloc_kind) is in progress (DEFINITIONS "Allocator
+                                       churn", one window or one step); memory.allocator.idle_us in JSON */
     double collective_host_us;    /**< of idle_cause_us[COMMUNICATION]: gaps won by the host side of coalesced
                                        collectives (flatten/unflatten_dense_tensors), summed over devices */
     uint64_t idle_gap_count;

@@ -79,7 +79,12 @@ typedef struct gpudiag_alloc_calls {
     uint64_t free_calls;          /**< cudaFree, hipFree, cuMemFree(_v2) calls starting in those steps */
     double time_us;               /**< their summed duration, µs */
     double step_time_us;          /**< the summed duration of those steps, µs */
-    uint64_t empty_cache_calls;   /**< host ops whose name contains "empty_cache" in those steps */
+    uint64_t empty_cache_calls;   /**< host ops whose name contains "empty_cache" in those steps (with fewer than
+                                       two steps: in the window) */
+    uint64_t window_malloc_calls; /**< the malloc calls starting in any step of the window, the first included
+                                       (DEFINITIONS "Allocator churn", one window or one step) */
+    uint64_t window_free_calls;   /**< the free calls starting in any step of the window */
+    double window_time_us;        /**< their summed duration, µs */
 } gpudiag_alloc_calls;
 
 /** The memory section of a trace's report (NULL for a monitoring log). */

@@ -37,7 +37,7 @@
 #define GD_MAX_LAUNCH_QUEUE 1024     /* HTA: CUDA_MAX_LAUNCH_QUEUE_PER_STREAM */
 
 enum { HOST_SYNC = 0, HOST_DATALOADER, HOST_COMM, HOST_OPTIMIZER, HOST_OTHER, HOST_COMPILE, HOST_WARMUP, HOST_COALESCE,
-       HOST_FIRST_CALL, HOST_MPI, HOST_ROLE, HOST_LONG_CALL, HOST_PROFILER, HOST_SETS }; /* HOST_ROLE: runtime calls and CPU Exec ops (TBP's host roles) */
+       HOST_FIRST_CALL, HOST_MPI, HOST_ROLE, HOST_LONG_CALL, HOST_PROFILER, HOST_ALLOC, HOST_SETS }; /* HOST_ROLE: runtime calls and CPU Exec ops (TBP's host roles); HOST_ALLOC: the allocator's calls (r->alloc_idle_us) */
 
 /* Host activity whose name shows torch.compile at work (DEFINITIONS "Idle gaps
  * and their causes", rule 0).  Not "TorchDynamo Cache Lookup" (the guard check
@@ -1007,6 +1007,29 @@ static void idle_ctx_free(idle_ctx *ic)
     free(ic->comp_step);
 }
 
+/* The allocator's calls (gd_runtime_alloc_kind: cudaMalloc/cudaFree and kin) into set, for
+ * r->alloc_idle_us (DEFINITIONS "Allocator churn", one window or one step).  0, or -1 on
+ * allocation failure. */
+static int alloc_calls_set(const gpudiag_trace *t, gd_vec *set)
+{
+    uint8_t *kind = calloc(t->names.count ? t->names.count : 1, 1); /* 0 unseen, 1 allocator, 2 not */
+    if (!kind)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < t->runtimes.len && rc == 0; i++) {
+        const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
+        if (!kind[rt->name_id])
+            kind[rt->name_id] =
+                gd_runtime_alloc_kind(gd_strtab_get(&t->names, rt->name_id), gd_strtab_len(&t->names, rt->name_id)) ? 1
+                                                                                                                   : 2;
+        int64_t e = rt->ts_ns + gd_rt_dur(t, rt);
+        if (kind[rt->name_id] == 1 && e > rt->ts_ns && gd_iv_push(set, rt->ts_ns, e))
+            rc = -1;
+    }
+    free(kind);
+    return rc;
+}
+
 /* Host activity from MPI calls and runtime/driver calls (DEFINITIONS "Idle
  * gaps and their causes"): MPI calls, sync calls outside them (counted in
  * r->sync_calls, sync_time_us inside the steps), every call as host
@@ -1056,7 +1079,8 @@ static int host_call_sets(idle_ctx *ic)
         if (o->dur_ns > 0 && gd_iv_push(&host[HOST_PROFILER], o->ts_ns, o->ts_ns + o->dur_ns))
             return -1;
     }
-    if (first_calls(a, &host[HOST_FIRST_CALL]) != 0 || capture_windows(a, &host[HOST_WARMUP]) != 0)
+    if (first_calls(a, &host[HOST_FIRST_CALL]) != 0 || capture_windows(a, &host[HOST_WARMUP]) != 0 ||
+        alloc_calls_set(t, &host[HOST_ALLOC]) != 0)
         return -1;
     return 0;
 }
@@ -1401,6 +1425,8 @@ static int record_gap(idle_ctx *ic, gap_cursor *cur, gpudiag_timeline_device *td
     gpudiag_report *r = a->r;
     int64_t len = gap->e - gap->s;
     r->idle_cause_us[cause] += ns_to_us(len);
+    if (cause != GPUDIAG_IDLE_STARTUP && cause != GPUDIAG_IDLE_COMPILATION) /* DEFINITIONS "Allocator churn" */
+        r->alloc_idle_us += ns_to_us(overlap(&ic->host[HOST_ALLOC], &cur->hint[HOST_ALLOC], gap->s, gap->e));
     if ((cause == GPUDIAG_IDLE_STARTUP && gd_iv_push(&ic->su, gap->s, gap->e)) ||
         (cause == GPUDIAG_IDLE_COMPILATION && gd_iv_push(&ic->comp, gap->s, gap->e)))
         return -1;

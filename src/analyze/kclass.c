@@ -207,6 +207,19 @@ int gd_runtime_is_sync(const char *n, size_t len)
     return 0;
 }
 
+int gd_runtime_alloc_kind(const char *n, size_t len)
+{
+    static const char *const mallocs[] = {"cudaMalloc", "hipMalloc", "cuMemAlloc", "cuMemAlloc_v2"};
+    static const char *const frees[] = {"cudaFree", "hipFree", "cuMemFree", "cuMemFree_v2"};
+    for (size_t i = 0; i < sizeof mallocs / sizeof mallocs[0]; i++)
+        if (strlen(mallocs[i]) == len && memcmp(n, mallocs[i], len) == 0)
+            return GD_ALLOC_MALLOC;
+    for (size_t i = 0; i < sizeof frees / sizeof frees[0]; i++)
+        if (strlen(frees[i]) == len && memcmp(n, frees[i], len) == 0)
+            return GD_ALLOC_FREE;
+    return GD_ALLOC_NONE;
+}
+
 /* Launch calls HTA's queue-length counter counts (trace_counters.py); cudaGraphLaunch is not among them. */
 int gd_runtime_is_queue_launch(const char *n, size_t len)
 {

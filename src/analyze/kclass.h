@@ -27,6 +27,11 @@ int gd_kernel_is_compute(const char *name, size_t len);
  * Synchronize calls and the synchronous (not *Async) memcpys; a version suffix
  * such as _v2 is ignored. */
 int gd_runtime_is_sync(const char *name, size_t len);
+/* The caching allocator's device-memory calls (DEFINITIONS "Allocator churn"): GD_ALLOC_MALLOC
+ * for cudaMalloc, hipMalloc, cuMemAlloc, cuMemAlloc_v2; GD_ALLOC_FREE for cudaFree, hipFree,
+ * cuMemFree, cuMemFree_v2; else 0 (the *Async and host-memory calls are not counted). */
+enum { GD_ALLOC_NONE = 0, GD_ALLOC_MALLOC = 1, GD_ALLOC_FREE = 2 };
+int gd_runtime_alloc_kind(const char *name, size_t len);
 
 /* A launch call HTA's queue-length counter counts (trace_counters.py); not
  * cudaGraphLaunch. */

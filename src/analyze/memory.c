@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/kclass.h"
 #include "analyze/passes.h"
 #include "gpudiag/memory.h"
 #include "gpudiag/specs.h"
@@ -248,21 +249,14 @@ static mev *sorted_events(const gpudiag_trace *t)
 
 enum { NC_UNSEEN = 0, NC_NONE, NC_MALLOC, NC_FREE, NC_EMPTY_CACHE };
 
-static int name_is(const char *s, size_t len, const char *lit)
-{
-    size_t n = strlen(lit);
-    return len == n && memcmp(s, lit, n) == 0;
-}
-
 static uint8_t classify(const gd_strtab *names, uint32_t id)
 {
     const char *s = gd_strtab_get(names, id);
     size_t len = gd_strtab_len(names, id);
-    if (name_is(s, len, "cudaMalloc") || name_is(s, len, "hipMalloc") || name_is(s, len, "cuMemAlloc") ||
-        name_is(s, len, "cuMemAlloc_v2"))
+    int k = gd_runtime_alloc_kind(s, len);
+    if (k == GD_ALLOC_MALLOC)
         return NC_MALLOC;
-    if (name_is(s, len, "cudaFree") || name_is(s, len, "hipFree") || name_is(s, len, "cuMemFree") ||
-        name_is(s, len, "cuMemFree_v2"))
+    if (k == GD_ALLOC_FREE)
         return NC_FREE;
     for (size_t i = 0; i + 11 <= len; i++)
         if (memcmp(s + i, "empty_cache", 11) == 0)
@@ -270,10 +264,10 @@ static uint8_t classify(const gd_strtab *names, uint32_t id)
     return NC_NONE;
 }
 
-/* The step after the first whose [start, end) holds x, or 0 (none / the first). */
-static size_t later_step_of(const gpudiag_report *r, int64_t x)
+/* The step from `from` on (0 or 1) whose [start, end) holds x, or 0 (none / below `from`). */
+static size_t step_from(const gpudiag_report *r, size_t from, int64_t x)
 {
-    size_t lo = 1, hi = r->step_count;
+    size_t lo = from, hi = r->step_count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (r->steps[mid].start_ns <= x)
@@ -281,15 +275,29 @@ static size_t later_step_of(const gpudiag_report *r, int64_t x)
         else
             hi = mid;
     }
+    if (lo == 0)
+        return 0;
     size_t i = lo - 1;
-    return i >= 1 && x < r->steps[i].end_ns ? i : 0;
+    return i >= from && x < r->steps[i].end_ns ? i + (from == 0) : 0;
+}
+
+/* The step after the first whose [start, end) holds x, or 0 (none / the first). */
+static size_t later_step_of(const gpudiag_report *r, int64_t x)
+{
+    return r->step_count >= 2 ? step_from(r, 1, x) : 0;
+}
+
+/* 1 when x lies in some step of the window (the first included). */
+static int in_window(const gpudiag_report *r, int64_t x)
+{
+    return step_from(r, 0, x) != 0;
 }
 
 static int alloc_calls(const actx *a, gpudiag_alloc_calls *ac)
 {
     const gpudiag_trace *t = a->t;
     const gpudiag_report *r = a->r;
-    if (r->step_count < 2)
+    if (r->step_count < 1)
         return 0;
     uint8_t *nc = calloc(t->names.count ? t->names.count : 1, 1);
     if (!nc)
@@ -301,20 +309,28 @@ static int alloc_calls(const actx *a, gpudiag_alloc_calls *ac)
         const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
         if (nc[rt->name_id] == NC_UNSEEN)
             nc[rt->name_id] = classify(&t->names, rt->name_id);
-        if ((nc[rt->name_id] != NC_MALLOC && nc[rt->name_id] != NC_FREE) || !later_step_of(r, rt->ts_ns))
+        if ((nc[rt->name_id] != NC_MALLOC && nc[rt->name_id] != NC_FREE) || !in_window(r, rt->ts_ns))
+            continue;
+        double us = ns_to_us(gd_rt_dur(t, rt));
+        if (nc[rt->name_id] == NC_MALLOC)
+            ac->window_malloc_calls++;
+        else
+            ac->window_free_calls++;
+        ac->window_time_us += us;
+        if (!later_step_of(r, rt->ts_ns))
             continue;
         if (nc[rt->name_id] == NC_MALLOC)
             ac->malloc_calls++;
         else
             ac->free_calls++;
-        ac->time_us += ns_to_us(gd_rt_dur(t, rt));
+        ac->time_us += us;
     }
     for (size_t i = 0; i < t->cpu_ops.len; i++) {
         const gd_cpu_op *c = gd_vec_at(&t->cpu_ops, i);
         if (nc[c->name_id] == NC_UNSEEN)
             nc[c->name_id] = classify(&t->names, c->name_id);
-        if (nc[c->name_id] == NC_EMPTY_CACHE && later_step_of(r, c->ts_ns))
-            ac->empty_cache_calls++;
+        if (nc[c->name_id] == NC_EMPTY_CACHE && (r->step_count < 2 ? in_window(r, c->ts_ns) : later_step_of(r, c->ts_ns) != 0))
+            ac->empty_cache_calls++; /* one window / one step: those of the window */
     }
     free(nc);
     return 0;

@@ -68,6 +68,9 @@
 #define GD_HEADROOM_FIXED_IDLE_MIN 0.10  /* idle on host_launch + optimizer + sync, of the step */
 #define GD_HEADROOM_BATCH_MULT_MAX 4.0   /* the largest micro-batch multiple the estimate assumes */
 #define GD_CHURN_CALLS_PER_STEP_MIN 1.0  /* cudaMalloc + cudaFree per step after the first (allocator_churn) */
+#define GD_CHURN_IDLE_SHARE_MIN 0.5      /* one window / one step: allocator calls in progress, of the steady idle */
+#define GD_CHURN_IDLE_STEP_MIN 0.05      /* ... and that idle time ÷ devices, of the steady-state step */
+#define GD_CHURN_FREE_PER_MALLOC_MIN 0.5 /* ... and free calls per malloc call in the window (warm-up: ~0) */
 
 struct gpudiag_trace;
 

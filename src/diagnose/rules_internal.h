@@ -171,6 +171,10 @@ double gd_idle_cause_share(const gpudiag_report *r, gpudiag_idle_cause c);
  * NULL if none (DEFINITIONS "Memory timeline"). */
 struct gpudiag_memory;
 const struct gpudiag_memory_device *gd_memory_binding_device(const struct gpudiag_memory *m);
+/* rules_memory.c: when allocator_churn fires (either form, DEFINITIONS "Allocator churn"), the
+ * device-idle time the allocator's calls hold (r->alloc_idle_us) ÷ devices as a share (0..1) of
+ * the analysed time, which host_overhead / host_launch_bound leave out; else 0. */
+double gd_alloc_host_share(const gpudiag_report *r);
 
 /* ---- the rules (each may add its findings.def rows) -------------------- */
 
@@ -199,6 +203,7 @@ static inline uint64_t gd_gpu_events_left_out(const gpudiag_report *r)
 const char *gd_fix_memcpy(const gpudiag_report *r, const gpudiag_finding *f, char *buf, size_t cap);
 const char *gd_fix_host_launch(const gpudiag_report *r, const gpudiag_finding *f, char *buf, size_t cap);
 const char *gd_fix_headroom(const gpudiag_report *r, const gpudiag_finding *f, char *buf, size_t cap);
+const char *gd_fix_allocator(const gpudiag_report *r, const gpudiag_finding *f, char *buf, size_t cap);
 /* A forward-only trace (inference): steps, and neither a backward pass nor an optimizer step in
  * them (DEFINITIONS "Gradient accumulation", "Memory headroom while the GPU idles"). */
 int gd_forward_only(const gpudiag_report *r);

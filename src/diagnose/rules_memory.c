@@ -87,18 +87,108 @@ void gd_rule_memory_headroom(fbuilder *b)
                          mult, mult, 100.0 * gain));
 }
 
+/* allocator_churn by counting calls: >= 1 per step after the first (DEFINITIONS "Allocator churn"). */
+static int churn_by_calls(const gpudiag_report *r)
+{
+    const gpudiag_memory *m = r->memory;
+    if (!m || !m->alloc.steps || !(m->alloc.step_time_us > 0))
+        return 0;
+    double per_step = (double)(m->alloc.malloc_calls + m->alloc.free_calls) / (double)m->alloc.steps;
+    return per_step >= GD_CHURN_CALLS_PER_STEP_MIN;
+}
+
+/* The device-idle time of the steady-state gaps (causes other than startup and compilation),
+ * summed over devices: the idle time r->alloc_idle_us is a part of. */
+static double steady_idle_us(const gpudiag_report *r)
+{
+    return r->idle_gap_us - r->idle_cause_us[GPUDIAG_IDLE_STARTUP] - r->idle_cause_us[GPUDIAG_IDLE_COMPILATION];
+}
+
+/* r->alloc_idle_us ÷ devices as a share of the analysed time (not yet of the steady-state step). */
+static double alloc_idle_step_share(const gpudiag_report *r)
+{
+    size_t nd = r->timeline.device_count;
+    if (!r->has_gpu || !nd || !r->step_count || !(r->avg_step_us > 0) || !(r->alloc_idle_us > 0))
+        return 0;
+    double s = r->alloc_idle_us / (double)nd / ((double)r->step_count * r->avg_step_us);
+    return s > 1 ? 1 : s;
+}
+
+/* allocator_churn from the idle time the calls hold, with fewer than two steps (DEFINITIONS
+ * "Allocator churn", one window or one step): >= half the steady idle, >= 5 % of the steady-state
+ * step, and free calls >= half the malloc calls, at least one (a cache only filling hardly frees). */
+static int churn_by_idle(const gpudiag_report *r)
+{
+    const gpudiag_memory *m = r->memory;
+    if (!m || m->alloc.steps || !m->alloc.window_free_calls || !(r->alloc_idle_us > 0) ||
+        (double)m->alloc.window_free_calls < GD_CHURN_FREE_PER_MALLOC_MIN * (double)m->alloc.window_malloc_calls)
+        return 0;
+    double idle = steady_idle_us(r);
+    if (!(idle > 0) || !(r->alloc_idle_us >= GD_CHURN_IDLE_SHARE_MIN * idle))
+        return 0;
+    double s = gd_steady_share(r, alloc_idle_step_share(r));
+    return !isnan(s) && s >= GD_CHURN_IDLE_STEP_MIN;
+}
+
+double gd_alloc_host_share(const gpudiag_report *r)
+{
+    return churn_by_calls(r) || churn_by_idle(r) ? alloc_idle_step_share(r) : 0;
+}
+
+/* The single-window form of allocator_churn (churn_by_idle holds). */
+static void allocator_churn_window(fbuilder *b)
+{
+    gpudiag_report *r = b->r;
+    const gpudiag_alloc_calls *ac = &r->memory->alloc;
+    double gain = gd_steady_share(r, alloc_idle_step_share(r));
+    double share = r->alloc_idle_us / steady_idle_us(r);
+    double span = (double)r->step_count * r->avg_step_us;
+    double unused = NAN;
+    for (size_t i = 0; i < r->memory->device_count && isnan(unused); i++)
+        unused = r->memory->devices[i].reserved_unused_bytes;
+    gpudiag_finding *f = rf_add(b, GD_F_allocator_churn, sev_for_share(gain), gain);
+    gd_fb_ev(f, "alloc_idle_share", share);
+    gd_fb_ev(f, "alloc_idle_us_per_step",
+             r->alloc_idle_us / (double)r->timeline.device_count / (double)r->step_count);
+    gd_fb_ev(f, "malloc_calls", (double)ac->window_malloc_calls);
+    gd_fb_ev(f, "free_calls", (double)ac->window_free_calls);
+    gd_fb_ev(f, "alloc_call_time_share", span > 0 ? gd_steady_share(r, ac->window_time_us / span) : NAN);
+    gd_fb_ev(f, "empty_cache_calls", (double)ac->empty_cache_calls);
+    gd_fb_ev(f, "reserved_unused_bytes", unused);
+    const char *mal = r->is_amd ? "hipMalloc" : "cudaMalloc", *fre = r->is_amd ? "hipFree" : "cudaFree";
+    gd_fb_text(b, f,
+               gd_format("The caching allocator holds the GPU idle: %s/%s calls (%llu and %llu) are in progress "
+                         "for %.1f%% of the time the GPU waits, %.1f%% of the %s",
+                         mal, fre, (unsigned long long)ac->window_malloc_calls,
+                         (unsigned long long)ac->window_free_calls, 100.0 * share, 100.0 * gain,
+                         r->steps_from_profiler ? "step" : "window"),
+               gd_format("PyTorch's caching allocator serves tensors from its cache and calls %s only when it "
+                         "gives memory back, so this many frees mean the cache is off or emptied all the time: "
+                         "unset PYTORCH_NO_CUDA_MEMORY_CACHING (=1 turns the cache off%s), check "
+                         "PYTORCH_CUDA_ALLOC_CONF, and remove torch.cuda.empty_cache() from the loop (%llu "
+                         "call%s seen); near the memory limit the frees come from allocation retries "
+                         "(torch.cuda.memory_stats()[\"num_alloc_retries\"]): lower the peak then. Each %s also "
+                         "waits for the GPU to drain. With %s this window cannot tell "
+                         "the first iteration's cache warm-up from churn: profile a later step with "
+                         "torch.profiler.schedule and prof.step() to confirm.",
+                         fre, r->is_amd ? "; ROCm reads the same variables" : "",
+                         (unsigned long long)ac->empty_cache_calls, ac->empty_cache_calls == 1 ? "" : "s", fre,
+                         r->steps_from_profiler ? "one step" : "no step markers"));
+}
+
 /* The caching allocator going to the driver inside the steps (DEFINITIONS "Allocator churn"). */
 void gd_rule_allocator_churn(fbuilder *b)
 {
     gpudiag_report *r = b->r;
-    const gpudiag_memory *m = r->memory;
-    if (!m || !m->alloc.steps || !(m->alloc.step_time_us > 0))
+    if (churn_by_idle(r)) {
+        allocator_churn_window(b);
         return;
+    }
+    if (!churn_by_calls(r))
+        return;
+    const gpudiag_memory *m = r->memory;
     const gpudiag_alloc_calls *ac = &m->alloc;
     double steps = (double)ac->steps;
-    double per_step = (double)(ac->malloc_calls + ac->free_calls) / steps;
-    if (!(per_step >= GD_CHURN_CALLS_PER_STEP_MIN))
-        return;
     double gain = gd_steady_share(r, ac->time_us / ac->step_time_us);
     double unused = NAN;
     for (size_t i = 0; i < m->device_count && isnan(unused); i++)

@@ -331,7 +331,8 @@ void gd_rule_host_overhead(fbuilder *b)
     /* start-up and the host side of collectives are reported on their own; idle
      * with work queued is not the host's (a host verdict needs an empty queue) */
     double startup = gd_startup_share(r) + gd_collective_host_share(r) + queued_share(r) + sync_host_share(r) +
-                     recompile_share(r) + profiler_host_share(r); /* torch_recompilation owns recurring compilation */
+                     recompile_share(r) + profiler_host_share(r) /* torch_recompilation owns recurring compilation */
+                     + gd_alloc_host_share(r); /* allocator_churn owns the idle its calls hold */
     /* both shares leave start-up out of the time they divide by too (DEFINITIONS steady-state step) */
     double host = gd_steady_share(r, role_share(r, GPUDIAG_ROLE_RUNTIME) + role_share(r, GPUDIAG_ROLE_CPU_EXEC) - startup);
     if (isnan(host) || host < GD_HOST_SHARE_MIN || isnan(r->gpu_utilization) || r->gpu_utilization >= 0.8)
@@ -365,6 +366,8 @@ void gd_rule_host_overhead(fbuilder *b)
         gd_fb_ev(f, "recompile_share_excluded", recompile_share(r));
     if (profiler_host_share(r) > 0)
         gd_fb_ev(f, "profiler_share_excluded", profiler_host_share(r));
+    if (gd_alloc_host_share(r) > 0)
+        gd_fb_ev(f, "alloc_share_excluded", gd_alloc_host_share(r));
     if (r->graph_launches > 0)
         gd_fb_ev(f, "graph_launches", (double)r->graph_launches); /* graphs already in use: no graph advice */
     if (r->graph_captures > 0)

@@ -85,6 +85,18 @@ const char *gd_fix_headroom(const gpudiag_report *r, const gpudiag_finding *f, c
     return gd_forward_only(r) ? "spend the free memory on a larger batch or more concurrent requests" : NULL;
 }
 
+/* allocator_churn from the idle time its calls hold (one window / one step): the cache looks off */
+const char *gd_fix_allocator(const gpudiag_report *r, const gpudiag_finding *f, char *buf, size_t cap)
+{
+    (void)r;
+    (void)buf;
+    (void)cap;
+    return isnan(evidence(f, "alloc_idle_share"))
+               ? NULL
+               : "re-enable the caching allocator: unset PYTORCH_NO_CUDA_MEMORY_CACHING, check "
+                 "PYTORCH_CUDA_ALLOC_CONF, no empty_cache() per step";
+}
+
 const char *gd_fix_communication(const gpudiag_report *r, const gpudiag_finding *f, char *buf, size_t cap)
 {
     if (evidence(f, "mpi_calls") > 0)

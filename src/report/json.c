@@ -926,6 +926,10 @@ static void write_memory(jw *w, const gpudiag_report *r)
     kv_us(w, "time_us", ac->time_us);
     kv_us(w, "step_time_us", ac->step_time_us);
     kv_int(w, "empty_cache_calls", (long long)ac->empty_cache_calls);
+    kv_int(w, "window_malloc_calls", (long long)ac->window_malloc_calls);
+    kv_int(w, "window_free_calls", (long long)ac->window_free_calls);
+    kv_us(w, "window_time_us", ac->window_time_us);
+    kv_us(w, "idle_us", r->alloc_idle_us);
     yajl_gen_map_close(w->g);
     yajl_gen_map_close(w->g);
 }

@@ -12,6 +12,8 @@
 #   half the gap = 349.5 us.
 #   long:   cudaEventCreateWithFlags [110,780] 670 us >= 349.5  -> host_launch 699, sync 0
 #   two:    cudaMalloc [110,310] + cudaFree [320,520], 200 + 200 = 400 >= 349.5 -> host_launch 699
+#           (one step, the allocator's calls in progress for 400 of the 699 us idle: allocator_churn
+#           leads, DEFINITIONS "Allocator churn", one window or one step; the verdict is not sync_stall)
 #   short:  cudaEventCreateWithFlags [110,410] 300 < 349.5 -> sync 699 (the old rule)
 #   small:  50 launches of 9 us each [110 + 13i, +9) 450 us, but each < 100 us -> sync 699
 #           (their kernels are not in the trace: the launches are host calls only)
@@ -38,7 +40,7 @@ gaps = [(g["start_us"] - 1000, g["duration_us"], g["cause"]) for g in d["idle"][
 checks = [("gaps", gaps, [(101, 699, want)]), ("sync", c["sync"], 699 if want == "sync" else 0),
           ("host_launch", c["host_launch"], 699 if want == "host_launch" else 0)]
 if want == "host_launch":
-    checks.append(("bottleneck", d["verdict"]["bottleneck"] != "synchronization", True))
+    checks.append(("verdict not sync_stall", d["verdict"]["finding"] != "sync_stall", True))
 sys.path.insert(0, os.environ["GD_CLI_DIR"])
 import valcheck
 valcheck.run(checks, sys.argv[2], 1e-09)
