@@ -717,6 +717,15 @@ typedef struct gpudiag_report {
     int steps_shortened;          /**< steps cut at the next step's host start because their device-side end
                                        lay past the whole next step, which TBP's rule would make 0 µs
                                        (DEFINITIONS "Steps" 3) */
+    int steps_cut_gpu;            /**< steps of a cut-off trace dropped because the file was cut while
+                                       their GPU events were written (DEFINITIONS "Time and events") */
+    int steps_cut_why;            /**< for the first of them: 1 the recorded runtime calls end before its
+                                       host end, 2 under 80 % of its launch calls joined to a GPU op */
+    int64_t steps_cut_number;     /**< the first of them: its ProfilerStep number (-1 none) */
+    uint64_t steps_cut_ops;       /**< its GPU ops in the file */
+    uint64_t steps_cut_launches;  /**< its launch calls with a correlation id in the file */
+    uint64_t steps_cut_joined;    /**< of those, joined to a GPU op */
+    double steps_cut_missing_us;  /**< its host end − the end of the last runtime call in the file (why 1) */
 
     size_t step_count;
     gpudiag_step *steps;

@@ -81,6 +81,8 @@ typedef struct step_match {
     uint8_t *op_matched;   /* per GPU op (t->gpu_ops.len entries): launched inside a step */
     uint8_t *graph_unrec;  /* per step: a graph launch with no GPU op (DEFINITIONS "Graph replays") */
     size_t any_matched;    /* device ops matched over all steps */
+    uint32_t *launches;    /* launch calls (NF_QLAUNCH) with a correlation id inside each step */
+    uint32_t *joined;      /* of those, joined to at least one GPU op */
 } step_match;
 
 static void steps_free(step_match *m)
@@ -91,6 +93,8 @@ static void steps_free(step_match *m)
     free(m->dev_max);
     free(m->op_matched);
     free(m->graph_unrec);
+    free(m->launches);
+    free(m->joined);
 }
 
 /* The host steps into m->hs: ProfilerStep#N ranges by start (r->steps_from_profiler),
@@ -213,7 +217,9 @@ static int match_runtimes(actx *a, step_match *m)
         qsort(rts, nrt, sizeof *rts, cmp_rt_ref);
     m->op_matched = calloc(t->gpu_ops.len ? t->gpu_ops.len : 1, 1);
     m->graph_unrec = calloc(n, 1);
-    if (!m->op_matched || !m->graph_unrec) {
+    m->launches = calloc(n, sizeof *m->launches);
+    m->joined = calloc(n, sizeof *m->joined);
+    if (!m->op_matched || !m->graph_unrec || !m->launches || !m->joined) {
         free(rts);
         return -1;
     }
@@ -240,6 +246,10 @@ static int match_runtimes(actx *a, step_match *m)
                     m->op_matched[a->corr[k].op] = 1;
                     m->matched[is]++;
                     m->any_matched++;
+                }
+                if (gd_name_flags(a, rt->name_id) & NF_QLAUNCH) {
+                    m->launches[is]++;
+                    m->joined[is] += m->matched[is] != before;
                 }
             }
             if (m->matched[is] == before && (gd_name_flags(a, rt->name_id) & NF_GRAPH_LAUNCH))
@@ -321,11 +331,52 @@ static size_t steps_kept(const step_match *m)
     return keep;
 }
 
+/* Steps of a cut-off trace cut while their GPU events were written (DEFINITIONS "Time and
+ * events"): of the kept steps 0..keep, drop the last while the recorded runtime calls end
+ * before its host end (the file holds no trace-span event: the cut fell among the activity
+ * records) or under GD_STEP_CUT_JOINED_MIN of its launch calls are joined to a GPU op.  Fills
+ * r->steps_cut_*; returns the steps kept. */
+#define GD_STEP_CUT_JOINED_MIN 0.80
+static size_t steps_cut_gpu(const gpudiag_trace *t, gpudiag_report *r, const step_match *m, size_t keep)
+{
+    if (!t->truncated)
+        return keep;
+    int64_t rt_end = INT64_MIN;
+    if (!t->has_trace_span)
+        for (size_t i = 0; i < t->runtimes.len; i++) {
+            const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
+            int64_t e = rt->ts_ns + gd_rt_dur(t, rt);
+            if (e > rt_end)
+                rt_end = e;
+        }
+    while (keep > 0 && !m->graph_unrec[keep - 1]) {
+        size_t i = keep - 1;
+        int why = 0;
+        if (rt_end != INT64_MIN && m->hs[i].e > rt_end)
+            why = 1;
+        else if (m->launches[i] && (double)m->joined[i] < GD_STEP_CUT_JOINED_MIN * (double)m->launches[i])
+            why = 2;
+        if (!why)
+            break;
+        /* the first step cut: the earliest one, reported */
+        r->steps_cut_why = why;
+        r->steps_cut_number = m->hs[i].number;
+        r->steps_cut_ops = m->matched[i];
+        r->steps_cut_launches = m->launches[i];
+        r->steps_cut_joined = m->joined[i];
+        r->steps_cut_missing_us = why == 1 ? ns_to_us(m->hs[i].e - rt_end) : NAN;
+        r->steps_cut_gpu++;
+        keep--;
+    }
+    return keep;
+}
+
 int gd_build_steps(actx *a)
 {
     gpudiag_report *r = a->r;
     step_match m;
     memset(&m, 0, sizeof m);
+    r->steps_cut_number = -1;
     int has = host_steps(a->t, r, &m);
     if (has <= 0) {
         steps_free(&m);
@@ -347,6 +398,7 @@ int gd_build_steps(actx *a)
     if (m.any_matched) {
         device_side_steps(a, &m);
         keep = steps_kept(&m);
+        keep = steps_cut_gpu(a->t, r, &m, keep);
     }
     r->steps_trimmed = (int)(n - keep);
     a->nsteps = keep;

@@ -77,6 +77,24 @@ uint64_t gd_clock_skew_kernels(const gpudiag_report *r, double *at_least_us)
     return far ? r->kernels_before_launch : r->kernels_before_launch_start;
 }
 
+/* The words for the first step cut while its GPU events were written (DEFINITIONS "Time and
+ * events"), malloc'd; NULL on allocation failure. */
+char *gd_steps_cut_words(const gpudiag_report *r)
+{
+    char num[32] = "";
+    if (r->steps_cut_number >= 0)
+        snprintf(num, sizeof num, " %lld", (long long)r->steps_cut_number);
+    if (r->steps_cut_why == 1) {
+        char ms[32];
+        gd_format_us(ms, sizeof ms, r->steps_cut_missing_us, "us");
+        return gd_format("step%s holds %llu GPU op%s, and the recorded launch calls end %s before the step does: the "
+                         "trace was cut while its GPU events were written",
+                         num, (unsigned long long)r->steps_cut_ops, r->steps_cut_ops == 1 ? "" : "s", ms);
+    }
+    return gd_format("step%s holds %llu of %llu launched GPU ops: the trace was cut while its GPU events were written",
+                     num, (unsigned long long)r->steps_cut_joined, (unsigned long long)r->steps_cut_launches);
+}
+
 /* The file itself is damaged: cut off, data after the JSON document or after the
  * last gzip member, malformed events skipped, events without duration or
  * timestamp left out. */
@@ -87,15 +105,28 @@ static void input_damage(fbuilder *b, const gpudiag_trace *t)
         gpudiag_finding *f = rf_add(b, GD_F_input_truncated, GPUDIAG_SEV_MEDIUM, NAN);
         gd_fb_ev(f, "truncated_at_bytes", (double)r->input.truncated_at);
         gd_fb_ev(f, "events_read", (double)r->input.events);
+        char *cut = NULL;
+        if (r->steps_cut_gpu) {
+            /* DEFINITIONS "Time and events", steps cut while their GPU events were written */
+            gd_fb_ev(f, "steps_cut_gpu", (double)r->steps_cut_gpu);
+            char *w = gd_steps_cut_words(r);
+            cut = w ? gd_format("; %s: %d step%s not analysed", w, r->steps_cut_gpu, r->steps_cut_gpu == 1 ? "" : "s")
+                    : NULL;
+            free(w);
+            if (!cut)
+                b->oom = 1;
+        }
         gd_fb_text(b, f,
-             gd_format("Trace is cut off at byte %lld (%s); analysed the %llu complete events before it",
+             gd_format("Trace is cut off at byte %lld (%s); analysed the %llu complete events before it%s",
                        (long long)r->input.truncated_at, t->truncation_reason[0] ? t->truncation_reason : "unexpected end",
-                       (unsigned long long)r->input.events),
+                       (unsigned long long)r->input.events, cut ? cut : ""),
              gd_format("The profiler did not finish writing this file (Kineto closes the JSON only in "
                        "finalizeTrace, so a killed or crashed process leaves it open). The last step may be "
-                       "incomplete and was trimmed if it launched under 80%% of the previous step's GPU work. "
+                       "incomplete and was trimmed if it launched under 80%% of the previous step's GPU work, or if the "
+                       "file was cut while its launch calls and GPU ops were written. "
                        "Stop the profiler cleanly (prof.stop() / leaving the `with` block) before the process "
                        "exits, and check free disk space."));
+        free(cut);
     }
     if (r->input.trailing_at > 0) {
         gpudiag_finding *f = rf_add(b, GD_F_input_trailing_data, GPUDIAG_SEV_MEDIUM, NAN);

@@ -125,6 +125,9 @@ int gd_graph_hides_idle(const gpudiag_report *r);
  * calls without kernels): 2 none recorded, 1 far fewer than the launch calls, 0 neither. */
 int gd_kernels_missing(const gpudiag_report *r);
 int gd_clock_skewed(const gpudiag_report *r);
+/* rules_input.c: the words for the first step of a cut-off trace cut while its GPU events were
+ * written (r->steps_cut_*), malloc'd; NULL on allocation failure. */
+char *gd_steps_cut_words(const gpudiag_report *r);
 /* rules_input.c: with gd_clock_skewed, the kernels it rests on (> 50 µs early, or for a systematic
  * offset under 50 µs those > 1 µs early) and, in *at_least_us, the largest offset: a lower bound
  * of the skew, µs. */

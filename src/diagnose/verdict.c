@@ -503,6 +503,15 @@ void gd_verdict(fbuilder *b, const gpudiag_trace *t)
     int kmiss = gd_kernels_missing(r);
     if (!r->has_gpu) {
         v = verdict_no_gpu(r, t, &on);
+    } else if (r->steps_cut_gpu && r->step_count == 0) {
+        /* every step was cut while its GPU events were written (DEFINITIONS "Time and events") */
+        on = "input_truncated";
+        char *what = gd_steps_cut_words(r);
+        v = what ? gd_format("The trace is cut off at byte %lld and no complete step is left: %s; nothing to "
+                             "diagnose from it: get the complete file (let the profiler finish writing).",
+                             (long long)r->input.truncated_at, what)
+                 : NULL;
+        free(what);
     } else if (kmiss == 2 && r->kernel_count) {
         /* most kernels of the launch calls missing (DEFINITIONS "Time and events", kernel launch
          * calls without kernels): the idle time is mostly theirs */

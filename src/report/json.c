@@ -496,6 +496,7 @@ static void write_steps(jw *w, const gpudiag_report *r)
     yajl_gen_map_close(w->g);
     kv_int(w, "steps_trimmed", r->steps_trimmed);
     kv_int(w, "steps_shortened", r->steps_shortened);
+    kv_int(w, "steps_cut_gpu", r->steps_cut_gpu);
     kv_int(w, "steps_markers_merged", r->steps_markers_merged);
     kv_int(w, "steps_markers_overlapping", r->steps_markers_overlapping);
     kv_int(w, "steps_numbers_repeated", r->steps_numbers_repeated);
