@@ -1145,6 +1145,22 @@ static char *make_summary(const gpudiag_comparison *c, const group *gb, const gr
                      c->threshold * 100, noise, caution);
 }
 
+static int side_has_finding(const gpudiag_side *s, const char *id)
+{
+    for (size_t i = 0; i < s->nfind; i++)
+        if (strcmp(s->find[i].id, id) == 0)
+            return 1;
+    return 0;
+}
+
+static int cut_is_base(const gpudiag_side *s, const gpudiag_side *const *base, size_t nbase)
+{
+    for (size_t i = 0; i < nbase; i++)
+        if (base[i] == s)
+            return 1;
+    return 0;
+}
+
 gpudiag_status gpudiag_compare(const gpudiag_side *const *base, size_t nbase, const gpudiag_side *const *test,
                                size_t ntest, const gpudiag_compare_opts *opts, gpudiag_comparison **out,
                                gpudiag_error *err)
@@ -1267,8 +1283,29 @@ gpudiag_status gpudiag_compare(const gpudiag_side *const *base, size_t nbase, co
         c->verdict = GPUDIAG_CMP_INCONCLUSIVE;
     else
         c->verdict = (c->metric_change > 0) == higher_worse ? GPUDIAG_CMP_REGRESSED : GPUDIAG_CMP_IMPROVED;
+    /* a run cut off before its GPU work has CPU ranges for steps: not comparable
+     * (DEFINITIONS "Comparing runs", a run cut off before its GPU work) */
+    const gpudiag_side *cut = NULL;
+    for (size_t i = 0; i < nbase + ntest && !cut; i++) {
+        const gpudiag_side *s = i < nbase ? base[i] : test[i - nbase];
+        if (side_has_finding(s, "input_truncated") && side_has_finding(s, "cpu_only_trace"))
+            cut = s;
+    }
+    if (cut)
+        c->verdict = GPUDIAG_CMP_INCONCLUSIVE;
     if (!(c->summary = make_summary(c, &gb, &gt)))
         goto oom;
+    if (cut) {
+        char *plain = (char *)(uintptr_t)c->summary;
+        const char *rest = strstr(plain, ": ");
+        c->summary = gd_format("inconclusive: the %s run %s is cut off before any GPU activity was recorded (its "
+                               "steps hold no GPU work; input_truncated, cpu_only_trace): profile it again and let "
+                               "the profiler finish writing; %s",
+                               cut_is_base(cut, base, nbase) ? "base" : "new", cut->label, rest ? rest + 2 : plain);
+        free(plain);
+        if (!c->summary)
+            goto oom;
+    }
     if (build_findings(c, &gb, &gt) || build_kernels(c, &gb, &gt, o.full_names))
         goto oom;
     group_free(&gb);

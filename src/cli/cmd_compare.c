@@ -25,6 +25,7 @@
 #include "ingest/formats.h"
 #include "ingest/kineto.h"
 #include "ingest/once.h"
+#include "model/trace.h"
 #include "util/util.h"
 
 enum { OPT_METRIC = 200, OPT_THRESHOLD, OPT_ALPHA, OPT_FULL_NAMES, OPT_RUNS, OPT_JSON, OPT_NO_PROGRESS };
@@ -131,6 +132,11 @@ static int load_trace(const char *path, gpudiag_side **side)
     gd_progress_end(bar);
     if (st == GPUDIAG_OK)
         st = side_from_trace(t, side, &err);
+    if (st == GPUDIAG_OK) /* a cut trace: analyze's warning, with the byte (DEFINITIONS "Comparing runs") */
+        for (size_t i = 0; i < (*side)->nfind; i++)
+            if (strcmp((*side)->find[i].id, "input_truncated") == 0)
+                fprintf(stderr, "%s: warning: %s: byte %lld: %s\n", prog, gd_tpath(path),
+                        (long long)t->truncated_at, (*side)->find[i].title);
     gpudiag_trace_free(&t);
     if (st != GPUDIAG_OK) {
         print_err(&err);

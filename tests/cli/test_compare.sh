@@ -237,4 +237,40 @@ grep -q "are the same file on the base side of --runs" "$TMP/err" && ok || bad "
 expect_rc 0 "$GPUDIAG" compare --help
 grep -q -- '--threshold' "$TMP/out" && ok || bad "--help"
 
+# A new run cut off before its GPU events (Kineto writes CPU events first): its steps are CPU
+# ranges with no GPU work.  The same step durations as base.json (9900..10100 µs), the file cut
+# at the byte where the first GPU-side event starts.  Without the rule this read "no change
+# beyond the threshold" (the step times match), exit 0 and nothing on stderr (new-user trial):
+# now inconclusive, naming the run, and analyze's warning with the byte.
+python3 - "$TMP/cutnew.json" <<'PY'
+import json, sys
+durs = [9900, 9950, 10000, 10020, 10030, 10100]
+cpu, gpu, t = [], [], 1000
+for i, d in enumerate(durs):
+    cpu.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % (i + 1), "pid": 100, "tid": 100,
+                "ts": t, "dur": d, "args": {}})
+    cpu.append({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 100, "tid": 100, "ts": t + 1, "dur": 8,
+                "args": {}})
+    gpu.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100, "ts": t + 1,
+                "dur": 4, "args": {"correlation": i + 1}})
+    gpu.append({"ph": "X", "cat": "kernel", "name": "void gemm_kernel<float, 128>(Params)", "pid": 0, "tid": 7,
+                "ts": t + 10, "dur": d - 20, "args": {"device": 0, "stream": 7, "correlation": i + 1}})
+    t += d
+head = '{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB", "numSms": 108}],\n"traceEvents": [\n'
+text = head + ",\n".join(json.dumps(e) for e in cpu + gpu) + "\n]}\n"
+cut = text.index('"cat": "cuda_runtime"')
+cut = text.rindex("{", 0, cut)  # the first GPU-side event's '{'
+open(sys.argv[1], "w").write(text[:cut])
+print(cut, file=open(sys.argv[1] + ".at", "w"))
+PY
+AT=$(cat "$TMP/cutnew.json.at")
+expect_rc 0 "$GPUDIAG" compare --threshold 3% "$TMP/base.json" "$TMP/cutnew.json"
+grep -q "^COMPARE  inconclusive: the new run .*cutnew.json is cut off before any GPU activity" "$TMP/out" &&
+    ok || bad "cut new run: headline $(head -c 300 "$TMP/out")"
+grep -q "^gpudiag: warning: $TMP/cutnew.json: byte $AT: Trace is cut off at byte $AT" "$TMP/err" &&
+    ok || bad "cut new run: stderr $(head -c 300 "$TMP/err")"
+expect_rc 0 "$GPUDIAG" compare --json --threshold 3% "$TMP/base.json" "$TMP/cutnew.json"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d['gate']['verdict'] == 'inconclusive' else 1)" "$TMP/out" &&
+    ok || bad "cut new run: JSON verdict"
+
 finish
