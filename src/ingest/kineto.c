@@ -307,6 +307,12 @@ static const char *not_a_trace_hint(const reader *r)
         i++;
     if (i < n && (d[i] == '{' || d[i] == '['))
         return "";
+    if (n >= 16 && memcmp(d, "SQLite format 3", 16) == 0) /* inside gzip: a plain one never gets here */
+        return " (a gzip-compressed SQLite database, an Nsight Systems export?: decompress it first, e.g. "
+               "`gunzip FILE.sqlite.gz`, and give the .sqlite file: SQLite needs a file it can seek in)";
+    /* one byte of gzip's magic 1f 8b, then deflate's method 8 and a flags byte with no reserved bits */
+    if (n >= 10 && ((d[0] == 0x1f) != (d[1] == 0x8b)) && d[2] == 8 && (d[3] & 0xe0) == 0)
+        return " (the first bytes are gzip's header with one of its magic bytes 1f 8b changed: a damaged .gz?)";
     static const char lfs[] = "version https://git-lfs.github.com/spec/";
     if (n - i >= sizeof lfs - 1 && memcmp(d + i, lfs, sizeof lfs - 1) == 0)
         return " (this is a Git LFS pointer, not the file it stands for: the repository was cloned without "

@@ -167,6 +167,17 @@ printf 'version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c
 run analyze "$TMP/lfs.sqlite"
 expect_rc 3; err_has "$TMP/lfs.sqlite: byte 0: not a trace" "Git LFS pointer" "git lfs pull"; out_empty
 
+# Near misses a new user tried (10th session): they read "not JSON, nor a log format gpudiag
+# knows"; now the hint names what they are.
+CASE="a gzip-compressed SQLite database"
+{ printf 'SQLite format 3\000'; head -c 4080 /dev/zero; } | gzip -c >"$TMP/x.sqlite.gz"
+run analyze "$TMP/x.sqlite.gz"
+expect_rc 3; err_has "$TMP/x.sqlite.gz: byte 0: not a trace" "a gzip-compressed SQLite database" "gunzip"; out_empty
+CASE="a .gz whose first magic byte is damaged"
+printf '{"traceEvents": []}' | gzip -c | python3 -c 'import sys; d = bytearray(sys.stdin.buffer.read()); d[0] = 0x1e; sys.stdout.buffer.write(d)' >"$TMP/badmagic.json.gz"
+run analyze "$TMP/badmagic.json.gz"
+expect_rc 3; err_has "$TMP/badmagic.json.gz: byte 0: not a trace" "one of its magic bytes 1f 8b changed"; out_empty
+
 CASE="two 'word number' lines are no Prometheus log"
 # "size 5" parses as name value, but "size" is no metric a GPU log carries (DEFINITIONS "Reading").
 printf 'hello world\nsize 5\n' >"$TMP/two.txt"
