@@ -1313,10 +1313,13 @@ static void gap_neighbours(idle_ctx *ic, gap_cursor *cur, const gd_iv *gap, op_l
 /* The cause of a gap the host side explains (rules 1-3, after the GPU-side
  * ones): a sync call in progress when the GPU went idle (the host at
  * sy[j]), unless it returned within the first half and a specific activity
- * or long non-sync runtime calls then hold most of the gap; else the specific activity covering at least
+ * or long non-sync runtime calls then hold most of the gap, or it blocked for
+ * less than half the gap in all and the host then worked for at least half of
+ * it before the next op's (nx) launch call (a short sync); else the specific activity covering at least
  * half of it (*coalesce when that is coalescing); else other host work
  * (late to launch); else other.  Adds r->sync_host_us for a sync. */
-static gpudiag_idle_cause host_cause(idle_ctx *ic, gap_cursor *cur, const gd_iv *gap, size_t j, int *coalesce)
+static gpudiag_idle_cause host_cause(idle_ctx *ic, gap_cursor *cur, const gd_iv *gap, size_t j, const op_launch *nx,
+                                     int *coalesce)
 {
     gd_vec *host = ic->host;
     const gd_iv *sy = host[HOST_SYNC].data;
@@ -1342,7 +1345,15 @@ static gpudiag_idle_cause host_cause(idle_ctx *ic, gap_cursor *cur, const gd_iv 
     /* ... or the host sat in long runtime/driver calls after it returned (rule 1) */
     int in_calls = in_sync && best == 0 && 2 * sync_part < len &&
                    2 * overlap(&host[HOST_LONG_CALL], &cur->hint[HOST_LONG_CALL], gap->s, gap->e) >= len;
-    if (in_sync && !(best > 0 && 2 * sync_part < len) && !in_calls) {
+    /* ... or it blocked for less than half the gap, call to return (the host was that little ahead
+     * of the GPU), and the host then spent at least half of the gap on its own work before the
+     * next op's launch call (the gap's end when that call is not known): rule 1, "A short sync" */
+    int short_sync = 0;
+    if (in_sync && 2 * (sy[j].e - sy[j].s) < len) {
+        int64_t l = nx && nx->launch < gap->e ? nx->launch : gap->e, r = sy[j].e > gap->s ? sy[j].e : gap->s;
+        short_sync = 2 * (l - r) >= len;
+    }
+    if (in_sync && !(best > 0 && 2 * sync_part < len) && !in_calls && !short_sync) {
         ic->a->r->sync_host_us += ns_to_us(overlap(&host[HOST_ROLE], &cur->hint[HOST_ROLE], gap->s, gap->e));
         return GPUDIAG_IDLE_SYNC;
     }
@@ -1412,7 +1423,7 @@ static gpudiag_idle_cause gap_cause(idle_ctx *ic, gap_cursor *cur, const gd_iv *
     }
     if (ic->has_mpi && 2 * overlap(&host[HOST_MPI], &cur->hint[HOST_MPI], gap->s, gap->e) >= len)
         return GPUDIAG_IDLE_COMMUNICATION; /* the host was in MPI, even after a sync */
-    return host_cause(ic, cur, gap, j, coalesce);
+    return host_cause(ic, cur, gap, j, nx, coalesce);
 }
 
 /* Count one gap of device dev with its cause: the report's idle totals, the

@@ -111,7 +111,11 @@ PY
     # 45.2 ms / (618.35 - 268.94) ms = 12.9 %, medium (it read 7.3 %, low, of the whole window);
     # less the 7.01 ms gap after the last sync that the host spends in cudaFree (idle rule 1: long
     # non-sync calls after the sync returned): 38.2 ms / 349.4 ms = 10.9 % (a new user's sqlite3
-    # check: 38.3 / 349)
+    # check: 38.3 / 349); less the 19 gaps (8.79 ms) after a short sync (idle rule 1, "A short
+    # sync": the sync blocked < half the gap and the host then worked >= half of it before the next
+    # launch; the largest, 2.56 ms, opens with a 575 us cudaDeviceSynchronize that returns 2 us in,
+    # then cudaMalloc calls and untraced host code until a cudaMemcpy 2.52 ms in, by the export's
+    # runtime rows): 29.4 ms / 349.4 ms = 8.4 %, low
     WIN=$(q "$X" "SELECT max(end) - min(start) FROM CUPTI_ACTIVITY_KIND_RUNTIME")
     LEAD=$(q "$X" "SELECT (SELECT min(start) FROM (SELECT start FROM CUPTI_ACTIVITY_KIND_KERNEL UNION ALL SELECT start FROM CUPTI_ACTIVITY_KIND_MEMCPY)) - min(start) FROM CUPTI_ACTIVITY_KIND_RUNTIME")
     python3 - "$TMP/real.json" "$WIN" "$LEAD" <<'PY' && ok || bad "real export: steady-state step"
@@ -127,8 +131,8 @@ valcheck.run([
     ("startup = lead-in", d["idle"]["by_cause_us"]["startup"], lead),
     ("summary.steady_step_us = window - lead-in", d["summary"]["steady_step_us"], win - lead),
     ("sync_stall.est_gain = sync idle / (window - lead-in)", f["sync_stall"]["est_gain"], sync / (win - lead)),
-    ("sync_stall.est_gain, by hand (45.2 - 7.01) / 349.4", round(f["sync_stall"]["est_gain"], 3), 0.109),
-    ("sync_stall.severity", f["sync_stall"]["severity"], "medium"),
+    ("sync_stall.est_gain, by hand (45.2 - 7.01 - 8.79) / 349.4", round(f["sync_stall"]["est_gain"], 3), 0.084),
+    ("sync_stall.severity", f["sync_stall"]["severity"], "low"),
     ("verdict", d["verdict"]["finding"], "sync_stall"),
 ], "real export: steady-state step", rel=1e-6)
 PY
