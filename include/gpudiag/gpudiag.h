@@ -814,6 +814,9 @@ typedef struct gpudiag_report {
                                        startup and compilation during which an allocator call (cudaMalloc/cudaFree
                                        and kin, gd_runtime_alloc_kind) is in progress (DEFINITIONS "Allocator
                                        churn", one window or one step); memory.allocator.idle_us in JSON */
+    double host_launch_long_gap_us; /**< of idle_cause_us[HOST_LAUNCH]: the time in gaps longer than 100 µs (HTA's
+                                       launch-delay outlier bound), summed over devices: host work of its own,
+                                       not launch pacing (docs/FINDINGS.md host_launch_bound) */
     double collective_host_us;    /**< of idle_cause_us[COMMUNICATION]: gaps won by the host side of coalesced
                                        collectives (flatten/unflatten_dense_tensors), summed over devices */
     uint64_t idle_gap_count;

@@ -34,6 +34,7 @@
 #define GD_QUEUED_LATE_NS 100000     /* queued inside a gap, then waited >= 100 µs: far beyond a launch's latency */
 #define GD_SYNC_SLACK_NS 5000        /* a sync returns a few µs after the GPU drains */
 #define GD_LONG_CALL_US 100          /* a non-sync runtime call this long can hold a gap after a sync (rule 1) */
+#define GD_LAUNCH_PACED_GAP_NS 100000 /* a host_launch gap longer is host work of its own (host_launch_bound) */
 #define GD_MAX_LAUNCH_QUEUE 1024     /* HTA: CUDA_MAX_LAUNCH_QUEUE_PER_STREAM */
 
 enum { HOST_SYNC = 0, HOST_DATALOADER, HOST_COMM, HOST_OPTIMIZER, HOST_OTHER, HOST_COMPILE, HOST_WARMUP, HOST_COALESCE,
@@ -1436,6 +1437,8 @@ static int record_gap(idle_ctx *ic, gap_cursor *cur, gpudiag_timeline_device *td
     gpudiag_report *r = a->r;
     int64_t len = gap->e - gap->s;
     r->idle_cause_us[cause] += ns_to_us(len);
+    if (cause == GPUDIAG_IDLE_HOST_LAUNCH && len > GD_LAUNCH_PACED_GAP_NS)
+        r->host_launch_long_gap_us += ns_to_us(len);
     if (cause != GPUDIAG_IDLE_STARTUP && cause != GPUDIAG_IDLE_COMPILATION) /* DEFINITIONS "Allocator churn" */
         r->alloc_idle_us += ns_to_us(overlap(&ic->host[HOST_ALLOC], &cur->hint[HOST_ALLOC], gap->s, gap->e));
     if ((cause == GPUDIAG_IDLE_STARTUP && gd_iv_push(&ic->su, gap->s, gap->e)) ||

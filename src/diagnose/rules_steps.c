@@ -340,12 +340,17 @@ void gd_rule_host_overhead(fbuilder *b)
     int short_kernels = (!isnan(r->short_kernel_share) && r->short_kernel_share >= GD_SHORT_KERNEL_SHARE_MIN) ||
                         (!isnan(r->median_kernel_us) && r->median_kernel_us <= GD_SHORT_KERNEL_MEDIAN_US);
     int queue_runs_dry = !isnan(r->launch_delay_median_us) && r->launch_delay_median_us > 100.0;
+    /* launching paces the GPU in short gaps; a gap over 100 µs is host work of its own (FINDINGS
+     * host_launch_bound): launch-bound needs half the host_launch idle in short gaps */
+    double hl_idle = r->idle_cause_us[GPUDIAG_IDLE_HOST_LAUNCH];
+    double long_gap_share = hl_idle > 0 ? r->host_launch_long_gap_us / hl_idle : NAN;
+    int long_host_gaps = !isnan(long_gap_share) && long_gap_share > 0.5;
     double idle = gd_steady_share(r, 1.0 - r->gpu_utilization - startup);
     double gain = host < idle ? host : idle;
     if (gain < 0)
         gain = 0;
     /* launch-bound (issue #3's host_launch_bound): many short kernels and no deep queue */
-    gd_finding_id id = short_kernels && !queue_runs_dry ? GD_F_host_launch_bound : GD_F_host_overhead;
+    gd_finding_id id = short_kernels && !queue_runs_dry && !long_host_gaps ? GD_F_host_launch_bound : GD_F_host_overhead;
     gpudiag_finding *f = rf_add(b, id, sev_for_share(gain), gain);
     gd_fb_ev(f, "host_share", host);
     gd_fb_ev(f, "runtime_share", role_share(r, GPUDIAG_ROLE_RUNTIME));
@@ -354,6 +359,7 @@ void gd_rule_host_overhead(fbuilder *b)
     gd_fb_ev(f, "median_kernel_us", r->median_kernel_us);
     gd_fb_ev(f, "gpu_utilization", r->gpu_utilization);
     gd_fb_ev(f, "launch_delay_median_us", r->launch_delay_median_us);
+    gd_fb_ev(f, "host_launch_long_gap_share", long_gap_share);
     if (gd_startup_share(r) > 0)
         gd_fb_ev(f, "startup_share_excluded", gd_startup_share(r));
     if (gd_collective_host_share(r) > 0)

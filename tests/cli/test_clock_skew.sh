@@ -52,7 +52,9 @@
 #     4 x (46 + 4046) + (46 + 3546) = 19960 us / 5 steps / 5000 us = 0.7984 -> sync_stall 0.7984,
 #     verdict synchronization, with the caution. sync_normal (kernels 25 us after their call, i.e.
 #     at B+3525+50i, while the sync has returned) reads host_launch instead: the verdict moved
-#     with the clocks, which is why it needs the caution; there it has none (no skew).
+#     with the clocks, which is why it needs the caution; there it has none (no skew). Its finding
+#     is host_overhead: the host_launch gaps of ~3.5 ms are host work of its own, not launch pacing
+#     (FINDINGS host_launch_bound, since the 10th session).
 # Nsight: one clock, the same rule: an export whose kernels start 3 ms before their
 # cudaLaunchKernel_v7000 (12 launches) fires, with the Nsight advice; 1 us after does not.
 set -eu
@@ -217,7 +219,7 @@ valcheck.run(checks, label, 1e-09)
 EOF2
 )
 for _c in dl:data_pipeline,dataloader_stall,0.804,yes dl_normal:data_pipeline,dataloader_stall,0.804,no \
-          sync:synchronization,sync_stall,0.7984,yes sync_normal:host_launch,host_launch_bound,-,no; do
+          sync:synchronization,sync_stall,0.7984,yes sync_normal:host_launch,host_overhead,-,no; do
     _n=${_c%%:*}
     if "$GPUDIAG" analyze --json "$TMP/$_n.json" > "$TMP/$_n.out.json" 2> "$TMP/err"; then
         python3 -c "$CAUTION" "$TMP/$_n.out.json" "$_n" "${_c#*:}" && ok || nok "$_n"

@@ -42,10 +42,13 @@
 #   the window", one-off gaps): high by its share, one severity lower: medium.
 #   Breakdown: kernel 20, runtime 20, CPU Exec = (300 - 10 - 5) + (200 - 10 - 10) = 465, other
 #   495. host_share = (20 + 465) / 1000 = 0.485 >= 0.15; util 20 / 1000 = 0.02; est_gain =
-#   min(0.485, 1 - 0.02) = 0.485 (high); median kernel 10 us <= 10 and launch delay 5 us ->
-#   host_launch_bound. 0.98 - 0.485 >= 0.10 -> evidence host_launch_idle_share 0.98.
+#   min(0.485, 1 - 0.02) = 0.485 (high); median kernel 10 us <= 10 and launch delay 5 us, but
+#   the host_launch gaps over 100 us hold 295 + 610 = 905 of its 980 us (0.923 > 0.5: host work
+#   of its own, not launch pacing, FINDINGS host_launch_bound) -> host_overhead (it was
+#   host_launch_bound until the 10th session). 0.98 - 0.485 >= 0.10 -> evidence
+#   host_launch_idle_share 0.98.
 #   (Until this rule, without the marker the 295 and 75 us edges were start-up: host share
-#   0.485 - 0.37 = 0.115 < 0.15, no host finding; with it, host_launch_bound: the verdict
+#   0.485 - 0.37 = 0.115 < 0.15, no host finding; with it, a host finding: the verdict
 #   followed the marker.)
 set -eu
 GD_TMP_TAG=host
@@ -106,7 +109,7 @@ PY_LEAD_IN=$(cat <<'EOF2'
 import json, os, sys
 d = json.load(open(sys.argv[1]))
 f = {x["id"]: x for x in d["findings"]}
-hl = f.get("host_launch_bound", {})
+hl = f.get("host_overhead", {})
 e = hl.get("evidence", {})
 c = d["idle"]["by_cause_us"]
 checks = [
@@ -120,7 +123,9 @@ checks = [
     ("gpu_utilization", d["summary"]["gpu_utilization"], 0.02),
     ("other share", d["breakdown"]["share"]["other"], 0.495),
     ("bottleneck", d["verdict"]["bottleneck"], "host_launch"),
-    ("verdict finding", d["verdict"]["finding"], "host_launch_bound"),
+    ("verdict finding", d["verdict"]["finding"], "host_overhead"),
+    ("no host_launch_bound", "host_launch_bound" in f, False),
+    ("long-gap share", e.get("host_launch_long_gap_share"), 905 / 980),
 ]
 sys.path.insert(0, os.environ["GD_CLI_DIR"])
 import valcheck

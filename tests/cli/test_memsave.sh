@@ -62,7 +62,9 @@ grep -q RECOMPUTE "$TMP/none.txt" && nok "RECOMPUTE on a trace without checkpoin
 #   A and B pair at rank 16 -> ops 4, per step 2, kernel 20 us, mean 5 us,
 #   GEMM time (100+5+5+2) x 2 = 224 us -> share 20/224 = 0.0892857,
 #   FLOPs 4 x 2*512*16*4096 = 268,435,456 -> 268435456 / 20e-6 s = 13.4217728 TFLOP/s.
-#   Kernels 2,2,5,5,5,5,100,100: median 5 <= 10 us, launch delay 5 us -> host_launch_bound, and
+#   Kernels 2,2,5,5,5,5,100,100: median 5 <= 10 us, launch delay 5 us, but the host_launch gaps
+#   over 100 us (160, 295, 295, 138, 160, 295, 295, 108 of 1776 us) hold 0.98 of it: host work of
+#   its own -> host_overhead (host_launch_bound until the 10th session, FINDINGS), and
 #   the adapters' mean 5 <= 10 us -> lora_adapter_launches (medium, est_gain null).
 PY=$(cat <<'EOF2'
 import json, os, sys
@@ -75,7 +77,7 @@ checks = [
     ("per step", lo["per_step"], 2), ("rank", lo["rank"], 16), ("kernel_us", lo["kernel_us"], 20),
     ("mean", lo["mean_kernel_us"], 5), ("share of gemm", lo["share_of_gemm_time"], 20 / 224),
     ("flops", lo["flops"], 268435456), ("tflops", lo["achieved_tflops"], 13.4217728),
-    ("host_launch_bound", "host_launch_bound" in ids, True), ("finding", len(f), 1),
+    ("host_overhead", "host_overhead" in ids, True), ("finding", len(f), 1),
     ("severity", f[0]["severity"] if f else None, "medium"), ("est_gain", f[0]["est_gain"] if f else 0, None),
     ("evidence per step", f[0]["evidence"]["adapter_gemms_per_step"] if f else None, 2),
 ]
@@ -108,8 +110,10 @@ PY
 #   each launching a 4 us GEMM of 0.5 blocks per SM, then Optimizer.step#SGD.step with a 2 us kernel.
 #   Backward spans 8, each pair split by the next micro-step's forward aten::linear -> 8 passes;
 #   2 optimizer steps -> 4 micro-steps per optimizer step; kernels 2 x (8 + 1) = 18 -> 18/8 = 2.25 per
-#   micro-step; mean (16 x 4 + 2 x 2) / 18 = 3.7778 us. host_launch_bound and small_gemms carry
-#   micro_steps_per_optimizer_step 4 and the accumulation sentence; no finding of its own.
+#   micro-step; mean (16 x 4 + 2 x 2) / 18 = 3.7778 us. host_overhead (its host_launch gaps of 106,
+#   118 and 186 us over the 100 us bar hold 0.61 of the host_launch idle: host_launch_bound until the
+#   10th session) and small_gemms carry micro_steps_per_optimizer_step 4 and the accumulation
+#   sentence; no finding of its own.
 PY=$(cat <<'EOF2'
 import json, os, sys
 sys.path.insert(0, os.environ["GD_CLI_DIR"]); import valcheck
@@ -121,8 +125,8 @@ checks = [
     ("passes", ac["backward_passes"], 8), ("optimizer steps", ac["optimizer_steps"], 2),
     ("micro steps", ac["micro_steps_per_optimizer_step"], 4), ("kernels per micro", ac["kernels_per_micro_step"], 2.25),
     ("mean kernel", ac["mean_kernel_us"], 68 / 18),
-    ("host_launch_bound evidence", ev("host_launch_bound"), 4), ("small_gemms evidence", ev("small_gemms"), 4),
-    ("host_launch_bound sentence", says("host_launch_bound"), True), ("small_gemms sentence", says("small_gemms"), True),
+    ("host_overhead evidence", ev("host_overhead"), 4), ("small_gemms evidence", ev("small_gemms"), 4),
+    ("host_overhead sentence", says("host_overhead"), True), ("small_gemms sentence", says("small_gemms"), True),
     ("no_tensor_cores untouched", ev("no_tensor_cores"), None),
 ]
 valcheck.run(checks, sys.argv[2], 1e-03)
