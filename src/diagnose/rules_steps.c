@@ -350,7 +350,8 @@ void gd_rule_host_overhead(fbuilder *b)
     if (gain < 0)
         gain = 0;
     /* launch-bound (issue #3's host_launch_bound): many short kernels and no deep queue */
-    gd_finding_id id = short_kernels && !queue_runs_dry && !long_host_gaps ? GD_F_host_launch_bound : GD_F_host_overhead;
+    int launch_paced = short_kernels && !long_host_gaps; /* the titles and advice of launch-bound */
+    gd_finding_id id = launch_paced && !queue_runs_dry ? GD_F_host_launch_bound : GD_F_host_overhead;
     gpudiag_finding *f = rf_add(b, id, sev_for_share(gain), gain);
     gd_fb_ev(f, "host_share", host);
     gd_fb_ev(f, "runtime_share", role_share(r, GPUDIAG_ROLE_RUNTIME));
@@ -403,7 +404,7 @@ void gd_rule_host_overhead(fbuilder *b)
                              "between phases). Overlap host work with kernels using streams: queue the next "
                              "kernels before the host work (cudaMemcpyAsync / kernel launches on a second stream, "
                              "events instead of synchronize), or move that work to the GPU."));
-    else if (short_kernels && r->graph_launches > 0)
+    else if (launch_paced && r->graph_launches > 0)
         host_text(&title, &rec,
              gd_format("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
                        "%.1f%% of the step while no kernel runs, and the median kernel lasts only %.1f us",
@@ -414,7 +415,7 @@ void gd_rule_host_overhead(fbuilder *b)
                        "per-step host work and logging from the hot loop.",
                        r->is_amd ? "HIP" : "CUDA", (unsigned long long)r->graph_launches,
                        r->graph_launches == 1 ? "" : "es", rf_pytorch(b) ? " (torch.compile)" : "", fused));
-    else if (short_kernels && r->graph_captures > 0)
+    else if (launch_paced && r->graph_captures > 0)
         host_text(&title, &rec,
              gd_format("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
                        "%.1f%% of the step while no kernel runs, and the median kernel lasts only %.1f us",
@@ -425,7 +426,7 @@ void gd_rule_host_overhead(fbuilder *b)
                        "the steps that replay the graphs to judge steady state.",
                        r->is_amd ? "HIP" : "CUDA", (unsigned long long)r->graph_captures,
                        r->graph_captures == 1 ? "" : "s", rf_pytorch(b) ? " (torch.compile)" : ""));
-    else if (short_kernels)
+    else if (launch_paced)
         host_text(&title, &rec,
              gd_format("The GPU waits for kernel launches: the CPU is in launch calls or framework ops for "
                        "%.1f%% of the step while no kernel runs, and the median kernel lasts only %.1f us",

@@ -67,9 +67,11 @@ const char *gd_fix_memcpy(const gpudiag_report *r, const gpudiag_finding *f, cha
 
 const char *gd_fix_host_launch(const gpudiag_report *r, const gpudiag_finding *f, char *buf, size_t cap)
 {
-    (void)r, (void)buf, (void)cap;
-    return evidence(f, "graph_launches") > 0 || evidence(f, "graph_captures") > 0 ? "launch fewer, larger kernels outside the graphs: fusion, bigger batch"
-                                             : NULL;
+    (void)buf, (void)cap;
+    if (evidence(f, "graph_launches") > 0 || evidence(f, "graph_captures") > 0)
+        return "launch fewer, larger kernels outside the graphs: fusion, bigger batch";
+    /* ROCm: HIP graphs, as the finding's own advice says (a ROCm trace read "CUDA Graphs" here) */
+    return r->is_amd ? "launch fewer, larger kernels: torch.compile / HIP graphs, bigger batch" : NULL;
 }
 
 int gd_forward_only(const gpudiag_report *r)

@@ -83,4 +83,10 @@ for c in bad:
     print("  %s: got %r, expected %r" % c)
 sys.exit(1 if bad else 0)
 PY
+# The same short-gap trace on ROCm (hipLaunchKernel, an MI250X): launch-bound, with HIP's words
+sed -e 's/cudaLaunchKernel/hipLaunchKernel/; s/NVIDIA A100-SXM4-80GB/AMD Instinct MI250X/' "$TMP/gen.py" > "$TMP/genhip.py"
+python3 "$TMP/genhip.py" "$TMP/shorthip.json" short
+"$GPUDIAG" analyze --no-color "$TMP/shorthip.json" | sed 's/^ *> *//' | tr '\n' ' ' | tr -s ' ' > "$TMP/shorthip.flat"
+if grep -q "host_launch_bound" "$TMP/shorthip.flat" && grep -q 'reduce-overhead" adds HIP graphs)' "$TMP/shorthip.flat" &&
+    ! grep -q "CUDA Graphs" "$TMP/shorthip.flat"; then ok; else bad "ROCm launch-bound advice: $(head -c 400 "$TMP/shorthip.flat")"; fi
 finish
