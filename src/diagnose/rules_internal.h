@@ -152,6 +152,9 @@ unsigned gd_tc_dtypes(const gpudiag_report *r);
 double gd_startup_us(const gpudiag_report *r, double *comp);
 /* rules_steps.c: gd_startup_us as a share (0..1) of the analysed time, 0 when none. */
 double gd_startup_share(const gpudiag_report *r);
+/* rules_steps.c: us of device time summed over devices (idle or host time in gaps) ÷ devices, as
+ * a share (0..1, capped) of the analysed time (steps × mean step); 0 without GPUs, steps or us. */
+double gd_per_device_share(const gpudiag_report *r, double us);
 /* rules_steps.c: a share s (0..1) of the analysed time as a share of the
  * steady-state step: s ÷ (1 − start-up share) when start-up is ≥ 1 %, capped at
  * 1; NaN when the whole window is start-up; s unchanged otherwise and when NaN.

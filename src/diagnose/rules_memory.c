@@ -107,11 +107,7 @@ static double steady_idle_us(const gpudiag_report *r)
 /* r->alloc_idle_us ÷ devices as a share of the analysed time (not yet of the steady-state step). */
 static double alloc_idle_step_share(const gpudiag_report *r)
 {
-    size_t nd = r->timeline.device_count;
-    if (!r->has_gpu || !nd || !r->step_count || !(r->avg_step_us > 0) || !(r->alloc_idle_us > 0))
-        return 0;
-    double s = r->alloc_idle_us / (double)nd / ((double)r->step_count * r->avg_step_us);
-    return s > 1 ? 1 : s;
+    return gd_per_device_share(r, r->alloc_idle_us);
 }
 
 /* allocator_churn from the idle time the calls hold, with fewer than two steps (DEFINITIONS

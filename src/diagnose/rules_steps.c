@@ -93,15 +93,21 @@ double gd_steady_step_us(const gpudiag_report *r)
     return r->avg_step_us * steady_fraction(r);
 }
 
+double gd_per_device_share(const gpudiag_report *r, double us)
+{
+    size_t nd = r->timeline.device_count;
+    if (!r->has_gpu || !nd || !r->step_count || !(r->avg_step_us > 0) || !(us > 0))
+        return 0;
+    double s = us / (double)nd / ((double)r->step_count * r->avg_step_us);
+    return s > 1 ? 1 : s;
+}
+
 /* Device-idle time of a cause ÷ devices, as a share of the steady-state step
  * (gd_steady_share); 0 when none. */
 double gd_idle_cause_share(const gpudiag_report *r, gpudiag_idle_cause c)
 {
-    size_t nd = r->timeline.device_count;
-    if (!r->has_gpu || !nd || !r->step_count || !(r->avg_step_us > 0) || !(r->idle_cause_us[c] > 0))
-        return 0;
-    double s = r->idle_cause_us[c] / (double)nd / ((double)r->step_count * r->avg_step_us);
-    return gd_steady_share(r, s > 1 ? 1 : s);
+    double s = gd_per_device_share(r, r->idle_cause_us[c]);
+    return s > 0 ? gd_steady_share(r, s) : 0;
 }
 
 /* Host time us (runtime + CPU Exec, summed over devices) inside some idle gaps ÷ devices, as a
@@ -109,11 +115,7 @@ double gd_idle_cause_share(const gpudiag_report *r, gpudiag_idle_cause c)
  * waiting for the host. */
 static double host_share_in_gaps(const gpudiag_report *r, double us)
 {
-    size_t nd = r->timeline.device_count;
-    if (!r->has_gpu || !nd || !r->step_count || !(r->avg_step_us > 0) || !(us > 0))
-        return 0;
-    double s = us / (double)nd / ((double)r->step_count * r->avg_step_us);
-    return s > 1 ? 1 : s;
+    return gd_per_device_share(r, us);
 }
 
 /* ... inside gaps with work already queued (causes stream_wait and kernel_wait,
@@ -127,11 +129,7 @@ static double queued_share(const gpudiag_report *r)
  * recompilation) ÷ devices, as a share of the analysed time; 0 when none. */
 static double recompile_share(const gpudiag_report *r)
 {
-    size_t nd = r->timeline.device_count;
-    if (!r->recompile_steps || !nd || !r->step_count || !(r->avg_step_us > 0) || !(r->recompile_idle_us > 0))
-        return 0;
-    double s = r->recompile_idle_us / (double)nd / ((double)r->step_count * r->avg_step_us);
-    return s > 1 ? 1 : s;
+    return r->recompile_steps ? gd_per_device_share(r, r->recompile_idle_us) : 0;
 }
 
 /* ... inside gaps of cause profiler: the profiler's own overhead held the host
