@@ -1295,6 +1295,22 @@ gpudiag_status gpudiag_compare(const gpudiag_side *const *base, size_t nbase, co
         c->verdict = GPUDIAG_CMP_INCONCLUSIVE;
     if (!(c->summary = make_summary(c, &gb, &gt)))
         goto oom;
+    const gpudiag_side *partial = NULL; /* cut off, GPU work kept: its steps end at the cut */
+    for (size_t i = 0; i < nbase + ntest && !cut && !partial; i++) {
+        const gpudiag_side *s = i < nbase ? base[i] : test[i - nbase];
+        if (side_has_finding(s, "input_truncated"))
+            partial = s;
+    }
+    if (partial) {
+        char *plain = (char *)(uintptr_t)c->summary;
+        c->summary = gd_format("%s Caution: the %s run %s is cut off (input_truncated): only its %zu step%s before "
+                               "the cut %s compared; compare complete runs.",
+                               plain, cut_is_base(partial, base, nbase) ? "base" : "new", partial->label,
+                               partial->nsteps, partial->nsteps == 1 ? "" : "s", partial->nsteps == 1 ? "is" : "are");
+        free(plain);
+        if (!c->summary)
+            goto oom;
+    }
     if (cut) {
         char *plain = (char *)(uintptr_t)c->summary;
         const char *rest = strstr(plain, ": ");

@@ -273,4 +273,37 @@ expect_rc 0 "$GPUDIAG" compare --json --threshold 3% "$TMP/base.json" "$TMP/cutn
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d['gate']['verdict'] == 'inconclusive' else 1)" "$TMP/out" &&
     ok || bad "cut new run: JSON verdict"
 
+# A new run cut after some of its GPU events (a second new user: a cut run that kept 1 of 6 steps
+# read "no change" with nothing said of the cut): the same generator, cut at the '{' of the 4th
+# GPU-side runtime event, so steps 4-6 were cut while their GPU events were written (dropped,
+# breakdown.steps_cut_gpu), and step 3 too: its host range ends after the last runtime call in
+# the file, so the file cannot show it complete (DEFINITIONS "Cut-off traces"); steps 1-2
+# compare. The summary keeps its verdict and ends with a caution naming the run and its 2 steps.
+python3 - "$TMP/cutnew.json" "$TMP/cutmid.json" <<'PY'
+import sys
+# rebuild the complete text from the cut one's generator: re-run it with the same durations
+import json
+durs = [9900, 9950, 10000, 10020, 10030, 10100]
+cpu, gpu, t = [], [], 1000
+for i, d in enumerate(durs):
+    cpu.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % (i + 1), "pid": 100, "tid": 100,
+                "ts": t, "dur": d, "args": {}})
+    cpu.append({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 100, "tid": 100, "ts": t + 1, "dur": 8,
+                "args": {}})
+    gpu.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100, "ts": t + 1,
+                "dur": 4, "args": {"correlation": i + 1}})
+    gpu.append({"ph": "X", "cat": "kernel", "name": "void gemm_kernel<float, 128>(Params)", "pid": 0, "tid": 7,
+                "ts": t + 10, "dur": d - 20, "args": {"device": 0, "stream": 7, "correlation": i + 1}})
+    t += d
+head = '{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB", "numSms": 108}],\n"traceEvents": [\n'
+text = head + ",\n".join(json.dumps(e) for e in cpu + gpu) + "\n]}\n"
+at = -1
+for _ in range(4):
+    at = text.index('"cat": "cuda_runtime"', at + 1)
+open(sys.argv[2], "w").write(text[:text.rindex("{", 0, at)])
+PY
+expect_rc 0 "$GPUDIAG" compare --threshold 3% "$TMP/base.json" "$TMP/cutmid.json"
+grep -q "Caution: the new run .*cutmid.json is cut off (input_truncated): only its 2 steps before the cut are compared" "$TMP/out" &&
+    ok || bad "cut after some GPU work: $(head -c 400 "$TMP/out")"
+
 finish
