@@ -72,5 +72,25 @@ PY
 "$GPUDIAG" analyze "$TMP/idle.csv" > "$TMP/idle.txt" 2>&1
 grep -q "est. gain 9" "$TMP/idle.txt" && nok "mostly idle text report promises a gain: $(grep 'est. gain' "$TMP/idle.txt")"
 
+# idle_mem.csv: idle.csv's utilization with 4096 of 81920 MiB used (5 %, under 85 %: memory_headroom
+#   fires, low). Unestimated findings rank by severity first (FINDINGS "Ranking"): the high
+#   low_gpu_utilization before the low memory_headroom (cause-first ranking put the low one first).
+python3 - "$TMP" <<'PY'
+import sys
+d = sys.argv[1]
+with open(d + "/idle_mem.csv", "w") as f:
+    f.write("index, utilization.gpu [%], memory.used [MiB], memory.total [MiB]\n")
+    for v in [5, 0, 0, 0, 12, 0, 0, 3, 0, 0] * 4 + [8]:
+        f.write("0, %d %%, 4096 MiB, 81920 MiB\n" % v)
+PY
+"$GPUDIAG" analyze --json "$TMP/idle_mem.csv" > "$TMP/idle_mem.json" 2> "$TMP/err" || nok "idle_mem: exit $? $(cat "$TMP/err")"
+if python3 - "$TMP/idle_mem.json" <<'PY'; then ok; else nok "mostly idle with memory: high low_gpu_utilization ranks first"; fi
+import json, sys
+d = json.load(open(sys.argv[1]))
+ids = [x["id"] for x in d["findings"]]
+assert ids[:2] == ["low_gpu_utilization", "memory_headroom"], ids
+assert d["findings"][0]["est_gain"] is None and d["findings"][1]["severity"] == "low", d["findings"][:2]
+PY
+
 if [ "$fail" -eq 0 ]; then echo "all passed"; exit 0; fi
 echo "$fail failed"; exit 1
