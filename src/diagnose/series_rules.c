@@ -321,6 +321,14 @@ static int mostly_idle(const gpudiag_gpu_summary *g)
            (!u->n || u->median < GD_SERIES_WORK_MIN); /* GPU-Util busy is never idle */
 }
 
+/* host_launch read from busy time alone (GPU-Util, or GR engine active without an SM-level field),
+ * not from gpu_util_misleading: an idle share whose cause the log cannot name (DEFINITIONS
+ * "Classification", rule 7, busy time alone). After classify(). */
+static int cause_unnamed(const gpudiag_gpu_summary *g)
+{
+    return g->bottleneck == GPUDIAG_BN_HOST_LAUNCH && busy_time_only(g) && !pick_misleading(g) && cstats(g);
+}
+
 /* The tuning guides' classification of one GPU (DEFINITIONS "Monitoring series"). */
 static void classify(gpudiag_gpu_summary *g)
 {
@@ -556,14 +564,16 @@ static void rule_memory_headroom(sbuild *b, gpudiag_series_summary *s)
     gd_fb_ev(f, "compute_median", cs(g)->median);
     /* the advice follows the class (DEFINITIONS "Estimated gain of monitoring findings"): a GPU starved
      * of input or held down by its clocks gains nothing from a larger micro-batch until that is fixed */
-    int starved = 0, throttled = 0, idle = 0;
+    int starved = 0, throttled = 0, idle = 0, unnamed = 0;
     for (size_t i = 0; i < s->gpu_count; i++)
         if (pick_headroom(&s->gpus[i])) {
             starved |= s->gpus[i].bottleneck == GPUDIAG_BN_DATA_PIPELINE;
             throttled |= s->gpus[i].bottleneck == GPUDIAG_BN_THROTTLING;
             idle |= mostly_idle(&s->gpus[i]);
+            unnamed |= cause_unnamed(&s->gpus[i]);
         }
     gd_fb_ev(f, "data_starved", starved);
+    gd_fb_ev(f, "cause_unnamed", unnamed);
     const char *rest = "the micro-batch until memory use is near 85 % and make up the global batch with fewer "
                        "gradient-accumulation steps; turn off activation checkpointing or CPU offload you no longer "
                        "need.";
@@ -581,6 +591,10 @@ static void rule_memory_headroom(sbuild *b, gpudiag_series_summary *s)
                             "it is busy, use the free memory: raise %s", rest)
          : throttled ? gd_format("Fix the clocks first (see throttling): a larger micro-batch does not help a GPU "
                                  "held below its clocks. Then use the free memory: raise %s", rest)
+         : unnamed ? gd_format("Raise %s A larger micro-batch amortises launch pacing and per-step overhead, but not "
+                               "an input pipeline that is behind: busy time alone (GPU-Util, GR engine active) does "
+                               "not say which keeps the GPU idle between bursts. If it does not rise, profile a few "
+                               "steps (torch.profiler) to see what it waits for.", rest)
                      : gd_format("Raise %s", rest));
 }
 
@@ -1154,10 +1168,10 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
             const gpudiag_gpu_summary *g = &s->gpus[i];
             if (g->bottleneck != best || mig_parent(s, g))
                 continue;
-            if (!busy_time_only(g) || pick_misleading(g) || !cstats(g))
+            if (!cause_unnamed(g))
                 busy_alone = 0;
             else {
-                double m = cstats(g)->median;
+                double m = cs(g)->median;
                 if (isnan(med_lo) || m < med_lo)
                     med_lo = m;
                 if (isnan(med_hi) || m > med_hi)

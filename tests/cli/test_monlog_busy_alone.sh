@@ -92,5 +92,27 @@ assert ids[:2] == ["low_gpu_utilization", "memory_headroom"], ids
 assert d["findings"][0]["est_gain"] is None and d["findings"][1]["severity"] == "low", d["findings"][:2]
 PY
 
+# steady_mem.csv: steady.csv's utilization with 8192 of 81920 MiB used (10 % < 85 %): memory_headroom
+#   fires on the host_launch GPU from GPU-Util alone; its advice keeps "raise the micro-batch" but
+#   says the gaps' cause is not named (evidence cause_unnamed 1, data_starved 0).
+python3 - "$TMP" <<'PY'
+import sys
+d = sys.argv[1]
+with open(d + "/steady_mem.csv", "w") as f:
+    f.write("index, utilization.gpu [%], memory.used [MiB], memory.total [MiB]\n")
+    for v in [50, 55, 60, 45, 55, 65, 50, 60, 55, 45] * 4:
+        f.write("0, %d %%, 8192 MiB, 81920 MiB\n" % v)
+PY
+"$GPUDIAG" analyze --json "$TMP/steady_mem.csv" > "$TMP/steady_mem.json" 2> "$TMP/err" || nok "steady_mem: exit $? $(cat "$TMP/err")"
+if python3 - "$TMP/steady_mem.json" <<'PY'; then ok; else nok "steady with memory: memory_headroom hedged"; fi
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"]["bottleneck"] == "host_launch", d["verdict"]
+f = [x for x in d["findings"] if x["id"] == "memory_headroom"][0]
+assert f["evidence"]["cause_unnamed"] == 1 and f["evidence"]["data_starved"] == 0, f["evidence"]
+r = f["recommendation"]
+assert "not an input pipeline that is behind" in r and "raise the micro-batch" in r.lower(), r
+PY
+
 if [ "$fail" -eq 0 ]; then echo "all passed"; exit 0; fi
 echo "$fail failed"; exit 1
