@@ -321,6 +321,14 @@ static int mostly_idle(const gpudiag_gpu_summary *g)
            (!u->n || u->median < GD_SERIES_WORK_MIN); /* GPU-Util busy is never idle */
 }
 
+/* host_launch read from busy time alone (GPU-Util, or GR engine active without an SM-level field),
+ * not from gpu_util_misleading: an idle share whose cause the log cannot name (DEFINITIONS
+ * "Classification", rule 7, busy time alone). After classify(). */
+static int cause_unnamed(const gpudiag_gpu_summary *g)
+{
+    return g->bottleneck == GPUDIAG_BN_HOST_LAUNCH && busy_time_only(g) && !pick_misleading(g) && cstats(g);
+}
+
 /* The tuning guides' classification of one GPU (DEFINITIONS "Monitoring series"). */
 static void classify(gpudiag_gpu_summary *g)
 {
@@ -384,8 +392,16 @@ static void rule_low_gpu_utilization(sbuild *b, gpudiag_series_summary *s)
     size_t first = 0;
     if (!list_gpus(s, pick_low_util, gpus, sizeof gpus, &first))
         return;
+    /* the numbers of the first named GPU that is not mostly idle: a mostly idle one shows no work a
+     * fix could speed up (DEFINITIONS "A mostly idle GPU has no gain") */
+    for (size_t i = first; i < s->gpu_count; i++)
+        if (pick_low_util(&s->gpus[i]) && !mostly_idle(&s->gpus[i])) {
+            first = i;
+            break;
+        }
     const gpudiag_gpu_summary *g = &s->gpus[first];
     const gpudiag_metric_stats *c = cs(g);
+    int idle = mostly_idle(g); /* every GPU it names is mostly idle */
     gpudiag_severity sev = c->median < 0.3   ? GPUDIAG_SEV_HIGH
                            : c->median < 0.5 ? GPUDIAG_SEV_MEDIUM
                                              : GPUDIAG_SEV_LOW;
@@ -397,8 +413,9 @@ static void rule_low_gpu_utilization(sbuild *b, gpudiag_series_summary *s)
     if (few)
         snprintf(fewtxt, sizeof fewtxt, "; %zu samples (fewer than %d): low confidence", g->samples,
                  GD_SERIES_FEW_SAMPLES);
-    double gain =
-        isnan(gain_dips(g, c)) || gain_to_target(c) > gain_dips(g, c) ? gain_to_target(c) : gain_dips(g, c);
+    double gain = idle ? NAN /* no measured work to speed up: the verdict's "mostly idle" */
+                  : isnan(gain_dips(g, c)) || gain_to_target(c) > gain_dips(g, c) ? gain_to_target(c)
+                                                                                  : gain_dips(g, c);
     gpudiag_finding *f = add_gain_bn(b, GD_S_low_gpu_utilization, sev, g->bottleneck, gain);
     gd_fb_ev(f, "gpu_index", g->index);
     gd_fb_ev(f, "median", c->median);
@@ -406,6 +423,19 @@ static void rule_low_gpu_utilization(sbuild *b, gpudiag_series_summary *s)
     gd_fb_ev(f, "low_share", c->low_share);
     gd_fb_ev(f, "mean", c->mean);
     gd_fb_ev(f, "jitter", c->jitter);
+    if (idle) {
+        gd_fb_text(b, f,
+             gd_format("%s mostly idle: %s median %.0f %%, bursts up to %.0f %%, %.0f %% of samples under 30 %% "
+                       "(training health targets: median >= 70 %%, under 30 %% < 10 %%); no measured work to "
+                       "speed up, no gain estimated%s",
+                       gpus, gpudiag_metric_name(g->compute_metric), 100 * c->median, 100 * c->max,
+                       100 * c->low_share, fewtxt),
+             gd_format("An allocated GPU that idles most of the time is capacity lost to the cluster's other users. "
+                       "The log shows too little work to estimate what a fix would give back: if a job should be "
+                       "keeping it busy, profile a few steps (torch.profiler, Nsight Systems) and run `gpudiag "
+                       "analyze` on the trace to see where it stalls; if not, release the GPU."));
+        return;
+    }
     gd_fb_text(b, f,
          gd_format("%s below common health targets for training: %s median %.0f %% (%s >= 70 %%), p10 %.0f %% "
                    "(%s >= 40 %%), %.0f %% of samples under 30 %% (%s < 10 %%)%s",
@@ -534,14 +564,16 @@ static void rule_memory_headroom(sbuild *b, gpudiag_series_summary *s)
     gd_fb_ev(f, "compute_median", cs(g)->median);
     /* the advice follows the class (DEFINITIONS "Estimated gain of monitoring findings"): a GPU starved
      * of input or held down by its clocks gains nothing from a larger micro-batch until that is fixed */
-    int starved = 0, throttled = 0, idle = 0;
+    int starved = 0, throttled = 0, idle = 0, unnamed = 0;
     for (size_t i = 0; i < s->gpu_count; i++)
         if (pick_headroom(&s->gpus[i])) {
             starved |= s->gpus[i].bottleneck == GPUDIAG_BN_DATA_PIPELINE;
             throttled |= s->gpus[i].bottleneck == GPUDIAG_BN_THROTTLING;
             idle |= mostly_idle(&s->gpus[i]);
+            unnamed |= cause_unnamed(&s->gpus[i]);
         }
     gd_fb_ev(f, "data_starved", starved);
+    gd_fb_ev(f, "cause_unnamed", unnamed);
     const char *rest = "the micro-batch until memory use is near 85 % and make up the global batch with fewer "
                        "gradient-accumulation steps; turn off activation checkpointing or CPU offload you no longer "
                        "need.";
@@ -559,6 +591,10 @@ static void rule_memory_headroom(sbuild *b, gpudiag_series_summary *s)
                             "it is busy, use the free memory: raise %s", rest)
          : throttled ? gd_format("Fix the clocks first (see throttling): a larger micro-batch does not help a GPU "
                                  "held below its clocks. Then use the free memory: raise %s", rest)
+         : unnamed ? gd_format("Raise %s A larger micro-batch amortises launch pacing and per-step overhead, but not "
+                               "an input pipeline that is behind: busy time alone (GPU-Util, GR engine active) does "
+                               "not say which keeps the GPU idle between bursts. If it does not rise, profile a few "
+                               "steps (torch.profiler) to see what it waits for.", rest)
                      : gd_format("Raise %s", rest));
 }
 
@@ -1123,6 +1159,44 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
                      "not launch gaps (more work per kernel: a larger batch or more concurrent requests, fused "
                      "kernels; check grid sizes and achieved occupancy with Nsight Compute)",
                      100 * gr_med);
+        /* host_launch from busy time alone (GPU-Util, or GR engine active without an SM-level field),
+         * steady but moderate: an idle share, not a cause — launch pacing and input stalls look alike
+         * (DEFINITIONS "Classification", rule 7, busy time alone) */
+        int busy_alone = best == GPUDIAG_BN_HOST_LAUNCH && !resident;
+        double med_lo = NAN, med_hi = NAN;
+        for (size_t i = 0; i < s->gpu_count && busy_alone; i++) {
+            const gpudiag_gpu_summary *g = &s->gpus[i];
+            if (g->bottleneck != best || mig_parent(s, g))
+                continue;
+            if (!cause_unnamed(g))
+                busy_alone = 0;
+            else {
+                double m = cs(g)->median;
+                if (isnan(med_lo) || m < med_lo)
+                    med_lo = m;
+                if (isnan(med_hi) || m > med_hi)
+                    med_hi = m;
+            }
+        }
+        char busy_txt[640] = "";
+        if (busy_alone && !isnan(med_lo)) {
+            const char *what = !n_gr ? "GPU-Util" : !n_util ? "GR engine active" : "busy time (GPU-Util, GR engine active)";
+            char med[48], idle_pct[48];
+            if (round(100 * med_lo) == round(100 * med_hi)) {
+                snprintf(med, sizeof med, "median %.0f %%", 100 * med_lo);
+                snprintf(idle_pct, sizeof idle_pct, "%.0f %%", 100 - round(100 * med_lo));
+            } else {
+                snprintf(med, sizeof med, "medians %.0f–%.0f %%", 100 * med_lo, 100 * med_hi);
+                snprintf(idle_pct, sizeof idle_pct, "%.0f–%.0f %%", 100 - round(100 * med_hi),
+                         100 - round(100 * med_lo));
+            }
+            snprintf(busy_txt, sizeof busy_txt,
+                     "steady but moderate %s (%s): no kernel runs about %s of the time, between bursts of work; "
+                     "%s alone cannot tell launch pacing from input-pipeline stalls, host syncs or waits for "
+                     "requests, so this log names no cause: log SM active (dcgmi dmon -e 1002,1004) or profile a "
+                     "few steps (torch.profiler) to see what the GPU waits for",
+                     what, med, idle_pct, what);
+        }
         /* throttling with no HW or thermal cause on any of its GPUs (power capping, or clocks below
          * max with no reason recorded): the power limit, not broken hardware */
         int soft_throttle = best == GPUDIAG_BN_THROTTLING;
@@ -1137,6 +1211,7 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
                              "right units; what is left is less work (an algorithmic change, a smaller or more "
                              "efficient model) or more GPUs"
             : resident   ? resident_txt
+            : busy_txt[0] ? busy_txt
             : !util_only ? bn_sentence(best)
             : !n_gr    ? "GPU-Util is high: a kernel was running most of the time, which does not say the SMs "
                          "are busy; collect DCGM profiling metrics (SM active, tensor active: dcgmi dmon -e "
@@ -1221,7 +1296,7 @@ static void verdict(sbuild *b, gpudiag_series_summary *s)
 
 static int frank(const gpudiag_finding *f)
 {
-    return (f->is_cause ? 0 : 2) + (f->severity >= GPUDIAG_SEV_MEDIUM ? 0 : 1);
+    return (f->severity >= GPUDIAG_SEV_MEDIUM ? 0 : 2) + (f->is_cause ? 0 : 1);
 }
 static int cmp_f(const void *a, const void *b)
 {
