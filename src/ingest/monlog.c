@@ -620,8 +620,13 @@ static gpudiag_status series_read_lines(gd_lines *l, const char *path, gpudiag_l
                 why = " (every data row held no value: all missing)";
             else if (malformed)
                 why = " (every data row was malformed)";
-            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, -1, "no sample found in this %s log%s",
-                              gpudiag_log_format_name(format), why);
+            char first[400] = "";
+            if (malformed) /* DEFINITIONS "Reading": the first line left out, and why where the reader says */
+                snprintf(first, sizeof first, "; first: line %lld%s%s", (long long)s->first_skipped_line,
+                         s->skip_reason[0] ? ": " : "", s->skip_reason);
+            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, -1, "no sample found in this %s log%.*s%s%s",
+                              gpudiag_log_format_name(format), (int)(why[0] ? strlen(why) - 1 : 0), why, first,
+                              why[0] ? ")" : "");
         }
     }
     if (st == GPUDIAG_ERR_FORMAT && l->cut_line > 0 && err && !strstr(err->message, "cut short")) {
