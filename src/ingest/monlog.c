@@ -418,7 +418,7 @@ int gd_value_valid(int m, double x)
     case GPUDIAG_M_MEM_CLOCK_MHZ: return x >= 0 && x <= GD_MON_MEM_CLOCK_MAX_MHZ;
     case GPUDIAG_M_POWER_W:
     case GPUDIAG_M_POWER_LIMIT_W: return x >= 0 && x <= 2 * GD_MON_BOARD_POWER_MAX_W;
-    case GPUDIAG_M_CLOCK_REASONS: return x >= 0 && x == floor(x);
+    case GPUDIAG_M_CLOCK_REASONS: return x >= 0 && x < 18446744073709551616.0 && x == floor(x); /* 64 bits */
     case GPUDIAG_M_MEM_USED_BYTES:
     case GPUDIAG_M_MEM_TOTAL_BYTES: return x >= 0 && x <= GD_MON_MEM_BYTES_MAX;
     default: return x >= 0;

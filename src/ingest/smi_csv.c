@@ -158,6 +158,7 @@ static int parse_hex_or_value(const char *s, size_t n, double *out)
 {
     if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
         uint64_t v = 0;
+        size_t sig = 0; /* significant hex digits */
         for (size_t i = 2; i < n; i++) {
             int c = tolower((unsigned char)s[i]), d;
             if (c >= '0' && c <= '9')
@@ -166,9 +167,11 @@ static int parse_hex_or_value(const char *s, size_t n, double *out)
                 d = c - 'a' + 10;
             else
                 return 0;
+            sig += sig || d;
             v = (v << 4) | (uint64_t)d;
         }
-        *out = (double)v;
+        /* beyond 64 bits: no bitmask (invalid, DEFINITIONS "Invalid monitoring values") */
+        *out = sig > 16 ? INFINITY : (double)v;
         return 1;
     }
     int ok;
@@ -374,17 +377,19 @@ static int one_field_header(const char *t, size_t tn)
     return col.field != F_IGNORE && (memchr(t, '[', tn) || memchr(t, '.', tn));
 }
 
-/* A --format=csv,noheader row: nvidia-smi's time stamp ("2026/04/25 16:06:06.780"), a comma, a value. */
+/* A --format=csv,noheader row: nvidia-smi's time stamp ("2026/04/25 16:06:06.780": slashes, which
+ * Python logging's "2026-04-25 16:06:06,780 INFO ..." has not), then a cell that is a number. */
 static int headerless_row(const char *t, size_t tn)
 {
     const char *comma = memchr(t, ',', tn);
-    if (!comma || gd_parse_datetime(t, (size_t)(comma - t)) < 0)
+    if (!comma || tn < 5 || t[4] != '/' || gd_parse_datetime(t, (size_t)(comma - t)) < 0)
         return 0;
-    const char *e = t + tn;
-    const char *p = comma + 1;
-    while (p < e && *p == ' ')
-        p++;
-    return p < e && *p != ',';
+    gd_tok tok[CSV_MAX_COLS + 1];
+    size_t c = gd_split_comma(t, tn, tok, CSV_MAX_COLS + 1);
+    for (size_t i = 1; i < c; i++)
+        if (gd_cell_number(tok[i].s, tok[i].n))
+            return 1;
+    return 0;
 }
 
 /* A comma-separated line naming --query-gpu fields (the CSV header), a one-field header, or a

@@ -59,6 +59,11 @@ printf '2026/04/25 16:06:06.780, 0 %%, 5 %%, 1234 MiB\n2026/04/25 16:06:11.788, 
 rc=$?
 [ $rc -eq 3 ] && grep -q "line 1: nvidia-smi CSV without its header line (--format=csv,noheader)" "$TMP/err" \
     && ok || nok "headerless CSV: exit $rc, $(cat "$TMP/err")"
+# ... but a Python logging line ("2026-04-25 16:06:06,780 - root - INFO ...", dashes) is no such row
+printf '2026-04-25 16:06:06,780 - root - INFO - step 5, loss 2.3\n' > "$TMP/pylog.txt"
+"$GPUDIAG" analyze "$TMP/pylog.txt" > /dev/null 2> "$TMP/err"
+rc=$?
+[ $rc -eq 3 ] && ! grep -q "nvidia-smi CSV" "$TMP/err" && ok || nok "python log called a CSV: exit $rc, $(cat "$TMP/err")"
 
 # 5. amd-smi metric --csv (columns after amd-smi's metric command): named as such, with the command
 #    gpudiag reads, with and without --format amdsmi; never called nvidia-smi's.
@@ -73,5 +78,16 @@ for fmt in "" "--format amdsmi"; do
     [ $rc -eq 3 ] && grep -q "line 1: amd-smi metric --csv output" "$TMP/err" && grep -q "amd-smi monitor --csv" "$TMP/err" &&
         ! grep -q "nvidia-smi" "$TMP/err" && ok || nok "amd-smi metric ($fmt): exit $rc, $(cat "$TMP/err")"
 done
+
+# 6. A clock-reason bitmask beyond 64 bits (0x + 18 significant hex digits; 10^23 > 2^64 = 1.8e19)
+#    is no bitmask: read as missing and counted invalid (2 values, first at line 2); the row is kept
+#    (util 50 % and 70 %). It was a value, and its conversion to 64 bits undefined (fuzz_monlog,
+#    regress/fuzz_monlog/reason_mask_beyond_64_bits.csv).
+printf 'index, clocks_event_reasons.active, utilization.gpu [%%]\n0, 0x1FFFFFFFFFFFFFFFFF, 50 %%\n0, 100000000000000000000000, 70 %%\n0, 0x0000000000000000004, 60 %%\n' > "$TMP/mask.csv"
+if "$GPUDIAG" analyze --json "$TMP/mask.csv" > "$TMP/mask.json" 2> "$TMP/err" && python3 -c "
+import json, sys; s = json.load(open(sys.argv[1]))['series']
+assert s['rows'] == 3 and s['invalid_values'] == 2 and s['first_invalid_line'] == 2, s
+assert s['gpus'][0]['metrics']['gpu_util']['n'] == 3, s['gpus'][0]['metrics']
+" "$TMP/mask.json"; then ok; else nok "reason mask beyond 64 bits: $(cat "$TMP/err")"; fi
 
 finish
