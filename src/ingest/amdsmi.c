@@ -251,6 +251,28 @@ static size_t parse_header(const char *s, size_t n, amd_col *cols, int *csv, gpu
     return c;
 }
 
+/* The CSV header of `amd-smi metric --csv` ("timestamp,gpu,gfx_activity,umc_activity,..."): amd-smi's
+ * gpu column (after an optional timestamp) and the metric command's gfx_activity or umc_activity.
+ * Not read (DEFINITIONS "Reading": its cells hold quoted lists with commas). */
+static int is_metric_header(const char *s, size_t n)
+{
+    size_t p = 0;
+    if (n >= 10 && gd_ieq(s, 10, "timestamp,"))
+        p = 10;
+    if (n - p < 4 || !gd_ieq(s + p, 4, "gpu,"))
+        return 0;
+    for (size_t i = p; i + 1 < n; i++) {
+        if (s[i] != ',')
+            continue;
+        const char *c = s + i + 1;
+        const char *e = memchr(c, ',', n - i - 1);
+        size_t cn = e ? (size_t)(e - c) : n - i - 1;
+        if (gd_ieq(c, cn, "gfx_activity") || gd_ieq(c, cn, "umc_activity"))
+            return 1;
+    }
+    return 0;
+}
+
 static gpudiag_status read_amdsmi(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
 {
     amd_col cols[AMD_MAX_COLS];
@@ -270,6 +292,12 @@ static gpudiag_status read_amdsmi(gd_lines *l, gpudiag_series *s, gpudiag_error 
             b++;
         if (b == n)
             continue;
+        if (is_metric_header(line + b, n - b))
+            return gd_set_error(err, GPUDIAG_ERR_FORMAT, l->path, l->line_off,
+                                "line %llu: amd-smi metric --csv output (gfx_activity, umc_activity, ... with lists "
+                                "per XCP), which gpudiag does not read: log with `amd-smi monitor --csv` (-w N for a "
+                                "watch) and give that file",
+                                (unsigned long long)l->line_no);
         amd_col hc[AMD_MAX_COLS];
         int hcsv = 0;
         size_t hn = parse_header(line + b, n - b, hc, &hcsv, s);
@@ -330,7 +358,8 @@ static gpudiag_status read_amdsmi(gd_lines *l, gpudiag_series *s, gpudiag_error 
     return GPUDIAG_OK;
 }
 
-/* An amd-smi monitor header line (tier 1: amd-smi's column names). */
+/* An amd-smi monitor header line (tier 1: amd-smi's column names), or amd-smi metric's (named
+ * in the reader's error). */
 static long sniff_amdsmi(const char *buf, size_t len)
 {
     gd_sniff_iter it = {buf, len, 0, 0};
@@ -340,7 +369,7 @@ static long sniff_amdsmi(const char *buf, size_t len)
     amd_col cols[AMD_MAX_COLS];
     while (gd_sniff_next(&it, &t, &tn, &indent, &line)) {
         int csv;
-        if (parse_header(t, tn, cols, &csv, NULL))
+        if (is_metric_header(t, tn) || parse_header(t, tn, cols, &csv, NULL))
             return GD_SNIFF_AT(line, 1);
     }
     return -1;

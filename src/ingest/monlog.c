@@ -418,7 +418,7 @@ int gd_value_valid(int m, double x)
     case GPUDIAG_M_MEM_CLOCK_MHZ: return x >= 0 && x <= GD_MON_MEM_CLOCK_MAX_MHZ;
     case GPUDIAG_M_POWER_W:
     case GPUDIAG_M_POWER_LIMIT_W: return x >= 0 && x <= 2 * GD_MON_BOARD_POWER_MAX_W;
-    case GPUDIAG_M_CLOCK_REASONS: return x >= 0 && x == floor(x);
+    case GPUDIAG_M_CLOCK_REASONS: return x >= 0 && x < 18446744073709551616.0 && x == floor(x); /* 64 bits */
     case GPUDIAG_M_MEM_USED_BYTES:
     case GPUDIAG_M_MEM_TOTAL_BYTES: return x >= 0 && x <= GD_MON_MEM_BYTES_MAX;
     default: return x >= 0;
@@ -620,8 +620,13 @@ static gpudiag_status series_read_lines(gd_lines *l, const char *path, gpudiag_l
                 why = " (every data row held no value: all missing)";
             else if (malformed)
                 why = " (every data row was malformed)";
-            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, -1, "no sample found in this %s log%s",
-                              gpudiag_log_format_name(format), why);
+            char first[400] = "";
+            if (malformed) /* DEFINITIONS "Reading": the first line left out, and why where the reader says */
+                snprintf(first, sizeof first, "; first: line %lld%s%s", (long long)s->first_skipped_line,
+                         s->skip_reason[0] ? ": " : "", s->skip_reason);
+            st = gd_set_error(err, GPUDIAG_ERR_FORMAT, path, -1, "no sample found in this %s log%.*s%s%s",
+                              gpudiag_log_format_name(format), (int)(why[0] ? strlen(why) - 1 : 0), why, first,
+                              why[0] ? ")" : "");
         }
     }
     if (st == GPUDIAG_ERR_FORMAT && l->cut_line > 0 && err && !strstr(err->message, "cut short")) {

@@ -16,6 +16,7 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ingest/formats.h"
@@ -157,6 +158,7 @@ static int parse_hex_or_value(const char *s, size_t n, double *out)
 {
     if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
         uint64_t v = 0;
+        size_t sig = 0; /* significant hex digits */
         for (size_t i = 2; i < n; i++) {
             int c = tolower((unsigned char)s[i]), d;
             if (c >= '0' && c <= '9')
@@ -165,14 +167,40 @@ static int parse_hex_or_value(const char *s, size_t n, double *out)
                 d = c - 'a' + 10;
             else
                 return 0;
+            sig += sig || d;
             v = (v << 4) | (uint64_t)d;
         }
-        *out = (double)v;
+        /* beyond 64 bits: no bitmask (invalid, DEFINITIONS "Invalid monitoring values") */
+        *out = sig > 16 ? INFINITY : (double)v;
         return 1;
     }
     int ok;
     *out = gd_parse_value(s, n, &ok);
     return ok;
+}
+
+/* Unix epoch seconds in the timestamp column (DEFINITIONS "Time"): a bare number, whole or with a
+ * fraction, 0 <= x < 1e11 (the amd-smi reader's bound, year 5138); µs since 1970, -1 when not one. */
+static int64_t parse_epoch(const char *s, size_t n)
+{
+    size_t i = 0, digits = 0, dots = 0;
+    for (; i < n; i++) {
+        if (isdigit((unsigned char)s[i]))
+            digits++;
+        else if (s[i] == '.' && digits)
+            dots++;
+        else
+            return -1;
+    }
+    if (!digits || dots > 1 || n > 32)
+        return -1;
+    char b[33];
+    memcpy(b, s, n);
+    b[n] = 0;
+    double x = strtod(b, NULL);
+    if (!(x >= 0 && x < 1e11))
+        return -1;
+    return llround(x * 1e6);
 }
 
 gpudiag_status gd_read_smi_csv(gd_lines *l, gpudiag_series *s, gpudiag_error *err)
@@ -227,7 +255,7 @@ gpudiag_status gd_read_smi_csv(gd_lines *l, gpudiag_series *s, gpudiag_error *er
                                 "field names are needed; log with --format=csv",
                                 (unsigned long long)l->line_no);
         if (c != ncols) {
-            gd_series_skip(s, l->line_no);
+            gd_series_skip_why(s, l->line_no, "%zu cells where the header has %zu columns", c, ncols);
             continue;
         }
         gd_values_clear(v);
@@ -236,8 +264,10 @@ gpudiag_status gd_read_smi_csv(gd_lines *l, gpudiag_series *s, gpudiag_error *er
         int64_t t = -1;
         double mem_free = NAN, gr_clock = NAN;
         char uuid[96] = "", bus[32] = "", name[96] = "";
+        size_t bad_at = 0;
         for (size_t i = 0; i < c && !bad; i++) {
             const gd_tok *k = &tok[i];
+            bad_at = i;
             double x = NAN;
             switch (cols[i].field) {
             case F_IGNORE:
@@ -245,6 +275,8 @@ gpudiag_status gd_read_smi_csv(gd_lines *l, gpudiag_series *s, gpudiag_error *er
                 break;
             case F_TIMESTAMP:
                 t = gd_parse_datetime(k->s, k->n);
+                if (t < 0)
+                    t = parse_epoch(k->s, k->n);
                 bad = t < 0;
                 break;
             case F_INDEX: {
@@ -287,7 +319,12 @@ gpudiag_status gd_read_smi_csv(gd_lines *l, gpudiag_series *s, gpudiag_error *er
             }
         }
         if (bad) {
-            gd_series_skip(s, l->line_no);
+            const gd_tok *k = &tok[bad_at];
+            gd_series_skip_why(s, l->line_no, "\"%.*s\" (cell %zu) is not %s", (int)(k->n < 40 ? k->n : 40), k->s,
+                               bad_at + 1,
+                               cols[bad_at].field == F_TIMESTAMP ? "a time stamp (YYYY/MM/DD HH:MM:SS or epoch seconds)"
+                               : cols[bad_at].field == F_INDEX   ? "a GPU index"
+                                                                 : "a number this reader knows");
             continue;
         }
         if (any_bit && isnan(v[GPUDIAG_M_CLOCK_REASONS]))
@@ -330,7 +367,33 @@ gpudiag_status gd_read_smi_csv(gd_lines *l, gpudiag_series *s, gpudiag_error *er
     return GPUDIAG_OK;
 }
 
-/* A comma-separated line naming --query-gpu fields (the CSV header). */
+/* A one-field query's header ("utilization.gpu [%]", no comma): one field the reader maps, with
+ * its [unit] or a dot (a bare word such as "timestamp" is no evidence). */
+static int one_field_header(const char *t, size_t tn)
+{
+    if (memchr(t, ',', tn) || !looks_like_field(t, tn))
+        return 0;
+    csv_col col = map_field(t, tn);
+    return col.field != F_IGNORE && (memchr(t, '[', tn) || memchr(t, '.', tn));
+}
+
+/* A --format=csv,noheader row: nvidia-smi's time stamp ("2026/04/25 16:06:06.780": slashes, which
+ * Python logging's "2026-04-25 16:06:06,780 INFO ..." has not), then a cell that is a number. */
+static int headerless_row(const char *t, size_t tn)
+{
+    const char *comma = memchr(t, ',', tn);
+    if (!comma || tn < 5 || t[4] != '/' || gd_parse_datetime(t, (size_t)(comma - t)) < 0)
+        return 0;
+    gd_tok tok[CSV_MAX_COLS + 1];
+    size_t c = gd_split_comma(t, tn, tok, CSV_MAX_COLS + 1);
+    for (size_t i = 1; i < c; i++)
+        if (gd_cell_number(tok[i].s, tok[i].n))
+            return 1;
+    return 0;
+}
+
+/* A comma-separated line naming --query-gpu fields (the CSV header), a one-field header, or a
+ * headerless row (the reader names it). */
 static long sniff_smi_csv(const char *buf, size_t len)
 {
     gd_sniff_iter it = {buf, len, 0, 0};
@@ -344,6 +407,8 @@ static long sniff_smi_csv(const char *buf, size_t len)
             (gd_icontains(t, tn, "utilization.") || gd_icontains(t, tn, "memory.") || gd_icontains(t, tn, "timestamp") ||
              gd_icontains(t, tn, "temperature.") || gd_icontains(t, tn, "power.") || gd_icontains(t, tn, "clocks.") ||
              gd_icontains(t, tn, "pci.bus_id") || gd_icontains(t, tn, "pstate")))
+            return GD_SNIFF_AT(line, 2);
+        if (one_field_header(t, tn) || headerless_row(t, tn))
             return GD_SNIFF_AT(line, 2);
     }
     return -1;
