@@ -261,6 +261,7 @@ text = head + ",\n".join(json.dumps(e) for e in cpu + gpu) + "\n]}\n"
 cut = text.index('"cat": "cuda_runtime"')
 cut = text.rindex("{", 0, cut)  # the first GPU-side event's '{'
 open(sys.argv[1], "w").write(text[:cut])
+open(sys.argv[1] + ".full", "w").write(text)  # the whole file, cut elsewhere below
 print(cut, file=open(sys.argv[1] + ".at", "w"))
 PY
 AT=$(cat "$TMP/cutnew.json.at")
@@ -279,24 +280,9 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d['ga
 # breakdown.steps_cut_gpu), and step 3 too: its host range ends after the last runtime call in
 # the file, so the file cannot show it complete (DEFINITIONS "Cut-off traces"); steps 1-2
 # compare. The summary keeps its verdict and ends with a caution naming the run and its 2 steps.
-python3 - "$TMP/cutnew.json" "$TMP/cutmid.json" <<'PY'
+python3 - "$TMP/cutnew.json.full" "$TMP/cutmid.json" <<'PY'
 import sys
-# rebuild the complete text from the cut one's generator: re-run it with the same durations
-import json
-durs = [9900, 9950, 10000, 10020, 10030, 10100]
-cpu, gpu, t = [], [], 1000
-for i, d in enumerate(durs):
-    cpu.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % (i + 1), "pid": 100, "tid": 100,
-                "ts": t, "dur": d, "args": {}})
-    cpu.append({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 100, "tid": 100, "ts": t + 1, "dur": 8,
-                "args": {}})
-    gpu.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100, "ts": t + 1,
-                "dur": 4, "args": {"correlation": i + 1}})
-    gpu.append({"ph": "X", "cat": "kernel", "name": "void gemm_kernel<float, 128>(Params)", "pid": 0, "tid": 7,
-                "ts": t + 10, "dur": d - 20, "args": {"device": 0, "stream": 7, "correlation": i + 1}})
-    t += d
-head = '{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB", "numSms": 108}],\n"traceEvents": [\n'
-text = head + ",\n".join(json.dumps(e) for e in cpu + gpu) + "\n]}\n"
+text = open(sys.argv[1]).read()
 at = -1
 for _ in range(4):
     at = text.index('"cat": "cuda_runtime"', at + 1)
