@@ -447,7 +447,7 @@ static void rule_low_gpu_utilization(sbuild *b, gpudiag_series_summary *s)
                    "rule of thumb from practitioners' guides to GPU utilisation in LLM training: a GPU that "
                    "meets them is kept busy. The estimated gain is a prior from that rule, not a measurement: it "
                    "assumes the work could keep the GPU busy 70 %% of the time (an inference server between "
-                   "requests cannot). Follow the verdict's pipeline first; profile a few steps "
+                   "requests cannot). Act on the verdict's cause first where it names one; profile a few steps "
                    "(torch.profiler, Nsight Systems) and run `gpudiag analyze` on the trace to see where the GPU "
                    "waits."));
 }
