@@ -156,7 +156,7 @@ static void unanalysed_devices(const gpudiag_trace *t, gpudiag_input_info *in)
 
 unsigned gd_name_flags(actx *a, uint32_t id)
 {
-    uint16_t f = a->nflags[id];
+    uint32_t f = a->nflags[id];
     if (f & NF_DONE)
         return f;
     const char *nm = gd_strtab_get(&a->t->names, id);
@@ -182,7 +182,8 @@ unsigned gd_name_flags(actx *a, uint32_t id)
         v |= NF_WAIT_EVENT;
     v |= (unsigned)gd_copy_kind(nm, nl) << NF_COPY_SHIFT;
     v |= (unsigned)gd_kernel_class(nm, nl) << NF_CLASS_SHIFT;
-    a->nflags[id] = (uint16_t)v;
+    v |= (unsigned)gd_runtime_alloc_kind(nm, nl) << NF_ALLOC_SHIFT;
+    a->nflags[id] = v;
     return v;
 }
 

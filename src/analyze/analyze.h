@@ -41,7 +41,7 @@ typedef struct actx {
     int64_t hspan_s, hspan_e; /* host steps span: the kept steps' host ranges, first start .. latest
                                * end, before the device-side adjustment (DEFINITIONS "Steps" 4):
                                * host-side counts (CPU ops per step) use it, GPU-side ones span_s..e */
-    uint16_t *nflags;         /* per name id: NF_* bits, classified once (gd_name_flags) */
+    uint32_t *nflags;         /* per name id: NF_* bits, classified once (gd_name_flags) */
     rt_corr_entry *rt_index;  /* runtime calls with a correlation, sorted */
     size_t nrt_index;
     uint32_t *rt_of_op;       /* per gpu op: 1 + index into runtimes of the call that launched it (the
@@ -69,7 +69,8 @@ enum gd_name_flag {
     NF_WAIT_EVENT = 1u << 14, /* cudaStreamWaitEvent and kin */
     NF_COPY_SHIFT = 8,        /* bits 8-9: gpudiag_copy_kind of a memcpy name */
     NF_CLASS_SHIFT = 10,      /* bits 10-13: gpudiag_kernel_class of a kernel name */
-    NF_DONE = 1u << 15
+    NF_DONE = 1u << 15,
+    NF_ALLOC_SHIFT = 16       /* bits 16-17: gd_runtime_alloc_kind of a runtime call name */
 };
 
 /* The NF_* bits of a name id, classified on first use (a->nflags caches them:
@@ -89,6 +90,12 @@ static inline gpudiag_copy_kind gd_flags_copy_kind(unsigned f)
 static inline gpudiag_kernel_class gd_flags_class(unsigned f)
 {
     return (gpudiag_kernel_class)((f >> NF_CLASS_SHIFT) & 15u);
+}
+
+/* The allocator kind (GD_ALLOC_*, gd_runtime_alloc_kind) encoded in a name's flags. */
+static inline int gd_flags_alloc_kind(unsigned f)
+{
+    return (int)((f >> NF_ALLOC_SHIFT) & 3u);
 }
 
 /* Raise the bins of tl (the GPU timeline's bins, tl->bins > 0) that [s, e]

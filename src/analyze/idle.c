@@ -1008,27 +1008,20 @@ static void idle_ctx_free(idle_ctx *ic)
     free(ic->comp_step);
 }
 
-/* The allocator's calls (gd_runtime_alloc_kind: cudaMalloc/cudaFree and kin) into set, for
- * r->alloc_idle_us (DEFINITIONS "Allocator churn", one window or one step).  0, or -1 on
- * allocation failure. */
-static int alloc_calls_set(const gpudiag_trace *t, gd_vec *set)
+/* The allocator's calls (gd_runtime_alloc_kind: cudaMalloc/cudaFree and kin, from the name
+ * flags) into set, for r->alloc_idle_us (DEFINITIONS "Allocator churn", one window or one
+ * step).  0, or -1 on allocation failure. */
+static int alloc_calls_set(actx *a, gd_vec *set)
 {
-    uint8_t *kind = calloc(t->names.count ? t->names.count : 1, 1); /* 0 unseen, 1 allocator, 2 not */
-    if (!kind)
-        return -1;
-    int rc = 0;
-    for (size_t i = 0; i < t->runtimes.len && rc == 0; i++) {
+    const gpudiag_trace *t = a->t;
+    for (size_t i = 0; i < t->runtimes.len; i++) {
         const gd_runtime *rt = gd_vec_at(&t->runtimes, i);
-        if (!kind[rt->name_id])
-            kind[rt->name_id] =
-                gd_runtime_alloc_kind(gd_strtab_get(&t->names, rt->name_id), gd_strtab_len(&t->names, rt->name_id)) ? 1
-                                                                                                                   : 2;
         int64_t e = rt->ts_ns + gd_rt_dur(t, rt);
-        if (kind[rt->name_id] == 1 && e > rt->ts_ns && gd_iv_push(set, rt->ts_ns, e))
-            rc = -1;
+        if (gd_flags_alloc_kind(gd_name_flags(a, rt->name_id)) != GD_ALLOC_NONE && e > rt->ts_ns &&
+            gd_iv_push(set, rt->ts_ns, e))
+            return -1;
     }
-    free(kind);
-    return rc;
+    return 0;
 }
 
 /* Host activity from MPI calls and runtime/driver calls (DEFINITIONS "Idle
@@ -1081,7 +1074,7 @@ static int host_call_sets(idle_ctx *ic)
             return -1;
     }
     if (first_calls(a, &host[HOST_FIRST_CALL]) != 0 || capture_windows(a, &host[HOST_WARMUP]) != 0 ||
-        alloc_calls_set(t, &host[HOST_ALLOC]) != 0)
+        alloc_calls_set(a, &host[HOST_ALLOC]) != 0)
         return -1;
     return 0;
 }

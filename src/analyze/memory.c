@@ -264,10 +264,10 @@ static uint8_t classify(const gd_strtab *names, uint32_t id)
     return NC_NONE;
 }
 
-/* The step from `from` on (0 or 1) whose [start, end) holds x, or 0 (none / below `from`). */
-static size_t step_from(const gpudiag_report *r, size_t from, int64_t x)
+/* The index of the step whose [start, end) holds x, or SIZE_MAX when none does. */
+static size_t step_index(const gpudiag_report *r, int64_t x)
 {
-    size_t lo = from, hi = r->step_count;
+    size_t lo = 0, hi = r->step_count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (r->steps[mid].start_ns <= x)
@@ -275,22 +275,20 @@ static size_t step_from(const gpudiag_report *r, size_t from, int64_t x)
         else
             hi = mid;
     }
-    if (lo == 0)
-        return 0;
-    size_t i = lo - 1;
-    return i >= from && x < r->steps[i].end_ns ? i + (from == 0) : 0;
+    return lo > 0 && x < r->steps[lo - 1].end_ns ? lo - 1 : SIZE_MAX;
 }
 
 /* The step after the first whose [start, end) holds x, or 0 (none / the first). */
 static size_t later_step_of(const gpudiag_report *r, int64_t x)
 {
-    return r->step_count >= 2 ? step_from(r, 1, x) : 0;
+    size_t i = step_index(r, x);
+    return i != SIZE_MAX && i >= 1 ? i : 0;
 }
 
 /* 1 when x lies in some step of the window (the first included). */
 static int in_window(const gpudiag_report *r, int64_t x)
 {
-    return step_from(r, 0, x) != 0;
+    return step_index(r, x) != SIZE_MAX;
 }
 
 static int alloc_calls(const actx *a, gpudiag_alloc_calls *ac)
